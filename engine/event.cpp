@@ -1,0 +1,25 @@
+// Event helpers; see event.h.
+#include "engine/event.h"
+
+namespace buzz::engine {
+
+std::string_view Event::first_tag_value(std::string_view name) const {
+  for (const Tag& t : tags) {
+    if (t.size() >= 2 && t[0] == name) return t[1];
+  }
+  return {};
+}
+
+void EventFields::assign(const Event& e, std::string_view channel_id) {
+  id = e.id.data();
+  pubkey = e.pubkey.data();
+  created_at = e.created_at;
+  kind = e.kind;
+  channel = channel_id;
+  tags.clear();
+  for (const Tag& t : e.tags) {
+    if (t.size() >= 2 && t[0].size() == 1) tags.push_back({t[0][0], t[1]});
+  }
+}
+
+}  // namespace buzz::engine

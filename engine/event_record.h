@@ -1,0 +1,56 @@
+// The stored form of an event and the keys that index it (docs/storage.md).
+//
+// Value: a fixed header with the fields filters need, the single-letter tags,
+// then the raw event JSON, so a history reply is a copy of the value's tail and
+// a filter runs on the header without parsing JSON:
+//   u8 version | u8 flags | id[32] | pubkey[32] | created_at u64 | kind u16 |
+//   u16 channel_len | channel | u32 ntags | { u8 name | u32 len | value }* | raw JSON
+// All integers are big-endian. Index keys end in (~created_at, id) so a forward
+// scan yields newest first with ties broken by the lowest id (protocol.md §9.4).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/event.h"
+
+namespace buzz::engine {
+
+inline constexpr uint8_t kRecordVersion = 1;
+inline constexpr uint8_t kRecordDeleted = 0x01;  // soft-deleted or superseded
+
+// Appends the stored value for e.
+void encode_record(const Event& e, std::string_view channel, uint8_t flags, std::string* out);
+
+// A decoded view into a stored value (valid while the value is).
+struct RecordView {
+  uint8_t flags = 0;
+  EventFields fields;
+  std::string_view raw;
+  bool deleted() const { return flags & kRecordDeleted; }
+};
+
+// False if the value is not a record this version understands.
+bool decode_record(std::string_view value, RecordView* out);
+
+// Sets the flags byte of an encoded value in place.
+void set_record_flags(std::string* value, uint8_t flags);
+
+// Big-endian helpers used by every key layout.
+void put_u16(std::string* out, uint16_t v);
+void put_u64(std::string* out, uint64_t v);
+uint16_t get_u16(const char* p);
+uint64_t get_u64(const char* p);
+
+// The shared key suffix: ~created_at (8) | id (32).
+inline constexpr size_t kKeySuffixBytes = 40;
+void put_key_suffix(std::string* out, uint64_t created_at, const uint8_t* id);
+
+// Index key prefixes (everything before the suffix).
+std::string kind_prefix(uint16_t kind);
+std::string author_prefix(const uint8_t* pubkey);
+std::string author_kind_prefix(const uint8_t* pubkey, uint16_t kind);
+std::string tag_prefix(char name, std::string_view value);
+
+}  // namespace buzz::engine

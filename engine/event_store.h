@@ -1,0 +1,74 @@
+// EventStore: where accepted events live (the embedded RocksDB store by default,
+// PostgreSQL later). The server talks only to this interface.
+//
+// Threads: write() is called by the single store-writer thread only, so its
+// read-modify-write steps (replaceable events, deletions) need no locks.
+// query(), count(), get() and contains() may be called from any thread at any time.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/event.h"
+#include "engine/filter.h"
+#include "engine/result.h"
+
+namespace buzz::engine {
+
+// The most events one filter returns from history (protocol.md §2.5, NIP-11 max_limit).
+inline constexpr size_t kMaxQueryLimit = 500;
+
+struct WriteRequest {
+  const Event* event;
+  std::string_view channel;  // canonical channel id, empty for global events
+};
+
+enum class WriteOutcome : uint8_t {
+  kStored,
+  kDuplicate,  // this id is already stored (or was deleted): OK true "duplicate:"
+  kStale,      // a newer replaceable/addressable version is stored: OK true "duplicate:"
+  kInvalid,    // refused by a storage rule (deletion target, d tag): OK false, reason set
+};
+
+struct WriteResult {
+  WriteOutcome outcome = WriteOutcome::kStored;
+  std::string reason;            // for kInvalid: the wire reason
+  std::vector<Id> removed;       // events this write superseded or deleted
+};
+
+struct QueryOptions {
+  size_t limit = kMaxQueryLimit;
+  // Extra per-event gate applied before an event counts toward the limit
+  // (channel access, p-gate). Empty = accept all.
+  std::function<bool(const EventFields&)> accept;
+};
+
+// Receives matching events newest first: the stored JSON and its decoded fields.
+using EventSink = std::function<void(std::string_view raw, const EventFields& fields)>;
+
+class EventStore {
+ public:
+  virtual ~EventStore() = default;
+
+  // Applies the requests in order as one atomic, durable batch; one result each.
+  // Store-writer thread only.
+  virtual Result<std::vector<WriteResult>> write(std::span<const WriteRequest> requests) = 0;
+
+  // True if an event with this id was ever stored (including deleted ones).
+  virtual bool contains(const Id& id, uint16_t kind) = 0;
+
+  // Streams matching events, created_at descending then id ascending.
+  virtual Status query(const Filter& filter, const QueryOptions& options, const EventSink& sink) = 0;
+
+  // Number of distinct stored events matching any of the filters.
+  virtual Result<uint64_t> count(std::span<const Filter> filters, const QueryOptions& options) = 0;
+
+  // The stored JSON of one live (not deleted) event.
+  virtual std::optional<std::string> get(const Id& id) = 0;
+};
+
+}  // namespace buzz::engine

@@ -1,0 +1,35 @@
+// Lowercase hex encoding for ids, pubkeys and signatures.
+// Nostr writes every binary field as lowercase hex; decoding here is strict
+// (uppercase is refused) so one byte string has exactly one text form.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace buzz::engine {
+
+using Id = std::array<uint8_t, 32>;
+using Pubkey = std::array<uint8_t, 32>;
+using Sig = std::array<uint8_t, 64>;
+
+// Writes 2*len lowercase hex characters to out.
+void hex_encode(const uint8_t* data, size_t len, char* out);
+std::string to_hex(const uint8_t* data, size_t len);
+template <size_t N>
+std::string to_hex(const std::array<uint8_t, N>& a) {
+  return to_hex(a.data(), N);
+}
+
+// Decodes exactly 2*len lowercase hex characters; false on any other input.
+bool hex_decode(std::string_view text, uint8_t* out, size_t len);
+template <size_t N>
+bool from_hex(std::string_view text, std::array<uint8_t, N>* out) {
+  return text.size() == 2 * N && hex_decode(text, out->data(), N);
+}
+
+// Like from_hex but accepts either case (config values, CLI input).
+bool from_hex_any_case(std::string_view text, uint8_t* out, size_t len);
+
+}  // namespace buzz::engine

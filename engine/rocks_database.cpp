@@ -1,0 +1,71 @@
+// Opening the embedded database; see rocks_database.h.
+#include "engine/rocks_database.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+
+namespace buzz::engine {
+namespace {
+
+// Column family names, in Family order. Renaming one orphans its data.
+constexpr const char* kFamilyNames[] = {
+    "events.regular", "events.replaceable", "events.addressable", "events.buzz",
+    "index.time",     "index.kind",         "index.author",       "index.author_kind",
+    "index.tag",      "pointers",           "relay_members",
+};
+static_assert(std::size(kFamilyNames) == size_t(Family::kCount));
+
+}  // namespace
+
+Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& path, const DatabaseOptions& options) {
+  rocksdb::Options db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.IncreaseParallelism(2);
+  db_options.max_open_files = 512;
+
+  auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = cache;
+  table.cache_index_and_filter_blocks = true;
+  rocksdb::BlockBasedTableOptions point_table = table;
+  point_table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));  // events are found by id
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  rocksdb::ColumnFamilyOptions base(db_options);
+  base.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, base);
+  for (size_t i = 0; i < size_t(Family::kCount); ++i) {
+    rocksdb::ColumnFamilyOptions cf(db_options);
+    bool by_id = i <= size_t(Family::kEventsBuzz) || i == size_t(Family::kPointers);
+    cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(by_id ? point_table : table));
+    descriptors.emplace_back(kFamilyNames[i], cf);
+  }
+
+  rocksdb::DB* raw = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, path, descriptors, &handles, &raw);
+  if (!s.ok()) {
+    if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
+      return Error{"the data directory is in use by another buzz process (" + s.ToString() + ")"};
+    }
+    return Error{"cannot open the database at " + path + ": " + s.ToString()};
+  }
+  std::unique_ptr<RocksDatabase> out(new RocksDatabase());
+  out->db_.reset(raw);
+  // handles[0] is the default family; Family values index the rest.
+  out->default_handle_ = handles[0];
+  out->handles_.assign(handles.begin() + 1, handles.end());
+  out->write_options_.sync = options.sync_writes;
+  return out;
+}
+
+RocksDatabase::~RocksDatabase() {
+  if (!db_) return;
+  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
+  db_->DestroyColumnFamilyHandle(default_handle_);
+  db_->Close();
+}
+
+}  // namespace buzz::engine

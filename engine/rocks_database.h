@@ -1,0 +1,58 @@
+// The embedded database: one RocksDB instance in <data-dir>/db with a column
+// family per kind range, per index and per kind of team state (docs/storage.md).
+//
+// Opened once per process. RocksDB takes a lock file, so a second process on
+// the same data directory (a `buzz admin` while the server runs) gets a clear
+// error instead of two writers.
+#pragma once
+
+#include <rocksdb/db.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/kinds.h"
+#include "engine/result.h"
+
+namespace buzz::engine {
+
+enum class Family : uint8_t {
+  kEventsRegular,
+  kEventsReplaceable,
+  kEventsAddressable,
+  kEventsBuzz,
+  kIndexTime,        // ~created_at | id
+  kIndexKind,        // kind | ~created_at | id
+  kIndexAuthor,      // pubkey | ~created_at | id
+  kIndexAuthorKind,  // pubkey | kind | ~created_at | id
+  kIndexTag,         // letter | xxh3(value) | ~created_at | id
+  kPointers,         // replaceable: kind | pubkey | channel ; addressable: kind | pubkey | d  -> id | created_at
+  kRelayMembers,     // pubkey -> member record
+  kCount,
+};
+
+struct DatabaseOptions {
+  bool sync_writes = false;  // fsync the WAL on every batch (power-loss durability)
+  size_t block_cache_bytes = 256 << 20;
+};
+
+class RocksDatabase {
+ public:
+  static Result<std::unique_ptr<RocksDatabase>> open(const std::string& path, const DatabaseOptions& options);
+  ~RocksDatabase();
+
+  rocksdb::DB* db() const { return db_.get(); }
+  rocksdb::ColumnFamilyHandle* family(Family f) const { return handles_[size_t(f)]; }
+  rocksdb::ColumnFamilyHandle* events(StorageFamily f) const { return handles_[size_t(f)]; }
+  const rocksdb::WriteOptions& write_options() const { return write_options_; }
+
+ private:
+  RocksDatabase() = default;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  rocksdb::ColumnFamilyHandle* default_handle_ = nullptr;
+  rocksdb::WriteOptions write_options_;
+};
+
+}  // namespace buzz::engine

@@ -1,0 +1,375 @@
+// The embedded event store; see rocks_event_store.h and docs/storage.md.
+#include "engine/rocks_event_store.h"
+
+#include <rocksdb/utilities/write_batch_with_index.h>
+
+#include <algorithm>
+#include <cstring>
+#include <queue>
+#include <unordered_set>
+
+#include "engine/event_record.h"
+#include "engine/kinds.h"
+
+namespace buzz::engine {
+namespace {
+
+constexpr size_t kMaxDTagBytes = 1024;
+// How many index entries one query or count may examine before it stops.
+constexpr size_t kQueryScanBudget = 100'000;
+constexpr size_t kCountScanBudget = 10'000'000;
+// Above this many (author, kind) pairs the planner scans by author alone.
+constexpr size_t kMaxAuthorKindPairs = 256;
+
+rocksdb::Slice as_slice(const uint8_t* p, size_t n) { return {reinterpret_cast<const char*>(p), n}; }
+
+struct IdHash {
+  size_t operator()(const Id& id) const {
+    size_t h;
+    std::memcpy(&h, id.data(), sizeof h);
+    return h;
+  }
+};
+
+// The key of the replaceable pointer for e: rule A keys on the channel,
+// rule B on the d tag (relay-signed group state 39000–39002 uses rule A).
+std::string pointer_key(const Event& e, std::string_view channel, std::string_view d) {
+  std::string key = kind_prefix(e.kind);
+  key.append(reinterpret_cast<const char*>(e.pubkey.data()), 32);
+  bool rule_a = kind_class(e.kind) == KindClass::kReplaceable || (e.kind >= 39000 && e.kind <= 39002);
+  key.append(rule_a ? channel : d);
+  return key;
+}
+
+}  // namespace
+
+// One write batch plus reads that see it (read-your-writes inside the batch).
+class RocksEventStore::Batch {
+ public:
+  explicit Batch(RocksDatabase& db) : db_(db), wb_(rocksdb::BytewiseComparator(), 0, /*overwrite_key=*/true) {}
+
+  bool get(Family f, rocksdb::Slice key, std::string* value) {
+    return wb_.GetFromBatchAndDB(db_.db(), read_, db_.family(f), key, value).ok();
+  }
+  void put(Family f, rocksdb::Slice key, rocksdb::Slice value) { (void)wb_.Put(db_.family(f), key, value); }
+  void del(Family f, rocksdb::Slice key) { (void)wb_.Delete(db_.family(f), key); }
+  rocksdb::WriteBatch* batch() { return wb_.GetWriteBatch(); }
+
+  // Finds a stored record in any events family; the kind picks the family when known.
+  bool find_record(const uint8_t* id, std::string* value, Family* where) {
+    for (int f = 0; f < kStorageFamilies; ++f) {
+      if (get(Family(f), as_slice(id, 32), value)) {
+        *where = Family(f);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Adds or removes every index entry of a record.
+  void index(const EventFields& f, bool add) {
+    std::string suffix;
+    put_key_suffix(&suffix, f.created_at, f.id);
+    std::string kind_value;
+    put_u16(&kind_value, f.kind);
+    auto apply = [&](Family fam, std::string key) {
+      key += suffix;
+      add ? put(fam, key, kind_value) : del(fam, key);
+    };
+    apply(Family::kIndexTime, {});
+    apply(Family::kIndexKind, kind_prefix(f.kind));
+    apply(Family::kIndexAuthor, author_prefix(f.pubkey));
+    apply(Family::kIndexAuthorKind, author_kind_prefix(f.pubkey, f.kind));
+    for (const TagRef& t : f.tags) apply(Family::kIndexTag, tag_prefix(t.name, t.value));
+  }
+
+  // Marks a stored event deleted and drops it from every index. False if absent.
+  bool soft_delete(const uint8_t* id) {
+    std::string value;
+    Family fam;
+    if (!find_record(id, &value, &fam)) return false;
+    RecordView rec;
+    if (!decode_record(value, &rec) || rec.deleted()) return true;
+    index(rec.fields, false);
+    std::string updated = value;
+    set_record_flags(&updated, rec.flags | kRecordDeleted);
+    put(fam, as_slice(id, 32), updated);
+    return true;
+  }
+
+ private:
+  RocksDatabase& db_;
+  rocksdb::ReadOptions read_;
+  rocksdb::WriteBatchWithIndex wb_;
+};
+
+Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteRequest> requests) {
+  Batch batch(db_);
+  std::vector<WriteResult> results;
+  results.reserve(requests.size());
+  for (const WriteRequest& r : requests) results.push_back(apply(batch, *r.event, r.channel));
+  // The batch is durable (WAL) when Write returns: only then may the caller
+  // send OK true for any event in it.
+  rocksdb::Status s = db_.db()->Write(db_.write_options(), batch.batch());
+  if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
+  return results;
+}
+
+WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_view channel) {
+  WriteResult result;
+  const Family fam = Family(storage_family(e.kind));
+  std::string existing;
+  if (batch.get(fam, as_slice(e.id.data(), 32), &existing)) {
+    result.outcome = WriteOutcome::kDuplicate;
+    return result;
+  }
+  if (e.kind == 5) {
+    result = apply_deletion(batch, e);
+    if (result.outcome == WriteOutcome::kInvalid) return result;
+  }
+  const KindClass cls = kind_class(e.kind);
+  if (cls == KindClass::kReplaceable || cls == KindClass::kAddressable) {
+    std::string_view d = e.first_tag_value("d");
+    if (cls == KindClass::kAddressable && d.size() > kMaxDTagBytes) {
+      return {WriteOutcome::kInvalid, "invalid: d tag too long (" + std::to_string(d.size()) + " bytes, max 1024)", {}};
+    }
+    std::string key = pointer_key(e, channel, d);
+    std::string current;
+    if (batch.get(Family::kPointers, key, &current) && current.size() == 40) {
+      uint64_t current_at = get_u64(current.data() + 32);
+      int id_order = std::memcmp(e.id.data(), current.data(), 32);
+      // Newer wins; on a tie the lowest id wins (protocol.md §10).
+      if (e.created_at < current_at || (e.created_at == current_at && id_order >= 0)) {
+        result.outcome = WriteOutcome::kStale;
+        return result;
+      }
+      batch.soft_delete(reinterpret_cast<const uint8_t*>(current.data()));
+      Id old;
+      std::memcpy(old.data(), current.data(), 32);
+      result.removed.push_back(old);
+    }
+    std::string pointer(reinterpret_cast<const char*>(e.id.data()), 32);
+    put_u64(&pointer, e.created_at);
+    batch.put(Family::kPointers, key, pointer);
+  }
+  std::string value;
+  encode_record(e, channel, 0, &value);
+  batch.put(fam, as_slice(e.id.data(), 32), value);
+  EventFields fields;
+  fields.assign(e, channel);
+  batch.index(fields, true);
+  return result;
+}
+
+// NIP-09: only the author may delete (protocol.md §11).
+WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e) {
+  auto invalid = [](std::string reason) { return WriteResult{WriteOutcome::kInvalid, std::move(reason), {}}; };
+  size_t n_e = 0, n_a = 0;
+  const Tag* target = nullptr;
+  for (const Tag& t : e.tags) {
+    if (t.empty() || (t[0] != "e" && t[0] != "a")) continue;
+    (t[0] == "e" ? n_e : n_a)++;
+    target = &t;
+  }
+  if (n_e + n_a != 1 || target->size() < 2) {
+    return invalid("invalid: deletion events must reference exactly one target via e or a tag (got e=" +
+                   std::to_string(n_e) + ", a=" + std::to_string(n_a) + ")");
+  }
+  WriteResult result;
+  const std::string& ref = (*target)[1];
+  if ((*target)[0] == "e") {
+    Id id;
+    std::string value;
+    Family fam;
+    RecordView rec;
+    if (!from_hex(ref, &id) || !batch.find_record(id.data(), &value, &fam) || !decode_record(value, &rec)) {
+      return invalid("invalid: target event not found");
+    }
+    if (std::memcmp(rec.fields.pubkey, e.pubkey.data(), 32) != 0) return invalid("invalid: must be event author");
+    if (!rec.deleted()) {
+      batch.soft_delete(id.data());
+      result.removed.push_back(id);
+    }
+    return result;
+  }
+  // a tag: "kind:pubkey:d" — d may itself contain ':'.
+  size_t c1 = ref.find(':');
+  size_t c2 = c1 == std::string::npos ? c1 : ref.find(':', c1 + 1);
+  if (c2 == std::string::npos || c1 == 0 || c1 > 5) return invalid("invalid: invalid a-tag format");
+  uint32_t kind = 0;
+  for (size_t i = 0; i < c1; ++i) {
+    if (ref[i] < '0' || ref[i] > '9') return invalid("invalid: invalid a-tag format");
+    kind = kind * 10 + uint32_t(ref[i] - '0');
+  }
+  Pubkey pk;
+  if (kind > 65535) return invalid("invalid: invalid a-tag format");
+  if (!from_hex(std::string_view(ref).substr(c1 + 1, c2 - c1 - 1), &pk)) return invalid("invalid: invalid pubkey in a-tag");
+  if (pk != e.pubkey) return invalid("invalid: must be event author");
+  if (kind_class(uint16_t(kind)) != KindClass::kAddressable) return result;
+  Event probe;
+  probe.kind = uint16_t(kind);
+  probe.pubkey = pk;
+  std::string current;
+  if (batch.get(Family::kPointers, pointer_key(probe, {}, std::string_view(ref).substr(c2 + 1)), &current) &&
+      current.size() == 40) {
+    batch.soft_delete(reinterpret_cast<const uint8_t*>(current.data()));
+    Id old;
+    std::memcpy(old.data(), current.data(), 32);
+    result.removed.push_back(old);
+  }
+  return result;
+}
+
+bool RocksEventStore::contains(const Id& id, uint16_t kind) {
+  rocksdb::PinnableSlice value;
+  auto* cf = db_.events(storage_family(kind));
+  return db_.db()->Get(rocksdb::ReadOptions(), cf, as_slice(id.data(), 32), &value).ok();
+}
+
+std::optional<std::string> RocksEventStore::get(const Id& id) {
+  for (int f = 0; f < kStorageFamilies; ++f) {
+    std::string value;
+    if (!db_.db()->Get(rocksdb::ReadOptions(), db_.family(Family(f)), as_slice(id.data(), 32), &value).ok()) continue;
+    RecordView rec;
+    if (!decode_record(value, &rec) || rec.deleted()) return std::nullopt;
+    return std::string(rec.raw);
+  }
+  return std::nullopt;
+}
+
+Status RocksEventStore::scan(const Filter& filter, size_t budget,
+                             const std::function<bool(const RecordView&)>& visit) {
+  if (filter.matches_nothing()) return {};
+  rocksdb::ReadOptions read;
+  RecordView rec;
+  rocksdb::PinnableSlice value;
+
+  if (filter.ids) {
+    // Point lookups, then newest-first order like every other plan.
+    std::vector<std::string> found;
+    for (const Id& id : *filter.ids) {
+      for (int f = 0; f < kStorageFamilies; ++f) {
+        std::string v;
+        if (db_.db()->Get(read, db_.family(Family(f)), as_slice(id.data(), 32), &v).ok()) {
+          found.push_back(std::move(v));
+          break;
+        }
+      }
+    }
+    std::vector<RecordView> recs(found.size());
+    size_t n = 0;
+    for (const std::string& v : found) n += decode_record(v, &recs[n]) && !recs[n].deleted();
+    recs.resize(n);
+    std::sort(recs.begin(), recs.end(), [](const RecordView& a, const RecordView& b) {
+      if (a.fields.created_at != b.fields.created_at) return a.fields.created_at > b.fields.created_at;
+      return std::memcmp(a.fields.id, b.fields.id, 32) < 0;
+    });
+    for (const RecordView& r : recs) {
+      if (filter.matches(r.fields) && !visit(r)) break;
+    }
+    return {};
+  }
+
+  // Choose one index family and the prefixes to scan in it.
+  Family fam = Family::kIndexTime;
+  std::vector<std::string> prefixes;
+  const TagFilter* best_tag = nullptr;
+  for (const TagFilter& t : filter.tags) {
+    if (!best_tag || t.values.size() < best_tag->values.size()) best_tag = &t;
+  }
+  if (best_tag) {
+    fam = Family::kIndexTag;
+    for (const std::string& v : best_tag->values) prefixes.push_back(tag_prefix(best_tag->name, v));
+  } else if (filter.authors && filter.kinds && filter.authors->size() * filter.kinds->size() <= kMaxAuthorKindPairs) {
+    fam = Family::kIndexAuthorKind;
+    for (const Pubkey& a : *filter.authors) {
+      for (uint16_t k : *filter.kinds) prefixes.push_back(author_kind_prefix(a.data(), k));
+    }
+  } else if (filter.authors) {
+    fam = Family::kIndexAuthor;
+    for (const Pubkey& a : *filter.authors) prefixes.push_back(author_prefix(a.data()));
+  } else if (filter.kinds) {
+    fam = Family::kIndexKind;
+    for (uint16_t k : *filter.kinds) prefixes.push_back(kind_prefix(k));
+  } else {
+    prefixes.emplace_back();
+  }
+
+  // One cursor per prefix, merged by key suffix (~created_at, id): newest first.
+  struct Cursor {
+    std::unique_ptr<rocksdb::Iterator> it;
+    const std::string* prefix;
+    rocksdb::Slice suffix() const {
+      rocksdb::Slice k = it->key();
+      return {k.data() + prefix->size(), k.size() - prefix->size()};
+    }
+  };
+  const uint64_t stop_inv = filter.since ? ~*filter.since : ~uint64_t(0);
+  std::vector<Cursor> cursors;
+  cursors.reserve(prefixes.size());
+  auto valid = [&](const Cursor& c) {
+    if (!c.it->Valid()) return false;
+    rocksdb::Slice k = c.it->key();
+    const std::string& prefix = *c.prefix;
+    if (k.size() != prefix.size() + kKeySuffixBytes || !k.starts_with(prefix)) return false;
+    return get_u64(k.data() + prefix.size()) <= stop_inv;
+  };
+  for (const std::string& p : prefixes) {
+    Cursor c{std::unique_ptr<rocksdb::Iterator>(db_.db()->NewIterator(read, db_.family(fam))), &p};
+    std::string start = p;
+    if (filter.until) put_u64(&start, ~*filter.until);
+    c.it->Seek(start);
+    if (valid(c)) cursors.push_back(std::move(c));
+  }
+  auto later = [](const Cursor* a, const Cursor* b) { return a->suffix().compare(b->suffix()) > 0; };
+  std::priority_queue<Cursor*, std::vector<Cursor*>, decltype(later)> heap(later);
+  for (Cursor& c : cursors) heap.push(&c);
+
+  std::string last_id;  // a multi-value tag scan can meet the same event twice in a row
+  while (!heap.empty() && budget-- > 0) {
+    Cursor* c = heap.top();
+    heap.pop();
+    rocksdb::Slice suffix = c->suffix();
+    std::string_view id(suffix.data() + 8, 32);
+    uint16_t kind = get_u16(c->it->value().data());
+    if (id != last_id) {
+      last_id.assign(id);
+      value.Reset();
+      bool live = db_.db()->Get(read, db_.events(storage_family(kind)), rocksdb::Slice(id.data(), 32), &value).ok() &&
+                  decode_record(std::string_view(value.data(), value.size()), &rec) && !rec.deleted();
+      if (live && filter.matches(rec.fields) && !visit(rec)) return {};
+    }
+    c->it->Next();
+    if (valid(*c)) heap.push(c);
+  }
+  return {};
+}
+
+Status RocksEventStore::query(const Filter& filter, const QueryOptions& options, const EventSink& sink) {
+  size_t limit = std::min<size_t>(options.limit, filter.limit.value_or(options.limit));
+  if (limit == 0) return {};
+  size_t sent = 0;
+  return scan(filter, kQueryScanBudget, [&](const RecordView& rec) {
+    if (options.accept && !options.accept(rec.fields)) return true;
+    sink(rec.raw, rec.fields);
+    return ++sent < limit;
+  });
+}
+
+Result<uint64_t> RocksEventStore::count(std::span<const Filter> filters, const QueryOptions& options) {
+  std::unordered_set<Id, IdHash> seen;
+  uint64_t n = 0;
+  for (const Filter& f : filters) {
+    Status s = scan(f, kCountScanBudget, [&](const RecordView& rec) {
+      if (options.accept && !options.accept(rec.fields)) return true;
+      Id id;
+      std::memcpy(id.data(), rec.fields.id, 32);
+      if (filters.size() == 1 || seen.insert(id).second) ++n;
+      return true;
+    });
+    if (!s) return Error{s.error()};
+  }
+  return n;
+}
+
+}  // namespace buzz::engine

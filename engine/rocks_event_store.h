@@ -1,0 +1,35 @@
+// RocksEventStore: the embedded EventStore on RocksDB (docs/storage.md).
+//
+// Writes go through a WriteBatchWithIndex so that events later in one batch
+// see the effects of earlier ones (a replaceable event followed by a newer one,
+// a deletion of an event stored in the same batch). Reads scan one index family
+// chosen per filter and merge its per-value ranges newest first.
+#pragma once
+
+#include "engine/event_store.h"
+#include "engine/event_record.h"
+#include "engine/rocks_database.h"
+
+namespace buzz::engine {
+
+class RocksEventStore final : public EventStore {
+ public:
+  explicit RocksEventStore(RocksDatabase& db) : db_(db) {}
+
+  Result<std::vector<WriteResult>> write(std::span<const WriteRequest> requests) override;
+  bool contains(const Id& id, uint16_t kind) override;
+  Status query(const Filter& filter, const QueryOptions& options, const EventSink& sink) override;
+  Result<uint64_t> count(std::span<const Filter> filters, const QueryOptions& options) override;
+  std::optional<std::string> get(const Id& id) override;
+
+ private:
+  class Batch;
+  WriteResult apply(Batch& batch, const Event& e, std::string_view channel);
+  WriteResult apply_deletion(Batch& batch, const Event& e);
+  // Scans candidates newest first; visit returns false to stop.
+  Status scan(const Filter& filter, size_t budget, const std::function<bool(const RecordView&)>& visit);
+
+  RocksDatabase& db_;
+};
+
+}  // namespace buzz::engine

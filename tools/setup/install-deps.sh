@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of Buzz from Debian's packages.
+# Idempotent: safe to run again; apt skips what is already installed.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  librocksdb-dev liburing-dev libsimdjson-dev libsecp256k1-dev libssl-dev
+  libxxhash-dev libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+)
+# The end-to-end test driven by nostr-tools needs Node.js with npm; machines that
+# already carry a Node.js build (with its own npm) keep it.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
