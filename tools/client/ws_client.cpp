@@ -93,13 +93,11 @@ bool send_all(int fd, const char* data, size_t len, int64_t deadline) {
     if (n > 0) {
       data += n;
       len -= static_cast<size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
       continue;
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (wait_fd(fd, POLLOUT, deadline) <= 0) return false;
-    } else {
-      return false;
     }
+    if (n < 0 && errno == EINTR) continue;
+    const bool full = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    if (!full || wait_fd(fd, POLLOUT, deadline) <= 0) return false;
   }
   return true;
 }
@@ -123,25 +121,21 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
+  const size_t first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
 }
 
 // Value of the first header `name` in an HTTP head (status line + headers).
 std::optional<std::string> header_value(std::string_view head, std::string_view name) {
-  size_t pos = head.find("\r\n");
-  while (pos != std::string_view::npos && pos + 2 < head.size()) {
+  for (size_t pos = head.find("\r\n"); pos != std::string_view::npos;) {
     const size_t start = pos + 2;
-    const size_t end = head.find("\r\n", start);
-    std::string_view line = head.substr(start, end == std::string_view::npos ? end : end - start);
+    pos = head.find("\r\n", start);
+    const std::string_view line = head.substr(start, pos - start);  // npos clamps
     const size_t colon = line.find(':');
     if (colon != std::string_view::npos && iequals(trim(line.substr(0, colon)), name)) {
       return std::string(trim(line.substr(colon + 1)));
     }
-    pos = end;
   }
   return std::nullopt;
 }
@@ -161,7 +155,9 @@ bool contains_token(std::string_view list, std::string_view token) {
 size_t read_head(int fd, std::string* buf, int64_t deadline) {
   size_t end;
   while ((end = buf->find("\r\n\r\n")) == std::string::npos) {
-    if (buf->size() > kMaxHeadBytes || wait_fd(fd, POLLIN, deadline) <= 0) return end;
+    if (buf->size() > kMaxHeadBytes || wait_fd(fd, POLLIN, deadline) <= 0) {
+      return std::string::npos;
+    }
     const ssize_t n = read_some(fd, buf);
     if (n == 0 || n == -2) return std::string::npos;
   }
@@ -179,15 +175,9 @@ std::string random_key() {
 
 }  // namespace
 
-WsClient::WsClient(int fd) : fd_(fd) {
-  std::random_device rd;
-  std::seed_seq seq{rd(), rd(), rd(), rd()};
-  rng_.seed(seq);
-}
+WsClient::WsClient(int fd) : fd_(fd), rng_(std::random_device{}()) {}
 
-WsClient::~WsClient() {
-  if (fd_ >= 0) ::close(fd_);
-}
+WsClient::~WsClient() { if (fd_ >= 0) ::close(fd_); }
 
 std::unique_ptr<WsClient> WsClient::connect(const std::string& host, uint16_t port,
                                             std::string* error, const std::string& path,
@@ -251,7 +241,7 @@ bool WsClient::send_masked(ws::Opcode op, std::string_view payload, bool fin) {
   std::string frame(ws::kMaxHeaderBytes + payload.size(), '\0');
   auto* out = reinterpret_cast<uint8_t*>(frame.data());
   const size_t h = ws::encode_header(out, op, payload.size(), fin, mask);
-  std::memcpy(out + h, payload.data(), payload.size());
+  if (!payload.empty()) std::memcpy(out + h, payload.data(), payload.size());  // data() may be null
   ws::apply_mask(out + h, payload.size(), mask);
   frame.resize(h + payload.size());
   if (op == ws::Opcode::kClose) sent_close_ = true;  // nothing may follow a close
@@ -335,7 +325,6 @@ std::optional<std::string> WsClient::recv(int timeout_ms) {
   for (;;) {
     auto f = recv_frame(remaining_ms(deadline));
     if (!f) return std::nullopt;
-    bool text = false;
     switch (f->opcode) {
       case ws::Opcode::kPing:
         if (auto_pong_) send_masked(ws::Opcode::kPong, f->payload, true);
@@ -347,10 +336,9 @@ std::optional<std::string> WsClient::recv(int timeout_ms) {
       case ws::Opcode::kText:
       case ws::Opcode::kBinary:
         if (in_message_) break;  // new message inside a fragmented one
-        text = f->opcode == ws::Opcode::kText;
-        if (f->fin) return finish(std::move(f->payload), text);
+        partial_text_ = f->opcode == ws::Opcode::kText;
+        if (f->fin) return finish(std::move(f->payload), partial_text_);
         in_message_ = true;
-        partial_text_ = text;
         partial_ = std::move(f->payload);
         continue;
       case ws::Opcode::kContinuation:

@@ -1,0 +1,99 @@
+// The live-subscription index; see subscription_index.h.
+#include "index/subscription_index.h"
+
+#include <algorithm>
+
+#include "engine/event_record.h"
+
+namespace buzz::index {
+
+using engine::Filter;
+
+std::string channel_kind_key(std::string_view channel, uint16_t kind) {
+  std::string k = "c";
+  engine::put_u16(&k, kind);
+  k.append(channel);
+  return k;
+}
+
+std::string channel_key(std::string_view channel) { return "C" + std::string(channel); }
+
+std::string kind_p_key(uint16_t kind, std::string_view p) {
+  std::string k = "p";
+  engine::put_u16(&k, kind);
+  k.append(p);
+  return k;
+}
+
+std::string kind_key(uint16_t kind) {
+  std::string k = "k";
+  engine::put_u16(&k, kind);
+  return k;
+}
+
+bool Subscription::matches(const engine::EventFields& e) const {
+  return std::any_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.matches(e); });
+}
+
+// Picks the tier and the bucket keys for a subscription.
+static std::vector<std::string> keys_for(const Subscription& s) {
+  std::vector<std::string> keys;
+  const auto& fs = s.filters;
+  bool all_nothing = std::all_of(fs.begin(), fs.end(), [](const Filter& f) { return f.matches_nothing(); });
+  if (fs.empty() || all_nothing) return keys;  // can never match: not indexed
+  bool all_kinds = std::all_of(fs.begin(), fs.end(), [](const Filter& f) { return f.kinds.has_value(); });
+  if (!s.channel.empty()) {
+    if (!all_kinds) return {channel_key(s.channel)};
+    for (const Filter& f : fs) {
+      for (uint16_t k : *f.kinds) keys.push_back(channel_kind_key(s.channel, k));
+    }
+  } else if (!all_kinds) {
+    return {kWildcardKey};
+  } else {
+    bool all_p = std::all_of(fs.begin(), fs.end(), [](const Filter& f) {
+      const engine::TagFilter* p = f.tag('p');
+      return p && !p->values.empty();
+    });
+    for (const Filter& f : fs) {
+      for (uint16_t k : *f.kinds) {
+        if (!all_p) {
+          keys.push_back(kind_key(k));
+          continue;
+        }
+        for (const std::string& p : f.tag('p')->values) keys.push_back(kind_p_key(k, p));
+      }
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+void SubscriptionIndex::add(Subscription* sub) {
+  sub->keys = keys_for(*sub);
+  for (const std::string& k : sub->keys) buckets_[k].push_back(sub);
+  ++count_;
+}
+
+void SubscriptionIndex::remove(Subscription* sub) {
+  for (const std::string& k : sub->keys) {
+    auto it = buckets_.find(k);
+    if (it == buckets_.end()) continue;
+    Bucket& b = it->second;
+    auto pos = std::find(b.begin(), b.end(), sub);
+    if (pos != b.end()) {
+      *pos = b.back();
+      b.pop_back();
+    }
+    if (b.empty()) buckets_.erase(it);
+  }
+  sub->keys.clear();
+  --count_;
+}
+
+SubscriptionIndex::Bucket* SubscriptionIndex::find(const std::string& key) {
+  auto it = buckets_.find(key);
+  return it == buckets_.end() ? nullptr : &it->second;
+}
+
+}  // namespace buzz::index

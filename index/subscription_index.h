@@ -1,0 +1,88 @@
+// SubscriptionIndex: which live subscriptions must see a new event.
+//
+// Each network loop owns one index over its own connections' subscriptions
+// (loop thread only, never blocks, no locks). A subscription sits in exactly
+// one tier (protocol.md §9.5):
+//   channel-scoped:  1 (channel, kind)       2 channel (some filter has no kinds)
+//   global:          3a (kind, #p value)     3b kind      3c wildcard
+// Invariant (security): an event with a channel is offered only to tiers 1–2 of
+// that channel, a global event only to tier 3. Never look elsewhere.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/filter.h"
+
+namespace buzz::index {
+
+struct Subscription {
+  uint32_t conn = 0;              // the owning connection's slot in its loop
+  std::string id;                 // the client's subscription id
+  std::vector<engine::Filter> filters;
+  std::string channel;            // channel scope; empty = global
+  std::vector<std::string> keys;  // the buckets it was filed under (for removal)
+  uint64_t seen_epoch = 0;        // dedupe within one match() call
+
+  bool matches(const engine::EventFields& e) const;
+};
+
+class SubscriptionIndex {
+ public:
+  void add(Subscription* sub);
+  void remove(Subscription* sub);
+
+  // Calls visit(sub) once for every subscription whose filters match e.
+  template <class Visit>
+  void match(const engine::EventFields& e, Visit&& visit);
+
+  size_t size() const { return count_; }
+
+ private:
+  using Bucket = std::vector<Subscription*>;
+  Bucket* find(const std::string& key);
+  template <class Visit>
+  void offer(Bucket* b, const engine::EventFields& e, Visit& visit);
+
+  std::unordered_map<std::string, Bucket> buckets_;
+  uint64_t epoch_ = 0;
+  size_t count_ = 0;
+  std::string key_;  // scratch key, reused to avoid allocating per lookup
+};
+
+// Bucket keys: a tier letter, then the tier's fields.
+std::string channel_kind_key(std::string_view channel, uint16_t kind);
+std::string channel_key(std::string_view channel);
+std::string kind_p_key(uint16_t kind, std::string_view p);
+std::string kind_key(uint16_t kind);
+inline const std::string kWildcardKey = "w";
+
+template <class Visit>
+void SubscriptionIndex::offer(Bucket* b, const engine::EventFields& e, Visit& visit) {
+  if (!b) return;
+  for (Subscription* s : *b) {
+    if (s->seen_epoch == epoch_) continue;
+    s->seen_epoch = epoch_;
+    if (s->matches(e)) visit(*s);
+  }
+}
+
+template <class Visit>
+void SubscriptionIndex::match(const engine::EventFields& e, Visit&& visit) {
+  ++epoch_;
+  if (!e.channel.empty()) {
+    offer(find(key_.assign(channel_kind_key(e.channel, e.kind))), e, visit);
+    offer(find(key_.assign(channel_key(e.channel))), e, visit);
+    return;
+  }
+  for (const engine::TagRef& t : e.tags) {
+    if (t.name == 'p') offer(find(key_.assign(kind_p_key(e.kind, t.value))), e, visit);
+  }
+  offer(find(key_.assign(kind_key(e.kind))), e, visit);
+  offer(find(kWildcardKey), e, visit);
+}
+
+}  // namespace buzz::index

@@ -1,0 +1,83 @@
+// One client connection as its network loop holds it.
+//
+// A connection lives on the loop that accepted it, for life; other threads name
+// it by ConnId (loop, slot, generation) and reach it only through Loop::post.
+// An idle connection owns no buffers: receive data arrives in the loop's
+// provided-buffer ring, and inbuf_/message_/pending_ are empty (no capacity).
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/websocket.h"
+
+namespace buzz::net {
+
+struct ConnId {
+  uint16_t loop = 0;
+  uint32_t slot = 0;
+  uint32_t gen = 0;
+  bool operator==(const ConnId&) const = default;
+};
+
+// The application's state for a connection (the server's Session).
+struct ConnectionContext {
+  virtual ~ConnectionContext() = default;
+};
+
+// One outgoing WebSocket frame (or raw HTTP bytes): `head` is owned by this
+// frame, `shared` is a buffer many frames point at (a fanned-out event), `tail`
+// closes the frame. Only head is required.
+struct OutFrame {
+  std::string head;
+  std::shared_ptr<const std::string> shared;
+  std::string tail;
+  size_t size() const { return head.size() + (shared ? shared->size() : 0) + tail.size(); }
+};
+
+class Connection {
+ public:
+  ConnId id() const { return id_; }
+  const std::string& peer() const { return peer_; }
+  ConnectionContext* context() const { return context_.get(); }
+  void set_context(std::unique_ptr<ConnectionContext> c) { context_ = std::move(c); }
+  bool is_websocket() const { return phase_ == Phase::kWebSocket; }
+
+ private:
+  friend class Loop;
+  enum class Phase : uint8_t { kHttp, kWebSocket, kClosing, kDead };
+
+  // The frames of one sendmsg in flight, kept alive until it completes.
+  struct SendState {
+    std::vector<OutFrame> frames;
+    std::vector<iovec> iov;
+    size_t first = 0;  // first iovec not yet fully written
+  };
+
+  int fd_ = -1;
+  ConnId id_;
+  Phase phase_ = Phase::kHttp;
+  bool recv_armed_ = false;
+  bool sending_ = false;
+  bool dirty_ = false;            // on the loop's list of connections to flush
+  bool close_after_flush_ = false;
+  bool opened_ = false;           // Service::on_open ran (so on_close must run)
+  bool in_message_ = false;       // between the first and the last frame of a fragmented message
+  uint8_t missed_pongs_ = 0;
+  uint8_t full_strikes_ = 0;
+  uint8_t wheel_slot_ = 0;
+  ws::Opcode message_opcode_ = ws::Opcode::kText;
+  uint32_t closing_ticks_ = 0;
+  std::string inbuf_;    // a partial HTTP request or WebSocket frame
+  std::string message_;  // payload of a fragmented message so far
+  std::vector<OutFrame> pending_;
+  std::unique_ptr<SendState> send_;
+  std::unique_ptr<ConnectionContext> context_;
+  std::string peer_;
+};
+
+}  // namespace buzz::net

@@ -1,0 +1,180 @@
+// HTTP/1.1 parsing and responses; see http.h.
+#include "net/http.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace buzz::net {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool contains_token(std::string_view value, std::string_view token) {
+  std::string v = lower(value);
+  size_t pos = 0;
+  while (pos <= v.size()) {
+    size_t comma = v.find(',', pos);
+    if (comma == std::string::npos) comma = v.size();
+    if (trim(std::string_view(v).substr(pos, comma - pos)) == token) return true;
+    pos = comma + 1;
+  }
+  return false;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out.push_back(' ');
+    } else if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
+      out.push_back(char(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+ParseOutcome fail(int status, std::string why) { return {ParseState::kError, 0, status, std::move(why)}; }
+
+}  // namespace
+
+std::string_view HttpRequest::header(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (k == name) return v;
+  }
+  return {};
+}
+
+std::string HttpRequest::query_param(std::string_view name) const {
+  std::string_view q = query;
+  while (!q.empty()) {
+    size_t amp = q.find('&');
+    std::string_view pair = q.substr(0, amp);
+    size_t eq = pair.find('=');
+    if (percent_decode(pair.substr(0, eq)) == name) {
+      return eq == std::string_view::npos ? std::string() : percent_decode(pair.substr(eq + 1));
+    }
+    if (amp == std::string_view::npos) break;
+    q.remove_prefix(amp + 1);
+  }
+  return {};
+}
+
+bool HttpRequest::wants_websocket() const {
+  return method == "GET" && contains_token(header("upgrade"), "websocket") &&
+         contains_token(header("connection"), "upgrade");
+}
+
+ParseOutcome parse_request(std::string_view data, size_t max_body, HttpRequest* out) {
+  size_t end = data.find("\r\n\r\n");
+  if (end == std::string_view::npos) {
+    if (data.size() > kMaxHeaderBytes) return fail(431, "request headers are larger than 16 KiB");
+    return {ParseState::kNeedMore, 0, 0, {}};
+  }
+  if (end > kMaxHeaderBytes) return fail(431, "request headers are larger than 16 KiB");
+  std::string_view head = data.substr(0, end);
+  size_t line_end = head.find("\r\n");
+  std::string_view request_line = head.substr(0, line_end);
+  size_t sp1 = request_line.find(' ');
+  size_t sp2 = request_line.rfind(' ');
+  if (sp1 == std::string_view::npos || sp2 == sp1) return fail(400, "malformed request line");
+  std::string_view version = request_line.substr(sp2 + 1);
+  if (version != "HTTP/1.1" && version != "HTTP/1.0") return fail(400, "unsupported HTTP version");
+  out->method = std::string(request_line.substr(0, sp1));
+  out->target = std::string(request_line.substr(sp1 + 1, sp2 - sp1 - 1));
+  if (out->target.empty() || out->target[0] != '/') return fail(400, "request target must be an absolute path");
+  size_t qm = out->target.find('?');
+  out->path = out->target.substr(0, qm);
+  out->query = qm == std::string::npos ? std::string() : out->target.substr(qm + 1);
+  out->headers.clear();
+
+  std::string_view rest = line_end == std::string_view::npos ? std::string_view() : head.substr(line_end + 2);
+  while (!rest.empty()) {
+    size_t eol = rest.find("\r\n");
+    std::string_view line = rest.substr(0, eol);
+    size_t colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0) return fail(400, "malformed header line");
+    out->headers.emplace_back(lower(line.substr(0, colon)), std::string(trim(line.substr(colon + 1))));
+    if (eol == std::string_view::npos) break;
+    rest.remove_prefix(eol + 2);
+  }
+
+  std::string_view connection = out->header("connection");
+  out->keep_alive = version == "HTTP/1.1" ? !contains_token(connection, "close") : contains_token(connection, "keep-alive");
+
+  if (!out->header("transfer-encoding").empty()) return fail(501, "chunked request bodies are not supported; send Content-Length");
+  size_t body_len = 0;
+  std::string_view cl = out->header("content-length");
+  if (!cl.empty()) {
+    auto [p, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), body_len);
+    if (ec != std::errc() || p != cl.data() + cl.size()) return fail(400, "invalid Content-Length");
+    if (body_len > max_body) return fail(413, "request body is larger than " + std::to_string(max_body) + " bytes");
+  }
+  size_t total = end + 4 + body_len;
+  if (data.size() < total) return {ParseState::kNeedMore, 0, 0, {}};
+  out->body = std::string(data.substr(end + 4, body_len));
+  return {ParseState::kComplete, total, 0, {}};
+}
+
+HttpResponse HttpResponse::json(int status, std::string body) { return {status, "application/json", std::move(body), {}}; }
+
+HttpResponse HttpResponse::text(int status, std::string body) {
+  return {status, "text/plain; charset=utf-8", std::move(body), {}};
+}
+
+std::string_view status_text(int status) {
+  switch (status) {
+    case 101: return "Switching Protocols";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 204: return "No Content";
+    case 206: return "Partial Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 411: return "Length Required";
+    case 413: return "Payload Too Large";
+    case 416: return "Range Not Satisfiable";
+    case 426: return "Upgrade Required";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    default: return "Unknown";
+  }
+}
+
+std::string serialize_response(const HttpResponse& r, bool keep_alive, bool head_only) {
+  std::string out = "HTTP/1.1 " + std::to_string(r.status) + " " + std::string(status_text(r.status)) + "\r\n";
+  if (!r.content_type.empty()) out += "Content-Type: " + r.content_type + "\r\n";
+  out += "Content-Length: " + std::to_string(r.body.size()) + "\r\n";
+  for (const auto& [k, v] : r.headers) out += k + ": " + v + "\r\n";
+  out += keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
+  if (!head_only) out += r.body;
+  return out;
+}
+
+}  // namespace buzz::net

@@ -1,0 +1,136 @@
+// Loop: one io_uring event loop, one per core (docs/threads.md).
+//
+// Each loop has its own ring, its own SO_REUSEPORT listener, its own provided
+// buffer ring for receives and its own connection table. Everything here runs
+// on the loop's thread except post(), stop() and the constructor.
+#pragma once
+
+#include <liburing.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "net/connection.h"
+#include "net/service.h"
+
+namespace buzz::net {
+
+struct LoopOptions {
+  std::string host = "0.0.0.0";
+  uint16_t port = 3000;
+  size_t max_message_bytes = 65536;  // a bigger WebSocket frame or message closes with 1009
+  size_t max_http_body = 1 << 20;
+  size_t send_queue_limit = 1000;    // frames queued per connection before it counts as slow
+  int slow_client_strikes = 3;       // consecutive full-queue sends before disconnecting
+  int ping_interval_secs = 30;
+  int missed_pongs_limit = 2;        // closed on the tick after this many unanswered pings
+  std::atomic<int64_t>* connection_count = nullptr;  // shared by all loops
+  int64_t max_connections = 10000;
+};
+
+struct LoopStats {
+  uint64_t accepted = 0;
+  uint64_t refused = 0;
+  uint64_t messages_in = 0;
+  uint64_t frames_out = 0;
+  uint64_t dropped_slow = 0;
+};
+
+class Loop {
+ public:
+  // Binds the listener; throws std::runtime_error (start-up only) if it cannot.
+  Loop(uint16_t index, const LoopOptions& options, Service& service);
+  ~Loop();
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+
+  // Runs until stop(); on the calling thread, which becomes the loop thread.
+  void run();
+  // Any thread.
+  void stop();
+  // Any thread: runs fn on the loop thread soon. fn must not block.
+  void post(std::function<void()> fn);
+
+  uint16_t index() const { return index_; }
+  uint16_t port() const { return port_; }
+  const LoopStats& stats() const { return stats_; }
+  size_t connections() const { return live_; }
+
+  // --- loop thread only ---
+  Connection* find(ConnId id);
+  // Queues one text frame. False if the frame was dropped (slow client).
+  bool send_text(Connection& c, std::string_view payload);
+  // Queues a text frame made of prefix + *shared + suffix without copying *shared.
+  bool send_shared(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
+                   std::string_view suffix);
+  // Sends a close frame, then closes once everything queued is written.
+  void close(Connection& c, uint16_t code, std::string_view reason = {});
+
+ private:
+  enum class Op : uint8_t { kAccept, kRecv, kSend, kTick, kInbox, kIgnore };
+  static uint64_t tag(Op op, uint32_t slot = 0, uint32_t gen = 0) {
+    return uint64_t(op) << 56 | uint64_t(slot & 0xffffff) << 32 | gen;
+  }
+
+  io_uring_sqe* sqe();
+  void arm_accept();
+  void arm_recv(Connection& c);
+  void arm_tick();
+  void arm_inbox();
+  void on_accept(int res, uint32_t flags);
+  void on_recv(Connection& c, int res, uint32_t flags);
+  void on_send(Connection& c, int res);
+  void on_tick();
+  void on_inbox();
+
+  // Feeds received bytes to the connection's protocol phase. False = close it.
+  bool consume(Connection& c, char* data, size_t len);
+  size_t consume_http(Connection& c, std::string_view data);
+  size_t consume_frames(Connection& c, char* data, size_t len, bool* ok);
+  bool on_frame(Connection& c, const ws::FrameHeader& h, char* payload);
+  bool deliver(Connection& c, ws::Opcode op, std::string_view payload);
+
+  bool enqueue(Connection& c, OutFrame&& f, bool control);
+  void queue_raw(Connection& c, std::string bytes);
+  void flush(Connection& c);
+  void destroy(Connection& c);
+  void maybe_free(Connection& c);
+
+  uint16_t index_;
+  LoopOptions options_;
+  Service& service_;
+  io_uring ring_{};
+  int listen_fd_ = -1;
+  uint16_t port_ = 0;
+  bool stopping_ = false;
+
+  // Provided receive buffers: kBufferCount × kBufferBytes, shared by every connection.
+  io_uring_buf_ring* buf_ring_ = nullptr;
+  char* buffers_ = nullptr;
+  size_t buf_ring_bytes_ = 0;
+  bool recv_starved_ = false;  // some receives stopped for lack of buffers
+
+  std::vector<std::unique_ptr<Connection>> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<Connection*> dirty_;
+  std::vector<Connection*> starved_;
+  std::vector<std::vector<uint32_t>> wheel_;  // ping wheel: slots by second of the interval
+  uint32_t tick_count_ = 0;
+  size_t live_ = 0;
+  LoopStats stats_;
+
+  __kernel_timespec tick_interval_{1, 0};
+  int inbox_fd_ = -1;
+  uint64_t inbox_value_ = 0;
+  std::mutex inbox_mu_;
+  std::vector<std::function<void()>> inbox_;
+  std::atomic<bool> inbox_signalled_{false};
+  std::atomic<bool> stop_requested_{false};
+};
+
+}  // namespace buzz::net

@@ -1,0 +1,40 @@
+// Service: the one seam between net/ and the application above it.
+//
+// The loop hands up only whole things: a parsed HTTP request, a complete
+// WebSocket text message, an open or a close. Every callback runs on the loop
+// thread that owns the connection and must not block.
+#pragma once
+
+#include <string_view>
+
+#include "net/http.h"
+
+namespace buzz::net {
+
+class Loop;
+class Connection;
+
+class Service {
+ public:
+  virtual ~Service() = default;
+
+  // A plain HTTP request (not an upgrade). The response is sent as returned.
+  virtual HttpResponse on_http(Loop& loop, const HttpRequest& request) = 0;
+
+  // A WebSocket upgrade request. Return false and fill `refusal` to refuse it.
+  virtual bool on_upgrade(Loop& loop, const HttpRequest& request, HttpResponse* refusal) = 0;
+
+  // The upgrade was answered with 101; the connection now speaks WebSocket.
+  virtual void on_open(Loop& loop, Connection& conn) = 0;
+
+  // One complete text (or UTF-8 binary) message.
+  virtual void on_message(Loop& loop, Connection& conn, std::string_view text) = 0;
+
+  // The connection is gone (after on_open only). Drop every reference to it.
+  virtual void on_close(Loop& loop, Connection& conn) = 0;
+
+  // Once a second on every loop.
+  virtual void on_tick(Loop& /*loop*/) {}
+};
+
+}  // namespace buzz::net

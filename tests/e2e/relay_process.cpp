@@ -1,0 +1,272 @@
+// Child-process control for end-to-end tests; see tests/e2e/relay_process.h.
+// Layout of the temp dir (mkdtemp under $TMPDIR or /tmp): relay.log holds
+// the child's stdout+stderr, data/ is the data dir unless one was given.
+// Invariant: between fork and execve the child calls only async-signal-safe
+// functions (the test process may be multi-threaded); everything it needs
+// is built before the fork.
+#include "tests/e2e/relay_process.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tools/client/ws_client.h"
+
+extern char** environ;
+
+namespace buzz::test {
+namespace {
+
+constexpr int kHealthTimeoutMs = 10000;
+constexpr int kStopGraceMs = 5000;
+// A child that dies before /health most likely lost a race for its port
+// (free_tcp_port releases it); try again with a new one.
+constexpr int kStartAttempts = 3;
+constexpr size_t kErrorTailBytes = 4096;
+
+using Clock = std::chrono::steady_clock;
+
+void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
+  return "ended with status " + std::to_string(status);
+}
+
+// execve wants mutable, null-terminated char* arrays; `strings` must outlive it.
+std::vector<char*> c_array(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+uint16_t free_tcp_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+std::unique_ptr<RelayProcess> RelayProcess::start(const RelayOptions& opts,
+                                                  std::string* error) {
+  std::string ignored;
+  if (error == nullptr) error = &ignored;
+  const char* binary = std::getenv("BUZZ_BINARY");
+  if (binary == nullptr || *binary == '\0') {
+    *error = "BUZZ_BINARY is not set (CMake sets it for the e2e tests)";
+    return nullptr;
+  }
+  if (::access(binary, X_OK) != 0) {
+    *error = std::string("BUZZ_BINARY is not executable: ") + binary + ": " + std::strerror(errno);
+    return nullptr;
+  }
+
+  std::unique_ptr<RelayProcess> relay(new RelayProcess());
+  const char* tmp = std::getenv("TMPDIR");
+  std::string root = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/buzz-e2e-XXXXXX";
+  if (::mkdtemp(root.data()) == nullptr) {
+    *error = "mkdtemp " + root + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  relay->temp_root_ = root;
+  relay->log_path_ = root + "/relay.log";
+  relay->data_dir_ = opts.data_dir.empty() ? root + "/data" : opts.data_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(relay->data_dir_, ec);
+  if (ec) {
+    *error = "cannot create data dir " + relay->data_dir_ + ": " + ec.message();
+    return nullptr;
+  }
+
+  for (int attempt = 1; attempt <= kStartAttempts; ++attempt) {
+    if (!relay->spawn(binary, opts, error)) return nullptr;
+    bool exited = false;
+    if (relay->wait_healthy(kHealthTimeoutMs, &exited, error)) return relay;
+    if (!exited) break;  // alive but not healthy: a retry would not help
+  }
+  *error += "\n--- relay output (tail) ---\n" + relay->log_tail(kErrorTailBytes);
+  return nullptr;  // the destructor stops the child and removes the temp dir
+}
+
+bool RelayProcess::spawn(const std::string& binary, const RelayOptions& opts,
+                         std::string* error) {
+  port_ = free_tcp_port();
+  if (port_ == 0) {
+    *error = "could not find a free TCP port";
+    return false;
+  }
+  std::vector<std::string> args = {binary, "serve", "--bind",
+                                   "127.0.0.1:" + std::to_string(port_), "--data-dir", data_dir_};
+  args.insert(args.end(), opts.extra_args.begin(), opts.extra_args.end());
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view kv(*e);
+    const std::string_view key = kv.substr(0, kv.find('='));
+    const bool overridden = std::any_of(opts.env.begin(), opts.env.end(),
+                                        [&](const auto& p) { return p.first == key; });
+    if (!overridden) env.emplace_back(kv);
+  }
+  for (const auto& [key, value] : opts.env) env.push_back(key + "=" + value);
+  std::vector<char*> argv = c_array(args);
+  std::vector<char*> envp = c_array(env);
+
+  const int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (log_fd < 0 || null_fd < 0) {
+    *error = "cannot open " + log_path_ + " or /dev/null: " + std::strerror(errno);
+    if (log_fd >= 0) ::close(log_fd);
+    if (null_fd >= 0) ::close(null_fd);
+    return false;
+  }
+  // A banner per attempt keeps retries readable in the log.
+  std::string banner = "=== buzz-e2e: exec";
+  for (const auto& a : args) banner += " " + a;
+  banner += "\n";
+  (void)!::write(log_fd, banner.data(), banner.size());
+
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // Child: async-signal-safe calls only. Die with the test process, start
+    // with default signal handling, and log to the shared file.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig : {SIGTERM, SIGINT, SIGPIPE, SIGCHLD}) ::sigaction(sig, &dfl, nullptr);
+    ::dup2(null_fd, STDIN_FILENO);
+    ::dup2(log_fd, STDOUT_FILENO);
+    ::dup2(log_fd, STDERR_FILENO);
+    ::execve(argv[0], argv.data(), envp.data());
+    static const char kMsg[] = "=== buzz-e2e: execve failed\n";
+    (void)!::write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
+    ::_exit(127);
+  }
+  const int fork_errno = errno;
+  ::close(log_fd);
+  ::close(null_fd);
+  if (pid < 0) {
+    *error = std::string("fork: ") + std::strerror(fork_errno);
+    return false;
+  }
+  pid_ = pid;
+  running_ = true;
+  return true;
+}
+
+bool RelayProcess::wait_healthy(int timeout_ms, bool* child_exited, std::string* error) {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  const std::string request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1:" +
+                              std::to_string(port_) + "\r\nConnection: close\r\n\r\n";
+  std::string last = "no response";
+  for (;;) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      running_ = false;
+      *child_exited = true;
+      *error = "relay (port " + std::to_string(port_) + ") " + describe_status(status) +
+               " before answering GET /health";
+      return false;
+    }
+    if (auto resp = client::http_request("127.0.0.1", port_, request, 1000)) {
+      last = resp->substr(0, resp->find("\r\n"));
+      // Also require our child to be alive: a 200 from a dead child's port
+      // would come from someone else.
+      if ((last.rfind("HTTP/1.1 200", 0) == 0 || last.rfind("HTTP/1.0 200", 0) == 0) &&
+          ::waitpid(pid_, &status, WNOHANG) == 0) {
+        return true;
+      }
+    }
+    if (Clock::now() >= deadline) {
+      *error = "relay did not answer GET /health with 200 within " +
+               std::to_string(timeout_ms) + " ms (last: " + last + ")";
+      return false;
+    }
+    sleep_ms(20);
+  }
+}
+
+void RelayProcess::stop(int sig, int grace_ms) {
+  if (!running_) return;
+  ::kill(pid_, sig);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(grace_ms);
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_ || (r < 0 && errno != EINTR)) break;  // reaped, or not ours any more
+    if (Clock::now() >= deadline) {
+      ::kill(pid_, SIGKILL);
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    sleep_ms(10);
+  }
+  running_ = false;
+}
+
+RelayProcess::~RelayProcess() {
+  stop(SIGTERM, kStopGraceMs);
+  if (temp_root_.empty()) return;
+  if (std::getenv("BUZZ_KEEP_TEST_DIRS") != nullptr) {
+    std::fprintf(stderr, "buzz-e2e: kept %s\n", temp_root_.c_str());
+    return;
+  }
+  std::error_code ec;  // best effort: a leftover temp dir must not fail a test
+  std::filesystem::remove_all(temp_root_, ec);
+}
+
+void RelayProcess::kill_hard() { stop(SIGKILL, kStopGraceMs); }
+
+std::string RelayProcess::relay_url() const {
+  return "ws://127.0.0.1:" + std::to_string(port_);
+}
+
+std::string RelayProcess::stderr_text() const {
+  std::ifstream in(log_path_, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::string RelayProcess::log_tail(size_t max_bytes) const {
+  std::string text = stderr_text();
+  if (text.size() <= max_bytes) return text;
+  return "..." + text.substr(text.size() - max_bytes);
+}
+
+}  // namespace buzz::test

@@ -1,0 +1,76 @@
+// Test fixture helper: runs the real buzz server binary as a child process
+// (`<BUZZ_BINARY> serve --bind 127.0.0.1:<port> --data-dir <dir> ...`),
+// waits for GET /health to answer 200, and stops it again. Used by the
+// end-to-end tests only. It assumes nothing else about the server.
+// Invariants: a started child is always reaped (destructor or kill_hard),
+// and a temp dir this object created is removed only when it is destroyed.
+// The child gets PR_SET_PDEATHSIG=SIGKILL, which fires when the *thread*
+// that started it exits, so start relays from the test's main thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace buzz::test {
+
+struct RelayOptions {
+  std::vector<std::string> extra_args;  // appended after the fixed arguments
+  std::vector<std::pair<std::string, std::string>> env;  // added/overridden
+  std::string data_dir;  // empty = fresh temp dir, removed at destruction
+};
+
+class RelayProcess {
+ public:
+  // Starts the server on a free 127.0.0.1 port with the extra args and env,
+  // and waits (up to 10 s) until GET /health on that port answers 200. The
+  // binary path comes from env BUZZ_BINARY. Returns nullptr + *error on
+  // failure; the error includes the tail of the child's output.
+  static std::unique_ptr<RelayProcess> start(const RelayOptions& opts,
+                                             std::string* error);
+  // SIGTERM, wait up to 5 s, then SIGKILL; removes the temp dir it created
+  // (kept, with its path printed, if env BUZZ_KEEP_TEST_DIRS is set).
+  ~RelayProcess();
+  RelayProcess(const RelayProcess&) = delete;
+  RelayProcess& operator=(const RelayProcess&) = delete;
+
+  uint16_t port() const { return port_; }
+  const std::string& data_dir() const { return data_dir_; }
+  pid_t pid() const { return pid_; }
+
+  // SIGKILL and reap, for crash tests. The data dir is kept until this
+  // object is destroyed, so a second relay can be started on it meanwhile.
+  void kill_hard();
+
+  std::string relay_url() const;  // "ws://127.0.0.1:<port>"
+  // Everything the child wrote to stdout and stderr so far (one log file
+  // in this object's temp dir).
+  std::string stderr_text() const;
+
+ private:
+  RelayProcess() = default;
+  bool spawn(const std::string& binary, const RelayOptions& opts,
+             std::string* error);
+  // Polls /health until 200, the child exits, or timeout_ms passes.
+  bool wait_healthy(int timeout_ms, bool* child_exited, std::string* error);
+  // Sends sig, then reaps; waits up to grace_ms before escalating to SIGKILL.
+  void stop(int sig, int grace_ms);
+  std::string log_tail(size_t max_bytes) const;
+
+  pid_t pid_ = -1;
+  bool running_ = false;  // spawned and not yet reaped
+  uint16_t port_ = 0;
+  std::string temp_root_;  // ours: holds the log and maybe the data dir
+  std::string data_dir_;
+  std::string log_path_;
+};
+
+// Binds port 0 on 127.0.0.1 and returns the port the kernel chose (0 on
+// failure). The port is released again, so a race with others is possible.
+uint16_t free_tcp_port();
+
+}  // namespace buzz::test
