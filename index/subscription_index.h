@@ -20,8 +20,9 @@
 namespace buzz::index {
 
 struct Subscription {
-  uint32_t conn = 0;              // the owning connection's slot in its loop
+  uint64_t owner = 0;             // the owning connection (opaque to the index)
   std::string id;                 // the client's subscription id
+  std::string event_prefix;       // `["EVENT",<id as JSON>,` — the only per-recipient bytes of a delivery
   std::vector<engine::Filter> filters;
   std::string channel;            // channel scope; empty = global
   std::vector<std::string> keys;  // the buckets it was filed under (for removal)

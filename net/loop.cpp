@@ -61,7 +61,7 @@ std::string peer_of(int fd) {
 Loop::Loop(uint16_t index, const LoopOptions& options, Service& service)
     : index_(index), options_(options), service_(service) {
   io_uring_params params{};
-  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN;
+  params.flags = IORING_SETUP_COOP_TASKRUN;  // not SINGLE_ISSUER: the ring is built on the main thread, run on its own
   if (int r = io_uring_queue_init_params(kRingEntries, &ring_, &params); r < 0) {
     throw std::runtime_error(std::string("io_uring_queue_init: ") + strerror(-r));
   }

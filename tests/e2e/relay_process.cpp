@@ -46,7 +46,9 @@ void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms
 
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
+  if (WIFSIGNALED(status)) {
+    return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
+  }
   return "ended with status " + std::to_string(status);
 }
 
@@ -88,13 +90,15 @@ std::unique_ptr<RelayProcess> RelayProcess::start(const RelayOptions& opts,
     return nullptr;
   }
   if (::access(binary, X_OK) != 0) {
-    *error = std::string("BUZZ_BINARY is not executable: ") + binary + ": " + std::strerror(errno);
+    *error = std::string("BUZZ_BINARY is not executable: ") + binary + ": " +
+             std::strerror(errno);
     return nullptr;
   }
 
   std::unique_ptr<RelayProcess> relay(new RelayProcess());
   const char* tmp = std::getenv("TMPDIR");
-  std::string root = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/buzz-e2e-XXXXXX";
+  std::string root = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  root += "/buzz-e2e-XXXXXX";
   if (::mkdtemp(root.data()) == nullptr) {
     *error = "mkdtemp " + root + ": " + std::strerror(errno);
     return nullptr;
@@ -109,13 +113,16 @@ std::unique_ptr<RelayProcess> RelayProcess::start(const RelayOptions& opts,
     return nullptr;
   }
 
-  for (int attempt = 1; attempt <= kStartAttempts; ++attempt) {
+  int attempt = 1;
+  for (;; ++attempt) {
     if (!relay->spawn(binary, opts, error)) return nullptr;
     bool exited = false;
     if (relay->wait_healthy(kHealthTimeoutMs, &exited, error)) return relay;
-    if (!exited) break;  // alive but not healthy: a retry would not help
+    // Alive but not healthy: a retry would not help.
+    if (!exited || attempt == kStartAttempts) break;
   }
-  *error += "\n--- relay output (tail) ---\n" + relay->log_tail(kErrorTailBytes);
+  *error += " [attempt " + std::to_string(attempt) + " of " + std::to_string(kStartAttempts) +
+            "]\n--- relay output (tail) ---\n" + relay->log_tail(kErrorTailBytes);
   return nullptr;  // the destructor stops the child and removes the temp dir
 }
 

@@ -1,0 +1,131 @@
+// `buzz admin …`: relay membership and keys, offline on the data directory
+// (the server must not be running: RocksDB's lock makes that an error, not a race).
+// Writes the table directly and emits no NIP-43 events (protocol.md §7.1).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/relay_members.h"
+#include "engine/rocks_database.h"
+#include "engine/signature.h"
+#include "server/cli.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr const char* kAdminUsage = R"(Usage: buzz admin <command> [options]
+
+Commands:
+  add-member --pubkey HEX [--role member|admin|owner]   add (or change) a relay member
+  remove-member --pubkey HEX                           remove a relay member
+  list-members [--json]                                list relay members, oldest first
+  generate-key [--json]                                print a new keypair (secret + pubkey)
+
+Options:
+  --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data)
+  --json           machine-readable output
+)";
+
+int usage_error(const std::string& why) {
+  std::fprintf(stderr, "buzz admin: %s\n\n%s", why.c_str(), kAdminUsage);
+  return kExitUsage;
+}
+
+uint64_t unix_now() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+}  // namespace
+
+int run_admin(int argc, char** argv) {
+  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
+  if (args.has("help") || args.positional.empty()) {
+    std::fputs(kAdminUsage, args.has("help") ? stdout : stderr);
+    return args.has("help") ? kExitOk : kExitUsage;
+  }
+  if (!args.error.empty()) return usage_error(args.error);
+  const std::string cmd = args.positional[0];
+  const bool json = args.has("json");
+
+  if (cmd == "generate-key") {
+    engine::Keypair kp = engine::generate_keypair();
+    if (json) {
+      std::printf("{\"secret_key\":\"%s\",\"pubkey\":\"%s\"}\n", engine::to_hex(kp.secret).c_str(),
+                  engine::to_hex(kp.pubkey).c_str());
+    } else {
+      std::printf("secret key: %s\npubkey:     %s\n", engine::to_hex(kp.secret).c_str(), engine::to_hex(kp.pubkey).c_str());
+    }
+    return kExitOk;
+  }
+  if (cmd != "add-member" && cmd != "remove-member" && cmd != "list-members") {
+    return usage_error("unknown command '" + cmd + "'");
+  }
+
+  const char* env_dir = std::getenv("BUZZ_DATA_DIR");
+  std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
+  engine::Pubkey pk{};
+  if (cmd != "list-members") {
+    auto hex = args.get("pubkey");
+    if (!hex || !engine::from_hex_any_case(*hex, pk.data(), pk.size())) {
+      return usage_error("--pubkey must be 64 hex characters");
+    }
+  }
+  engine::RelayRole role = engine::RelayRole::kMember;
+  if (auto r = args.get("role")) {
+    auto parsed = engine::parse_relay_role(*r);
+    if (!parsed) return usage_error("--role must be member, admin or owner");
+    role = *parsed;
+  }
+
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  auto db = engine::RocksDatabase::open(data_dir + "/db", engine::DatabaseOptions{});
+  if (!db) {
+    std::fprintf(stderr, "buzz admin: %s\n", db.error().c_str());
+    return kExitFailure;
+  }
+  engine::RelayMembers members(**db);
+
+  if (cmd == "list-members") {
+    auto all = members.list();
+    if (!all) return std::fprintf(stderr, "buzz admin: %s\n", all.error().c_str()), kExitFailure;
+    if (json) std::printf("[");
+    for (size_t i = 0; i < all->size(); ++i) {
+      const auto& m = (*all)[i];
+      std::string hex = engine::to_hex(m.pubkey);
+      std::string role_name(relay_role_name(m.role));
+      if (json) {
+        std::printf("%s{\"pubkey\":\"%s\",\"role\":\"%s\",\"created_at\":%llu}", i ? "," : "", hex.c_str(),
+                    role_name.c_str(), static_cast<unsigned long long>(m.created_at));
+      } else {
+        std::printf("%s  %s\n", hex.c_str(), role_name.c_str());
+      }
+    }
+    if (json) std::printf("]\n");
+    return kExitOk;
+  }
+  if (cmd == "remove-member") {
+    auto removed = members.remove(pk);
+    if (!removed) return std::fprintf(stderr, "buzz admin: %s\n", removed.error().c_str()), kExitFailure;
+    if (!*removed) return std::fprintf(stderr, "buzz admin: %s is not a relay member\n", engine::to_hex(pk).c_str()), kExitFailure;
+    std::printf(json ? "{\"removed\":\"%s\"}\n" : "removed %s\n", engine::to_hex(pk).c_str());
+    return kExitOk;
+  }
+  uint64_t now = unix_now();
+  engine::Status s;
+  if (role == engine::RelayRole::kOwner) {
+    s = members.set_owner(pk, now);
+  } else {
+    auto existing = members.get(pk);
+    engine::RelayMember m{pk, role, std::nullopt, existing ? existing->created_at : now, now};
+    s = members.put(m);
+  }
+  if (!s) return std::fprintf(stderr, "buzz admin: %s\n", s.error().c_str()), kExitFailure;
+  std::string role_name(relay_role_name(role));
+  std::printf(json ? "{\"pubkey\":\"%s\",\"role\":\"%s\"}\n" : "%s is now a relay %s\n", engine::to_hex(pk).c_str(),
+              role_name.c_str());
+  return kExitOk;
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,32 @@
+// Command-line plumbing shared by the `buzz` subcommands: `--key value` and
+// `--key=value` options, boolean flags, and the exit codes (0 ok, 1 failure,
+// 2 usage or configuration error — nothing was started).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace buzz::server {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+struct ParsedArgs {
+  std::map<std::string, std::string> options;  // without the leading dashes
+  std::vector<std::string> positional;
+  std::string error;                           // set if the command line is malformed
+
+  bool has(const std::string& k) const { return options.count(k) > 0; }
+  std::optional<std::string> get(const std::string& k) const;
+};
+
+// `flags` names the options that take no value (--help, --json, ...).
+ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::string>& flags);
+
+int run_serve(int argc, char** argv);
+int run_admin(int argc, char** argv);
+
+}  // namespace buzz::server

@@ -1,0 +1,128 @@
+// The configuration table and its sources; see config.h.
+#include "server/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+namespace buzz::server {
+namespace {
+
+using engine::Error;
+using engine::Status;
+
+const std::vector<ConfigKey> kKeys = {
+    {"data-dir", "BUZZ_DATA_DIR", "./data", "directory holding the database, keys and audit log"},
+    {"bind", "BUZZ_BIND_ADDR", "0.0.0.0:3000", "address and port to listen on (WebSocket and HTTP)"},
+    {"relay-url", "RELAY_URL", "ws://localhost:<port>", "public URL; the NIP-42 relay tag must match it"},
+    {"owner", "RELAY_OWNER_PUBKEY", "", "hex pubkey of the relay owner (NIP-43)"},
+    {"require-membership", "BUZZ_REQUIRE_RELAY_MEMBERSHIP", "true", "closed relay: only relay members may authenticate"},
+    {"relay-private-key", "BUZZ_RELAY_PRIVATE_KEY", "", "hex secret key of the relay; default: <data-dir>/relay.key"},
+    {"max-connections", "BUZZ_MAX_CONNECTIONS", "10000", "concurrent connections; more are refused with HTTP 503"},
+    {"max-concurrent-handlers", "BUZZ_MAX_CONCURRENT_HANDLERS", "1024", "events waiting for the store at once"},
+    {"send-buffer", "BUZZ_SEND_BUFFER", "1000", "outbound frames queued per connection before it counts as slow"},
+    {"threads", "BUZZ_THREADS", "0", "network loops; 0 = one per core"},
+    {"sync-writes", "BUZZ_SYNC_WRITES", "false", "fsync every write batch (survives power loss, not just kill -9)"},
+    {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error"},
+};
+
+Error bad(const std::string& key, const char* source, const std::string& value, const std::string& expected) {
+  return Error{"config: " + key + " (" + source + ") = '" + value + "': expected " + expected};
+}
+
+bool parse_bool(const std::string& v, bool* out) {
+  if (v == "true" || v == "1" || v == "yes" || v == "on") return *out = true, true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return *out = false, true;
+  return false;
+}
+
+bool parse_int(const std::string& v, int64_t lo, int64_t hi, int64_t* out) {
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
+  return ec == std::errc() && p == v.data() + v.size() && *out >= lo && *out <= hi;
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& config_keys() { return kKeys; }
+
+std::string Config::effective_relay_url() const {
+  return relay_url.empty() ? "ws://localhost:" + std::to_string(bind_port) : relay_url;
+}
+
+Status set_config(Config* c, const std::string& key, const std::string& v, const char* source) {
+  int64_t n;
+  if (key == "data-dir") {
+    if (v.empty()) return bad(key, source, v, "a directory path");
+    c->data_dir = v;
+  } else if (key == "bind") {
+    size_t colon = v.rfind(':');
+    if (colon == std::string::npos || !parse_int(v.substr(colon + 1), 0, 65535, &n)) {
+      return bad(key, source, v, "HOST:PORT, e.g. 0.0.0.0:3000");
+    }
+    c->bind_host = v.substr(0, colon);
+    if (c->bind_host == "localhost") c->bind_host = "127.0.0.1";
+    c->bind_port = uint16_t(n);
+  } else if (key == "relay-url") {
+    if (v.rfind("ws://", 0) != 0 && v.rfind("wss://", 0) != 0) return bad(key, source, v, "a ws:// or wss:// URL");
+    c->relay_url = v;
+  } else if (key == "owner") {
+    engine::Pubkey pk;
+    if (!engine::from_hex_any_case(v, pk.data(), pk.size())) return bad(key, source, v, "64 hex characters");
+    c->owner = pk;
+  } else if (key == "require-membership") {
+    if (!parse_bool(v, &c->require_membership)) return bad(key, source, v, "true or false");
+  } else if (key == "relay-private-key") {
+    uint8_t sk[32];
+    if (!engine::from_hex_any_case(v, sk, 32)) return bad(key, source, "<hidden>", "64 hex characters");
+    c->relay_private_key = v;
+  } else if (key == "max-connections" || key == "max-concurrent-handlers" || key == "send-buffer") {
+    if (!parse_int(v, 1, 10'000'000, &n)) return bad(key, source, v, "a positive integer");
+    (key == "max-connections" ? c->max_connections : key == "send-buffer" ? c->send_buffer : c->max_concurrent_handlers) = n;
+  } else if (key == "threads") {
+    if (!parse_int(v, 0, 256, &n)) return bad(key, source, v, "an integer from 0 to 256");
+    c->threads = int(n);
+  } else if (key == "sync-writes") {
+    if (!parse_bool(v, &c->sync_writes)) return bad(key, source, v, "true or false");
+  } else if (key == "log-level") {
+    if (v != "debug" && v != "info" && v != "warn" && v != "error") return bad(key, source, v, "debug, info, warn or error");
+    c->log_level = v;
+  } else {
+    return Error{"config: unknown key '" + key + "' (" + source + "); see buzz serve --help"};
+  }
+  return {};
+}
+
+Status load_config_file(Config* c, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const std::exception& e) {
+    return Error{"config: cannot read " + path + ": " + e.what()};
+  }
+  if (root.IsNull()) return {};
+  if (!root.IsMap()) return Error{"config: " + path + " must be a mapping of key: value"};
+  std::string source = "file " + path;
+  for (const auto& kv : root) {
+    std::string key = kv.first.as<std::string>();
+    for (char& ch : key) {
+      if (ch == '_') ch = '-';  // YAML files may use snake_case
+    }
+    if (!kv.second.IsScalar()) return Error{"config: " + key + " (" + source + "): expected a single value"};
+    if (Status s = set_config(c, key, kv.second.as<std::string>(), source.c_str()); !s) return s;
+  }
+  return {};
+}
+
+Status load_config_env(Config* c) {
+  for (const ConfigKey& k : kKeys) {
+    const char* v = std::getenv(k.env);
+    if (!v) continue;
+    if (Status s = set_config(c, k.name, v, k.env); !s) return s;
+  }
+  return {};
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,54 @@
+// Server configuration: one table of keys (config.cpp), read from a YAML file,
+// then the environment (the original's variable names), then flags — each
+// later source overriding the earlier. A bad value names the key and what it
+// expects; `buzz serve` then exits with code 2 before starting anything.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/hex.h"
+#include "engine/result.h"
+
+namespace buzz::server {
+
+struct Config {
+  std::string data_dir = "./data";
+  std::string bind_host = "0.0.0.0";
+  uint16_t bind_port = 3000;
+  std::string relay_url;  // empty = ws://localhost:<port>
+  std::optional<engine::Pubkey> owner;
+  bool require_membership = true;  // closed relay by default
+  std::string relay_private_key;   // hex; empty = the key kept in the data directory
+  int64_t max_connections = 10000;
+  int64_t max_concurrent_handlers = 1024;
+  int64_t send_buffer = 1000;
+  int threads = 0;                 // 0 = one network loop per core
+  bool sync_writes = false;
+  std::string log_level = "info";
+
+  std::string effective_relay_url() const;
+};
+
+struct ConfigKey {
+  const char* name;         // YAML key and --flag (with dashes)
+  const char* env;
+  const char* default_text;
+  const char* description;
+};
+
+// Every key, in the order --help and docs/configuration.md list them.
+const std::vector<ConfigKey>& config_keys();
+
+// Sets one key from text. The error names the key and what it expects.
+engine::Status set_config(Config* config, const std::string& key, const std::string& value, const char* source);
+
+// Applies a YAML file's top-level keys.
+engine::Status load_config_file(Config* config, const std::string& path);
+
+// Applies every set environment variable of the table.
+engine::Status load_config_env(Config* config);
+
+}  // namespace buzz::server

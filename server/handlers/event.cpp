@@ -1,0 +1,113 @@
+// EVENT (protocol.md §8): the checks a client event passes before it is handed
+// to the store writer. Order matters — the first failing check decides the
+// reply — and follows protocol.md §8.1–8.2. Checks that need a consistent view
+// of the store (duplicates within a batch, replaceable order, deletion rights)
+// happen on the writer thread.
+#include <chrono>
+#include <cstdlib>
+
+#include "engine/kinds.h"
+#include "engine/signature.h"
+#include "server/relay.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr int64_t kClockSkewSecs = 900;
+constexpr size_t kMaxContentBytes = 262144;
+
+int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+void Relay::handle_event(Context& c, engine::Event&& e) {
+  if (!c.session.authenticated()) return send_ok(c, e.id, false, "auth-required: not authenticated");
+  // Gift wraps are signed by throw-away keys (NIP-59).
+  if (e.pubkey != c.session.pubkey && e.kind != 1059) {
+    return send_ok(c, e.id, false, "invalid: event pubkey does not match authenticated identity");
+  }
+  if (e.kind == 22242) return send_ok(c, e.id, false, "invalid: AUTH events cannot be submitted via EVENT");
+  if (e.kind == 44100 || e.kind == 44101) {
+    return send_ok(c, e.id, false, "invalid: membership notifications are relay-signed only");
+  }
+  const engine::KindInfo* info = engine::find_kind(e.kind);
+  if (info && info->sender == engine::Sender::kRelayOnly) return send_ok(c, e.id, false, "restricted: relay-only kind");
+  if (!info || info->sender != engine::Sender::kClient) return send_ok(c, e.id, false, "restricted: unknown event kind");
+
+  const bool ephemeral = engine::kind_class(e.kind) == engine::KindClass::kEphemeral;
+  const bool membership_kind = info->role == engine::KindRole::kRelayAdmin || info->role == engine::KindRole::kRelayLeave;
+  // An id already stored is answered without verifying it again: the stored
+  // copy was verified, and this one is not stored either way.
+  if (!ephemeral && !membership_kind && store_.contains(e.id, e.kind)) return send_ok(c, e.id, true, "duplicate:");
+
+  std::string reason;
+  if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return send_ok(c, e.id, false, reason);
+
+  auto event = std::make_shared<const engine::Event>(std::move(e));
+  if (membership_kind) {
+    WriteJob job{WriteJob::Type::kMembership, event, {}, c.conn.id()};
+    if (!writer_->submit(std::move(job))) send_notice(c, "rate-limited: too many concurrent requests");
+    return;
+  }
+  if (ephemeral) return handle_ephemeral(c, std::move(event));
+
+  if (std::llabs(int64_t(event->created_at) - unix_now()) > kClockSkewSecs) {
+    return send_ok(c, event->id, false, "invalid: event timestamp too far from server time");
+  }
+  if (event->content.size() > kMaxContentBytes) {
+    return send_ok(c, event->id, false,
+                   "invalid: content exceeds maximum size of 262144 bytes (got " + std::to_string(event->content.size()) + ")");
+  }
+  if (info->role == engine::KindRole::kCommand || info->role == engine::KindRole::kNip29Admin ||
+      info->channel == engine::ChannelRule::kRequired) {
+    // Channel kinds need an existing channel; none can exist before the team
+    // model (channels.md) is enabled.
+    if (event->first_tag_value("h").empty()) {
+      return send_ok(c, event->id, false, "invalid: channel-scoped events must include an h tag");
+    }
+    return send_ok(c, event->id, false, "invalid: channel not found");
+  }
+  if (event->kind == 0) {
+    // NIP-01 profile metadata must be JSON (kinds.md §2.1).
+    thread_local simdjson::dom::parser parser;
+    if (parser.parse(event->content).error()) return send_ok(c, event->id, false, "invalid: kind:0 content must be valid JSON");
+  }
+  if (event->kind == 7) {
+    std::string_view target;
+    for (const engine::Tag& t : event->tags) {
+      engine::Id id;
+      if (t.size() >= 2 && t[0] == "e" && engine::from_hex(t[1], &id)) target = t[1];
+    }
+    engine::Id id;
+    if (target.empty() || !engine::from_hex(target, &id)) {
+      return send_ok(c, event->id, false, "invalid: reaction must reference a target event via e tag");
+    }
+    if (!store_.get(id)) return send_ok(c, event->id, false, "invalid: reaction target event not found");
+  }
+  WriteJob job{WriteJob::Type::kStore, event, {}, c.conn.id()};
+  if (!writer_->submit(std::move(job))) send_notice(c, "rate-limited: too many concurrent requests");
+}
+
+void Relay::handle_ephemeral(Context& c, std::shared_ptr<const engine::Event> event) {
+  if (event->kind == 20002) {
+    // Typing indicators are channel events; channels arrive with the team model.
+    return send_ok(c, event->id, false,
+                   event->first_tag_value("h").empty() ? "invalid: channel-scoped events must include an h tag"
+                                                       : "invalid: channel not found");
+  }
+  send_ok(c, event->id, true, "");
+  // Ephemeral events are never stored: fan out to every loop straight away.
+  auto committed = std::make_shared<const std::vector<CommittedEvent>>(
+      std::vector<CommittedEvent>{{event, "", std::make_shared<const std::string>(event->raw)}});
+  for (net::Loop* loop : loops_) {
+    if (loop == &c.loop) {
+      fanout(*loop, *committed);
+    } else {
+      loop->post([this, loop, committed] { fanout(*loop, *committed); });
+    }
+  }
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,134 @@
+// REQ, COUNT and CLOSE (protocol.md §9): history from the store, then live
+// events through this loop's SubscriptionIndex.
+//
+// Security: a subscription is checked (auth, p-gate, channel access) before it
+// is registered, so a refused REQ never sees a single live event.
+#include <algorithm>
+#include <unordered_set>
+
+#include "engine/canonical.h"
+#include "engine/kinds.h"
+#include "server/relay.h"
+
+namespace buzz::server {
+namespace {
+
+bool can_match_gated(const engine::Filter& f) {
+  if (!f.kinds) return true;
+  return std::any_of(f.kinds->begin(), f.kinds->end(), [](uint16_t k) { return engine::is_p_gated(k); });
+}
+
+// The p-gate (protocol.md §9.3): a filter that could return events readable
+// only by their p-tagged recipient must ask for the caller's own #p.
+bool passes_p_gate(const std::vector<engine::Filter>& filters, const engine::Pubkey& self) {
+  std::string me = engine::to_hex(self);
+  for (const engine::Filter& f : filters) {
+    if (!can_match_gated(f)) continue;
+    if (f.ids && !f.ids->empty() && !f.has_kind(30622)) continue;
+    const engine::TagFilter* p = f.tag('p');
+    if (!p || p->values.empty()) return false;
+    if (!std::all_of(p->values.begin(), p->values.end(), [&](const std::string& v) { return v == me; })) return false;
+  }
+  return true;
+}
+
+// The single channel every filter names in #h, or empty for a global subscription.
+std::string channel_scope(const std::vector<engine::Filter>& filters) {
+  std::string scope;
+  for (const engine::Filter& f : filters) {
+    const engine::TagFilter* h = f.tag('h');
+    if (!h || h->values.empty()) return {};
+    for (const std::string& v : h->values) {
+      if (scope.empty()) scope = v;
+      else if (v != scope) return {};
+    }
+  }
+  return scope;
+}
+
+}  // namespace
+
+void Relay::handle_req(Context& c, ReqMessage&& req) {
+  stats_.reqs.fetch_add(1, std::memory_order_relaxed);
+  if (!c.session.authenticated()) {
+    send_notice(c, "auth-required: authenticate before subscribing");
+    return send_closed(c, req.sub_id, "auth-required: not authenticated");
+  }
+  bool replacing = c.session.subs.count(req.sub_id) > 0;
+  if (!replacing && c.session.subs.size() >= kMaxSubscriptionsPerConnection) {
+    return send_closed(c, req.sub_id, "error: too many subscriptions");
+  }
+  if (std::any_of(req.filters.begin(), req.filters.end(), [](const engine::Filter& f) { return f.search.has_value(); })) {
+    return send_closed(c, req.sub_id, "error: full-text search is not enabled on this relay");
+  }
+  std::string channel = channel_scope(req.filters);
+  if (channel.empty() && !passes_p_gate(req.filters, c.session.pubkey)) {
+    return send_closed(c, req.sub_id, "restricted: p-gated events require #p matching your pubkey");
+  }
+  if (!channel.empty()) {
+    // No channel is readable until the team model exists (channels.md).
+    return send_closed(c, req.sub_id, "restricted: not a channel member");
+  }
+  if (replacing) drop_subscription(c.state, c.session, req.sub_id);
+
+  auto sub = std::make_unique<index::Subscription>();
+  sub->owner = uint64_t(c.conn.id().slot) << 32 | c.conn.id().gen;
+  sub->id = req.sub_id;
+  sub->filters = std::move(req.filters);
+  sub->channel = channel;
+  sub->event_prefix = "[\"EVENT\",";
+  engine::append_json_string(sub->event_prefix, sub->id);
+  sub->event_prefix += ",";
+  index::Subscription* registered = sub.get();
+  c.state.subs.add(registered);  // registered before replay: nothing published meanwhile is missed
+  c.session.subs[registered->id] = std::move(sub);
+
+  std::unordered_set<std::string> sent;  // an event matching two filters is sent once
+  engine::QueryOptions options;
+  options.accept = [&](const engine::EventFields& f) {
+    if (!f.channel.empty()) return false;
+    if (f.kind == 30622 && !std::any_of(f.tags.begin(), f.tags.end(), [&](const engine::TagRef& t) {
+          return t.name == 'p' && t.value == engine::to_hex(c.session.pubkey);
+        })) {
+      return false;
+    }
+    return registered->filters.size() == 1 || sent.insert(std::string(reinterpret_cast<const char*>(f.id), 32)).second;
+  };
+  std::string frame;
+  for (const engine::Filter& f : registered->filters) {
+    (void)store_.query(f, options, [&](std::string_view raw, const engine::EventFields&) {
+      frame.assign(registered->event_prefix).append(raw).push_back(']');
+      c.loop.send_text(c.conn, frame);
+    });
+  }
+  std::string eose = "[\"EOSE\",";
+  engine::append_json_string(eose, registered->id);
+  c.loop.send_text(c.conn, eose + "]");
+}
+
+void Relay::handle_count(Context& c, const ReqMessage& req) {
+  if (!c.session.authenticated()) return send_closed(c, req.sub_id, "auth-required: not authenticated");
+  if (!passes_p_gate(req.filters, c.session.pubkey)) {
+    return send_closed(c, req.sub_id, "restricted: p-gated kinds require #p tag matching your pubkey");
+  }
+  if (!channel_scope(req.filters).empty()) {
+    std::string out = "[\"COUNT\",";
+    engine::append_json_string(out, req.sub_id);
+    return c.loop.send_text(c.conn, out + ",{\"count\":0}]"), void();
+  }
+  engine::QueryOptions options;
+  options.accept = [](const engine::EventFields& f) { return f.channel.empty() && f.kind != 30622; };
+  auto n = store_.count(req.filters, options);
+  if (!n) return send_closed(c, req.sub_id, "error: " + n.error());
+  std::string out = "[\"COUNT\",";
+  engine::append_json_string(out, req.sub_id);
+  out += ",{\"count\":" + std::to_string(*n) + "}]";
+  c.loop.send_text(c.conn, out);
+}
+
+void Relay::handle_close(Context& c, const std::string& sub_id) {
+  drop_subscription(c.state, c.session, sub_id);
+  send_closed(c, sub_id, "");
+}
+
+}  // namespace buzz::server

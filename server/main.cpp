@@ -1,0 +1,76 @@
+// buzz: the single binary. `buzz serve` runs the relay; `buzz admin …` works
+// offline on a data directory. Each subcommand answers --help.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "server/cli.h"
+
+namespace buzz::server {
+
+std::optional<std::string> ParsedArgs::get(const std::string& k) const {
+  auto it = options.find(k);
+  if (it == options.end()) return std::nullopt;
+  return it->second;
+}
+
+ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::string>& flags) {
+  ParsedArgs out;
+  for (int i = first; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) != 0 || a.size() == 2) {
+      out.positional.push_back(a);
+      continue;
+    }
+    std::string key = a.substr(2);
+    size_t eq = key.find('=');
+    if (eq != std::string::npos) {
+      out.options[key.substr(0, eq)] = key.substr(eq + 1);
+    } else if (std::find(flags.begin(), flags.end(), key) != flags.end()) {
+      out.options[key] = "true";
+    } else if (i + 1 < argc) {
+      out.options[key] = argv[++i];
+    } else {
+      out.error = "option --" + key + " needs a value";
+    }
+  }
+  return out;
+}
+
+}  // namespace buzz::server
+
+namespace {
+
+constexpr const char* kUsage = R"(buzz — a team-communication relay on Nostr
+
+Usage: buzz <command> [options]
+
+Commands:
+  serve      run the relay (WebSocket + HTTP) on the embedded store
+  admin      manage relay membership and keys offline (add-member, remove-member,
+             list-members, generate-key)
+  version    print the version
+  help       show this help
+
+Run 'buzz <command> --help' for a command's options.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace buzz::server;
+  if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? kExitUsage : kExitOk;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "serve") return run_serve(argc, argv);
+  if (cmd == "admin") return run_admin(argc, argv);
+  if (cmd == "version" || cmd == "--version") {
+    std::printf("buzz %s\n", BUZZ_VERSION);
+    return kExitOk;
+  }
+  std::fprintf(stderr, "buzz: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  return kExitUsage;
+}

@@ -1,0 +1,181 @@
+// The relay service: connection lifecycle, dispatch and fan-out; see relay.h.
+// The message handlers live in handlers/, one file per message type.
+#include "server/relay.h"
+
+#include <unordered_map>
+
+#include "engine/canonical.h"
+#include "server/log.h"
+#include "server/relay_url.h"
+
+namespace buzz::server {
+
+namespace {
+
+uint64_t owner_of(net::ConnId id) { return uint64_t(id.slot) << 32 | id.gen; }
+
+net::ConnId conn_of(uint16_t loop, uint64_t owner) { return {loop, uint32_t(owner >> 32), uint32_t(owner)}; }
+
+std::string pubkey_key(const engine::Pubkey& pk) { return std::string(reinterpret_cast<const char*>(pk.data()), 32); }
+
+}  // namespace
+
+Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, const engine::Keypair& key)
+    : config_(config),
+      store_(store),
+      membership_(membership),
+      key_(key),
+      relay_url_normalized_(normalize_relay_url(config.effective_relay_url())) {}
+
+Relay::~Relay() = default;
+
+void Relay::attach(std::vector<net::Loop*> loops, StoreWriter* writer) {
+  loops_ = std::move(loops);
+  writer_ = writer;
+  states_.clear();
+  for (size_t i = 0; i < loops_.size(); ++i) states_.push_back(std::make_unique<LoopState>());
+}
+
+bool Relay::on_upgrade(net::Loop&, const net::HttpRequest& request, net::HttpResponse* refusal) {
+  if (request.path == "/") return true;
+  *refusal = net::HttpResponse::json(404, R"({"error":"no WebSocket endpoint at this path; the relay is at /"})");
+  return false;
+}
+
+void Relay::on_open(net::Loop& loop, net::Connection& conn) {
+  auto session = std::make_unique<Session>();
+  engine::random_bytes(session->challenge.data(), session->challenge.size());
+  std::string auth = "[\"AUTH\",\"" + session->challenge_hex() + "\"]";
+  conn.set_context(std::move(session));
+  loop.send_text(conn, auth);  // the challenge is the first frame (NIP-42)
+}
+
+void Relay::on_close(net::Loop& loop, net::Connection& conn) {
+  auto* session = static_cast<Session*>(conn.context());
+  if (!session) return;
+  LoopState& st = state(loop);
+  for (auto& [id, sub] : session->subs) st.subs.remove(sub.get());
+  session->subs.clear();
+  if (session->authenticated()) {
+    auto it = st.by_pubkey.find(pubkey_key(session->pubkey));
+    if (it != st.by_pubkey.end()) {
+      std::erase(it->second, conn.id());
+      if (it->second.empty()) st.by_pubkey.erase(it);
+    }
+  }
+}
+
+void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view text) {
+  auto* session = static_cast<Session*>(conn.context());
+  if (!session) return;
+  Context c{loop, conn, *session, state(loop)};
+  ClientMessage msg = parse_client_message(text);
+  if (auto* m = std::get_if<EventMessage>(&msg)) return handle_event(c, std::move(m->event));
+  if (auto* m = std::get_if<ReqMessage>(&msg)) return m->is_count ? handle_count(c, *m) : handle_req(c, std::move(*m));
+  if (auto* m = std::get_if<CloseMessage>(&msg)) return handle_close(c, m->sub_id);
+  if (auto* m = std::get_if<AuthMessage>(&msg)) {
+    bool was_pending = session->auth == Session::Auth::kPending;
+    handle_auth(c, m->event);
+    if (was_pending && session->authenticated()) c.state.by_pubkey[pubkey_key(session->pubkey)].push_back(conn.id());
+    return;
+  }
+  handle_parse_failure(c, std::get<ParseFailure>(msg));
+}
+
+void Relay::handle_parse_failure(Context& c, const ParseFailure& f) {
+  send_notice(c, f.notice);
+  if (f.event_id) send_ok(c, *f.event_id, false, "invalid: malformed event");
+  if (f.sub_id) send_closed(c, *f.sub_id, "invalid: malformed filter");
+}
+
+void Relay::send_ok(Context& c, const engine::Id& id, bool accepted, std::string_view reason) {
+  send_ok(c, engine::to_hex(id), accepted, reason);
+}
+
+void Relay::send_ok(Context& c, std::string_view id_hex, bool accepted, std::string_view reason) {
+  std::string out = "[\"OK\",";
+  engine::append_json_string(out, id_hex);
+  out += accepted ? ",true," : ",false,";
+  engine::append_json_string(out, reason);
+  out += "]";
+  c.loop.send_text(c.conn, out);
+  (accepted ? stats_.events_accepted : stats_.events_rejected).fetch_add(1, std::memory_order_relaxed);
+}
+
+void Relay::send_closed(Context& c, std::string_view sub_id, std::string_view reason) {
+  std::string out = "[\"CLOSED\",";
+  engine::append_json_string(out, sub_id);
+  out += ",";
+  engine::append_json_string(out, reason);
+  out += "]";
+  c.loop.send_text(c.conn, out);
+}
+
+void Relay::send_notice(Context& c, std::string_view text) {
+  std::string out = "[\"NOTICE\",";
+  engine::append_json_string(out, text);
+  out += "]";
+  c.loop.send_text(c.conn, out);
+}
+
+void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
+  // Replies go to the loop that owns each connection, in one task per loop.
+  std::vector<std::vector<OkReply>> by_loop(loops_.size());
+  for (OkReply& r : outcome.replies) {
+    if (r.to.loop < loops_.size()) by_loop[r.to.loop].push_back(std::move(r));
+  }
+  auto committed = std::make_shared<const std::vector<CommittedEvent>>(std::move(outcome.committed));
+  auto lost = std::make_shared<const std::vector<engine::Pubkey>>(std::move(outcome.lost_membership));
+  for (size_t i = 0; i < loops_.size(); ++i) {
+    net::Loop* loop = loops_[i];
+    if (by_loop[i].empty() && committed->empty() && lost->empty()) continue;
+    loop->post([this, loop, replies = std::move(by_loop[i]), committed, lost] {
+      for (const OkReply& r : replies) {
+        net::Connection* conn = loop->find(r.to);
+        auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
+        if (!session) continue;
+        Context c{*loop, *conn, *session, state(*loop)};
+        send_ok(c, r.event_id, r.accepted, r.reason);
+      }
+      if (!committed->empty()) fanout(*loop, *committed);
+      if (membership_.enforced()) {
+        for (const engine::Pubkey& pk : *lost) close_pubkey(*loop, pk);
+      }
+    });
+  }
+}
+
+void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
+  LoopState& st = state(loop);
+  engine::EventFields fields;
+  for (const CommittedEvent& ev : events) {
+    fields.assign(*ev.event, ev.channel);
+    st.subs.match(fields, [&](index::Subscription& sub) {
+      net::Connection* conn = loop.find(conn_of(loop.index(), sub.owner));
+      if (!conn) return;
+      // Per recipient only the prefix differs; the event bytes are shared.
+      if (loop.send_shared(*conn, sub.event_prefix, ev.raw, "]")) {
+        stats_.events_delivered.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+  }
+}
+
+void Relay::drop_subscription(LoopState& st, Session& session, const std::string& sub_id) {
+  auto it = session.subs.find(sub_id);
+  if (it == session.subs.end()) return;
+  st.subs.remove(it->second.get());
+  session.subs.erase(it);
+}
+
+void Relay::close_pubkey(net::Loop& loop, const engine::Pubkey& pk) {
+  LoopState& st = state(loop);
+  auto it = st.by_pubkey.find(pubkey_key(pk));
+  if (it == st.by_pubkey.end()) return;
+  std::vector<net::ConnId> ids = it->second;
+  for (net::ConnId id : ids) {
+    if (net::Connection* conn = loop.find(id)) loop.close(*conn, 1008, "relay membership revoked");
+  }
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,103 @@
+// Relay: the Nostr relay application on top of net/ (the net::Service).
+//
+// Threads: the Service callbacks and every handler run on the loop thread that
+// owns the connection and never block on another thread. Events that must be
+// stored go to the StoreWriter; its results come back through
+// on_write_batch() (writer thread), which only posts work to the loops.
+// Each loop has its own LoopState (subscription index, sessions by pubkey):
+// nothing in it is shared, so nothing in it is locked.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/event_store.h"
+#include "engine/signature.h"
+#include "net/loop.h"
+#include "net/service.h"
+#include "server/client_message.h"
+#include "server/config.h"
+#include "server/relay_membership.h"
+#include "server/session.h"
+#include "server/store_writer.h"
+
+namespace buzz::server {
+
+struct RelayStats {
+  std::atomic<uint64_t> events_accepted{0};
+  std::atomic<uint64_t> events_rejected{0};
+  std::atomic<uint64_t> events_delivered{0};
+  std::atomic<uint64_t> reqs{0};
+};
+
+class Relay final : public net::Service {
+ public:
+  Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, const engine::Keypair& key);
+  ~Relay() override;
+
+  // Before the loops run: the loops to fan out to and the writer to store through.
+  void attach(std::vector<net::Loop*> loops, StoreWriter* writer);
+
+  net::HttpResponse on_http(net::Loop& loop, const net::HttpRequest& request) override;
+  bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
+  void on_open(net::Loop& loop, net::Connection& conn) override;
+  void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
+  void on_close(net::Loop& loop, net::Connection& conn) override;
+
+  // Writer thread: hands replies and committed events to their loops.
+  void on_write_batch(WriteBatchOutcome&& outcome);
+
+  const engine::Keypair& relay_key() const { return key_; }
+  const RelayStats& stats() const { return stats_; }
+
+ private:
+  // What one loop knows; touched only on that loop's thread.
+  struct LoopState {
+    index::SubscriptionIndex subs;
+    // Authenticated connections by raw pubkey, to close them when membership ends.
+    std::unordered_map<std::string, std::vector<net::ConnId>> by_pubkey;
+  };
+  struct Context {  // one message being handled
+    net::Loop& loop;
+    net::Connection& conn;
+    Session& session;
+    LoopState& state;
+  };
+
+  // handlers/*.cpp, one per message type
+  void handle_event(Context& c, engine::Event&& event);
+  void handle_auth(Context& c, const engine::Event& event);
+  void handle_req(Context& c, ReqMessage&& req);
+  void handle_count(Context& c, const ReqMessage& req);
+  void handle_close(Context& c, const std::string& sub_id);
+  void handle_parse_failure(Context& c, const ParseFailure& failure);
+
+  void handle_ephemeral(Context& c, std::shared_ptr<const engine::Event> event);
+  // Matches committed events against this loop's subscriptions and sends them.
+  void fanout(net::Loop& loop, const std::vector<CommittedEvent>& events);
+  void drop_subscription(LoopState& state, Session& session, const std::string& sub_id);
+  void close_pubkey(net::Loop& loop, const engine::Pubkey& pk);
+
+  void send_ok(Context& c, const engine::Id& id, bool accepted, std::string_view reason);
+  void send_ok(Context& c, std::string_view id_hex, bool accepted, std::string_view reason);
+  void send_closed(Context& c, std::string_view sub_id, std::string_view reason);
+  void send_notice(Context& c, std::string_view text);
+
+  std::string nip11_document() const;
+  LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
+
+  const Config& config_;
+  engine::EventStore& store_;
+  RelayMembership& membership_;
+  engine::Keypair key_;
+  std::string relay_url_normalized_;
+  std::vector<net::Loop*> loops_;
+  std::vector<std::unique_ptr<LoopState>> states_;
+  StoreWriter* writer_ = nullptr;
+  RelayStats stats_;
+};
+
+}  // namespace buzz::server

@@ -1,0 +1,55 @@
+// Plain HTTP on the relay's port: NIP-11 (protocol.md §15) and health checks.
+#include "engine/event_store.h"
+#include "server/relay.h"
+
+namespace buzz::server {
+namespace {
+
+net::HttpResponse with_cors(net::HttpResponse r) {
+  r.headers.emplace_back("Access-Control-Allow-Origin", "*");
+  return r;
+}
+
+}  // namespace
+
+std::string Relay::nip11_document() const {
+  std::string nips = "[1,2,9,10,11,16,17,23,25,29,33,38,42,45";
+  if (membership_.enforced()) nips += ",43";
+  nips += "]";
+  return "{\"name\":\"Buzz Relay\",\"description\":\"Buzz \\u2014 private team communication relay\","
+         "\"pubkey\":null,\"contact\":null,\"supported_nips\":" + nips +
+         ",\"software\":\"https://github.com/block/buzz\",\"version\":\"" BUZZ_VERSION "\","
+         "\"limitation\":{\"max_message_length\":65536,\"max_subscriptions\":1024,\"max_filters\":10,"
+         "\"max_limit\":" + std::to_string(engine::kMaxQueryLimit) +
+         ",\"max_subid_length\":256,\"min_pow_difficulty\":null,\"auth_required\":true,"
+         "\"payment_required\":false,\"restricted_writes\":true},\"self\":\"" + engine::to_hex(key_.pubkey) + "\"}";
+}
+
+net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
+  if (req.method == "OPTIONS") {
+    net::HttpResponse r{204, "", "", {}};
+    r.headers = {{"Access-Control-Allow-Origin", "*"},
+                 {"Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS"},
+                 {"Access-Control-Allow-Headers", "Authorization, Content-Type, Accept"}};
+    return r;
+  }
+  bool get = req.method == "GET" || req.method == "HEAD";
+  if (get && (req.path == "/health" || req.path == "/_liveness" || req.path == "/_readiness")) {
+    return net::HttpResponse::json(200, R"({"status":"ok"})");
+  }
+  if (get && (req.path == "/info" || req.path == "/")) {
+    if (req.path == "/" && req.header("accept").find("application/nostr+json") == std::string_view::npos) {
+      net::HttpResponse r = net::HttpResponse::text(200, "Buzz relay. Connect with a Nostr client over WebSocket.\n");
+      return with_cors(std::move(r));
+    }
+    net::HttpResponse r = net::HttpResponse::json(200, nip11_document());
+    r.content_type = "application/nostr+json";
+    return with_cors(std::move(r));
+  }
+  if (!get && (req.path == "/health" || req.path == "/info")) {
+    return net::HttpResponse::json(405, R"({"error":"method not allowed"})");
+  }
+  return net::HttpResponse::json(404, R"({"error":"not found"})");
+}
+
+}  // namespace buzz::server

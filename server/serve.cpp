@@ -1,0 +1,175 @@
+// `buzz serve`: reads the configuration, opens the data directory and runs one
+// network loop per core plus the store writer until SIGINT / SIGTERM.
+// Start-up either completes or exits with a message naming what is wrong:
+// nothing is left half-started.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "engine/relay_members.h"
+#include "engine/rocks_database.h"
+#include "engine/rocks_event_store.h"
+#include "server/cli.h"
+#include "server/config.h"
+#include "server/log.h"
+#include "server/relay.h"
+#include "server/relay_key.h"
+
+namespace buzz::server {
+namespace {
+
+void print_serve_help() {
+  std::printf(
+      "Usage: buzz serve [--config FILE] [--open] [--KEY VALUE ...]\n\n"
+      "Runs the relay. Settings come from the YAML file (--config or BUZZ_CONFIG), then\n"
+      "the environment, then flags; later sources win.\n\n"
+      "  %-26s %-32s %s\n", "flag", "environment", "default — meaning");
+  for (const ConfigKey& k : config_keys()) {
+    std::printf("  --%-24s %-32s %s — %s\n", k.name, k.env, *k.default_text ? k.default_text : "(unset)", k.description);
+  }
+  std::printf("  --%-24s %-32s %s\n", "open", "", "shorthand for --require-membership false");
+}
+
+uint64_t unix_now() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+int fail(const std::string& why, int code = kExitFailure) {
+  std::fprintf(stderr, "buzz serve: %s\n", why.c_str());
+  return code;
+}
+
+// On a closed relay someone must be able to sign in: without a configured or
+// stored owner, make an owner key once and say where it is.
+engine::Status ensure_owner(const Config& cfg, engine::RelayMembers& members) {
+  if (cfg.owner) return members.set_owner(*cfg.owner, unix_now());
+  auto all = members.list();
+  if (!all) return engine::Error{all.error()};
+  for (const auto& m : *all) {
+    if (m.role == engine::RelayRole::kOwner) return {};
+  }
+  bool created;
+  std::string path = cfg.data_dir + "/owner.key";
+  auto key = load_or_create_key_file(path, &created);
+  if (!key) return engine::Error{key.error()};
+  log_warn("no relay owner configured; using the owner key in the data directory",
+           {{"owner_pubkey", engine::to_hex(key->pubkey)}, {"secret_key_file", path},
+            {"hint", "set RELAY_OWNER_PUBKEY to your own key, or run with --open"}});
+  return members.set_owner(key->pubkey, unix_now());
+}
+
+}  // namespace
+
+int run_serve(int argc, char** argv) {
+  ParsedArgs args = parse_args(argc, argv, 2, {"help", "open"});
+  if (args.has("help")) {
+    print_serve_help();
+    return kExitOk;
+  }
+  if (!args.error.empty()) return fail(args.error, kExitUsage);
+  if (!args.positional.empty()) return fail("unexpected argument '" + args.positional[0] + "'", kExitUsage);
+
+  Config cfg;
+  const char* env_file = std::getenv("BUZZ_CONFIG");
+  std::string file = args.get("config").value_or(env_file ? env_file : "");
+  if (!file.empty()) {
+    if (auto s = load_config_file(&cfg, file); !s) return fail(s.error(), kExitUsage);
+  }
+  if (auto s = load_config_env(&cfg); !s) return fail(s.error(), kExitUsage);
+  for (const auto& [k, v] : args.options) {
+    if (k == "config" || k == "help") continue;
+    if (k == "open") {
+      cfg.require_membership = false;
+      continue;
+    }
+    if (auto s = set_config(&cfg, k, v, "flag"); !s) return fail(s.error(), kExitUsage);
+  }
+  LogLevel level;
+  parse_log_level(cfg.log_level, &level);
+  set_log_level(level);
+
+  std::error_code ec;
+  std::filesystem::create_directories(cfg.data_dir, ec);
+  if (ec) return fail("cannot create data directory " + cfg.data_dir + ": " + ec.message());
+
+  engine::DatabaseOptions db_options;
+  db_options.sync_writes = cfg.sync_writes;
+  auto db = engine::RocksDatabase::open(cfg.data_dir + "/db", db_options);
+  if (!db) return fail(db.error());
+  auto key = load_relay_key(cfg.data_dir, cfg.relay_private_key);
+  if (!key) return fail(key.error(), kExitUsage);
+
+  engine::RelayMembers members(**db);
+  if (cfg.require_membership) {
+    if (auto s = ensure_owner(cfg, members); !s) return fail(s.error());
+  } else if (cfg.owner) {
+    if (auto s = members.set_owner(*cfg.owner, unix_now()); !s) return fail(s.error());
+  }
+  RelayMembership membership(members, *key, cfg.require_membership);
+  if (auto s = membership.load(); !s) return fail(s.error());
+
+  engine::RocksEventStore store(**db);
+  Relay relay(cfg, store, membership, *key);
+
+  // Block the shutdown signals in every thread; this one waits for them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  int threads = cfg.threads > 0 ? cfg.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<int64_t> connection_count{0};
+  net::LoopOptions loop_options;
+  loop_options.host = cfg.bind_host;
+  loop_options.port = cfg.bind_port;
+  loop_options.send_queue_limit = size_t(cfg.send_buffer);
+  loop_options.max_connections = cfg.max_connections;
+  loop_options.connection_count = &connection_count;
+  std::vector<std::unique_ptr<net::Loop>> loops;
+  try {
+    for (int i = 0; i < threads; ++i) {
+      loops.push_back(std::make_unique<net::Loop>(uint16_t(i), loop_options, relay));
+      // Port 0 asks the kernel for a free port: every other loop shares the first one's.
+      loop_options.port = loops.front()->port();
+    }
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  std::vector<net::Loop*> loop_ptrs;
+  for (auto& l : loops) loop_ptrs.push_back(l.get());
+  StoreWriter writer(store, membership, size_t(cfg.max_concurrent_handlers),
+                     [&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
+  relay.attach(loop_ptrs, &writer);
+  if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(unix_now())});
+
+  std::vector<std::thread> loop_threads;
+  for (auto& l : loops) loop_threads.emplace_back([&l] { l->run(); });
+
+  std::string listen = cfg.bind_host + ":" + std::to_string(loops.front()->port());
+  std::printf("buzz %s listening on %s (relay URL %s), data in %s\n", BUZZ_VERSION, listen.c_str(),
+              cfg.effective_relay_url().c_str(), std::filesystem::absolute(cfg.data_dir).c_str());
+  std::fflush(stdout);
+  log_info("listening", {{"addr", listen}, {"relay_url", cfg.effective_relay_url()}, {"data_dir", cfg.data_dir},
+                         {"loops", std::to_string(threads)}, {"relay_pubkey", engine::to_hex(key->pubkey)},
+                         {"membership", cfg.require_membership ? "closed" : "open"}});
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  log_info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+  for (auto& l : loops) l->stop();
+  for (auto& t : loop_threads) t.join();
+  writer.stop();
+  return kExitOk;
+}
+
+}  // namespace buzz::server

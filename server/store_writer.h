@@ -1,0 +1,79 @@
+// StoreWriter: the one thread that writes to the event store (docs/threads.md).
+//
+// Loops submit verified events; the writer drains its whole queue into one
+// batch (group commit across connections), writes it, and only then hands the
+// OK replies and the committed events back to the relay. Ordering rule: no OK
+// true leaves before the batch holding its event is durable in the WAL.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/event.h"
+#include "engine/event_store.h"
+#include "net/connection.h"
+#include "server/relay_membership.h"
+
+namespace buzz::server {
+
+struct WriteJob {
+  enum class Type : uint8_t { kStore, kMembership };
+  Type type = Type::kStore;
+  std::shared_ptr<const engine::Event> event;
+  std::string channel;
+  net::ConnId origin;
+};
+
+struct OkReply {
+  net::ConnId to;
+  engine::Id event_id;
+  bool accepted;
+  std::string reason;
+};
+
+// An event now in the store, ready for fan-out. `raw` is shared by every recipient.
+struct CommittedEvent {
+  std::shared_ptr<const engine::Event> event;
+  std::string channel;
+  std::shared_ptr<const std::string> raw;
+};
+
+struct WriteBatchOutcome {
+  std::vector<OkReply> replies;
+  std::vector<CommittedEvent> committed;
+  std::vector<engine::Pubkey> lost_membership;
+};
+
+class StoreWriter {
+ public:
+  using Sink = std::function<void(WriteBatchOutcome&&)>;
+
+  StoreWriter(engine::EventStore& store, RelayMembership& membership, size_t capacity, Sink sink);
+  ~StoreWriter();
+
+  // Any thread. False if the queue is full (the caller answers rate-limited).
+  bool submit(WriteJob&& job);
+  // Stores relay-signed events (start-up 13534, ...) as one batch.
+  void submit_relay_events(std::vector<engine::Event> events);
+  void stop();
+  size_t queued() const;
+
+ private:
+  void run();
+  void process(std::vector<WriteJob>& jobs);
+
+  engine::EventStore& store_;
+  RelayMembership& membership_;
+  size_t capacity_;
+  Sink sink_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<WriteJob> queue_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace buzz::server
