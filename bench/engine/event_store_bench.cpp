@@ -1,0 +1,68 @@
+// The RocksDB event store: batched inserts (as the store writer does them) and
+// newest-first queries by kind, author and tag returning 500 events.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+
+#include "bench/engine/bench_events.h"
+#include "engine/rocks_event_store.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace buzz::engine;
+
+struct TempStore {
+  fs::path dir = fs::temp_directory_path() / ("buzz-bench-" + std::to_string(::getpid()) + "-" + std::to_string(rand()));
+  std::unique_ptr<RocksDatabase> db;
+  std::unique_ptr<RocksEventStore> store;
+  TempStore() {
+    db = std::move(*RocksDatabase::open(dir.string(), DatabaseOptions{}));
+    store = std::make_unique<RocksEventStore>(*db);
+  }
+  ~TempStore() {
+    store.reset();
+    db.reset();
+    fs::remove_all(dir);
+  }
+  void insert(const std::vector<Event>& events, size_t batch) {
+    for (size_t i = 0; i < events.size(); i += batch) {
+      std::vector<WriteRequest> reqs;
+      for (size_t j = i; j < std::min(events.size(), i + batch); ++j) reqs.push_back({&events[j], {}});
+      (void)store->write(reqs);
+    }
+  }
+};
+
+void BM_StoreInsert(benchmark::State& state) {
+  const size_t batch = size_t(state.range(0));
+  auto events = buzz::bench::make_events(20000);
+  for (auto _ : state) {
+    state.PauseTiming();
+    TempStore t;
+    state.ResumeTiming();
+    t.insert(events, batch);
+  }
+  state.SetItemsProcessed(int64_t(state.iterations() * events.size()));
+}
+BENCHMARK(BM_StoreInsert)->Arg(1)->Arg(64)->Unit(benchmark::kMillisecond);
+
+void BM_StoreQuery(benchmark::State& state) {
+  static TempStore* t = [] {
+    auto* s = new TempStore();
+    s->insert(buzz::bench::make_events(100000), 256);
+    return s;
+  }();
+  static auto events = buzz::bench::make_events(1);
+  const char* filters[] = {R"({"kinds":[1],"limit":500})", R"({"#t":["topic7"],"limit":500})"};
+  auto filter = parse_filter_json(filters[state.range(0)]);
+  size_t n = 0;
+  for (auto _ : state) {
+    n = 0;
+    (void)t->store->query(*filter, QueryOptions{}, [&](std::string_view, const EventFields&) { ++n; });
+  }
+  state.counters["results"] = double(n);
+}
+BENCHMARK(BM_StoreQuery)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -1,0 +1,356 @@
+// buzz-load: drives a real `buzz serve` over loopback and reports the server's
+// own CPU per unit of work next to the cost of one bare Schnorr verify measured
+// in the same run (docs/performance.md lists the commands and figures).
+//
+//   buzz-load ingest  --connections 50 --events 20000
+//   buzz-load fanout  --subscribers 1000 --rate 50 --seconds 10
+//   buzz-load history --events 1000000 --queries 300
+//   buzz-load idle    --connections 10000
+// Common: --binary ./build/buzz  --json (one JSON object on stdout)
+#include <poll.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/canonical.h"
+#include "engine/rocks_event_store.h"
+#include "engine/signature.h"
+#include "tools/client/ws_client.h"
+#include "tools/load/server_process.h"
+
+namespace {
+
+using namespace buzz;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string scenario;
+  std::string binary = "./build/buzz";
+  int connections = 50;
+  int events = 20000;
+  int subscribers = 1000;
+  int rate = 50;
+  int seconds = 10;
+  int queries = 300;
+  bool json = false;
+};
+
+double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+uint64_t unix_now() { return uint64_t(std::time(nullptr)); }
+
+uint16_t pick_port() { return uint16_t(20000 + (getpid() % 20000)); }
+
+// Median cost of one libsecp256k1 verify, measured here so every figure can be
+// read as a multiple of it.
+double verify_us() {
+  engine::Event e;
+  e.kind = 1;
+  e.created_at = unix_now();
+  e.content = "x";
+  engine::sign_event(engine::generate_keypair(), &e);
+  auto t0 = Clock::now();
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) engine::verify_signature(e.id, e.pubkey, e.sig);
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / n;
+}
+
+std::unique_ptr<client::WsClient> connect_authed(const load::ServerProcess& server, const engine::Keypair& key) {
+  std::string err;
+  auto c = client::WsClient::connect("127.0.0.1", server.port(), &err, "/", 10000);
+  if (!c) throw std::runtime_error("connect: " + err);
+  auto first = c->recv(5000);
+  if (!first || first->rfind("[\"AUTH\",\"", 0) != 0) throw std::runtime_error("no AUTH challenge");
+  std::string challenge = first->substr(9, 64);
+  engine::Event auth;
+  auth.kind = 22242;
+  auth.created_at = unix_now();
+  auth.tags = {{"relay", server.url()}, {"challenge", challenge}};
+  engine::sign_event(key, &auth);
+  c->send_text("[\"AUTH\"," + auth.raw + "]");
+  auto ok = c->recv(5000);
+  if (!ok || ok->find("true") == std::string::npos) throw std::runtime_error("AUTH refused: " + ok.value_or("timeout"));
+  return c;
+}
+
+engine::Event note(const engine::Keypair& key, std::string content, std::vector<engine::Tag> tags = {}) {
+  engine::Event e;
+  e.kind = 1;
+  e.created_at = unix_now();
+  e.tags = std::move(tags);
+  e.content = std::move(content);
+  engine::sign_event(key, &e);
+  return e;
+}
+
+void report(const Options& o, const std::map<std::string, double>& figures) {
+  if (o.json) {
+    std::printf("{\"scenario\":\"%s\"", o.scenario.c_str());
+    for (auto& [k, v] : figures) std::printf(",\"%s\":%.3f", k.c_str(), v);
+    std::printf("}\n");
+    return;
+  }
+  std::printf("scenario: %s\n", o.scenario.c_str());
+  for (auto& [k, v] : figures) std::printf("  %-34s %12.3f\n", k.c_str(), v);
+}
+
+std::string temp_dir() {
+  auto d = std::filesystem::temp_directory_path() / ("buzz-load-" + std::to_string(getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
+void ingest(const Options& o) {
+  std::string dir = temp_dir();
+  load::ServerProcess server(o.binary, dir, pick_port());
+  std::vector<engine::Keypair> keys;
+  std::vector<std::unique_ptr<client::WsClient>> conns;
+  for (int i = 0; i < o.connections; ++i) {
+    keys.push_back(engine::generate_keypair());
+    conns.push_back(connect_authed(server, keys.back()));
+  }
+  // Sign everything first: the measured window holds only the relay's work.
+  std::vector<std::vector<std::string>> frames(size_t(o.connections));
+  for (int i = 0; i < o.events; ++i) {
+    size_t c = size_t(i % o.connections);
+    frames[c].push_back("[\"EVENT\"," + note(keys[c], "ingest " + std::to_string(i), {{"t", "load"}}).raw + "]");
+  }
+  // Each connection keeps at most kWindow EVENTs unanswered, as a client
+  // library would; the relay refuses work beyond its handler cap otherwise.
+  constexpr int kWindow = 16;
+  std::vector<std::atomic<int>> acked(conns.size());
+  auto before = load::read_usage(server.pid());
+  double t0 = now_s();
+  std::vector<std::thread> senders;
+  for (size_t c = 0; c < conns.size(); ++c) {
+    senders.emplace_back([&, c] {
+      int sent = 0;
+      for (auto& f : frames[c]) {
+        while (sent - acked[c].load() >= kWindow) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        conns[c]->send_text(f);
+        ++sent;
+      }
+    });
+  }
+  size_t oks = 0, accepted = 0;
+  std::vector<pollfd> pfds;
+  for (auto& c : conns) pfds.push_back({c->fd(), POLLIN, 0});
+  while (oks < size_t(o.events)) {
+    if (poll(pfds.data(), pfds.size(), 10000) <= 0) break;
+    for (size_t i = 0; i < pfds.size(); ++i) {
+      if (!(pfds[i].revents & POLLIN)) continue;
+      while (auto m = conns[i]->recv(0)) {
+        if (m->rfind("[\"OK\"", 0) != 0) continue;
+        ++oks;
+        acked[i].fetch_add(1);
+        accepted += m->find("\",true,") != std::string::npos;
+      }
+    }
+  }
+  double elapsed = now_s() - t0;
+  for (auto& t : senders) t.join();
+  auto after = load::read_usage(server.pid());
+  double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
+  double v = verify_us();
+  report(o, {{"events_ok", double(oks)}, {"events_accepted", double(accepted)}, {"elapsed_s", elapsed},
+             {"events_per_s", double(oks) / elapsed}, {"server_cpu_us_per_event", cpu_us / double(std::max<size_t>(1, accepted))},
+             {"bare_verify_us", v}, {"ratio_to_verify", cpu_us / double(std::max<size_t>(1, accepted)) / v}});
+  std::filesystem::remove_all(dir);
+}
+
+void fanout(const Options& o) {
+  std::string dir = temp_dir();
+  load::ServerProcess server(o.binary, dir, pick_port());
+  std::vector<std::unique_ptr<client::WsClient>> subs;
+  for (int i = 0; i < o.subscribers; ++i) {
+    auto c = connect_authed(server, engine::generate_keypair());
+    c->send_text(R"(["REQ","live",{"kinds":[1],"#t":["fanout"],"limit":0}])");
+    auto eose = c->recv(5000);
+    if (!eose || eose->find("EOSE") == std::string::npos) throw std::runtime_error("subscribe failed");
+    subs.push_back(std::move(c));
+  }
+  engine::Keypair pub_key = engine::generate_keypair();
+  auto publisher = connect_authed(server, pub_key);
+  int total = o.rate * o.seconds;
+  std::vector<std::string> frames;
+  for (int i = 0; i < total; ++i) frames.push_back("[\"EVENT\"," + note(pub_key, std::to_string(i), {{"t", "fanout"}}).raw + "]");
+
+  std::vector<double> sent_at(size_t(total), 0);
+  std::vector<double> latencies;
+  latencies.reserve(size_t(total) * subs.size());
+  std::vector<pollfd> pfds;
+  for (auto& c : subs) pfds.push_back({c->fd(), POLLIN, 0});
+  auto before = load::read_usage(server.pid());
+  std::thread pub([&] {
+    double start = now_s();
+    for (int i = 0; i < total; ++i) {
+      double due = start + double(i) / o.rate;
+      while (now_s() < due) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      sent_at[size_t(i)] = now_s();
+      publisher->send_text(frames[size_t(i)]);
+    }
+  });
+  size_t expected = size_t(total) * subs.size(), got = 0;
+  double deadline = now_s() + o.seconds + 10;
+  while (got < expected && now_s() < deadline) {
+    if (poll(pfds.data(), pfds.size(), 200) <= 0) continue;
+    double t = now_s();
+    for (size_t i = 0; i < pfds.size(); ++i) {
+      if (!(pfds[i].revents & POLLIN)) continue;
+      while (auto m = subs[i]->recv(0)) {
+        size_t p = m->find("\"content\":\"");
+        if (p == std::string::npos) continue;
+        int n = std::atoi(m->c_str() + p + 11);
+        latencies.push_back(t - sent_at[size_t(n)]);
+        ++got;
+      }
+    }
+  }
+  pub.join();
+  auto after = load::read_usage(server.pid());
+  std::sort(latencies.begin(), latencies.end());
+  auto pct = [&](double q) { return latencies.empty() ? 0 : latencies[size_t(q * double(latencies.size() - 1))] * 1e3; };
+  double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
+  report(o, {{"deliveries_expected", double(expected)}, {"deliveries_received", double(got)},
+             {"lost", double(expected - got)}, {"p50_ms", pct(0.5)}, {"p99_ms", pct(0.99)},
+             {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))}, {"bare_verify_us", verify_us()}});
+  std::filesystem::remove_all(dir);
+}
+
+void history(const Options& o) {
+  std::string dir = temp_dir();
+  std::vector<engine::Keypair> authors;
+  for (int i = 0; i < 100; ++i) authors.push_back(engine::generate_keypair());
+  {
+    // Preload straight into the store: the read path does not re-verify, so
+    // signing a million events would only slow the setup down.
+    std::filesystem::create_directories(dir);
+    auto db = engine::RocksDatabase::open(dir + "/db", engine::DatabaseOptions{});
+    if (!db) throw std::runtime_error(db.error());
+    engine::RocksEventStore store(**db);
+    uint64_t base = unix_now() - uint64_t(o.events);
+    std::vector<engine::Event> batch;
+    for (int i = 0; i < o.events; ++i) {
+      engine::Event e;
+      e.kind = uint16_t(i % 4 == 0 ? 7 : 1);
+      e.created_at = base + uint64_t(i);
+      e.pubkey = authors[size_t(i % 100)].pubkey;
+      e.tags = {{"t", "tag" + std::to_string(i % 200)}};
+      e.content = "history event " + std::to_string(i);
+      e.id = engine::compute_id(e);
+      e.raw = engine::serialize_event(e);
+      batch.push_back(std::move(e));
+      if (batch.size() == 1000 || i + 1 == o.events) {
+        std::vector<engine::WriteRequest> reqs;
+        for (auto& b : batch) reqs.push_back({&b, {}});
+        (void)store.write(reqs);
+        batch.clear();
+        if (!o.json && (i + 1) % 100000 == 0) std::fprintf(stderr, "\rpreloaded %d / %d", i + 1, o.events);
+      }
+    }
+    if (!o.json) std::fprintf(stderr, "\n");
+  }
+  load::ServerProcess server(o.binary, dir, pick_port());
+  auto c = connect_authed(server, engine::generate_keypair());
+  std::map<std::string, double> figures;
+  const std::pair<const char*, std::string> shapes[] = {
+      {"kind", R"({"kinds":[1],"limit":500})"},
+      {"author", "{\"authors\":[\"" + engine::to_hex(authors[7].pubkey) + "\"],\"limit\":500}"},
+      {"tag", R"({"#t":["tag42"],"limit":500})"},
+  };
+  for (const auto& [name, filter] : shapes) {
+    std::vector<double> lat;
+    size_t results = 0;
+    for (int q = 0; q < o.queries; ++q) {
+      double t0 = now_s();
+      c->send_text("[\"REQ\",\"h\"," + filter + "]");
+      results = 0;
+      while (auto m = c->recv(10000)) {
+        if (m->rfind("[\"EOSE\"", 0) == 0) break;
+        ++results;
+      }
+      lat.push_back((now_s() - t0) * 1e3);
+      c->send_text(R"(["CLOSE","h"])");
+      c->recv(5000);
+    }
+    std::sort(lat.begin(), lat.end());
+    figures[std::string(name) + "_results"] = double(results);
+    figures[std::string(name) + "_p50_ms"] = lat[lat.size() / 2];
+    figures[std::string(name) + "_p99_ms"] = lat[size_t(0.99 * double(lat.size() - 1))];
+  }
+  figures["stored_events"] = o.events;
+  report(o, figures);
+  std::filesystem::remove_all(dir);
+}
+
+void idle(const Options& o) {
+  std::string dir = temp_dir();
+  load::ServerProcess server(o.binary, dir, pick_port());
+  // Warm the server up with one authenticated connection first, so the base
+  // figure already includes the loops' fixed buffers.
+  auto warm = connect_authed(server, engine::generate_keypair());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto before = load::read_usage(server.pid());
+  std::vector<std::unique_ptr<client::WsClient>> conns;
+  engine::Keypair key = engine::generate_keypair();
+  for (int i = 0; i < o.connections; ++i) {
+    conns.push_back(connect_authed(server, key));
+    if (!o.json && (i + 1) % 1000 == 0) std::fprintf(stderr, "\ropened %d / %d", i + 1, o.connections);
+  }
+  if (!o.json) std::fprintf(stderr, "\n");
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  auto after = load::read_usage(server.pid());
+  double per_conn = double(after.rss_bytes - before.rss_bytes) / o.connections;
+  report(o, {{"connections", double(o.connections)}, {"rss_before_mib", double(before.rss_bytes) / 1048576},
+             {"rss_after_mib", double(after.rss_bytes) / 1048576}, {"rss_bytes_per_connection", per_conn}});
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (argc < 2 || std::string(argv[1]) == "--help") {
+    std::fputs("usage: buzz-load ingest|fanout|history|idle [--binary PATH] [--connections N] [--events N]\n"
+               "       [--subscribers N] [--rate N] [--seconds N] [--queries N] [--json]\n", stderr);
+    return argc < 2 ? 2 : 0;
+  }
+  o.scenario = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (a == "--json") o.json = true;
+    else if (a == "--binary") o.binary = next();
+    else if (a == "--connections") o.connections = std::stoi(next());
+    else if (a == "--events") o.events = std::stoi(next());
+    else if (a == "--subscribers") o.subscribers = std::stoi(next());
+    else if (a == "--rate") o.rate = std::stoi(next());
+    else if (a == "--seconds") o.seconds = std::stoi(next());
+    else if (a == "--queries") o.queries = std::stoi(next());
+    else return std::fprintf(stderr, "buzz-load: unknown option %s\n", a.c_str()), 2;
+  }
+  rlimit lim;
+  getrlimit(RLIMIT_NOFILE, &lim);
+  lim.rlim_cur = lim.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &lim);
+  try {
+    if (o.scenario == "ingest") ingest(o);
+    else if (o.scenario == "fanout") fanout(o);
+    else if (o.scenario == "history") history(o);
+    else if (o.scenario == "idle") idle(o);
+    else return std::fprintf(stderr, "buzz-load: unknown scenario %s\n", o.scenario.c_str()), 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "buzz-load: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

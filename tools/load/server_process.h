@@ -1,0 +1,34 @@
+// Starting the real `buzz serve` for a load run, and reading its CPU time and
+// RSS from /proc: on a 2-core machine the load generator shares the cores with
+// the server, so only the server's own CPU per unit of work is a fair figure.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace buzz::load {
+
+struct ProcessUsage {
+  double cpu_seconds = 0;  // user + system
+  uint64_t rss_bytes = 0;
+};
+
+ProcessUsage read_usage(pid_t pid);
+
+class ServerProcess {
+ public:
+  // Starts `binary serve --open --bind 127.0.0.1:port --data-dir dir` and waits for /health.
+  ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port);
+  ~ServerProcess();
+  pid_t pid() const { return pid_; }
+  uint16_t port() const { return port_; }
+  std::string url() const { return "ws://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  pid_t pid_ = -1;
+  uint16_t port_;
+};
+
+}  // namespace buzz::load

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Quick start, part 2: install dependencies, build with warnings as errors, and
+# run every test (unit, end-to-end against the real binary, nostr-tools).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bash tools/setup/install-deps.sh
+(cd tests/e2e/js && npm ci --no-audit --no-fund --silent)
+cmake --preset ci >/dev/null
+cmake --build --preset ci
+ctest --preset ci -j2 --timeout 300
