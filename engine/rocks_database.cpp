@@ -40,6 +40,12 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
     rocksdb::ColumnFamilyOptions cf(db_options);
     bool by_id = i <= size_t(Family::kEventsBuzz) || i == size_t(Family::kPointers);
     cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(by_id ? point_table : table));
+    if (by_id) {
+      // Most id lookups at ingest are misses (new events): a memtable bloom
+      // filter answers them without walking the skip list.
+      cf.memtable_prefix_bloom_size_ratio = 0.05;
+      cf.memtable_whole_key_filtering = true;
+    }
     descriptors.emplace_back(kFamilyNames[i], cf);
   }
 
