@@ -12,10 +12,6 @@ namespace buzz::server {
 
 namespace {
 
-uint64_t owner_of(net::ConnId id) { return uint64_t(id.slot) << 32 | id.gen; }
-
-net::ConnId conn_of(uint16_t loop, uint64_t owner) { return {loop, uint32_t(owner >> 32), uint32_t(owner)}; }
-
 std::string pubkey_key(const engine::Pubkey& pk) { return std::string(reinterpret_cast<const char*>(pk.data()), 32); }
 
 }  // namespace
@@ -151,7 +147,7 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
   for (const CommittedEvent& ev : events) {
     fields.assign(*ev.event, ev.channel);
     st.subs.match(fields, [&](index::Subscription& sub) {
-      net::Connection* conn = loop.find(conn_of(loop.index(), sub.owner));
+      net::Connection* conn = loop.find(subscription_conn(loop.index(), sub.owner));
       if (!conn) return;
       // Per recipient only the prefix differs; the event bytes are shared.
       if (loop.send_shared(*conn, sub.event_prefix, ev.raw, "]")) {

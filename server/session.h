@@ -18,6 +18,12 @@ namespace buzz::server {
 
 inline constexpr size_t kMaxSubscriptionsPerConnection = 1024;
 
+// A subscription names its connection by slot and generation (the loop is implied).
+inline uint64_t subscription_owner(net::ConnId id) { return uint64_t(id.slot) << 32 | id.gen; }
+inline net::ConnId subscription_conn(uint16_t loop, uint64_t owner) {
+  return {loop, uint32_t(owner >> 32), uint32_t(owner)};
+}
+
 struct Session final : net::ConnectionContext {
   enum class Auth : uint8_t { kPending, kAuthenticated, kFailed };
 

@@ -24,7 +24,7 @@ bool passes_p_gate(const std::vector<engine::Filter>& filters, const engine::Pub
   std::string me = engine::to_hex(self);
   for (const engine::Filter& f : filters) {
     if (!can_match_gated(f)) continue;
-    if (f.ids && !f.ids->empty() && !f.has_kind(30622)) continue;
+    if (f.ids && !f.ids->empty() && !(f.kinds && f.has_kind(30622))) continue;
     const engine::TagFilter* p = f.tag('p');
     if (!p || p->values.empty()) return false;
     if (!std::all_of(p->values.begin(), p->values.end(), [&](const std::string& v) { return v == me; })) return false;
@@ -72,7 +72,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   if (replacing) drop_subscription(c.state, c.session, req.sub_id);
 
   auto sub = std::make_unique<index::Subscription>();
-  sub->owner = uint64_t(c.conn.id().slot) << 32 | c.conn.id().gen;
+  sub->owner = subscription_owner(c.conn.id());
   sub->id = req.sub_id;
   sub->filters = std::move(req.filters);
   sub->channel = channel;

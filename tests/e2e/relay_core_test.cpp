@@ -423,14 +423,28 @@ TEST_F(OpenRelayTest, EventOutsideTheClockWindowIsRejected) {
   EXPECT_EQ(ok.reason, "invalid: event timestamp too far from server time");
 }
 
-TEST_F(OpenRelayTest, EventOfUnknownKindIsRestricted) {
+TEST_F(OpenRelayTest, EventOfUnknownOrRelaySignedKindIsRestricted) {
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
   ASSERT_TRUE(c);
-  OkReply ok = c->publish(make_event(key, 1617, "git patch"));  // NIP-34: out of scope
+  // NIP-34 (out of scope), auth events of other protocols, relay-signed NIP-43.
+  for (uint16_t kind : {1617, 24242, 27235, 8000, 13534}) {
+    SCOPED_TRACE("kind " + std::to_string(kind));
+    OkReply ok = c->publish(make_event(key, kind, ""));
+    ASSERT_TRUE(ok.received);
+    EXPECT_FALSE(ok.accepted);
+    EXPECT_EQ(ok.reason, "restricted: unknown event kind");
+  }
+}
+
+TEST_F(OpenRelayTest, ProfileWithNonJsonContentIsRejected) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  OkReply ok = c->publish(make_event(key, 0, "not json"));
   ASSERT_TRUE(ok.received);
   EXPECT_FALSE(ok.accepted);
-  EXPECT_EQ(ok.reason, "restricted: unknown event kind");
+  EXPECT_EQ(ok.reason, "invalid: kind:0 content must be valid JSON");
 }
 
 TEST_F(OpenRelayTest, HistoryReturnsTheEventAsPublished) {
@@ -525,10 +539,19 @@ TEST_F(OpenRelayTest, EmptyKindsListMatchesNothing) {
   auto c = authed_client(relay(), key);
   ASSERT_TRUE(c);
   publish_series(*c, key, 2, unix_now() - 100);
-  ReqResult r = c->req("none", R"({"kinds":[],"authors":[")" + hex(key) + R"("]})");
+  const std::string author = R"("authors":[")" + hex(key) + R"("])";
+  ReqResult r = c->req("none", R"({"kinds":[],)" + author + "}");
   EXPECT_TRUE(r.eose) << why(r);
   EXPECT_FALSE(r.closed.has_value());
   EXPECT_TRUE(r.events.empty());
+  // Empty ids, authors and tag-value lists match nothing too.
+  for (const std::string& filter : {R"({"kinds":[1],"ids":[],)" + author + "}", std::string(R"({"kinds":[1],"authors":[]})"),
+                                    R"({"kinds":[1],"#t":[],)" + author + "}"}) {
+    SCOPED_TRACE(filter);
+    ReqResult empty = c->req("empty", filter);
+    EXPECT_TRUE(empty.eose) << why(empty);
+    EXPECT_TRUE(empty.events.empty());
+  }
   // ... and never anything live either.
   ASSERT_TRUE(c->publish(make_event(key, 1, "live")).accepted);
   EXPECT_FALSE(c->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, kQuietMs));
@@ -542,6 +565,15 @@ TEST_F(OpenRelayTest, ReqWithZeroFiltersGetsImmediateEose) {
   EXPECT_TRUE(r.events.empty());
 }
 
+TEST_F(OpenRelayTest, ReqAtTheSubIdAndFilterCountLimitsIsServed) {
+  auto c = authed_client(relay(), engine::generate_keypair());
+  ASSERT_TRUE(c);
+  std::string ten;
+  for (int i = 0; i < 10; ++i) ten += std::string(i ? "," : "") + R"({"kinds":[1],"limit":0})";
+  ReqResult r = c->req(std::string(256, 's'), ten);
+  EXPECT_TRUE(r.eose) << why(r);
+}
+
 TEST_F(OpenRelayTest, TagFilterMatchesEventsWithThatTagValue) {
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
@@ -553,6 +585,9 @@ TEST_F(OpenRelayTest, TagFilterMatchesEventsWithThatTagValue) {
   ReqResult none = c->req("t2", R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"#t":["ODD"]})");
   ASSERT_TRUE(none.eose) << why(none);
   EXPECT_TRUE(none.events.empty()) << "tag values match case-sensitively";
+  ReqResult multi = c->req("t3", R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"#ab":["zzz"]})");
+  ASSERT_TRUE(multi.eose) << why(multi);
+  EXPECT_EQ(multi.events.size(), 4u) << "keys of two or more letters after # are ignored";
 }
 
 TEST_F(OpenRelayTest, SinceAndUntilAreInclusive) {
@@ -726,6 +761,17 @@ TEST_F(OpenRelayTest, AddressableEventIsReplacedPerDTag) {
   EXPECT_EQ(ids_of(by_d.events), (std::vector<std::string>{a2.id_hex()}));
 }
 
+TEST_F(OpenRelayTest, AddressableDTagLongerThan1024BytesIsRejected) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->publish(make_event(key, 30023, "", {{"d", std::string(1024, 'd')}})).accepted);
+  OkReply ok = c->publish(make_event(key, 30023, "", {{"d", std::string(1025, 'd')}}));
+  ASSERT_TRUE(ok.received);
+  EXPECT_FALSE(ok.accepted);
+  EXPECT_EQ(ok.reason, "invalid: d tag too long (1025 bytes, max 1024)");
+}
+
 // --- Deletion (kind 5) -----------------------------------------------------------
 
 TEST_F(OpenRelayTest, DeletionByAuthorRemovesTheEventFromHistory) {
@@ -760,6 +806,33 @@ TEST_F(OpenRelayTest, DeletionByNonAuthorIsRejectedAndEventStays) {
   ReqResult r = cm->req("still", R"({"kinds":[1],"ids":[")" + target.id_hex() + R"("]})");
   ASSERT_TRUE(r.eose) << why(r);
   EXPECT_EQ(ids_of(r.events), (std::vector<std::string>{target.id_hex()}));
+}
+
+TEST_F(OpenRelayTest, DeletionWithTwoTargetsIsRejected) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  Event a = make_event(key, 1, "a"), b = make_event(key, 1, "b");
+  ASSERT_TRUE(c->publish(a).accepted);
+  ASSERT_TRUE(c->publish(b).accepted);
+  OkReply del = c->publish(make_event(key, 5, "", {{"e", a.id_hex()}, {"e", b.id_hex()}}));
+  ASSERT_TRUE(del.received);
+  EXPECT_FALSE(del.accepted);
+  EXPECT_EQ(del.reason, "invalid: deletion events must reference exactly one target via e or a tag (got e=2, a=0)");
+}
+
+TEST_F(OpenRelayTest, DeletionByATagRemovesTheAddressableEvent) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  Event article = make_event(key, 30023, "to be removed", {{"d", "doomed"}});
+  ASSERT_TRUE(c->publish(article).accepted);
+  OkReply del = c->publish(make_event(key, 5, "", {{"a", "30023:" + hex(key) + ":doomed"}}));
+  ASSERT_TRUE(del.received);
+  EXPECT_TRUE(del.accepted) << del.reason;
+  ReqResult r = c->req("gone", R"({"kinds":[30023],"authors":[")" + hex(key) + R"("]})");
+  ASSERT_TRUE(r.eose) << why(r);
+  EXPECT_TRUE(r.events.empty());
 }
 
 TEST_F(OpenRelayTest, DeletionOfUnknownEventIsRejected) {
@@ -1061,6 +1134,12 @@ INSTANTIATE_TEST_SUITE_P(
                       kP + "invalid event: ", true},
         MalformedCase{"EventKindAbove65535", [](const Event& e) { return event_frame(e, {{"kind", "65536"}}); },
                       kP + "invalid event: ", true},
+        MalformedCase{"AuthWithoutObject", [](const Event&) { return std::string(R"(["AUTH"])"); },
+                      kP + "AUTH requires event object"},
+        MalformedCase{"CloseWithoutSubId", [](const Event&) { return std::string(R"(["CLOSE"])"); },
+                      kP + "CLOSE requires sub_id"},
+        MalformedCase{"ReqSubIdNotAString", [](const Event&) { return std::string(R"(["REQ",5,{"kinds":[1]}])"); },
+                      kP + "REQ sub_id must be a string"},
         MalformedCase{"ReqWithoutSubId", [](const Event&) { return std::string(R"(["REQ"])"); },
                       kP + "REQ requires sub_id"},
         MalformedCase{"ReqEmptySubId", [](const Event&) { return std::string(R"(["REQ","",{"kinds":[1]}])"); },
@@ -1228,6 +1307,38 @@ TEST_F(ClosedRelayTest, PlainMemberCannotAddMembers) {
   auto outsider = connect_client(*relay_);
   ASSERT_TRUE(outsider);
   EXPECT_EQ(outsider->authenticate(friend_key).reason, "restricted: not a relay member");
+}
+
+TEST_F(ClosedRelayTest, RemovedMemberCanNoLongerAuth) {
+  auto owner = authed_client(*relay_, owner_);
+  ASSERT_TRUE(owner);
+  Keypair member = engine::generate_keypair();
+  ASSERT_TRUE(add_member(*owner, member).accepted);
+  OkReply removed = owner->publish(make_event(owner_, 9031, "", {{"p", hex(member)}}));
+  ASSERT_TRUE(removed.received);
+  EXPECT_TRUE(removed.accepted) << removed.reason;
+  EXPECT_EQ(removed.reason, "");
+  auto c = connect_client(*relay_);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->authenticate(member).reason, "restricted: not a relay member");
+  ReqResult gone = owner->req("removed", R"({"kinds":[8001],"#p":[")" + hex(member) + R"("]})");
+  ASSERT_TRUE(gone.eose) << why(gone);
+  EXPECT_EQ(gone.events.size(), 1u) << "no relay-signed 8001";
+  ReqResult list = owner->req("members", R"({"kinds":[13534]})");
+  ASSERT_TRUE(list.eose) << why(list);
+  ASSERT_EQ(list.events.size(), 1u);
+  EXPECT_FALSE(has_tag(list.events[0], {"member", hex(member), "member"}));
+}
+
+TEST_F(ClosedRelayTest, AdminCommandOutsideThe120SecondWindowIsRejected) {
+  auto owner = authed_client(*relay_, owner_);
+  ASSERT_TRUE(owner);
+  Keypair member = engine::generate_keypair();
+  OkReply ok = owner->publish(make_event(owner_, 9030, "", {{"p", hex(member)}}, unix_now() - 300));
+  ASSERT_TRUE(ok.received);
+  EXPECT_FALSE(ok.accepted);
+  EXPECT_TRUE(ok.reason.starts_with("invalid: event timestamp out of range: created_at=")) << ok.reason;
+  EXPECT_TRUE(ok.reason.ends_with("s (max ±120s)")) << ok.reason;
 }
 
 TEST_F(ClosedRelayTest, Nip11AdvertisesNip43) {

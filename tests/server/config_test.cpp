@@ -1,0 +1,316 @@
+// Unit tests for server/config: every key of the table set from text (valid
+// values, the exact error for a bad one, secrets never echoed), the YAML file
+// source (snake_case keys, non-mapping and nested values refused), the
+// environment source with the original variable names, and the key table's
+// own invariants (unique names and env vars, every key settable).
+// protocol.md §7.1 and §18 give the names and the owner-key rule.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "engine/hex.h"
+#include "server/config.h"
+
+namespace buzz::server {
+namespace {
+
+const std::string kOwner = "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798";
+
+std::string set_error(Config* c, const std::string& key, const std::string& value) {
+  engine::Status s = set_config(c, key, value, "test");
+  return s.ok() ? std::string("<ok>") : s.error();
+}
+
+TEST(Config, Defaults) {
+  Config c;
+  EXPECT_EQ(c.data_dir, "./data");
+  EXPECT_EQ(c.bind_host, "0.0.0.0");
+  EXPECT_EQ(c.bind_port, 3000);
+  EXPECT_EQ(c.relay_url, "");
+  EXPECT_EQ(c.effective_relay_url(), "ws://localhost:3000");
+  EXPECT_FALSE(c.owner);
+  EXPECT_EQ(c.max_connections, 10000);
+  EXPECT_EQ(c.max_concurrent_handlers, 1024);
+  EXPECT_EQ(c.send_buffer, 1000);
+  EXPECT_EQ(c.threads, 0);
+  EXPECT_FALSE(c.sync_writes);
+  EXPECT_EQ(c.log_level, "info");
+}
+
+TEST(Config, EffectiveRelayUrlFollowsThePort) {
+  Config c;
+  ASSERT_EQ(set_error(&c, "bind", "127.0.0.1:4000"), "<ok>");
+  EXPECT_EQ(c.effective_relay_url(), "ws://localhost:4000");
+  ASSERT_EQ(set_error(&c, "relay-url", "wss://relay.example.com"), "<ok>");
+  EXPECT_EQ(c.effective_relay_url(), "wss://relay.example.com");
+}
+
+TEST(Config, DataDir) {
+  Config c;
+  EXPECT_EQ(set_error(&c, "data-dir", "/var/lib/buzz"), "<ok>");
+  EXPECT_EQ(c.data_dir, "/var/lib/buzz");
+  EXPECT_EQ(set_error(&c, "data-dir", ""), "config: data-dir (test) = '': expected a directory path");
+}
+
+TEST(Config, Bind) {
+  Config c;
+  EXPECT_EQ(set_error(&c, "bind", "10.0.0.1:8080"), "<ok>");
+  EXPECT_EQ(c.bind_host, "10.0.0.1");
+  EXPECT_EQ(c.bind_port, 8080);
+  EXPECT_EQ(set_error(&c, "bind", "localhost:1"), "<ok>");
+  EXPECT_EQ(c.bind_host, "127.0.0.1");
+  EXPECT_EQ(c.bind_port, 1);
+  const std::string expected = "expected HOST:PORT, e.g. 0.0.0.0:3000";
+  for (const char* bad : {"3000", "host:", "host:65536", "host:-1", "host:80x", "host: 80"}) {
+    EXPECT_EQ(set_error(&c, "bind", bad), std::string("config: bind (test) = '") + bad + "': " + expected) << bad;
+  }
+  EXPECT_EQ(c.bind_host, "127.0.0.1");  // a failed set leaves the old value
+  EXPECT_EQ(c.bind_port, 1);
+}
+
+TEST(Config, RelayUrlMustBeWebSocket) {
+  Config c;
+  EXPECT_EQ(set_error(&c, "relay-url", "ws://localhost:3000"), "<ok>");
+  EXPECT_EQ(set_error(&c, "relay-url", "wss://r.example"), "<ok>");
+  EXPECT_EQ(c.relay_url, "wss://r.example");
+  EXPECT_EQ(set_error(&c, "relay-url", "https://r.example"),
+            "config: relay-url (test) = 'https://r.example': expected a ws:// or wss:// URL");
+  EXPECT_NE(set_error(&c, "relay-url", "r.example"), "<ok>");
+}
+
+TEST(Config, OwnerIsHexInEitherCase) {
+  Config c;
+  EXPECT_EQ(set_error(&c, "owner", kOwner), "<ok>");
+  ASSERT_TRUE(c.owner);
+  EXPECT_EQ(engine::to_hex(*c.owner), kOwner);
+  std::string upper = kOwner;
+  for (char& ch : upper) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  Config c2;
+  EXPECT_EQ(set_error(&c2, "owner", upper), "<ok>");
+  ASSERT_TRUE(c2.owner);
+  EXPECT_EQ(engine::to_hex(*c2.owner), kOwner);
+  EXPECT_EQ(set_error(&c2, "owner", "abc"), "config: owner (test) = 'abc': expected 64 hex characters");
+}
+
+TEST(Config, OwnerIsTrimmed) {
+  // protocol.md §7.1: RELAY_OWNER_PUBKEY is "hex64 (trimmed, lowercased)".
+  Config c;
+  EXPECT_EQ(set_error(&c, "owner", "  " + kOwner + "\n"), "<ok>");
+  ASSERT_TRUE(c.owner);
+  EXPECT_EQ(engine::to_hex(*c.owner), kOwner);
+}
+
+TEST(Config, Booleans) {
+  for (const char* key : {"require-membership", "sync-writes"}) {
+    Config c;
+    for (const char* t : {"true", "1", "yes", "on"}) {
+      c.require_membership = false;
+      c.sync_writes = false;
+      EXPECT_EQ(set_error(&c, key, t), "<ok>");
+      EXPECT_TRUE(std::string(key) == "sync-writes" ? c.sync_writes : c.require_membership) << key << "=" << t;
+    }
+    for (const char* f : {"false", "0", "no", "off"}) {
+      c.require_membership = true;
+      c.sync_writes = true;
+      EXPECT_EQ(set_error(&c, key, f), "<ok>");
+      EXPECT_FALSE(std::string(key) == "sync-writes" ? c.sync_writes : c.require_membership) << key << "=" << f;
+    }
+    EXPECT_EQ(set_error(&c, key, "maybe"), std::string("config: ") + key + " (test) = 'maybe': expected true or false");
+  }
+}
+
+TEST(Config, RelayPrivateKeyIsNeverEchoed) {
+  Config c;
+  std::string secret(64, 'a');
+  EXPECT_EQ(set_error(&c, "relay-private-key", secret), "<ok>");
+  EXPECT_EQ(c.relay_private_key, secret);
+  std::string bad = "deadbeefsecret";
+  std::string err = set_error(&c, "relay-private-key", bad);
+  EXPECT_EQ(err, "config: relay-private-key (test) = '<hidden>': expected 64 hex characters");
+  EXPECT_EQ(err.find(bad), std::string::npos);
+}
+
+TEST(Config, PositiveIntegers) {
+  for (const char* key : {"max-connections", "max-concurrent-handlers", "send-buffer"}) {
+    Config c;
+    EXPECT_EQ(set_error(&c, key, "1"), "<ok>");
+    EXPECT_EQ(set_error(&c, key, "10000000"), "<ok>");
+    int64_t value = std::string(key) == "max-connections"   ? c.max_connections
+                    : std::string(key) == "send-buffer"     ? c.send_buffer
+                                                            : c.max_concurrent_handlers;
+    EXPECT_EQ(value, 10000000) << key;
+    for (const char* bad : {"0", "-1", "10000001", "1.5", "ten", ""}) {
+      EXPECT_EQ(set_error(&c, key, bad),
+                std::string("config: ") + key + " (test) = '" + bad + "': expected a positive integer")
+          << key << "=" << bad;
+    }
+  }
+  Config c;
+  ASSERT_EQ(set_error(&c, "send-buffer", "5"), "<ok>");
+  EXPECT_EQ(c.send_buffer, 5);
+  EXPECT_EQ(c.max_connections, 10000);
+  EXPECT_EQ(c.max_concurrent_handlers, 1024);
+}
+
+TEST(Config, Threads) {
+  Config c;
+  EXPECT_EQ(set_error(&c, "threads", "0"), "<ok>");
+  EXPECT_EQ(set_error(&c, "threads", "256"), "<ok>");
+  EXPECT_EQ(c.threads, 256);
+  EXPECT_EQ(set_error(&c, "threads", "257"), "config: threads (test) = '257': expected an integer from 0 to 256");
+  EXPECT_NE(set_error(&c, "threads", "-1"), "<ok>");
+}
+
+TEST(Config, LogLevel) {
+  Config c;
+  for (const char* level : {"debug", "info", "warn", "error"}) {
+    EXPECT_EQ(set_error(&c, "log-level", level), "<ok>");
+    EXPECT_EQ(c.log_level, level);
+  }
+  EXPECT_EQ(set_error(&c, "log-level", "trace"),
+            "config: log-level (test) = 'trace': expected debug, info, warn or error");
+}
+
+TEST(Config, UnknownKey) {
+  Config c;
+  EXPECT_EQ(set_error(&c, "nope", "1"), "config: unknown key 'nope' (test); see buzz serve --help");
+  EXPECT_NE(set_error(&c, "data_dir", "x"), "<ok>");  // set_config takes the dashed name only
+}
+
+TEST(ConfigKeys, TableIsConsistent) {
+  std::set<std::string> names, envs;
+  for (const ConfigKey& k : config_keys()) {
+    EXPECT_TRUE(names.insert(k.name).second) << k.name;
+    EXPECT_TRUE(envs.insert(k.env).second) << k.env;
+    EXPECT_NE(std::string(k.description), "") << k.name;
+    // Every key is known to set_config.
+    Config c;
+    EXPECT_EQ(set_error(&c, k.name, "\x01").find("unknown key"), std::string::npos) << k.name;
+  }
+  for (const char* env : {"BUZZ_BIND_ADDR", "RELAY_URL", "RELAY_OWNER_PUBKEY", "BUZZ_REQUIRE_RELAY_MEMBERSHIP",
+                          "BUZZ_RELAY_PRIVATE_KEY", "BUZZ_MAX_CONNECTIONS", "BUZZ_MAX_CONCURRENT_HANDLERS",
+                          "BUZZ_SEND_BUFFER"}) {
+    EXPECT_TRUE(envs.count(env)) << env;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// sources
+
+class ConfigFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("buzz_config_test_" + std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml"))
+                .string();
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  void write(const std::string& text) { std::ofstream(path_) << text; }
+  std::string path_;
+};
+
+TEST_F(ConfigFile, AppliesTopLevelKeysIncludingSnakeCase) {
+  write("data_dir: /srv/buzz\nbind: 127.0.0.1:4444\nrequire-membership: false\nmax_connections: 7\n"
+        "owner: " + kOwner + "\n");
+  Config c;
+  engine::Status s = load_config_file(&c, path_);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(c.data_dir, "/srv/buzz");
+  EXPECT_EQ(c.bind_port, 4444);
+  EXPECT_FALSE(c.require_membership);
+  EXPECT_EQ(c.max_connections, 7);
+  ASSERT_TRUE(c.owner);
+}
+
+TEST_F(ConfigFile, EmptyFileChangesNothing) {
+  write("");
+  Config c;
+  EXPECT_TRUE(load_config_file(&c, path_).ok());
+  EXPECT_EQ(c.bind_port, 3000);
+}
+
+TEST_F(ConfigFile, BadValueNamesKeyAndFile) {
+  write("threads: lots\n");
+  Config c;
+  engine::Status s = load_config_file(&c, path_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error(), "config: threads (file " + path_ + ") = 'lots': expected an integer from 0 to 256");
+}
+
+TEST_F(ConfigFile, UnknownKeyIsRefused) {
+  write("colour: blue\n");
+  Config c;
+  engine::Status s = load_config_file(&c, path_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("unknown key 'colour'"), std::string::npos) << s.error();
+}
+
+TEST_F(ConfigFile, NonMappingAndNestedValuesAreRefused) {
+  Config c;
+  write("- a\n- b\n");
+  engine::Status s = load_config_file(&c, path_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error(), "config: " + path_ + " must be a mapping of key: value");
+  write("bind:\n  host: x\n");
+  s = load_config_file(&c, path_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error(), "config: bind (file " + path_ + "): expected a single value");
+}
+
+TEST_F(ConfigFile, MissingOrBrokenFile) {
+  Config c;
+  engine::Status s = load_config_file(&c, path_ + ".missing");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().rfind("config: cannot read " + path_ + ".missing", 0), 0u) << s.error();
+  write("bind: [unclosed\n");
+  EXPECT_FALSE(load_config_file(&c, path_).ok());
+}
+
+class ConfigEnv : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const ConfigKey& k : config_keys()) ::unsetenv(k.env);
+  }
+};
+
+TEST_F(ConfigEnv, ReadsTheOriginalVariableNames) {
+  for (const ConfigKey& k : config_keys()) ::unsetenv(k.env);
+  ::setenv("BUZZ_BIND_ADDR", "0.0.0.0:5555", 1);
+  ::setenv("RELAY_URL", "wss://relay.example.com", 1);
+  ::setenv("RELAY_OWNER_PUBKEY", kOwner.c_str(), 1);
+  ::setenv("BUZZ_REQUIRE_RELAY_MEMBERSHIP", "false", 1);
+  ::setenv("BUZZ_SEND_BUFFER", "42", 1);
+  Config c;
+  engine::Status s = load_config_env(&c);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(c.bind_port, 5555);
+  EXPECT_EQ(c.relay_url, "wss://relay.example.com");
+  ASSERT_TRUE(c.owner);
+  EXPECT_FALSE(c.require_membership);
+  EXPECT_EQ(c.send_buffer, 42);
+}
+
+TEST_F(ConfigEnv, BadValueNamesTheVariable) {
+  for (const ConfigKey& k : config_keys()) ::unsetenv(k.env);
+  ::setenv("BUZZ_MAX_CONNECTIONS", "many", 1);
+  Config c;
+  engine::Status s = load_config_env(&c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error(), "config: max-connections (BUZZ_MAX_CONNECTIONS) = 'many': expected a positive integer");
+}
+
+TEST_F(ConfigEnv, UnsetVariablesChangeNothing) {
+  for (const ConfigKey& k : config_keys()) ::unsetenv(k.env);
+  Config c;
+  ASSERT_TRUE(load_config_env(&c).ok());
+  EXPECT_EQ(c.bind_port, 3000);
+  EXPECT_EQ(c.data_dir, "./data");
+}
+
+}  // namespace
+}  // namespace buzz::server

@@ -1,0 +1,81 @@
+// Unit tests for server/relay_url: the NIP-42 relay-tag normalization of
+// protocol.md §6.2 — lowercase scheme and host, default ports dropped,
+// localhost and ::1 mapped to 127.0.0.1, trailing slashes stripped, path case
+// kept, IPv6 literals re-bracketed, non-URLs returned unchanged — and that the
+// configured default and the usual client spellings compare equal.
+#include <gtest/gtest.h>
+
+#include "server/relay_url.h"
+
+namespace buzz::server {
+namespace {
+
+TEST(RelayUrl, LowercasesSchemeAndHost) {
+  EXPECT_EQ(normalize_relay_url("WSS://Relay.Example.COM"), "wss://relay.example.com");
+  EXPECT_EQ(normalize_relay_url("Ws://HOST:7000"), "ws://host:7000");
+}
+
+TEST(RelayUrl, KeepsPathCase) {
+  EXPECT_EQ(normalize_relay_url("wss://Relay.Example.com/Nostr/Path/"), "wss://relay.example.com/Nostr/Path");
+}
+
+TEST(RelayUrl, DropsTheSchemeDefaultPortOnly) {
+  EXPECT_EQ(normalize_relay_url("wss://relay.example.com:443"), "wss://relay.example.com");
+  EXPECT_EQ(normalize_relay_url("ws://relay.example.com:80/"), "ws://relay.example.com");
+  EXPECT_EQ(normalize_relay_url("https://relay.example.com:443/x"), "https://relay.example.com/x");
+  EXPECT_EQ(normalize_relay_url("http://relay.example.com:80"), "http://relay.example.com");
+  EXPECT_EQ(normalize_relay_url("wss://relay.example.com:80"), "wss://relay.example.com:80");
+  EXPECT_EQ(normalize_relay_url("ws://relay.example.com:443"), "ws://relay.example.com:443");
+  EXPECT_EQ(normalize_relay_url("ws://relay.example.com:3000"), "ws://relay.example.com:3000");
+}
+
+TEST(RelayUrl, MapsLoopbackNamesTo127001) {
+  EXPECT_EQ(normalize_relay_url("ws://localhost:3000"), "ws://127.0.0.1:3000");
+  EXPECT_EQ(normalize_relay_url("ws://LOCALHOST:3000/"), "ws://127.0.0.1:3000");
+  EXPECT_EQ(normalize_relay_url("ws://[::1]:3000"), "ws://127.0.0.1:3000");
+  EXPECT_EQ(normalize_relay_url("ws://[::1]"), "ws://127.0.0.1");
+  EXPECT_EQ(normalize_relay_url("ws://127.0.0.1:3000"), "ws://127.0.0.1:3000");
+  EXPECT_EQ(normalize_relay_url("wss://localhost"), "wss://127.0.0.1");
+}
+
+TEST(RelayUrl, StripsTrailingSlashes) {
+  EXPECT_EQ(normalize_relay_url("wss://relay.example.com/"), "wss://relay.example.com");
+  EXPECT_EQ(normalize_relay_url("wss://relay.example.com///"), "wss://relay.example.com");
+  EXPECT_EQ(normalize_relay_url("wss://relay.example.com/a/b/"), "wss://relay.example.com/a/b");
+}
+
+TEST(RelayUrl, Ipv6Literals) {
+  EXPECT_EQ(normalize_relay_url("ws://[2001:DB8::1]:8080/x/"), "ws://[2001:db8::1]:8080/x");
+  EXPECT_EQ(normalize_relay_url("wss://[2001:db8::1]:443"), "wss://[2001:db8::1]");
+}
+
+TEST(RelayUrl, NonUrlsAreUnchanged) {
+  EXPECT_EQ(normalize_relay_url(""), "");
+  EXPECT_EQ(normalize_relay_url("not a url"), "not a url");
+  EXPECT_EQ(normalize_relay_url("Relay.Example.com/"), "Relay.Example.com/");
+  EXPECT_EQ(normalize_relay_url("://host"), "://host");
+  EXPECT_EQ(normalize_relay_url("ws://"), "ws://");
+  EXPECT_EQ(normalize_relay_url("ws://[::1"), "ws://[::1");
+}
+
+TEST(RelayUrl, EquivalentSpellingsCompareEqual) {
+  const std::string configured = normalize_relay_url("ws://localhost:3000");  // the RELAY_URL default
+  for (const char* tag : {"ws://localhost:3000", "ws://localhost:3000/", "WS://LocalHost:3000", "ws://127.0.0.1:3000/",
+                          "ws://[::1]:3000"}) {
+    EXPECT_EQ(normalize_relay_url(tag), configured) << tag;
+  }
+  EXPECT_NE(normalize_relay_url("ws://localhost:3001"), configured);
+  EXPECT_NE(normalize_relay_url("wss://localhost:3000"), configured);
+  EXPECT_NE(normalize_relay_url("ws://localhost:3000/relay"), configured);
+}
+
+TEST(RelayUrl, IsIdempotent) {
+  for (const char* url : {"WSS://Relay.Example.COM:443/Path/", "ws://[::1]:80", "ws://[2001:DB8::1]:8080/x/",
+                          "not a url"}) {
+    std::string once = normalize_relay_url(url);
+    EXPECT_EQ(normalize_relay_url(once), once) << url;
+  }
+}
+
+}  // namespace
+}  // namespace buzz::server
