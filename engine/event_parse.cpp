@@ -1,6 +1,8 @@
 // Strict event parsing; see event_parse.h.
 #include "engine/event_parse.h"
 
+#include "engine/signature.h"
+
 namespace buzz::engine {
 namespace {
 
@@ -49,6 +51,7 @@ Result<Event> parse_event(element value, std::string_view raw) {
   Event e;
   if (Status s = read_hex(obj, "id", &e.id); !s) return Error{s.error()};
   if (Status s = read_hex(obj, "pubkey", &e.pubkey); !s) return Error{s.error()};
+  if (!is_valid_pubkey(e.pubkey)) return Error{"pubkey is not a valid BIP-340 public key"};
   if (Status s = read_hex(obj, "sig", &e.sig); !s) return Error{s.error()};
 
   element v;

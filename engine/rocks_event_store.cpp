@@ -80,7 +80,22 @@ class RocksEventStore::Batch {
     apply(Family::kIndexKind, kind_prefix(f.kind));
     apply(Family::kIndexAuthor, author_prefix(f.pubkey));
     apply(Family::kIndexAuthorKind, author_kind_prefix(f.pubkey, f.kind));
-    for (const TagRef& t : f.tags) apply(Family::kIndexTag, tag_prefix(t.name, t.value));
+    bool has_h = false;
+    for (const TagRef& t : f.tags) {
+      apply(Family::kIndexTag, tag_prefix(t.name, t.value));
+      has_h |= t.name == 'h';
+    }
+    // #h also matches the stored channel of events without an h tag (kinds 5
+    // and 7 inherit their target's), so index that channel under h too.
+    if (!has_h && !f.channel.empty()) apply(Family::kIndexTag, tag_prefix('h', f.channel));
+  }
+
+  // True if the record exists and is not deleted.
+  bool is_live(const uint8_t* id) {
+    std::string value;
+    Family fam;
+    RecordView rec;
+    return find_record(id, &value, &fam) && decode_record(value, &rec) && !rec.deleted();
   }
 
   // Marks a stored event deleted and drops it from every index. False if absent.
@@ -135,7 +150,8 @@ WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_vie
     }
     std::string key = pointer_key(e, channel, d);
     std::string current;
-    if (batch.get(Family::kPointers, key, &current) && current.size() == 40) {
+    if (batch.get(Family::kPointers, key, &current) && current.size() == 40 &&
+        batch.is_live(reinterpret_cast<const uint8_t*>(current.data()))) {
       uint64_t current_at = get_u64(current.data() + 32);
       int id_order = std::memcmp(e.id.data(), current.data(), 32);
       // Newer wins; on a tie the lowest id wins (protocol.md §10).
@@ -211,7 +227,7 @@ WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e) {
   probe.pubkey = pk;
   std::string current;
   if (batch.get(Family::kPointers, pointer_key(probe, {}, std::string_view(ref).substr(c2 + 1)), &current) &&
-      current.size() == 40) {
+      current.size() == 40 && batch.is_live(reinterpret_cast<const uint8_t*>(current.data()))) {
     batch.soft_delete(reinterpret_cast<const uint8_t*>(current.data()));
     Id old;
     std::memcpy(old.data(), current.data(), 32);

@@ -87,7 +87,7 @@ bool HttpRequest::wants_websocket() const {
 ParseOutcome parse_request(std::string_view data, size_t max_body, HttpRequest* out) {
   size_t end = data.find("\r\n\r\n");
   if (end == std::string_view::npos) {
-    if (data.size() > kMaxHeaderBytes) return fail(431, "request headers are larger than 16 KiB");
+    if (data.size() >= kMaxHeaderBytes + 4) return fail(431, "request headers are larger than 16 KiB");
     return {ParseState::kNeedMore, 0, 0, {}};
   }
   if (end > kMaxHeaderBytes) return fail(431, "request headers are larger than 16 KiB");

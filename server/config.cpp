@@ -70,7 +70,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     c->relay_url = v;
   } else if (key == "owner") {
     engine::Pubkey pk;
-    if (!engine::from_hex_any_case(v, pk.data(), pk.size())) return bad(key, source, v, "64 hex characters");
+    size_t b = v.find_first_not_of(" \t\r\n"), e = v.find_last_not_of(" \t\r\n");
+    std::string trimmed = b == std::string::npos ? "" : v.substr(b, e - b + 1);
+    if (!engine::from_hex_any_case(trimmed, pk.data(), pk.size())) return bad(key, source, v, "64 hex characters");
     c->owner = pk;
   } else if (key == "require-membership") {
     if (!parse_bool(v, &c->require_membership)) return bad(key, source, v, "true or false");

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <ostream>
 #include <random>
 #include <set>
 #include <span>
@@ -28,6 +29,13 @@
 #include "engine/signature.h"
 
 namespace buzz::engine {
+
+// Readable gtest output for outcomes (found by argument-dependent lookup).
+void PrintTo(WriteOutcome o, std::ostream* os) {
+  static const char* const kNames[] = {"kStored", "kDuplicate", "kStale", "kInvalid"};
+  *os << (size_t(o) < 4 ? kNames[size_t(o)] : "WriteOutcome(?)");
+}
+
 namespace {
 
 Keypair key(uint8_t n) {
@@ -545,7 +553,9 @@ TEST_F(EventStoreTest, AddressableTieGoesToLowestId) {
   EXPECT_EQ(write(low).outcome, WriteOutcome::kStored);
   EXPECT_EQ(query(R"({"kinds":[30000]})"), ids_of({&low}));
   Event later_high = make_event(alice, 30000, 500, {{"d", "k"}});
-  if (later_high.id > low.id) EXPECT_EQ(write(later_high).outcome, WriteOutcome::kStale);
+  if (later_high.id > low.id) {
+    EXPECT_EQ(write(later_high).outcome, WriteOutcome::kStale);
+  }
 }
 
 TEST_F(EventStoreTest, MissingDTagIsTheEmptyD) {
@@ -785,6 +795,33 @@ TEST_F(EventStoreTest, AddressableCanBeRepublishedAfterATagDeletion) {
   EXPECT_EQ(query(R"({"kinds":[30023]})"), ids_of({&v2}));
 }
 
+// Rule A/B compare against the *live* row of the key (protocol.md §10: "if a
+// live row with this key exists and ..."). Once the live version is deleted,
+// there is none, so any version is stored again.
+TEST_F(EventStoreTest, OlderReplaceableIsStoredAfterTheLiveVersionWasDeleted) {
+  Event v2 = make_event(alice, 10002, 200);
+  ASSERT_EQ(write(v2).outcome, WriteOutcome::kStored);
+  Event del = make_event(alice, 5, 300, {{"e", hex(v2)}});
+  ASSERT_EQ(write(del).removed, std::vector<Id>{v2.id});
+  Event v1 = make_event(alice, 10002, 100);
+  WriteResult r = write(v1);
+  EXPECT_EQ(r.outcome, WriteOutcome::kStored);
+  EXPECT_TRUE(r.removed.empty());
+  EXPECT_EQ(query(R"({"kinds":[10002]})"), ids_of({&v1}));
+}
+
+TEST_F(EventStoreTest, OlderAddressableIsStoredAfterTheLiveVersionWasDeleted) {
+  Event v2 = make_event(alice, 30023, 200, {{"d", "slug"}});
+  ASSERT_EQ(write(v2).outcome, WriteOutcome::kStored);
+  Event del = make_event(alice, 5, 300, {{"a", "30023:" + to_hex(alice.pubkey) + ":slug"}});
+  ASSERT_EQ(write(del).removed, std::vector<Id>{v2.id});
+  Event v1 = make_event(alice, 30023, 100, {{"d", "slug"}});
+  WriteResult r = write(v1);
+  EXPECT_EQ(r.outcome, WriteOutcome::kStored);
+  EXPECT_TRUE(r.removed.empty());
+  EXPECT_EQ(query(R"({"kinds":[30023]})"), ids_of({&v1}));
+}
+
 // ---------------------------------------------------------------------------
 // #h channel fallback (protocol.md §9.2): kinds 5 and 7 inherit their target's
 // channel and carry no h tag; a #h filter must still find them in history.
@@ -844,6 +881,10 @@ struct DiffParams {
   uint64_t seed;
   bool inherited_channels;  // kinds 5/7 take their target's channel without an h tag
 };
+
+void PrintTo(const DiffParams& p, std::ostream* os) {
+  *os << "seed " << p.seed << (p.inherited_channels ? ", inherited channels" : "");
+}
 
 class StoreDifferential : public EventStoreTest, public ::testing::WithParamInterface<DiffParams> {};
 
@@ -946,6 +987,8 @@ TEST_P(StoreDifferential, IndexedQueriesMatchTheNaiveMatcher) {
     }
   };
 
+  std::map<WriteOutcome, size_t> outcomes;
+  size_t deletions = 0;
   const size_t kEvents = 2000;
   size_t written = 0;
   while (written < kEvents) {
@@ -1009,6 +1052,8 @@ TEST_P(StoreDifferential, IndexedQueriesMatchTheNaiveMatcher) {
     for (size_t i = 0; i < batch.size(); ++i) {
       std::vector<Id> expected_removed;
       WriteOutcome expected = model.apply(batch[i].first, batch[i].second, &expected_removed);
+      ++outcomes[expected];
+      deletions += batch[i].first.kind == 5 && expected == WriteOutcome::kStored;
       ASSERT_EQ(int(results[i].outcome), int(expected))
           << "write " << i << " kind " << batch[i].first.kind << ": " << results[i].reason;
       std::sort(expected_removed.begin(), expected_removed.end());
@@ -1018,6 +1063,11 @@ TEST_P(StoreDifferential, IndexedQueriesMatchTheNaiveMatcher) {
     }
   }
   ASSERT_GT(model.stored.size(), 1500u);
+  // The generator must exercise every write rule, not just inserts.
+  EXPECT_GT(outcomes[WriteOutcome::kDuplicate], 20u);
+  EXPECT_GT(outcomes[WriteOutcome::kStale], 20u);
+  EXPECT_GT(deletions, 20u);
+  EXPECT_GT(model.dead.size(), 100u);
 
   // Random filters, written as JSON so the parser is exercised too.
   auto json_list = [](const std::vector<std::string>& v) {

@@ -107,7 +107,9 @@ TEST(KindRegistry, TableIsSortedUniqueAndConsistent) {
   uint16_t prev = 0;
   bool first = true;
   for (const KindInfo& k : all_kinds()) {
-    if (!first) EXPECT_LT(prev, k.kind);
+    if (!first) {
+      EXPECT_LT(prev, k.kind);
+    }
     first = false;
     prev = k.kind;
     EXPECT_TRUE(seen.insert(k.kind).second) << k.kind;

@@ -128,7 +128,9 @@ TEST_F(RelayMembersTest, SetOwnerRotatesTheOldOwnerToAdmin) {
   EXPECT_EQ(members_->get(pk(3))->role, RelayRole::kAdmin);
   EXPECT_EQ(members_->get(pk(3))->updated_at, 30u);  // untouched
   int owners = 0;
-  for (const RelayMember& m : *members_->list()) owners += m.role == RelayRole::kOwner;
+  auto list = members_->list();
+  ASSERT_TRUE(list.ok()) << list.error();
+  for (const RelayMember& m : *list) owners += m.role == RelayRole::kOwner;
   EXPECT_EQ(owners, 1);
 }
 

@@ -8,9 +8,16 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 namespace buzz::net {
+
+// Readable gtest output for parse states (found by argument-dependent lookup).
+void PrintTo(ParseState s, std::ostream* os) {
+  *os << (s == ParseState::kComplete ? "kComplete" : s == ParseState::kNeedMore ? "kNeedMore" : "kError");
+}
+
 namespace {
 
 constexpr size_t kBodyLimit = 1 << 20;
