@@ -1,10 +1,10 @@
 // `buzz admin …`: relay membership and keys, offline on the data directory
 // (the server must not be running: RocksDB's lock makes that an error, not a race).
 // Writes the table directly and emits no NIP-43 events (protocol.md §7.1).
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/clock.h"
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
 #include "engine/signature.h"
@@ -29,11 +29,6 @@ Options:
 int usage_error(const std::string& why) {
   std::fprintf(stderr, "buzz admin: %s\n\n%s", why.c_str(), kAdminUsage);
   return kExitUsage;
-}
-
-uint64_t unix_now() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::seconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
 }  // namespace
@@ -112,7 +107,7 @@ int run_admin(int argc, char** argv) {
     std::printf(json ? "{\"removed\":\"%s\"}\n" : "removed %s\n", engine::to_hex(pk).c_str());
     return kExitOk;
   }
-  uint64_t now = unix_now();
+  uint64_t now = engine::unix_now();
   engine::Status s;
   if (role == engine::RelayRole::kOwner) {
     s = members.set_owner(pk, now);

@@ -1,6 +1,8 @@
 // NIP-43 relay membership; see relay_membership.h. Rule texts are protocol.md §7.3 / §7.5.
 #include "server/relay_membership.h"
 
+#include "engine/clock.h"
+
 #include <cstdlib>
 #include <mutex>
 
@@ -10,8 +12,6 @@ namespace {
 using engine::RelayRole;
 
 std::string key_of(const engine::Pubkey& pk) { return std::string(reinterpret_cast<const char*>(pk.data()), 32); }
-
-int64_t delta(uint64_t created_at, uint64_t now) { return int64_t(created_at) - int64_t(now); }
 
 // The first p tag whose value is 64 hex characters (any case).
 std::optional<engine::Pubkey> target_of(const engine::Event& e) {
@@ -72,7 +72,7 @@ RelayMembership::Outcome RelayMembership::apply(const engine::Event& e, uint64_t
 }
 
 RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, uint64_t now) {
-  int64_t d = delta(e.created_at, now);
+  int64_t d = engine::seconds_from(now, e.created_at);
   if (std::llabs(d) > 120) {
     return fail("event timestamp out of range: created_at=" + std::to_string(e.created_at) + ", now=" +
                 std::to_string(now) + ", delta=" + std::to_string(d) + "s (max ±120s)");
@@ -136,7 +136,7 @@ RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, ui
 
 RelayMembership::Outcome RelayMembership::apply_leave(const engine::Event& e, uint64_t now) {
   if (!enforced_) return fail("relay membership is not enabled");
-  int64_t d = delta(e.created_at, now);
+  int64_t d = engine::seconds_from(now, e.created_at);
   if (std::llabs(d) > 120) {
     return fail("leave request timestamp out of range (delta=" + std::to_string(d) + "s, max ±120s)");
   }

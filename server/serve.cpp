@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
 
+#include "engine/clock.h"
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
@@ -38,11 +38,6 @@ void print_serve_help() {
   std::printf("  --%-24s %-32s %s\n", "open", "", "shorthand for --require-membership false");
 }
 
-uint64_t unix_now() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::seconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count());
-}
-
 int fail(const std::string& why, int code = kExitFailure) {
   std::fprintf(stderr, "buzz serve: %s\n", why.c_str());
   return code;
@@ -51,7 +46,7 @@ int fail(const std::string& why, int code = kExitFailure) {
 // On a closed relay someone must be able to sign in: without a configured or
 // stored owner, make an owner key once and say where it is.
 engine::Status ensure_owner(const Config& cfg, engine::RelayMembers& members) {
-  if (cfg.owner) return members.set_owner(*cfg.owner, unix_now());
+  if (cfg.owner) return members.set_owner(*cfg.owner, engine::unix_now());
   auto all = members.list();
   if (!all) return engine::Error{all.error()};
   for (const auto& m : *all) {
@@ -64,7 +59,7 @@ engine::Status ensure_owner(const Config& cfg, engine::RelayMembers& members) {
   log_warn("no relay owner configured; using the owner key in the data directory",
            {{"owner_pubkey", engine::to_hex(key->pubkey)}, {"secret_key_file", path},
             {"hint", "set RELAY_OWNER_PUBKEY to your own key, or run with --open"}});
-  return members.set_owner(key->pubkey, unix_now());
+  return members.set_owner(key->pubkey, engine::unix_now());
 }
 
 }  // namespace
@@ -112,7 +107,7 @@ int run_serve(int argc, char** argv) {
   if (cfg.require_membership) {
     if (auto s = ensure_owner(cfg, members); !s) return fail(s.error());
   } else if (cfg.owner) {
-    if (auto s = members.set_owner(*cfg.owner, unix_now()); !s) return fail(s.error());
+    if (auto s = members.set_owner(*cfg.owner, engine::unix_now()); !s) return fail(s.error());
   }
   RelayMembership membership(members, *key, cfg.require_membership);
   if (auto s = membership.load(); !s) return fail(s.error());
@@ -157,7 +152,7 @@ int run_serve(int argc, char** argv) {
   StoreWriter writer(store, membership, size_t(cfg.max_concurrent_handlers),
                      [&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
   relay.attach(loop_ptrs, &writer);
-  if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(unix_now())});
+  if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
 
   std::vector<std::thread> loop_threads;
   for (auto& l : loops) loop_threads.emplace_back([&l] { l->run(); });

@@ -1,20 +1,11 @@
 // The store-writer thread; see store_writer.h.
 #include "server/store_writer.h"
 
-#include <chrono>
+#include "engine/clock.h"
 
 #include "server/log.h"
 
 namespace buzz::server {
-namespace {
-
-uint64_t unix_now() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::seconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count());
-}
-
-}  // namespace
-
 StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership, size_t capacity, Sink sink)
     : store_(store), membership_(membership), capacity_(capacity), sink_(std::move(sink)) {
   thread_ = std::thread([this] { run(); });
@@ -88,7 +79,7 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
     return int(request_events.size() - 1);
   };
 
-  uint64_t now = unix_now();
+  uint64_t now = engine::unix_now();
   for (size_t i = 0; i < jobs.size(); ++i) {
     WriteJob& job = jobs[i];
     if (job.type == WriteJob::Type::kMembership) {

@@ -1,8 +1,8 @@
 // AUTH (NIP-42, protocol.md §6.2): the challenge-response that every client
 // must pass before EVENT, REQ or COUNT. Every failure is final for the connection.
-#include <chrono>
 #include <cstdlib>
 
+#include "engine/clock.h"
 #include "engine/signature.h"
 #include "server/relay.h"
 #include "server/relay_url.h"
@@ -20,9 +20,7 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
     if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return false;
     if (e.first_tag_value("challenge") != s.challenge_hex()) return false;
     if (normalize_relay_url(e.first_tag_value("relay")) != relay_url_normalized_) return false;
-    int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count();
-    return std::llabs(int64_t(e.created_at) - now) <= 60;
+    return std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) <= 60;
   };
   if (!verified()) {
     s.auth = Session::Auth::kFailed;

@@ -3,9 +3,9 @@
 // reply — and follows protocol.md §8.1–8.2. Checks that need a consistent view
 // of the store (duplicates within a batch, replaceable order, deletion rights)
 // happen on the writer thread.
-#include <chrono>
 #include <cstdlib>
 
+#include "engine/clock.h"
 #include "engine/kinds.h"
 #include "engine/signature.h"
 #include "server/relay.h"
@@ -15,10 +15,6 @@ namespace {
 
 constexpr int64_t kClockSkewSecs = 900;
 constexpr size_t kMaxContentBytes = 262144;
-
-int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -53,7 +49,7 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
   }
   if (ephemeral) return handle_ephemeral(c, std::move(event));
 
-  if (std::llabs(int64_t(event->created_at) - unix_now()) > kClockSkewSecs) {
+  if (std::llabs(engine::seconds_from(engine::unix_now(), event->created_at)) > kClockSkewSecs) {
     return send_ok(c, event->id, false, "invalid: event timestamp too far from server time");
   }
   if (event->content.size() > kMaxContentBytes) {

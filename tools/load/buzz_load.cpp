@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/canonical.h"
+#include "engine/clock.h"
 #include "engine/rocks_event_store.h"
 #include "engine/signature.h"
 #include "tools/client/ws_client.h"
@@ -45,7 +46,6 @@ struct Options {
 };
 
 double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
-uint64_t unix_now() { return uint64_t(std::time(nullptr)); }
 
 uint16_t pick_port() { return uint16_t(20000 + (getpid() % 20000)); }
 
@@ -54,7 +54,7 @@ uint16_t pick_port() { return uint16_t(20000 + (getpid() % 20000)); }
 double verify_us() {
   engine::Event e;
   e.kind = 1;
-  e.created_at = unix_now();
+  e.created_at = engine::unix_now();
   e.content = "x";
   engine::sign_event(engine::generate_keypair(), &e);
   auto t0 = Clock::now();
@@ -72,7 +72,7 @@ std::unique_ptr<client::WsClient> connect_authed(const load::ServerProcess& serv
   std::string challenge = first->substr(9, 64);
   engine::Event auth;
   auth.kind = 22242;
-  auth.created_at = unix_now();
+  auth.created_at = engine::unix_now();
   auth.tags = {{"relay", server.url()}, {"challenge", challenge}};
   engine::sign_event(key, &auth);
   c->send_text("[\"AUTH\"," + auth.raw + "]");
@@ -84,7 +84,7 @@ std::unique_ptr<client::WsClient> connect_authed(const load::ServerProcess& serv
 engine::Event note(const engine::Keypair& key, std::string content, std::vector<engine::Tag> tags = {}) {
   engine::Event e;
   e.kind = 1;
-  e.created_at = unix_now();
+  e.created_at = engine::unix_now();
   e.tags = std::move(tags);
   e.content = std::move(content);
   engine::sign_event(key, &e);
@@ -237,7 +237,7 @@ void history(const Options& o) {
     auto db = engine::RocksDatabase::open(dir + "/db", engine::DatabaseOptions{});
     if (!db) throw std::runtime_error(db.error());
     engine::RocksEventStore store(**db);
-    uint64_t base = unix_now() - uint64_t(o.events);
+    uint64_t base = engine::unix_now() - uint64_t(o.events);
     std::vector<engine::Event> batch;
     for (int i = 0; i < o.events; ++i) {
       engine::Event e;

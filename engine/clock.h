@@ -1,0 +1,18 @@
+// Wall-clock time in Unix seconds, the unit of Nostr's created_at.
+// Every time-window rule (±60 s AUTH, ±120 s admin, ±900 s ingest) reads it here.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace buzz::engine {
+
+inline uint64_t unix_now() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+// Signed seconds from now to t: positive when t is in the future.
+inline int64_t seconds_from(uint64_t now, uint64_t t) { return int64_t(t) - int64_t(now); }
+
+}  // namespace buzz::engine
