@@ -56,6 +56,17 @@ std::string peer_of(int fd) {
   return std::string(ip) + ":" + std::to_string(ntohs(addr.sin_port));
 }
 
+// A frame holding `head_bytes` after its WebSocket header; `payload_len` counts
+// every payload byte, including any shared body and tail added later.
+OutFrame make_frame(ws::Opcode op, size_t payload_len, std::string_view head_bytes = {}) {
+  OutFrame f;
+  f.head.resize(ws::kMaxHeaderBytes + head_bytes.size());
+  size_t header = ws::encode_header(reinterpret_cast<uint8_t*>(f.head.data()), op, payload_len);
+  if (!head_bytes.empty()) std::memcpy(f.head.data() + header, head_bytes.data(), head_bytes.size());
+  f.head.resize(header + head_bytes.size());
+  return f;
+}
+
 }  // namespace
 
 Loop::Loop(uint16_t index, const LoopOptions& options, Service& service)
@@ -326,18 +337,14 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
   if (p.state == ParseState::kError) {
     HttpResponse r = HttpResponse::json(p.error_status, "{\"error\":\"" + p.error + "\"}");
     queue_raw(c, serialize_response(r, false));
-    c.close_after_flush_ = true;
-    c.phase_ = Connection::Phase::kClosing;
+    close(c);
     return data.size();
   }
   req.peer = c.peer_;
   if (!req.wants_websocket()) {
     HttpResponse r = service_.on_http(*this, req);
     queue_raw(c, serialize_response(r, req.keep_alive, req.method == "HEAD"));
-    if (!req.keep_alive) {
-      c.close_after_flush_ = true;
-      c.phase_ = Connection::Phase::kClosing;
-    }
+    if (!req.keep_alive) close(c);
     return p.consumed;
   }
   HttpResponse refusal;
@@ -354,8 +361,7 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
     return p.consumed;
   }
   queue_raw(c, serialize_response(refusal, false));
-  c.close_after_flush_ = true;
-  c.phase_ = Connection::Phase::kClosing;
+  close(c);
   return data.size();
 }
 
@@ -393,11 +399,7 @@ bool Loop::on_frame(Connection& c, const ws::FrameHeader& h, char* payload) {
   std::string_view body(payload, size_t(h.payload_len));
   switch (h.opcode) {
     case ws::Opcode::kPing: {
-      OutFrame f;
-      f.head.resize(ws::kMaxHeaderBytes);
-      f.head.resize(ws::encode_header(reinterpret_cast<uint8_t*>(f.head.data()), ws::Opcode::kPong, body.size()));
-      f.head.append(body);
-      enqueue(c, std::move(f), true);
+      enqueue(c, make_frame(ws::Opcode::kPong, body.size(), body), true);
       return true;
     }
     case ws::Opcode::kPong: c.missed_pongs_ = 0; return true;
@@ -470,21 +472,12 @@ void Loop::queue_raw(Connection& c, std::string bytes) {
 }
 
 bool Loop::send_text(Connection& c, std::string_view payload) {
-  OutFrame f;
-  f.head.resize(ws::kMaxHeaderBytes);
-  f.head.resize(ws::encode_header(reinterpret_cast<uint8_t*>(f.head.data()), ws::Opcode::kText, payload.size()));
-  f.head.append(payload);
-  return enqueue(c, std::move(f), false);
+  return enqueue(c, make_frame(ws::Opcode::kText, payload.size(), payload), false);
 }
 
 bool Loop::send_shared(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
                        std::string_view suffix) {
-  OutFrame f;
-  size_t total = prefix.size() + shared->size() + suffix.size();
-  f.head.reserve(ws::kMaxHeaderBytes + prefix.size());
-  f.head.resize(ws::kMaxHeaderBytes);
-  f.head.resize(ws::encode_header(reinterpret_cast<uint8_t*>(f.head.data()), ws::Opcode::kText, total));
-  f.head.append(prefix);
+  OutFrame f = make_frame(ws::Opcode::kText, prefix.size() + shared->size() + suffix.size(), prefix);
   f.shared = std::move(shared);
   f.tail.assign(suffix);
   return enqueue(c, std::move(f), false);
@@ -494,14 +487,11 @@ void Loop::close(Connection& c, uint16_t code, std::string_view reason) {
   if (c.phase_ == Connection::Phase::kDead || c.phase_ == Connection::Phase::kClosing) return;
   if (c.phase_ == Connection::Phase::kWebSocket) {
     std::string payload = ws::close_payload(code, reason);
-    OutFrame f;
-    f.head.resize(ws::kMaxHeaderBytes);
-    f.head.resize(ws::encode_header(reinterpret_cast<uint8_t*>(f.head.data()), ws::Opcode::kClose, payload.size()));
-    f.head.append(payload);
-    enqueue(c, std::move(f), true);
+    enqueue(c, make_frame(ws::Opcode::kClose, payload.size(), payload), true);
   }
   c.phase_ = Connection::Phase::kClosing;
   c.close_after_flush_ = true;
+  closing_.push_back(c.id_);
   if (!c.sending_ && !c.dirty_) {
     c.dirty_ = true;
     dirty_.push_back(&c);
@@ -609,20 +599,20 @@ void Loop::on_tick() {
         continue;
       }
       ++c.missed_pongs_;
-      OutFrame f;
-      f.head.resize(ws::kMaxHeaderBytes);
-      f.head.resize(ws::encode_header(reinterpret_cast<uint8_t*>(f.head.data()), ws::Opcode::kPing, 0));
-      enqueue(c, std::move(f), true);
+      enqueue(c, make_frame(ws::Opcode::kPing, 0), true);
     } else if (c.phase_ == Connection::Phase::kHttp && c.inbuf_.empty()) {
       ++c.missed_pongs_;  // an HTTP connection idle for two intervals is closed
       if (c.missed_pongs_ > options_.missed_pongs_limit) destroy(c);
     }
   }
   // Closing connections that do not drain in time are dropped.
-  for (auto& slot : slots_) {
-    Connection& c = *slot;
-    if (c.phase_ == Connection::Phase::kClosing && ++c.closing_ticks_ > kCloseGraceTicks) destroy(c);
-  }
+  std::erase_if(closing_, [this](ConnId id) {
+    Connection* c = find(id);
+    if (!c) return true;  // already gone
+    if (++c->closing_ticks_ <= kCloseGraceTicks) return false;
+    destroy(*c);
+    return true;
+  });
   service_.on_tick(*this);
 }
 

@@ -68,8 +68,9 @@ class Loop {
   // Queues a text frame made of prefix + *shared + suffix without copying *shared.
   bool send_shared(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
                    std::string_view suffix);
-  // Sends a close frame, then closes once everything queued is written.
-  void close(Connection& c, uint16_t code, std::string_view reason = {});
+  // Closes once everything queued is written; a WebSocket gets a close frame
+  // with `code` first.
+  void close(Connection& c, uint16_t code = 1000, std::string_view reason = {});
 
  private:
   enum class Op : uint8_t { kAccept, kRecv, kSend, kTick, kInbox, kIgnore };
@@ -119,6 +120,7 @@ class Loop {
   std::vector<uint32_t> free_slots_;
   std::vector<Connection*> dirty_;
   std::vector<Connection*> starved_;
+  std::vector<ConnId> closing_;  // connections draining before close, checked once a second
   std::vector<std::vector<uint32_t>> wheel_;  // ping wheel: slots by second of the interval
   uint32_t tick_count_ = 0;
   size_t live_ = 0;
