@@ -9,27 +9,29 @@ namespace buzz::index {
 
 using engine::Filter;
 
-std::string channel_kind_key(std::string_view channel, uint16_t kind) {
-  std::string k = "c";
-  engine::put_u16(&k, kind);
-  k.append(channel);
-  return k;
+namespace {
+
+std::string& start_key(std::string& out, char tier, uint16_t kind) {
+  out.assign(1, tier);
+  engine::put_u16(&out, kind);
+  return out;
 }
 
-std::string channel_key(std::string_view channel) { return "C" + std::string(channel); }
+}  // namespace
 
-std::string kind_p_key(uint16_t kind, std::string_view p) {
-  std::string k = "p";
-  engine::put_u16(&k, kind);
-  k.append(p);
-  return k;
+const std::string& channel_kind_key(std::string& out, std::string_view channel, uint16_t kind) {
+  return start_key(out, 'c', kind).append(channel);
 }
 
-std::string kind_key(uint16_t kind) {
-  std::string k = "k";
-  engine::put_u16(&k, kind);
-  return k;
+const std::string& channel_key(std::string& out, std::string_view channel) {
+  return out.assign(1, 'C').append(channel);
 }
+
+const std::string& kind_p_key(std::string& out, uint16_t kind, std::string_view p) {
+  return start_key(out, 'p', kind).append(p);
+}
+
+const std::string& kind_key(std::string& out, uint16_t kind) { return start_key(out, 'k', kind); }
 
 bool Subscription::matches(const engine::EventFields& e) const {
   return std::any_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.matches(e); });
@@ -38,14 +40,15 @@ bool Subscription::matches(const engine::EventFields& e) const {
 // Picks the tier and the bucket keys for a subscription.
 static std::vector<std::string> keys_for(const Subscription& s) {
   std::vector<std::string> keys;
+  std::string k;
   const auto& fs = s.filters;
   bool all_nothing = std::all_of(fs.begin(), fs.end(), [](const Filter& f) { return f.matches_nothing(); });
   if (fs.empty() || all_nothing) return keys;  // can never match: not indexed
   bool all_kinds = std::all_of(fs.begin(), fs.end(), [](const Filter& f) { return f.kinds.has_value(); });
   if (!s.channel.empty()) {
-    if (!all_kinds) return {channel_key(s.channel)};
+    if (!all_kinds) return {channel_key(k, s.channel)};
     for (const Filter& f : fs) {
-      for (uint16_t k : *f.kinds) keys.push_back(channel_kind_key(s.channel, k));
+      for (uint16_t kind : *f.kinds) keys.push_back(channel_kind_key(k, s.channel, kind));
     }
   } else if (!all_kinds) {
     return {kWildcardKey};
@@ -55,12 +58,12 @@ static std::vector<std::string> keys_for(const Subscription& s) {
       return p && !p->values.empty();
     });
     for (const Filter& f : fs) {
-      for (uint16_t k : *f.kinds) {
+      for (uint16_t kind : *f.kinds) {
         if (!all_p) {
-          keys.push_back(kind_key(k));
+          keys.push_back(kind_key(k, kind));
           continue;
         }
-        for (const std::string& p : f.tag('p')->values) keys.push_back(kind_p_key(k, p));
+        for (const std::string& p : f.tag('p')->values) keys.push_back(kind_p_key(k, kind, p));
       }
     }
   }

@@ -51,14 +51,15 @@ class SubscriptionIndex {
   std::unordered_map<std::string, Bucket> buckets_;
   uint64_t epoch_ = 0;
   size_t count_ = 0;
-  std::string key_;  // scratch key, reused to avoid allocating per lookup
+  std::string key_;  // scratch key for match()
 };
 
-// Bucket keys: a tier letter, then the tier's fields.
-std::string channel_kind_key(std::string_view channel, uint16_t kind);
-std::string channel_key(std::string_view channel);
-std::string kind_p_key(uint16_t kind, std::string_view p);
-std::string kind_key(uint16_t kind);
+// Bucket keys: a tier letter, then the tier's fields. Each builder overwrites
+// `out` and returns it, so the match path reuses one buffer and never allocates.
+const std::string& channel_kind_key(std::string& out, std::string_view channel, uint16_t kind);
+const std::string& channel_key(std::string& out, std::string_view channel);
+const std::string& kind_p_key(std::string& out, uint16_t kind, std::string_view p);
+const std::string& kind_key(std::string& out, uint16_t kind);
 inline const std::string kWildcardKey = "w";
 
 template <class Visit>
@@ -75,14 +76,14 @@ template <class Visit>
 void SubscriptionIndex::match(const engine::EventFields& e, Visit&& visit) {
   ++epoch_;
   if (!e.channel.empty()) {
-    offer(find(key_.assign(channel_kind_key(e.channel, e.kind))), e, visit);
-    offer(find(key_.assign(channel_key(e.channel))), e, visit);
+    offer(find(channel_kind_key(key_, e.channel, e.kind)), e, visit);
+    offer(find(channel_key(key_, e.channel)), e, visit);
     return;
   }
   for (const engine::TagRef& t : e.tags) {
-    if (t.name == 'p') offer(find(key_.assign(kind_p_key(e.kind, t.value))), e, visit);
+    if (t.name == 'p') offer(find(kind_p_key(key_, e.kind, t.value)), e, visit);
   }
-  offer(find(key_.assign(kind_key(e.kind))), e, visit);
+  offer(find(kind_key(key_, e.kind)), e, visit);
   offer(find(kWildcardKey), e, visit);
 }
 
