@@ -44,7 +44,7 @@ void StoreWriter::submit_relay_events(std::vector<engine::Event> events) {
   for (auto& e : events) {
     WriteJob job;
     job.event = std::make_shared<const engine::Event>(std::move(e));
-    job.origin.loop = UINT16_MAX;  // nobody waits for an OK
+    job.origin.loop = kNoReply;
     queue_.push_back(std::move(job));
   }
   cv_.notify_one();
@@ -65,64 +65,51 @@ void StoreWriter::run() {
 }
 
 void StoreWriter::process(std::vector<WriteJob>& jobs) {
-  WriteBatchOutcome out;
-  std::vector<engine::WriteRequest> requests;
-  std::vector<std::shared_ptr<const engine::Event>> request_events;  // parallel to requests
-  std::vector<std::string> request_channels;
-  std::vector<int> job_request(jobs.size(), -1);  // which request answers each job
-  request_events.reserve(jobs.size());
-  request_channels.reserve(jobs.size());
-
-  auto add_request = [&](std::shared_ptr<const engine::Event> e, std::string channel) {
-    request_events.push_back(std::move(e));
-    request_channels.push_back(std::move(channel));
-    return int(request_events.size() - 1);
+  // One entry per event to store: the client's own, and the relay-signed
+  // events a membership change emits (those have no job waiting for an OK).
+  struct Pending {
+    std::shared_ptr<const engine::Event> event;
+    std::string channel;
+    const WriteJob* job;
   };
-
+  WriteBatchOutcome out;
+  std::vector<Pending> pending;
+  pending.reserve(jobs.size());
   uint64_t now = engine::unix_now();
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    WriteJob& job = jobs[i];
+  for (WriteJob& job : jobs) {
     if (job.type == WriteJob::Type::kMembership) {
       RelayMembership::Outcome m = membership_.apply(*job.event, now);
       out.replies.push_back({job.origin, job.event->id, m.ok, m.reason});
-      for (auto& e : m.emitted) add_request(std::make_shared<const engine::Event>(std::move(e)), "");
+      for (auto& e : m.emitted) pending.push_back({std::make_shared<const engine::Event>(std::move(e)), "", nullptr});
       if (m.removed) out.lost_membership.push_back(*m.removed);
       continue;
     }
-    job_request[i] = add_request(job.event, std::move(job.channel));
+    bool wants_ok = job.origin.loop != kNoReply;
+    pending.push_back({job.event, std::move(job.channel), wants_ok ? &job : nullptr});
   }
-  for (size_t r = 0; r < request_events.size(); ++r) {
-    requests.push_back({request_events[r].get(), request_channels[r]});
-  }
+  std::vector<engine::WriteRequest> requests;
+  requests.reserve(pending.size());
+  for (const Pending& p : pending) requests.push_back({p.event.get(), p.channel});
 
   auto results = store_.write(requests);
-  if (!results) {
-    log_error("store write failed", {{"error", results.error()}});
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      if (job_request[i] >= 0) out.replies.push_back({jobs[i].origin, jobs[i].event->id, false, "error: internal server error"});
+  if (!results) log_error("store write failed", {{"error", results.error()}});
+  // The batch is durable now (or failed as a whole): replies and fan-out may go.
+  for (size_t r = 0; r < pending.size(); ++r) {
+    const Pending& p = pending[r];
+    if (!results) {
+      if (p.job) out.replies.push_back({p.job->origin, p.event->id, false, "error: internal server error"});
+      continue;
     }
-    sink_(std::move(out));
-    return;
-  }
-  // The batch is durable now: replies and fan-out may go.
-  for (size_t r = 0; r < requests.size(); ++r) {
-    if ((*results)[r].outcome == engine::WriteOutcome::kStored) {
-      out.committed.push_back({request_events[r], request_channels[r],
-                               std::make_shared<const std::string>(request_events[r]->raw)});
+    const engine::WriteResult& res = (*results)[r];
+    if (res.outcome == engine::WriteOutcome::kStored) {
+      out.committed.push_back({p.event, p.channel, std::make_shared<const std::string>(p.event->raw)});
     }
-  }
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (job_request[i] < 0 || jobs[i].origin.loop == UINT16_MAX) continue;
-    const engine::WriteResult& res = (*results)[size_t(job_request[i])];
+    if (!p.job) continue;
     switch (res.outcome) {
-      case engine::WriteOutcome::kStored: out.replies.push_back({jobs[i].origin, jobs[i].event->id, true, ""}); break;
+      case engine::WriteOutcome::kStored: out.replies.push_back({p.job->origin, p.event->id, true, ""}); break;
       case engine::WriteOutcome::kDuplicate:
-      case engine::WriteOutcome::kStale:
-        out.replies.push_back({jobs[i].origin, jobs[i].event->id, true, "duplicate:"});
-        break;
-      case engine::WriteOutcome::kInvalid:
-        out.replies.push_back({jobs[i].origin, jobs[i].event->id, false, res.reason});
-        break;
+      case engine::WriteOutcome::kStale: out.replies.push_back({p.job->origin, p.event->id, true, "duplicate:"}); break;
+      case engine::WriteOutcome::kInvalid: out.replies.push_back({p.job->origin, p.event->id, false, res.reason}); break;
     }
   }
   sink_(std::move(out));

@@ -19,6 +19,9 @@
 
 namespace buzz::server {
 
+// WriteJob::origin.loop for events nobody waits an OK for (relay-signed ones).
+inline constexpr uint16_t kNoReply = UINT16_MAX;
+
 struct WriteJob {
   enum class Type : uint8_t { kStore, kMembership };
   Type type = Type::kStore;
