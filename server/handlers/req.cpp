@@ -46,6 +46,22 @@ std::string channel_scope(const std::vector<engine::Filter>& filters) {
   return scope;
 }
 
+// Whether a stored event that matched a filter may go to this reader. Channel
+// events stay out until the team model (channels.md) decides who may read
+// them; a 30622 goes only to the pubkey it names (protocol.md §9.3).
+bool readable_by(const engine::EventFields& f, std::string_view reader_hex) {
+  if (!f.channel.empty()) return false;
+  if (f.kind != 30622) return true;
+  return std::any_of(f.tags.begin(), f.tags.end(),
+                     [&](const engine::TagRef& t) { return t.name == 'p' && t.value == reader_hex; });
+}
+
+std::string count_reply(std::string_view sub_id, uint64_t n) {
+  std::string out = "[\"COUNT\",";
+  engine::append_json_string(out, sub_id);
+  return out + ",{\"count\":" + std::to_string(n) + "}]";
+}
+
 }  // namespace
 
 void Relay::handle_req(Context& c, ReqMessage&& req) {
@@ -84,14 +100,10 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   c.session.subs[registered->id] = std::move(sub);
 
   std::unordered_set<std::string> sent;  // an event matching two filters is sent once
+  const std::string me = engine::to_hex(c.session.pubkey);
   engine::QueryOptions options;
   options.accept = [&](const engine::EventFields& f) {
-    if (!f.channel.empty()) return false;
-    if (f.kind == 30622 && !std::any_of(f.tags.begin(), f.tags.end(), [&](const engine::TagRef& t) {
-          return t.name == 'p' && t.value == engine::to_hex(c.session.pubkey);
-        })) {
-      return false;
-    }
+    if (!readable_by(f, me)) return false;
     return registered->filters.size() == 1 || sent.insert(std::string(reinterpret_cast<const char*>(f.id), 32)).second;
   };
   std::string frame;
@@ -111,19 +123,14 @@ void Relay::handle_count(Context& c, const ReqMessage& req) {
   if (!passes_p_gate(req.filters, c.session.pubkey)) {
     return send_closed(c, req.sub_id, "restricted: p-gated kinds require #p tag matching your pubkey");
   }
-  if (!channel_scope(req.filters).empty()) {
-    std::string out = "[\"COUNT\",";
-    engine::append_json_string(out, req.sub_id);
-    return c.loop.send_text(c.conn, out + ",{\"count\":0}]"), void();
-  }
+  // A channel nobody can read yet counts zero, like any inaccessible channel.
+  if (!channel_scope(req.filters).empty()) return c.loop.send_text(c.conn, count_reply(req.sub_id, 0)), void();
+  const std::string me = engine::to_hex(c.session.pubkey);
   engine::QueryOptions options;
-  options.accept = [](const engine::EventFields& f) { return f.channel.empty() && f.kind != 30622; };
+  options.accept = [&](const engine::EventFields& f) { return readable_by(f, me); };
   auto n = store_.count(req.filters, options);
   if (!n) return send_closed(c, req.sub_id, "error: " + n.error());
-  std::string out = "[\"COUNT\",";
-  engine::append_json_string(out, req.sub_id);
-  out += ",{\"count\":" + std::to_string(*n) + "}]";
-  c.loop.send_text(c.conn, out);
+  c.loop.send_text(c.conn, count_reply(req.sub_id, *n));
 }
 
 void Relay::handle_close(Context& c, const std::string& sub_id) {
