@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,18 @@ namespace buzz::engine {
 using Id = std::array<uint8_t, 32>;
 using Pubkey = std::array<uint8_t, 32>;
 using Sig = std::array<uint8_t, 64>;
+
+// Hash for ids and pubkeys in unordered containers: their bytes are already
+// uniformly distributed, so the first eight are the hash.
+struct KeyBytesHash {
+  template <size_t N>
+  size_t operator()(const std::array<uint8_t, N>& a) const {
+    static_assert(N >= sizeof(size_t));
+    size_t h;
+    std::memcpy(&h, a.data(), sizeof h);
+    return h;
+  }
+};
 
 // Writes 2*len lowercase hex characters to out.
 void hex_encode(const uint8_t* data, size_t len, char* out);

@@ -23,14 +23,6 @@ constexpr size_t kMaxAuthorKindPairs = 256;
 
 rocksdb::Slice as_slice(const uint8_t* p, size_t n) { return {reinterpret_cast<const char*>(p), n}; }
 
-struct IdHash {
-  size_t operator()(const Id& id) const {
-    size_t h;
-    std::memcpy(&h, id.data(), sizeof h);
-    return h;
-  }
-};
-
 // The key of the replaceable pointer for e: rule A keys on the channel,
 // rule B on the d tag (relay-signed group state 39000–39002 uses rule A).
 std::string pointer_key(const Event& e, std::string_view channel, std::string_view d) {
@@ -373,7 +365,7 @@ Status RocksEventStore::query(const Filter& filter, const QueryOptions& options,
 }
 
 Result<uint64_t> RocksEventStore::count(std::span<const Filter> filters, const QueryOptions& options) {
-  std::unordered_set<Id, IdHash> seen;
+  std::unordered_set<Id, KeyBytesHash> seen;
   uint64_t n = 0;
   for (const Filter& f : filters) {
     Status s = scan(f, kCountScanBudget, [&](const RecordView& rec) {

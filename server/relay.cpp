@@ -12,7 +12,6 @@ namespace buzz::server {
 
 namespace {
 
-std::string pubkey_key(const engine::Pubkey& pk) { return std::string(reinterpret_cast<const char*>(pk.data()), 32); }
 
 }  // namespace
 
@@ -53,7 +52,7 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
   for (auto& [id, sub] : session->subs) st.subs.remove(sub.get());
   session->subs.clear();
   if (session->authenticated()) {
-    auto it = st.by_pubkey.find(pubkey_key(session->pubkey));
+    auto it = st.by_pubkey.find(session->pubkey);
     if (it != st.by_pubkey.end()) {
       std::erase(it->second, conn.id());
       if (it->second.empty()) st.by_pubkey.erase(it);
@@ -72,7 +71,7 @@ void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view 
   if (auto* m = std::get_if<AuthMessage>(&msg)) {
     bool was_pending = session->auth == Session::Auth::kPending;
     handle_auth(c, m->event);
-    if (was_pending && session->authenticated()) c.state.by_pubkey[pubkey_key(session->pubkey)].push_back(conn.id());
+    if (was_pending && session->authenticated()) c.state.by_pubkey[session->pubkey].push_back(conn.id());
     return;
   }
   handle_parse_failure(c, std::get<ParseFailure>(msg));
@@ -166,7 +165,7 @@ void Relay::drop_subscription(LoopState& st, Session& session, const std::string
 
 void Relay::close_pubkey(net::Loop& loop, const engine::Pubkey& pk) {
   LoopState& st = state(loop);
-  auto it = st.by_pubkey.find(pubkey_key(pk));
+  auto it = st.by_pubkey.find(pk);
   if (it == st.by_pubkey.end()) return;
   std::vector<net::ConnId> ids = it->second;
   for (net::ConnId id : ids) {

@@ -57,8 +57,8 @@ class Relay final : public net::Service {
   // What one loop knows; touched only on that loop's thread.
   struct LoopState {
     index::SubscriptionIndex subs;
-    // Authenticated connections by raw pubkey, to close them when membership ends.
-    std::unordered_map<std::string, std::vector<net::ConnId>> by_pubkey;
+    // Authenticated connections by pubkey, to close them when membership ends.
+    std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_pubkey;
   };
   struct Context {  // one message being handled
     net::Loop& loop;

@@ -11,8 +11,6 @@ namespace {
 
 using engine::RelayRole;
 
-std::string key_of(const engine::Pubkey& pk) { return std::string(reinterpret_cast<const char*>(pk.data()), 32); }
-
 // The first p tag whose value is 64 hex characters (any case).
 std::optional<engine::Pubkey> target_of(const engine::Event& e) {
   for (const engine::Tag& t : e.tags) {
@@ -31,21 +29,21 @@ engine::Status RelayMembership::load() {
   if (!all) return engine::Error{all.error()};
   std::unique_lock lock(mu_);
   roles_.clear();
-  for (const auto& m : *all) roles_[key_of(m.pubkey)] = m.role;
+  for (const auto& m : *all) roles_[m.pubkey] = m.role;
   return {};
 }
 
 std::optional<RelayRole> RelayMembership::role(const engine::Pubkey& pk) const {
   std::shared_lock lock(mu_);
-  auto it = roles_.find(key_of(pk));
+  auto it = roles_.find(pk);
   if (it == roles_.end()) return std::nullopt;
   return it->second;
 }
 
 void RelayMembership::cache(const engine::Pubkey& pk, std::optional<RelayRole> role) {
   std::unique_lock lock(mu_);
-  if (role) roles_[key_of(pk)] = *role;
-  else roles_.erase(key_of(pk));
+  if (role) roles_[pk] = *role;
+  else roles_.erase(pk);
 }
 
 engine::Event RelayMembership::signed_event(uint16_t kind, uint64_t created_at, std::vector<engine::Tag> tags) {

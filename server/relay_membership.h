@@ -49,7 +49,7 @@ class RelayMembership {
   bool enforced_;
   uint64_t last_list_at_ = 0;
   mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, engine::RelayRole> roles_;  // raw 32-byte pubkey -> role
+  std::unordered_map<engine::Pubkey, engine::RelayRole, engine::KeyBytesHash> roles_;
 };
 
 }  // namespace buzz::server

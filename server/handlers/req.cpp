@@ -4,6 +4,7 @@
 // Security: a subscription is checked (auth, p-gate, channel access) before it
 // is registered, so a refused REQ never sees a single live event.
 #include <algorithm>
+#include <cstring>
 #include <unordered_set>
 
 #include "engine/canonical.h"
@@ -99,12 +100,15 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   c.state.subs.add(registered);  // registered before replay: nothing published meanwhile is missed
   c.session.subs[registered->id] = std::move(sub);
 
-  std::unordered_set<std::string> sent;  // an event matching two filters is sent once
+  std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // an event matching two filters is sent once
   const std::string me = engine::to_hex(c.session.pubkey);
   engine::QueryOptions options;
   options.accept = [&](const engine::EventFields& f) {
     if (!readable_by(f, me)) return false;
-    return registered->filters.size() == 1 || sent.insert(std::string(reinterpret_cast<const char*>(f.id), 32)).second;
+    if (registered->filters.size() == 1) return true;
+    engine::Id id;
+    std::memcpy(id.data(), f.id, id.size());
+    return sent.insert(id).second;
   };
   std::string frame;
   for (const engine::Filter& f : registered->filters) {
