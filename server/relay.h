@@ -76,6 +76,7 @@ class Relay final : public net::Service {
   void handle_parse_failure(Context& c, const ParseFailure& failure);
 
   void handle_ephemeral(Context& c, std::shared_ptr<const engine::Event> event);
+  void submit_write(Context& c, WriteJob&& job);
   // Matches committed events against this loop's subscriptions and sends them.
   void fanout(net::Loop& loop, const std::vector<CommittedEvent>& events);
   void drop_subscription(LoopState& state, Session& session, const std::string& sub_id);

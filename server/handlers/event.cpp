@@ -42,11 +42,7 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return send_ok(c, e.id, false, reason);
 
   auto event = std::make_shared<const engine::Event>(std::move(e));
-  if (membership_kind) {
-    WriteJob job{WriteJob::Type::kMembership, event, {}, c.conn.id()};
-    if (!writer_->submit(std::move(job))) send_notice(c, "rate-limited: too many concurrent requests");
-    return;
-  }
+  if (membership_kind) return submit_write(c, {WriteJob::Type::kMembership, event, {}, c.conn.id()});
   if (ephemeral) return handle_ephemeral(c, std::move(event));
 
   if (std::llabs(engine::seconds_from(engine::unix_now(), event->created_at)) > kClockSkewSecs) {
@@ -71,18 +67,20 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
     if (parser.parse(event->content).error()) return send_ok(c, event->id, false, "invalid: kind:0 content must be valid JSON");
   }
   if (event->kind == 7) {
-    std::string_view target;
+    // The target is the last e tag holding an event id (kinds.md §2.1).
+    std::optional<engine::Id> target;
     for (const engine::Tag& t : event->tags) {
       engine::Id id;
-      if (t.size() >= 2 && t[0] == "e" && engine::from_hex(t[1], &id)) target = t[1];
+      if (t.size() >= 2 && t[0] == "e" && engine::from_hex(t[1], &id)) target = id;
     }
-    engine::Id id;
-    if (target.empty() || !engine::from_hex(target, &id)) {
-      return send_ok(c, event->id, false, "invalid: reaction must reference a target event via e tag");
-    }
-    if (!store_.get(id)) return send_ok(c, event->id, false, "invalid: reaction target event not found");
+    if (!target) return send_ok(c, event->id, false, "invalid: reaction must reference a target event via e tag");
+    if (!store_.get(*target)) return send_ok(c, event->id, false, "invalid: reaction target event not found");
   }
-  WriteJob job{WriteJob::Type::kStore, event, {}, c.conn.id()};
+  submit_write(c, {WriteJob::Type::kStore, event, {}, c.conn.id()});
+}
+
+void Relay::submit_write(Context& c, WriteJob&& job) {
+  // A full writer queue drops the message with a NOTICE and no OK (protocol.md §2.5).
   if (!writer_->submit(std::move(job))) send_notice(c, "rate-limited: too many concurrent requests");
 }
 
