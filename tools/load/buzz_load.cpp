@@ -262,10 +262,12 @@ void history(const Options& o) {
   load::ServerProcess server(o.binary, dir, pick_port());
   auto c = connect_authed(server, engine::generate_keypair());
   std::map<std::string, double> figures;
+  // Global queries name their kinds: without them the p-gate refuses the REQ
+  // (protocol.md §9.3), as it would for any client.
   const std::pair<const char*, std::string> shapes[] = {
       {"kind", R"({"kinds":[1],"limit":500})"},
-      {"author", "{\"authors\":[\"" + engine::to_hex(authors[7].pubkey) + "\"],\"limit\":500}"},
-      {"tag", R"({"#t":["tag42"],"limit":500})"},
+      {"author", "{\"kinds\":[1],\"authors\":[\"" + engine::to_hex(authors[7].pubkey) + "\"],\"limit\":500}"},
+      {"tag", R"({"kinds":[1],"#t":["tag42"],"limit":500})"},
   };
   for (const auto& [name, filter] : shapes) {
     std::vector<double> lat;
@@ -276,6 +278,7 @@ void history(const Options& o) {
       results = 0;
       while (auto m = c->recv(10000)) {
         if (m->rfind("[\"EOSE\"", 0) == 0) break;
+        if (m->rfind("[\"CLOSED\"", 0) == 0) throw std::runtime_error("query refused: " + *m);
         ++results;
       }
       lat.push_back((now_s() - t0) * 1e3);
