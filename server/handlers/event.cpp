@@ -43,12 +43,12 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
 
   auto event = std::make_shared<const engine::Event>(std::move(e));
   if (membership_kind) return submit_write(c, {WriteJob::Type::kMembership, event, {}, c.conn.id()});
-  if (ephemeral) return handle_ephemeral(c, std::move(event));
 
-  if (std::llabs(engine::seconds_from(engine::unix_now(), event->created_at)) > kClockSkewSecs) {
+  // The clock window and the content cap apply to stored kinds only (protocol.md §12).
+  if (!ephemeral && std::llabs(engine::seconds_from(engine::unix_now(), event->created_at)) > kClockSkewSecs) {
     return send_ok(c, event->id, false, "invalid: event timestamp too far from server time");
   }
-  if (event->content.size() > kMaxContentBytes) {
+  if (!ephemeral && event->content.size() > kMaxContentBytes) {
     return send_ok(c, event->id, false,
                    "invalid: content exceeds maximum size of 262144 bytes (got " + std::to_string(event->content.size()) + ")");
   }
@@ -61,6 +61,7 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
     }
     return send_ok(c, event->id, false, "invalid: channel not found");
   }
+  if (ephemeral) return handle_ephemeral(c, std::move(event));
   if (event->kind == 0) {
     // NIP-01 profile metadata must be JSON (kinds.md §2.1).
     thread_local simdjson::dom::parser parser;
@@ -85,12 +86,6 @@ void Relay::submit_write(Context& c, WriteJob&& job) {
 }
 
 void Relay::handle_ephemeral(Context& c, std::shared_ptr<const engine::Event> event) {
-  if (event->kind == 20002) {
-    // Typing indicators are channel events; channels arrive with the team model.
-    return send_ok(c, event->id, false,
-                   event->first_tag_value("h").empty() ? "invalid: channel-scoped events must include an h tag"
-                                                       : "invalid: channel not found");
-  }
   send_ok(c, event->id, true, "");
   // Ephemeral events are never stored: fan out to every loop straight away.
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(
