@@ -25,6 +25,9 @@ inline constexpr size_t kMaxQueryLimit = 500;
 struct WriteRequest {
   const Event* event;
   std::string_view channel;  // canonical channel id, empty for global events
+  // Events this one soft-deletes on authority checked by the caller (a 9005
+  // moderation delete, the group state of a deleted channel).
+  std::span<const Id> deletes = {};
 };
 
 enum class WriteOutcome : uint8_t {
@@ -38,6 +41,26 @@ struct WriteResult {
   WriteOutcome outcome = WriteOutcome::kStored;
   std::string reason;            // for kInvalid: the wire reason
   std::vector<Id> removed;       // events this write superseded or deleted
+};
+
+// Team state kept beside the events and changed in the same atomic write
+// (channels.md: "every change is one atomic write").
+enum class StateTable : uint8_t { kChannels, kChannelMembers, kThreads, kAuditPending };
+
+struct StateWrite {
+  StateTable table;
+  std::string key;
+  std::string value;  // empty = delete the key
+};
+
+// One stored event, live or deleted, as the pipeline's target checks need it.
+struct StoredEvent {
+  std::string raw;
+  std::string channel;
+  Pubkey pubkey{};
+  uint16_t kind = 0;
+  uint64_t created_at = 0;
+  bool deleted = false;
 };
 
 struct QueryOptions {
@@ -54,9 +77,10 @@ class EventStore {
  public:
   virtual ~EventStore() = default;
 
-  // Applies the requests in order as one atomic, durable batch; one result each.
-  // Store-writer thread only.
-  virtual Result<std::vector<WriteResult>> write(std::span<const WriteRequest> requests) = 0;
+  // Applies the requests in order, and the state writes, as one atomic, durable
+  // batch; one result per request. Store-writer thread only.
+  virtual Result<std::vector<WriteResult>> write(std::span<const WriteRequest> requests,
+                                                 std::span<const StateWrite> state = {}) = 0;
 
   // True if an event with this id was ever stored (including deleted ones).
   virtual bool contains(const Id& id, uint16_t kind) = 0;
@@ -69,6 +93,17 @@ class EventStore {
 
   // The stored JSON of one live (not deleted) event.
   virtual std::optional<std::string> get(const Id& id) = 0;
+
+  // One stored event, deleted ones included.
+  virtual std::optional<StoredEvent> lookup(const Id& id) = 0;
+
+  // Team state: one value, or every (key, value) of a table in key order.
+  virtual std::optional<std::string> get_state(StateTable table, std::string_view key) = 0;
+  virtual Status scan_state(StateTable table,
+                            const std::function<void(std::string_view key, std::string_view value)>& visit) = 0;
+  // Deletes keys in [from, to) outside any event write (the audit writer's
+  // acknowledgements). Any thread.
+  virtual Status erase_state(StateTable table, std::string_view from, std::string_view to) = 0;
 };
 
 }  // namespace buzz::engine

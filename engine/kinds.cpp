@@ -65,6 +65,7 @@ constexpr auto kKinds = std::to_array<KindInfo>({
     {40100, "canvas", kClient, kRequired, kPlain, "channels:write"},
     {40901, "relay-only 40901", kRelayOnly, kGlobal, kPlain, ""},
     {40902, "relay-only 40902", kRelayOnly, kGlobal, kPlain, ""},
+    {41001, "dm created", kRelay, kGlobal, kPlain, ""},
     {41010, "open dm", kClient, kGlobal, kCommand, "messages:write"},
     {41011, "add dm member", kClient, kRequired, kCommand, "messages:write"},
     {41012, "hide dm", kClient, kRequired, kCommand, "messages:write"},

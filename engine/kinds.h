@@ -77,9 +77,9 @@ constexpr StorageFamily storage_family(uint16_t kind) {
 
 std::string_view kind_class_name(KindClass c);
 
-// Kinds readable only by the pubkey in their p tag (protocol.md §9.3).
+// Kinds readable only by the pubkeys in their p tags (protocol.md §9.3; 41001 per kinds.md §4.6).
 constexpr bool is_p_gated(uint16_t kind) {
-  return kind == 1059 || kind == 44100 || kind == 44101 || kind == 30622;
+  return kind == 1059 || kind == 41001 || kind == 44100 || kind == 44101 || kind == 30622;
 }
 
 }  // namespace buzz::engine

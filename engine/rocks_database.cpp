@@ -12,7 +12,8 @@ namespace {
 constexpr const char* kFamilyNames[] = {
     "events.regular", "events.replaceable", "events.addressable", "events.buzz",
     "index.time",     "index.kind",         "index.author",       "index.author_kind",
-    "index.tag",      "pointers",           "relay_members",
+    "index.tag",      "pointers",           "relay_members",      "channels",
+    "channel_members", "threads",           "audit_pending",
 };
 static_assert(std::size(kFamilyNames) == size_t(Family::kCount));
 

@@ -29,6 +29,10 @@ enum class Family : uint8_t {
   kIndexTag,         // letter | xxh3(value) | ~created_at | id
   kPointers,         // replaceable: kind | pubkey | channel ; addressable: kind | pubkey | d  -> id | created_at
   kRelayMembers,     // pubkey -> member record
+  kChannels,         // channel id -> channel record (engine/channel.h)
+  kChannelMembers,   // channel id | pubkey -> member record
+  kThreads,          // event id -> thread row (parent, root, depth, counters)
+  kAuditPending,     // ticket u64 -> audit record not yet in the chain
   kCount,
 };
 

@@ -110,11 +110,22 @@ class RocksEventStore::Batch {
   rocksdb::WriteBatchWithIndex wb_;
 };
 
-Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteRequest> requests) {
+Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteRequest> requests,
+                                                        std::span<const StateWrite> state) {
   Batch batch(db_);
   std::vector<WriteResult> results;
   results.reserve(requests.size());
-  for (const WriteRequest& r : requests) results.push_back(apply(batch, *r.event, r.channel));
+  for (const WriteRequest& r : requests) {
+    results.push_back(apply(batch, *r.event, r.channel));
+    if (results.back().outcome != WriteOutcome::kStored) continue;
+    for (const Id& id : r.deletes) {
+      if (batch.is_live(id.data()) && batch.soft_delete(id.data())) results.back().removed.push_back(id);
+    }
+  }
+  for (const StateWrite& w : state) {
+    if (w.value.empty()) batch.batch()->Delete(state_family(w.table), w.key);
+    else batch.batch()->Put(state_family(w.table), w.key, w.value);
+  }
   // The batch is durable (WAL) when Write returns: only then may the caller
   // send OK true for any event in it.
   rocksdb::Status s = db_.db()->Write(db_.write_options(), batch.batch());
@@ -243,6 +254,50 @@ std::optional<std::string> RocksEventStore::get(const Id& id) {
     return std::string(rec.raw);
   }
   return std::nullopt;
+}
+
+std::optional<StoredEvent> RocksEventStore::lookup(const Id& id) {
+  for (int f = 0; f < kStorageFamilies; ++f) {
+    std::string value;
+    if (!db_.db()->Get(rocksdb::ReadOptions(), db_.family(Family(f)), as_slice(id.data(), 32), &value).ok()) continue;
+    RecordView rec;
+    if (!decode_record(value, &rec)) return std::nullopt;
+    StoredEvent out{std::string(rec.raw), std::string(rec.fields.channel), {}, rec.fields.kind, rec.fields.created_at,
+                    rec.deleted()};
+    std::memcpy(out.pubkey.data(), rec.fields.pubkey, 32);
+    return out;
+  }
+  return std::nullopt;
+}
+
+rocksdb::ColumnFamilyHandle* RocksEventStore::state_family(StateTable table) const {
+  switch (table) {
+    case StateTable::kChannels: return db_.family(Family::kChannels);
+    case StateTable::kChannelMembers: return db_.family(Family::kChannelMembers);
+    case StateTable::kThreads: return db_.family(Family::kThreads);
+    case StateTable::kAuditPending: return db_.family(Family::kAuditPending);
+  }
+  return nullptr;
+}
+
+std::optional<std::string> RocksEventStore::get_state(StateTable table, std::string_view key) {
+  std::string value;
+  if (!db_.db()->Get(rocksdb::ReadOptions(), state_family(table), key, &value).ok()) return std::nullopt;
+  return value;
+}
+
+Status RocksEventStore::scan_state(StateTable table,
+                                   const std::function<void(std::string_view, std::string_view)>& visit) {
+  std::unique_ptr<rocksdb::Iterator> it(db_.db()->NewIterator(rocksdb::ReadOptions(), state_family(table)));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) visit(it->key().ToStringView(), it->value().ToStringView());
+  if (!it->status().ok()) return Error{"error: database read failed: " + it->status().ToString()};
+  return {};
+}
+
+Status RocksEventStore::erase_state(StateTable table, std::string_view from, std::string_view to) {
+  rocksdb::Status s = db_.db()->DeleteRange(db_.write_options(), state_family(table), from, to);
+  if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
+  return {};
 }
 
 Status RocksEventStore::scan(const Filter& filter, size_t budget,

@@ -16,11 +16,17 @@ class RocksEventStore final : public EventStore {
  public:
   explicit RocksEventStore(RocksDatabase& db) : db_(db) {}
 
-  Result<std::vector<WriteResult>> write(std::span<const WriteRequest> requests) override;
+  Result<std::vector<WriteResult>> write(std::span<const WriteRequest> requests,
+                                         std::span<const StateWrite> state = {}) override;
   bool contains(const Id& id, uint16_t kind) override;
   Status query(const Filter& filter, const QueryOptions& options, const EventSink& sink) override;
   Result<uint64_t> count(std::span<const Filter> filters, const QueryOptions& options) override;
   std::optional<std::string> get(const Id& id) override;
+  std::optional<StoredEvent> lookup(const Id& id) override;
+  std::optional<std::string> get_state(StateTable table, std::string_view key) override;
+  Status scan_state(StateTable table,
+                    const std::function<void(std::string_view key, std::string_view value)>& visit) override;
+  Status erase_state(StateTable table, std::string_view from, std::string_view to) override;
 
  private:
   class Batch;
@@ -28,6 +34,8 @@ class RocksEventStore final : public EventStore {
   WriteResult apply_deletion(Batch& batch, const Event& e);
   // Scans candidates newest first; visit returns false to stop.
   Status scan(const Filter& filter, size_t budget, const std::function<bool(const RecordView&)>& visit);
+
+  rocksdb::ColumnFamilyHandle* state_family(StateTable table) const;
 
   RocksDatabase& db_;
 };

@@ -10,15 +10,13 @@
 
 namespace buzz::server {
 
-namespace {
-
-
-}  // namespace
-
-Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, const engine::Keypair& key)
+Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
+             PresenceStore& presence, const engine::Keypair& key)
     : config_(config),
       store_(store),
       membership_(membership),
+      team_(team),
+      presence_(presence),
       key_(key),
       relay_url_normalized_(normalize_relay_url(config.effective_relay_url())) {}
 
@@ -57,6 +55,12 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
       std::erase(it->second, conn.id());
       if (it->second.empty()) st.by_pubkey.erase(it);
     }
+    std::lock_guard lock(online_mu_);
+    auto online = online_.find(session->pubkey);
+    if (online != online_.end() && --online->second == 0) {
+      online_.erase(online);
+      presence_.clear(session->pubkey);  // the last connection is gone (protocol.md §12.1)
+    }
   }
 }
 
@@ -71,7 +75,11 @@ void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view 
   if (auto* m = std::get_if<AuthMessage>(&msg)) {
     bool was_pending = session->auth == Session::Auth::kPending;
     handle_auth(c, m->event);
-    if (was_pending && session->authenticated()) c.state.by_pubkey[session->pubkey].push_back(conn.id());
+    if (was_pending && session->authenticated()) {
+      c.state.by_pubkey[session->pubkey].push_back(conn.id());
+      std::lock_guard lock(online_mu_);
+      ++online_[session->pubkey];
+    }
     return;
   }
   handle_parse_failure(c, std::get<ParseFailure>(msg));
@@ -121,10 +129,11 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
   }
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(std::move(outcome.committed));
   auto lost = std::make_shared<const std::vector<engine::Pubkey>>(std::move(outcome.lost_membership));
+  auto revoked = std::make_shared<const std::vector<Revocation>>(std::move(outcome.revoked));
   for (size_t i = 0; i < loops_.size(); ++i) {
     net::Loop* loop = loops_[i];
-    if (by_loop[i].empty() && committed->empty() && lost->empty()) continue;
-    loop->post([this, loop, replies = std::move(by_loop[i]), committed, lost] {
+    if (by_loop[i].empty() && committed->empty() && lost->empty() && revoked->empty()) continue;
+    loop->post([this, loop, replies = std::move(by_loop[i]), committed, lost, revoked] {
       for (const OkReply& r : replies) {
         net::Connection* conn = loop->find(r.to);
         auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
@@ -133,6 +142,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
         send_ok(c, r.event_id, r.accepted, r.reason);
       }
       if (!committed->empty()) fanout(*loop, *committed);
+      for (const Revocation& r : *revoked) revoke(*loop, r);
       if (membership_.enforced()) {
         for (const engine::Pubkey& pk : *lost) close_pubkey(*loop, pk);
       }
@@ -145,9 +155,18 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
   engine::EventFields fields;
   for (const CommittedEvent& ev : events) {
     fields.assign(*ev.event, ev.channel);
+    // A private channel's event goes to its current members only, checked per
+    // delivery: a subscription that outlived its access never sees it.
+    const bool members_only = !ev.channel.empty() && team_.is_private(ev.channel);
+    // Presence is visible to the members sharing a channel with its author.
+    std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> audience;
+    if (ev.event->kind == 20001) audience = team_.co_members(ev.event->pubkey);
     st.subs.match(fields, [&](index::Subscription& sub) {
       net::Connection* conn = loop.find(subscription_conn(loop.index(), sub.owner));
-      if (!conn) return;
+      auto* session = conn ? static_cast<const Session*>(conn->context()) : nullptr;
+      if (!session) return;
+      if (members_only && !team_.is_member(ev.channel, session->pubkey)) return;
+      if (audience && !audience->count(session->pubkey)) return;
       // Per recipient only the prefix differs; the event bytes are shared.
       if (loop.send_shared(*conn, sub.event_prefix, ev.raw, "]")) {
         stats_.events_delivered.fetch_add(1, std::memory_order_relaxed);
@@ -161,6 +180,35 @@ void Relay::drop_subscription(LoopState& st, Session& session, const std::string
   if (it == session.subs.end()) return;
   st.subs.remove(it->second.get());
   session.subs.erase(it);
+}
+
+void Relay::revoke(net::Loop& loop, const Revocation& r) {
+  LoopState& st = state(loop);
+  auto revoke_conn = [&](net::ConnId id) {
+    net::Connection* conn = loop.find(id);
+    auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
+    if (!session) return;
+    std::vector<std::string> ended;
+    for (const auto& [sub_id, sub] : session->subs) {
+      if (sub->channel == r.channel) ended.push_back(sub_id);
+    }
+    Context c{loop, *conn, *session, st};
+    for (const std::string& sub_id : ended) {
+      drop_subscription(st, *session, sub_id);
+      send_closed(c, sub_id, r.reason);
+    }
+  };
+  if (r.pubkey) {
+    auto it = st.by_pubkey.find(*r.pubkey);
+    if (it == st.by_pubkey.end()) return;
+    for (net::ConnId id : std::vector<net::ConnId>(it->second)) revoke_conn(id);
+    return;
+  }
+  // Everyone who can no longer read the channel (it turned private, or was deleted).
+  for (const auto& [pk, conns] : st.by_pubkey) {
+    if (team_.can_read(r.channel, pk)) continue;
+    for (net::ConnId id : std::vector<net::ConnId>(conns)) revoke_conn(id);
+  }
 }
 
 void Relay::close_pubkey(net::Loop& loop, const engine::Pubkey& pk) {

@@ -10,16 +10,20 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/event_store.h"
 #include "engine/signature.h"
+#include "engine/team_state.h"
 #include "net/loop.h"
 #include "net/service.h"
 #include "server/client_message.h"
 #include "server/config.h"
+#include "server/presence_store.h"
 #include "server/relay_membership.h"
 #include "server/session.h"
 #include "server/store_writer.h"
@@ -35,7 +39,8 @@ struct RelayStats {
 
 class Relay final : public net::Service {
  public:
-  Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, const engine::Keypair& key);
+  Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
+        PresenceStore& presence, const engine::Keypair& key);
   ~Relay() override;
 
   // Before the loops run: the loops to fan out to and the writer to store through.
@@ -76,11 +81,15 @@ class Relay final : public net::Service {
   void handle_parse_failure(Context& c, const ParseFailure& failure);
 
   void handle_ephemeral(Context& c, std::shared_ptr<const engine::Event> event);
+  // Fans an ephemeral event out on every loop (it is never stored).
+  void broadcast(net::Loop& here, std::shared_ptr<const engine::Event> event, std::string channel);
   void submit_write(Context& c, WriteJob&& job);
   // Matches committed events against this loop's subscriptions and sends them.
   void fanout(net::Loop& loop, const std::vector<CommittedEvent>& events);
   void drop_subscription(LoopState& state, Session& session, const std::string& sub_id);
   void close_pubkey(net::Loop& loop, const engine::Pubkey& pk);
+  // Ends the channel subscriptions a membership change took away (protocol.md §9.7).
+  void revoke(net::Loop& loop, const Revocation& r);
 
   void send_ok(Context& c, const engine::Id& id, bool accepted, std::string_view reason);
   void send_ok(Context& c, std::string_view id_hex, bool accepted, std::string_view reason);
@@ -93,12 +102,17 @@ class Relay final : public net::Service {
   const Config& config_;
   engine::EventStore& store_;
   RelayMembership& membership_;
+  engine::TeamState& team_;
+  PresenceStore& presence_;
   engine::Keypair key_;
   std::string relay_url_normalized_;
   std::vector<net::Loop*> loops_;
   std::vector<std::unique_ptr<LoopState>> states_;
   StoreWriter* writer_ = nullptr;
   RelayStats stats_;
+  // Authenticated connections per pubkey across loops: the last one to close clears its presence.
+  std::mutex online_mu_;
+  std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;
 };
 
 }  // namespace buzz::server

@@ -113,7 +113,11 @@ int run_serve(int argc, char** argv) {
   if (auto s = membership.load(); !s) return fail(s.error());
 
   engine::RocksEventStore store(**db);
-  Relay relay(cfg, store, membership, *key);
+  engine::TeamState team;
+  if (auto s = team.load(store); !s) return fail(s.error());
+  TeamModel team_model(team, store, *key);
+  MemoryPresenceStore presence;
+  Relay relay(cfg, store, membership, team, presence, *key);
 
   // Block the shutdown signals in every thread; this one waits for them.
   sigset_t signals;
@@ -149,7 +153,7 @@ int run_serve(int argc, char** argv) {
   }
   std::vector<net::Loop*> loop_ptrs;
   for (auto& l : loops) loop_ptrs.push_back(l.get());
-  StoreWriter writer(store, membership, size_t(cfg.max_concurrent_handlers),
+  StoreWriter writer(store, membership, team_model, size_t(cfg.max_concurrent_handlers),
                      [&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
   relay.attach(loop_ptrs, &writer);
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});

@@ -1,13 +1,16 @@
 // The store-writer thread; see store_writer.h.
 #include "server/store_writer.h"
 
+#include <unordered_set>
+
 #include "engine/clock.h"
 
 #include "server/log.h"
 
 namespace buzz::server {
-StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership, size_t capacity, Sink sink)
-    : store_(store), membership_(membership), capacity_(capacity), sink_(std::move(sink)) {
+StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, size_t capacity,
+                         Sink sink)
+    : store_(store), membership_(membership), team_(team), capacity_(capacity), sink_(std::move(sink)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -66,47 +69,77 @@ void StoreWriter::run() {
 
 void StoreWriter::process(std::vector<WriteJob>& jobs) {
   // One entry per event to store: the client's own, and the relay-signed
-  // events a membership change emits (those have no job waiting for an OK).
+  // events that follow from it (those have no job waiting for an OK).
   struct Pending {
     std::shared_ptr<const engine::Event> event;
     std::string channel;
     const WriteJob* job;
+    std::string ok_reason;  // a command's result, sent with OK true
+    bool fanout = true;
+    std::vector<engine::Id> deletes;
   };
   WriteBatchOutcome out;
   std::vector<Pending> pending;
+  std::vector<engine::StateWrite> state;
+  std::unordered_set<engine::Id, engine::KeyBytesHash> admitted;  // ids this batch already runs
   pending.reserve(jobs.size());
   uint64_t now = engine::unix_now();
   for (WriteJob& job : jobs) {
+    const engine::Event& e = *job.event;
     if (job.type == WriteJob::Type::kMembership) {
-      RelayMembership::Outcome m = membership_.apply(*job.event, now);
-      out.replies.push_back({job.origin, job.event->id, m.ok, m.reason});
-      for (auto& e : m.emitted) pending.push_back({std::make_shared<const engine::Event>(std::move(e)), "", nullptr});
+      RelayMembership::Outcome m = membership_.apply(e, now);
+      out.replies.push_back({job.origin, e.id, m.ok, m.reason});
+      for (auto& ev : m.emitted) pending.push_back({std::make_shared<const engine::Event>(std::move(ev)), "", nullptr, {}, true, {}});
       if (m.removed) out.lost_membership.push_back(*m.removed);
       continue;
     }
-    bool wants_ok = job.origin.loop != kNoReply;
-    pending.push_back({job.event, std::move(job.channel), wants_ok ? &job : nullptr});
+    const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
+    if (waiting == nullptr || !TeamModel::handles(e.kind)) {
+      pending.push_back({job.event, std::move(job.channel), waiting, {}, true, {}});
+      continue;
+    }
+    // A channel change must run once: a repeat is answered before it touches the team state.
+    if (!admitted.insert(e.id).second || store_.contains(e.id, e.kind)) {
+      bool command = e.kind >= 41010 && e.kind <= 41012;
+      out.replies.push_back({job.origin, e.id, true, command ? "duplicate: already processed" : "duplicate:"});
+      continue;
+    }
+    Admission a = team_.admit(e, now);
+    if (!a.ok) {
+      out.replies.push_back({job.origin, e.id, false, std::move(a.reason)});
+      continue;
+    }
+    pending.push_back({job.event, std::move(a.channel), waiting, std::move(a.reason), a.fanout, std::move(a.deletes)});
+    for (Emitted& f : a.emitted) {
+      pending.push_back({std::make_shared<const engine::Event>(std::move(f.event)), std::move(f.channel), nullptr, {}, true, {}});
+    }
+    std::move(a.state.begin(), a.state.end(), std::back_inserter(state));
+    std::move(a.revoked.begin(), a.revoked.end(), std::back_inserter(out.revoked));
   }
   std::vector<engine::WriteRequest> requests;
   requests.reserve(pending.size());
-  for (const Pending& p : pending) requests.push_back({p.event.get(), p.channel});
+  for (const Pending& p : pending) requests.push_back({p.event.get(), p.channel, p.deletes});
 
-  auto results = store_.write(requests);
-  if (!results) log_error("store write failed", {{"error", results.error()}});
+  auto results = store_.write(requests, state);
+  team_.end_batch(bool(results));
+  if (!results) {
+    log_error("store write failed", {{"error", results.error()}});
+    out.revoked.clear();
+  }
   // The batch is durable now (or failed as a whole): replies and fan-out may go.
   for (size_t r = 0; r < pending.size(); ++r) {
-    const Pending& p = pending[r];
+    Pending& p = pending[r];
     if (!results) {
       if (p.job) out.replies.push_back({p.job->origin, p.event->id, false, "error: internal server error"});
       continue;
     }
     const engine::WriteResult& res = (*results)[r];
-    if (res.outcome == engine::WriteOutcome::kStored) {
+    if (res.outcome == engine::WriteOutcome::kStored && p.fanout) {
       out.committed.push_back({p.event, p.channel, std::make_shared<const std::string>(p.event->raw)});
     }
     if (!p.job) continue;
     switch (res.outcome) {
-      case engine::WriteOutcome::kStored: out.replies.push_back({p.job->origin, p.event->id, true, ""}); break;
+      case engine::WriteOutcome::kStored: out.replies.push_back({p.job->origin, p.event->id, true, std::move(p.ok_reason)}); break;
       case engine::WriteOutcome::kDuplicate:
       case engine::WriteOutcome::kStale: out.replies.push_back({p.job->origin, p.event->id, true, "duplicate:"}); break;
       case engine::WriteOutcome::kInvalid: out.replies.push_back({p.job->origin, p.event->id, false, res.reason}); break;

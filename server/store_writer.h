@@ -16,6 +16,7 @@
 #include "engine/event_store.h"
 #include "net/connection.h"
 #include "server/relay_membership.h"
+#include "server/team_model.h"
 
 namespace buzz::server {
 
@@ -48,13 +49,14 @@ struct WriteBatchOutcome {
   std::vector<OkReply> replies;
   std::vector<CommittedEvent> committed;
   std::vector<engine::Pubkey> lost_membership;
+  std::vector<Revocation> revoked;  // applied after the batch's fan-out
 };
 
 class StoreWriter {
  public:
   using Sink = std::function<void(WriteBatchOutcome&&)>;
 
-  StoreWriter(engine::EventStore& store, RelayMembership& membership, size_t capacity, Sink sink);
+  StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, size_t capacity, Sink sink);
   ~StoreWriter();
 
   // Any thread. False if the queue is full (the caller answers rate-limited).
@@ -70,6 +72,7 @@ class StoreWriter {
 
   engine::EventStore& store_;
   RelayMembership& membership_;
+  TeamModel& team_;
   size_t capacity_;
   Sink sink_;
   mutable std::mutex mu_;

@@ -36,7 +36,10 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
   const bool membership_kind = info->role == engine::KindRole::kRelayAdmin || info->role == engine::KindRole::kRelayLeave;
   // An id already stored is answered without verifying it again: the stored
   // copy was verified, and this one is not stored either way.
-  if (!ephemeral && !membership_kind && store_.contains(e.id, e.kind)) return send_ok(c, e.id, true, "duplicate:");
+  if (!ephemeral && !membership_kind && store_.contains(e.id, e.kind)) {
+    bool command = info->role == engine::KindRole::kCommand;
+    return send_ok(c, e.id, true, command ? "duplicate: already processed" : "duplicate:");
+  }
 
   std::string reason;
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return send_ok(c, e.id, false, reason);
@@ -52,31 +55,13 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
     return send_ok(c, event->id, false,
                    "invalid: content exceeds maximum size of 262144 bytes (got " + std::to_string(event->content.size()) + ")");
   }
-  if (info->role == engine::KindRole::kCommand || info->role == engine::KindRole::kNip29Admin ||
-      info->channel == engine::ChannelRule::kRequired) {
-    // Channel kinds need an existing channel; none can exist before the team
-    // model (channels.md) is enabled.
-    if (event->first_tag_value("h").empty()) {
-      return send_ok(c, event->id, false, "invalid: channel-scoped events must include an h tag");
-    }
-    return send_ok(c, event->id, false, "invalid: channel not found");
-  }
   if (ephemeral) return handle_ephemeral(c, std::move(event));
   if (event->kind == 0) {
     // NIP-01 profile metadata must be JSON (kinds.md §2.1).
     thread_local simdjson::dom::parser parser;
     if (parser.parse(event->content).error()) return send_ok(c, event->id, false, "invalid: kind:0 content must be valid JSON");
   }
-  if (event->kind == 7) {
-    // The target is the last e tag holding an event id (kinds.md §2.1).
-    std::optional<engine::Id> target;
-    for (const engine::Tag& t : event->tags) {
-      engine::Id id;
-      if (t.size() >= 2 && t[0] == "e" && engine::from_hex(t[1], &id)) target = id;
-    }
-    if (!target) return send_ok(c, event->id, false, "invalid: reaction must reference a target event via e tag");
-    if (!store_.get(*target)) return send_ok(c, event->id, false, "invalid: reaction target event not found");
-  }
+  // Channel rules need a consistent view of the team state: the writer runs them (server/team_model.h).
   submit_write(c, {WriteJob::Type::kStore, event, {}, c.conn.id()});
 }
 
@@ -86,12 +71,30 @@ void Relay::submit_write(Context& c, WriteJob&& job) {
 }
 
 void Relay::handle_ephemeral(Context& c, std::shared_ptr<const engine::Event> event) {
+  const uint64_t now = engine::unix_now();
+  if (event->kind == 20001) {
+    presence_.set_status(event->pubkey, presence_status(event->content), now);
+    send_ok(c, event->id, true, "");
+    return broadcast(c.loop, std::move(event), "");
+  }
+  // Typing (20002) lives in a channel: members, or anyone on an open channel.
+  std::string_view h = event->first_tag_value("h");
+  if (h.empty()) return send_ok(c, event->id, false, "invalid: channel-scoped events must include an h tag");
+  if (!engine::is_canonical_uuid(h)) return send_ok(c, event->id, false, "invalid: h tag must be a canonical lowercase UUID");
+  engine::ChannelAccess access = team_.access(h, event->pubkey);
+  if (!access.exists || (access.visibility == engine::Visibility::kPrivate && !access.role)) {
+    return send_ok(c, event->id, false, "restricted: not a channel member");
+  }
+  presence_.set_typing(h, event->pubkey, now);
   send_ok(c, event->id, true, "");
-  // Ephemeral events are never stored: fan out to every loop straight away.
+  broadcast(c.loop, event, std::string(h));
+}
+
+void Relay::broadcast(net::Loop& here, std::shared_ptr<const engine::Event> event, std::string channel) {
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(
-      std::vector<CommittedEvent>{{event, "", std::make_shared<const std::string>(event->raw)}});
+      std::vector<CommittedEvent>{{event, std::move(channel), std::make_shared<const std::string>(event->raw)}});
   for (net::Loop* loop : loops_) {
-    if (loop == &c.loop) {
+    if (loop == &here) {
       fanout(*loop, *committed);
     } else {
       loop->post([this, loop, committed] { fanout(*loop, *committed); });

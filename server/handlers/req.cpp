@@ -47,11 +47,12 @@ std::string channel_scope(const std::vector<engine::Filter>& filters) {
   return scope;
 }
 
-// Whether a stored event that matched a filter may go to this reader. Channel
-// events stay out until the team model (channels.md) decides who may read
-// them; a 30622 goes only to the pubkey it names (protocol.md §9.3).
-bool readable_by(const engine::EventFields& f, std::string_view reader_hex) {
-  if (!f.channel.empty()) return false;
+// Whether a stored event that matched a filter may go to this reader: channel
+// events only from channels it may read (open, or a member of); a 30622 only
+// to the pubkey it names (protocol.md §9.3–9.4).
+bool readable_by(const engine::EventFields& f, const engine::TeamState& team, const engine::Pubkey& reader,
+                 std::string_view reader_hex) {
+  if (!f.channel.empty()) return team.can_read(f.channel, reader);
   if (f.kind != 30622) return true;
   return std::any_of(f.tags.begin(), f.tags.end(),
                      [&](const engine::TagRef& t) { return t.name == 'p' && t.value == reader_hex; });
@@ -82,8 +83,8 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   if (channel.empty() && !passes_p_gate(req.filters, c.session.pubkey)) {
     return send_closed(c, req.sub_id, "restricted: p-gated events require #p matching your pubkey");
   }
-  if (!channel.empty()) {
-    // No channel is readable until the team model exists (channels.md).
+  // Checked before registration: a refused REQ never sees a live event.
+  if (!channel.empty() && !team_.can_read(channel, c.session.pubkey)) {
     return send_closed(c, req.sub_id, "restricted: not a channel member");
   }
   if (replacing) drop_subscription(c.state, c.session, req.sub_id);
@@ -104,7 +105,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   const std::string me = engine::to_hex(c.session.pubkey);
   engine::QueryOptions options;
   options.accept = [&](const engine::EventFields& f) {
-    if (!readable_by(f, me)) return false;
+    if (!readable_by(f, team_, c.session.pubkey, me)) return false;
     if (registered->filters.size() == 1) return true;
     engine::Id id;
     std::memcpy(id.data(), f.id, id.size());
@@ -127,11 +128,10 @@ void Relay::handle_count(Context& c, const ReqMessage& req) {
   if (!passes_p_gate(req.filters, c.session.pubkey)) {
     return send_closed(c, req.sub_id, "restricted: p-gated kinds require #p tag matching your pubkey");
   }
-  // A channel nobody can read yet counts zero, like any inaccessible channel.
-  if (!channel_scope(req.filters).empty()) return c.loop.send_text(c.conn, count_reply(req.sub_id, 0)), void();
+  // Events of channels the caller may not read are not counted (they count zero).
   const std::string me = engine::to_hex(c.session.pubkey);
   engine::QueryOptions options;
-  options.accept = [&](const engine::EventFields& f) { return readable_by(f, me); };
+  options.accept = [&](const engine::EventFields& f) { return readable_by(f, team_, c.session.pubkey, me); };
   auto n = store_.count(req.filters, options);
   if (!n) return send_closed(c, req.sub_id, "error: " + n.error());
   c.loop.send_text(c.conn, count_reply(req.sub_id, *n));

@@ -852,17 +852,21 @@ TEST_F(OpenRelayTest, EphemeralEventIsDeliveredLiveButNeverStored) {
   auto pub = authed_client(relay(), author);
   auto sub = authed_client(relay(), engine::generate_keypair());
   ASSERT_TRUE(pub && sub);
-  ReqResult r = sub->req("presence", R"({"kinds":[20001]})");
+  // Typing (20002) lives in a channel; an open one admits every relay user.
+  const std::string channel = "6f1c2a4e-0000-4000-8000-" + hex(author).substr(0, 12);
+  ASSERT_TRUE(pub->publish(make_event(author, 9007, "", {{"h", channel}, {"name", "ephemeral"}})).accepted);
+  const std::string filter = R"({"kinds":[20002],"#h":[")" + channel + R"("]})";
+  ReqResult r = sub->req("typing", filter);
   ASSERT_TRUE(r.eose) << why(r);
-  Event e = make_event(author, 20001, "online");
+  Event e = make_event(author, 20002, "", {{"h", channel}});
   OkReply ok = pub->publish(e);
   EXPECT_TRUE(ok.accepted);
   EXPECT_EQ(ok.reason, "");
   auto live = sub->wait_for([&](const RelayMessage& m) {
-    return m.type == "EVENT" && m.id == "presence" && m.event.id == e.id;
+    return m.type == "EVENT" && m.id == "typing" && m.event.id == e.id;
   });
   EXPECT_TRUE(live) << "the subscriber did not get the ephemeral event";
-  ReqResult later = pub->req("replay", R"({"kinds":[20001],"authors":[")" + hex(author) + R"("]})");
+  ReqResult later = pub->req("replay", filter);
   ASSERT_TRUE(later.eose) << why(later);
   EXPECT_TRUE(later.events.empty());
 }

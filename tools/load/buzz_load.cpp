@@ -6,6 +6,7 @@
 //   buzz-load fanout  --subscribers 1000 --rate 50 --seconds 10
 //   buzz-load history --events 1000000 --queries 300
 //   buzz-load idle    --connections 10000
+//   buzz-load channels --channels 200 --members 2000 --per-member 2 --rate 2000 --seconds 10
 // Common: --binary ./build/buzz  --json (one JSON object on stdout)
 #include <poll.h>
 #include <sys/resource.h>
@@ -42,6 +43,9 @@ struct Options {
   int rate = 50;
   int seconds = 10;
   int queries = 300;
+  int channels = 200;
+  int members = 2000;
+  int per_member = 2;  // channels each member belongs to (and subscribes to)
   bool json = false;
 };
 
@@ -81,9 +85,10 @@ std::unique_ptr<client::WsClient> connect_authed(const load::ServerProcess& serv
   return c;
 }
 
-engine::Event note(const engine::Keypair& key, std::string content, std::vector<engine::Tag> tags = {}) {
+engine::Event note(const engine::Keypair& key, std::string content, std::vector<engine::Tag> tags = {},
+                   uint16_t kind = 1) {
   engine::Event e;
-  e.kind = 1;
+  e.kind = kind;
   e.created_at = engine::unix_now();
   e.tags = std::move(tags);
   e.content = std::move(content);
@@ -226,6 +231,117 @@ void fanout(const Options& o) {
   std::filesystem::remove_all(dir);
 }
 
+// Sends frames on one connection, at most `window` unanswered, and waits for every OK.
+void send_all(client::WsClient& c, const std::vector<std::string>& frames, size_t window = 64) {
+  size_t sent = 0, acked = 0;
+  while (acked < frames.size()) {
+    while (sent < frames.size() && sent - acked < window) c.send_text(frames[sent++]);
+    auto m = c.recv(10000);
+    if (!m) throw std::runtime_error("timeout waiting for OK");
+    if (m->rfind("[\"OK\"", 0) != 0) continue;
+    if (m->find("\",true,") == std::string::npos) throw std::runtime_error("refused: " + *m);
+    ++acked;
+  }
+}
+
+// Team traffic: private channels, each member subscribed to its own channels
+// (one REQ per channel, as clients do), messages posted at a fixed total rate.
+void channels(const Options& o) {
+  std::string dir = temp_dir();
+  load::ServerProcess server(o.binary, dir, pick_port());
+  engine::Keypair owner = engine::generate_keypair();
+  auto admin = connect_authed(server, owner);
+  std::vector<std::string> ids;
+  std::vector<std::string> setup;
+  for (int i = 0; i < o.channels; ++i) {
+    char id[40];
+    std::snprintf(id, sizeof id, "%08x-0000-4000-8000-%012x", unsigned(getpid()), unsigned(i + 1));
+    ids.push_back(id);
+    setup.push_back("[\"EVENT\"," + note(owner, "", {{"h", id}, {"name", "load " + std::to_string(i)}, {"visibility", "private"}}, 9007).raw + "]");
+  }
+  std::vector<engine::Keypair> members;
+  std::vector<std::vector<int>> member_channels(size_t(o.members));
+  for (int m = 0; m < o.members; ++m) {
+    members.push_back(engine::generate_keypair());
+    for (int k = 0; k < o.per_member; ++k) {
+      int ch = (m + k * (o.channels / std::max(1, o.per_member) + 1)) % o.channels;
+      member_channels[size_t(m)].push_back(ch);
+      setup.push_back("[\"EVENT\"," + note(owner, "", {{"h", ids[size_t(ch)]}, {"p", engine::to_hex(members.back().pubkey)}}, 9000).raw + "]");
+    }
+  }
+  send_all(*admin, setup);
+
+  std::vector<std::unique_ptr<client::WsClient>> subs;
+  size_t deliveries_per_channel_total = 0;
+  std::vector<size_t> channel_members(size_t(o.channels), 0);
+  for (int m = 0; m < o.members; ++m) {
+    auto c = connect_authed(server, members[size_t(m)]);
+    for (int ch : member_channels[size_t(m)]) {
+      channel_members[size_t(ch)]++;
+      c->send_text("[\"REQ\",\"c" + std::to_string(ch) + "\",{\"kinds\":[9],\"#h\":[\"" + ids[size_t(ch)] + "\"],\"limit\":0}]");
+      auto eose = c->recv(5000);
+      if (!eose || eose->find("EOSE") == std::string::npos) throw std::runtime_error("subscribe failed: " + eose.value_or("timeout"));
+    }
+    subs.push_back(std::move(c));
+  }
+  int total = o.rate * o.seconds;
+  std::vector<std::string> frames;
+  for (int i = 0; i < total; ++i) {
+    size_t ch = size_t(i % o.channels);
+    deliveries_per_channel_total += channel_members[ch];
+    frames.push_back("[\"EVENT\"," + note(owner, std::to_string(i), {{"h", ids[ch]}}, 9).raw + "]");
+  }
+  constexpr int kPublishers = 8;
+  std::vector<std::unique_ptr<client::WsClient>> pubs;
+  for (int p = 0; p < kPublishers; ++p) pubs.push_back(connect_authed(server, owner));
+
+  std::vector<double> sent_at(size_t(total), 0);
+  std::vector<double> latencies;
+  latencies.reserve(deliveries_per_channel_total);
+  std::vector<pollfd> pfds;
+  for (auto& c : subs) pfds.push_back({c->fd(), POLLIN, 0});
+  auto before = load::read_usage(server.pid());
+  std::vector<std::thread> publishers;
+  for (int p = 0; p < kPublishers; ++p) {
+    publishers.emplace_back([&, p] {
+      double start = now_s();
+      for (int i = p; i < total; i += kPublishers) {
+        double due = start + double(i) / o.rate;
+        while (now_s() < due) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        sent_at[size_t(i)] = now_s();
+        pubs[size_t(p)]->send_text(frames[size_t(i)]);
+        while (pubs[size_t(p)]->recv(0)) {}  // drain the OKs
+      }
+    });
+  }
+  size_t got = 0;
+  double deadline = now_s() + o.seconds + 10;
+  while (got < deliveries_per_channel_total && now_s() < deadline) {
+    if (poll(pfds.data(), pfds.size(), 200) <= 0) continue;
+    double t = now_s();
+    for (size_t i = 0; i < pfds.size(); ++i) {
+      if (!(pfds[i].revents & POLLIN)) continue;
+      while (auto m = subs[i]->recv(0)) {
+        size_t p = m->find("\"content\":\"");
+        if (p == std::string::npos) continue;
+        latencies.push_back(t - sent_at[size_t(std::atoi(m->c_str() + p + 11))]);
+        ++got;
+      }
+    }
+  }
+  for (auto& t : publishers) t.join();
+  auto after = load::read_usage(server.pid());
+  std::sort(latencies.begin(), latencies.end());
+  auto pct = [&](double q) { return latencies.empty() ? 0 : latencies[size_t(q * double(latencies.size() - 1))] * 1e3; };
+  double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
+  report(o, {{"channels", double(o.channels)}, {"members", double(o.members)}, {"events", double(total)},
+             {"deliveries_expected", double(deliveries_per_channel_total)}, {"deliveries_received", double(got)},
+             {"lost", double(deliveries_per_channel_total - got)}, {"p50_ms", pct(0.5)}, {"p99_ms", pct(0.99)},
+             {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))},
+             {"server_cpu_us_per_event", cpu_us / double(std::max(1, total))}, {"bare_verify_us", verify_us()}});
+  std::filesystem::remove_all(dir);
+}
+
 void history(const Options& o) {
   std::string dir = temp_dir();
   std::vector<engine::Keypair> authors;
@@ -323,8 +439,9 @@ void idle(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::fputs("usage: buzz-load ingest|fanout|history|idle [--binary PATH] [--connections N] [--events N]\n"
-               "       [--subscribers N] [--rate N] [--seconds N] [--queries N] [--json]\n", stderr);
+    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels [--binary PATH] [--connections N] [--events N]\n"
+               "       [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N] [--members N]\n"
+               "       [--per-member N] [--json]\n", stderr);
     return argc < 2 ? 2 : 0;
   }
   o.scenario = argv[1];
@@ -339,6 +456,9 @@ int main(int argc, char** argv) {
     else if (a == "--rate") o.rate = std::stoi(next());
     else if (a == "--seconds") o.seconds = std::stoi(next());
     else if (a == "--queries") o.queries = std::stoi(next());
+    else if (a == "--channels") o.channels = std::stoi(next());
+    else if (a == "--members") o.members = std::stoi(next());
+    else if (a == "--per-member") o.per_member = std::stoi(next());
     else return std::fprintf(stderr, "buzz-load: unknown option %s\n", a.c_str()), 2;
   }
   rlimit lim;
@@ -350,6 +470,7 @@ int main(int argc, char** argv) {
     else if (o.scenario == "fanout") fanout(o);
     else if (o.scenario == "history") history(o);
     else if (o.scenario == "idle") idle(o);
+    else if (o.scenario == "channels") channels(o);
     else return std::fprintf(stderr, "buzz-load: unknown scenario %s\n", o.scenario.c_str()), 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "buzz-load: %s\n", e.what());

@@ -1,0 +1,77 @@
+// TeamState: every channel and channel membership, in memory, loaded from the
+// store's state tables at start-up (channels.md §2–§4).
+//
+// Threads: the store-writer thread is the only writer. It reads without
+// locking (nobody else writes) and changes records through put_channel() /
+// put_member(), which take the lock exclusively and return the StateWrite that
+// persists the change in the same batch as the event that caused it. Every
+// other thread reads through the const queries, which take it shared.
+// Membership changes therefore apply at once: there is no stale cache window.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/channel.h"
+#include "engine/event_store.h"
+
+namespace buzz::engine {
+
+// What one pubkey may do in one channel, from a single lookup.
+struct ChannelAccess {
+  bool exists = false;  // false also for deleted channels
+  bool archived = false;
+  Visibility visibility = Visibility::kOpen;
+  std::optional<ChannelRole> role;  // set for active members
+
+  // Open channels are readable and writable by every relay user (channels.md §3.1).
+  bool can_read() const { return exists && (visibility == Visibility::kOpen || role.has_value()); }
+};
+
+class TeamState {
+ public:
+  Status load(EventStore& store);
+
+  // --- any thread ---
+  ChannelAccess access(std::string_view channel, const Pubkey& pk) const;
+  bool can_read(std::string_view channel, const Pubkey& pk) const { return access(channel, pk).can_read(); }
+  bool is_private(std::string_view channel) const;
+  bool is_member(std::string_view channel, const Pubkey& pk) const;
+  // Every live channel this pubkey can read: open ones and those it is a member of.
+  std::vector<std::string> readable_channels(const Pubkey& pk) const;
+  // Everyone who is an active member of a live channel together with pk (pk included).
+  std::unordered_set<Pubkey, KeyBytesHash> co_members(const Pubkey& pk) const;
+
+  // --- store-writer thread only ---
+  const Channel* channel(std::string_view id) const;  // deleted channels included
+  const ChannelMember* member(std::string_view channel, const Pubkey& pk) const;  // removed rows included
+  // Active members in join order.
+  std::vector<const ChannelMember*> active_members(std::string_view channel) const;
+  size_t active_owners(std::string_view channel) const;
+  // The live DM for a participant hash, or nullptr.
+  const Channel* dm_by_hash(std::string_view participant_hash) const;
+  uint64_t next_join_seq() { return ++join_seq_; }
+
+  StateWrite put_channel(Channel c);
+  StateWrite put_member(std::string_view channel, ChannelMember m);
+
+ private:
+  struct Entry {
+    Channel channel;
+    std::unordered_map<Pubkey, ChannelMember, KeyBytesHash> members;
+  };
+  const Entry* find(std::string_view id) const;
+
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, Entry> channels_;
+  std::unordered_map<std::string, std::string> dm_by_hash_;  // participant hash -> channel id
+  uint64_t join_seq_ = 0;
+};
+
+}  // namespace buzz::engine

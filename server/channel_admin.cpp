@@ -1,0 +1,373 @@
+// NIP-29 group administration, kinds 9000–9022 (channels.md §4). Reasons are
+// the exact upstream texts; every check runs before anything is stored.
+#include <cstdlib>
+
+#include "engine/canonical.h"
+#include "server/team_model.h"
+
+namespace buzz::server {
+namespace {
+
+using engine::Channel;
+using engine::ChannelMember;
+using engine::ChannelRole;
+using engine::Pubkey;
+
+Admission invalid(std::string why) { return {false, "invalid: " + std::move(why), {}, true, {}, {}, {}, {}}; }
+
+// The first p tag holding a 64-hex pubkey (channels.md §4.1).
+std::optional<Pubkey> p_target(const engine::Event& e) {
+  for (const engine::Tag& t : e.tags) {
+    Pubkey pk;
+    if (t.size() >= 2 && t[0] == "p" && t[1].size() == 64 && engine::from_hex_any_case(t[1], pk.data(), 32)) return pk;
+  }
+  return std::nullopt;
+}
+
+const engine::Tag* find_tag(const engine::Event& e, std::string_view name) {
+  for (const engine::Tag& t : e.tags) {
+    if (!t.empty() && t[0] == name) return &t;
+  }
+  return nullptr;
+}
+
+std::optional<ChannelRole> active_role(const ChannelMember* m) {
+  if (!m || !m->active()) return std::nullopt;
+  return m->role;
+}
+
+bool elevated(std::optional<ChannelRole> r) { return r && engine::is_elevated(*r); }
+
+// The channel_add_policy of an agent, from its newest kind 10100 (kinds.md §2.1).
+std::string add_policy(engine::EventStore& store, const Pubkey& agent) {
+  engine::Filter f;
+  f.kinds = std::vector<uint16_t>{10100};
+  f.authors = std::vector<Pubkey>{agent};
+  f.limit = 1;
+  std::string policy = "anyone";
+  engine::QueryOptions options;
+  options.limit = 1;
+  (void)store.query(f, options, [&](std::string_view raw, const engine::EventFields&) {
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    if (parser.parse(raw).get(doc)) return;
+    std::string_view content, value;
+    if (doc["content"].get(content)) return;
+    simdjson::dom::parser inner;
+    simdjson::dom::element profile;
+    if (inner.parse(content).get(profile) || profile["channel_add_policy"].get(value)) return;
+    if (value == "owner_only" || value == "nobody") policy = value;
+  });
+  return policy;
+}
+
+}  // namespace
+
+Admission TeamModel::admin(const engine::Event& e, const Channel* ch, uint64_t now) {
+  if (e.kind == 9007) return create_channel(e, now);
+  // Every other admin kind names a live channel that is not archived.
+  bool unarchive = false;
+  if (e.kind == 9002) {
+    for (const engine::Tag& t : e.tags) unarchive |= t.size() >= 2 && t[0] == "archived" && t[1] == "false";
+  }
+  if (ch->archived() && !unarchive) return invalid("channel is archived");
+  switch (e.kind) {
+    case 9000: return put_user(e, *ch, now);
+    case 9001: return remove_user(e, *ch, now);
+    case 9002: return edit_metadata(e, *ch, now);
+    case 9005: return delete_event(e, *ch, now);
+    case 9008: return delete_channel(e, *ch, now);
+    case 9021: return join(e, *ch, now);
+    case 9022: return leave(e, *ch, now);
+  }
+  return {false, "restricted: unknown event kind", {}, true, {}, {}, {}, {}};
+}
+
+void TeamModel::add_member(Admission& a, const std::string& channel, const Pubkey& pk, ChannelRole role,
+                           const Pubkey& by, uint64_t now) {
+  ChannelMember m;
+  if (const ChannelMember* old = team_.member(channel, pk)) {
+    m = *old;  // a re-add revives the row: joined_at and invited_by keep their first values
+  } else {
+    m.pubkey = pk;
+    m.joined_at = now;
+    m.invited_by = by;
+  }
+  if (!m.active() || m.join_seq == 0) m.join_seq = team_.next_join_seq();
+  m.role = role;
+  m.removed_at = 0;
+  m.removed_by = {};
+  a.state.push_back(team_.put_member(channel, m));
+}
+
+void TeamModel::remove_member(Admission& a, const std::string& channel, const Pubkey& pk, const Pubkey& by,
+                              uint64_t now) {
+  ChannelMember m = *team_.member(channel, pk);
+  m.removed_at = now;
+  m.removed_by = by;
+  a.state.push_back(team_.put_member(channel, m));
+  a.revoked.push_back({channel, pk, "restricted: channel access revoked"});
+}
+
+Admission TeamModel::create_channel(const engine::Event& e, uint64_t now) {
+  Channel ch;
+  const engine::Tag* name = find_tag(e, "name");
+  if (!name || name->size() < 2 || (*name)[1].find_first_not_of(" \t\r\n") == std::string::npos) {
+    return invalid("channel name is required");
+  }
+  ch.name = (*name)[1];
+  if (const engine::Tag* v = find_tag(e, "visibility"); v && v->size() >= 2) {
+    auto parsed = engine::parse_visibility((*v)[1]);
+    if (!parsed) return invalid("invalid visibility: " + (*v)[1]);
+    ch.visibility = *parsed;
+  }
+  if (const engine::Tag* t = find_tag(e, "channel_type"); t && t->size() >= 2) {
+    auto parsed = engine::parse_channel_type((*t)[1]);
+    // DMs are made by 41010 from their participant set, never by 9007 (channels.md §2).
+    if (!parsed || *parsed == engine::ChannelType::kDm) return invalid("invalid channel_type: " + (*t)[1]);
+    ch.type = *parsed;
+  }
+  if (const engine::Tag* t = find_tag(e, "about"); t && t->size() >= 2) ch.description = (*t)[1];
+  if (const engine::Tag* t = find_tag(e, "ttl"); t && t->size() >= 2) {
+    char* end = nullptr;
+    long ttl = std::strtol((*t)[1].c_str(), &end, 10);
+    if (end && *end == '\0' && ttl > 0 && ttl <= INT32_MAX) {  // an unparseable value is treated as absent
+      ch.ttl_seconds = uint32_t(ttl);
+      ch.ttl_deadline = now + uint64_t(ttl);
+    }
+  }
+  Admission a;
+  std::string_view h = e.first_tag_value("h");
+  if (!h.empty()) {
+    if (!engine::is_canonical_uuid(h)) return invalid("h tag must be a canonical lowercase UUID");
+    if (team_.channel(h)) return {false, "duplicate: channel already exists", {}, true, {}, {}, {}, {}};
+    ch.id = std::string(h);
+    a.channel = ch.id;  // stored in the new channel; without h it is stored globally
+  } else {
+    ch.id = engine::random_uuid();
+  }
+  ch.created_by = e.pubkey;
+  ch.created_at = now;
+  a.state.push_back(team_.put_channel(ch));
+  add_member(a, ch.id, e.pubkey, ChannelRole::kOwner, e.pubkey, now);
+  emit_system(a, ch.id, {{"actor", json_string(e.pubkey_hex())}, {"type", json_string("channel_created")}}, now);
+  emit_group_state(a, ch, now);
+  emit_notice(a, 44100, e.pubkey, ch.id, e.pubkey, now);
+  return a;
+}
+
+Admission TeamModel::put_user(const engine::Event& e, const Channel& ch, uint64_t now) {
+  ChannelRole role = ChannelRole::kMember;
+  if (const engine::Tag* t = find_tag(e, "role"); t && t->size() >= 2) {
+    auto parsed = engine::parse_channel_role((*t)[1]);
+    if (!parsed) return invalid("invalid role: " + (*t)[1]);
+    role = *parsed;
+  }
+  auto actor = active_role(team_.member(ch.id, e.pubkey));
+  if (ch.is_private() && !actor) return invalid("actor not authorized");
+  // An elevated role needs an elevated granter, on open channels too.
+  if (engine::is_elevated(role) && !elevated(actor)) return invalid("only owners/admins may grant elevated roles");
+  auto target = p_target(e);
+  if (!target) return invalid("missing p tag");
+  if (*target != e.pubkey) {
+    std::string policy = add_policy(store_, *target);
+    if (policy == "nobody") return invalid("policy:nobody — this agent has disabled external channel additions");
+    // No agent-owner registry exists yet, so no actor can be the recorded owner.
+    if (policy == "owner_only") return invalid("policy:owner_only — agent has no owner set");
+  }
+  auto current = active_role(team_.member(ch.id, *target));
+  Admission a;
+  a.channel = ch.id;
+  if (current) {
+    // Upstream lets any member demote an owner through a plain re-add; here a
+    // role change is an admin act (channels.md §4.1).
+    if (*current == role) return a;  // idempotent: stored, nothing changes
+    if (!elevated(actor)) return invalid("only owners/admins may change roles");
+    if ((*current == ChannelRole::kOwner || role == ChannelRole::kOwner) && actor != ChannelRole::kOwner) {
+      return invalid("only owners may change owner role");
+    }
+    if (*current == ChannelRole::kOwner && team_.active_owners(ch.id) <= 1) return invalid("cannot remove the last owner");
+  }
+  add_member(a, ch.id, *target, role, e.pubkey, now);
+  emit_system(a, ch.id,
+              {{"actor", json_string(e.pubkey_hex())}, {"target", json_string(engine::to_hex(*target))}, {"type", json_string("member_joined")}},
+              now);
+  emit_group_state(a, *team_.channel(ch.id), now);
+  emit_notice(a, 44100, *target, ch.id, e.pubkey, now);
+  return a;
+}
+
+Admission TeamModel::remove_user(const engine::Event& e, const Channel& ch, uint64_t now) {
+  auto target = p_target(e);
+  if (!target) return invalid("missing p tag");
+  auto actor = active_role(team_.member(ch.id, e.pubkey));
+  auto current = active_role(team_.member(ch.id, *target));
+  bool self = *target == e.pubkey;
+  if (self && !actor) return invalid("actor is not an active member");
+  if (!self && !elevated(actor)) return invalid("actor not authorized");
+  if (!current) return invalid("target is not an active member");
+  if (*current == ChannelRole::kOwner && team_.active_owners(ch.id) <= 1) return invalid("cannot remove the last owner");
+  Admission a;
+  a.channel = ch.id;
+  remove_member(a, ch.id, *target, e.pubkey, now);
+  emit_system(a, ch.id,
+              {{"actor", json_string(e.pubkey_hex())},
+               {"target", json_string(engine::to_hex(*target))},
+               {"type", json_string(self ? "member_left" : "member_removed")}},
+              now);
+  emit_group_state(a, ch, now);
+  emit_notice(a, 44101, *target, ch.id, e.pubkey, now);
+  return a;
+}
+
+Admission TeamModel::edit_metadata(const engine::Event& e, const Channel& current, uint64_t now) {
+  static constexpr std::string_view kAdminTags[] = {"name", "about", "archived", "visibility", "ttl"};
+  bool any = false, needs_admin = false;
+  for (const engine::Tag& t : e.tags) {
+    if (t.empty()) continue;
+    bool admin_tag = std::find(std::begin(kAdminTags), std::end(kAdminTags), t[0]) != std::end(kAdminTags);
+    any |= admin_tag || t[0] == "topic" || t[0] == "purpose";
+    needs_admin |= admin_tag;
+  }
+  if (!any) {
+    return invalid("kind:9002 must include at least one metadata tag (name, about, archived, topic, purpose, visibility, ttl)");
+  }
+  auto actor = active_role(team_.member(current.id, e.pubkey));
+  if (needs_admin && !elevated(actor)) return invalid("actor not authorized for name/about/archived/visibility/ttl changes");
+  if (!actor) return invalid("not a member");
+
+  Channel ch = current;
+  Admission a;
+  a.channel = ch.id;
+  const std::string actor_hex = json_string(e.pubkey_hex());
+  std::vector<std::vector<std::pair<std::string, std::string>>> messages;
+  for (const engine::Tag& t : e.tags) {
+    if (t.empty()) continue;
+    const std::string& name = t[0];
+    const bool has_value = t.size() >= 2;
+    const std::string value = has_value ? t[1] : "";
+    if (name == "name" && has_value) {
+      ch.name = value;
+    } else if (name == "about" && has_value) {
+      ch.description = value;
+    } else if ((name == "topic" || name == "purpose") && has_value) {
+      bool topic = name == "topic";
+      (topic ? ch.topic : ch.purpose) = value;
+      (topic ? ch.topic_set_by : ch.purpose_set_by) = e.pubkey;
+      (topic ? ch.topic_set_at : ch.purpose_set_at) = now;
+      messages.push_back({{"actor", actor_hex}, {name, json_string(value)}, {"type", json_string(name + "_changed")}});
+    } else if (name == "visibility") {
+      if (!has_value) return invalid("visibility tag must have a value");
+      auto v = engine::parse_visibility(value);
+      if (!v) return invalid("invalid visibility value: " + value + " (must be \"open\" or \"private\")");
+      if (*v == engine::Visibility::kPrivate && !ch.is_private()) {
+        a.revoked.push_back({ch.id, std::nullopt, "restricted: channel access revoked"});
+      }
+      ch.visibility = *v;
+      messages.push_back({{"actor", actor_hex}, {"type", json_string("visibility_changed")}, {"visibility", json_string(value)}});
+    } else if (name == "ttl") {
+      if (!has_value) return invalid("ttl tag must have a value (seconds, or empty string to clear)");
+      char* end = nullptr;
+      long ttl = value.empty() ? 0 : std::strtol(value.c_str(), &end, 10);
+      if (!value.empty() && (!end || *end != '\0' || ttl <= 0 || ttl > INT32_MAX)) {
+        return invalid("invalid ttl value: " + value + " (must be a positive integer of seconds, or empty to clear)");
+      }
+      ch.ttl_seconds = uint32_t(ttl);
+      ch.ttl_deadline = ttl ? now + uint64_t(ttl) : 0;
+      messages.push_back(
+          {{"actor", actor_hex}, {"ttl_seconds", ttl ? std::to_string(ttl) : "null"}, {"type", json_string("ttl_changed")}});
+    } else if (name == "archived") {
+      if (!has_value) return invalid("archived tag must have a value");
+      if (value != "true" && value != "false") return invalid("invalid archived value: " + value + " (must be \"true\" or \"false\")");
+      bool archive = value == "true";
+      if (archive && ch.archived()) return invalid("channel is already archived");
+      if (!archive && !ch.archived()) return invalid("channel is not archived");
+      ch.archived_at = archive ? now : 0;
+      if (!archive && ch.ttl_seconds) ch.ttl_deadline = now + ch.ttl_seconds;  // unarchiving restarts the TTL
+      messages.push_back({{"actor", actor_hex}, {"type", json_string(archive ? "channel_archived" : "channel_unarchived")}});
+    }
+  }
+  a.state.push_back(team_.put_channel(ch));
+  for (auto& fields : messages) emit_system(a, ch.id, std::move(fields), now);
+  emit_group_state(a, ch, now);
+  return a;
+}
+
+Admission TeamModel::delete_event(const engine::Event& e, const Channel& ch, uint64_t now) {
+  size_t n_e = 0, n_a = 0;
+  for (const engine::Tag& t : e.tags) {
+    if (!t.empty() && t[0] == "e") ++n_e;
+    if (!t.empty() && t[0] == "a") ++n_a;
+  }
+  if (n_e + n_a != 1) {
+    return invalid("deletion events must reference exactly one target via e or a tag (got e=" + std::to_string(n_e) +
+                  ", a=" + std::to_string(n_a) + ")");
+  }
+  engine::Id id;
+  if (!engine::from_hex(e.first_tag_value("e"), &id)) return invalid("missing e tag for target event");
+  auto target = store_.lookup(id);
+  if (!target || target->deleted) return invalid("target event not found");
+  if (target->channel.empty()) return invalid("target event has no channel");
+  if (target->channel != ch.id) return invalid("target event belongs to a different channel");
+  if (target->pubkey != e.pubkey && !elevated(active_role(team_.member(ch.id, e.pubkey)))) {
+    return invalid("must be event author or channel owner/admin");
+  }
+  Admission a;
+  a.channel = ch.id;
+  a.deletes.push_back(id);
+  on_deleted(*target, id, a);
+  emit_system(a, ch.id,
+              {{"actor", json_string(e.pubkey_hex())}, {"target_event_id", json_string(engine::to_hex(id))}, {"type", json_string("message_deleted")}},
+              now);
+  return a;
+}
+
+Admission TeamModel::delete_channel(const engine::Event& e, const Channel& current, uint64_t now) {
+  if (active_role(team_.member(current.id, e.pubkey)) != ChannelRole::kOwner) return invalid("only owner can delete group");
+  Admission a;
+  a.channel = current.id;
+  // The channel's group state goes with it.
+  engine::Filter state;
+  state.kinds = std::vector<uint16_t>{39000, 39001, 39002};
+  state.authors = std::vector<Pubkey>{relay_key_.pubkey};
+  state.tags.push_back({'h', {current.id}});
+  (void)store_.query(state, {}, [&](std::string_view, const engine::EventFields& f) {
+    engine::Id id;
+    std::memcpy(id.data(), f.id, id.size());
+    a.deletes.push_back(id);
+  });
+  // The last message reaches current subscribers; then their subscriptions end.
+  emit_system(a, current.id, {{"actor", json_string(e.pubkey_hex())}, {"type", json_string("channel_deleted")}}, now);
+  Channel ch = current;
+  ch.deleted_at = now;
+  a.state.push_back(team_.put_channel(ch));
+  a.revoked.push_back({ch.id, std::nullopt, "restricted: channel deleted"});
+  return a;
+}
+
+Admission TeamModel::join(const engine::Event& e, const Channel& ch, uint64_t now) {
+  Admission a;
+  a.channel = ch.id;
+  if (active_role(team_.member(ch.id, e.pubkey))) return a;  // already a member: nothing follows
+  add_member(a, ch.id, e.pubkey, ChannelRole::kMember, e.pubkey, now);
+  emit_system(a, ch.id,
+              {{"actor", json_string(e.pubkey_hex())}, {"target", json_string(e.pubkey_hex())}, {"type", json_string("member_joined")}}, now);
+  emit_group_state(a, ch, now);
+  emit_notice(a, 44100, e.pubkey, ch.id, e.pubkey, now);
+  return a;
+}
+
+Admission TeamModel::leave(const engine::Event& e, const Channel& ch, uint64_t now) {
+  auto actor = active_role(team_.member(ch.id, e.pubkey));
+  if (!actor) return invalid("actor is not an active member");
+  if (*actor == ChannelRole::kOwner && team_.active_owners(ch.id) <= 1) return invalid("cannot remove the last owner");
+  Admission a;
+  a.channel = ch.id;
+  remove_member(a, ch.id, e.pubkey, e.pubkey, now);
+  emit_system(a, ch.id, {{"actor", json_string(e.pubkey_hex())}, {"type", json_string("member_left")}}, now);
+  emit_group_state(a, ch, now);
+  emit_notice(a, 44101, e.pubkey, ch.id, e.pubkey, now);
+  return a;
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,336 @@
+// The channel gate and the content kinds; see team_model.h. Check order and
+// texts follow protocol.md §8.2 (steps 5–20) and channels.md §7–§9.
+#include "server/team_model.h"
+
+#include <cstring>
+
+#include "engine/event_parse.h"
+#include "engine/event_record.h"
+#include "engine/kinds.h"
+
+namespace buzz::server {
+namespace {
+
+using engine::Id;
+
+constexpr uint32_t kMaxThreadDepth = 100;
+constexpr size_t kMaxEmojiChars = 64;
+constexpr size_t kMaxDiffBytes = 61440;
+
+Admission refuse(std::string reason) { return {false, std::move(reason), {}, true, {}, {}, {}, {}}; }
+
+bool is_command(uint16_t kind) { return kind >= 41010 && kind <= 41012; }
+
+// The first (or last) e tag holding a 64-hex id.
+std::optional<Id> e_target(const engine::Event& e, bool last = false) {
+  std::optional<Id> found;
+  for (const engine::Tag& t : e.tags) {
+    Id id;
+    if (t.size() >= 2 && t[0] == "e" && engine::from_hex(t[1], &id)) {
+      found = id;
+      if (!last) break;
+    }
+  }
+  return found;
+}
+
+size_t utf8_chars(std::string_view s) {
+  return size_t(std::count_if(s.begin(), s.end(), [](char c) { return (uint8_t(c) & 0xC0) != 0x80; }));
+}
+
+bool is_hex(std::string_view s) { return s.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos; }
+
+// A thread row (channels.md §7): where a reply hangs and how many follow it.
+struct ThreadRow {
+  Id parent{}, root{};
+  uint32_t depth = 0;  // 0 = top-level (a row kept only for its counters)
+  uint64_t reply_count = 0, descendant_count = 0, last_reply_at = 0;
+  bool broadcast = false;
+
+  std::string encode() const {
+    std::string v(reinterpret_cast<const char*>(parent.data()), 32);
+    v.append(reinterpret_cast<const char*>(root.data()), 32);
+    for (uint64_t n : {uint64_t(depth), reply_count, descendant_count, last_reply_at}) engine::put_u64(&v, n);
+    v.push_back(broadcast ? 1 : 0);
+    return v;
+  }
+  static std::optional<ThreadRow> decode(std::string_view v) {
+    if (v.size() != 64 + 32 + 1) return std::nullopt;
+    ThreadRow r;
+    std::memcpy(r.parent.data(), v.data(), 32);
+    std::memcpy(r.root.data(), v.data() + 32, 32);
+    r.depth = uint32_t(engine::get_u64(v.data() + 64));
+    r.reply_count = engine::get_u64(v.data() + 72);
+    r.descendant_count = engine::get_u64(v.data() + 80);
+    r.last_reply_at = engine::get_u64(v.data() + 88);
+    r.broadcast = v[96] != 0;
+    return r;
+  }
+};
+
+}  // namespace
+
+bool TeamModel::handles(uint16_t kind) {
+  if (kind == 5 || kind == 7 || is_command(kind)) return true;
+  const engine::KindInfo* info = engine::find_kind(kind);
+  return info && info->channel != engine::ChannelRule::kGlobal;
+}
+
+void TeamModel::end_batch(bool committed) {
+  batch_threads_.clear();
+  batch_reactions_.clear();
+  // A batch that did not reach the store leaves memory ahead of it: read it back.
+  if (!committed) (void)team_.load(store_);
+}
+
+Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
+  if (is_command(e.kind)) return dm_command(e, now);
+  std::string channel;
+  if (e.kind == 7) {
+    auto target = e_target(e, /*last=*/true);
+    if (!target) return refuse("invalid: reaction must reference a target event via e tag");
+    auto stored = store_.lookup(*target);
+    if (!stored || stored->deleted) return refuse("invalid: reaction target event not found");
+    channel = stored->channel;
+  } else if (e.kind == 5) {
+    // A deletion lives in its target's channel (none for an a tag or an unknown target).
+    if (auto target = e_target(e)) {
+      if (auto stored = store_.lookup(*target)) channel = stored->channel;
+    }
+  } else {
+    return admit_channel_event(e, now);
+  }
+  Admission a;
+  if (channel.empty()) {
+    if (e.kind == 7) {
+      if (auto bad = check_reaction(e)) return refuse(*bad);
+    }
+    return a;
+  }
+  engine::ChannelAccess access = team_.access(channel, e.pubkey);
+  if (!access.exists || (access.visibility == engine::Visibility::kPrivate && !access.role)) {
+    return refuse("restricted: not a channel member");
+  }
+  if (access.archived) return refuse("invalid: channel is archived");
+  if (e.kind == 7) {
+    if (auto bad = check_reaction(e)) return refuse(*bad);
+  } else if (auto target = e_target(e)) {
+    if (auto stored = store_.lookup(*target); stored && !stored->deleted && stored->pubkey == e.pubkey) {
+      on_deleted(*stored, *target, a);
+    }
+  }
+  a.channel = channel;
+  return a;
+}
+
+Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now) {
+  // The first h tag whose value parses as a UUID names the channel (channels.md §1).
+  std::string_view h;
+  for (const engine::Tag& t : e.tags) {
+    if (t.size() >= 2 && t[0] == "h" && engine::parses_as_uuid(t[1])) {
+      h = t[1];
+      break;
+    }
+  }
+  if (e.kind == 9007) return admin(e, nullptr, now);
+  if (h.empty()) {
+    return refuse(e.kind == 9021 ? "invalid: missing or invalid h tag" : "invalid: channel-scoped events must include an h tag");
+  }
+  if (!engine::is_canonical_uuid(h)) return refuse("invalid: h tag must be a canonical lowercase UUID");
+  const engine::Channel* ch = team_.channel(h);
+  const bool live = ch && !ch->deleted();
+  const engine::ChannelMember* m = live ? team_.member(h, e.pubkey) : nullptr;
+  if (e.kind == 9021) {
+    if (!live) return refuse("invalid: channel not found");
+    if (ch->archived()) return refuse("invalid: channel is archived");
+    if (ch->is_private()) return refuse("restricted: channel is private");
+    return join(e, *ch, now);
+  }
+  // Open channels admit every relay user; private ones only their members.
+  if (!live || (ch->is_private() && !(m && m->active()))) return refuse("restricted: not a channel member");
+  const engine::KindInfo* info = engine::find_kind(e.kind);
+  if (info && info->role == engine::KindRole::kNip29Admin) return admin(e, ch, now);
+  if (info && info->role == engine::KindRole::kCommand) return refuse("restricted: workflows are not enabled on this relay");
+  if (ch->archived()) return refuse("invalid: channel is archived");
+
+  Admission a;
+  a.channel = ch->id;
+  if (auto bad = check_content(e, *ch, a)) return refuse(*bad);
+  if (auto bad = check_thread(e, ch->id, a)) return refuse(*bad);
+  if (ch->ttl_seconds) {  // every stored channel event pushes an ephemeral channel's deadline
+    engine::Channel bumped = *ch;
+    bumped.ttl_deadline = now + ch->ttl_seconds;
+    a.state.push_back(team_.put_channel(std::move(bumped)));
+  }
+  if (e.kind == 40100) {  // the newest canvas is also kept on the channel for REST readers
+    engine::Channel updated = *team_.channel(ch->id);
+    updated.canvas = e.content;
+    a.state.push_back(team_.put_channel(std::move(updated)));
+  }
+  return a;
+}
+
+std::optional<std::string> TeamModel::check_content(const engine::Event& e, const engine::Channel& ch, Admission&) {
+  if (e.kind == 40003 || e.kind == 45002) {
+    const bool edit = e.kind == 40003;
+    auto target = e_target(e);
+    if (!target) return edit ? "invalid: missing e tag for edit target" : "invalid: missing e tag for vote target";
+    auto stored = store_.lookup(*target);
+    if (!stored || stored->deleted) return edit ? "invalid: edit target event not found" : "invalid: vote target event not found";
+    if (edit && stored->channel.empty()) return "invalid: target event has no channel";
+    if (stored->channel != ch.id) return "invalid: target event belongs to a different channel";
+    if (!edit) {
+      if (stored->kind != 45001 && stored->kind != 45003) return "invalid: vote target must be a forum post or comment";
+      return std::nullopt;
+    }
+    // The effective author of a relay-signed message is its actor tag, else its first p tag.
+    engine::Pubkey author = stored->pubkey;
+    if (author == relay_key_.pubkey) {
+      if (auto parsed = engine::parse_event_json(stored->raw)) {
+        std::string_view who = parsed->first_tag_value("actor");
+        if (who.empty()) who = parsed->first_tag_value("p");
+        engine::from_hex(who, &author);
+      }
+    }
+    if (author != e.pubkey) return "invalid: must be event author to edit";
+    return std::nullopt;
+  }
+  if (e.kind == 40008) {
+    if (e.content.size() > kMaxDiffBytes) {
+      return "invalid: content exceeds maximum size of 61440 bytes (got " + std::to_string(e.content.size()) + ")";
+    }
+    bool repo = false, commit = false;
+    for (const engine::Tag& t : e.tags) {
+      if (t.size() < 2) continue;
+      if (t[0] == "repo") {
+        if (!t[1].starts_with("http://") && !t[1].starts_with("https://")) return "invalid: repo URL must be http or https";
+        repo = true;
+      } else if (t[0] == "commit" || t[0] == "parent-commit") {
+        if (t[1].size() < 7 || !is_hex(t[1])) return "invalid: " + t[0] + " SHA must be at least 7 hex characters";
+        commit |= t[0] == "commit";
+      } else if (t[0] == "branch") {
+        if (t.size() < 3 || t[1].empty() || t[2].empty()) return "invalid: branch tag requires both source and target";
+      } else if (t[0] == "pr") {
+        char* end = nullptr;
+        long n = std::strtol(t[1].c_str(), &end, 10);
+        if (!end || *end != '\0' || n <= 0) return "invalid: pr number must be a positive integer";
+      }
+    }
+    if (!repo) return "invalid: diff event requires a repo tag";
+    if (!commit) return "invalid: diff event requires a commit tag";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> TeamModel::check_reaction(const engine::Event& e) {
+  std::string emoji = e.content.empty() ? "+" : e.content;
+  size_t chars = utf8_chars(emoji);
+  if (chars > kMaxEmojiChars) return "invalid: reaction emoji exceeds 64 characters (got " + std::to_string(chars) + ")";
+  Id target = *e_target(e, /*last=*/true);
+  // At most one live reaction per (target, author, emoji) (channels.md §9).
+  std::string key = engine::to_hex(target) + e.pubkey_hex() + emoji;
+  if (batch_reactions_.count(key)) return "duplicate: reaction already exists";
+  engine::Filter f;
+  f.kinds = std::vector<uint16_t>{7};
+  f.authors = std::vector<engine::Pubkey>{e.pubkey};
+  f.tags.push_back({'e', {engine::to_hex(target)}});
+  bool exists = false;
+  (void)store_.query(f, {}, [&](std::string_view raw, const engine::EventFields&) {
+    auto parsed = engine::parse_event_json(raw);
+    if (parsed && (parsed->content.empty() ? "+" : parsed->content) == emoji) exists = true;
+  });
+  if (exists) return "duplicate: reaction already exists";
+  batch_reactions_.insert(std::move(key));
+  return std::nullopt;
+}
+
+std::optional<std::string> TeamModel::check_thread(const engine::Event& e, const std::string& channel, Admission& a) {
+  // Only e tags with a marker take part; the last tag with a marker wins.
+  std::optional<Id> root, reply;
+  for (const engine::Tag& t : e.tags) {
+    Id id;
+    if (t.size() < 4 || t[0] != "e" || !engine::from_hex(t[1], &id)) continue;
+    if (t[3] == "root") root = id;
+    if (t[3] == "reply") reply = id;
+  }
+  if (!root && !reply) return std::nullopt;  // top-level message
+  const Id parent = reply ? *reply : *root;  // root only: a direct reply to it
+  const Id declared_root = root ? *root : *reply;
+  auto stored = store_.lookup(parent);
+  if (!stored || stored->deleted) return "invalid: reply parent not found";
+  if (stored->channel.empty()) return "invalid: parent event has no channel association";
+  if (stored->channel != channel) return "invalid: parent event belongs to a different channel";
+
+  auto row = [&](const Id& id) -> ThreadRow {
+    auto it = batch_threads_.find(id);
+    std::optional<std::string> v = it != batch_threads_.end() ? std::optional(it->second)
+                                                              : store_.get_state(engine::StateTable::kThreads,
+                                                                                 std::string_view(reinterpret_cast<const char*>(id.data()), 32));
+    auto r = v ? ThreadRow::decode(*v) : std::nullopt;
+    return r ? *r : ThreadRow{id, id};
+  };
+  auto put = [&](const Id& id, const ThreadRow& r) {
+    std::string v = r.encode();
+    batch_threads_[id] = v;
+    a.state.push_back({engine::StateTable::kThreads, std::string(reinterpret_cast<const char*>(id.data()), 32), std::move(v)});
+  };
+
+  ThreadRow parent_row = row(parent);
+  ThreadRow mine;
+  mine.parent = parent;
+  mine.broadcast = e.first_tag_value("broadcast") == "1";
+  if (parent_row.depth > 0) {
+    if (parent_row.root != declared_root) return "invalid: root tag does not match thread ancestry";
+    mine.root = parent_row.root;
+    mine.depth = parent_row.depth + 1;
+  } else {
+    // A top-level parent: its own root marker, else its reply marker, else itself.
+    Id parent_root = parent;
+    if (auto parsed = engine::parse_event_json(stored->raw)) {
+      std::optional<Id> pr, pp;
+      for (const engine::Tag& t : parsed->tags) {
+        Id id;
+        if (t.size() >= 4 && t[0] == "e" && engine::from_hex(t[1], &id)) {
+          if (t[3] == "root") pr = id;
+          if (t[3] == "reply") pp = id;
+        }
+      }
+      parent_root = pr ? *pr : pp ? *pp : parent;
+    }
+    if (parent_root != declared_root) return "invalid: root tag does not match thread ancestry";
+    mine.root = declared_root;
+    mine.depth = parent == declared_root ? 1 : 2;
+  }
+  if (mine.depth > kMaxThreadDepth) return "invalid: thread depth limit exceeded";
+  put(e.id, mine);
+  parent_row.reply_count++;
+  parent_row.last_reply_at = e.created_at;
+  if (mine.root == parent) parent_row.descendant_count++;
+  put(parent, parent_row);
+  if (mine.root != parent) {
+    ThreadRow root_row = row(mine.root);
+    root_row.descendant_count++;
+    put(mine.root, root_row);
+  }
+  return std::nullopt;
+}
+
+void TeamModel::on_deleted(const engine::StoredEvent&, const Id& id, Admission& a) {
+  // Deleting a reply lowers its parent's and root's counters, never below 0.
+  auto v = store_.get_state(engine::StateTable::kThreads, std::string_view(reinterpret_cast<const char*>(id.data()), 32));
+  auto mine = v ? ThreadRow::decode(*v) : std::nullopt;
+  if (!mine || mine->depth == 0) return;
+  auto adjust = [&](const Id& at, bool reply, bool descendant) {
+    std::string key(reinterpret_cast<const char*>(at.data()), 32);
+    auto rv = store_.get_state(engine::StateTable::kThreads, key);
+    auto r = rv ? ThreadRow::decode(*rv) : std::nullopt;
+    if (!r) return;
+    if (reply && r->reply_count) r->reply_count--;
+    if (descendant && r->descendant_count) r->descendant_count--;
+    a.state.push_back({engine::StateTable::kThreads, std::move(key), r->encode()});
+  };
+  adjust(mine->parent, true, mine->parent == mine->root);
+  if (mine->parent != mine->root) adjust(mine->root, false, true);
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,116 @@
+// TeamModel: the channel rules of spec/channels.md, run on the store-writer
+// thread for every event that touches a channel (channel kinds, reactions and
+// deletions that inherit a target's channel, NIP-29 administration, DM commands).
+//
+// admit() decides, before anything is stored, whether the event may be stored,
+// in which channel, and what follows from it: the team-state changes (written
+// in the same batch), the relay-signed follow-ups (39000–39002, 40099,
+// 44100/44101, 41001, 30622) and the live subscriptions to revoke. Every check
+// that can fail runs first, so a stored admin event always means its change
+// was applied (protocol.md §8.2, step 21).
+//
+// Threads: store-writer thread only. The writer calls end_batch() after each
+// batch; a failed batch reloads the team state from the store.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/event.h"
+#include "engine/event_store.h"
+#include "engine/signature.h"
+#include "engine/team_state.h"
+
+namespace buzz::server {
+
+// A relay-signed follow-up and the channel it is stored in (empty = global).
+struct Emitted {
+  engine::Event event;
+  std::string channel;
+};
+
+// Live channel subscriptions to close with ["CLOSED", sub, reason].
+struct Revocation {
+  std::string channel;
+  std::optional<engine::Pubkey> pubkey;  // nullopt: every connection that may no longer read the channel
+  std::string reason;
+};
+
+struct Admission {
+  bool ok = true;
+  std::string reason;      // refusal, or a command's "response:{…}" on success
+  std::string channel;     // where the event is stored; empty = global
+  bool fanout = true;      // command kinds are stored but never fanned out
+  std::vector<engine::Id> deletes;  // targets soft-deleted with the event (9005, 9008)
+  std::vector<Emitted> emitted;
+  std::vector<engine::StateWrite> state;
+  std::vector<Revocation> revoked;
+};
+
+class TeamModel {
+ public:
+  TeamModel(engine::TeamState& team, engine::EventStore& store, const engine::Keypair& relay_key)
+      : team_(team), store_(store), relay_key_(relay_key) {}
+
+  // Whether admit() has anything to say about this kind (global kinds pass straight through).
+  static bool handles(uint16_t kind);
+  Admission admit(const engine::Event& e, uint64_t now);
+  void end_batch(bool committed);
+
+ private:
+  // team_model.cpp: the gate and the content kinds
+  Admission admit_channel_event(const engine::Event& e, uint64_t now);
+  std::optional<std::string> check_content(const engine::Event& e, const engine::Channel& ch, Admission& a);
+  std::optional<std::string> check_thread(const engine::Event& e, const std::string& channel, Admission& a);
+  std::optional<std::string> check_reaction(const engine::Event& e);
+  void on_deleted(const engine::StoredEvent& target, const engine::Id& id, Admission& a);
+  // channel_admin.cpp: NIP-29 9000–9022
+  Admission admin(const engine::Event& e, const engine::Channel* ch, uint64_t now);
+  Admission create_channel(const engine::Event& e, uint64_t now);
+  Admission put_user(const engine::Event& e, const engine::Channel& ch, uint64_t now);
+  Admission remove_user(const engine::Event& e, const engine::Channel& ch, uint64_t now);
+  Admission edit_metadata(const engine::Event& e, const engine::Channel& ch, uint64_t now);
+  Admission delete_event(const engine::Event& e, const engine::Channel& ch, uint64_t now);
+  Admission delete_channel(const engine::Event& e, const engine::Channel& ch, uint64_t now);
+  Admission join(const engine::Event& e, const engine::Channel& ch, uint64_t now);
+  Admission leave(const engine::Event& e, const engine::Channel& ch, uint64_t now);
+  void add_member(Admission& a, const std::string& channel, const engine::Pubkey& pk, engine::ChannelRole role,
+                  const engine::Pubkey& by, uint64_t now);
+  void remove_member(Admission& a, const std::string& channel, const engine::Pubkey& pk, const engine::Pubkey& by,
+                     uint64_t now);
+  // dm_commands.cpp: 41010–41012
+  Admission dm_command(const engine::Event& e, uint64_t now);
+  Admission open_dm(const engine::Pubkey& sender, std::vector<engine::Pubkey> others, bool announce, uint64_t now,
+                    std::string* channel_id, bool* created);
+  // team_events.cpp: relay-signed follow-ups (kinds.md §4)
+  void emit_group_state(Admission& a, const engine::Channel& ch, uint64_t now);
+  void emit_system(Admission& a, const std::string& channel, std::vector<std::pair<std::string, std::string>> fields,
+                   uint64_t now);
+  void emit_notice(Admission& a, uint16_t kind, const engine::Pubkey& target, const std::string& channel,
+                   const engine::Pubkey& actor, uint64_t now);
+  void emit_dm_created(Admission& a, const engine::Channel& ch, const engine::Pubkey& creator, uint64_t now);
+  void emit_dm_visibility(Admission& a, const engine::Pubkey& viewer, uint64_t now);
+  engine::Event sign(uint16_t kind, uint64_t created_at, std::vector<engine::Tag> tags, std::string content = {});
+  uint64_t state_time(const std::string& key, uint64_t now);
+
+  engine::TeamState& team_;
+  engine::EventStore& store_;
+  engine::Keypair relay_key_;
+  // Newest created_at per replaceable relay event, so two updates in one second still replace in order.
+  std::unordered_map<std::string, uint64_t> state_times_;
+  // This batch's thread rows and reactions, not yet readable from the store.
+  std::unordered_map<engine::Id, std::string, engine::KeyBytesHash> batch_threads_;
+  std::unordered_set<std::string> batch_reactions_;
+};
+
+// s as a JSON string literal.
+std::string json_string(std::string_view s);
+
+// The content of a relay-signed event: a JSON object with keys in order.
+// Values are JSON text (already quoted where they are strings).
+std::string json_object(std::vector<std::pair<std::string, std::string>> fields);
+
+}  // namespace buzz::server
