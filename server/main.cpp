@@ -50,6 +50,7 @@ Commands:
   serve      run the relay (WebSocket + HTTP) on the embedded store
   admin      manage relay membership and keys offline (add-member, remove-member,
              list-members, generate-key)
+  audit      check the hash-chained audit log (verify, tail, head); read-only
   version    print the version
   help       show this help
 
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
   std::string cmd = argv[1];
   if (cmd == "serve") return run_serve(argc, argv);
   if (cmd == "admin") return run_admin(argc, argv);
+  if (cmd == "audit") return run_audit(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::printf("buzz %s\n", BUZZ_VERSION);
     return kExitOk;

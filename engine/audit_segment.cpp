@@ -1,0 +1,257 @@
+// Audit segment format and file operations; see audit_segment.h.
+#include "engine/audit_segment.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace buzz::engine {
+namespace {
+
+constexpr char kMagic[8] = {'B', 'Z', 'A', 'U', 'D', 'S', 'E', 'G'};
+constexpr uint16_t kVersion = 1;
+
+constexpr std::array<uint32_t, 256> make_crc32c_table() {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int bit = 0; bit < 8; ++bit) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    table[i] = c;
+  }
+  return table;
+}
+constexpr std::array<uint32_t, 256> kCrc32cTable = make_crc32c_table();
+
+void put_big_endian(char* out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out[i] = char(uint8_t(v >> (8 * (bytes - 1 - i))));
+}
+
+uint64_t get_big_endian(const char* in, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = v << 8 | uint8_t(in[i]);
+  return v;
+}
+
+uint32_t frame_crc(uint8_t type, std::string_view payload) {
+  return crc32c(payload.data(), payload.size(), crc32c(&type, 1));
+}
+
+Error errno_error(const char* what, const std::string& path) {
+  return Error{std::string(what) + " " + path + ": " + std::strerror(errno)};
+}
+
+}  // namespace
+
+uint32_t crc32c(const void* data, size_t len, uint32_t crc) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  crc = ~crc;
+  for (size_t i = 0; i < len; ++i) crc = kCrc32cTable[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  return ~crc;
+}
+
+std::string encode_segment_header(const SegmentHeader& h) {
+  std::string out(kSegmentHeaderBytes, '\0');
+  std::memcpy(out.data(), kMagic, sizeof kMagic);
+  put_big_endian(&out[8], kVersion, 2);
+  // bytes 10–11: flags, reserved as 0
+  put_big_endian(&out[12], h.first_seq, 8);
+  std::memcpy(&out[20], h.anchor_prev_hash.data(), 32);
+  put_big_endian(&out[52], uint64_t(h.created_at_us), 8);
+  put_big_endian(&out[60], crc32c(out.data(), 60), 4);
+  return out;
+}
+
+Result<SegmentHeader> decode_segment_header(std::string_view b) {
+  if (b.size() < kSegmentHeaderBytes) return Error{"segment header is truncated"};
+  if (std::memcmp(b.data(), kMagic, sizeof kMagic) != 0) return Error{"segment header has the wrong magic"};
+  if (crc32c(b.data(), 60) != get_big_endian(&b[60], 4)) return Error{"segment header CRC mismatch"};
+  if (uint64_t version = get_big_endian(&b[8], 2); version != kVersion) {
+    return Error{"unsupported segment version " + std::to_string(version)};
+  }
+  SegmentHeader h;
+  h.first_seq = get_big_endian(&b[12], 8);
+  std::memcpy(h.anchor_prev_hash.data(), &b[20], 32);
+  h.created_at_us = int64_t(get_big_endian(&b[52], 8));
+  return h;
+}
+
+std::string encode_trailer_payload(const SegmentTrailer& t) {
+  std::string out(kTrailerPayloadBytes, '\0');
+  put_big_endian(&out[0], t.last_seq, 8);
+  put_big_endian(&out[8], t.record_count, 8);
+  std::memcpy(&out[16], t.last_hash.data(), 32);
+  std::memcpy(&out[48], t.file_digest.data(), 32);
+  put_big_endian(&out[80], uint64_t(t.sealed_at_us), 8);
+  return out;
+}
+
+Result<SegmentTrailer> decode_trailer_payload(std::string_view p) {
+  if (p.size() != kTrailerPayloadBytes) return Error{"trailer payload is not 88 bytes"};
+  SegmentTrailer t;
+  t.last_seq = get_big_endian(&p[0], 8);
+  t.record_count = get_big_endian(&p[8], 8);
+  std::memcpy(t.last_hash.data(), &p[16], 32);
+  std::memcpy(t.file_digest.data(), &p[48], 32);
+  t.sealed_at_us = int64_t(get_big_endian(&p[80], 8));
+  return t;
+}
+
+void append_frame(std::string& out, FrameType type, std::string_view payload) {
+  char head[5];
+  put_big_endian(head, payload.size(), 4);
+  head[4] = char(type);
+  out.append(head, sizeof head);
+  out.append(payload);
+  char crc[4];
+  put_big_endian(crc, frame_crc(uint8_t(type), payload), 4);
+  out.append(crc, sizeof crc);
+}
+
+Frame read_frame(std::string_view b, size_t offset) {
+  Frame f;
+  if (offset >= b.size()) return f;
+  const size_t left = b.size() - offset;
+  f.status = FrameStatus::kIncomplete;
+  if (left < 5) return f;
+  const uint64_t len = get_big_endian(&b[offset], 4);
+  if (len == 0 || len > kMaxFramePayloadBytes) {
+    f.status = FrameStatus::kBadLength;
+    return f;
+  }
+  if (left < kFrameOverheadBytes + len) return f;
+  const uint8_t type = uint8_t(b[offset + 4]);
+  f.payload = b.substr(offset + 5, len);
+  if (frame_crc(type, f.payload) != get_big_endian(&b[offset + 5 + len], 4)) {
+    f.status = FrameStatus::kBadCrc;
+    return f;
+  }
+  if (type != uint8_t(FrameType::kEntry) && type != uint8_t(FrameType::kTrailer)) {
+    f.status = FrameStatus::kBadType;
+    return f;
+  }
+  f.status = FrameStatus::kOk;
+  f.type = FrameType(type);
+  f.end = offset + kFrameOverheadBytes + len;
+  return f;
+}
+
+const char* frame_status_text(FrameStatus status) {
+  switch (status) {
+    case FrameStatus::kOk: return "ok";
+    case FrameStatus::kEnd: return "end of segment";
+    case FrameStatus::kIncomplete: return "frame runs past the end of the segment";
+    case FrameStatus::kBadLength: return "frame length out of range";
+    case FrameStatus::kBadCrc: return "frame CRC mismatch";
+    case FrameStatus::kBadType: return "frame has a valid CRC but an unknown type";
+  }
+  return "?";
+}
+
+size_t find_valid_frame(std::string_view bytes, size_t from) {
+  for (size_t at = from; at < bytes.size(); ++at) {
+    if (read_frame(bytes, at).status == FrameStatus::kOk) return at;
+  }
+  return SIZE_MAX;
+}
+
+std::string segment_file_name(uint64_t first_seq) {
+  char name[32];
+  std::snprintf(name, sizeof name, "seg-%020llu.bza", static_cast<unsigned long long>(first_seq));
+  return name;
+}
+
+Result<std::vector<SegmentFile>> list_segments(const std::string& dir) {
+  std::vector<SegmentFile> out;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return out;
+  for (const auto& item : std::filesystem::directory_iterator(dir, ec)) {
+    std::string name = item.path().filename().string();
+    // Exactly "seg-" + 20 digits + ".bza": temporaries and other files are not segments.
+    if (name.size() != 28 || name.rfind("seg-", 0) != 0 || name.substr(24) != ".bza") continue;
+    std::string_view digits = std::string_view(name).substr(4, 20);
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    out.push_back({std::stoull(std::string(digits)), std::move(name)});
+  }
+  if (ec) return Error{"cannot list " + dir + ": " + ec.message()};
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first_seq < b.first_seq; });
+  return out;
+}
+
+Result<std::string> read_whole_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open", path);
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Error e = errno_error("cannot read", path);
+      ::close(fd);
+      return e;
+    }
+    if (n == 0) break;
+    out.append(buf, size_t(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+Result<SegmentTrailer> read_segment_trailer(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open", path);
+  struct stat st;
+  std::string tail(kTrailerFrameBytes, '\0');
+  const bool long_enough = ::fstat(fd, &st) == 0 && uint64_t(st.st_size) >= kSegmentHeaderBytes + kTrailerFrameBytes;
+  const bool read_ok =
+      long_enough && ::pread(fd, tail.data(), tail.size(), st.st_size - off_t(tail.size())) == ssize_t(tail.size());
+  ::close(fd);
+  Frame f = read_frame(tail, 0);
+  if (!read_ok || f.status != FrameStatus::kOk || f.type != FrameType::kTrailer || f.end != tail.size()) {
+    return Error{"segment " + path + " is not sealed (no valid trailer at its end)"};
+  }
+  return decode_trailer_payload(f.payload);
+}
+
+Status write_at(int fd, std::string_view data, uint64_t offset) {
+  while (!data.empty()) {
+    ssize_t n = ::pwrite(fd, data.data(), data.size(), off_t(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error{std::string("audit segment write failed: ") + std::strerror(errno)};
+    data.remove_prefix(size_t(n));
+    offset += uint64_t(n);
+  }
+  return {};
+}
+
+Status fsync_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open", dir);
+  const bool ok = ::fsync(fd) == 0;
+  Status s = ok ? Status{} : Status(errno_error("cannot fsync", dir));
+  ::close(fd);
+  return s;
+}
+
+Result<std::string> create_segment(const std::string& dir, const SegmentHeader& header) {
+  const std::string path = dir + "/" + segment_file_name(header.first_seq);
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno_error("cannot create", tmp);
+  Status s = write_at(fd, encode_segment_header(header), 0);
+  if (s && ::fsync(fd) != 0) s = errno_error("cannot fsync", tmp);
+  ::close(fd);
+  if (s && ::rename(tmp.c_str(), path.c_str()) != 0) s = errno_error("cannot rename", tmp);
+  if (s) s = fsync_dir(dir);
+  if (!s) return Error{s.error()};
+  return path;
+}
+
+}  // namespace buzz::engine
