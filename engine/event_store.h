@@ -70,6 +70,10 @@ struct QueryOptions {
   std::function<bool(const EventFields&)> accept;
 };
 
+// Called with the results of a write before it commits; the state writes it
+// adds commit in the same batch (records that depend on each outcome: audit).
+using WriteFinisher = std::function<void(std::span<const WriteResult> results, std::vector<StateWrite>& state)>;
+
 // Receives matching events newest first: the stored JSON and its decoded fields.
 using EventSink = std::function<void(std::string_view raw, const EventFields& fields)>;
 
@@ -80,7 +84,8 @@ class EventStore {
   // Applies the requests in order, and the state writes, as one atomic, durable
   // batch; one result per request. Store-writer thread only.
   virtual Result<std::vector<WriteResult>> write(std::span<const WriteRequest> requests,
-                                                 std::span<const StateWrite> state = {}) = 0;
+                                                 std::span<const StateWrite> state = {},
+                                                 const WriteFinisher& finish = {}) = 0;
 
   // True if an event with this id was ever stored (including deleted ones).
   virtual bool contains(const Id& id, uint16_t kind) = 0;

@@ -111,7 +111,7 @@ class RocksEventStore::Batch {
 };
 
 Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteRequest> requests,
-                                                        std::span<const StateWrite> state) {
+                                                        std::span<const StateWrite> state, const WriteFinisher& finish) {
   Batch batch(db_);
   std::vector<WriteResult> results;
   results.reserve(requests.size());
@@ -122,9 +122,13 @@ Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteReq
       if (batch.is_live(id.data()) && batch.soft_delete(id.data())) results.back().removed.push_back(id);
     }
   }
-  for (const StateWrite& w : state) {
-    if (w.value.empty()) batch.batch()->Delete(state_family(w.table), w.key);
-    else batch.batch()->Put(state_family(w.table), w.key, w.value);
+  std::vector<StateWrite> finished;
+  if (finish) finish(results, finished);
+  for (std::span<const StateWrite> writes : {state, std::span<const StateWrite>(finished)}) {
+    for (const StateWrite& w : writes) {
+      if (w.value.empty()) batch.batch()->Delete(state_family(w.table), w.key);
+      else batch.batch()->Put(state_family(w.table), w.key, w.value);
+    }
   }
   // The batch is durable (WAL) when Write returns: only then may the caller
   // send OK true for any event in it.

@@ -17,7 +17,8 @@ class RocksEventStore final : public EventStore {
   explicit RocksEventStore(RocksDatabase& db) : db_(db) {}
 
   Result<std::vector<WriteResult>> write(std::span<const WriteRequest> requests,
-                                         std::span<const StateWrite> state = {}) override;
+                                         std::span<const StateWrite> state = {},
+                                         const WriteFinisher& finish = {}) override;
   bool contains(const Id& id, uint16_t kind) override;
   Status query(const Filter& filter, const QueryOptions& options, const EventSink& sink) override;
   Result<uint64_t> count(std::span<const Filter> filters, const QueryOptions& options) override;

@@ -13,7 +13,7 @@ using engine::ChannelMember;
 using engine::ChannelRole;
 using engine::Pubkey;
 
-Admission invalid(std::string why) { return {false, "invalid: " + std::move(why), {}, true, {}, {}, {}, {}}; }
+Admission invalid(std::string why) { return Admission::refused("invalid: " + std::move(why)); }
 
 // The first p tag holding a 64-hex pubkey (channels.md §4.1).
 std::optional<Pubkey> p_target(const engine::Event& e) {
@@ -80,7 +80,7 @@ Admission TeamModel::admin(const engine::Event& e, const Channel* ch, uint64_t n
     case 9021: return join(e, *ch, now);
     case 9022: return leave(e, *ch, now);
   }
-  return {false, "restricted: unknown event kind", {}, true, {}, {}, {}, {}};
+  return Admission::refused("restricted: unknown event kind");
 }
 
 void TeamModel::add_member(Admission& a, const std::string& channel, const Pubkey& pk, ChannelRole role,
@@ -140,7 +140,7 @@ Admission TeamModel::create_channel(const engine::Event& e, uint64_t now) {
   std::string_view h = e.first_tag_value("h");
   if (!h.empty()) {
     if (!engine::is_canonical_uuid(h)) return invalid("h tag must be a canonical lowercase UUID");
-    if (team_.channel(h)) return {false, "duplicate: channel already exists", {}, true, {}, {}, {}, {}};
+    if (team_.channel(h)) return Admission::refused("duplicate: channel already exists");
     ch.id = std::string(h);
     a.channel = ch.id;  // stored in the new channel; without h it is stored globally
   } else {
@@ -150,6 +150,11 @@ Admission TeamModel::create_channel(const engine::Event& e, uint64_t now) {
   ch.created_at = now;
   a.state.push_back(team_.put_channel(ch));
   add_member(a, ch.id, e.pubkey, ChannelRole::kOwner, e.pubkey, now);
+  audit(a, e, engine::kActionChannelCreated, ch.id,
+        {{"channel_type", json_string(engine::channel_type_name(ch.type))},
+         {"name", json_string(ch.name)},
+         {"visibility", json_string(engine::visibility_name(ch.visibility))}});
+  audit(a, e, engine::kActionMemberAdded, ch.id, {{"role", json_string("owner")}, {"target", json_string(e.pubkey_hex())}});
   emit_system(a, ch.id, {{"actor", json_string(e.pubkey_hex())}, {"type", json_string("channel_created")}}, now);
   emit_group_state(a, ch, now);
   emit_notice(a, 44100, e.pubkey, ch.id, e.pubkey, now);
@@ -189,6 +194,8 @@ Admission TeamModel::put_user(const engine::Event& e, const Channel& ch, uint64_
     if (*current == ChannelRole::kOwner && team_.active_owners(ch.id) <= 1) return invalid("cannot remove the last owner");
   }
   add_member(a, ch.id, *target, role, e.pubkey, now);
+  audit(a, e, engine::kActionMemberAdded, ch.id,
+        {{"role", json_string(engine::channel_role_name(role))}, {"target", json_string(engine::to_hex(*target))}});
   emit_system(a, ch.id,
               {{"actor", json_string(e.pubkey_hex())}, {"target", json_string(engine::to_hex(*target))}, {"type", json_string("member_joined")}},
               now);
@@ -210,6 +217,7 @@ Admission TeamModel::remove_user(const engine::Event& e, const Channel& ch, uint
   Admission a;
   a.channel = ch.id;
   remove_member(a, ch.id, *target, e.pubkey, now);
+  audit(a, e, engine::kActionMemberRemoved, ch.id, {{"target", json_string(engine::to_hex(*target))}});
   emit_system(a, ch.id,
               {{"actor", json_string(e.pubkey_hex())},
                {"target", json_string(engine::to_hex(*target))},
@@ -288,7 +296,14 @@ Admission TeamModel::edit_metadata(const engine::Event& e, const Channel& curren
     }
   }
   a.state.push_back(team_.put_channel(ch));
-  for (auto& fields : messages) emit_system(a, ch.id, std::move(fields), now);
+  std::string fields = "[";  // names only, never values (audit.md §5.2)
+  for (const engine::Tag& t : e.tags) {
+    bool metadata = !t.empty() && (t[0] == "topic" || t[0] == "purpose" ||
+                                   std::find(std::begin(kAdminTags), std::end(kAdminTags), t[0]) != std::end(kAdminTags));
+    if (metadata) fields += (fields.size() > 1 ? "," : "") + json_string(t[0]);
+  }
+  audit(a, e, engine::kActionChannelUpdated, ch.id, {{"fields", fields + "]"}});
+  for (auto& msg : messages) emit_system(a, ch.id, std::move(msg), now);
   emit_group_state(a, ch, now);
   return a;
 }
@@ -341,6 +356,7 @@ Admission TeamModel::delete_channel(const engine::Event& e, const Channel& curre
   Channel ch = current;
   ch.deleted_at = now;
   a.state.push_back(team_.put_channel(ch));
+  audit(a, e, engine::kActionChannelDeleted, ch.id, {});
   a.revoked.push_back({ch.id, std::nullopt, "restricted: channel deleted"});
   return a;
 }
@@ -350,6 +366,7 @@ Admission TeamModel::join(const engine::Event& e, const Channel& ch, uint64_t no
   a.channel = ch.id;
   if (active_role(team_.member(ch.id, e.pubkey))) return a;  // already a member: nothing follows
   add_member(a, ch.id, e.pubkey, ChannelRole::kMember, e.pubkey, now);
+  audit(a, e, engine::kActionMemberAdded, ch.id, {{"role", json_string("member")}, {"target", json_string(e.pubkey_hex())}});
   emit_system(a, ch.id,
               {{"actor", json_string(e.pubkey_hex())}, {"target", json_string(e.pubkey_hex())}, {"type", json_string("member_joined")}}, now);
   emit_group_state(a, ch, now);
@@ -364,6 +381,7 @@ Admission TeamModel::leave(const engine::Event& e, const Channel& ch, uint64_t n
   Admission a;
   a.channel = ch.id;
   remove_member(a, ch.id, e.pubkey, e.pubkey, now);
+  audit(a, e, engine::kActionMemberRemoved, ch.id, {{"target", json_string(e.pubkey_hex())}});
   emit_system(a, ch.id, {{"actor", json_string(e.pubkey_hex())}, {"type", json_string("member_left")}}, now);
   emit_group_state(a, ch, now);
   emit_notice(a, 44101, e.pubkey, ch.id, e.pubkey, now);

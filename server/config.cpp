@@ -26,6 +26,7 @@ const std::vector<ConfigKey> kKeys = {
     {"send-buffer", "BUZZ_SEND_BUFFER", "1000", "outbound frames queued per connection before it counts as slow"},
     {"threads", "BUZZ_THREADS", "0", "network loops; 0 = one per core"},
     {"sync-writes", "BUZZ_SYNC_WRITES", "false", "fsync every write batch (survives power loss, not just kill -9)"},
+    {"audit-queue", "BUZZ_AUDIT_QUEUE", "65536", "audit entries waiting for the log; when full, events are refused"},
     {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error"},
 };
 
@@ -80,9 +81,12 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     uint8_t sk[32];
     if (!engine::from_hex_any_case(v, sk, 32)) return bad(key, source, "<hidden>", "64 hex characters");
     c->relay_private_key = v;
-  } else if (key == "max-connections" || key == "max-concurrent-handlers" || key == "send-buffer") {
+  } else if (key == "max-connections" || key == "max-concurrent-handlers" || key == "send-buffer" || key == "audit-queue") {
     if (!parse_int(v, 1, 10'000'000, &n)) return bad(key, source, v, "a positive integer");
-    (key == "max-connections" ? c->max_connections : key == "send-buffer" ? c->send_buffer : c->max_concurrent_handlers) = n;
+    (key == "max-connections"   ? c->max_connections
+     : key == "send-buffer"     ? c->send_buffer
+     : key == "audit-queue"     ? c->audit_queue
+                                : c->max_concurrent_handlers) = n;
   } else if (key == "threads") {
     if (!parse_int(v, 0, 256, &n)) return bad(key, source, v, "an integer from 0 to 256");
     c->threads = int(n);

@@ -13,8 +13,6 @@ using engine::Pubkey;
 
 constexpr size_t kMaxDmParticipants = 9;
 
-Admission refuse(std::string reason) { return {false, std::move(reason), {}, false, {}, {}, {}, {}}; }
-
 // The p-tagged pubkeys, or the refusal naming the first bad one.
 std::optional<std::string> p_keys(const engine::Event& e, std::vector<Pubkey>* out) {
   for (const engine::Tag& t : e.tags) {
@@ -41,8 +39,9 @@ std::string participant_hash(std::vector<Pubkey>& set) {
 
 }  // namespace
 
-Admission TeamModel::open_dm(const Pubkey& sender, std::vector<Pubkey> others, bool announce, uint64_t now,
+Admission TeamModel::open_dm(const engine::Event& e, std::vector<Pubkey> others, bool announce, uint64_t now,
                              std::string* channel_id, bool* created) {
+  const Pubkey& sender = e.pubkey;
   std::vector<Pubkey> set = std::move(others);
   set.push_back(sender);
   std::string hash = participant_hash(set);
@@ -68,9 +67,12 @@ Admission TeamModel::open_dm(const Pubkey& sender, std::vector<Pubkey> others, b
   ch.created_at = now;
   ch.participant_hash = hash;
   a.state.push_back(team_.put_channel(ch));
+  audit(a, e, engine::kActionChannelCreated, ch.id,
+        {{"channel_type", json_string("dm")}, {"name", json_string(ch.name)}, {"visibility", json_string("private")}});
   std::string participants = "[";
   for (const Pubkey& pk : set) {
     add_member(a, ch.id, pk, engine::ChannelRole::kMember, sender, now);
+    audit(a, e, engine::kActionMemberAdded, ch.id, {{"role", json_string("member")}, {"target", json_string(engine::to_hex(pk))}});
     if (participants.size() > 1) participants += ',';
     participants += json_string(engine::to_hex(pk));
   }
@@ -89,27 +91,27 @@ Admission TeamModel::open_dm(const Pubkey& sender, std::vector<Pubkey> others, b
 Admission TeamModel::dm_command(const engine::Event& e, uint64_t now) {
   std::vector<Pubkey> keys;
   if (e.kind == 41010) {
-    if (auto bad = p_keys(e, &keys)) return refuse(*bad);
+    if (auto bad = p_keys(e, &keys)) return Admission::refused(*bad);
     std::erase(keys, e.pubkey);
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    if (keys.empty()) return refuse("invalid: pubkeys must contain at least 1 other participant");
-    if (keys.size() > kMaxDmParticipants - 1) return refuse("invalid: pubkeys may contain at most 8 other participants (9 total)");
+    if (keys.empty()) return Admission::refused("invalid: pubkeys must contain at least 1 other participant");
+    if (keys.size() > kMaxDmParticipants - 1) return Admission::refused("invalid: pubkeys may contain at most 8 other participants (9 total)");
     std::string id;
     bool created = false;
-    Admission a = open_dm(e.pubkey, std::move(keys), true, now, &id, &created);
+    Admission a = open_dm(e, std::move(keys), true, now, &id, &created);
     a.reason = "response:" + json_object({{"channel_id", json_string(id)}, {"created", std::string(created ? "true" : "false")}});
     return a;
   }
 
   std::string_view h = e.first_tag_value("h");
-  if (h.empty()) return refuse("invalid: missing h tag (channel_id)");
-  if (!engine::is_canonical_uuid(h)) return refuse("invalid: bad channel_id format");
+  if (h.empty()) return Admission::refused("invalid: missing h tag (channel_id)");
+  if (!engine::is_canonical_uuid(h)) return Admission::refused("invalid: bad channel_id format");
   const engine::Channel* dm = team_.channel(h);
-  if (!dm || dm->deleted()) return refuse("invalid: DM not found");
-  if (dm->type != engine::ChannelType::kDm) return refuse("invalid: channel is not a DM");
+  if (!dm || dm->deleted()) return Admission::refused("invalid: DM not found");
+  if (dm->type != engine::ChannelType::kDm) return Admission::refused("invalid: channel is not a DM");
   const engine::ChannelMember* self = team_.member(dm->id, e.pubkey);
-  if (!self || !self->active()) return refuse("forbidden: not a member of this DM");
+  if (!self || !self->active()) return Admission::refused("forbidden: not a member of this DM");
 
   if (e.kind == 41012) {
     Admission a;
@@ -125,19 +127,19 @@ Admission TeamModel::dm_command(const engine::Event& e, uint64_t now) {
     return a;
   }
   // 41011: participant sets never change; existing ∪ new is a different DM.
-  if (auto bad = p_keys(e, &keys)) return refuse(*bad);
+  if (auto bad = p_keys(e, &keys)) return Admission::refused(*bad);
   std::vector<Pubkey> set;
   for (const engine::ChannelMember* m : team_.active_members(dm->id)) set.push_back(m->pubkey);
   size_t before = set.size();
   for (const Pubkey& pk : keys) {
     if (std::find(set.begin(), set.end(), pk) == set.end()) set.push_back(pk);
   }
-  if (set.size() == before) return refuse("invalid: must specify at least 1 new participant in p tags");
-  if (set.size() > kMaxDmParticipants) return refuse("invalid: DM supports at most 9 participants");
+  if (set.size() == before) return Admission::refused("invalid: must specify at least 1 new participant in p tags");
+  if (set.size() > kMaxDmParticipants) return Admission::refused("invalid: DM supports at most 9 participants");
   std::erase(set, e.pubkey);
   std::string id;
   bool created = false;
-  Admission a = open_dm(e.pubkey, std::move(set), false, now, &id, &created);
+  Admission a = open_dm(e, std::move(set), false, now, &id, &created);
   a.channel = dm->id;
   a.reason = "response:" + json_object({{"channel_id", json_string(id)}});
   return a;

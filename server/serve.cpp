@@ -116,6 +116,23 @@ int run_serve(int argc, char** argv) {
   engine::TeamState team;
   if (auto s = team.load(store); !s) return fail(s.error());
   TeamModel team_model(team, store, *key);
+
+  // The audit log must be whole before anything new is appended (audit.md §8.6).
+  std::unique_ptr<AuditFeed> audit_feed;
+  engine::AuditOptions audit_options;
+  audit_options.queue_capacity = size_t(cfg.audit_queue);
+  audit_options.on_durable = [&audit_feed](uint64_t ticket) { audit_feed->on_durable(ticket); };
+  auto audit_log = engine::AuditLog::open(cfg.data_dir + "/audit", audit_options);
+  if (!audit_log) {
+    return fail(audit_log.error() + " (inspect it with: buzz audit verify --data-dir " + cfg.data_dir + ")");
+  }
+  const engine::RecoveryReport& recovered = (*audit_log)->recovery();
+  if (recovered.truncated_bytes) {
+    log_warn("audit log torn tail truncated", {{"bytes", std::to_string(recovered.truncated_bytes)},
+                                               {"quarantine", recovered.quarantine_path}});
+  }
+  audit_feed = std::make_unique<AuditFeed>(store, **audit_log, audit_options.queue_capacity);
+  if (auto s = audit_feed->recover(); !s) return fail(s.error());
   MemoryPresenceStore presence;
   Relay relay(cfg, store, membership, team, presence, *key);
 
@@ -153,7 +170,7 @@ int run_serve(int argc, char** argv) {
   }
   std::vector<net::Loop*> loop_ptrs;
   for (auto& l : loops) loop_ptrs.push_back(l.get());
-  StoreWriter writer(store, membership, team_model, size_t(cfg.max_concurrent_handlers),
+  StoreWriter writer(store, membership, team_model, *audit_feed, size_t(cfg.max_concurrent_handlers),
                      [&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
   relay.attach(loop_ptrs, &writer);
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
@@ -175,6 +192,8 @@ int run_serve(int argc, char** argv) {
   for (auto& l : loops) l->stop();
   for (auto& t : loop_threads) t.join();
   writer.stop();
+  audit_feed->flush();
+  (*audit_log)->stop();  // drains every queued entry into the chain
   return kExitOk;
 }
 

@@ -8,9 +8,9 @@
 #include "server/log.h"
 
 namespace buzz::server {
-StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, size_t capacity,
-                         Sink sink)
-    : store_(store), membership_(membership), team_(team), capacity_(capacity), sink_(std::move(sink)) {
+StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, AuditFeed& audit,
+                         size_t capacity, Sink sink)
+    : store_(store), membership_(membership), team_(team), audit_(audit), capacity_(capacity), sink_(std::move(sink)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -77,6 +77,8 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
     std::string ok_reason;  // a command's result, sent with OK true
     bool fanout = true;
     std::vector<engine::Id> deletes;
+    engine::Pubkey actor{};
+    std::vector<engine::AuditRecord> audit{};  // the admission's channel / member actions
   };
   WriteBatchOutcome out;
   std::vector<Pending> pending;
@@ -84,18 +86,30 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
   std::unordered_set<engine::Id, engine::KeyBytesHash> admitted;  // ids this batch already runs
   pending.reserve(jobs.size());
   uint64_t now = engine::unix_now();
+  // While the audit log cannot take more, client events are refused, never stored unaudited.
+  const std::string audit_refusal = audit_.refusal();
   for (WriteJob& job : jobs) {
+    if (job.type == WriteJob::Type::kAudit) {
+      audit_.add(std::move(*job.audit), &state);
+      continue;
+    }
     const engine::Event& e = *job.event;
+    if (!audit_refusal.empty() && job.origin.loop != kNoReply) {
+      out.replies.push_back({job.origin, e.id, false, audit_refusal});
+      continue;
+    }
     if (job.type == WriteJob::Type::kMembership) {
       RelayMembership::Outcome m = membership_.apply(e, now);
       out.replies.push_back({job.origin, e.id, m.ok, m.reason});
-      for (auto& ev : m.emitted) pending.push_back({std::make_shared<const engine::Event>(std::move(ev)), "", nullptr, {}, true, {}});
+      for (auto& ev : m.emitted) {
+        pending.push_back({std::make_shared<const engine::Event>(std::move(ev)), "", nullptr, {}, true, {}});
+      }
       if (m.removed) out.lost_membership.push_back(*m.removed);
       continue;
     }
     const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
     if (waiting == nullptr || !TeamModel::handles(e.kind)) {
-      pending.push_back({job.event, std::move(job.channel), waiting, {}, true, {}});
+      pending.push_back({job.event, std::move(job.channel), waiting, {}, true, {}, job.actor});
       continue;
     }
     // A channel change must run once: a repeat is answered before it touches the team state.
@@ -109,7 +123,8 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
       out.replies.push_back({job.origin, e.id, false, std::move(a.reason)});
       continue;
     }
-    pending.push_back({job.event, std::move(a.channel), waiting, std::move(a.reason), a.fanout, std::move(a.deletes)});
+    pending.push_back({job.event, std::move(a.channel), waiting, std::move(a.reason), a.fanout, std::move(a.deletes),
+                       job.actor, std::move(a.audit)});
     for (Emitted& f : a.emitted) {
       pending.push_back({std::make_shared<const engine::Event>(std::move(f.event)), std::move(f.channel), nullptr, {}, true, {}});
     }
@@ -120,8 +135,30 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
   requests.reserve(pending.size());
   for (const Pending& p : pending) requests.push_back({p.event.get(), p.channel, p.deletes});
 
-  auto results = store_.write(requests, state);
+  // Audit records depend on each outcome (only new events are logged), so they
+  // join the batch once the results are known, before it commits.
+  auto audit_records = [&](std::span<const engine::WriteResult> results, std::vector<engine::StateWrite>& more) {
+    for (size_t r = 0; r < pending.size(); ++r) {
+      if (results[r].outcome != engine::WriteOutcome::kStored) continue;
+      Pending& p = pending[r];
+      const engine::Event& e = *p.event;
+      // Relay-signed follow-ups are the relay's own acts.
+      const engine::Pubkey& actor = p.job ? p.actor : e.pubkey;
+      audit_.add({e.id_hex(), e.kind, engine::to_hex(actor), std::string(engine::kActionEventCreated), p.channel, "null"}, &more);
+      for (engine::AuditRecord& rec : p.audit) audit_.add(std::move(rec), &more);
+      if (e.kind != 5 && e.kind != 9005) continue;
+      for (const engine::Id& gone : results[r].removed) {
+        auto target = store_.lookup(gone);
+        audit_.add({engine::to_hex(gone), target ? target->kind : 0u, engine::to_hex(actor),
+                    std::string(engine::kActionEventDeleted), target ? target->channel : "",
+                    "{\"deleted_by_event\":\"" + e.id_hex() + "\"}"},
+                   &more);
+      }
+    }
+  };
+  auto results = store_.write(requests, state, audit_records);
   team_.end_batch(bool(results));
+  audit_.commit(bool(results));
   if (!results) {
     log_error("store write failed", {{"error", results.error()}});
     out.revoked.clear();

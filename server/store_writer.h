@@ -15,6 +15,7 @@
 #include "engine/event.h"
 #include "engine/event_store.h"
 #include "net/connection.h"
+#include "server/audit_feed.h"
 #include "server/relay_membership.h"
 #include "server/team_model.h"
 
@@ -24,11 +25,17 @@ namespace buzz::server {
 inline constexpr uint16_t kNoReply = UINT16_MAX;
 
 struct WriteJob {
-  enum class Type : uint8_t { kStore, kMembership };
+  enum class Type : uint8_t {
+    kStore,       // a client event, or a relay-signed one (origin.loop == kNoReply)
+    kMembership,  // NIP-43 9030–9032 / 28936: executed, not stored
+    kAudit,       // an audit entry with no event (AUTH): recorded, no reply
+  };
   Type type = Type::kStore;
   std::shared_ptr<const engine::Event> event;
   std::string channel;
   net::ConnId origin;
+  engine::Pubkey actor{};              // the authenticated submitter (audit actor)
+  std::optional<engine::AuditRecord> audit{};  // kAudit only
 };
 
 struct OkReply {
@@ -56,7 +63,8 @@ class StoreWriter {
  public:
   using Sink = std::function<void(WriteBatchOutcome&&)>;
 
-  StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, size_t capacity, Sink sink);
+  StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, AuditFeed& audit,
+              size_t capacity, Sink sink);
   ~StoreWriter();
 
   // Any thread. False if the queue is full (the caller answers rate-limited).
@@ -73,6 +81,7 @@ class StoreWriter {
   engine::EventStore& store_;
   RelayMembership& membership_;
   TeamModel& team_;
+  AuditFeed& audit_;
   size_t capacity_;
   Sink sink_;
   mutable std::mutex mu_;

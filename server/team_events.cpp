@@ -31,6 +31,12 @@ std::string json_object(std::vector<std::pair<std::string, std::string>> fields)
   return out + "}";
 }
 
+void TeamModel::audit(Admission& a, const engine::Event& cause, std::string_view action, const std::string& channel,
+                      std::vector<std::pair<std::string, std::string>> meta) {
+  a.audit.push_back({cause.id_hex(), cause.kind, cause.pubkey_hex(), std::string(action), channel,
+                     meta.empty() ? "null" : json_object(std::move(meta))});
+}
+
 engine::Event TeamModel::sign(uint16_t kind, uint64_t created_at, std::vector<Tag> tags, std::string content) {
   engine::Event e;
   e.kind = kind;

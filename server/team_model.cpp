@@ -17,8 +17,6 @@ constexpr uint32_t kMaxThreadDepth = 100;
 constexpr size_t kMaxEmojiChars = 64;
 constexpr size_t kMaxDiffBytes = 61440;
 
-Admission refuse(std::string reason) { return {false, std::move(reason), {}, true, {}, {}, {}, {}}; }
-
 bool is_command(uint16_t kind) { return kind >= 41010 && kind <= 41012; }
 
 // The first (or last) e tag holding a 64-hex id.
@@ -88,9 +86,9 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
   std::string channel;
   if (e.kind == 7) {
     auto target = e_target(e, /*last=*/true);
-    if (!target) return refuse("invalid: reaction must reference a target event via e tag");
+    if (!target) return Admission::refused("invalid: reaction must reference a target event via e tag");
     auto stored = store_.lookup(*target);
-    if (!stored || stored->deleted) return refuse("invalid: reaction target event not found");
+    if (!stored || stored->deleted) return Admission::refused("invalid: reaction target event not found");
     channel = stored->channel;
   } else if (e.kind == 5) {
     // A deletion lives in its target's channel (none for an a tag or an unknown target).
@@ -103,17 +101,17 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
   Admission a;
   if (channel.empty()) {
     if (e.kind == 7) {
-      if (auto bad = check_reaction(e)) return refuse(*bad);
+      if (auto bad = check_reaction(e)) return Admission::refused(*bad);
     }
     return a;
   }
   engine::ChannelAccess access = team_.access(channel, e.pubkey);
   if (!access.exists || (access.visibility == engine::Visibility::kPrivate && !access.role)) {
-    return refuse("restricted: not a channel member");
+    return Admission::refused("restricted: not a channel member");
   }
-  if (access.archived) return refuse("invalid: channel is archived");
+  if (access.archived) return Admission::refused("invalid: channel is archived");
   if (e.kind == 7) {
-    if (auto bad = check_reaction(e)) return refuse(*bad);
+    if (auto bad = check_reaction(e)) return Admission::refused(*bad);
   } else if (auto target = e_target(e)) {
     if (auto stored = store_.lookup(*target); stored && !stored->deleted && stored->pubkey == e.pubkey) {
       on_deleted(*stored, *target, a);
@@ -134,29 +132,29 @@ Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now) {
   }
   if (e.kind == 9007) return admin(e, nullptr, now);
   if (h.empty()) {
-    return refuse(e.kind == 9021 ? "invalid: missing or invalid h tag" : "invalid: channel-scoped events must include an h tag");
+    return Admission::refused(e.kind == 9021 ? "invalid: missing or invalid h tag" : "invalid: channel-scoped events must include an h tag");
   }
-  if (!engine::is_canonical_uuid(h)) return refuse("invalid: h tag must be a canonical lowercase UUID");
+  if (!engine::is_canonical_uuid(h)) return Admission::refused("invalid: h tag must be a canonical lowercase UUID");
   const engine::Channel* ch = team_.channel(h);
   const bool live = ch && !ch->deleted();
   const engine::ChannelMember* m = live ? team_.member(h, e.pubkey) : nullptr;
   if (e.kind == 9021) {
-    if (!live) return refuse("invalid: channel not found");
-    if (ch->archived()) return refuse("invalid: channel is archived");
-    if (ch->is_private()) return refuse("restricted: channel is private");
+    if (!live) return Admission::refused("invalid: channel not found");
+    if (ch->archived()) return Admission::refused("invalid: channel is archived");
+    if (ch->is_private()) return Admission::refused("restricted: channel is private");
     return join(e, *ch, now);
   }
   // Open channels admit every relay user; private ones only their members.
-  if (!live || (ch->is_private() && !(m && m->active()))) return refuse("restricted: not a channel member");
+  if (!live || (ch->is_private() && !(m && m->active()))) return Admission::refused("restricted: not a channel member");
   const engine::KindInfo* info = engine::find_kind(e.kind);
   if (info && info->role == engine::KindRole::kNip29Admin) return admin(e, ch, now);
-  if (info && info->role == engine::KindRole::kCommand) return refuse("restricted: workflows are not enabled on this relay");
-  if (ch->archived()) return refuse("invalid: channel is archived");
+  if (info && info->role == engine::KindRole::kCommand) return Admission::refused("restricted: workflows are not enabled on this relay");
+  if (ch->archived()) return Admission::refused("invalid: channel is archived");
 
   Admission a;
   a.channel = ch->id;
-  if (auto bad = check_content(e, *ch, a)) return refuse(*bad);
-  if (auto bad = check_thread(e, ch->id, a)) return refuse(*bad);
+  if (auto bad = check_content(e, *ch, a)) return Admission::refused(*bad);
+  if (auto bad = check_thread(e, ch->id, a)) return Admission::refused(*bad);
   if (ch->ttl_seconds) {  // every stored channel event pushes an ephemeral channel's deadline
     engine::Channel bumped = *ch;
     bumped.ttl_deadline = now + ch->ttl_seconds;

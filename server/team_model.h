@@ -19,6 +19,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "engine/audit_entry.h"
 #include "engine/event.h"
 #include "engine/event_store.h"
 #include "engine/signature.h"
@@ -48,6 +49,14 @@ struct Admission {
   std::vector<Emitted> emitted;
   std::vector<engine::StateWrite> state;
   std::vector<Revocation> revoked;
+  std::vector<engine::AuditRecord> audit;  // channel / member actions (audit.md §5.2), beside event_created
+
+  static Admission refused(std::string reason) {
+    Admission a;
+    a.ok = false;
+    a.reason = std::move(reason);
+    return a;
+  }
 };
 
 class TeamModel {
@@ -83,7 +92,7 @@ class TeamModel {
                      uint64_t now);
   // dm_commands.cpp: 41010–41012
   Admission dm_command(const engine::Event& e, uint64_t now);
-  Admission open_dm(const engine::Pubkey& sender, std::vector<engine::Pubkey> others, bool announce, uint64_t now,
+  Admission open_dm(const engine::Event& e, std::vector<engine::Pubkey> others, bool announce, uint64_t now,
                     std::string* channel_id, bool* created);
   // team_events.cpp: relay-signed follow-ups (kinds.md §4)
   void emit_group_state(Admission& a, const engine::Channel& ch, uint64_t now);
@@ -93,6 +102,8 @@ class TeamModel {
                    const engine::Pubkey& actor, uint64_t now);
   void emit_dm_created(Admission& a, const engine::Channel& ch, const engine::Pubkey& creator, uint64_t now);
   void emit_dm_visibility(Admission& a, const engine::Pubkey& viewer, uint64_t now);
+  static void audit(Admission& a, const engine::Event& cause, std::string_view action, const std::string& channel,
+                    std::vector<std::pair<std::string, std::string>> meta);
   engine::Event sign(uint16_t kind, uint64_t created_at, std::vector<engine::Tag> tags, std::string content = {});
   uint64_t state_time(const std::string& key, uint64_t now);
 

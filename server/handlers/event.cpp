@@ -45,7 +45,7 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return send_ok(c, e.id, false, reason);
 
   auto event = std::make_shared<const engine::Event>(std::move(e));
-  if (membership_kind) return submit_write(c, {WriteJob::Type::kMembership, event, {}, c.conn.id()});
+  if (membership_kind) return submit_write(c, {WriteJob::Type::kMembership, event, {}, c.conn.id(), c.session.pubkey});
 
   // The clock window and the content cap apply to stored kinds only (protocol.md §12).
   if (!ephemeral && std::llabs(engine::seconds_from(engine::unix_now(), event->created_at)) > kClockSkewSecs) {
@@ -62,7 +62,7 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
     if (parser.parse(event->content).error()) return send_ok(c, event->id, false, "invalid: kind:0 content must be valid JSON");
   }
   // Channel rules need a consistent view of the team state: the writer runs them (server/team_model.h).
-  submit_write(c, {WriteJob::Type::kStore, event, {}, c.conn.id()});
+  submit_write(c, {WriteJob::Type::kStore, event, {}, c.conn.id(), c.session.pubkey});
 }
 
 void Relay::submit_write(Context& c, WriteJob&& job) {

@@ -1,0 +1,67 @@
+// AuditFeed: how the store writer's changes reach the audit log without ever
+// losing an entry or stalling ingest (audit.md §5, protocol.md §8.4).
+//
+// Each record is written to the store's audit_pending table in the same atomic
+// batch as the events it describes, so it is exactly as durable as their OK.
+// After the batch commits it is queued to the AuditLog; once the chain holds it
+// (fdatasync'ed), its pending copy is erased. At start-up the pending copies are
+// replayed, and the log skips what its chain already has: a crash at any point
+// loses nothing and duplicates nothing.
+//
+// If the log's queue is full, committed records wait here (they are durable in
+// the store meanwhile) and the writer refuses new events with
+// "error: audit backlog full, retry" until the log has taken them.
+//
+// Threads: everything but on_durable() runs on the store-writer thread;
+// on_durable() runs on the audit log's writer thread.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/audit_log.h"
+#include "engine/event_store.h"
+
+namespace buzz::server {
+
+class AuditFeed {
+ public:
+  // `capacity` is the log's queue capacity: the backlog is handed over in pieces that fit.
+  AuditFeed(engine::EventStore& store, engine::AuditLog& log, size_t capacity)
+      : store_(store), log_(log), capacity_(capacity) {}
+
+  // Start-up, before the first batch: hands the log what the store holds pending.
+  engine::Status recover();
+
+  // The refusal for new events while earlier records still wait for room, or "".
+  std::string refusal();
+  // Adds a record to the batch being built: its pending copy joins `state`.
+  void add(engine::AuditRecord record, std::vector<engine::StateWrite>* state);
+  // After the batch: queue what was added, or forget it if the batch failed.
+  void commit(bool committed);
+
+  // At shutdown, after the last batch: waits until the log has taken the
+  // backlog (what it cannot take stays pending for the next start).
+  void flush();
+
+  // The log's callback: every record up to `ticket` is in the chain.
+  void on_durable(uint64_t ticket);
+
+ private:
+  // Hands the backlog to the log, oldest first, as far as it has room.
+  void drain();
+
+  engine::EventStore& store_;
+  engine::AuditLog& log_;
+  size_t capacity_;
+  uint64_t next_ticket_ = 1;
+  std::vector<engine::AuditLog::TicketedRecord> batch_;    // added, not yet committed
+  std::deque<engine::AuditLog::TicketedRecord> backlog_;   // committed, not yet taken by the log
+};
+
+// The audit_pending key of a ticket (big-endian, so keys sort by ticket).
+std::string audit_ticket_key(uint64_t ticket);
+
+}  // namespace buzz::server

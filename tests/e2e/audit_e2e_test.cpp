@@ -1,0 +1,242 @@
+// End-to-end tests of the audit log against the real binary: what a session
+// leaves in the chain (event_created once per new event, channel and member
+// actions, auth_success; never AUTH or ephemeral events), a SIGKILL during
+// heavy ingest (the chain verifies after restart and holds every event that got
+// OK true), and a full audit queue (events are refused with
+// "error: audit backlog full, retry", never stored unaudited). The chain is read
+// with `buzz audit verify` and `buzz audit tail`, as an operator would.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <simdjson.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/signature.h"
+#include "tests/e2e/nostr_client.h"
+#include "tests/e2e/relay_process.h"
+
+namespace buzz::test {
+namespace {
+
+using engine::Event;
+using engine::Keypair;
+
+std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
+
+// Runs `buzz audit <args>` and returns its stdout; *status gets the exit code.
+std::string run_audit(const std::string& args, int* status) {
+  std::string cmd = std::string(std::getenv("BUZZ_BINARY")) + " audit " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[65536];
+  size_t n;
+  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int rc = p ? pclose(p) : -1;
+  *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return out;
+}
+
+struct Entry {
+  std::string event_id, actor, action, channel, meta;
+  uint64_t kind = 0;
+};
+
+// Every entry of the chain, oldest first.
+std::vector<Entry> chain(const std::string& data_dir) {
+  int status = 0;
+  std::string out = run_audit("tail -n 10000000 --data-dir " + data_dir, &status);
+  EXPECT_EQ(status, 0) << out;
+  std::vector<Entry> entries;
+  simdjson::dom::parser parser;
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    std::string line = out.substr(start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;
+    simdjson::dom::element e;
+    if (parser.parse(line).get(e)) {
+      ADD_FAILURE() << "not JSON: " << line;
+      continue;
+    }
+    Entry x;
+    x.event_id = std::string(e["event_id"].get_string().value_unsafe());
+    x.actor = std::string(e["actor"].get_string().value_unsafe());
+    x.action = std::string(e["action"].get_string().value_unsafe());
+    x.kind = e["kind"].get_uint64().value_unsafe();
+    std::string_view channel;
+    if (!e["channel"].get(channel)) x.channel = std::string(channel);
+    x.meta = simdjson::minify(e["meta"]);
+    entries.push_back(std::move(x));
+  }
+  return entries;
+}
+
+void expect_verifies(const std::string& data_dir) {
+  int status = 0;
+  std::string out = run_audit("verify --data-dir " + data_dir, &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("\"ok\":true"), std::string::npos) << out;
+}
+
+std::unique_ptr<RelayProcess> start(const std::string& data_dir, std::vector<std::string> extra = {}) {
+  RelayOptions o;
+  o.extra_args = {"--open"};
+  o.extra_args.insert(o.extra_args.end(), extra.begin(), extra.end());
+  o.data_dir = data_dir;
+  std::string error;
+  auto relay = RelayProcess::start(o, &error);
+  EXPECT_NE(relay, nullptr) << error;
+  return relay;
+}
+
+std::string fresh_dir() {
+  std::string tmpl = "/tmp/buzz_audit_e2e_XXXXXX";
+  EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
+  return tmpl;
+}
+
+TEST(AuditE2eTest, SessionLeavesEventAndChannelEntriesButNeverAuthOrEphemeral) {
+  std::string dir = fresh_dir();
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
+  const std::string channel = "a0d17000-0000-4000-8000-" + hex(alice).substr(0, 12);
+  Event note = make_event(alice, 1, "audited");
+  Event create = make_event(alice, 9007, "", {{"h", channel}, {"name", "audited"}, {"visibility", "private"}});
+  Event add = make_event(alice, 9000, "", {{"h", channel}, {"p", hex(bob)}});
+  Event typing = make_event(alice, 20002, "", {{"h", channel}});
+  {
+    auto relay = start(dir);
+    ASSERT_TRUE(relay);
+    std::string error;
+    auto c = NostrClient::connect_authed(*relay, alice, &error);
+    ASSERT_TRUE(c) << error;
+    ASSERT_TRUE(c->publish(note).accepted);
+    EXPECT_EQ(c->publish(note).reason, "duplicate:");  // not dispatched again, not audited again
+    ASSERT_TRUE(c->publish(create).accepted);
+    ASSERT_TRUE(c->publish(add).accepted);
+    ASSERT_TRUE(c->publish(typing).accepted);
+  }  // SIGTERM: the relay drains its audit queue before it exits
+  expect_verifies(dir);
+  std::vector<Entry> entries = chain(dir);
+  std::map<std::string, int> created;
+  bool auth = false, channel_created = false, member_added = false;
+  for (const Entry& e : entries) {
+    EXPECT_NE(e.kind, 22242u);
+    EXPECT_FALSE(e.kind >= 20000 && e.kind < 30000) << "ephemeral kind " << e.kind << " was logged";
+    if (e.action == "event_created") created[e.event_id]++;
+    auth |= e.action == "auth_success" && e.actor == hex(alice) && e.kind == 48001 && e.meta == R"({"method":"nip42"})";
+    channel_created |= e.action == "channel_created" && e.channel == channel && e.event_id == create.id_hex() &&
+                       e.meta == R"({"channel_type":"stream","name":"audited","visibility":"private"})";
+    member_added |= e.action == "member_added" && e.channel == channel && e.event_id == add.id_hex() &&
+                    e.meta == R"({"role":"member","target":")" + hex(bob) + R"("})";
+  }
+  EXPECT_EQ(created[note.id_hex()], 1);
+  EXPECT_EQ(created[create.id_hex()], 1);
+  EXPECT_EQ(created[add.id_hex()], 1);
+  EXPECT_EQ(created.count(typing.id_hex()), 0u);
+  EXPECT_TRUE(auth);
+  EXPECT_TRUE(channel_created);
+  EXPECT_TRUE(member_added);
+  // The follow-ups the relay signed are audited as the relay's own acts.
+  size_t relay_entries = 0;
+  for (const Entry& e : entries) relay_entries += e.action == "event_created" && e.channel == channel && e.actor != hex(alice);
+  EXPECT_GE(relay_entries, 6u);  // 40099 + 39000–39002, twice
+  std::filesystem::remove_all(dir);
+}
+
+// Publishes `count` events from `connections` clients pipelining up to 32 each;
+// returns the ids that got OK true and counts the refusals by reason.
+std::set<std::string> ingest(RelayProcess& relay, int connections, int count, std::map<std::string, int>* refusals,
+                             const std::function<void(size_t)>& on_progress = {}) {
+  std::mutex mu;
+  std::set<std::string> ok;
+  std::atomic<size_t> acknowledged{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < connections; ++t) {
+    threads.emplace_back([&] {
+      Keypair key = engine::generate_keypair();
+      std::string error;
+      auto c = NostrClient::connect_authed(relay, key, &error);
+      if (!c) return;
+      std::vector<Event> events;
+      for (int i = 0; i < count / connections; ++i) events.push_back(make_event(key, 1, "load " + std::to_string(i)));
+      size_t sent = 0, done = 0;
+      while (done < events.size()) {
+        while (sent < events.size() && sent - done < 32) c->send("[\"EVENT\"," + events[sent++].raw + "]");
+        auto m = c->next_message(3000);
+        if (!m) return;  // the relay is gone
+        if (m->type != "OK") continue;
+        ++done;
+        std::lock_guard lock(mu);
+        if (m->accepted) ok.insert(m->id);
+        else (*refusals)[m->text]++;
+        if (on_progress) on_progress(++acknowledged);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return ok;
+}
+
+TEST(AuditE2eTest, SigkillDuringHeavyIngestKeepsAVerifyingChainWithEveryAcknowledgedEvent) {
+  std::string dir = fresh_dir();
+  std::set<std::string> acknowledged;
+  {
+    auto relay = start(dir);
+    ASSERT_TRUE(relay);
+    std::map<std::string, int> refusals;
+    std::atomic<bool> killed{false};
+    acknowledged = ingest(*relay, 4, 8000, &refusals, [&](size_t n) {
+      if (n == 2000 && !killed.exchange(true)) kill(relay->pid(), SIGKILL);  // mid-stream
+    });
+    relay->kill_hard();
+    EXPECT_GE(acknowledged.size(), 1000u);
+  }
+  {
+    auto relay = start(dir);  // recovery: torn tail truncated, pending records replayed
+    ASSERT_TRUE(relay);
+  }
+  expect_verifies(dir);
+  std::set<std::string> logged;
+  for (const Entry& e : chain(dir)) {
+    if (e.action != "event_created") continue;
+    EXPECT_TRUE(logged.insert(e.event_id).second) << "logged twice: " << e.event_id;
+  }
+  for (const std::string& id : acknowledged) EXPECT_TRUE(logged.count(id)) << "OK true but not in the chain: " << id;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AuditE2eTest, FullAuditQueueRefusesEventsInsteadOfDroppingEntries) {
+  std::string dir = fresh_dir();
+  std::set<std::string> acknowledged;
+  std::map<std::string, int> refusals;
+  {
+    auto relay = start(dir, {"--audit-queue", "2"});
+    ASSERT_TRUE(relay);
+    acknowledged = ingest(*relay, 4, 4000, &refusals);
+  }
+  for (const auto& [reason, n] : refusals) EXPECT_EQ(reason, "error: audit backlog full, retry") << n << " times";
+  std::printf("accepted %zu, refused %d\n", acknowledged.size(), refusals["error: audit backlog full, retry"]);
+  expect_verifies(dir);
+  std::set<std::string> logged;
+  for (const Entry& e : chain(dir)) {
+    if (e.action == "event_created") logged.insert(e.event_id);
+  }
+  for (const std::string& id : acknowledged) EXPECT_TRUE(logged.count(id)) << "OK true but not in the chain: " << id;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace buzz::test
