@@ -132,6 +132,15 @@ const Channel* TeamState::dm_by_hash(std::string_view participant_hash) const {
   return it == dm_by_hash_.end() ? nullptr : channel(it->second);
 }
 
+std::vector<std::string> TeamState::expired_channels(uint64_t now) const {
+  std::vector<std::string> out;
+  for (const auto& [id, e] : channels_) {
+    const Channel& c = e.channel;
+    if (c.ttl_seconds && c.ttl_deadline <= now && !c.archived() && !c.deleted()) out.push_back(id);
+  }
+  return out;
+}
+
 StateWrite TeamState::put_channel(Channel c) {
   StateWrite w{StateTable::kChannels, c.id, encode_channel(c)};
   std::unique_lock lock(mu_);

@@ -136,16 +136,18 @@ Admission TeamModel::create_channel(const engine::Event& e, uint64_t now) {
       ch.ttl_deadline = now + uint64_t(ttl);
     }
   }
-  Admission a;
   std::string_view h = e.first_tag_value("h");
   if (!h.empty()) {
     if (!engine::is_canonical_uuid(h)) return invalid("h tag must be a canonical lowercase UUID");
     if (team_.channel(h)) return Admission::refused("duplicate: channel already exists");
     ch.id = std::string(h);
-    a.channel = ch.id;  // stored in the new channel; without h it is stored globally
   } else {
     ch.id = engine::random_uuid();
   }
+  // Upstream stores a 9007 without h globally, which shows a private channel's
+  // name to every relay user; here it always lives in the channel it created.
+  Admission a;
+  a.channel = ch.id;
   ch.created_by = e.pubkey;
   ch.created_at = now;
   a.state.push_back(team_.put_channel(ch));
@@ -358,6 +360,18 @@ Admission TeamModel::delete_channel(const engine::Event& e, const Channel& curre
   a.state.push_back(team_.put_channel(ch));
   audit(a, e, engine::kActionChannelDeleted, ch.id, {});
   a.revoked.push_back({ch.id, std::nullopt, "restricted: channel deleted"});
+  return a;
+}
+
+Admission TeamModel::reap(uint64_t now) {
+  Admission a;
+  for (const std::string& id : team_.expired_channels(now)) {
+    engine::Channel ch = *team_.channel(id);
+    ch.archived_at = now;
+    a.state.push_back(team_.put_channel(ch));
+    emit_system(a, id, {{"type", json_string("channel_auto_archived")}}, now);
+    emit_group_state(a, ch, now);
+  }
   return a;
 }
 

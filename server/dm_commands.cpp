@@ -100,6 +100,9 @@ Admission TeamModel::dm_command(const engine::Event& e, uint64_t now) {
     std::string id;
     bool created = false;
     Admission a = open_dm(e, std::move(keys), true, now, &id, &created);
+    // Stored in the DM itself rather than globally, so only its participants can
+    // read who opened a DM with whom.
+    a.channel = id;
     a.reason = "response:" + json_object({{"channel_id", json_string(id)}, {"created", std::string(created ? "true" : "false")}});
     return a;
   }

@@ -171,6 +171,7 @@ int run_serve(int argc, char** argv) {
   std::vector<net::Loop*> loop_ptrs;
   for (auto& l : loops) loop_ptrs.push_back(l.get());
   StoreWriter writer(store, membership, team_model, *audit_feed, size_t(cfg.max_concurrent_handlers),
+                     std::chrono::seconds(cfg.reaper_interval),
                      [&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
   relay.attach(loop_ptrs, &writer);
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});

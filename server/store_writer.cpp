@@ -9,8 +9,15 @@
 
 namespace buzz::server {
 StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, AuditFeed& audit,
-                         size_t capacity, Sink sink)
-    : store_(store), membership_(membership), team_(team), audit_(audit), capacity_(capacity), sink_(std::move(sink)) {
+                         size_t capacity, std::chrono::seconds reaper_interval, Sink sink)
+    : store_(store),
+      membership_(membership),
+      team_(team),
+      audit_(audit),
+      capacity_(capacity),
+      reaper_interval_(reaper_interval),
+      next_reap_(std::chrono::steady_clock::now() + reaper_interval),
+      sink_(std::move(sink)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -58,11 +65,12 @@ void StoreWriter::run() {
   for (;;) {
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      // The reaper's turn comes with the next batch, or alone when the relay is idle.
+      cv_.wait_until(lock, next_reap_, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty() && stopping_) return;
       jobs.swap(queue_);
     }
-    process(jobs);
+    if (!jobs.empty() || std::chrono::steady_clock::now() >= next_reap_) process(jobs);
     jobs.clear();
   }
 }
@@ -88,6 +96,14 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
   uint64_t now = engine::unix_now();
   // While the audit log cannot take more, client events are refused, never stored unaudited.
   const std::string audit_refusal = audit_.refusal();
+  if (std::chrono::steady_clock::now() >= next_reap_) {
+    next_reap_ = std::chrono::steady_clock::now() + reaper_interval_;
+    Admission reaped = team_.reap(now);
+    for (Emitted& f : reaped.emitted) {
+      pending.push_back({std::make_shared<const engine::Event>(std::move(f.event)), std::move(f.channel), nullptr, {}, true, {}});
+    }
+    std::move(reaped.state.begin(), reaped.state.end(), std::back_inserter(state));
+  }
   for (WriteJob& job : jobs) {
     if (job.type == WriteJob::Type::kAudit) {
       audit_.add(std::move(*job.audit), &state);

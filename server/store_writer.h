@@ -6,6 +6,7 @@
 // true leaves before the batch holding its event is durable in the WAL.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -64,7 +65,7 @@ class StoreWriter {
   using Sink = std::function<void(WriteBatchOutcome&&)>;
 
   StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, AuditFeed& audit,
-              size_t capacity, Sink sink);
+              size_t capacity, std::chrono::seconds reaper_interval, Sink sink);
   ~StoreWriter();
 
   // Any thread. False if the queue is full (the caller answers rate-limited).
@@ -83,6 +84,8 @@ class StoreWriter {
   TeamModel& team_;
   AuditFeed& audit_;
   size_t capacity_;
+  std::chrono::seconds reaper_interval_;
+  std::chrono::steady_clock::time_point next_reap_;
   Sink sink_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

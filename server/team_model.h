@@ -67,6 +67,8 @@ class TeamModel {
   // Whether admit() has anything to say about this kind (global kinds pass straight through).
   static bool handles(uint16_t kind);
   Admission admit(const engine::Event& e, uint64_t now);
+  // The TTL reaper: archives every ephemeral channel past its deadline.
+  Admission reap(uint64_t now);
   void end_batch(bool committed);
 
  private:
