@@ -6,10 +6,11 @@
 namespace buzz::server {
 
 std::string presence_status(std::string_view content) {
+  std::string legacy;  // owns the status read out of {"status": …}: the parser's buffer dies with it
   if (!content.empty() && content.front() == '{') {
     simdjson::dom::parser parser;
     std::string_view status;
-    if (!parser.parse(content.data(), content.size()).at_key("status").get(status)) content = status;
+    if (!parser.parse(content.data(), content.size()).at_key("status").get(status)) content = legacy = status;
   }
   if (content.size() <= kMaxPresenceStatusBytes) return std::string(content);
   // Cut on a character boundary so the stored status stays valid UTF-8.
