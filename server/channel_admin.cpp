@@ -118,13 +118,13 @@ Admission TeamModel::create_channel(const engine::Event& e, uint64_t now) {
   ch.name = (*name)[1];
   if (const engine::Tag* v = find_tag(e, "visibility"); v && v->size() >= 2) {
     auto parsed = engine::parse_visibility((*v)[1]);
-    if (!parsed) return invalid("invalid visibility: " + (*v)[1]);
+    if (!parsed) return Admission::refused("invalid visibility: " + (*v)[1]);  // no colon after "invalid" (protocol.md §4)
     ch.visibility = *parsed;
   }
   if (const engine::Tag* t = find_tag(e, "channel_type"); t && t->size() >= 2) {
     auto parsed = engine::parse_channel_type((*t)[1]);
     // DMs are made by 41010 from their participant set, never by 9007 (channels.md §2).
-    if (!parsed || *parsed == engine::ChannelType::kDm) return invalid("invalid channel_type: " + (*t)[1]);
+    if (!parsed || *parsed == engine::ChannelType::kDm) return Admission::refused("invalid channel_type: " + (*t)[1]);
     ch.type = *parsed;
   }
   if (const engine::Tag* t = find_tag(e, "about"); t && t->size() >= 2) ch.description = (*t)[1];

@@ -126,7 +126,7 @@ Admission TeamModel::dm_command(const engine::Event& e, uint64_t now) {
       a.state.push_back(team_.put_member(dm->id, m));
     }
     emit_dm_visibility(a, e.pubkey, now);
-    a.reason = "response:{}";
+    a.reason = "{}";  // the exact upstream reason for a hide (protocol.md §4)
     return a;
   }
   // 41011: participant sets never change; existing ∪ new is a different DM.

@@ -195,7 +195,7 @@ std::optional<std::string> TeamModel::check_content(const engine::Event& e, cons
   }
   if (e.kind == 40008) {
     if (e.content.size() > kMaxDiffBytes) {
-      return "invalid: content exceeds maximum size of 61440 bytes (got " + std::to_string(e.content.size()) + ")";
+      return "invalid: diff content exceeds 60KB limit (got " + std::to_string(e.content.size()) + " bytes)";
     }
     bool repo = false, commit = false;
     for (const engine::Tag& t : e.tags) {
