@@ -4,7 +4,7 @@
 // starts one writer thread that owns the active segment. Producers on any
 // thread hand it records through a bounded queue with try_append; the writer
 // assigns seq, timestamp, prev_hash and hash, appends groups of up to 256 records
-// (or what arrives within 2 ms) with one write and one fdatasync, and only then
+// (or what arrives within 10 ms) with one write and one fdatasync, and only then
 // advances head() and calls on_durable. It seals and rotates segments by size
 // and on UTC date change.
 //

@@ -1,6 +1,7 @@
 // The durable feed into the audit log; see audit_feed.h.
-// Pending value: event_id \0 kind \0 actor \0 action \0 channel \0 meta. None of
-// these can hold a NUL byte (hex, decimal, names, a UUID, JSON text).
+// Pending value (one per batch): u64 first ticket, then per record
+// u32 length | event_id \0 kind \0 actor \0 action \0 channel \0 meta. None of
+// those fields can hold a NUL byte (hex, decimal, names, a UUID, JSON text).
 #include "server/audit_feed.h"
 
 #include <charconv>
@@ -16,16 +17,28 @@ namespace {
 using engine::AuditRecord;
 using engine::StateTable;
 
-std::string encode_pending(const AuditRecord& r) {
-  std::string v = r.event_id;
-  for (const std::string& field : {std::to_string(r.kind), r.actor, r.action, r.channel, r.meta}) {
-    v.push_back('\0');
-    v += field;
-  }
-  return v;
+void put_u32(std::string* out, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(char(v >> shift));
 }
 
-bool decode_pending(std::string_view v, AuditRecord* r) {
+uint32_t get_u32(const char* p) {
+  auto b = reinterpret_cast<const uint8_t*>(p);
+  return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+}
+
+void encode_record(const AuditRecord& r, std::string* out) {
+  size_t at = out->size();
+  put_u32(out, 0);
+  *out += r.event_id;
+  for (const std::string& field : {std::to_string(r.kind), r.actor, r.action, r.channel, r.meta}) {
+    out->push_back('\0');
+    *out += field;
+  }
+  uint32_t len = uint32_t(out->size() - at - 4);
+  for (int i = 0; i < 4; ++i) (*out)[at + size_t(i)] = char(len >> (24 - 8 * i));
+}
+
+bool decode_record(std::string_view v, AuditRecord* r) {
   std::string* fields[] = {&r->event_id, nullptr, &r->actor, &r->action, &r->channel, &r->meta};
   std::string kind;
   fields[1] = &kind;
@@ -37,6 +50,22 @@ bool decode_pending(std::string_view v, AuditRecord* r) {
   }
   auto [p, ec] = std::from_chars(kind.data(), kind.data() + kind.size(), r->kind);
   return ec == std::errc() && p == kind.data() + kind.size();
+}
+
+// Appends the records of one pending value; false if it is damaged.
+bool decode_pending(std::string_view v, std::vector<engine::AuditLog::TicketedRecord>* out) {
+  if (v.size() < 8) return false;
+  uint64_t ticket = engine::get_u64(v.data());
+  v.remove_prefix(8);
+  while (!v.empty()) {
+    if (v.size() < 4 || v.size() - 4 < get_u32(v.data())) return false;
+    uint32_t len = get_u32(v.data());
+    AuditRecord r;
+    if (!decode_record(v.substr(4, len), &r)) return false;
+    out->emplace_back(ticket++, std::move(r));
+    v.remove_prefix(4 + size_t(len));
+  }
+  return true;
 }
 
 }  // namespace
@@ -51,12 +80,7 @@ engine::Status AuditFeed::recover() {
   std::vector<engine::AuditLog::TicketedRecord> pending;
   size_t unreadable = 0;
   engine::Status s = store_.scan_state(StateTable::kAuditPending, [&](std::string_view key, std::string_view value) {
-    AuditRecord r;
-    if (key.size() != 8 || !decode_pending(value, &r)) {
-      ++unreadable;
-      return;
-    }
-    pending.emplace_back(engine::get_u64(key.data()), std::move(r));
+    if (key.size() != 8 || !decode_pending(value, &pending)) ++unreadable;
   });
   if (!s) return s;
   if (unreadable) return engine::Error{"error: " + std::to_string(unreadable) + " unreadable pending audit records"};
@@ -87,10 +111,14 @@ std::string AuditFeed::refusal() {
   return backlog_.empty() ? "" : "error: audit backlog full, retry";
 }
 
-void AuditFeed::add(AuditRecord record, std::vector<engine::StateWrite>* state) {
-  uint64_t ticket = next_ticket_++;
-  state->push_back({StateTable::kAuditPending, audit_ticket_key(ticket), encode_pending(record)});
-  batch_.emplace_back(ticket, std::move(record));
+void AuditFeed::add(AuditRecord record) { batch_.emplace_back(next_ticket_++, std::move(record)); }
+
+std::optional<engine::StateWrite> AuditFeed::pending_write() const {
+  if (batch_.empty()) return std::nullopt;
+  std::string value;
+  engine::put_u64(&value, batch_.front().first);
+  for (const auto& [ticket, record] : batch_) encode_record(record, &value);
+  return engine::StateWrite{StateTable::kAuditPending, audit_ticket_key(batch_.back().first), std::move(value)};
 }
 
 void AuditFeed::commit(bool committed) {

@@ -1,8 +1,10 @@
 // AuditFeed: how the store writer's changes reach the audit log without ever
 // losing an entry or stalling ingest (audit.md §5, protocol.md §8.4).
 //
-// Each record is written to the store's audit_pending table in the same atomic
-// batch as the events it describes, so it is exactly as durable as their OK.
+// A batch's records are written to the store's audit_pending table as one value
+// in the same atomic batch as the events they describe, so they are exactly as
+// durable as their OK (one value per batch: a key per record would cost more
+// memtable inserts than the audit itself).
 // After the batch commits it is queued to the AuditLog; once the chain holds it
 // (fdatasync'ed), its pending copy is erased. At start-up the pending copies are
 // replayed, and the log skips what its chain already has: a crash at any point
@@ -18,6 +20,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +40,10 @@ class AuditFeed {
 
   // The refusal for new events while earlier records still wait for room, or "".
   std::string refusal();
-  // Adds a record to the batch being built: its pending copy joins `state`.
-  void add(engine::AuditRecord record, std::vector<engine::StateWrite>* state);
+  // Adds a record to the batch being built.
+  void add(engine::AuditRecord record);
+  // The pending copy of every record added to this batch, to commit with it.
+  std::optional<engine::StateWrite> pending_write() const;
   // After the batch: queue what was added, or forget it if the batch failed.
   void commit(bool committed);
 
@@ -61,7 +66,8 @@ class AuditFeed {
   std::deque<engine::AuditLog::TicketedRecord> backlog_;   // committed, not yet taken by the log
 };
 
-// The audit_pending key of a ticket (big-endian, so keys sort by ticket).
+// The audit_pending key of a batch: its last ticket, big-endian, so keys sort by
+// ticket and a batch is erased only once all of it is in the chain.
 std::string audit_ticket_key(uint64_t ticket);
 
 }  // namespace buzz::server

@@ -106,7 +106,7 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
   }
   for (WriteJob& job : jobs) {
     if (job.type == WriteJob::Type::kAudit) {
-      audit_.add(std::move(*job.audit), &state);
+      audit_.add(std::move(*job.audit));
       continue;
     }
     const engine::Event& e = *job.event;
@@ -160,17 +160,17 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
       const engine::Event& e = *p.event;
       // Relay-signed follow-ups are the relay's own acts.
       const engine::Pubkey& actor = p.job ? p.actor : e.pubkey;
-      audit_.add({e.id_hex(), e.kind, engine::to_hex(actor), std::string(engine::kActionEventCreated), p.channel, "null"}, &more);
-      for (engine::AuditRecord& rec : p.audit) audit_.add(std::move(rec), &more);
+      audit_.add({e.id_hex(), e.kind, engine::to_hex(actor), std::string(engine::kActionEventCreated), p.channel, "null"});
+      for (engine::AuditRecord& rec : p.audit) audit_.add(std::move(rec));
       if (e.kind != 5 && e.kind != 9005) continue;
       for (const engine::Id& gone : results[r].removed) {
         auto target = store_.lookup(gone);
         audit_.add({engine::to_hex(gone), target ? target->kind : 0u, engine::to_hex(actor),
                     std::string(engine::kActionEventDeleted), target ? target->channel : "",
-                    "{\"deleted_by_event\":\"" + e.id_hex() + "\"}"},
-                   &more);
+                    "{\"deleted_by_event\":\"" + e.id_hex() + "\"}"});
       }
     }
+    if (auto w = audit_.pending_write()) more.push_back(std::move(*w));
   };
   auto results = store_.write(requests, state, audit_records);
   team_.end_batch(bool(results));
