@@ -7,7 +7,7 @@
 namespace buzz::engine {
 
 Status TeamState::load(EventStore& store) {
-  std::unordered_map<std::string, Entry> channels;
+  decltype(channels_) channels;
   std::string bad;
   Status s = store.scan_state(StateTable::kChannels, [&](std::string_view key, std::string_view value) {
     Channel c;
@@ -19,7 +19,7 @@ Status TeamState::load(EventStore& store) {
   uint64_t max_seq = 0;
   s = store.scan_state(StateTable::kChannelMembers, [&](std::string_view key, std::string_view value) {
     ChannelMember m;
-    auto it = key.size() > 32 ? channels.find(std::string(key.substr(0, key.size() - 32))) : channels.end();
+    auto it = key.size() > 32 ? channels.find(key.substr(0, key.size() - 32)) : channels.end();
     if (it == channels.end() || !decode_member(value, &m)) {
       bad = "member of " + std::string(key.substr(0, 36));
       return;
@@ -40,7 +40,7 @@ Status TeamState::load(EventStore& store) {
 }
 
 const TeamState::Entry* TeamState::find(std::string_view id) const {
-  auto it = channels_.find(std::string(id));
+  auto it = channels_.find(id);
   return it == channels_.end() ? nullptr : &it->second;
 }
 

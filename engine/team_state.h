@@ -70,8 +70,14 @@ class TeamState {
   };
   const Entry* find(std::string_view id) const;
 
+  // Looks channels up by string_view: the live path asks once per delivery and must not allocate.
+  struct IdHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
   mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, Entry> channels_;
+  std::unordered_map<std::string, Entry, IdHash, std::equal_to<>> channels_;
   std::unordered_map<std::string, std::string> dm_by_hash_;  // participant hash -> channel id
   uint64_t join_seq_ = 0;
 };

@@ -8,7 +8,8 @@
 //   buzz-load idle    --connections 10000
 //   buzz-load channels --channels 200 --members 2000 --per-member 2 --rate 2000 --seconds 10
 // Common: --binary ./build/buzz  --json (one JSON object on stdout)
-#include <poll.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -107,6 +108,56 @@ void report(const Options& o, const std::map<std::string, double>& figures) {
   for (auto& [k, v] : figures) std::printf("  %-34s %12.3f\n", k.c_str(), v);
 }
 
+// Readiness over many connections with epoll: poll() over thousands of sockets
+// would cost the load tool more CPU than the relay spends delivering to them.
+class ReadySet {
+ public:
+  explicit ReadySet(const std::vector<std::unique_ptr<client::WsClient>>& conns) : fd_(epoll_create1(0)) {
+    for (size_t i = 0; i < conns.size(); ++i) {
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.u64 = i;
+      epoll_ctl(fd_, EPOLL_CTL_ADD, conns[i]->fd(), &ev);
+    }
+  }
+  ~ReadySet() { close(fd_); }
+  // Calls on_ready(index) for each connection with data; false on timeout.
+  template <class F>
+  bool wait(int timeout_ms, F&& on_ready) {
+    epoll_event events[256];
+    int n = epoll_wait(fd_, events, 256, timeout_ms);
+    for (int i = 0; i < n; ++i) on_ready(size_t(events[i].data.u64));
+    return n > 0;
+  }
+
+ private:
+  int fd_;
+};
+
+// Live deliveries until `expected` arrived or the deadline passed; each event's
+// content is its index into sent_at. Returns the latencies in seconds.
+std::vector<double> collect_latencies(const std::vector<std::unique_ptr<client::WsClient>>& subs,
+                                      const std::vector<double>& sent_at, size_t expected, double deadline) {
+  std::vector<double> latencies;
+  latencies.reserve(expected);
+  ReadySet ready(subs);
+  while (latencies.size() < expected && now_s() < deadline) {
+    ready.wait(200, [&](size_t i) {
+      double t = now_s();
+      while (auto m = subs[i]->recv(0)) {
+        size_t p = m->find("\"content\":\"");
+        if (p != std::string::npos) latencies.push_back(t - sent_at[size_t(std::atoi(m->c_str() + p + 11))]);
+      }
+    });
+  }
+  std::sort(latencies.begin(), latencies.end());
+  return latencies;
+}
+
+double percentile_ms(const std::vector<double>& sorted, double q) {
+  return sorted.empty() ? 0 : sorted[size_t(q * double(sorted.size() - 1))] * 1e3;
+}
+
 std::string temp_dir() {
   auto d = std::filesystem::temp_directory_path() / ("buzz-load-" + std::to_string(getpid()));
   std::filesystem::remove_all(d);
@@ -147,19 +198,17 @@ void ingest(const Options& o) {
     });
   }
   size_t oks = 0, accepted = 0;
-  std::vector<pollfd> pfds;
-  for (auto& c : conns) pfds.push_back({c->fd(), POLLIN, 0});
+  ReadySet ready(conns);
   while (oks < size_t(o.events)) {
-    if (poll(pfds.data(), pfds.size(), 10000) <= 0) break;
-    for (size_t i = 0; i < pfds.size(); ++i) {
-      if (!(pfds[i].revents & POLLIN)) continue;
+    bool any = ready.wait(10000, [&](size_t i) {
       while (auto m = conns[i]->recv(0)) {
         if (m->rfind("[\"OK\"", 0) != 0) continue;
         ++oks;
         acked[i].fetch_add(1);
         accepted += m->find("\",true,") != std::string::npos;
       }
-    }
+    });
+    if (!any) break;
   }
   double elapsed = now_s() - t0;
   for (auto& t : senders) t.join();
@@ -190,10 +239,6 @@ void fanout(const Options& o) {
   for (int i = 0; i < total; ++i) frames.push_back("[\"EVENT\"," + note(pub_key, std::to_string(i), {{"t", "fanout"}}).raw + "]");
 
   std::vector<double> sent_at(size_t(total), 0);
-  std::vector<double> latencies;
-  latencies.reserve(size_t(total) * subs.size());
-  std::vector<pollfd> pfds;
-  for (auto& c : subs) pfds.push_back({c->fd(), POLLIN, 0});
   auto before = load::read_usage(server.pid());
   std::thread pub([&] {
     double start = now_s();
@@ -204,29 +249,15 @@ void fanout(const Options& o) {
       publisher->send_text(frames[size_t(i)]);
     }
   });
-  size_t expected = size_t(total) * subs.size(), got = 0;
-  double deadline = now_s() + o.seconds + 10;
-  while (got < expected && now_s() < deadline) {
-    if (poll(pfds.data(), pfds.size(), 200) <= 0) continue;
-    double t = now_s();
-    for (size_t i = 0; i < pfds.size(); ++i) {
-      if (!(pfds[i].revents & POLLIN)) continue;
-      while (auto m = subs[i]->recv(0)) {
-        size_t p = m->find("\"content\":\"");
-        if (p == std::string::npos) continue;
-        int n = std::atoi(m->c_str() + p + 11);
-        latencies.push_back(t - sent_at[size_t(n)]);
-        ++got;
-      }
-    }
-  }
+  size_t expected = size_t(total) * subs.size();
+  std::vector<double> latencies = collect_latencies(subs, sent_at, expected, now_s() + o.seconds + 10);
   pub.join();
   auto after = load::read_usage(server.pid());
-  std::sort(latencies.begin(), latencies.end());
-  auto pct = [&](double q) { return latencies.empty() ? 0 : latencies[size_t(q * double(latencies.size() - 1))] * 1e3; };
+  size_t got = latencies.size();
   double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
   report(o, {{"deliveries_expected", double(expected)}, {"deliveries_received", double(got)},
-             {"lost", double(expected - got)}, {"p50_ms", pct(0.5)}, {"p99_ms", pct(0.99)},
+             {"lost", double(expected - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
+             {"p99_ms", percentile_ms(latencies, 0.99)},
              {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))}, {"bare_verify_us", verify_us()}});
   std::filesystem::remove_all(dir);
 }
@@ -296,10 +327,6 @@ void channels(const Options& o) {
   for (int p = 0; p < kPublishers; ++p) pubs.push_back(connect_authed(server, owner));
 
   std::vector<double> sent_at(size_t(total), 0);
-  std::vector<double> latencies;
-  latencies.reserve(deliveries_per_channel_total);
-  std::vector<pollfd> pfds;
-  for (auto& c : subs) pfds.push_back({c->fd(), POLLIN, 0});
   auto before = load::read_usage(server.pid());
   std::vector<std::thread> publishers;
   for (int p = 0; p < kPublishers; ++p) {
@@ -314,29 +341,15 @@ void channels(const Options& o) {
       }
     });
   }
-  size_t got = 0;
-  double deadline = now_s() + o.seconds + 10;
-  while (got < deliveries_per_channel_total && now_s() < deadline) {
-    if (poll(pfds.data(), pfds.size(), 200) <= 0) continue;
-    double t = now_s();
-    for (size_t i = 0; i < pfds.size(); ++i) {
-      if (!(pfds[i].revents & POLLIN)) continue;
-      while (auto m = subs[i]->recv(0)) {
-        size_t p = m->find("\"content\":\"");
-        if (p == std::string::npos) continue;
-        latencies.push_back(t - sent_at[size_t(std::atoi(m->c_str() + p + 11))]);
-        ++got;
-      }
-    }
-  }
+  std::vector<double> latencies = collect_latencies(subs, sent_at, deliveries_per_channel_total, now_s() + o.seconds + 10);
+  size_t got = latencies.size();
   for (auto& t : publishers) t.join();
   auto after = load::read_usage(server.pid());
-  std::sort(latencies.begin(), latencies.end());
-  auto pct = [&](double q) { return latencies.empty() ? 0 : latencies[size_t(q * double(latencies.size() - 1))] * 1e3; };
   double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
   report(o, {{"channels", double(o.channels)}, {"members", double(o.members)}, {"events", double(total)},
              {"deliveries_expected", double(deliveries_per_channel_total)}, {"deliveries_received", double(got)},
-             {"lost", double(deliveries_per_channel_total - got)}, {"p50_ms", pct(0.5)}, {"p99_ms", pct(0.99)},
+             {"lost", double(deliveries_per_channel_total - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
+             {"p99_ms", percentile_ms(latencies, 0.99)},
              {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))},
              {"server_cpu_us_per_event", cpu_us / double(std::max(1, total))}, {"bare_verify_us", verify_us()}});
   std::filesystem::remove_all(dir);
