@@ -76,33 +76,37 @@ void StoreWriter::run() {
 }
 
 void StoreWriter::process(std::vector<WriteJob>& jobs) {
-  // One entry per event to store: the client's own, and the relay-signed
-  // events that follow from it (those have no job waiting for an OK).
-  struct Pending {
-    std::shared_ptr<const engine::Event> event;
-    std::string channel;
-    const WriteJob* job;
-    std::string ok_reason;  // a command's result, sent with OK true
-    bool fanout = true;
-    std::vector<engine::Id> deletes;
-    engine::Pubkey actor{};
-    std::vector<engine::AuditRecord> audit{};  // the admission's channel / member actions
-  };
-  WriteBatchOutcome out;
-  std::vector<Pending> pending;
-  std::vector<engine::StateWrite> state;
-  std::unordered_set<engine::Id, engine::KeyBytesHash> admitted;  // ids this batch already runs
-  pending.reserve(jobs.size());
-  uint64_t now = engine::unix_now();
+  Batch batch;
+  plan(jobs, engine::unix_now(), batch);
+  std::vector<engine::WriteRequest> requests;
+  requests.reserve(batch.pending.size());
+  for (const Pending& p : batch.pending) requests.push_back({p.event.get(), p.channel, p.deletes});
+  // Audit records depend on each outcome (only new events are logged), so they
+  // join the batch once the results are known, before it commits.
+  auto results = store_.write(requests, batch.state, [&](auto results, std::vector<engine::StateWrite>& more) {
+    audit_records(batch, results);
+    if (auto w = audit_.pending_write()) more.push_back(std::move(*w));
+  });
+  team_.end_batch(bool(results));
+  audit_.commit(bool(results));
+  settle(batch, results);
+  sink_(std::move(batch.out));
+}
+
+void StoreWriter::follow(Batch& batch, engine::Event&& event, std::string channel) {
+  batch.pending.push_back({std::make_shared<const engine::Event>(std::move(event)), std::move(channel)});
+}
+
+void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) {
+  batch.pending.reserve(jobs.size());
+  std::unordered_set<engine::Id, engine::KeyBytesHash> admitted;  // channel changes this batch already runs
   // While the audit log cannot take more, client events are refused, never stored unaudited.
   const std::string audit_refusal = audit_.refusal();
   if (std::chrono::steady_clock::now() >= next_reap_) {
     next_reap_ = std::chrono::steady_clock::now() + reaper_interval_;
     Admission reaped = team_.reap(now);
-    for (Emitted& f : reaped.emitted) {
-      pending.push_back({std::make_shared<const engine::Event>(std::move(f.event)), std::move(f.channel), nullptr, {}, true, {}});
-    }
-    std::move(reaped.state.begin(), reaped.state.end(), std::back_inserter(state));
+    for (Emitted& f : reaped.emitted) follow(batch, std::move(f.event), std::move(f.channel));
+    std::move(reaped.state.begin(), reaped.state.end(), std::back_inserter(batch.state));
   }
   for (WriteJob& job : jobs) {
     if (job.type == WriteJob::Type::kAudit) {
@@ -110,78 +114,67 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
       continue;
     }
     const engine::Event& e = *job.event;
-    if (!audit_refusal.empty() && job.origin.loop != kNoReply) {
-      out.replies.push_back({job.origin, e.id, false, audit_refusal});
+    const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
+    if (!audit_refusal.empty() && waiting) {
+      batch.out.replies.push_back({job.origin, e.id, false, audit_refusal});
       continue;
     }
     if (job.type == WriteJob::Type::kMembership) {
       RelayMembership::Outcome m = membership_.apply(e, now);
-      out.replies.push_back({job.origin, e.id, m.ok, m.reason});
-      for (auto& ev : m.emitted) {
-        pending.push_back({std::make_shared<const engine::Event>(std::move(ev)), "", nullptr, {}, true, {}});
-      }
-      if (m.removed) out.lost_membership.push_back(*m.removed);
+      batch.out.replies.push_back({job.origin, e.id, m.ok, m.reason});
+      for (auto& ev : m.emitted) follow(batch, std::move(ev), "");
+      if (m.removed) batch.out.lost_membership.push_back(*m.removed);
       continue;
     }
-    const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
-    if (waiting == nullptr || !TeamModel::handles(e.kind)) {
-      pending.push_back({job.event, std::move(job.channel), waiting, {}, true, {}, job.actor});
+    if (!waiting || !TeamModel::handles(e.kind)) {
+      batch.pending.push_back({job.event, std::move(job.channel), waiting, {}, true, {}, job.actor});
       continue;
     }
     // A channel change must run once: a repeat is answered before it touches the team state.
     if (!admitted.insert(e.id).second || store_.contains(e.id, e.kind)) {
       bool command = e.kind >= 41010 && e.kind <= 41012;
-      out.replies.push_back({job.origin, e.id, true, command ? "duplicate: already processed" : "duplicate:"});
+      batch.out.replies.push_back({job.origin, e.id, true, command ? "duplicate: already processed" : "duplicate:"});
       continue;
     }
     Admission a = team_.admit(e, now);
     if (!a.ok) {
-      out.replies.push_back({job.origin, e.id, false, std::move(a.reason)});
+      batch.out.replies.push_back({job.origin, e.id, false, std::move(a.reason)});
       continue;
     }
-    pending.push_back({job.event, std::move(a.channel), waiting, std::move(a.reason), a.fanout, std::move(a.deletes),
-                       job.actor, std::move(a.audit)});
-    for (Emitted& f : a.emitted) {
-      pending.push_back({std::make_shared<const engine::Event>(std::move(f.event)), std::move(f.channel), nullptr, {}, true, {}});
-    }
-    std::move(a.state.begin(), a.state.end(), std::back_inserter(state));
-    std::move(a.revoked.begin(), a.revoked.end(), std::back_inserter(out.revoked));
+    batch.pending.push_back({job.event, std::move(a.channel), waiting, std::move(a.reason), a.fanout,
+                             std::move(a.deletes), job.actor, std::move(a.audit)});
+    for (Emitted& f : a.emitted) follow(batch, std::move(f.event), std::move(f.channel));
+    std::move(a.state.begin(), a.state.end(), std::back_inserter(batch.state));
+    std::move(a.revoked.begin(), a.revoked.end(), std::back_inserter(batch.out.revoked));
   }
-  std::vector<engine::WriteRequest> requests;
-  requests.reserve(pending.size());
-  for (const Pending& p : pending) requests.push_back({p.event.get(), p.channel, p.deletes});
+}
 
-  // Audit records depend on each outcome (only new events are logged), so they
-  // join the batch once the results are known, before it commits.
-  auto audit_records = [&](std::span<const engine::WriteResult> results, std::vector<engine::StateWrite>& more) {
-    for (size_t r = 0; r < pending.size(); ++r) {
-      if (results[r].outcome != engine::WriteOutcome::kStored) continue;
-      Pending& p = pending[r];
-      const engine::Event& e = *p.event;
-      // Relay-signed follow-ups are the relay's own acts.
-      const engine::Pubkey& actor = p.job ? p.actor : e.pubkey;
-      audit_.add({e.id_hex(), e.kind, engine::to_hex(actor), std::string(engine::kActionEventCreated), p.channel, "null"});
-      for (engine::AuditRecord& rec : p.audit) audit_.add(std::move(rec));
-      if (e.kind != 5 && e.kind != 9005) continue;
-      for (const engine::Id& gone : results[r].removed) {
-        auto target = store_.lookup(gone);
-        audit_.add({engine::to_hex(gone), target ? target->kind : 0u, engine::to_hex(actor),
-                    std::string(engine::kActionEventDeleted), target ? target->channel : "",
-                    "{\"deleted_by_event\":\"" + e.id_hex() + "\"}"});
-      }
+void StoreWriter::audit_records(const Batch& batch, std::span<const engine::WriteResult> results) {
+  for (size_t r = 0; r < batch.pending.size(); ++r) {
+    if (results[r].outcome != engine::WriteOutcome::kStored) continue;
+    const Pending& p = batch.pending[r];
+    const engine::Event& e = *p.event;
+    // Relay-signed follow-ups are the relay's own acts.
+    const std::string actor = engine::to_hex(p.job ? p.actor : e.pubkey);
+    audit_.add({e.id_hex(), e.kind, actor, std::string(engine::kActionEventCreated), p.channel, "null"});
+    for (const engine::AuditRecord& rec : p.audit) audit_.add(rec);
+    if (e.kind != 5 && e.kind != 9005) continue;
+    for (const engine::Id& gone : results[r].removed) {
+      auto target = store_.lookup(gone);
+      audit_.add({engine::to_hex(gone), target ? target->kind : 0u, actor, std::string(engine::kActionEventDeleted),
+                  target ? target->channel : "", "{\"deleted_by_event\":\"" + e.id_hex() + "\"}"});
     }
-    if (auto w = audit_.pending_write()) more.push_back(std::move(*w));
-  };
-  auto results = store_.write(requests, state, audit_records);
-  team_.end_batch(bool(results));
-  audit_.commit(bool(results));
+  }
+}
+
+void StoreWriter::settle(Batch& batch, const engine::Result<std::vector<engine::WriteResult>>& results) {
+  WriteBatchOutcome& out = batch.out;
   if (!results) {
     log_error("store write failed", {{"error", results.error()}});
     out.revoked.clear();
   }
-  // The batch is durable now (or failed as a whole): replies and fan-out may go.
-  for (size_t r = 0; r < pending.size(); ++r) {
-    Pending& p = pending[r];
+  for (size_t r = 0; r < batch.pending.size(); ++r) {
+    Pending& p = batch.pending[r];
     if (!results) {
       if (p.job) out.replies.push_back({p.job->origin, p.event->id, false, "error: internal server error"});
       continue;
@@ -198,7 +191,6 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
       case engine::WriteOutcome::kInvalid: out.replies.push_back({p.job->origin, p.event->id, false, res.reason}); break;
     }
   }
-  sink_(std::move(out));
 }
 
 }  // namespace buzz::server

@@ -76,8 +76,34 @@ class StoreWriter {
   size_t queued() const;
 
  private:
+  // One event to store in this batch: a client's own, or a relay-signed one
+  // that follows from it (no job waits for its OK).
+  struct Pending {
+    std::shared_ptr<const engine::Event> event;
+    std::string channel;
+    const WriteJob* job = nullptr;
+    std::string ok_reason{};  // a command's result, sent with OK true
+    bool fanout = true;
+    std::vector<engine::Id> deletes{};
+    engine::Pubkey actor{};
+    std::vector<engine::AuditRecord> audit{};  // the admission's channel / member actions
+  };
+  struct Batch {
+    std::vector<Pending> pending;
+    std::vector<engine::StateWrite> state;
+    WriteBatchOutcome out;
+  };
+
   void run();
   void process(std::vector<WriteJob>& jobs);
+  // Runs the checks that need the batch's order (membership, channel rules) and
+  // lays out what to store.
+  void plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch);
+  void follow(Batch& batch, engine::Event&& event, std::string channel);
+  // The audit records of what the write stored (audit.md §5).
+  void audit_records(const Batch& batch, std::span<const engine::WriteResult> results);
+  // OK replies and fan-out once the batch is durable (or failed).
+  void settle(Batch& batch, const engine::Result<std::vector<engine::WriteResult>>& results);
 
   engine::EventStore& store_;
   RelayMembership& membership_;
