@@ -168,7 +168,7 @@ Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now) {
   return a;
 }
 
-std::optional<std::string> TeamModel::check_content(const engine::Event& e, const engine::Channel& ch, Admission&) {
+std::optional<std::string> TeamModel::check_content(const engine::Event& e, const engine::Channel& ch, Admission& a) {
   if (e.kind == 40003 || e.kind == 45002) {
     const bool edit = e.kind == 40003;
     auto target = e_target(e);
@@ -179,7 +179,7 @@ std::optional<std::string> TeamModel::check_content(const engine::Event& e, cons
     if (stored->channel != ch.id) return "invalid: target event belongs to a different channel";
     if (!edit) {
       if (stored->kind != 45001 && stored->kind != 45003) return "invalid: vote target must be a forum post or comment";
-      return std::nullopt;
+      return supersede_votes(e, *target, a);
     }
     // The effective author of a relay-signed message is its actor tag, else its first p tag.
     engine::Pubkey author = stored->pubkey;
@@ -217,6 +217,26 @@ std::optional<std::string> TeamModel::check_content(const engine::Event& e, cons
     if (!repo) return "invalid: diff event requires a repo tag";
     if (!commit) return "invalid: diff event requires a commit tag";
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> TeamModel::supersede_votes(const engine::Event& e, const Id& target, Admission& a) {
+  // One live vote per (author, target): a newer vote replaces the older (kinds.md §2.4).
+  engine::Filter f;
+  f.kinds = std::vector<uint16_t>{45002};
+  f.authors = std::vector<engine::Pubkey>{e.pubkey};
+  f.tags.push_back({'e', {engine::to_hex(target)}});
+  bool newer_exists = false;
+  (void)store_.query(f, {}, [&](std::string_view, const engine::EventFields& old) {
+    if (old.created_at > e.created_at) {
+      newer_exists = true;
+      return;
+    }
+    Id id;
+    std::memcpy(id.data(), old.id, id.size());
+    a.deletes.push_back(id);
+  });
+  if (newer_exists) return "duplicate: a newer vote from this author exists";
   return std::nullopt;
 }
 

@@ -77,6 +77,7 @@ class TeamModel {
   std::optional<std::string> check_content(const engine::Event& e, const engine::Channel& ch, Admission& a);
   std::optional<std::string> check_thread(const engine::Event& e, const std::string& channel, Admission& a);
   std::optional<std::string> check_reaction(const engine::Event& e);
+  std::optional<std::string> supersede_votes(const engine::Event& e, const engine::Id& target, Admission& a);
   void on_deleted(const engine::StoredEvent& target, const engine::Id& id, Admission& a);
   // channel_admin.cpp: NIP-29 9000–9022
   Admission admin(const engine::Event& e, const engine::Channel* ch, uint64_t now);

@@ -1215,6 +1215,31 @@ TEST_F(ChannelTest, OnlyTheOwnerDeletesTheChannel) {
 
 // --- threads ---------------------------------------------------------------------
 
+TEST_F(ChannelTest, ForumVotesTargetPostsAndANewerVoteReplacesTheOlder) {
+  Peer a = user(), b = user();
+  ASSERT_TRUE(a.c && b.c);
+  const std::string ch = create(a, "open");
+  Event forum_post = make_event(a.key, 45001, unique_text("post"), {{"h", ch}});
+  ASSERT_TRUE(a->publish(forum_post).accepted);
+  Event chat = post(a, ch);
+  OkReply wrong = b->publish(make_event(b.key, 45002, "+", {{"h", ch}, {"e", chat.id_hex()}}));
+  EXPECT_FALSE(wrong.accepted);
+  EXPECT_EQ(wrong.reason, "invalid: vote target must be a forum post or comment");
+  OkReply missing = b->publish(make_event(b.key, 45002, "+", {{"h", ch}}));
+  EXPECT_EQ(missing.reason, "invalid: missing e tag for vote target");
+
+  uint64_t now = unix_now();
+  Event up = make_event(b.key, 45002, "+", {{"h", ch}, {"e", forum_post.id_hex()}}, now - 10);
+  Event down = make_event(b.key, 45002, "-", {{"h", ch}, {"e", forum_post.id_hex()}}, now - 5);
+  ASSERT_TRUE(b->publish(up).accepted);
+  ASSERT_TRUE(b->publish(down).accepted);
+  std::vector<Event> votes = read(b, "votes", R"({"kinds":[45002],"#e":[")" + forum_post.id_hex() + R"("]})");
+  EXPECT_EQ(ids_of(votes), std::vector<std::string>{down.id_hex()});
+  OkReply late = b->publish(make_event(b.key, 45002, "+", {{"h", ch}, {"e", forum_post.id_hex()}}, now - 20));
+  EXPECT_FALSE(late.accepted);
+  EXPECT_EQ(late.reason, "duplicate: a newer vote from this author exists");
+}
+
 TEST_F(ChannelTest, ThreadRepliesFollowNip10Ancestry) {
   Peer a = user(), b = user();
   ASSERT_TRUE(a.c && b.c);
