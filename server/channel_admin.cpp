@@ -71,6 +71,12 @@ Admission TeamModel::admin(const engine::Event& e, const Channel* ch, uint64_t n
     for (const engine::Tag& t : e.tags) unarchive |= t.size() >= 2 && t[0] == "archived" && t[1] == "false";
   }
   if (ch->archived() && !unarchive) return invalid("channel is archived");
+  // A DM is its participant set (channels.md §6): adding someone makes a new DM
+  // (41011) and a participant hides it (41012) rather than leaving.
+  bool membership_change = e.kind == 9000 || e.kind == 9001 || e.kind == 9022;
+  if (ch->type == engine::ChannelType::kDm && membership_change) {
+    return invalid("DM participants are fixed; use kind 41011 to add members or 41012 to hide it");
+  }
   switch (e.kind) {
     case 9000: return put_user(e, *ch, now);
     case 9001: return remove_user(e, *ch, now);

@@ -50,6 +50,7 @@ Admission TeamModel::open_dm(const engine::Event& e, std::vector<Pubkey> others,
   if (const engine::Channel* existing = team_.dm_by_hash(hash)) {
     *channel_id = existing->id;
     *created = false;
+    // Every participant has had a row since the DM was made, and DM membership never changes.
     engine::ChannelMember m = *team_.member(existing->id, sender);
     if (m.hidden_at) {
       m.hidden_at = 0;

@@ -1305,6 +1305,11 @@ TEST_F(ChannelTest, DirectMessagesArePrivateToTheirParticipants) {
   EXPECT_EQ(c->publish(message(c, dm)).reason, kNotMember);
   EXPECT_EQ(c->publish(make_event(c.key, 9021, "", {{"h", dm}})).reason, "restricted: channel is private");
   EXPECT_EQ(put_user(c, dm, c.hex).reason, kNotMember);
+  // Nor can a participant change the set with NIP-29 kinds: that would be another DM.
+  const std::string fixed = "invalid: DM participants are fixed; use kind 41011 to add members or 41012 to hide it";
+  EXPECT_EQ(put_user(a, dm, c.hex).reason, fixed);
+  EXPECT_EQ(a->publish(make_event(a.key, 9001, "", {{"h", dm}, {"p", b.hex}})).reason, fixed);
+  EXPECT_EQ(a->publish(make_event(a.key, 9022, "", {{"h", dm}})).reason, fixed);
   EXPECT_TRUE(read(c, "ids", ids_filter(hi.id_hex())).empty());
   EXPECT_FALSE(contains_id(read(c, "glob", R"({"kinds":[9],"authors":[")" + a.hex + R"("]})"), hi.id_hex()));
   // Nobody owns a DM: no renaming or deleting it.
