@@ -52,6 +52,12 @@ struct Options {
 
 double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
+// Sleeps until the steady-clock time `due` (seconds): one wake-up per send, not a
+// polling loop, so the publishers leave the shared cores to the relay.
+void sleep_until_s(double due) {
+  std::this_thread::sleep_until(Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due))));
+}
+
 uint16_t pick_port() { return uint16_t(20000 + (getpid() % 20000)); }
 
 // Median cost of one libsecp256k1 verify, measured here so every figure can be
@@ -244,7 +250,7 @@ void fanout(const Options& o) {
     double start = now_s();
     for (int i = 0; i < total; ++i) {
       double due = start + double(i) / o.rate;
-      while (now_s() < due) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      sleep_until_s(due);
       sent_at[size_t(i)] = now_s();
       publisher->send_text(frames[size_t(i)]);
     }
@@ -334,7 +340,7 @@ void channels(const Options& o) {
       double start = now_s();
       for (int i = p; i < total; i += kPublishers) {
         double due = start + double(i) / o.rate;
-        while (now_s() < due) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        sleep_until_s(due);
         sent_at[size_t(i)] = now_s();
         pubs[size_t(p)]->send_text(frames[size_t(i)]);
         while (pubs[size_t(p)]->recv(0)) {}  // drain the OKs
