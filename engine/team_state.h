@@ -32,6 +32,8 @@ struct ChannelAccess {
 
   // Open channels are readable and writable by every relay user (channels.md §3.1).
   bool can_read() const { return exists && (visibility == Visibility::kOpen || role.has_value()); }
+  // Posting content follows the same rule as reading (channels.md §3.1).
+  bool can_post() const { return can_read(); }
 };
 
 class TeamState {

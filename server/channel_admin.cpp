@@ -338,7 +338,7 @@ Admission TeamModel::delete_event(const engine::Event& e, const Channel& ch, uin
   Admission a;
   a.channel = ch.id;
   a.deletes.push_back(id);
-  on_deleted(*target, id, a);
+  lower_thread_counts(id, a);
   emit_system(a, ch.id,
               {{"actor", json_string(e.pubkey_hex())}, {"target_event_id", json_string(engine::to_hex(id))}, {"type", json_string("message_deleted")}},
               now);

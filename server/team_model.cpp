@@ -106,15 +106,13 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
     return a;
   }
   engine::ChannelAccess access = team_.access(channel, e.pubkey);
-  if (!access.exists || (access.visibility == engine::Visibility::kPrivate && !access.role)) {
-    return Admission::refused("restricted: not a channel member");
-  }
+  if (!access.can_post()) return Admission::refused("restricted: not a channel member");
   if (access.archived) return Admission::refused("invalid: channel is archived");
   if (e.kind == 7) {
     if (auto bad = check_reaction(e)) return Admission::refused(*bad);
   } else if (auto target = e_target(e)) {
     if (auto stored = store_.lookup(*target); stored && !stored->deleted && stored->pubkey == e.pubkey) {
-      on_deleted(*stored, *target, a);
+      lower_thread_counts(*target, a);
     }
   }
   a.channel = channel;
@@ -333,7 +331,7 @@ std::optional<std::string> TeamModel::check_thread(const engine::Event& e, const
   return std::nullopt;
 }
 
-void TeamModel::on_deleted(const engine::StoredEvent&, const Id& id, Admission& a) {
+void TeamModel::lower_thread_counts(const Id& id, Admission& a) {
   // Deleting a reply lowers its parent's and root's counters, never below 0.
   auto v = store_.get_state(engine::StateTable::kThreads, std::string_view(reinterpret_cast<const char*>(id.data()), 32));
   auto mine = v ? ThreadRow::decode(*v) : std::nullopt;

@@ -78,7 +78,8 @@ class TeamModel {
   std::optional<std::string> check_thread(const engine::Event& e, const std::string& channel, Admission& a);
   std::optional<std::string> check_reaction(const engine::Event& e);
   std::optional<std::string> supersede_votes(const engine::Event& e, const engine::Id& target, Admission& a);
-  void on_deleted(const engine::StoredEvent& target, const engine::Id& id, Admission& a);
+  // A deleted reply no longer counts toward its parent and root (channels.md §7).
+  void lower_thread_counts(const engine::Id& id, Admission& a);
   // channel_admin.cpp: NIP-29 9000–9022
   Admission admin(const engine::Event& e, const engine::Channel* ch, uint64_t now);
   Admission create_channel(const engine::Event& e, uint64_t now);

@@ -81,10 +81,7 @@ void Relay::handle_ephemeral(Context& c, std::shared_ptr<const engine::Event> ev
   std::string_view h = event->first_tag_value("h");
   if (h.empty()) return send_ok(c, event->id, false, "invalid: channel-scoped events must include an h tag");
   if (!engine::is_canonical_uuid(h)) return send_ok(c, event->id, false, "invalid: h tag must be a canonical lowercase UUID");
-  engine::ChannelAccess access = team_.access(h, event->pubkey);
-  if (!access.exists || (access.visibility == engine::Visibility::kPrivate && !access.role)) {
-    return send_ok(c, event->id, false, "restricted: not a channel member");
-  }
+  if (!team_.access(h, event->pubkey).can_post()) return send_ok(c, event->id, false, "restricted: not a channel member");
   presence_.set_typing(h, event->pubkey, now);
   send_ok(c, event->id, true, "");
   broadcast(c.loop, event, std::string(h));
