@@ -22,9 +22,11 @@ Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& m
 
 Relay::~Relay() = default;
 
-void Relay::attach(std::vector<net::Loop*> loops, StoreWriter* writer) {
+void Relay::attach(std::vector<net::Loop*> loops, StoreWriter* writer, MetricsSources metrics) {
   loops_ = std::move(loops);
   writer_ = writer;
+  metrics_ = std::move(metrics);
+  metrics_.relay = &stats_;
   states_.clear();
   for (size_t i = 0; i < loops_.size(); ++i) states_.push_back(std::make_unique<LoopState>());
 }
@@ -48,6 +50,7 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
   if (!session) return;
   LoopState& st = state(loop);
   for (auto& [id, sub] : session->subs) st.subs.remove(sub.get());
+  stats_.subscriptions_active.fetch_sub(int64_t(session->subs.size()), std::memory_order_relaxed);
   session->subs.clear();
   if (session->authenticated()) {
     auto it = st.by_pubkey.find(session->pubkey);
@@ -95,13 +98,17 @@ void Relay::send_ok(Context& c, const engine::Id& id, bool accepted, std::string
   send_ok(c, engine::to_hex(id), accepted, reason);
 }
 
-void Relay::send_ok(Context& c, std::string_view id_hex, bool accepted, std::string_view reason) {
+std::string Relay::ok_frame(std::string_view id_hex, bool accepted, std::string_view reason) {
   std::string out = "[\"OK\",";
   engine::append_json_string(out, id_hex);
   out += accepted ? ",true," : ",false,";
   engine::append_json_string(out, reason);
   out += "]";
-  c.loop.send_text(c.conn, out);
+  return out;
+}
+
+void Relay::send_ok(Context& c, std::string_view id_hex, bool accepted, std::string_view reason) {
+  c.loop.send_text(c.conn, ok_frame(id_hex, accepted, reason));
   (accepted ? stats_.events_accepted : stats_.events_rejected).fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -180,6 +187,7 @@ void Relay::drop_subscription(LoopState& st, Session& session, const std::string
   if (it == session.subs.end()) return;
   st.subs.remove(it->second.get());
   session.subs.erase(it);
+  stats_.subscriptions_active.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void Relay::revoke(net::Loop& loop, const Revocation& r) {

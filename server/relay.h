@@ -23,6 +23,7 @@
 #include "net/service.h"
 #include "server/client_message.h"
 #include "server/config.h"
+#include "server/metrics.h"
 #include "server/presence_store.h"
 #include "server/relay_membership.h"
 #include "server/session.h"
@@ -30,21 +31,15 @@
 
 namespace buzz::server {
 
-struct RelayStats {
-  std::atomic<uint64_t> events_accepted{0};
-  std::atomic<uint64_t> events_rejected{0};
-  std::atomic<uint64_t> events_delivered{0};
-  std::atomic<uint64_t> reqs{0};
-};
-
 class Relay final : public net::Service {
  public:
   Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
         PresenceStore& presence, const engine::Keypair& key);
   ~Relay() override;
 
-  // Before the loops run: the loops to fan out to and the writer to store through.
-  void attach(std::vector<net::Loop*> loops, StoreWriter* writer);
+  // Before the loops run: the loops to fan out to, the writer to store through,
+  // and what GET /metrics reports beyond the relay's own counters.
+  void attach(std::vector<net::Loop*> loops, StoreWriter* writer, MetricsSources metrics);
 
   net::HttpResponse on_http(net::Loop& loop, const net::HttpRequest& request) override;
   bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
@@ -91,6 +86,7 @@ class Relay final : public net::Service {
   // Ends the channel subscriptions a membership change took away (protocol.md §9.7).
   void revoke(net::Loop& loop, const Revocation& r);
 
+  static std::string ok_frame(std::string_view id_hex, bool accepted, std::string_view reason);
   void send_ok(Context& c, const engine::Id& id, bool accepted, std::string_view reason);
   void send_ok(Context& c, std::string_view id_hex, bool accepted, std::string_view reason);
   void send_closed(Context& c, std::string_view sub_id, std::string_view reason);
@@ -110,6 +106,7 @@ class Relay final : public net::Service {
   std::vector<std::unique_ptr<LoopState>> states_;
   StoreWriter* writer_ = nullptr;
   RelayStats stats_;
+  MetricsSources metrics_;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;

@@ -1,4 +1,5 @@
-// Plain HTTP on the relay's port: NIP-11 (protocol.md §15) and health checks.
+// Plain HTTP on the relay's port: NIP-11 (protocol.md §15), health checks and
+// Prometheus metrics.
 #include "engine/event_store.h"
 #include "server/relay.h"
 
@@ -46,7 +47,12 @@ net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
     r.content_type = "application/nostr+json";
     return with_cors(std::move(r));
   }
-  if (!get && (req.path == "/health" || req.path == "/info")) {
+  if (get && req.path == "/metrics") {
+    net::HttpResponse r = net::HttpResponse::text(200, render_metrics(metrics_));
+    r.content_type = "text/plain; version=0.0.4";
+    return r;
+  }
+  if (!get && (req.path == "/health" || req.path == "/info" || req.path == "/metrics")) {
     return net::HttpResponse::json(405, R"({"error":"method not allowed"})");
   }
   return net::HttpResponse::json(404, R"({"error":"not found"})");

@@ -173,7 +173,8 @@ int run_serve(int argc, char** argv) {
   StoreWriter writer(store, membership, team_model, *audit_feed, size_t(cfg.max_concurrent_handlers),
                      std::chrono::seconds(cfg.reaper_interval),
                      [&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
-  relay.attach(loop_ptrs, &writer);
+  relay.attach(loop_ptrs, &writer,
+               MetricsSources{nullptr, &connection_count, &(*audit_log)->metrics(), [&writer] { return writer.queued(); }});
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
 
   std::vector<std::thread> loop_threads;

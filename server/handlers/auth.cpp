@@ -29,8 +29,13 @@ WriteJob auth_audit_job(const engine::Event& e, std::string_view reason) {
 
 void Relay::handle_auth(Context& c, const engine::Event& e) {
   Session& s = c.session;
-  if (s.auth == Session::Auth::kAuthenticated) return send_ok(c, e.id, false, "auth-required: already authenticated");
-  if (s.auth == Session::Auth::kFailed) return send_ok(c, e.id, false, "auth-required: authentication already failed");
+  // AUTH answers are counted as authentications, not as events.
+  auto reply = [&](bool accepted, std::string_view reason) {
+    c.loop.send_text(c.conn, ok_frame(e.id_hex(), accepted, reason));
+    (accepted ? stats_.auth_successes : stats_.auth_failures).fetch_add(1, std::memory_order_relaxed);
+  };
+  if (s.auth == Session::Auth::kAuthenticated) return reply(false, "auth-required: already authenticated");
+  if (s.auth == Session::Auth::kFailed) return reply(false, "auth-required: authentication already failed");
 
   auto verified = [&] {
     if (e.kind != 22242) return false;
@@ -43,18 +48,18 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   if (!verified()) {
     s.auth = Session::Auth::kFailed;
     if (!writer_->submit(auth_audit_job(e, "verification_failed"))) log_warn("auth failure not audited: writer queue full");
-    return send_ok(c, e.id, false, "auth-required: verification failed");
+    return reply(false, "auth-required: verification failed");
   }
   if (membership_.enforced() && !membership_.role(e.pubkey)) {
     s.auth = Session::Auth::kFailed;
     if (!writer_->submit(auth_audit_job(e, "not_relay_member"))) log_warn("auth failure not audited: writer queue full");
-    return send_ok(c, e.id, false, "restricted: not a relay member");
+    return reply(false, "restricted: not a relay member");
   }
   // No session starts unaudited: a full writer queue refuses the attempt (the client may retry).
-  if (!writer_->submit(auth_audit_job(e, ""))) return send_ok(c, e.id, false, "error: audit backlog full, retry");
+  if (!writer_->submit(auth_audit_job(e, ""))) return reply(false, "error: audit backlog full, retry");
   s.auth = Session::Auth::kAuthenticated;
   s.pubkey = e.pubkey;
-  send_ok(c, e.id, true, "");
+  reply(true, "");
 }
 
 }  // namespace buzz::server

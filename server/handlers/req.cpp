@@ -99,6 +99,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   sub->event_prefix += ",";
   index::Subscription* registered = sub.get();
   c.state.subs.add(registered);  // registered before replay: nothing published meanwhile is missed
+  stats_.subscriptions_active.fetch_add(1, std::memory_order_relaxed);
   c.session.subs[registered->id] = std::move(sub);
 
   std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // an event matching two filters is sent once

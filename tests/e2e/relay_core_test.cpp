@@ -10,12 +10,14 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <functional>
 #include <ostream>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/canonical.h"
@@ -998,6 +1000,41 @@ TEST_F(OpenRelayTest, HistoryIsCappedAt500EventsPerFilter) {
 TEST_F(OpenRelayTest, HealthAnswers200) {
   HttpReply r = http_get(relay().port(), "/health");
   EXPECT_EQ(r.status, 200);
+}
+
+// The value of one Prometheus sample in a /metrics body, or -1.
+int64_t metric_value(const std::string& body, const std::string& name) {
+  size_t at = body.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stoll(body.substr(at + name.size() + 2));
+}
+
+TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
+  HttpReply before = http_get(relay().port(), "/metrics");
+  ASSERT_EQ(before.status, 200);
+  EXPECT_EQ(before.headers["content-type"], "text/plain; version=0.0.4");
+  for (const char* name : {"buzz_events_accepted_total", "buzz_ws_connections_active", "buzz_audit_entries_written_total",
+                           "buzz_subscriptions_active", "buzz_store_writer_queue"}) {
+    EXPECT_GE(metric_value(before.body, name), 0) << name << " missing from\n" << before.body;
+  }
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->publish(make_event(key, 1, "counted")).accepted);
+  ASSERT_TRUE(c->req("m", R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"limit":0})").eose);
+  HttpReply during = http_get(relay().port(), "/metrics");
+  EXPECT_EQ(metric_value(during.body, "buzz_events_accepted_total"),
+            metric_value(before.body, "buzz_events_accepted_total") + 1);
+  EXPECT_EQ(metric_value(during.body, "buzz_subscriptions_active"),
+            metric_value(before.body, "buzz_subscriptions_active") + 1);
+  EXPECT_GE(metric_value(during.body, "buzz_ws_connections_active"), 1);
+  c.reset();  // closing the connection drops its subscription
+  for (int i = 0; i < 50 && metric_value(http_get(relay().port(), "/metrics").body, "buzz_subscriptions_active") !=
+                                metric_value(before.body, "buzz_subscriptions_active");
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(metric_value(http_get(relay().port(), "/metrics").body, "buzz_subscriptions_active"),
+            metric_value(before.body, "buzz_subscriptions_active"));
 }
 
 TEST_F(OpenRelayTest, InfoServesNip11Document) {

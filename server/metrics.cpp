@@ -1,0 +1,48 @@
+// Prometheus text format 0.0.4; see metrics.h.
+#include "server/metrics.h"
+
+namespace buzz::server {
+namespace {
+
+void metric(std::string& out, const char* name, const char* type, const char* help, double value) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += type;
+  out += '\n';
+  out += name;
+  out += ' ';
+  out += std::to_string(int64_t(value));
+  out += '\n';
+}
+
+}  // namespace
+
+std::string render_metrics(const MetricsSources& m) {
+  std::string out;
+  auto get = [](const auto& a) { return double(a.load(std::memory_order_relaxed)); };
+  if (m.relay) {
+    metric(out, "buzz_events_accepted_total", "counter", "EVENTs answered OK true (duplicates included)", get(m.relay->events_accepted));
+    metric(out, "buzz_events_rejected_total", "counter", "EVENTs answered OK false", get(m.relay->events_rejected));
+    metric(out, "buzz_events_delivered_total", "counter", "live deliveries to subscriptions", get(m.relay->events_delivered));
+    metric(out, "buzz_reqs_total", "counter", "REQ messages received", get(m.relay->reqs));
+    metric(out, "buzz_auth_successes_total", "counter", "NIP-42 AUTH accepted", get(m.relay->auth_successes));
+    metric(out, "buzz_auth_failures_total", "counter", "NIP-42 AUTH refused", get(m.relay->auth_failures));
+    metric(out, "buzz_subscriptions_active", "gauge", "registered live subscriptions", get(m.relay->subscriptions_active));
+  }
+  if (m.connections) metric(out, "buzz_ws_connections_active", "gauge", "open connections", get(*m.connections));
+  if (m.writer_queue) metric(out, "buzz_store_writer_queue", "gauge", "events waiting for the store writer", double(m.writer_queue()));
+  if (m.audit) {
+    metric(out, "buzz_audit_entries_written_total", "counter", "entries appended to the hash chain", get(m.audit->entries_written));
+    metric(out, "buzz_audit_queue_depth", "gauge", "audit entries queued for the writer", get(m.audit->queue_depth));
+    metric(out, "buzz_audit_tail_truncated_total", "counter", "torn tails cut off at start-up", get(m.audit->tail_truncated));
+    metric(out, "buzz_audit_log_errors_total", "counter", "audit records refused as invalid", get(m.audit->records_rejected));
+  }
+  return out;
+}
+
+}  // namespace buzz::server

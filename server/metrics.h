@@ -1,0 +1,35 @@
+// Prometheus text exposition (GET /metrics): the relay's counters and gauges,
+// read from the atomics the threads keep anyway, so a scrape takes no lock on
+// any hot path. Names follow the upstream set where the meaning matches
+// (rest-api.md §3.16).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "engine/audit_log.h"
+
+namespace buzz::server {
+
+struct RelayStats {
+  std::atomic<uint64_t> events_accepted{0};  // EVENTs answered OK true, duplicates included
+  std::atomic<uint64_t> events_rejected{0};  // EVENTs answered OK false
+  std::atomic<uint64_t> events_delivered{0};
+  std::atomic<uint64_t> reqs{0};
+  std::atomic<uint64_t> auth_successes{0};
+  std::atomic<uint64_t> auth_failures{0};
+  std::atomic<int64_t> subscriptions_active{0};
+};
+
+struct MetricsSources {
+  const RelayStats* relay = nullptr;
+  const std::atomic<int64_t>* connections = nullptr;  // open connections across loops
+  const engine::AuditMetrics* audit = nullptr;
+  std::function<size_t()> writer_queue;                 // events waiting for the store writer
+};
+
+std::string render_metrics(const MetricsSources& m);
+
+}  // namespace buzz::server
