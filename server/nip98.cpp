@@ -1,0 +1,114 @@
+// NIP-98 verification; see nip98.h.
+#include "server/nip98.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "engine/canonical.h"
+#include "engine/clock.h"
+#include "engine/event_parse.h"
+#include "engine/signature.h"
+#include "server/relay_url.h"
+
+namespace buzz::server {
+namespace {
+
+int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+' || c == '-') return 62;
+  if (c == '/' || c == '_') return 63;
+  return -1;
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The first tag named `name` with a value, or nullptr.
+const engine::Tag* first_tag(const engine::Event& e, std::string_view name) {
+  for (const engine::Tag& t : e.tags) {
+    if (t.size() >= 2 && t[0] == name) return &t;
+  }
+  return nullptr;
+}
+
+engine::Error fail(std::string reason) { return engine::Error{std::move(reason)}; }
+
+}  // namespace
+
+std::optional<std::string> decode_base64(std::string_view text) {
+  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+  if (text.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() * 3 / 4);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    int v = base64_value(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | uint32_t(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(char((acc >> bits) & 0xFF));
+    }
+  }
+  return out;
+}
+
+std::string nip98_base_url(std::string_view relay_url) {
+  size_t b = relay_url.find_first_not_of(" \t\r\n"), e = relay_url.find_last_not_of(" \t\r\n");
+  std::string url = b == std::string_view::npos ? "" : std::string(relay_url.substr(b, e - b + 1));
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  if (url.starts_with("wss://")) url.replace(0, 3, "https");
+  else if (url.starts_with("ws://")) url.replace(0, 2, "http");
+  return url;
+}
+
+engine::Result<engine::Pubkey> verify_nip98(const Nip98Request& r, std::string_view base_url, uint64_t now) {
+  std::string_view header = r.authorization;
+  if (header.size() < 6 || !equals_ignoring_case(header.substr(0, 6), "Nostr ")) return fail("missing Nostr auth");
+  auto json = decode_base64(header.substr(6));
+  if (!json) return fail("invalid base64 in Nostr auth");
+  auto event = engine::parse_event_json(*json);
+  if (!event) return fail("invalid NIP-98 event JSON");
+  const engine::Event& e = *event;
+  if (e.kind != kNip98Kind) return fail("NIP-98: kind must be 27235");
+  std::string why;
+  if (engine::check_event(e, &why) != engine::EventCheck::kOk) return fail("NIP-98: " + why);
+  if (std::llabs(engine::seconds_from(now, e.created_at)) > kNip98MaxSkewSecs) return fail("NIP-98: event too old or too new");
+  const engine::Tag* u = first_tag(e, "u");
+  if (!u || normalize_relay_url((*u)[1]) != normalize_relay_url(std::string(base_url) + std::string(r.path))) {
+    return fail("NIP-98: u tag does not match the request URL");
+  }
+  const engine::Tag* method = first_tag(e, "method");
+  if (!method || !equals_ignoring_case((*method)[1], r.method)) return fail("NIP-98: method tag does not match the request");
+  const engine::Tag* payload = first_tag(e, "payload");
+  if (!payload && r.payload_required) return fail("NIP-98: payload tag required");
+  if (payload && !r.body.empty()) {
+    uint8_t digest[32];
+    engine::sha256(r.body.data(), r.body.size(), digest);
+    if (!equals_ignoring_case((*payload)[1], engine::to_hex(digest, sizeof digest))) {
+      return fail("NIP-98: payload hash does not match the body");
+    }
+  }
+  return e.pubkey;
+}
+
+bool Nip98ReplayCache::first_use(const engine::Id& id, uint64_t now) {
+  std::lock_guard lock(mu_);
+  while (!order_.empty() && (order_.front().first + kWindowSecs <= now || order_.size() >= kCapacity)) {
+    seen_.erase(order_.front().second);
+    order_.pop_front();
+  }
+  if (!seen_.insert(id).second) return false;
+  order_.emplace_back(now, id);
+  return true;
+}
+
+}  // namespace buzz::server

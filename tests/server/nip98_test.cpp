@@ -1,0 +1,132 @@
+// Unit tests for server/nip98 (rest-api.md §1.3): a well-signed header is
+// accepted, and each rule has its refused case — scheme, base64, JSON, kind,
+// signature, the ±60 s window, the u tag (normalized, from RELAY_URL), the
+// method, the payload hash (and its absence where it is required) — plus the
+// replay cache.
+#include <gtest/gtest.h>
+
+#include "engine/canonical.h"
+#include "engine/signature.h"
+#include "server/nip98.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr uint64_t kNow = 1'800'000'000;
+const std::string kBase = nip98_base_url("ws://localhost:3000/");
+
+std::string base64(std::string_view in) {
+  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < in.size(); i += 3) {
+    uint32_t n = uint32_t(uint8_t(in[i])) << 16;
+    if (i + 1 < in.size()) n |= uint32_t(uint8_t(in[i + 1])) << 8;
+    if (i + 2 < in.size()) n |= uint8_t(in[i + 2]);
+    out += abc[(n >> 18) & 63];
+    out += abc[(n >> 12) & 63];
+    out += i + 1 < in.size() ? abc[(n >> 6) & 63] : '=';
+    out += i + 2 < in.size() ? abc[n & 63] : '=';
+  }
+  return out;
+}
+
+std::string sha256_hex(std::string_view s) {
+  uint8_t d[32];
+  engine::sha256(s.data(), s.size(), d);
+  return engine::to_hex(d, 32);
+}
+
+struct Signed {
+  engine::Keypair key = engine::generate_keypair();
+  engine::Event event;
+  std::string header;
+};
+
+Signed sign(std::vector<engine::Tag> tags, uint16_t kind = kNip98Kind, uint64_t at = kNow) {
+  Signed s;
+  s.event.kind = kind;
+  s.event.created_at = at;
+  s.event.tags = std::move(tags);
+  engine::sign_event(s.key, &s.event);
+  s.header = "Nostr " + base64(s.event.raw);
+  return s;
+}
+
+engine::Result<engine::Pubkey> verify(const std::string& header, std::string_view method = "POST",
+                                      std::string_view path = "/api/tokens", std::string_view body = "",
+                                      bool payload_required = false, uint64_t now = kNow) {
+  return verify_nip98({header, method, path, body, payload_required}, kBase, now);
+}
+
+TEST(Nip98Test, BaseUrlComesFromRelayUrl) {
+  EXPECT_EQ(kBase, "http://localhost:3000");
+  EXPECT_EQ(nip98_base_url(" wss://relay.example.com// "), "https://relay.example.com");
+}
+
+TEST(Nip98Test, AWellSignedRequestAuthenticatesItsSigner) {
+  const std::string body = R"({"name":"ci"})";
+  Signed s = sign({{"u", "http://127.0.0.1:3000/api/tokens"}, {"method", "post"}, {"payload", sha256_hex(body)}});
+  auto who = verify(s.header, "POST", "/api/tokens", body, true);
+  ASSERT_TRUE(who.ok()) << who.error();
+  EXPECT_EQ(*who, s.key.pubkey);
+  // URL-safe base64 without padding is accepted too.
+  std::string urlsafe = s.header;
+  for (char& c : urlsafe) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  while (urlsafe.back() == '=') urlsafe.pop_back();
+  EXPECT_TRUE(verify(urlsafe, "POST", "/api/tokens", body, true).ok());
+}
+
+TEST(Nip98Test, EveryRuleHasItsRefusal) {
+  const std::string url = "http://localhost:3000/api/tokens";
+  struct Case {
+    std::string name, header, method = "POST", body, why;  // why: the reason, or its start
+    bool payload_required = false;
+    uint64_t now = kNow;
+  };
+  Signed good = sign({{"u", url}, {"method", "POST"}});
+  Signed tampered = good;
+  tampered.event.raw.replace(tampered.event.raw.find("\"content\":\"\""), 12, "\"content\":\"x\"");
+  std::vector<Case> cases = {
+      {"bearer scheme", "Bearer buzz_x", "POST", "", "missing Nostr auth"},
+      {"bad base64", "Nostr !!!", "POST", "", "invalid base64 in Nostr auth"},
+      {"not an event", "Nostr " + base64("{}"), "POST", "", "invalid NIP-98 event JSON"},
+      {"wrong kind", sign({{"u", url}, {"method", "POST"}}, 1).header, "POST", "", "NIP-98: kind must be 27235"},
+      {"tampered", "Nostr " + base64(tampered.event.raw), "POST", "", "NIP-98: invalid: invalid event id: computed "},
+      {"stale", good.header, "POST", "", "NIP-98: event too old or too new", false, kNow + 61},
+      {"other url", sign({{"u", "http://localhost:3000/api/other"}, {"method", "POST"}}).header, "POST", "",
+       "NIP-98: u tag does not match the request URL"},
+      {"no u", sign({{"method", "POST"}}).header, "POST", "", "NIP-98: u tag does not match the request URL"},
+      {"other method", good.header, "GET", "", "NIP-98: method tag does not match the request"},
+      {"payload mismatch", sign({{"u", url}, {"method", "POST"}, {"payload", sha256_hex("a")}}).header, "POST", "b",
+       "NIP-98: payload hash does not match the body"},
+      {"payload required", good.header, "POST", "{}", "NIP-98: payload tag required", true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto r = verify_nip98({c.header, c.method, "/api/tokens", c.body, c.payload_required}, kBase, c.now);
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().starts_with(c.why)) << r.error();
+  }
+  EXPECT_TRUE(verify(good.header).ok());  // the untouched one still passes
+}
+
+TEST(Nip98Test, ReplayCacheAcceptsAnIdOncePerWindow) {
+  Nip98ReplayCache cache;
+  engine::Id a{}, b{};
+  b[0] = 1;
+  EXPECT_TRUE(cache.first_use(a, 100));
+  EXPECT_FALSE(cache.first_use(a, 150));
+  EXPECT_TRUE(cache.first_use(b, 150));
+  EXPECT_TRUE(cache.first_use(a, 221));  // 120 s later it has expired
+}
+
+TEST(Nip98Test, Base64Decoding) {
+  EXPECT_EQ(decode_base64("aGVsbG8="), "hello");
+  EXPECT_EQ(decode_base64("aGVsbG8"), "hello");
+  EXPECT_EQ(decode_base64(""), "");
+  EXPECT_FALSE(decode_base64("a"));
+  EXPECT_FALSE(decode_base64("aGV sbG8="));
+}
+
+}  // namespace
+}  // namespace buzz::server
