@@ -70,7 +70,7 @@ std::string nip98_base_url(std::string_view relay_url) {
   return url;
 }
 
-engine::Result<engine::Pubkey> verify_nip98(const Nip98Request& r, std::string_view base_url, uint64_t now) {
+engine::Result<Nip98Signer> verify_nip98(const Nip98Request& r, std::string_view base_url, uint64_t now) {
   std::string_view header = r.authorization;
   if (header.size() < 6 || !equals_ignoring_case(header.substr(0, 6), "Nostr ")) return fail("missing Nostr auth");
   auto json = decode_base64(header.substr(6));
@@ -97,7 +97,7 @@ engine::Result<engine::Pubkey> verify_nip98(const Nip98Request& r, std::string_v
       return fail("NIP-98: payload hash does not match the body");
     }
   }
-  return e.pubkey;
+  return Nip98Signer{e.pubkey, e.id};
 }
 
 bool Nip98ReplayCache::first_use(const engine::Id& id, uint64_t now) {

@@ -35,8 +35,13 @@ struct Nip98Request {
 // mapped and trailing slashes trimmed.
 std::string nip98_base_url(std::string_view relay_url);
 
-// The signer's pubkey, or the reason the header does not authenticate this request.
-engine::Result<engine::Pubkey> verify_nip98(const Nip98Request& request, std::string_view base_url, uint64_t now);
+struct Nip98Signer {
+  engine::Pubkey pubkey;
+  engine::Id event_id;  // for the replay cache
+};
+
+// Who signed this request, or the reason the header does not authenticate it.
+engine::Result<Nip98Signer> verify_nip98(const Nip98Request& request, std::string_view base_url, uint64_t now);
 
 // Standard (RFC 4648) or URL-safe base64, padding optional; nullopt on bad input.
 std::optional<std::string> decode_base64(std::string_view text);

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -24,6 +25,7 @@
 #include "server/client_message.h"
 #include "server/config.h"
 #include "server/metrics.h"
+#include "server/nip98.h"
 #include "server/presence_store.h"
 #include "server/relay_membership.h"
 #include "server/session.h"
@@ -93,6 +95,10 @@ class Relay final : public net::Service {
   void send_notice(Context& c, std::string_view text);
 
   std::string nip11_document() const;
+  // handlers/api_*.cpp: the REST API. authenticate_http answers the refusal,
+  // or nullopt with *who set to the caller.
+  std::optional<net::HttpResponse> authenticate_http(const net::HttpRequest& req, engine::Pubkey* who);
+  net::HttpResponse get_event(const net::HttpRequest& req, std::string_view id_hex);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
 
   const Config& config_;
@@ -107,6 +113,7 @@ class Relay final : public net::Service {
   StoreWriter* writer_ = nullptr;
   RelayStats stats_;
   MetricsSources metrics_;
+  Nip98ReplayCache nip98_replays_;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;

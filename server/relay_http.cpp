@@ -1,5 +1,5 @@
-// Plain HTTP on the relay's port: NIP-11 (protocol.md §15), health checks and
-// Prometheus metrics.
+// Plain HTTP on the relay's port: NIP-11 (protocol.md §15), health checks,
+// Prometheus metrics, and the REST API routes (handlers/api_*.cpp).
 #include "engine/event_store.h"
 #include "server/relay.h"
 
@@ -46,6 +46,9 @@ net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
     net::HttpResponse r = net::HttpResponse::json(200, nip11_document());
     r.content_type = "application/nostr+json";
     return with_cors(std::move(r));
+  }
+  if (get && req.path.starts_with("/api/events/")) {
+    return with_cors(get_event(req, std::string_view(req.path).substr(12)));
   }
   if (get && req.path == "/metrics") {
     net::HttpResponse r = net::HttpResponse::text(200, render_metrics(metrics_));

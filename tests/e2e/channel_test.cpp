@@ -108,17 +108,6 @@ std::optional<bool> json_bool(const std::string& json, const char* key) {
   return v;
 }
 
-// The relay's own pubkey, from the NIP-11 "self" field.
-std::string relay_self_pubkey(const RelayProcess& relay) {
-  const std::string request = "GET / HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(relay.port()) +
-                              "\r\nAccept: application/nostr+json\r\nConnection: close\r\n\r\n";
-  auto raw = client::http_request("127.0.0.1", relay.port(), request);
-  if (!raw) return {};
-  const size_t body = raw->find("\r\n\r\n");
-  if (body == std::string::npos) return {};
-  return json_str(raw->substr(body + 4), "self");
-}
-
 // {"kinds":[<kinds>],"#h":["<channel>"]}
 std::string h_filter(const std::string& channel, const std::string& kinds = "9") {
   return R"({"kinds":[)" + kinds + R"(],"#h":[")" + channel + R"("]})";

@@ -7,8 +7,12 @@
 // through it first.
 #include "tests/e2e/nostr_client.h"
 
+#include <openssl/evp.h>
+
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 
@@ -209,6 +213,65 @@ std::optional<RelayMessage> NostrClient::wait_for(
     if (want(*m)) return m;
     kept_.push_back(std::move(*m));
   }
+}
+
+HttpReply http_call(uint16_t port, const std::string& method, const std::string& target,
+                    const std::vector<std::pair<std::string, std::string>>& headers, const std::string& body) {
+  std::string request = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n";
+  for (const auto& [name, value] : headers) request += name + ": " + value + "\r\n";
+  if (!body.empty()) request += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  request += "Connection: close\r\n\r\n" + body;
+  HttpReply reply;
+  auto raw = client::http_request("127.0.0.1", port, request);
+  if (!raw) return reply;
+  const size_t head_end = raw->find("\r\n\r\n");
+  const std::string head = raw->substr(0, head_end);
+  reply.body = head_end == std::string::npos ? "" : raw->substr(head_end + 4);
+  if (head.size() > 12) reply.status = std::atoi(head.substr(9, 3).c_str());
+  size_t pos = head.find("\r\n");
+  while (pos != std::string::npos) {
+    const size_t next = head.find("\r\n", pos + 2);
+    const std::string line = head.substr(pos + 2, next == std::string::npos ? std::string::npos : next - pos - 2);
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos) {
+      std::string name = line.substr(0, colon);
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+      std::string value = line.substr(colon + 1);
+      value.erase(0, value.find_first_not_of(' '));
+      reply.headers[name] = value;
+    }
+    pos = next;
+  }
+  return reply;
+}
+
+HttpReply http_get(uint16_t port, const std::string& path, const std::string& accept) {
+  if (accept.empty()) return http_call(port, "GET", path);
+  return http_call(port, "GET", path, {{"Accept", accept}});
+}
+
+std::string relay_self_pubkey(const RelayProcess& relay) {
+  HttpReply info = http_get(relay.port(), "/info", "application/nostr+json");
+  simdjson::dom::parser parser;
+  std::string_view self;
+  if (parser.parse(info.body)["self"].get_string().get(self)) return {};
+  return std::string(self);
+}
+
+std::string nip98_header(const engine::Keypair& key, const std::string& url, const std::string& method,
+                         const std::string& body, uint64_t created_at) {
+  std::vector<engine::Tag> tags = {{"u", url}, {"method", method}};
+  if (!body.empty()) {
+    uint8_t digest[32];
+    engine::sha256(body.data(), body.size(), digest);
+    tags.push_back({"payload", engine::to_hex(digest, sizeof digest)});
+  }
+  engine::Event e = make_event(key, 27235, "", std::move(tags), created_at);
+  std::string b64(4 * ((e.raw.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()),
+                          reinterpret_cast<const unsigned char*>(e.raw.data()), int(e.raw.size()));
+  b64.resize(size_t(n));
+  return "Nostr " + b64;
 }
 
 }  // namespace buzz::test

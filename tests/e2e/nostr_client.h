@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
+#include <utility>
 #include <memory>
 #include <optional>
 #include <string>
@@ -113,5 +115,26 @@ class NostrClient {
 
 // Parses one relay message; type "" if it is not a JSON array with a string head.
 RelayMessage parse_relay_message(std::string raw);
+
+// --- HTTP ---
+
+struct HttpReply {
+  int status = 0;  // 0: no answer
+  std::map<std::string, std::string> headers;  // names lowercased
+  std::string body;
+};
+
+// One HTTP/1.1 request to 127.0.0.1:port (Connection: close).
+HttpReply http_call(uint16_t port, const std::string& method, const std::string& target,
+                    const std::vector<std::pair<std::string, std::string>>& headers = {},
+                    const std::string& body = "");
+HttpReply http_get(uint16_t port, const std::string& path, const std::string& accept = "");
+
+// The relay's own pubkey, from the NIP-11 "self" field ("" if unavailable).
+std::string relay_self_pubkey(const RelayProcess& relay);
+
+// An `Authorization` value for NIP-98 (kind 27235): u, method and, with a body, payload tags.
+std::string nip98_header(const engine::Keypair& key, const std::string& url, const std::string& method,
+                         const std::string& body = "", uint64_t created_at = 0);
 
 }  // namespace buzz::test

@@ -116,48 +116,6 @@ Event event_with_frame_size(const Keypair& key, size_t frame_size) {
   return make_event(key, 1, std::string(frame_size - overhead, 'x'), {}, t);
 }
 
-struct HttpReply {
-  int status = 0;
-  std::map<std::string, std::string> headers;  // names lowercased
-  std::string body;
-};
-
-HttpReply http_get(uint16_t port, const std::string& path, const std::string& accept = "") {
-  std::string request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n";
-  if (!accept.empty()) request += "Accept: " + accept + "\r\n";
-  request += "Connection: close\r\n\r\n";
-  HttpReply reply;
-  auto raw = client::http_request("127.0.0.1", port, request);
-  if (!raw) return reply;
-  const size_t head_end = raw->find("\r\n\r\n");
-  const std::string head = raw->substr(0, head_end);
-  reply.body = head_end == std::string::npos ? "" : raw->substr(head_end + 4);
-  if (head.size() > 12) reply.status = std::atoi(head.substr(9, 3).c_str());
-  size_t pos = head.find("\r\n");
-  while (pos != std::string::npos) {
-    const size_t next = head.find("\r\n", pos + 2);
-    const std::string line = head.substr(pos + 2, next == std::string::npos ? std::string::npos : next - pos - 2);
-    const size_t colon = line.find(':');
-    if (colon != std::string::npos) {
-      std::string name = line.substr(0, colon);
-      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-      std::string value = line.substr(colon + 1);
-      value.erase(0, value.find_first_not_of(' '));
-      reply.headers[name] = value;
-    }
-    pos = next;
-  }
-  return reply;
-}
-
-// The relay's own pubkey, from the NIP-11 "self" field.
-std::string relay_self_pubkey(const RelayProcess& relay) {
-  HttpReply info = http_get(relay.port(), "/info", "application/nostr+json");
-  simdjson::dom::parser parser;
-  std::string_view self;
-  if (parser.parse(info.body)["self"].get_string().get(self)) return {};
-  return std::string(self);
-}
 
 bool has_tag(const Event& e, const engine::Tag& tag) {
   return std::find(e.tags.begin(), e.tags.end(), tag) != e.tags.end();

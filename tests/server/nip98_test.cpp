@@ -52,7 +52,7 @@ Signed sign(std::vector<engine::Tag> tags, uint16_t kind = kNip98Kind, uint64_t 
   return s;
 }
 
-engine::Result<engine::Pubkey> verify(const std::string& header, std::string_view method = "POST",
+engine::Result<Nip98Signer> verify(const std::string& header, std::string_view method = "POST",
                                       std::string_view path = "/api/tokens", std::string_view body = "",
                                       bool payload_required = false, uint64_t now = kNow) {
   return verify_nip98({header, method, path, body, payload_required}, kBase, now);
@@ -68,7 +68,8 @@ TEST(Nip98Test, AWellSignedRequestAuthenticatesItsSigner) {
   Signed s = sign({{"u", "http://127.0.0.1:3000/api/tokens"}, {"method", "post"}, {"payload", sha256_hex(body)}});
   auto who = verify(s.header, "POST", "/api/tokens", body, true);
   ASSERT_TRUE(who.ok()) << who.error();
-  EXPECT_EQ(*who, s.key.pubkey);
+  EXPECT_EQ(who->pubkey, s.key.pubkey);
+  EXPECT_EQ(who->event_id, s.event.id);
   // URL-safe base64 without padding is accepted too.
   std::string urlsafe = s.header;
   for (char& c : urlsafe) c = c == '+' ? '-' : c == '/' ? '_' : c;
