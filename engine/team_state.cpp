@@ -97,6 +97,20 @@ std::unordered_set<Pubkey, KeyBytesHash> TeamState::co_members(const Pubkey& pk)
   return out;
 }
 
+std::optional<Channel> TeamState::find_channel(std::string_view id) const {
+  std::shared_lock lock(mu_);
+  const Entry* e = find(id);
+  if (!e || e->channel.deleted()) return std::nullopt;
+  return e->channel;
+}
+
+std::vector<ChannelMember> TeamState::members_of(std::string_view id) const {
+  std::shared_lock lock(mu_);
+  std::vector<ChannelMember> out;
+  for (const ChannelMember* m : active_members(id)) out.push_back(*m);
+  return out;
+}
+
 const Channel* TeamState::channel(std::string_view id) const {
   const Entry* e = find(id);
   return e ? &e->channel : nullptr;

@@ -47,6 +47,10 @@ class TeamState {
   bool is_member(std::string_view channel, const Pubkey& pk) const;
   // Every live channel this pubkey can read: open ones and those it is a member of.
   std::vector<std::string> readable_channels(const Pubkey& pk) const;
+  // Copies for readers on other threads (the REST API): a live channel, and
+  // its active members in join order.
+  std::optional<Channel> find_channel(std::string_view id) const;
+  std::vector<ChannelMember> members_of(std::string_view id) const;
   // Everyone who is an active member of a live channel together with pk (pk included).
   std::unordered_set<Pubkey, KeyBytesHash> co_members(const Pubkey& pk) const;
 

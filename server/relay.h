@@ -33,6 +33,9 @@
 
 namespace buzz::server {
 
+// A REST error: {"error": message} with the status (rest-api.md §0.1).
+net::HttpResponse api_error(int status, std::string_view message);
+
 class Relay final : public net::Service {
  public:
   Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
@@ -97,8 +100,11 @@ class Relay final : public net::Service {
   std::string nip11_document() const;
   // handlers/api_*.cpp: the REST API. authenticate_http answers the refusal,
   // or nullopt with *who set to the caller.
+  net::HttpResponse route_api(const net::HttpRequest& req);
   std::optional<net::HttpResponse> authenticate_http(const net::HttpRequest& req, engine::Pubkey* who);
   net::HttpResponse get_event(const net::HttpRequest& req, std::string_view id_hex);
+  net::HttpResponse get_channel(const net::HttpRequest& req, std::string_view id, bool members);
+  net::HttpResponse get_presence(const net::HttpRequest& req);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
 
   const Config& config_;

@@ -1,5 +1,6 @@
 // Plain HTTP on the relay's port: NIP-11 (protocol.md §15), health checks,
 // Prometheus metrics, and the REST API routes (handlers/api_*.cpp).
+#include "engine/canonical.h"
 #include "engine/event_store.h"
 #include "server/relay.h"
 
@@ -13,6 +14,12 @@ net::HttpResponse with_cors(net::HttpResponse r) {
 
 }  // namespace
 
+net::HttpResponse api_error(int status, std::string_view message) {
+  std::string body = "{\"error\":";
+  engine::append_json_string(body, message);
+  return net::HttpResponse::json(status, body + "}");
+}
+
 std::string Relay::nip11_document() const {
   std::string nips = "[1,2,9,10,11,16,17,23,25,29,33,38,42,45";
   if (membership_.enforced()) nips += ",43";
@@ -24,6 +31,18 @@ std::string Relay::nip11_document() const {
          "\"max_limit\":" + std::to_string(engine::kMaxQueryLimit) +
          ",\"max_subid_length\":256,\"min_pow_difficulty\":null,\"auth_required\":true,"
          "\"payment_required\":false,\"restricted_writes\":true},\"self\":\"" + engine::to_hex(key_.pubkey) + "\"}";
+}
+
+net::HttpResponse Relay::route_api(const net::HttpRequest& req) {
+  std::string_view path = req.path;
+  if (path.starts_with("/api/events/")) return get_event(req, path.substr(12));
+  if (path == "/api/presence") return get_presence(req);
+  if (path.starts_with("/api/channels/")) {
+    std::string_view rest = path.substr(14);
+    if (rest.ends_with("/members")) return get_channel(req, rest.substr(0, rest.size() - 8), true);
+    if (rest.find('/') == std::string_view::npos) return get_channel(req, rest, false);
+  }
+  return net::HttpResponse::json(404, R"({"error":"not found"})");
 }
 
 net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
@@ -47,9 +66,7 @@ net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
     r.content_type = "application/nostr+json";
     return with_cors(std::move(r));
   }
-  if (get && req.path.starts_with("/api/events/")) {
-    return with_cors(get_event(req, std::string_view(req.path).substr(12)));
-  }
+  if (get && req.path.starts_with("/api/")) return with_cors(route_api(req));
   if (get && req.path == "/metrics") {
     net::HttpResponse r = net::HttpResponse::text(200, render_metrics(metrics_));
     r.content_type = "text/plain; version=0.0.4";

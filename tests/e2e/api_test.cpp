@@ -1,11 +1,14 @@
 // End-to-end tests of the REST API against the real binary: NIP-98 auth with
-// each refused case (none, stale, wrong URL, wrong method, replayed) and
+// each refused case (none, stale, wrong URL, wrong method, replayed);
 // GET /api/events/{id}, which answers 404 for every event the caller may not
-// read — a private channel's message, a gift wrap — exactly as for a missing one.
+// read — a private channel's message, a gift wrap — exactly as for a missing
+// one; the channel detail and member list (403 for a non-member of a private
+// channel, existing or not); and presence.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/signature.h"
 #include "tests/e2e/nostr_client.h"
@@ -109,6 +112,56 @@ TEST_F(ApiTest, GiftWrapIsNotReadableById) {
   Event wrap = make_event(wrapper, 1059, "ciphertext", {{"p", hex(recipient)}});
   ASSERT_TRUE(client(recipient)->publish(wrap).accepted);
   EXPECT_EQ(get(recipient, "/api/events/" + wrap.id_hex()).status, 404);
+}
+
+TEST_F(ApiTest, ChannelDetailAndMembersAreForThoseWhoMayRead) {
+  Keypair owner = engine::generate_keypair(), guest = engine::generate_keypair(), outsider = engine::generate_keypair();
+  auto c = client(owner);
+  const std::string ch = "a9200000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", "plans"}, {"about", "roadmap"},
+                                                       {"visibility", "private"}})).accepted);
+  ASSERT_TRUE(c->publish(make_event(owner, 9000, "", {{"h", ch}, {"p", hex(guest)}, {"role", "guest"}})).accepted);
+  ASSERT_TRUE(c->publish(make_event(owner, 9002, "", {{"h", ch}, {"topic", "q3"}})).accepted);
+
+  HttpReply detail = get(guest, "/api/channels/" + ch);
+  ASSERT_EQ(detail.status, 200) << detail.body;
+  for (const std::string& field : std::vector<std::string>{R"("name":"plans")", R"("description":"roadmap")", R"("visibility":"private")",
+                                   R"("channel_type":"stream")", R"("topic":"q3")", R"("member_count":2)",
+                                   R"("created_by":")" + hex(owner) + "\"", R"("archived_at":null)"}) {
+    EXPECT_NE(detail.body.find(field), std::string::npos) << field << " in " << detail.body;
+  }
+  HttpReply members = get(guest, "/api/channels/" + ch + "/members");
+  ASSERT_EQ(members.status, 200) << members.body;
+  size_t owner_at = members.body.find(hex(owner)), guest_at = members.body.find(hex(guest));
+  EXPECT_NE(owner_at, std::string::npos);
+  EXPECT_LT(owner_at, guest_at);  // join order
+  EXPECT_NE(members.body.find(R"("role":"guest")"), std::string::npos);
+
+  for (const std::string& path : std::vector<std::string>{"/api/channels/" + ch, "/api/channels/" + ch + "/members",
+                                  std::string("/api/channels/a9200000-0000-4000-8000-ffffffffffff")}) {
+    HttpReply denied = get(outsider, path);
+    EXPECT_EQ(denied.status, 403) << path;
+    EXPECT_EQ(denied.body, R"({"error":"not a member of this channel"})");
+  }
+  EXPECT_EQ(get(outsider, "/api/channels/not-a-uuid").status, 400);
+}
+
+TEST_F(ApiTest, PresenceIsVisibleToThoseSharingAChannel) {
+  Keypair online = engine::generate_keypair(), peer = engine::generate_keypair(), stranger = engine::generate_keypair();
+  auto c = client(online);
+  const std::string ch = "a9300000-0000-4000-8000-" + hex(online).substr(0, 12);
+  ASSERT_TRUE(c->publish(make_event(online, 9007, "", {{"h", ch}, {"name", "team"}})).accepted);
+  ASSERT_TRUE(client(peer)->publish(make_event(peer, 9021, "", {{"h", ch}})).accepted);
+  ASSERT_TRUE(c->publish(make_event(online, 20001, "away")).accepted);
+  const std::string path = "/api/presence?pubkeys=" + hex(online) + ",%20" + hex(stranger) + ",nothex";
+  HttpReply r = get(peer, path);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find("\"" + hex(online) + R"(":"away")"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("\"" + hex(stranger) + R"(":"offline")"), std::string::npos) << r.body;
+  EXPECT_EQ(r.body.find("nothex"), std::string::npos);
+  HttpReply hidden = get(stranger, "/api/presence?pubkeys=" + hex(online));
+  EXPECT_EQ(hidden.body, "{\"" + hex(online) + R"(":"offline"})");
+  EXPECT_EQ(get(peer, "/api/presence").body, "{}");
 }
 
 }  // namespace

@@ -1,0 +1,94 @@
+// The channel and presence reads of the REST API (rest-api.md §3.2, §3.8):
+// GET /api/channels/{id}, GET /api/channels/{id}/members, GET /api/presence.
+// A channel the caller may not read answers 403 whether or not it exists.
+#include <algorithm>
+
+#include "engine/clock.h"
+#include "server/relay.h"
+#include "server/team_model.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr size_t kMaxPresenceKeys = 200;
+
+std::string rfc3339_or_null(uint64_t t) { return t ? json_string(engine::rfc3339(t)) : "null"; }
+std::string text_or_null(const std::string& s) { return s.empty() ? "null" : json_string(s); }
+std::string key_or_null(const engine::Pubkey& pk, uint64_t when) { return when ? json_string(engine::to_hex(pk)) : "null"; }
+
+std::string channel_json(const engine::Channel& c, size_t member_count) {
+  uint64_t updated = std::max({c.created_at, c.topic_set_at, c.purpose_set_at, c.archived_at});
+  return json_object({
+      {"id", json_string(c.id)},
+      {"name", json_string(c.name)},
+      {"channel_type", json_string(engine::channel_type_name(c.type))},
+      {"visibility", json_string(engine::visibility_name(c.visibility))},
+      {"description", text_or_null(c.description)},
+      {"topic", text_or_null(c.topic)},
+      {"topic_set_by", key_or_null(c.topic_set_by, c.topic_set_at)},
+      {"topic_set_at", rfc3339_or_null(c.topic_set_at)},
+      {"purpose", text_or_null(c.purpose)},
+      {"purpose_set_by", key_or_null(c.purpose_set_by, c.purpose_set_at)},
+      {"purpose_set_at", rfc3339_or_null(c.purpose_set_at)},
+      {"created_by", json_string(engine::to_hex(c.created_by))},
+      {"created_at", rfc3339_or_null(c.created_at)},
+      {"updated_at", rfc3339_or_null(updated)},
+      {"archived_at", rfc3339_or_null(c.archived_at)},
+      {"member_count", std::to_string(member_count)},
+      {"topic_required", "false"},
+      {"max_members", "null"},
+      {"nip29_group_id", "null"},
+      {"ttl_seconds", c.ttl_seconds ? std::to_string(c.ttl_seconds) : "null"},
+      {"ttl_deadline", c.ttl_seconds ? rfc3339_or_null(c.ttl_deadline) : "null"},
+  });
+}
+
+}  // namespace
+
+net::HttpResponse Relay::get_channel(const net::HttpRequest& req, std::string_view id, bool members) {
+  engine::Pubkey who;
+  if (auto refused = authenticate_http(req, &who)) return *refused;
+  if (!engine::is_canonical_uuid(id)) return api_error(400, "invalid channel_id");
+  if (!team_.can_read(id, who)) return api_error(403, "not a member of this channel");
+  auto channel = team_.find_channel(id);
+  if (!channel) return api_error(404, "channel not found");
+  std::vector<engine::ChannelMember> active = team_.members_of(id);
+  if (!members) return net::HttpResponse::json(200, channel_json(*channel, active.size()));
+  std::string list = "[";
+  for (const engine::ChannelMember& m : active) {
+    if (list.size() > 1) list += ',';
+    list += json_object({{"pubkey", json_string(engine::to_hex(m.pubkey))},
+                         {"role", json_string(engine::channel_role_name(m.role))},
+                         {"joined_at", rfc3339_or_null(m.joined_at)},
+                         {"display_name", "null"}});
+  }
+  return net::HttpResponse::json(200, json_object({{"members", list + "]"}, {"next_cursor", "null"}}));
+}
+
+net::HttpResponse Relay::get_presence(const net::HttpRequest& req) {
+  engine::Pubkey who;
+  if (auto refused = authenticate_http(req, &who)) return *refused;
+  std::vector<std::pair<std::string, std::string>> statuses;
+  // Presence is visible to those sharing a channel; anyone else reads as offline.
+  const auto audience = team_.co_members(who);
+  std::string keys = req.query_param("pubkeys");
+  const uint64_t now = engine::unix_now();
+  size_t taken = 0;
+  for (size_t start = 0; start <= keys.size() && taken < kMaxPresenceKeys;) {
+    size_t end = std::min(keys.find(',', start), keys.size());
+    std::string key = keys.substr(start, end - start);
+    start = end + 1;
+    key.erase(0, key.find_first_not_of(" \t"));
+    key.erase(key.find_last_not_of(" \t") + 1);
+    if (key.empty()) continue;
+    ++taken;
+    engine::Pubkey pk;
+    if (!engine::from_hex_any_case(key, pk.data(), pk.size())) continue;  // invalid keys are dropped silently
+    std::string hex = engine::to_hex(pk);
+    auto status = audience.count(pk) ? presence_.status(pk, now) : std::nullopt;
+    statuses.emplace_back(hex, json_string(status.value_or("offline")));
+  }
+  return net::HttpResponse::json(200, json_object(std::move(statuses)));
+}
+
+}  // namespace buzz::server
