@@ -103,7 +103,9 @@ class Relay final : public net::Service {
   net::HttpResponse route_api(const net::HttpRequest& req);
   std::optional<net::HttpResponse> authenticate_http(const net::HttpRequest& req, engine::Pubkey* who);
   net::HttpResponse get_event(const net::HttpRequest& req, std::string_view id_hex);
+  net::HttpResponse list_channels(const net::HttpRequest& req);
   net::HttpResponse get_channel(const net::HttpRequest& req, std::string_view id, bool members);
+  net::HttpResponse get_canvas(const net::HttpRequest& req, std::string_view id);
   net::HttpResponse get_presence(const net::HttpRequest& req);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
 

@@ -37,9 +37,11 @@ net::HttpResponse Relay::route_api(const net::HttpRequest& req) {
   std::string_view path = req.path;
   if (path.starts_with("/api/events/")) return get_event(req, path.substr(12));
   if (path == "/api/presence") return get_presence(req);
+  if (path == "/api/channels") return list_channels(req);
   if (path.starts_with("/api/channels/")) {
     std::string_view rest = path.substr(14);
     if (rest.ends_with("/members")) return get_channel(req, rest.substr(0, rest.size() - 8), true);
+    if (rest.ends_with("/canvas")) return get_canvas(req, rest.substr(0, rest.size() - 7));
     if (rest.find('/') == std::string_view::npos) return get_channel(req, rest, false);
   }
   return net::HttpResponse::json(404, R"({"error":"not found"})");

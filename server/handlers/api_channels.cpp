@@ -1,9 +1,11 @@
 // The channel and presence reads of the REST API (rest-api.md §3.2, §3.8):
-// GET /api/channels/{id}, GET /api/channels/{id}/members, GET /api/presence.
-// A channel the caller may not read answers 403 whether or not it exists.
+// GET /api/channels, /api/channels/{id}, /api/channels/{id}/members,
+// /api/channels/{id}/canvas and GET /api/presence. A channel the caller may
+// not read answers 403 whether or not it exists.
 #include <algorithm>
 
 #include "engine/clock.h"
+#include "engine/event_parse.h"
 #include "server/relay.h"
 #include "server/team_model.h"
 
@@ -11,6 +13,17 @@ namespace buzz::server {
 namespace {
 
 constexpr size_t kMaxPresenceKeys = 200;
+constexpr size_t kMaxListedChannels = 1000;
+
+// The list's order: streams, then forums, then DMs, then the rest; by name within each.
+int type_rank(engine::ChannelType t) {
+  switch (t) {
+    case engine::ChannelType::kStream: return 0;
+    case engine::ChannelType::kForum: return 1;
+    case engine::ChannelType::kDm: return 2;
+    default: return 3;
+  }
+}
 
 std::string rfc3339_or_null(uint64_t t) { return t ? json_string(engine::rfc3339(t)) : "null"; }
 std::string text_or_null(const std::string& s) { return s.empty() ? "null" : json_string(s); }
@@ -63,6 +76,95 @@ net::HttpResponse Relay::get_channel(const net::HttpRequest& req, std::string_vi
                          {"display_name", "null"}});
   }
   return net::HttpResponse::json(200, json_object({{"members", list + "]"}, {"next_cursor", "null"}}));
+}
+
+net::HttpResponse Relay::list_channels(const net::HttpRequest& req) {
+  engine::Pubkey who;
+  if (auto refused = authenticate_http(req, &who)) return *refused;
+  const std::string visibility = req.query_param("visibility");
+  const bool members_only = req.query_param("member") == "true";
+  struct Row {
+    engine::Channel channel;
+    std::vector<engine::ChannelMember> members;
+    bool is_member = false;
+  };
+  std::vector<Row> rows;
+  for (const std::string& id : team_.readable_channels(who)) {
+    auto channel = team_.find_channel(id);
+    if (!channel) continue;
+    Row row{std::move(*channel), team_.members_of(id), false};
+    auto self = std::find_if(row.members.begin(), row.members.end(), [&](const auto& m) { return m.pubkey == who; });
+    row.is_member = self != row.members.end();
+    if (row.is_member && self->hidden_at) continue;  // a hidden DM leaves the list, not the access set
+    if (members_only && !row.is_member) continue;
+    if (!visibility.empty() && visibility != engine::visibility_name(row.channel.visibility)) continue;
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return std::pair(type_rank(a.channel.type), a.channel.name) < std::pair(type_rank(b.channel.type), b.channel.name);
+  });
+  if (rows.size() > kMaxListedChannels) rows.resize(kMaxListedChannels);
+  std::string out = "[";
+  for (const Row& r : rows) {
+    const engine::Channel& c = r.channel;
+    const bool dm = c.type == engine::ChannelType::kDm;
+    std::string names = "[", keys = "[";
+    for (const engine::ChannelMember& m : r.members) {
+      if (!dm) break;
+      std::string hex = engine::to_hex(m.pubkey);
+      if (keys.size() > 1) {
+        names += ',';
+        keys += ',';
+      }
+      names += json_string(hex.substr(0, 8));  // no profile directory yet: the documented fallback
+      keys += json_string(hex);
+    }
+    if (out.size() > 1) out += ',';
+    out += json_object({
+        {"id", json_string(c.id)},
+        {"name", json_string(c.name)},
+        {"channel_type", json_string(engine::channel_type_name(c.type))},
+        {"visibility", json_string(engine::visibility_name(c.visibility))},
+        {"description", json_string(c.description)},
+        {"topic", text_or_null(c.topic)},
+        {"purpose", text_or_null(c.purpose)},
+        {"created_by", json_string(engine::to_hex(c.created_by))},
+        {"created_at", rfc3339_or_null(c.created_at)},
+        {"updated_at", rfc3339_or_null(std::max({c.created_at, c.topic_set_at, c.purpose_set_at, c.archived_at}))},
+        {"archived_at", rfc3339_or_null(c.archived_at)},
+        {"member_count", std::to_string(r.members.size())},
+        {"last_message_at", "null"},
+        {"participants", names + "]"},
+        {"participant_pubkeys", keys + "]"},
+        {"is_member", r.is_member ? "true" : "false"},
+        {"ttl_seconds", c.ttl_seconds ? std::to_string(c.ttl_seconds) : "null"},
+        {"ttl_deadline", c.ttl_seconds ? rfc3339_or_null(c.ttl_deadline) : "null"},
+    });
+  }
+  return net::HttpResponse::json(200, out + "]");
+}
+
+net::HttpResponse Relay::get_canvas(const net::HttpRequest& req, std::string_view id) {
+  engine::Pubkey who;
+  if (auto refused = authenticate_http(req, &who)) return *refused;
+  if (!engine::is_canonical_uuid(id)) return api_error(400, "invalid channel UUID");
+  if (!team_.can_read(id, who)) return api_error(403, "not a member of this channel");
+  engine::Filter newest;
+  newest.kinds = std::vector<uint16_t>{40100};
+  newest.tags.push_back({'h', {std::string(id)}});
+  engine::QueryOptions one;
+  one.limit = 1;
+  std::string body = R"({"content":null})";
+  (void)store_.query(newest, one, [&](std::string_view raw, const engine::EventFields&) {
+    auto e = engine::parse_event_json(raw);
+    if (!e) return;
+    // A relay-signed canvas names its human author in its first p tag.
+    std::string_view author = e->first_tag_value("p");
+    body = json_object({{"content", json_string(e->content)},
+                        {"updated_at", std::to_string(e->created_at)},
+                        {"author", json_string(author.empty() ? e->pubkey_hex() : std::string(author))}});
+  });
+  return net::HttpResponse::json(200, body);
 }
 
 net::HttpResponse Relay::get_presence(const net::HttpRequest& req) {

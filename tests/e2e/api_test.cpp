@@ -146,6 +146,34 @@ TEST_F(ApiTest, ChannelDetailAndMembersAreForThoseWhoMayRead) {
   EXPECT_EQ(get(outsider, "/api/channels/not-a-uuid").status, 400);
 }
 
+TEST_F(ApiTest, ChannelListShowsReadableChannelsOnlyAndCanvasTheNewestSave) {
+  Keypair owner = engine::generate_keypair(), outsider = engine::generate_keypair();
+  auto c = client(owner);
+  const std::string secret = "a9400000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  const std::string open = "a9400000-0000-4000-8001-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", secret}, {"name", "b-secret"}, {"visibility", "private"}})).accepted);
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", open}, {"name", "a-open"}})).accepted);
+  HttpReply mine = get(owner, "/api/channels?member=true");
+  ASSERT_EQ(mine.status, 200) << mine.body;
+  size_t open_at = mine.body.find(open), secret_at = mine.body.find(secret);
+  ASSERT_NE(secret_at, std::string::npos);
+  EXPECT_LT(open_at, secret_at);  // by name within streams
+  EXPECT_EQ(get(owner, "/api/channels?visibility=private").body.find(open), std::string::npos);
+  HttpReply theirs = get(outsider, "/api/channels");
+  EXPECT_EQ(theirs.status, 200);
+  EXPECT_NE(theirs.body.find(open), std::string::npos);
+  EXPECT_EQ(theirs.body.find(secret), std::string::npos) << "a private channel listed for a non-member";
+  EXPECT_EQ(get(outsider, "/api/channels?member=true").body.find(open), std::string::npos);
+
+  EXPECT_EQ(get(owner, "/api/channels/" + secret + "/canvas").body, R"({"content":null})");
+  uint64_t now = unix_now();
+  ASSERT_TRUE(c->publish(make_event(owner, 40100, "# v1", {{"h", secret}}, now - 2)).accepted);
+  ASSERT_TRUE(c->publish(make_event(owner, 40100, "# v2", {{"h", secret}}, now - 1)).accepted);
+  HttpReply canvas = get(owner, "/api/channels/" + secret + "/canvas");
+  EXPECT_EQ(canvas.body, R"({"author":")" + hex(owner) + R"(","content":"# v2","updated_at":)" + std::to_string(now - 1) + "}");
+  EXPECT_EQ(get(outsider, "/api/channels/" + secret + "/canvas").status, 403);
+}
+
 TEST_F(ApiTest, PresenceIsVisibleToThoseSharingAChannel) {
   Keypair online = engine::generate_keypair(), peer = engine::generate_keypair(), stranger = engine::generate_keypair();
   auto c = client(online);

@@ -12,6 +12,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <ctime>
@@ -260,7 +261,10 @@ std::string relay_self_pubkey(const RelayProcess& relay) {
 
 std::string nip98_header(const engine::Keypair& key, const std::string& url, const std::string& method,
                          const std::string& body, uint64_t created_at) {
-  std::vector<engine::Tag> tags = {{"u", url}, {"method", method}};
+  // Two identical requests in one second would sign the same event, which the
+  // relay's replay cache refuses; a nonce makes each call its own request.
+  static std::atomic<uint64_t> nonce{0};
+  std::vector<engine::Tag> tags = {{"u", url}, {"method", method}, {"nonce", std::to_string(++nonce)}};
   if (!body.empty()) {
     uint8_t digest[32];
     engine::sha256(body.data(), body.size(), digest);

@@ -133,7 +133,8 @@ HttpReply http_get(uint16_t port, const std::string& path, const std::string& ac
 // The relay's own pubkey, from the NIP-11 "self" field ("" if unavailable).
 std::string relay_self_pubkey(const RelayProcess& relay);
 
-// An `Authorization` value for NIP-98 (kind 27235): u, method and, with a body, payload tags.
+// An `Authorization` value for NIP-98 (kind 27235): u, method, a nonce and,
+// with a body, payload tags. Every call signs a distinct event.
 std::string nip98_header(const engine::Keypair& key, const std::string& url, const std::string& method,
                          const std::string& body = "", uint64_t created_at = 0);
 
