@@ -29,31 +29,41 @@ std::string rfc3339_or_null(uint64_t t) { return t ? json_string(engine::rfc3339
 std::string text_or_null(const std::string& s) { return s.empty() ? "null" : json_string(s); }
 std::string key_or_null(const engine::Pubkey& pk, uint64_t when) { return when ? json_string(engine::to_hex(pk)) : "null"; }
 
-std::string channel_json(const engine::Channel& c, size_t member_count) {
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+// The fields the channel list and the channel detail share (rest-api.md §3.2).
+Fields channel_fields(const engine::Channel& c, size_t member_count) {
   uint64_t updated = std::max({c.created_at, c.topic_set_at, c.purpose_set_at, c.archived_at});
-  return json_object({
+  return {
       {"id", json_string(c.id)},
       {"name", json_string(c.name)},
       {"channel_type", json_string(engine::channel_type_name(c.type))},
       {"visibility", json_string(engine::visibility_name(c.visibility))},
-      {"description", text_or_null(c.description)},
       {"topic", text_or_null(c.topic)},
-      {"topic_set_by", key_or_null(c.topic_set_by, c.topic_set_at)},
-      {"topic_set_at", rfc3339_or_null(c.topic_set_at)},
       {"purpose", text_or_null(c.purpose)},
-      {"purpose_set_by", key_or_null(c.purpose_set_by, c.purpose_set_at)},
-      {"purpose_set_at", rfc3339_or_null(c.purpose_set_at)},
       {"created_by", json_string(engine::to_hex(c.created_by))},
       {"created_at", rfc3339_or_null(c.created_at)},
       {"updated_at", rfc3339_or_null(updated)},
       {"archived_at", rfc3339_or_null(c.archived_at)},
       {"member_count", std::to_string(member_count)},
-      {"topic_required", "false"},
-      {"max_members", "null"},
-      {"nip29_group_id", "null"},
       {"ttl_seconds", c.ttl_seconds ? std::to_string(c.ttl_seconds) : "null"},
       {"ttl_deadline", c.ttl_seconds ? rfc3339_or_null(c.ttl_deadline) : "null"},
-  });
+  };
+}
+
+std::string channel_json(const engine::Channel& c, size_t member_count) {
+  Fields f = channel_fields(c, member_count);
+  f.insert(f.end(), {
+                        {"description", text_or_null(c.description)},  // nullable here, "" in the list (upstream)
+                        {"topic_set_by", key_or_null(c.topic_set_by, c.topic_set_at)},
+                        {"topic_set_at", rfc3339_or_null(c.topic_set_at)},
+                        {"purpose_set_by", key_or_null(c.purpose_set_by, c.purpose_set_at)},
+                        {"purpose_set_at", rfc3339_or_null(c.purpose_set_at)},
+                        {"topic_required", "false"},
+                        {"max_members", "null"},
+                        {"nip29_group_id", "null"},
+                    });
+  return json_object(std::move(f));
 }
 
 }  // namespace
@@ -120,26 +130,15 @@ net::HttpResponse Relay::list_channels(const net::HttpRequest& req) {
       keys += json_string(hex);
     }
     if (out.size() > 1) out += ',';
-    out += json_object({
-        {"id", json_string(c.id)},
-        {"name", json_string(c.name)},
-        {"channel_type", json_string(engine::channel_type_name(c.type))},
-        {"visibility", json_string(engine::visibility_name(c.visibility))},
-        {"description", json_string(c.description)},
-        {"topic", text_or_null(c.topic)},
-        {"purpose", text_or_null(c.purpose)},
-        {"created_by", json_string(engine::to_hex(c.created_by))},
-        {"created_at", rfc3339_or_null(c.created_at)},
-        {"updated_at", rfc3339_or_null(std::max({c.created_at, c.topic_set_at, c.purpose_set_at, c.archived_at}))},
-        {"archived_at", rfc3339_or_null(c.archived_at)},
-        {"member_count", std::to_string(r.members.size())},
-        {"last_message_at", "null"},
-        {"participants", names + "]"},
-        {"participant_pubkeys", keys + "]"},
-        {"is_member", r.is_member ? "true" : "false"},
-        {"ttl_seconds", c.ttl_seconds ? std::to_string(c.ttl_seconds) : "null"},
-        {"ttl_deadline", c.ttl_seconds ? rfc3339_or_null(c.ttl_deadline) : "null"},
-    });
+    Fields f = channel_fields(c, r.members.size());
+    f.insert(f.end(), {
+                          {"description", json_string(c.description)},
+                          {"last_message_at", "null"},
+                          {"participants", names + "]"},
+                          {"participant_pubkeys", keys + "]"},
+                          {"is_member", r.is_member ? "true" : "false"},
+                      });
+    out += json_object(std::move(f));
   }
   return net::HttpResponse::json(200, out + "]");
 }
