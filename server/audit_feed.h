@@ -40,6 +40,8 @@ class AuditFeed {
 
   // The refusal for new events while earlier records still wait for room, or "".
   std::string refusal();
+  // Whether committed records still wait for room in the log.
+  bool backlogged() const { return !backlog_.empty(); }
   // Adds a record to the batch being built.
   void add(engine::AuditRecord record);
   // The pending copy of every record added to this batch, to commit with it.

@@ -8,6 +8,12 @@
 #include "server/log.h"
 
 namespace buzz::server {
+namespace {
+
+constexpr auto kBacklogRetry = std::chrono::milliseconds(5);
+
+}  // namespace
+
 StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, AuditFeed& audit,
                          size_t capacity, std::chrono::seconds reaper_interval, Sink sink)
     : store_(store),
@@ -65,12 +71,15 @@ void StoreWriter::run() {
   for (;;) {
     {
       std::unique_lock lock(mu_);
-      // The reaper's turn comes with the next batch, or alone when the relay is idle.
-      cv_.wait_until(lock, next_reap_, [&] { return stopping_ || !queue_.empty(); });
+      // The reaper's turn comes with the next batch, or alone when the relay is
+      // idle; an audit backlog is retried every few milliseconds even then.
+      auto wake = next_reap_;
+      if (audit_.backlogged()) wake = std::min(wake, std::chrono::steady_clock::now() + kBacklogRetry);
+      cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty() && stopping_) return;
       jobs.swap(queue_);
     }
-    if (!jobs.empty() || std::chrono::steady_clock::now() >= next_reap_) process(jobs);
+    if (!jobs.empty() || audit_.backlogged() || std::chrono::steady_clock::now() >= next_reap_) process(jobs);
     jobs.clear();
   }
 }
