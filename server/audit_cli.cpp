@@ -9,6 +9,7 @@
 #include "engine/audit_verify.h"
 #include "engine/canonical.h"
 #include "server/cli.h"
+#include "server/json_text.h"
 
 namespace buzz::server {
 namespace {
@@ -33,12 +34,6 @@ int usage_error(const std::string& why) {
 std::optional<uint64_t> parse_count(const std::string& text) {
   if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos) return {};
   return std::stoull(text);
-}
-
-std::string json_string(std::string_view s) {
-  std::string out;
-  engine::append_json_string(out, s);
-  return out;
 }
 
 int verify(const std::string& dir, uint64_t from, uint64_t to) {

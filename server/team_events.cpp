@@ -12,25 +12,6 @@ using engine::Channel;
 using engine::ChannelMember;
 using engine::Tag;
 
-std::string json_string(std::string_view s) {
-  std::string out;
-  engine::append_json_string(out, s);
-  return out;
-}
-
-std::string json_object(std::vector<std::pair<std::string, std::string>> fields) {
-  // Upstream's JSON library writes object keys in lexicographic order.
-  std::sort(fields.begin(), fields.end());
-  std::string out = "{";
-  for (const auto& [k, v] : fields) {
-    if (out.size() > 1) out += ',';
-    engine::append_json_string(out, k);
-    out += ':';
-    out += v;
-  }
-  return out + "}";
-}
-
 void TeamModel::audit(Admission& a, const engine::Event& cause, std::string_view action, const std::string& channel,
                       std::vector<std::pair<std::string, std::string>> meta) {
   a.audit.push_back({cause.id_hex(), cause.kind, cause.pubkey_hex(), std::string(action), channel,

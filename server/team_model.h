@@ -24,6 +24,7 @@
 #include "engine/event_store.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
+#include "server/json_text.h"
 
 namespace buzz::server {
 
@@ -120,12 +121,5 @@ class TeamModel {
   std::unordered_map<engine::Id, std::string, engine::KeyBytesHash> batch_threads_;
   std::unordered_set<std::string> batch_reactions_;
 };
-
-// s as a JSON string literal.
-std::string json_string(std::string_view s);
-
-// The content of a relay-signed event: a JSON object with keys in order.
-// Values are JSON text (already quoted where they are strings).
-std::string json_object(std::vector<std::pair<std::string, std::string>> fields);
 
 }  // namespace buzz::server

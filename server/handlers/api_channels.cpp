@@ -6,8 +6,8 @@
 
 #include "engine/clock.h"
 #include "engine/event_parse.h"
+#include "server/json_text.h"
 #include "server/relay.h"
-#include "server/team_model.h"
 
 namespace buzz::server {
 namespace {

@@ -1,0 +1,28 @@
+// JSON writers; see json_text.h.
+#include "server/json_text.h"
+
+#include <algorithm>
+
+#include "engine/canonical.h"
+
+namespace buzz::server {
+
+std::string json_string(std::string_view s) {
+  std::string out;
+  engine::append_json_string(out, s);
+  return out;
+}
+
+std::string json_object(std::vector<std::pair<std::string, std::string>> fields) {
+  std::sort(fields.begin(), fields.end());
+  std::string out = "{";
+  for (const auto& [k, v] : fields) {
+    if (out.size() > 1) out += ',';
+    engine::append_json_string(out, k);
+    out += ':';
+    out += v;
+  }
+  return out + "}";
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,19 @@
+// Small JSON writers for the replies the server builds by hand (relay-signed
+// event contents, REST bodies, CLI output). Objects come out with their keys in
+// lexicographic order, as upstream's JSON library writes them.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace buzz::server {
+
+// s as a JSON string literal (quoted, serde escaping).
+std::string json_string(std::string_view s);
+
+// An object from (key, value) pairs; values are JSON text (quoted where they are strings).
+std::string json_object(std::vector<std::pair<std::string, std::string>> fields);
+
+}  // namespace buzz::server
