@@ -107,6 +107,7 @@ class Relay final : public net::Service {
   net::HttpResponse get_channel(const net::HttpRequest& req, std::string_view id, bool members);
   net::HttpResponse get_canvas(const net::HttpRequest& req, std::string_view id);
   net::HttpResponse get_presence(const net::HttpRequest& req);
+  net::HttpResponse put_presence(const net::HttpRequest& req);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
 
   const Config& config_;

@@ -35,6 +35,8 @@ std::string Relay::nip11_document() const {
 
 net::HttpResponse Relay::route_api(const net::HttpRequest& req) {
   std::string_view path = req.path;
+  if (req.method == "PUT" && path == "/api/presence") return put_presence(req);
+  if (req.method != "GET" && req.method != "HEAD") return api_error(405, "method not allowed");
   if (path.starts_with("/api/events/")) return get_event(req, path.substr(12));
   if (path == "/api/presence") return get_presence(req);
   if (path == "/api/channels") return list_channels(req);
@@ -68,7 +70,7 @@ net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
     r.content_type = "application/nostr+json";
     return with_cors(std::move(r));
   }
-  if (get && req.path.starts_with("/api/")) return with_cors(route_api(req));
+  if (req.path.starts_with("/api/")) return with_cors(route_api(req));
   if (get && req.path == "/metrics") {
     net::HttpResponse r = net::HttpResponse::text(200, render_metrics(metrics_));
     r.content_type = "text/plain; version=0.0.4";

@@ -1,7 +1,9 @@
 // The channel and presence reads of the REST API (rest-api.md §3.2, §3.8):
 // GET /api/channels, /api/channels/{id}, /api/channels/{id}/members,
-// /api/channels/{id}/canvas and GET /api/presence. A channel the caller may
+// /api/channels/{id}/canvas, and GET / PUT /api/presence. A channel the caller may
 // not read answers 403 whether or not it exists.
+#include <simdjson.h>
+
 #include <algorithm>
 
 #include "engine/clock.h"
@@ -190,6 +192,22 @@ net::HttpResponse Relay::get_presence(const net::HttpRequest& req) {
     statuses.emplace_back(hex, json_string(status.value_or("offline")));
   }
   return net::HttpResponse::json(200, json_object(std::move(statuses)));
+}
+
+net::HttpResponse Relay::put_presence(const net::HttpRequest& req) {
+  engine::Pubkey who;
+  if (auto refused = authenticate_http(req, &who)) return *refused;
+  simdjson::dom::parser parser;
+  simdjson::dom::element body;
+  if (parser.parse(req.body).get(body)) return api_error(400, "request body must be JSON");
+  std::string_view status;
+  if (body["status"].get(status) || (status != "online" && status != "away" && status != "offline")) {
+    return api_error(422, "status must be \"online\", \"away\" or \"offline\"");
+  }
+  presence_.set_status(who, status, engine::unix_now());
+  const bool offline = status == "offline";
+  return net::HttpResponse::json(
+      200, json_object({{"status", json_string(status)}, {"ttl_seconds", offline ? "0" : std::to_string(kPresenceTtlSecs)}}));
 }
 
 }  // namespace buzz::server

@@ -192,5 +192,30 @@ TEST_F(ApiTest, PresenceIsVisibleToThoseSharingAChannel) {
   EXPECT_EQ(get(peer, "/api/presence").body, "{}");
 }
 
+TEST_F(ApiTest, PutPresenceSetsTheCallersStatus) {
+  Keypair me = engine::generate_keypair();
+  auto put = [&](const std::string& body) {
+    return http_call(relay_->port(), "PUT", "/api/presence",
+                     {{"Authorization", nip98_header(me, url("/api/presence"), "PUT", body)},
+                      {"Content-Type", "application/json"}},
+                     body);
+  };
+  HttpReply away = put(R"({"status":"away"})");
+  ASSERT_EQ(away.status, 200) << away.body;
+  EXPECT_EQ(away.body, R"({"status":"away","ttl_seconds":90})");
+  EXPECT_EQ(get(me, "/api/presence?pubkeys=" + hex(me)).body, "{\"" + hex(me) + R"(":"away"})");
+  EXPECT_EQ(put(R"({"status":"offline"})").body, R"({"status":"offline","ttl_seconds":0})");
+  EXPECT_EQ(get(me, "/api/presence?pubkeys=" + hex(me)).body, "{\"" + hex(me) + R"(":"offline"})");
+  HttpReply bad = put(R"({"status":"busy"})");
+  EXPECT_EQ(bad.status, 422);
+  EXPECT_EQ(put("not json").status, 400);
+  // The body is signed: a payload hash for another body is refused.
+  HttpReply forged = http_call(relay_->port(), "PUT", "/api/presence",
+                               {{"Authorization", nip98_header(me, url("/api/presence"), "PUT", R"({"status":"away"})")}},
+                               R"({"status":"online"})");
+  EXPECT_EQ(forged.status, 401);
+  EXPECT_EQ(forged.body, R"({"error":"NIP-98: payload hash does not match the body"})");
+}
+
 }  // namespace
 }  // namespace buzz::test
