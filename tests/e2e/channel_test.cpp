@@ -120,6 +120,13 @@ std::string p_filter(const std::string& pubkey, const std::string& kinds) {
 
 std::string ids_filter(const std::string& id) { return R"({"ids":[")" + id + R"("]})"; }
 
+// An OK false with exactly this reason.
+void expect_refused(const OkReply& r, const std::string& reason) {
+  EXPECT_TRUE(r.received) << "no OK for: " << reason;
+  EXPECT_FALSE(r.accepted) << reason;
+  EXPECT_EQ(r.reason, reason);
+}
+
 // One user: a fresh keypair and an authenticated connection.
 struct Peer {
   Keypair key;
@@ -701,16 +708,10 @@ TEST_F(ChannelTest, PutUserValidation) {
   Peer a = user(), c = user();
   ASSERT_TRUE(a.c && c.c);
   const std::string priv = create(a, "private");
-  OkReply bad_role = put_user(a, priv, c.hex, "wizard");
-  EXPECT_FALSE(bad_role.accepted);
-  EXPECT_EQ(bad_role.reason, "invalid: invalid role: wizard");
-  OkReply no_p = a->publish(make_event(a.key, 9000, "", {{"h", priv}}));
-  EXPECT_FALSE(no_p.accepted);
-  EXPECT_EQ(no_p.reason, "invalid: missing p tag");
+  expect_refused(put_user(a, priv, c.hex, "wizard"), "invalid: invalid role: wizard");
+  expect_refused(a->publish(make_event(a.key, 9000, "", {{"h", priv}})), "invalid: missing p tag");
   // A non-member cannot add to a private channel, not even themselves.
-  OkReply outsider = put_user(c, priv, c.hex);
-  EXPECT_FALSE(outsider.accepted);
-  EXPECT_EQ(outsider.reason, kNotMember);
+  expect_refused(put_user(c, priv, c.hex), kNotMember);
   EXPECT_TRUE(c->req("r", h_filter(priv)).closed);
 }
 
@@ -726,9 +727,7 @@ TEST_F(ChannelTest, OnlyOwnersAndAdminsGrantElevatedRoles) {
     EXPECT_FALSE(member.accepted);
     EXPECT_EQ(member.reason, "invalid: only owners/admins may grant elevated roles");
     // On an open channel too (a non-member, even for themselves).
-    OkReply outsider = put_user(c, open, c.hex, role);
-    EXPECT_FALSE(outsider.accepted);
-    EXPECT_EQ(outsider.reason, "invalid: only owners/admins may grant elevated roles");
+    expect_refused(put_user(c, open, c.hex, role), "invalid: only owners/admins may grant elevated roles");
   }
   // d never became a member; c is no admin of the open channel.
   EXPECT_TRUE(d->req("r", h_filter(priv)).closed);
@@ -753,20 +752,12 @@ TEST_F(ChannelTest, OnlyOwnersAndAdminsChangeRoles) {
   EXPECT_FALSE(demote.accepted);
   EXPECT_EQ(demote.reason, "invalid: only owners/admins may change roles");
   // On an open channel a non-member may not demote the owner either.
-  OkReply outsider = put_user(c, open, a.hex, "member");
-  EXPECT_FALSE(outsider.accepted);
-  EXPECT_EQ(outsider.reason, "invalid: only owners/admins may change roles");
+  expect_refused(put_user(c, open, a.hex, "member"), "invalid: only owners/admins may change roles");
   // A member demoting an admin, or changing another member's role: refused.
-  OkReply demote_admin = put_user(b, priv, e.hex, "guest");
-  EXPECT_FALSE(demote_admin.accepted);
-  EXPECT_EQ(demote_admin.reason, "invalid: only owners/admins may change roles");
+  expect_refused(put_user(b, priv, e.hex, "guest"), "invalid: only owners/admins may change roles");
   // An admin may not touch the owner role; the last owner stays.
-  OkReply admin_demotes_owner = put_user(e, priv, a.hex, "member");
-  EXPECT_FALSE(admin_demotes_owner.accepted);
-  EXPECT_EQ(admin_demotes_owner.reason, "invalid: only owners may change owner role");
-  OkReply self_demote = put_user(a, priv, a.hex, "admin");
-  EXPECT_FALSE(self_demote.accepted);
-  EXPECT_EQ(self_demote.reason, "invalid: cannot remove the last owner");
+  expect_refused(put_user(e, priv, a.hex, "member"), "invalid: only owners may change owner role");
+  expect_refused(put_user(a, priv, a.hex, "admin"), "invalid: cannot remove the last owner");
   // The same role again is an idempotent success.
   OkReply same = put_user(a, priv, b.hex, "member");
   EXPECT_TRUE(same.accepted) << same.reason;
@@ -839,15 +830,9 @@ TEST_F(ChannelTest, NonAdminCannotRemoveOthers) {
   add(a, ch, b);
   add(a, ch, d);
   add(a, open, d);
-  OkReply ok = remove(b, ch, d.hex);
-  EXPECT_FALSE(ok.accepted);
-  EXPECT_EQ(ok.reason, "invalid: actor not authorized");
-  OkReply owner = remove(b, ch, a.hex);
-  EXPECT_FALSE(owner.accepted);
-  EXPECT_EQ(owner.reason, "invalid: actor not authorized");
-  OkReply outsider = remove(c, open, d.hex);
-  EXPECT_FALSE(outsider.accepted);
-  EXPECT_EQ(outsider.reason, "invalid: actor not authorized");
+  expect_refused(remove(b, ch, d.hex), "invalid: actor not authorized");
+  expect_refused(remove(b, ch, a.hex), "invalid: actor not authorized");
+  expect_refused(remove(c, open, d.hex), "invalid: actor not authorized");
   OkReply private_outsider = remove(c, ch, d.hex);
   EXPECT_EQ(private_outsider.reason, kNotMember);
   EXPECT_FALSE(d->req("still", h_filter(ch)).closed) << "d is still a member";
@@ -863,13 +848,9 @@ TEST_F(ChannelTest, LeaveRules) {
   OkReply leave = a->publish(make_event(a.key, 9022, "", {{"h", ch}}));
   EXPECT_FALSE(leave.accepted);
   EXPECT_EQ(leave.reason, "invalid: cannot remove the last owner");
-  OkReply self_remove = remove(a, ch, a.hex);
-  EXPECT_FALSE(self_remove.accepted);
-  EXPECT_EQ(self_remove.reason, "invalid: cannot remove the last owner");
+  expect_refused(remove(a, ch, a.hex), "invalid: cannot remove the last owner");
   // A non-member cannot leave an open channel.
-  OkReply stranger = c->publish(make_event(c.key, 9022, "", {{"h", open}}));
-  EXPECT_FALSE(stranger.accepted);
-  EXPECT_EQ(stranger.reason, "invalid: actor is not an active member");
+  expect_refused(c->publish(make_event(c.key, 9022, "", {{"h", open}})), "invalid: actor is not an active member");
   // A member leaves: their own live subscription ends.
   subscribe(b, "live", h_filter(ch));
   OkReply bye = b->publish(make_event(b.key, 9022, "", {{"h", ch}}));
@@ -908,13 +889,9 @@ TEST_F(ChannelTest, JoinOpenChannelButNotPrivateOne) {
   EXPECT_TRUE(again.accepted) << again.reason;
   EXPECT_EQ(system_messages(read(c, "state2", h_filter(open, "40099")), "member_joined").size(), 1u);
 
-  OkReply refused = c->publish(make_event(c.key, 9021, "", {{"h", priv}}));
-  EXPECT_FALSE(refused.accepted);
-  EXPECT_EQ(refused.reason, "restricted: channel is private");
+  expect_refused(c->publish(make_event(c.key, 9021, "", {{"h", priv}})), "restricted: channel is private");
   EXPECT_TRUE(c->req("priv", h_filter(priv)).closed);
-  OkReply unknown = c->publish(make_event(c.key, 9021, "", {{"h", new_uuid()}}));
-  EXPECT_FALSE(unknown.accepted);
-  EXPECT_EQ(unknown.reason, "invalid: channel not found");
+  expect_refused(c->publish(make_event(c.key, 9021, "", {{"h", new_uuid()}})), "invalid: channel not found");
 }
 
 // --- roles: guest, bot, member ------------------------------------------------
@@ -933,9 +910,7 @@ TEST_F(ChannelTest, GuestPostsButCannotEditSettingsAndMemberSetsTopic) {
     for (const Tag& tag : std::vector<Tag>{{"name", "renamed"}, {"about", "x"}, {"visibility", "open"},
                                            {"archived", "true"}, {"ttl", "60"}}) {
       SCOPED_TRACE(tag[0]);
-      OkReply ok = edit_meta(*who, ch, {tag});
-      EXPECT_FALSE(ok.accepted);
-      EXPECT_EQ(ok.reason, kNotAuthorizedMeta);
+      expect_refused(edit_meta(*who, ch, {tag}), kNotAuthorizedMeta);
     }
     // name together with topic is still an admin change
     OkReply mixed = edit_meta(*who, ch, {{"topic", "t"}, {"name", "n"}});
@@ -963,9 +938,7 @@ TEST_F(ChannelTest, GuestPostsButCannotEditSettingsAndMemberSetsTopic) {
   EXPECT_TRUE(purpose.accepted) << purpose.reason;
   // A non-member of an open channel may not set the topic.
   const std::string open = create(a, "open");
-  OkReply stranger = edit_meta(c, open, {{"topic", "spam"}});
-  EXPECT_FALSE(stranger.accepted);
-  EXPECT_EQ(stranger.reason, "invalid: not a member");
+  expect_refused(edit_meta(c, open, {{"topic", "spam"}}), "invalid: not a member");
   OkReply none = edit_meta(a, ch, {{"colour", "red"}});
   EXPECT_EQ(none.reason,
             "invalid: kind:9002 must include at least one metadata tag (name, about, archived, topic, purpose, "
@@ -1017,9 +990,7 @@ TEST_F(ChannelTest, ArchivedChannelIsReadOnlyUntilUnarchived) {
   OkReply archive = edit_meta(a, ch, {{"archived", "true"}});
   ASSERT_TRUE(archive.accepted) << archive.reason;
   for (Peer* who : {&a, &b}) {
-    OkReply ok = (*who)->publish(message(*who, ch));
-    EXPECT_FALSE(ok.accepted);
-    EXPECT_EQ(ok.reason, "invalid: channel is archived");
+    expect_refused((*who)->publish(message(*who, ch)), "invalid: channel is archived");
   }
   EXPECT_EQ(edit_meta(b, ch, {{"topic", "x"}}).reason, "invalid: channel is archived");
   EXPECT_EQ(put_user(a, ch, engine::to_hex(engine::generate_keypair().pubkey)).reason, "invalid: channel is archived");
@@ -1031,9 +1002,7 @@ TEST_F(ChannelTest, ArchivedChannelIsReadOnlyUntilUnarchived) {
   ASSERT_TRUE(meta);
   EXPECT_TRUE(has_tag(*meta, {"archived", "true"}));
   // A plain member cannot unarchive; an owner can.
-  OkReply member_unarchive = edit_meta(b, ch, {{"archived", "false"}});
-  EXPECT_FALSE(member_unarchive.accepted);
-  EXPECT_EQ(member_unarchive.reason, kNotAuthorizedMeta);
+  expect_refused(edit_meta(b, ch, {{"archived", "false"}}), kNotAuthorizedMeta);
   OkReply unarchive = edit_meta(a, ch, {{"archived", "false"}});
   ASSERT_TRUE(unarchive.accepted) << unarchive.reason;
   post(b, ch);
@@ -1065,9 +1034,7 @@ TEST_F(ChannelTest, OnlyTheAuthorEdits) {
   const std::string other = create(a, "private");
   add(a, ch, b);
   Event m = post(a, ch);
-  OkReply by_other = b->publish(make_event(b.key, 40003, "changed", {{"h", ch}, {"e", m.id_hex()}}));
-  EXPECT_FALSE(by_other.accepted);
-  EXPECT_EQ(by_other.reason, "invalid: must be event author to edit");
+  expect_refused(b->publish(make_event(b.key, 40003, "changed", {{"h", ch}, {"e", m.id_hex()}})), "invalid: must be event author to edit");
   OkReply outsider = c->publish(make_event(c.key, 40003, "changed", {{"h", ch}, {"e", m.id_hex()}}));
   EXPECT_EQ(outsider.reason, kNotMember);
   OkReply wrong_channel = a->publish(make_event(a.key, 40003, "moved", {{"h", other}, {"e", m.id_hex()}}));
@@ -1091,9 +1058,7 @@ TEST_F(ChannelTest, ModerationDeleteNeedsAuthorOrAdmin) {
   add(a, ch, e, "admin");
   Event by_b = post(b, ch);
   Event by_d = post(d, ch);
-  OkReply refused = b->publish(make_event(b.key, 9005, "", {{"h", ch}, {"e", by_d.id_hex()}}));
-  EXPECT_FALSE(refused.accepted);
-  EXPECT_EQ(refused.reason, "invalid: must be event author or channel owner/admin");
+  expect_refused(b->publish(make_event(b.key, 9005, "", {{"h", ch}, {"e", by_d.id_hex()}})), "invalid: must be event author or channel owner/admin");
 
   subscribe(d, "live", h_filter(ch, "9005,40099"));
   Event mod = make_event(e.key, 9005, "", {{"h", ch}, {"e", by_d.id_hex()}});
@@ -1124,9 +1089,7 @@ TEST_F(ChannelTest, ReactionsInheritTheTargetsChannel) {
   add(a, ch, b);
   Event m = post(a, ch);
   // No h needed: the channel is the target's.
-  OkReply outsider = c->publish(make_event(c.key, 7, "+", {{"e", m.id_hex()}}));
-  EXPECT_FALSE(outsider.accepted);
-  EXPECT_EQ(outsider.reason, kNotMember);
+  expect_refused(c->publish(make_event(c.key, 7, "+", {{"e", m.id_hex()}})), kNotMember);
   // An h naming an open channel does not move it out of the private one.
   const std::string open = create(c, "open");
   OkReply sneaky = c->publish(make_event(c.key, 7, "+", {{"h", open}, {"e", m.id_hex()}}));
@@ -1169,9 +1132,7 @@ TEST_F(ChannelTest, OnlyTheOwnerDeletesTheChannel) {
   add(a, ch, e, "admin");
   add(a, ch, b);
   Event m = post(b, ch);
-  OkReply admin = e->publish(make_event(e.key, 9008, "", {{"h", ch}}));
-  EXPECT_FALSE(admin.accepted);
-  EXPECT_EQ(admin.reason, "invalid: only owner can delete group");
+  expect_refused(e->publish(make_event(e.key, 9008, "", {{"h", ch}})), "invalid: only owner can delete group");
   OkReply member = b->publish(make_event(b.key, 9008, "", {{"h", ch}}));
   EXPECT_EQ(member.reason, "invalid: only owner can delete group");
 
@@ -1211,9 +1172,7 @@ TEST_F(ChannelTest, ForumVotesTargetPostsAndANewerVoteReplacesTheOlder) {
   Event forum_post = make_event(a.key, 45001, unique_text("post"), {{"h", ch}});
   ASSERT_TRUE(a->publish(forum_post).accepted);
   Event chat = post(a, ch);
-  OkReply wrong = b->publish(make_event(b.key, 45002, "+", {{"h", ch}, {"e", chat.id_hex()}}));
-  EXPECT_FALSE(wrong.accepted);
-  EXPECT_EQ(wrong.reason, "invalid: vote target must be a forum post or comment");
+  expect_refused(b->publish(make_event(b.key, 45002, "+", {{"h", ch}, {"e", chat.id_hex()}})), "invalid: vote target must be a forum post or comment");
   OkReply missing = b->publish(make_event(b.key, 45002, "+", {{"h", ch}}));
   EXPECT_EQ(missing.reason, "invalid: missing e tag for vote target");
 
@@ -1224,9 +1183,7 @@ TEST_F(ChannelTest, ForumVotesTargetPostsAndANewerVoteReplacesTheOlder) {
   ASSERT_TRUE(b->publish(down).accepted);
   std::vector<Event> votes = read(b, "votes", R"({"kinds":[45002],"#e":[")" + forum_post.id_hex() + R"("]})");
   EXPECT_EQ(ids_of(votes), std::vector<std::string>{down.id_hex()});
-  OkReply late = b->publish(make_event(b.key, 45002, "+", {{"h", ch}, {"e", forum_post.id_hex()}}, now - 20));
-  EXPECT_FALSE(late.accepted);
-  EXPECT_EQ(late.reason, "duplicate: a newer vote from this author exists");
+  expect_refused(b->publish(make_event(b.key, 45002, "+", {{"h", ch}, {"e", forum_post.id_hex()}}, now - 20)), "duplicate: a newer vote from this author exists");
 }
 
 TEST_F(ChannelTest, ThreadRepliesFollowNip10Ancestry) {
@@ -1239,9 +1196,7 @@ TEST_F(ChannelTest, ThreadRepliesFollowNip10Ancestry) {
   Event reply = post(b, ch, {{"e", root.id_hex(), "", "reply"}});
   Event nested = post(a, ch, {{"e", root.id_hex(), "", "root"}, {"e", reply.id_hex(), "", "reply"}});
 
-  OkReply unknown = b->publish(message(b, ch, {{"e", std::string(64, 'c'), "", "reply"}}));
-  EXPECT_FALSE(unknown.accepted);
-  EXPECT_EQ(unknown.reason, "invalid: reply parent not found");
+  expect_refused(b->publish(message(b, ch, {{"e", std::string(64, 'c'), "", "reply"}})), "invalid: reply parent not found");
   OkReply wrong_root =
       b->publish(message(b, ch, {{"e", lone.id_hex(), "", "root"}, {"e", reply.id_hex(), "", "reply"}}));
   EXPECT_FALSE(wrong_root.accepted);
@@ -1401,9 +1356,7 @@ TEST_F(ChannelTest, TypingStaysInsideThePrivateChannel) {
   ASSERT_TRUE(a.c && b.c && c.c);
   const std::string ch = create(a, "private");
   add(a, ch, b);
-  OkReply outsider = c->publish(make_event(c.key, 20002, "", {{"h", ch}}));
-  EXPECT_FALSE(outsider.accepted);
-  EXPECT_EQ(outsider.reason, kNotMember);
+  expect_refused(c->publish(make_event(c.key, 20002, "", {{"h", ch}})), kNotMember);
   EXPECT_EQ(c->publish(make_event(c.key, 20002, "", {{"h", to_upper(ch)}})).reason,
             "invalid: h tag must be a canonical lowercase UUID");
 
@@ -1535,9 +1488,7 @@ TEST(ChannelReaperTest, ExpiredTtlChannelIsArchivedAndAnnounced) {
                        [](const engine::Tag& t) { return t == engine::Tag{"archived", "true"}; });
   }, 2000);
   EXPECT_TRUE(meta) << "no 39000 with [\"archived\",\"true\"]";
-  OkReply post = c->publish(make_event(owner, 9, "too late", {{"h", ch}}));
-  EXPECT_FALSE(post.accepted);
-  EXPECT_EQ(post.reason, "invalid: channel is archived");
+  expect_refused(c->publish(make_event(owner, 9, "too late", {{"h", ch}})), "invalid: channel is archived");
 }
 
 }  // namespace
