@@ -7,6 +7,7 @@
 #include "engine/event_parse.h"
 #include "engine/event_record.h"
 #include "engine/kinds.h"
+#include "server/log.h"
 
 namespace buzz::server {
 namespace {
@@ -78,7 +79,8 @@ void TeamModel::end_batch(bool committed) {
   batch_threads_.clear();
   batch_reactions_.clear();
   // A batch that did not reach the store leaves memory ahead of it: read it back.
-  if (!committed) (void)team_.load(store_);
+  if (committed) return;
+  if (auto s = team_.load(store_); !s) log_error("team state reload failed after a failed write", {{"error", s.error()}});
 }
 
 Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
