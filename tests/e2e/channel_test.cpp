@@ -715,6 +715,26 @@ TEST_F(ChannelTest, PutUserValidation) {
   EXPECT_TRUE(c->req("r", h_filter(priv)).closed);
 }
 
+TEST_F(ChannelTest, AgentAddPolicyFromKind10100) {
+  Peer owner = user(), nobody_agent = user(), owner_only_agent = user(), open_agent = user();
+  ASSERT_TRUE(owner.c && nobody_agent.c && owner_only_agent.c && open_agent.c);
+  const std::string ch = create(owner, "private");
+  auto profile = [](Peer& agent, const std::string& policy) {
+    OkReply ok = agent->publish(make_event(agent.key, 10100, R"({"channel_add_policy":")" + policy + R"("})"));
+    EXPECT_TRUE(ok.accepted) << ok.reason;
+  };
+  profile(nobody_agent, "nobody");
+  profile(owner_only_agent, "owner_only");
+  profile(open_agent, "anyone");
+  expect_refused(put_user(owner, ch, nobody_agent.hex),
+                 "invalid: policy:nobody — this agent has disabled external channel additions");
+  expect_refused(put_user(owner, ch, owner_only_agent.hex), "invalid: policy:owner_only — agent has no owner set");
+  EXPECT_TRUE(put_user(owner, ch, open_agent.hex).accepted);
+  // The policy guards additions by others, not an agent joining an open channel itself.
+  const std::string open = create(owner, "open");
+  EXPECT_TRUE(put_user(nobody_agent, open, nobody_agent.hex).accepted);
+}
+
 TEST_F(ChannelTest, OnlyOwnersAndAdminsGrantElevatedRoles) {
   Peer a = user(), b = user(), c = user(), d = user();
   ASSERT_TRUE(a.c && b.c && c.c && d.c);
