@@ -190,7 +190,7 @@ void StoreWriter::settle(Batch& batch, const engine::Result<std::vector<engine::
     }
     const engine::WriteResult& res = (*results)[r];
     if (res.outcome == engine::WriteOutcome::kStored && p.fanout) {
-      out.committed.push_back({p.event, p.channel, std::make_shared<const std::string>(p.event->raw)});
+      out.committed.push_back({p.event, p.channel, raw_of(p.event)});
     }
     if (!p.job) continue;
     switch (res.outcome) {

@@ -53,6 +53,11 @@ struct CommittedEvent {
   std::shared_ptr<const std::string> raw;
 };
 
+// The event's JSON as a shared buffer that keeps the event alive: no copy.
+inline std::shared_ptr<const std::string> raw_of(const std::shared_ptr<const engine::Event>& e) {
+  return std::shared_ptr<const std::string>(e, &e->raw);
+}
+
 struct WriteBatchOutcome {
   std::vector<OkReply> replies;
   std::vector<CommittedEvent> committed;

@@ -89,7 +89,7 @@ void Relay::handle_ephemeral(Context& c, std::shared_ptr<const engine::Event> ev
 
 void Relay::broadcast(net::Loop& here, std::shared_ptr<const engine::Event> event, std::string channel) {
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(
-      std::vector<CommittedEvent>{{event, std::move(channel), std::make_shared<const std::string>(event->raw)}});
+      std::vector<CommittedEvent>{{event, std::move(channel), raw_of(event)}});
   for (net::Loop* loop : loops_) {
     if (loop == &here) {
       fanout(*loop, *committed);
