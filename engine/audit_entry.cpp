@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/canonical.h"
+#include "engine/event_record.h"
 #include "engine/hex.h"
 
 namespace buzz::engine {
@@ -48,10 +49,6 @@ bool parse_uuid(std::string_view text, uint8_t out[16]) {
 bool is_hash_hex(std::string_view s) {
   Id bytes;
   return from_hex(s, &bytes);
-}
-
-void append_big_endian(std::string& out, uint64_t v, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i) out.push_back(char(uint8_t(v >> (8 * i))));
 }
 
 Status append_canonical(element v, std::string& out) {
@@ -153,10 +150,10 @@ std::string audit_timestamp(int64_t unix_micros) {
 std::string audit_hash(const AuditEntry& e) {
   std::string bytes;
   bytes.reserve(8 + e.ts.size() + e.event_id.size() + 4 + e.actor.size() + e.action.size() + 16 + e.meta.size() + 64);
-  append_big_endian(bytes, e.seq, 8);
+  put_u64(&bytes, e.seq);
   bytes += e.ts;
   bytes += e.event_id;
-  append_big_endian(bytes, e.kind, 4);
+  put_u32(&bytes, e.kind);
   bytes += e.actor;
   bytes += e.action;
   uint8_t uuid[16] = {};  // no channel: 16 zero bytes

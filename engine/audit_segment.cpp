@@ -12,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "engine/event_record.h"
+
 namespace buzz::engine {
 namespace {
 
@@ -28,16 +30,6 @@ constexpr std::array<uint32_t, 256> make_crc32c_table() {
   return table;
 }
 constexpr std::array<uint32_t, 256> kCrc32cTable = make_crc32c_table();
-
-void put_big_endian(char* out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out[i] = char(uint8_t(v >> (8 * (bytes - 1 - i))));
-}
-
-uint64_t get_big_endian(const char* in, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v = v << 8 | uint8_t(in[i]);
-  return v;
-}
 
 uint32_t frame_crc(uint8_t type, std::string_view payload) {
   return crc32c(payload.data(), payload.size(), crc32c(&type, 1));
@@ -57,61 +49,56 @@ uint32_t crc32c(const void* data, size_t len, uint32_t crc) {
 }
 
 std::string encode_segment_header(const SegmentHeader& h) {
-  std::string out(kSegmentHeaderBytes, '\0');
-  std::memcpy(out.data(), kMagic, sizeof kMagic);
-  put_big_endian(&out[8], kVersion, 2);
-  // bytes 10–11: flags, reserved as 0
-  put_big_endian(&out[12], h.first_seq, 8);
-  std::memcpy(&out[20], h.anchor_prev_hash.data(), 32);
-  put_big_endian(&out[52], uint64_t(h.created_at_us), 8);
-  put_big_endian(&out[60], crc32c(out.data(), 60), 4);
+  std::string out(kMagic, sizeof kMagic);
+  put_u16(&out, kVersion);
+  put_u16(&out, 0);  // flags, reserved
+  put_u64(&out, h.first_seq);
+  out.append(reinterpret_cast<const char*>(h.anchor_prev_hash.data()), 32);
+  put_u64(&out, uint64_t(h.created_at_us));
+  put_u32(&out, crc32c(out.data(), out.size()));
   return out;
 }
 
 Result<SegmentHeader> decode_segment_header(std::string_view b) {
   if (b.size() < kSegmentHeaderBytes) return Error{"segment header is truncated"};
   if (std::memcmp(b.data(), kMagic, sizeof kMagic) != 0) return Error{"segment header has the wrong magic"};
-  if (crc32c(b.data(), 60) != get_big_endian(&b[60], 4)) return Error{"segment header CRC mismatch"};
-  if (uint64_t version = get_big_endian(&b[8], 2); version != kVersion) {
+  if (crc32c(b.data(), 60) != get_u32(&b[60])) return Error{"segment header CRC mismatch"};
+  if (uint16_t version = get_u16(&b[8]); version != kVersion) {
     return Error{"unsupported segment version " + std::to_string(version)};
   }
   SegmentHeader h;
-  h.first_seq = get_big_endian(&b[12], 8);
+  h.first_seq = get_u64(&b[12]);
   std::memcpy(h.anchor_prev_hash.data(), &b[20], 32);
-  h.created_at_us = int64_t(get_big_endian(&b[52], 8));
+  h.created_at_us = int64_t(get_u64(&b[52]));
   return h;
 }
 
 std::string encode_trailer_payload(const SegmentTrailer& t) {
-  std::string out(kTrailerPayloadBytes, '\0');
-  put_big_endian(&out[0], t.last_seq, 8);
-  put_big_endian(&out[8], t.record_count, 8);
-  std::memcpy(&out[16], t.last_hash.data(), 32);
-  std::memcpy(&out[48], t.file_digest.data(), 32);
-  put_big_endian(&out[80], uint64_t(t.sealed_at_us), 8);
+  std::string out;
+  put_u64(&out, t.last_seq);
+  put_u64(&out, t.record_count);
+  out.append(reinterpret_cast<const char*>(t.last_hash.data()), 32);
+  out.append(reinterpret_cast<const char*>(t.file_digest.data()), 32);
+  put_u64(&out, uint64_t(t.sealed_at_us));
   return out;
 }
 
 Result<SegmentTrailer> decode_trailer_payload(std::string_view p) {
   if (p.size() != kTrailerPayloadBytes) return Error{"trailer payload is not 88 bytes"};
   SegmentTrailer t;
-  t.last_seq = get_big_endian(&p[0], 8);
-  t.record_count = get_big_endian(&p[8], 8);
+  t.last_seq = get_u64(&p[0]);
+  t.record_count = get_u64(&p[8]);
   std::memcpy(t.last_hash.data(), &p[16], 32);
   std::memcpy(t.file_digest.data(), &p[48], 32);
-  t.sealed_at_us = int64_t(get_big_endian(&p[80], 8));
+  t.sealed_at_us = int64_t(get_u64(&p[80]));
   return t;
 }
 
 void append_frame(std::string& out, FrameType type, std::string_view payload) {
-  char head[5];
-  put_big_endian(head, payload.size(), 4);
-  head[4] = char(type);
-  out.append(head, sizeof head);
+  put_u32(&out, uint32_t(payload.size()));
+  out.push_back(char(type));
   out.append(payload);
-  char crc[4];
-  put_big_endian(crc, frame_crc(uint8_t(type), payload), 4);
-  out.append(crc, sizeof crc);
+  put_u32(&out, frame_crc(uint8_t(type), payload));
 }
 
 Frame read_frame(std::string_view b, size_t offset) {
@@ -120,7 +107,7 @@ Frame read_frame(std::string_view b, size_t offset) {
   const size_t left = b.size() - offset;
   f.status = FrameStatus::kIncomplete;
   if (left < 5) return f;
-  const uint64_t len = get_big_endian(&b[offset], 4);
+  const uint64_t len = get_u32(&b[offset]);
   if (len == 0 || len > kMaxFramePayloadBytes) {
     f.status = FrameStatus::kBadLength;
     return f;
@@ -128,7 +115,7 @@ Frame read_frame(std::string_view b, size_t offset) {
   if (left < kFrameOverheadBytes + len) return f;
   const uint8_t type = uint8_t(b[offset + 4]);
   f.payload = b.substr(offset + 5, len);
-  if (frame_crc(type, f.payload) != get_big_endian(&b[offset + 5 + len], 4)) {
+  if (frame_crc(type, f.payload) != get_u32(&b[offset + 5 + len])) {
     f.status = FrameStatus::kBadCrc;
     return f;
   }

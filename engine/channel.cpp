@@ -26,8 +26,7 @@ constexpr std::string_view kVisibilityNames[] = {"open", "private"};
 constexpr std::string_view kRoleNames[] = {"bot", "guest", "member", "admin", "owner"};
 
 void put_str(std::string* out, std::string_view s) {
-  uint8_t len[4] = {uint8_t(s.size() >> 24), uint8_t(s.size() >> 16), uint8_t(s.size() >> 8), uint8_t(s.size())};
-  out->append(reinterpret_cast<const char*>(len), 4);
+  put_u32(out, uint32_t(s.size()));
   out->append(s);
 }
 
@@ -43,9 +42,7 @@ class Reader {
   uint64_t u64() { return take(8) ? get_u64(last_.data()) : 0; }
   std::string str() {
     if (!take(4)) return {};
-    const auto* p = reinterpret_cast<const uint8_t*>(last_.data());
-    size_t n = size_t(p[0]) << 24 | size_t(p[1]) << 16 | size_t(p[2]) << 8 | p[3];
-    return take(n) ? std::string(last_) : std::string();
+    return take(get_u32(last_.data())) ? std::string(last_) : std::string();
   }
   void key(Pubkey* pk) {
     if (take(pk->size())) std::memcpy(pk->data(), last_.data(), pk->size());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,8 +27,13 @@ struct Event {
   std::string content;
   std::string raw;  // the event object's JSON as received (or as signed by the relay)
 
+  // The first tag named `name` that has a value, or nullptr.
+  const Tag* first_tag(std::string_view name) const;
   // Value of the first tag named `name` that has a value, or empty.
   std::string_view first_tag_value(std::string_view name) const;
+  // The first tag named `name` whose value is a 64-hex pubkey (either case): a
+  // p-tagged target.
+  std::optional<Pubkey> first_pubkey_tag(std::string_view name = "p") const;
   std::string id_hex() const { return to_hex(id); }
   std::string pubkey_hex() const { return to_hex(pubkey); }
 };

@@ -8,16 +8,6 @@
 namespace buzz::engine {
 namespace {
 
-void put_u32(std::string* out, uint32_t v) {
-  char b[4] = {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
-  out->append(b, 4);
-}
-
-uint32_t get_u32(const char* p) {
-  auto u = reinterpret_cast<const uint8_t*>(p);
-  return uint32_t(u[0]) << 24 | uint32_t(u[1]) << 16 | uint32_t(u[2]) << 8 | u[3];
-}
-
 constexpr size_t kFixedHeader = 1 + 1 + 32 + 32 + 8 + 2;
 
 }  // namespace
@@ -25,6 +15,11 @@ constexpr size_t kFixedHeader = 1 + 1 + 32 + 32 + 8 + 2;
 void put_u16(std::string* out, uint16_t v) {
   char b[2] = {char(v >> 8), char(v)};
   out->append(b, 2);
+}
+
+void put_u32(std::string* out, uint32_t v) {
+  char b[4] = {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+  out->append(b, 4);
 }
 
 void put_u64(std::string* out, uint64_t v) {
@@ -36,6 +31,11 @@ void put_u64(std::string* out, uint64_t v) {
 uint16_t get_u16(const char* p) {
   auto u = reinterpret_cast<const uint8_t*>(p);
   return uint16_t(u[0] << 8 | u[1]);
+}
+
+uint32_t get_u32(const char* p) {
+  auto u = reinterpret_cast<const uint8_t*>(p);
+  return uint32_t(u[0]) << 24 | uint32_t(u[1]) << 16 | uint32_t(u[2]) << 8 | u[3];
 }
 
 uint64_t get_u64(const char* p) {

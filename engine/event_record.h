@@ -39,8 +39,10 @@ void set_record_flags(std::string* value, uint8_t flags);
 
 // Big-endian helpers used by every key layout.
 void put_u16(std::string* out, uint16_t v);
+void put_u32(std::string* out, uint32_t v);
 void put_u64(std::string* out, uint64_t v);
 uint16_t get_u16(const char* p);
+uint32_t get_u32(const char* p);
 uint64_t get_u64(const char* p);
 
 // The shared key suffix: ~created_at (8) | id (32).

@@ -17,25 +17,14 @@ namespace {
 using engine::AuditRecord;
 using engine::StateTable;
 
-void put_u32(std::string* out, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(char(v >> shift));
-}
-
-uint32_t get_u32(const char* p) {
-  auto b = reinterpret_cast<const uint8_t*>(p);
-  return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
-}
-
 void encode_record(const AuditRecord& r, std::string* out) {
-  size_t at = out->size();
-  put_u32(out, 0);
-  *out += r.event_id;
+  std::string body = r.event_id;
   for (const std::string& field : {std::to_string(r.kind), r.actor, r.action, r.channel, r.meta}) {
-    out->push_back('\0');
-    *out += field;
+    body.push_back('\0');
+    body += field;
   }
-  uint32_t len = uint32_t(out->size() - at - 4);
-  for (int i = 0; i < 4; ++i) (*out)[at + size_t(i)] = char(len >> (24 - 8 * i));
+  engine::put_u32(out, uint32_t(body.size()));
+  *out += body;
 }
 
 bool decode_record(std::string_view v, AuditRecord* r) {
@@ -58,8 +47,8 @@ bool decode_pending(std::string_view v, std::vector<engine::AuditLog::TicketedRe
   uint64_t ticket = engine::get_u64(v.data());
   v.remove_prefix(8);
   while (!v.empty()) {
-    if (v.size() < 4 || v.size() - 4 < get_u32(v.data())) return false;
-    uint32_t len = get_u32(v.data());
+    if (v.size() < 4 || v.size() - 4 < engine::get_u32(v.data())) return false;
+    uint32_t len = engine::get_u32(v.data());
     AuditRecord r;
     if (!decode_record(v.substr(4, len), &r)) return false;
     out->emplace_back(ticket++, std::move(r));

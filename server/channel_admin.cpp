@@ -15,22 +15,6 @@ using engine::Pubkey;
 
 Admission invalid(std::string why) { return Admission::refused("invalid: " + std::move(why)); }
 
-// The first p tag holding a 64-hex pubkey (channels.md §4.1).
-std::optional<Pubkey> p_target(const engine::Event& e) {
-  for (const engine::Tag& t : e.tags) {
-    Pubkey pk;
-    if (t.size() >= 2 && t[0] == "p" && t[1].size() == 64 && engine::from_hex_any_case(t[1], pk.data(), 32)) return pk;
-  }
-  return std::nullopt;
-}
-
-const engine::Tag* find_tag(const engine::Event& e, std::string_view name) {
-  for (const engine::Tag& t : e.tags) {
-    if (!t.empty() && t[0] == name) return &t;
-  }
-  return nullptr;
-}
-
 std::optional<ChannelRole> active_role(const ChannelMember* m) {
   if (!m || !m->active()) return std::nullopt;
   return m->role;
@@ -117,24 +101,21 @@ void TeamModel::remove_member(Admission& a, const std::string& channel, const Pu
 
 Admission TeamModel::create_channel(const engine::Event& e, uint64_t now) {
   Channel ch;
-  const engine::Tag* name = find_tag(e, "name");
-  if (!name || name->size() < 2 || (*name)[1].find_first_not_of(" \t\r\n") == std::string::npos) {
-    return invalid("channel name is required");
-  }
-  ch.name = (*name)[1];
-  if (const engine::Tag* v = find_tag(e, "visibility"); v && v->size() >= 2) {
+  ch.name = e.first_tag_value("name");
+  if (ch.name.find_first_not_of(" \t\r\n") == std::string::npos) return invalid("channel name is required");
+  if (const engine::Tag* v = e.first_tag("visibility")) {
     auto parsed = engine::parse_visibility((*v)[1]);
     if (!parsed) return Admission::refused("invalid visibility: " + (*v)[1]);  // no colon after "invalid" (protocol.md §4)
     ch.visibility = *parsed;
   }
-  if (const engine::Tag* t = find_tag(e, "channel_type"); t && t->size() >= 2) {
+  if (const engine::Tag* t = e.first_tag("channel_type")) {
     auto parsed = engine::parse_channel_type((*t)[1]);
     // DMs are made by 41010 from their participant set, never by 9007 (channels.md §2).
     if (!parsed || *parsed == engine::ChannelType::kDm) return Admission::refused("invalid channel_type: " + (*t)[1]);
     ch.type = *parsed;
   }
-  if (const engine::Tag* t = find_tag(e, "about"); t && t->size() >= 2) ch.description = (*t)[1];
-  if (const engine::Tag* t = find_tag(e, "ttl"); t && t->size() >= 2) {
+  if (const engine::Tag* t = e.first_tag("about")) ch.description = (*t)[1];
+  if (const engine::Tag* t = e.first_tag("ttl")) {
     char* end = nullptr;
     long ttl = std::strtol((*t)[1].c_str(), &end, 10);
     if (end && *end == '\0' && ttl > 0 && ttl <= INT32_MAX) {  // an unparseable value is treated as absent
@@ -171,7 +152,7 @@ Admission TeamModel::create_channel(const engine::Event& e, uint64_t now) {
 
 Admission TeamModel::put_user(const engine::Event& e, const Channel& ch, uint64_t now) {
   ChannelRole role = ChannelRole::kMember;
-  if (const engine::Tag* t = find_tag(e, "role"); t && t->size() >= 2) {
+  if (const engine::Tag* t = e.first_tag("role")) {
     auto parsed = engine::parse_channel_role((*t)[1]);
     if (!parsed) return invalid("invalid role: " + (*t)[1]);
     role = *parsed;
@@ -180,7 +161,7 @@ Admission TeamModel::put_user(const engine::Event& e, const Channel& ch, uint64_
   if (ch.is_private() && !actor) return invalid("actor not authorized");
   // An elevated role needs an elevated granter, on open channels too.
   if (engine::is_elevated(role) && !elevated(actor)) return invalid("only owners/admins may grant elevated roles");
-  auto target = p_target(e);
+  auto target = e.first_pubkey_tag();
   if (!target) return invalid("missing p tag");
   if (*target != e.pubkey) {
     std::string policy = add_policy(store_, *target);
@@ -213,7 +194,7 @@ Admission TeamModel::put_user(const engine::Event& e, const Channel& ch, uint64_
 }
 
 Admission TeamModel::remove_user(const engine::Event& e, const Channel& ch, uint64_t now) {
-  auto target = p_target(e);
+  auto target = e.first_pubkey_tag();
   if (!target) return invalid("missing p tag");
   auto actor = active_role(team_.member(ch.id, e.pubkey));
   auto current = active_role(team_.member(ch.id, *target));

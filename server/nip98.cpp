@@ -29,14 +29,6 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
          });
 }
 
-// The first tag named `name` with a value, or nullptr.
-const engine::Tag* first_tag(const engine::Event& e, std::string_view name) {
-  for (const engine::Tag& t : e.tags) {
-    if (t.size() >= 2 && t[0] == name) return &t;
-  }
-  return nullptr;
-}
-
 engine::Error fail(std::string reason) { return engine::Error{std::move(reason)}; }
 
 }  // namespace
@@ -82,13 +74,13 @@ engine::Result<Nip98Signer> verify_nip98(const Nip98Request& r, std::string_view
   std::string why;
   if (engine::check_event(e, &why) != engine::EventCheck::kOk) return fail("NIP-98: " + why);
   if (std::llabs(engine::seconds_from(now, e.created_at)) > kNip98MaxSkewSecs) return fail("NIP-98: event too old or too new");
-  const engine::Tag* u = first_tag(e, "u");
+  const engine::Tag* u = e.first_tag("u");
   if (!u || normalize_relay_url((*u)[1]) != normalize_relay_url(std::string(base_url) + std::string(r.path))) {
     return fail("NIP-98: u tag does not match the request URL");
   }
-  const engine::Tag* method = first_tag(e, "method");
+  const engine::Tag* method = e.first_tag("method");
   if (!method || !equals_ignoring_case((*method)[1], r.method)) return fail("NIP-98: method tag does not match the request");
-  const engine::Tag* payload = first_tag(e, "payload");
+  const engine::Tag* payload = e.first_tag("payload");
   if (!payload && r.payload_required) return fail("NIP-98: payload tag required");
   if (payload && !r.body.empty()) {
     uint8_t digest[32];

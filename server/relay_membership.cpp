@@ -11,15 +11,6 @@ namespace {
 
 using engine::RelayRole;
 
-// The first p tag whose value is 64 hex characters (any case).
-std::optional<engine::Pubkey> target_of(const engine::Event& e) {
-  for (const engine::Tag& t : e.tags) {
-    engine::Pubkey pk;
-    if (t.size() >= 2 && t[0] == "p" && t[1].size() == 64 && engine::from_hex_any_case(t[1], pk.data(), 32)) return pk;
-  }
-  return std::nullopt;
-}
-
 RelayMembership::Outcome fail(std::string reason) { return {false, "invalid: " + std::move(reason), {}, {}}; }
 
 }  // namespace
@@ -75,7 +66,7 @@ RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, ui
     return fail("event timestamp out of range: created_at=" + std::to_string(e.created_at) + ", now=" +
                 std::to_string(now) + ", delta=" + std::to_string(d) + "s (max ±120s)");
   }
-  auto target = target_of(e);
+  auto target = e.first_pubkey_tag();
   if (!target) return fail("missing or invalid p tag");
   auto actor_role = role(e.pubkey);
   auto target_row = table_.get(*target);
