@@ -141,8 +141,7 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
     }
     // A channel change must run once: a repeat is answered before it touches the team state.
     if (!admitted.insert(e.id).second || store_.contains(e.id, e.kind)) {
-      bool command = e.kind >= 41010 && e.kind <= 41012;
-      batch.out.replies.push_back({job.origin, e.id, true, command ? "duplicate: already processed" : "duplicate:"});
+      batch.out.replies.push_back({job.origin, e.id, true, std::string(duplicate_reason(e.kind))});
       continue;
     }
     Admission a = team_.admit(e, now);

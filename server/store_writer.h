@@ -15,6 +15,7 @@
 
 #include "engine/event.h"
 #include "engine/event_store.h"
+#include "engine/kinds.h"
 #include "net/connection.h"
 #include "server/audit_feed.h"
 #include "server/relay_membership.h"
@@ -52,6 +53,13 @@ struct CommittedEvent {
   std::string channel;
   std::shared_ptr<const std::string> raw;
 };
+
+// The OK reason for an event whose id is already stored: command kinds say
+// they were already run (kinds.md §2.5).
+inline std::string_view duplicate_reason(uint16_t kind) {
+  const engine::KindInfo* info = engine::find_kind(kind);
+  return info && info->role == engine::KindRole::kCommand ? "duplicate: already processed" : "duplicate:";
+}
 
 // The event's JSON as a shared buffer that keeps the event alive: no copy.
 inline std::shared_ptr<const std::string> raw_of(const std::shared_ptr<const engine::Event>& e) {

@@ -18,7 +18,7 @@ constexpr uint32_t kMaxThreadDepth = 100;
 constexpr size_t kMaxEmojiChars = 64;
 constexpr size_t kMaxDiffBytes = 61440;
 
-bool is_command(uint16_t kind) { return kind >= 41010 && kind <= 41012; }
+bool is_dm_command(uint16_t kind) { return kind >= 41010 && kind <= 41012; }
 
 // The first (or last) e tag holding a 64-hex id.
 std::optional<Id> e_target(const engine::Event& e, bool last = false) {
@@ -70,9 +70,9 @@ struct ThreadRow {
 }  // namespace
 
 bool TeamModel::handles(uint16_t kind) {
-  if (kind == 5 || kind == 7 || is_command(kind)) return true;
+  if (kind == 5 || kind == 7) return true;
   const engine::KindInfo* info = engine::find_kind(kind);
-  return info && info->channel != engine::ChannelRule::kGlobal;
+  return info && (info->role == engine::KindRole::kCommand || info->channel != engine::ChannelRule::kGlobal);
 }
 
 void TeamModel::end_batch(bool committed) {
@@ -84,7 +84,11 @@ void TeamModel::end_batch(bool committed) {
 }
 
 Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
-  if (is_command(e.kind)) return dm_command(e, now);
+  if (is_dm_command(e.kind)) return dm_command(e, now);
+  const engine::KindInfo* info = engine::find_kind(e.kind);
+  if (info && info->role == engine::KindRole::kCommand) {
+    return Admission::refused("restricted: workflows are not enabled on this relay");
+  }
   std::string channel;
   if (e.kind == 7) {
     auto target = e_target(e, /*last=*/true);
@@ -148,7 +152,6 @@ Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now) {
   if (!live || (ch->is_private() && !(m && m->active()))) return Admission::refused("restricted: not a channel member");
   const engine::KindInfo* info = engine::find_kind(e.kind);
   if (info && info->role == engine::KindRole::kNip29Admin) return admin(e, ch, now);
-  if (info && info->role == engine::KindRole::kCommand) return Admission::refused("restricted: workflows are not enabled on this relay");
   if (ch->archived()) return Admission::refused("invalid: channel is archived");
 
   Admission a;

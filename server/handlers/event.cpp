@@ -36,10 +36,7 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
   const bool membership_kind = info->role == engine::KindRole::kRelayAdmin || info->role == engine::KindRole::kRelayLeave;
   // An id already stored is answered without verifying it again: the stored
   // copy was verified, and this one is not stored either way.
-  if (!ephemeral && !membership_kind && store_.contains(e.id, e.kind)) {
-    bool command = info->role == engine::KindRole::kCommand;
-    return send_ok(c, e.id, true, command ? "duplicate: already processed" : "duplicate:");
-  }
+  if (!ephemeral && !membership_kind && store_.contains(e.id, e.kind)) return send_ok(c, e.id, true, duplicate_reason(e.kind));
 
   std::string reason;
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return send_ok(c, e.id, false, reason);

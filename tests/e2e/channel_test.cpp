@@ -715,6 +715,20 @@ TEST_F(ChannelTest, PutUserValidation) {
   EXPECT_TRUE(c->req("r", h_filter(priv)).closed);
 }
 
+TEST_F(ChannelTest, WorkflowCommandsAreRefusedUntilWorkflowsExist) {
+  Peer a = user();
+  ASSERT_TRUE(a.c);
+  const std::string ch = create(a, "open");
+  const std::string refusal = "restricted: workflows are not enabled on this relay";
+  expect_refused(a->publish(make_event(a.key, 30620, "name: x", {{"h", ch}, {"d", "x"}})), refusal);
+  for (uint16_t kind : {46020, 46030, 46031}) {
+    SCOPED_TRACE(kind);
+    Event command = make_event(a.key, kind, "", {{"d", std::string(64, 'a')}});
+    expect_refused(a->publish(command), refusal);
+    EXPECT_TRUE(read(a, "cmd", ids_filter(command.id_hex())).empty());  // never stored
+  }
+}
+
 TEST_F(ChannelTest, AgentAddPolicyFromKind10100) {
   Peer owner = user(), nobody_agent = user(), owner_only_agent = user(), open_agent = user();
   ASSERT_TRUE(owner.c && nobody_agent.c && owner_only_agent.c && open_agent.c);
