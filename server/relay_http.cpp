@@ -46,7 +46,7 @@ net::HttpResponse Relay::route_api(const net::HttpRequest& req) {
     if (rest.ends_with("/canvas")) return get_canvas(req, rest.substr(0, rest.size() - 7));
     if (rest.find('/') == std::string_view::npos) return get_channel(req, rest, false);
   }
-  return net::HttpResponse::json(404, R"({"error":"not found"})");
+  return api_error(404, "not found");
 }
 
 net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
@@ -79,7 +79,7 @@ net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
   if (!get && (req.path == "/health" || req.path == "/info" || req.path == "/metrics")) {
     return net::HttpResponse::json(405, R"({"error":"method not allowed"})");
   }
-  return net::HttpResponse::json(404, R"({"error":"not found"})");
+  return api_error(404, "not found");
 }
 
 }  // namespace buzz::server

@@ -89,37 +89,24 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
   if (info && info->role == engine::KindRole::kCommand) {
     return Admission::refused("restricted: workflows are not enabled on this relay");
   }
-  std::string channel;
-  if (e.kind == 7) {
-    auto target = e_target(e, /*last=*/true);
-    if (!target) return Admission::refused("invalid: reaction must reference a target event via e tag");
-    auto stored = store_.lookup(*target);
-    if (!stored || stored->deleted) return Admission::refused("invalid: reaction target event not found");
-    channel = stored->channel;
-  } else if (e.kind == 5) {
-    // A deletion lives in its target's channel (none for an a tag or an unknown target).
-    if (auto target = e_target(e)) {
-      if (auto stored = store_.lookup(*target)) channel = stored->channel;
-    }
-  } else {
-    return admit_channel_event(e, now);
-  }
+  if (e.kind != 5 && e.kind != 7) return admit_channel_event(e, now);
+  // Reactions and deletions live in their target's channel (kind 7: the last e
+  // tag, which must exist; kind 5: the first, none for an a tag or an unknown target).
+  const std::optional<Id> target = e_target(e, /*last=*/e.kind == 7);
+  const std::optional<engine::StoredEvent> stored = target ? store_.lookup(*target) : std::nullopt;
+  if (e.kind == 7 && !target) return Admission::refused("invalid: reaction must reference a target event via e tag");
+  if (e.kind == 7 && (!stored || stored->deleted)) return Admission::refused("invalid: reaction target event not found");
+  const std::string channel = stored ? stored->channel : "";
   Admission a;
-  if (channel.empty()) {
-    if (e.kind == 7) {
-      if (auto bad = check_reaction(e)) return Admission::refused(*bad);
-    }
-    return a;
+  if (!channel.empty()) {
+    engine::ChannelAccess access = team_.access(channel, e.pubkey);
+    if (!access.can_post()) return Admission::refused("restricted: not a channel member");
+    if (access.archived) return Admission::refused("invalid: channel is archived");
   }
-  engine::ChannelAccess access = team_.access(channel, e.pubkey);
-  if (!access.can_post()) return Admission::refused("restricted: not a channel member");
-  if (access.archived) return Admission::refused("invalid: channel is archived");
   if (e.kind == 7) {
-    if (auto bad = check_reaction(e)) return Admission::refused(*bad);
-  } else if (auto target = e_target(e)) {
-    if (auto stored = store_.lookup(*target); stored && !stored->deleted && stored->pubkey == e.pubkey) {
-      lower_thread_counts(*target, a);
-    }
+    if (auto bad = check_reaction(e, *target)) return Admission::refused(*bad);
+  } else if (!channel.empty() && !stored->deleted && stored->pubkey == e.pubkey) {
+    lower_thread_counts(*target, a);
   }
   a.channel = channel;
   return a;
@@ -243,11 +230,10 @@ std::optional<std::string> TeamModel::supersede_votes(const engine::Event& e, co
   return std::nullopt;
 }
 
-std::optional<std::string> TeamModel::check_reaction(const engine::Event& e) {
+std::optional<std::string> TeamModel::check_reaction(const engine::Event& e, const Id& target) {
   std::string emoji = e.content.empty() ? "+" : e.content;
   size_t chars = utf8_chars(emoji);
   if (chars > kMaxEmojiChars) return "invalid: reaction emoji exceeds 64 characters (got " + std::to_string(chars) + ")";
-  Id target = *e_target(e, /*last=*/true);
   // At most one live reaction per (target, author, emoji) (channels.md §9).
   std::string key = engine::to_hex(target) + e.pubkey_hex() + emoji;
   if (batch_reactions_.count(key)) return "duplicate: reaction already exists";

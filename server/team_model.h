@@ -77,7 +77,7 @@ class TeamModel {
   Admission admit_channel_event(const engine::Event& e, uint64_t now);
   std::optional<std::string> check_content(const engine::Event& e, const engine::Channel& ch, Admission& a);
   std::optional<std::string> check_thread(const engine::Event& e, const std::string& channel, Admission& a);
-  std::optional<std::string> check_reaction(const engine::Event& e);
+  std::optional<std::string> check_reaction(const engine::Event& e, const engine::Id& target);
   std::optional<std::string> supersede_votes(const engine::Event& e, const engine::Id& target, Admission& a);
   // A deleted reply no longer counts toward its parent and root (channels.md §7).
   void lower_thread_counts(const engine::Id& id, Admission& a);
