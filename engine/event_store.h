@@ -45,7 +45,7 @@ struct WriteResult {
 
 // Team state kept beside the events and changed in the same atomic write
 // (channels.md: "every change is one atomic write").
-enum class StateTable : uint8_t { kChannels, kChannelMembers, kThreads, kAuditPending };
+enum class StateTable : uint8_t { kChannels, kChannelMembers, kThreads, kAuditPending, kApiTokens };
 
 struct StateWrite {
   StateTable table;
@@ -106,6 +106,9 @@ class EventStore {
   virtual std::optional<std::string> get_state(StateTable table, std::string_view key) = 0;
   virtual Status scan_state(StateTable table,
                             const std::function<void(std::string_view key, std::string_view value)>& visit) = 0;
+  // Writes one value outside any event write (API tokens, which no event
+  // changes). Any thread.
+  virtual Status put_state(StateTable table, std::string_view key, std::string_view value) = 0;
   // Deletes keys in [from, to) outside any event write (the audit writer's
   // acknowledgements). Any thread.
   virtual Status erase_state(StateTable table, std::string_view from, std::string_view to) = 0;

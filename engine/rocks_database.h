@@ -33,6 +33,7 @@ enum class Family : uint8_t {
   kChannelMembers,   // channel id | pubkey -> member record
   kThreads,          // event id -> thread row (parent, root, depth, counters)
   kAuditPending,     // ticket u64 -> audit record not yet in the chain
+  kApiTokens,        // SHA-256(token) -> token record (engine/api_tokens.h)
   kCount,
 };
 

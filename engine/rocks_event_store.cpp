@@ -280,6 +280,7 @@ rocksdb::ColumnFamilyHandle* RocksEventStore::state_family(StateTable table) con
     case StateTable::kChannelMembers: return db_.family(Family::kChannelMembers);
     case StateTable::kThreads: return db_.family(Family::kThreads);
     case StateTable::kAuditPending: return db_.family(Family::kAuditPending);
+    case StateTable::kApiTokens: return db_.family(Family::kApiTokens);
   }
   return nullptr;
 }
@@ -295,6 +296,12 @@ Status RocksEventStore::scan_state(StateTable table,
   std::unique_ptr<rocksdb::Iterator> it(db_.db()->NewIterator(rocksdb::ReadOptions(), state_family(table)));
   for (it->SeekToFirst(); it->Valid(); it->Next()) visit(it->key().ToStringView(), it->value().ToStringView());
   if (!it->status().ok()) return Error{"error: database read failed: " + it->status().ToString()};
+  return {};
+}
+
+Status RocksEventStore::put_state(StateTable table, std::string_view key, std::string_view value) {
+  rocksdb::Status s = db_.db()->Put(db_.write_options(), state_family(table), key, value);
+  if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
   return {};
 }
 

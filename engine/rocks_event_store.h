@@ -27,6 +27,7 @@ class RocksEventStore final : public EventStore {
   std::optional<std::string> get_state(StateTable table, std::string_view key) override;
   Status scan_state(StateTable table,
                     const std::function<void(std::string_view key, std::string_view value)>& visit) override;
+  Status put_state(StateTable table, std::string_view key, std::string_view value) override;
   Status erase_state(StateTable table, std::string_view from, std::string_view to) override;
 
  private:

@@ -67,6 +67,9 @@ class Connection {
   bool close_after_flush_ = false;
   bool opened_ = false;           // Service::on_open ran (so on_close must run)
   bool in_message_ = false;       // between the first and the last frame of a fragmented message
+  bool awaiting_response_ = false;  // on_http deferred its answer; later requests wait
+  bool response_keep_alive_ = true;
+  bool response_head_only_ = false;
   uint8_t missed_pongs_ = 0;
   uint8_t full_strikes_ = 0;
   uint8_t wheel_slot_ = 0;

@@ -301,7 +301,7 @@ bool Loop::consume(Connection& c, char* data, size_t len) {
   char* buf = data;
   size_t n = len;
   if (!c.inbuf_.empty()) {
-    c.inbuf_.append(data, len);
+    if (len) c.inbuf_.append(data, len);
     buf = c.inbuf_.data();
     n = c.inbuf_.size();
   }
@@ -320,6 +320,8 @@ bool Loop::consume(Connection& c, char* data, size_t len) {
     used += step;
   }
   if (!ok) return false;
+  // A client pipelining behind a deferred answer may buffer one more request, no more.
+  if (c.awaiting_response_ && n - used > kMaxHeaderBytes + options_.max_http_body) return false;
   if (buf == data) {
     if (used < len) c.inbuf_.assign(data + used, len - used);
   } else {
@@ -330,7 +332,7 @@ bool Loop::consume(Connection& c, char* data, size_t len) {
 }
 
 size_t Loop::consume_http(Connection& c, std::string_view data) {
-  if (c.phase_ != Connection::Phase::kHttp) return 0;
+  if (c.phase_ != Connection::Phase::kHttp || c.awaiting_response_) return 0;
   HttpRequest req;
   ParseOutcome p = parse_request(data, options_.max_http_body, &req);
   if (p.state == ParseState::kNeedMore) return 0;
@@ -342,8 +344,14 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
   }
   req.peer = c.peer_;
   if (!req.wants_websocket()) {
-    HttpResponse r = service_.on_http(*this, req);
-    queue_raw(c, serialize_response(r, req.keep_alive, req.method == "HEAD"));
+    std::optional<HttpResponse> r = service_.on_http(*this, c, req);
+    if (!r) {
+      c.awaiting_response_ = true;
+      c.response_keep_alive_ = req.keep_alive;
+      c.response_head_only_ = req.method == "HEAD";
+      return p.consumed;
+    }
+    queue_raw(c, serialize_response(*r, req.keep_alive, req.method == "HEAD"));
     if (!req.keep_alive) close(c);
     return p.consumed;
   }
@@ -481,6 +489,16 @@ bool Loop::send_shared(Connection& c, std::string_view prefix, std::shared_ptr<c
   f.shared = std::move(shared);
   f.tail.assign(suffix);
   return enqueue(c, std::move(f), false);
+}
+
+void Loop::respond(ConnId id, const HttpResponse& response) {
+  Connection* c = find(id);
+  if (!c || !c->awaiting_response_) return;
+  c->awaiting_response_ = false;
+  queue_raw(*c, serialize_response(response, c->response_keep_alive_, c->response_head_only_));
+  if (!c->response_keep_alive_) return close(*c);
+  // A pipelined request that arrived meanwhile waits in inbuf_.
+  if (!c->inbuf_.empty() && !consume(*c, nullptr, 0)) close(*c);
 }
 
 void Loop::close(Connection& c, uint16_t code, std::string_view reason) {

@@ -68,6 +68,9 @@ class Loop {
   // Queues a text frame made of prefix + *shared + suffix without copying *shared.
   bool send_shared(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
                    std::string_view suffix);
+  // Answers the HTTP request on_http deferred; dropped if the connection is
+  // gone or was not waiting.
+  void respond(ConnId id, const HttpResponse& response);
   // Closes once everything queued is written; a WebSocket gets a close frame
   // with `code` first.
   void close(Connection& c, uint16_t code = 1000, std::string_view reason = {});

@@ -5,6 +5,7 @@
 // thread that owns the connection and must not block.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "net/http.h"
@@ -18,8 +19,10 @@ class Service {
  public:
   virtual ~Service() = default;
 
-  // A plain HTTP request (not an upgrade). The response is sent as returned.
-  virtual HttpResponse on_http(Loop& loop, const HttpRequest& request) = 0;
+  // A plain HTTP request (not an upgrade). The response is sent as returned;
+  // nullopt means "answered later" with Loop::respond, and the connection reads
+  // no further request until then (HTTP/1.1 answers in order).
+  virtual std::optional<HttpResponse> on_http(Loop& loop, Connection& conn, const HttpRequest& request) = 0;
 
   // A WebSocket upgrade request. Return false and fill `refusal` to refuse it.
   virtual bool on_upgrade(Loop& loop, const HttpRequest& request, HttpResponse* refusal) = 0;

@@ -28,6 +28,7 @@ const std::vector<ConfigKey> kKeys = {
     {"sync-writes", "BUZZ_SYNC_WRITES", "false", "fsync every write batch (survives power loss, not just kill -9)"},
     {"audit-queue", "BUZZ_AUDIT_QUEUE", "65536", "audit entries waiting for the log; when full, events are refused"},
     {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
+    {"mint-rate-limit", "BUZZ_MINT_RATE_LIMIT", "50", "API tokens one pubkey may mint per hour"},
     {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error"},
 };
 
@@ -83,12 +84,13 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     if (!engine::from_hex_any_case(v, sk, 32)) return bad(key, source, "<hidden>", "64 hex characters");
     c->relay_private_key = v;
   } else if (key == "max-connections" || key == "max-concurrent-handlers" || key == "send-buffer" || key == "audit-queue" ||
-             key == "reaper-interval") {
+             key == "reaper-interval" || key == "mint-rate-limit") {
     if (!parse_int(v, 1, 10'000'000, &n)) return bad(key, source, v, "a positive integer");
     (key == "max-connections"   ? c->max_connections
      : key == "send-buffer"     ? c->send_buffer
      : key == "audit-queue"     ? c->audit_queue
      : key == "reaper-interval" ? c->reaper_interval
+     : key == "mint-rate-limit" ? c->mint_rate_limit
                                 : c->max_concurrent_handlers) = n;
   } else if (key == "threads") {
     if (!parse_int(v, 0, 256, &n)) return bad(key, source, v, "an integer from 0 to 256");

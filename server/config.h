@@ -27,8 +27,9 @@ struct Config {
   int64_t send_buffer = 1000;
   int threads = 0;                 // 0 = one network loop per core
   bool sync_writes = false;
-  int64_t audit_queue = 65536;
-  int64_t reaper_interval = 60;    // seconds between TTL reaper runs     // audit entries queued for the log before events are refused
+  int64_t audit_queue = 65536;     // audit entries queued for the log before events are refused
+  int64_t reaper_interval = 60;    // seconds between TTL reaper runs
+  int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour
   std::string log_level = "info";
 
   std::string effective_relay_url() const;

@@ -25,4 +25,13 @@ std::string json_object(std::vector<std::pair<std::string, std::string>> fields)
   return out + "}";
 }
 
+std::string json_array(const std::vector<std::string>& values) {
+  std::string out = "[";
+  for (const std::string& v : values) {
+    if (out.size() > 1) out += ',';
+    out += v;
+  }
+  return out + "]";
+}
+
 }  // namespace buzz::server

@@ -16,4 +16,14 @@ std::string json_string(std::string_view s);
 // An object from (key, value) pairs; values are JSON text (quoted where they are strings).
 std::string json_object(std::vector<std::pair<std::string, std::string>> fields);
 
+// An array of JSON texts, in order.
+std::string json_array(const std::vector<std::string>& values);
+// An array of strings, each quoted.
+template <class Strings>
+std::string json_string_array(const Strings& strings) {
+  std::vector<std::string> quoted;
+  for (const auto& s : strings) quoted.push_back(json_string(s));
+  return json_array(quoted);
+}
+
 }  // namespace buzz::server

@@ -11,14 +11,16 @@
 namespace buzz::server {
 
 Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
-             PresenceStore& presence, const engine::Keypair& key)
+             PresenceStore& presence, engine::ApiTokens& tokens, const engine::Keypair& key)
     : config_(config),
       store_(store),
       membership_(membership),
       team_(team),
       presence_(presence),
       key_(key),
-      relay_url_normalized_(normalize_relay_url(config.effective_relay_url())) {}
+      relay_url_normalized_(normalize_relay_url(config.effective_relay_url())),
+      tokens_(tokens),
+      mint_limiter_(uint32_t(config.mint_rate_limit), 3600) {}
 
 Relay::~Relay() = default;
 
@@ -143,6 +145,10 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
     loop->post([this, loop, replies = std::move(by_loop[i]), committed, lost, revoked] {
       for (const OkReply& r : replies) {
         net::Connection* conn = loop->find(r.to);
+        if (conn && !conn->is_websocket()) {  // a deferred POST /api/events
+          loop->respond(r.to, with_cors(event_response(r.event_id, Verdict{r.accepted, r.reason})));
+          continue;
+        }
         auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
         if (!session) continue;
         Context c{*loop, *conn, *session, state(*loop)};

@@ -17,6 +17,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "engine/api_tokens.h"
 #include "engine/event_store.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
@@ -24,9 +25,11 @@
 #include "net/service.h"
 #include "server/client_message.h"
 #include "server/config.h"
+#include "server/grant.h"
 #include "server/metrics.h"
 #include "server/nip98.h"
 #include "server/presence_store.h"
+#include "server/rate_limiter.h"
 #include "server/relay_membership.h"
 #include "server/session.h"
 #include "server/store_writer.h"
@@ -35,18 +38,44 @@ namespace buzz::server {
 
 // A REST error: {"error": message} with the status (rest-api.md §0.1).
 net::HttpResponse api_error(int status, std::string_view message);
+// Adds the CORS header every browser-facing response carries.
+net::HttpResponse with_cors(net::HttpResponse r);
+// What a token lets its holder do.
+Grant grant_of(const engine::ApiToken& token);
 
 class Relay final : public net::Service {
  public:
+  // Who submits an event, and where the writer's answer goes (a WebSocket OK,
+  // or the HTTP response of a deferred POST /api/events).
+  struct Submitter {
+    net::ConnId origin;
+    engine::Pubkey pubkey;
+    const Grant& grant;
+    bool via_http;
+  };
+  // An authenticated REST caller.
+  struct Caller {
+    engine::Pubkey pubkey{};
+    Grant grant;
+    std::optional<engine::TokenHash> token;  // set when a bearer token authenticated the call
+  };
+  // An event's OK: accepted or not, and why. `busy`: refused for a full
+  // writer queue (a NOTICE on WebSocket, 503 over HTTP).
+  struct Verdict {
+    bool accepted = false;
+    std::string reason;
+    bool busy = false;
+  };
+
   Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
-        PresenceStore& presence, const engine::Keypair& key);
+        PresenceStore& presence, engine::ApiTokens& tokens, const engine::Keypair& key);
   ~Relay() override;
 
   // Before the loops run: the loops to fan out to, the writer to store through,
   // and what GET /metrics reports beyond the relay's own counters.
   void attach(std::vector<net::Loop*> loops, StoreWriter* writer, MetricsSources metrics);
 
-  net::HttpResponse on_http(net::Loop& loop, const net::HttpRequest& request) override;
+  std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& request) override;
   bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
   void on_open(net::Loop& loop, net::Connection& conn) override;
   void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
@@ -79,11 +108,17 @@ class Relay final : public net::Service {
   void handle_count(Context& c, const ReqMessage& req);
   void handle_close(Context& c, const std::string& sub_id);
   void handle_parse_failure(Context& c, const ParseFailure& failure);
+  // Records an authentication attempt (audit.md §5.2); false if the writer queue is full.
+  bool audit_auth(const engine::Pubkey& actor, std::string_view method, std::string_view reason);
 
-  void handle_ephemeral(Context& c, std::shared_ptr<const engine::Event> event);
+  // The event pipeline shared by EVENT and POST /api/events: the verdict now,
+  // or nullopt when the store writer answers later (to `origin`).
+  std::optional<Verdict> ingest(const Submitter& who, engine::Event&& event);
+  std::optional<Verdict> check_grant(const Grant& grant, const engine::Event& e, const engine::KindInfo& info);
+  std::optional<Verdict> handle_ephemeral(std::shared_ptr<const engine::Event> event);
+  std::optional<Verdict> submit_write(WriteJob&& job);
   // Fans an ephemeral event out on every loop (it is never stored).
-  void broadcast(net::Loop& here, std::shared_ptr<const engine::Event> event, std::string channel);
-  void submit_write(Context& c, WriteJob&& job);
+  void broadcast(std::shared_ptr<const engine::Event> event, std::string channel);
   // Matches committed events against this loop's subscriptions and sends them.
   void fanout(net::Loop& loop, const std::vector<CommittedEvent>& events);
   void drop_subscription(LoopState& state, Session& session, const std::string& sub_id);
@@ -98,16 +133,26 @@ class Relay final : public net::Service {
   void send_notice(Context& c, std::string_view text);
 
   std::string nip11_document() const;
-  // handlers/api_*.cpp: the REST API. authenticate_http answers the refusal,
-  // or nullopt with *who set to the caller.
-  net::HttpResponse route_api(const net::HttpRequest& req);
-  std::optional<net::HttpResponse> authenticate_http(const net::HttpRequest& req, engine::Pubkey* who);
-  net::HttpResponse get_event(const net::HttpRequest& req, std::string_view id_hex);
-  net::HttpResponse list_channels(const net::HttpRequest& req);
-  net::HttpResponse get_channel(const net::HttpRequest& req, std::string_view id, bool members);
-  net::HttpResponse get_canvas(const net::HttpRequest& req, std::string_view id);
-  net::HttpResponse get_presence(const net::HttpRequest& req);
-  net::HttpResponse put_presence(const net::HttpRequest& req);
+  // handlers/api_*.cpp: the REST API. The router authenticates once per
+  // request (authenticate_http answers the refusal, or nullopt with *who set)
+  // and hands each handler its Caller. nullopt from a route = answered later.
+  std::optional<net::HttpResponse> route_api(net::Connection& conn, const net::HttpRequest& req);
+  std::optional<net::HttpResponse> authenticate_http(const net::HttpRequest& req, std::optional<Scope> need, Caller* who,
+                                                     bool minting = false);
+  // The token channel list, then channel access (rest-api.md §1.6).
+  std::optional<net::HttpResponse> check_channel(const Caller& who, std::string_view channel);
+  std::optional<net::HttpResponse> post_event(const Caller& who, net::Connection& conn, const net::HttpRequest& req);
+  net::HttpResponse event_response(const engine::Id& id, const Verdict& verdict);
+  net::HttpResponse get_event(const Caller& who, std::string_view id_hex);
+  net::HttpResponse list_channels(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse get_channel(const Caller& who, std::string_view id, bool members);
+  net::HttpResponse get_canvas(const Caller& who, std::string_view id);
+  net::HttpResponse get_presence(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse put_presence(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse mint_token(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse list_tokens(const Caller& who);
+  net::HttpResponse revoke_token(const Caller& who, std::string_view id);
+  net::HttpResponse revoke_all_tokens(const Caller& who);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
 
   const Config& config_;
@@ -123,6 +168,8 @@ class Relay final : public net::Service {
   RelayStats stats_;
   MetricsSources metrics_;
   Nip98ReplayCache nip98_replays_;
+  engine::ApiTokens& tokens_;
+  RateLimiter mint_limiter_;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;

@@ -5,14 +5,11 @@
 #include "server/relay.h"
 
 namespace buzz::server {
-namespace {
 
 net::HttpResponse with_cors(net::HttpResponse r) {
   r.headers.emplace_back("Access-Control-Allow-Origin", "*");
   return r;
 }
-
-}  // namespace
 
 net::HttpResponse api_error(int status, std::string_view message) {
   std::string body = "{\"error\":";
@@ -33,23 +30,52 @@ std::string Relay::nip11_document() const {
          "\"payment_required\":false,\"restricted_writes\":true},\"self\":\"" + engine::to_hex(key_.pubkey) + "\"}";
 }
 
-net::HttpResponse Relay::route_api(const net::HttpRequest& req) {
-  std::string_view path = req.path;
-  if (req.method == "PUT" && path == "/api/presence") return put_presence(req);
-  if (req.method != "GET" && req.method != "HEAD") return api_error(405, "method not allowed");
-  if (path.starts_with("/api/events/")) return get_event(req, path.substr(12));
-  if (path == "/api/presence") return get_presence(req);
-  if (path == "/api/channels") return list_channels(req);
-  if (path.starts_with("/api/channels/")) {
+std::optional<net::HttpResponse> Relay::route_api(net::Connection& conn, const net::HttpRequest& req) {
+  const std::string_view path = req.path;
+  const std::string_view method = req.method == "HEAD" ? "GET" : std::string_view(req.method);
+  // Authenticates for one route, then runs it with the caller.
+  auto as = [&](std::optional<Scope> need, auto&& handler, bool minting = false) -> std::optional<net::HttpResponse> {
+    Caller who;
+    if (auto refused = authenticate_http(req, need, &who, minting)) return refused;
+    return handler(who);
+  };
+  auto is = [&](std::string_view m) { return method == m; };
+  bool known = true;  // the path exists (for 405 versus 404)
+
+  if (path == "/api/tokens") {
+    if (is("POST")) return as(std::nullopt, [&](const Caller& c) { return mint_token(c, req); }, true);
+    if (is("GET")) return as(std::nullopt, [&](const Caller& c) { return list_tokens(c); });
+    if (is("DELETE")) return as(std::nullopt, [&](const Caller& c) { return revoke_all_tokens(c); });
+  } else if (path.starts_with("/api/tokens/")) {
+    std::string_view id = path.substr(12);
+    if (is("DELETE")) return as(std::nullopt, [&](const Caller& c) { return revoke_token(c, id); });
+  } else if (path == "/api/events") {
+    // Each kind names its own scope (protocol.md §6.6), checked by the pipeline.
+    if (is("POST")) return as(std::nullopt, [&](const Caller& c) { return post_event(c, conn, req); });
+  } else if (path.starts_with("/api/events/")) {
+    // The scope depends on the event's kind; a refusal is a 404 like a missing event.
+    if (is("GET")) return as(std::nullopt, [&](const Caller& c) { return get_event(c, path.substr(12)); });
+  } else if (path == "/api/presence") {
+    if (is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_presence(c, req); });
+    if (is("PUT")) return as(Scope::kChannelsRead, [&](const Caller& c) { return put_presence(c, req); });
+  } else if (path == "/api/channels") {
+    if (is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return list_channels(c, req); });
+  } else if (path.starts_with("/api/channels/")) {
     std::string_view rest = path.substr(14);
-    if (rest.ends_with("/members")) return get_channel(req, rest.substr(0, rest.size() - 8), true);
-    if (rest.ends_with("/canvas")) return get_canvas(req, rest.substr(0, rest.size() - 7));
-    if (rest.find('/') == std::string_view::npos) return get_channel(req, rest, false);
+    size_t slash = rest.find('/');
+    std::string_view id = rest.substr(0, slash);
+    std::string_view sub = slash == std::string_view::npos ? "" : rest.substr(slash);
+    if (sub.empty() && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_channel(c, id, false); });
+    if (sub == "/members" && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_channel(c, id, true); });
+    if (sub == "/canvas" && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_canvas(c, id); });
+    known = sub.empty() || sub == "/members" || sub == "/canvas";
+  } else {
+    known = false;
   }
-  return api_error(404, "not found");
+  return known ? api_error(405, "method not allowed") : api_error(404, "not found");
 }
 
-net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
+std::optional<net::HttpResponse> Relay::on_http(net::Loop&, net::Connection& conn, const net::HttpRequest& req) {
   if (req.method == "OPTIONS") {
     net::HttpResponse r{204, "", "", {}};
     r.headers = {{"Access-Control-Allow-Origin", "*"},
@@ -70,7 +96,11 @@ net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
     r.content_type = "application/nostr+json";
     return with_cors(std::move(r));
   }
-  if (req.path.starts_with("/api/")) return with_cors(route_api(req));
+  if (req.path.starts_with("/api/")) {
+    std::optional<net::HttpResponse> r = route_api(conn, req);
+    if (r) return with_cors(std::move(*r));
+    return std::nullopt;
+  }
   if (get && req.path == "/metrics") {
     net::HttpResponse r = net::HttpResponse::text(200, render_metrics(metrics_));
     r.content_type = "text/plain; version=0.0.4";

@@ -116,6 +116,8 @@ int run_serve(int argc, char** argv) {
   engine::TeamState team;
   if (auto s = team.load(store); !s) return fail(s.error());
   TeamModel team_model(team, store, *key);
+  engine::ApiTokens tokens(store);
+  if (auto s = tokens.load(); !s) return fail(s.error());
 
   // The audit log must be whole before anything new is appended (audit.md §8.6).
   std::unique_ptr<AuditFeed> audit_feed;
@@ -134,7 +136,7 @@ int run_serve(int argc, char** argv) {
   audit_feed = std::make_unique<AuditFeed>(store, **audit_log, audit_options.queue_capacity);
   if (auto s = audit_feed->recover(); !s) return fail(s.error());
   MemoryPresenceStore presence;
-  Relay relay(cfg, store, membership, team, presence, *key);
+  Relay relay(cfg, store, membership, team, presence, tokens, *key);
 
   // Block the shutdown signals in every thread; this one waits for them.
   sigset_t signals;

@@ -13,6 +13,7 @@
 #include "engine/hex.h"
 #include "index/subscription_index.h"
 #include "net/connection.h"
+#include "server/grant.h"
 
 namespace buzz::server {
 
@@ -30,6 +31,7 @@ struct Session final : net::ConnectionContext {
   std::array<uint8_t, 32> challenge{};
   Auth auth = Auth::kPending;
   engine::Pubkey pubkey{};
+  Grant grant;  // every scope, unless the AUTH carried an API token
   std::unordered_map<std::string, std::unique_ptr<index::Subscription>> subs;
 
   bool authenticated() const { return auth == Auth::kAuthenticated; }

@@ -83,6 +83,20 @@ void TeamModel::end_batch(bool committed) {
   if (auto s = team_.load(store_); !s) log_error("team state reload failed after a failed write", {{"error", s.error()}});
 }
 
+std::string resolve_channel(const engine::Event& e, engine::EventStore& store) {
+  const engine::KindInfo* info = engine::find_kind(e.kind);
+  if (!info || info->channel == engine::ChannelRule::kGlobal) return {};
+  if (info->channel == engine::ChannelRule::kTarget) {
+    auto target = e_target(e, /*last=*/e.kind == 7);
+    auto stored = target ? store.lookup(*target) : std::nullopt;
+    return stored ? stored->channel : std::string();
+  }
+  for (const engine::Tag& t : e.tags) {
+    if (t.size() >= 2 && t[0] == "h" && engine::parses_as_uuid(t[1])) return t[1];
+  }
+  return {};
+}
+
 Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
   if (is_dm_command(e.kind)) return dm_command(e, now);
   const engine::KindInfo* info = engine::find_kind(e.kind);

@@ -60,6 +60,11 @@ struct Admission {
   }
 };
 
+// The channel an event names or inherits (protocol.md §8.2 step 5): kinds 5
+// and 7 take their target's, channel kinds their first UUID h tag; empty for
+// global events. Any thread.
+std::string resolve_channel(const engine::Event& e, engine::EventStore& store);
+
 class TeamModel {
  public:
   TeamModel(engine::TeamState& team, engine::EventStore& store, const engine::Keypair& relay_key)

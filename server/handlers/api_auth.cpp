@@ -1,23 +1,85 @@
-// Who is calling the REST API: NIP-98 (rest-api.md §1.3) with its replay cache,
-// then the relay-membership gate of a closed relay (§1.5). Bearer API tokens
-// join here when they exist.
+// Who is calling the REST API (rest-api.md §1): a bearer API token or a NIP-98
+// signed request, then the relay-membership gate of a closed relay (§1.5),
+// then the scope the endpoint needs (§1.2). The unverified X-Pubkey "dev
+// mode" of the original is deliberately not offered: every REST identity here
+// is proven.
 #include "engine/clock.h"
+#include "server/json_text.h"
 #include "server/nip98.h"
 #include "server/relay.h"
 
 namespace buzz::server {
+namespace {
 
-std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest& req, engine::Pubkey* who) {
-  if (req.header("authorization").empty()) return api_error(401, "authentication required");
-  Nip98Request nip98{req.header("authorization"), req.method, req.target, req.body, false};
-  auto signer = verify_nip98(nip98, nip98_base_url(config_.effective_relay_url()), engine::unix_now());
-  if (!signer) return api_error(401, signer.error());
-  if (!nip98_replays_.first_use(signer->event_id, engine::unix_now())) return api_error(401, "NIP-98: replay detected");
-  if (membership_.enforced() && !membership_.role(signer->pubkey)) {
-    return net::HttpResponse::json(
-        403, R"({"error":"relay_membership_required","message":"You must be a relay member to access this relay"})");
+net::HttpResponse coded_error(int status, std::string_view code, std::string_view message) {
+  return net::HttpResponse::json(status, json_object({{"error", json_string(code)}, {"message", json_string(message)}}));
+}
+
+}  // namespace
+
+Grant grant_of(const engine::ApiToken& t) {
+  Grant g;
+  g.scopes = Scopes();
+  for (const std::string& s : t.scopes) {
+    if (auto scope = parse_scope(s)) g.scopes.add(*scope);  // unknown strings grant nothing
   }
-  *who = signer->pubkey;
+  g.channels = t.channels;
+  return g;
+}
+
+std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest& req, std::optional<Scope> need,
+                                                          Caller* who, bool minting) {
+  std::string_view auth = req.header("authorization");
+  const uint64_t now = engine::unix_now();
+  if (auth.empty()) return api_error(401, "authentication required");
+  if (auth.starts_with("Bearer ")) {
+    std::string_view token = auth.substr(7);
+    if (!token.starts_with(engine::kTokenPrefix)) return api_error(401, "authentication failed");
+    auto t = tokens_.find(engine::hash_token(token));
+    if (!t) return api_error(401, "invalid_token");
+    if (t->revoked_at) return api_error(401, "token_revoked");
+    if (t->expires_at && t->expires_at < now) return api_error(401, "token_expired");
+    tokens_.touch(t->hash, now);
+    who->pubkey = t->owner;
+    who->grant = grant_of(*t);
+    who->token = t->hash;
+  } else if (auth.starts_with("Nostr ")) {
+    Nip98Request nip98{auth, req.method, req.target, req.body, minting};
+    auto signer = verify_nip98(nip98, nip98_base_url(config_.effective_relay_url()), now);
+    if (!signer) {
+      if (minting && signer.error() == "NIP-98: payload tag required") {
+        return coded_error(401, "invalid_auth", "NIP-98 payload tag required for POST /api/tokens");
+      }
+      if (minting) return coded_error(401, "invalid_auth", "NIP-98 verification failed");
+      return api_error(401, signer.error());
+    }
+    if (!nip98_replays_.first_use(signer->event_id, now)) return api_error(401, "NIP-98: replay detected");
+    who->pubkey = signer->pubkey;
+    who->grant = Grant{};  // a signed request is a session: every scope, no channel list
+    who->token.reset();
+  } else {
+    return api_error(401, "authentication failed");
+  }
+  // Calls that change state are audited like a WebSocket AUTH (audit.md §5.2).
+  const bool mutating = req.method != "GET" && req.method != "HEAD";
+  const std::string_view method = who->token ? "token" : "nip98";
+  if (membership_.enforced() && !membership_.role(who->pubkey)) {
+    if (mutating) audit_auth(who->pubkey, method, "not_relay_member");
+    return coded_error(403, "relay_membership_required", "You must be a relay member to access this relay");
+  }
+  if (mutating && !audit_auth(who->pubkey, method, "")) return api_error(503, "error: audit backlog full, retry");
+  if (need && !who->grant.has(*need)) {
+    return coded_error(403, "insufficient_scope", "token missing required scope: " + std::string(scope_name(*need)));
+  }
+  return std::nullopt;
+}
+
+std::optional<net::HttpResponse> Relay::check_channel(const Caller& who, std::string_view channel) {
+  if (!who.grant.allows_channel(channel)) {
+    return coded_error(403, "channel_not_permitted", "Token does not have access to this channel");
+  }
+  // A channel that does not exist answers like one the caller may not read (§1.6).
+  if (!team_.can_read(channel, who.pubkey)) return api_error(403, "not a member of this channel");
   return std::nullopt;
 }
 

@@ -70,11 +70,9 @@ std::string channel_json(const engine::Channel& c, size_t member_count) {
 
 }  // namespace
 
-net::HttpResponse Relay::get_channel(const net::HttpRequest& req, std::string_view id, bool members) {
-  engine::Pubkey who;
-  if (auto refused = authenticate_http(req, &who)) return *refused;
+net::HttpResponse Relay::get_channel(const Caller& who, std::string_view id, bool members) {
   if (!engine::is_canonical_uuid(id)) return api_error(400, "invalid channel_id");
-  if (!team_.can_read(id, who)) return api_error(403, "not a member of this channel");
+  if (auto refused = check_channel(who, id)) return *refused;
   auto channel = team_.find_channel(id);
   if (!channel) return api_error(404, "channel not found");
   std::vector<engine::ChannelMember> active = team_.members_of(id);
@@ -90,9 +88,7 @@ net::HttpResponse Relay::get_channel(const net::HttpRequest& req, std::string_vi
   return net::HttpResponse::json(200, json_object({{"members", list + "]"}, {"next_cursor", "null"}}));
 }
 
-net::HttpResponse Relay::list_channels(const net::HttpRequest& req) {
-  engine::Pubkey who;
-  if (auto refused = authenticate_http(req, &who)) return *refused;
+net::HttpResponse Relay::list_channels(const Caller& who, const net::HttpRequest& req) {
   const std::string visibility = req.query_param("visibility");
   const bool members_only = req.query_param("member") == "true";
   struct Row {
@@ -101,11 +97,12 @@ net::HttpResponse Relay::list_channels(const net::HttpRequest& req) {
     bool is_member = false;
   };
   std::vector<Row> rows;
-  for (const std::string& id : team_.readable_channels(who)) {
+  for (const std::string& id : team_.readable_channels(who.pubkey)) {
+    if (!who.grant.allows_channel(id)) continue;
     auto channel = team_.find_channel(id);
     if (!channel) continue;
     Row row{std::move(*channel), team_.members_of(id), false};
-    auto self = std::find_if(row.members.begin(), row.members.end(), [&](const auto& m) { return m.pubkey == who; });
+    auto self = std::find_if(row.members.begin(), row.members.end(), [&](const auto& m) { return m.pubkey == who.pubkey; });
     row.is_member = self != row.members.end();
     if (row.is_member && self->hidden_at) continue;  // a hidden DM leaves the list, not the access set
     if (members_only && !row.is_member) continue;
@@ -145,11 +142,9 @@ net::HttpResponse Relay::list_channels(const net::HttpRequest& req) {
   return net::HttpResponse::json(200, out + "]");
 }
 
-net::HttpResponse Relay::get_canvas(const net::HttpRequest& req, std::string_view id) {
-  engine::Pubkey who;
-  if (auto refused = authenticate_http(req, &who)) return *refused;
+net::HttpResponse Relay::get_canvas(const Caller& who, std::string_view id) {
   if (!engine::is_canonical_uuid(id)) return api_error(400, "invalid channel UUID");
-  if (!team_.can_read(id, who)) return api_error(403, "not a member of this channel");
+  if (auto refused = check_channel(who, id)) return *refused;
   engine::Filter newest;
   newest.kinds = std::vector<uint16_t>{40100};
   newest.tags.push_back({'h', {std::string(id)}});
@@ -168,12 +163,10 @@ net::HttpResponse Relay::get_canvas(const net::HttpRequest& req, std::string_vie
   return net::HttpResponse::json(200, body);
 }
 
-net::HttpResponse Relay::get_presence(const net::HttpRequest& req) {
-  engine::Pubkey who;
-  if (auto refused = authenticate_http(req, &who)) return *refused;
+net::HttpResponse Relay::get_presence(const Caller& who, const net::HttpRequest& req) {
   std::vector<std::pair<std::string, std::string>> statuses;
   // Presence is visible to those sharing a channel; anyone else reads as offline.
-  const auto audience = team_.co_members(who);
+  const auto audience = team_.co_members(who.pubkey);
   std::string keys = req.query_param("pubkeys");
   const uint64_t now = engine::unix_now();
   size_t taken = 0;
@@ -194,9 +187,7 @@ net::HttpResponse Relay::get_presence(const net::HttpRequest& req) {
   return net::HttpResponse::json(200, json_object(std::move(statuses)));
 }
 
-net::HttpResponse Relay::put_presence(const net::HttpRequest& req) {
-  engine::Pubkey who;
-  if (auto refused = authenticate_http(req, &who)) return *refused;
+net::HttpResponse Relay::put_presence(const Caller& who, const net::HttpRequest& req) {
   simdjson::dom::parser parser;
   simdjson::dom::element body;
   if (parser.parse(req.body).get(body)) return api_error(400, "request body must be JSON");
@@ -204,7 +195,7 @@ net::HttpResponse Relay::put_presence(const net::HttpRequest& req) {
   if (body["status"].get(status) || (status != "online" && status != "away" && status != "offline")) {
     return api_error(422, "status must be \"online\", \"away\" or \"offline\"");
   }
-  presence_.set_status(who, status, engine::unix_now());
+  presence_.set_status(who.pubkey, status, engine::unix_now());
   const bool offline = status == "offline";
   return net::HttpResponse::json(
       200, json_object({{"status", json_string(status)}, {"ttl_seconds", offline ? "0" : std::to_string(kPresenceTtlSecs)}}));

@@ -6,26 +6,25 @@
 
 #include "engine/clock.h"
 #include "engine/signature.h"
-#include "server/relay.h"
+#include "server/json_text.h"
 #include "server/log.h"
+#include "server/relay.h"
 #include "server/relay_url.h"
 
 namespace buzz::server {
-namespace {
 
-WriteJob auth_audit_job(const engine::Event& e, std::string_view reason) {
-  std::string meta = reason.empty() ? R"({"method":"nip42"})" : R"({"method":"nip42","reason":")" + std::string(reason) + "\"}";
+bool Relay::audit_auth(const engine::Pubkey& actor, std::string_view method, std::string_view reason) {
+  std::vector<std::pair<std::string, std::string>> meta = {{"method", json_string(method)}};
+  if (!reason.empty()) meta.emplace_back("reason", json_string(reason));
   WriteJob job;
   job.type = WriteJob::Type::kAudit;
   job.origin.loop = kNoReply;
   // 48001 is the sentinel kind of entries without an event: never the AUTH's own 22242.
-  job.audit = engine::AuditRecord{"", engine::kKindAuditEntry, e.pubkey_hex(),
+  job.audit = engine::AuditRecord{"", engine::kKindAuditEntry, engine::to_hex(actor),
                                   std::string(reason.empty() ? engine::kActionAuthSuccess : engine::kActionAuthFailure),
-                                  "", std::move(meta)};
-  return job;
+                                  "", json_object(std::move(meta))};
+  return writer_->submit(std::move(job));
 }
-
-}  // namespace
 
 void Relay::handle_auth(Context& c, const engine::Event& e) {
   Session& s = c.session;
@@ -45,20 +44,32 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
     if (normalize_relay_url(e.first_tag_value("relay")) != relay_url_normalized_) return false;
     return std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) <= 60;
   };
-  if (!verified()) {
+  std::string_view method = e.first_tag("auth_token") ? "token" : "nip42";
+  auto fail = [&](std::string_view audit_reason, std::string_view wire_reason) {
     s.auth = Session::Auth::kFailed;
-    if (!writer_->submit(auth_audit_job(e, "verification_failed"))) log_warn("auth failure not audited: writer queue full");
-    return reply(false, "auth-required: verification failed");
+    if (!audit_auth(e.pubkey, method, audit_reason)) log_warn("auth failure not audited: writer queue full");
+    reply(false, wire_reason);
+  };
+  if (!verified()) return fail("verification_failed", "auth-required: verification failed");
+  // An API token in the AUTH narrows the session to the token's grant (protocol.md §6.5).
+  std::optional<Grant> grant;
+  if (const engine::Tag* tag = e.first_tag("auth_token")) {
+    std::string_view token = (*tag)[1];
+    if (!token.starts_with(engine::kTokenPrefix)) return fail("verification_failed", "auth-required: verification failed");
+    auto t = tokens_.find(engine::hash_token(token));
+    if (!t || t->revoked_at) return fail("invalid_token", "auth-required: invalid token");
+    if (!t->active(engine::unix_now()) || t->owner != e.pubkey) {
+      return fail("verification_failed", "auth-required: verification failed");
+    }
+    tokens_.touch(t->hash, engine::unix_now());
+    grant = grant_of(*t);
   }
-  if (membership_.enforced() && !membership_.role(e.pubkey)) {
-    s.auth = Session::Auth::kFailed;
-    if (!writer_->submit(auth_audit_job(e, "not_relay_member"))) log_warn("auth failure not audited: writer queue full");
-    return reply(false, "restricted: not a relay member");
-  }
+  if (membership_.enforced() && !membership_.role(e.pubkey)) return fail("not_relay_member", "restricted: not a relay member");
   // No session starts unaudited: a full writer queue refuses the attempt (the client may retry).
-  if (!writer_->submit(auth_audit_job(e, ""))) return reply(false, "error: audit backlog full, retry");
+  if (!audit_auth(e.pubkey, method, "")) return reply(false, "error: audit backlog full, retry");
   s.auth = Session::Auth::kAuthenticated;
   s.pubkey = e.pubkey;
+  if (grant) s.grant = std::move(*grant);
   reply(true, "");
 }
 

@@ -1,8 +1,8 @@
-// EVENT (protocol.md §8): the checks a client event passes before it is handed
-// to the store writer. Order matters — the first failing check decides the
-// reply — and follows protocol.md §8.1–8.2. Checks that need a consistent view
-// of the store (duplicates within a batch, replaceable order, deletion rights)
-// happen on the writer thread.
+// EVENT (protocol.md §8) and POST /api/events (rest-api.md §3.4): one
+// pipeline for both. Order matters — the first failing check decides the
+// reply — and follows protocol.md §8.2. Checks that need a consistent view of
+// the store (duplicates within a batch, channel rules, deletion rights) run on
+// the writer thread, which answers through on_write_batch().
 #include <cstdlib>
 
 #include "engine/clock.h"
@@ -16,84 +16,122 @@ namespace {
 constexpr int64_t kClockSkewSecs = 900;
 constexpr size_t kMaxContentBytes = 262144;
 
+Relay::Verdict refuse(std::string reason) { return {false, std::move(reason)}; }
+
 }  // namespace
 
 void Relay::handle_event(Context& c, engine::Event&& e) {
   if (!c.session.authenticated()) return send_ok(c, e.id, false, "auth-required: not authenticated");
-  // Gift wraps are signed by throw-away keys (NIP-59).
-  if (e.pubkey != c.session.pubkey && e.kind != 1059) {
-    return send_ok(c, e.id, false, "invalid: event pubkey does not match authenticated identity");
+  const engine::Id id = e.id;
+  Submitter who{c.conn.id(), c.session.pubkey, c.session.grant, false};
+  std::optional<Verdict> v = ingest(who, std::move(e));
+  if (!v) return;
+  // A full writer queue drops the message with a NOTICE and no OK (protocol.md §2.5).
+  if (v->busy) return send_notice(c, v->reason);
+  send_ok(c, id, v->accepted, v->reason);
+}
+
+std::optional<Relay::Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
+  const bool proxy = who.grant.has(Scope::kProxySubmit);
+  if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted via EVENT");
+  if (e.kind == 44100 || e.kind == 44101) return refuse("invalid: membership notifications are relay-signed only");
+  if (who.via_http && (e.kind == 1059 || e.kind == 20001)) {
+    return refuse("invalid: kind " + std::to_string(e.kind) + " is only accepted via WebSocket");
   }
-  if (e.kind == 22242) return send_ok(c, e.id, false, "invalid: AUTH events cannot be submitted via EVENT");
-  if (e.kind == 44100 || e.kind == 44101) {
-    return send_ok(c, e.id, false, "invalid: membership notifications are relay-signed only");
+  // Gift wraps are signed by throw-away keys (NIP-59); a proxy submits for others.
+  if (e.pubkey != who.pubkey && e.kind != 1059 && !proxy) {
+    return refuse("invalid: event pubkey does not match authenticated identity");
   }
   const engine::KindInfo* info = engine::find_kind(e.kind);
-  if (info && info->sender == engine::Sender::kRelayOnly) return send_ok(c, e.id, false, "restricted: relay-only kind");
-  if (!info || info->sender != engine::Sender::kClient) return send_ok(c, e.id, false, "restricted: unknown event kind");
+  if (info && info->sender == engine::Sender::kRelayOnly) return refuse("restricted: relay-only kind");
+  if (!info || info->sender != engine::Sender::kClient) return refuse("restricted: unknown event kind");
 
   const bool ephemeral = engine::kind_class(e.kind) == engine::KindClass::kEphemeral;
   const bool membership_kind = info->role == engine::KindRole::kRelayAdmin || info->role == engine::KindRole::kRelayLeave;
   // An id already stored is answered without verifying it again: the stored
   // copy was verified, and this one is not stored either way.
-  if (!ephemeral && !membership_kind && store_.contains(e.id, e.kind)) return send_ok(c, e.id, true, duplicate_reason(e.kind));
-
+  if (!ephemeral && !membership_kind && store_.contains(e.id, e.kind)) {
+    return Verdict{true, std::string(duplicate_reason(e.kind))};
+  }
   std::string reason;
-  if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return send_ok(c, e.id, false, reason);
-
-  auto event = std::make_shared<const engine::Event>(std::move(e));
-  if (membership_kind) return submit_write(c, {WriteJob::Type::kMembership, event, {}, c.conn.id(), c.session.pubkey});
+  if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
 
   // The clock window and the content cap apply to stored kinds only (protocol.md §12).
-  if (!ephemeral && std::llabs(engine::seconds_from(engine::unix_now(), event->created_at)) > kClockSkewSecs) {
-    return send_ok(c, event->id, false, "invalid: event timestamp too far from server time");
+  if (!ephemeral && !proxy && std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) > kClockSkewSecs) {
+    return refuse("invalid: event timestamp too far from server time");
   }
-  if (!ephemeral && event->content.size() > kMaxContentBytes) {
-    return send_ok(c, event->id, false,
-                   "invalid: content exceeds maximum size of 262144 bytes (got " + std::to_string(event->content.size()) + ")");
+  if (!ephemeral && e.content.size() > kMaxContentBytes) {
+    return refuse("invalid: content exceeds maximum size of 262144 bytes (got " + std::to_string(e.content.size()) + ")");
   }
-  if (ephemeral) return handle_ephemeral(c, std::move(event));
+  if (auto refused = check_grant(who.grant, e, *info)) return refused;
+  auto event = std::make_shared<const engine::Event>(std::move(e));
+  if (membership_kind) return submit_write({WriteJob::Type::kMembership, event, {}, who.origin, who.pubkey});
+  if (ephemeral) return handle_ephemeral(std::move(event));
   if (event->kind == 0) {
     // NIP-01 profile metadata must be JSON (kinds.md §2.1).
     thread_local simdjson::dom::parser parser;
-    if (parser.parse(event->content).error()) return send_ok(c, event->id, false, "invalid: kind:0 content must be valid JSON");
+    if (parser.parse(event->content).error()) return refuse("invalid: kind:0 content must be valid JSON");
   }
   // Channel rules need a consistent view of the team state: the writer runs them (server/team_model.h).
-  submit_write(c, {WriteJob::Type::kStore, event, {}, c.conn.id(), c.session.pubkey});
+  return submit_write({WriteJob::Type::kStore, event, {}, who.origin, who.pubkey});
 }
 
-void Relay::submit_write(Context& c, WriteJob&& job) {
-  // A full writer queue drops the message with a NOTICE and no OK (protocol.md §2.5).
-  if (!writer_->submit(std::move(job))) send_notice(c, "rate-limited: too many concurrent requests");
+// Scopes and the token channel list (protocol.md §6.5–6.6). A session without
+// a token holds every scope and no list, so this only ever refuses tokens.
+std::optional<Relay::Verdict> Relay::check_grant(const Grant& g, const engine::Event& e, const engine::KindInfo& info) {
+  const bool proxy = g.has(Scope::kProxySubmit);
+  if (info.role == engine::KindRole::kRelayAdmin) {
+    if (proxy) return refuse("invalid: relay admin commands cannot be submitted via proxy");
+    if (g.channel_restricted()) return refuse("restricted: relay admin commands require a global token, not a channel-scoped token");
+  }
+  if (info.role == engine::KindRole::kRelayLeave && g.channel_restricted()) {
+    return refuse("restricted: leave requests require a global token");
+  }
+  if (engine::kind_class(e.kind) == engine::KindClass::kEphemeral) {
+    if (!g.has(Scope::kMessagesWrite) && !proxy) return refuse("restricted: insufficient scope for ephemeral events");
+  } else if (!proxy) {
+    std::optional<Scope> need = parse_scope(info.scope);
+    if (need && !g.has(*need)) return refuse("restricted: insufficient scope (need " + std::string(info.scope) + ")");
+  }
+  if (!g.channel_restricted() || info.role == engine::KindRole::kRelayAdmin || info.role == engine::KindRole::kRelayLeave) {
+    return std::nullopt;
+  }
+  std::string channel = resolve_channel(e, store_);
+  if (channel.empty()) return refuse("restricted: channel-scoped tokens cannot publish global events");
+  if (!g.allows_channel(channel)) return refuse("restricted: token does not have access to this channel");
+  return std::nullopt;
 }
 
-void Relay::handle_ephemeral(Context& c, std::shared_ptr<const engine::Event> event) {
+std::optional<Relay::Verdict> Relay::submit_write(WriteJob&& job) {
+  if (writer_->submit(std::move(job))) return std::nullopt;
+  Verdict busy{false, "rate-limited: too many concurrent requests"};
+  busy.busy = true;
+  return busy;
+}
+
+std::optional<Relay::Verdict> Relay::handle_ephemeral(std::shared_ptr<const engine::Event> event) {
   const uint64_t now = engine::unix_now();
   if (event->kind == 20001) {
     presence_.set_status(event->pubkey, presence_status(event->content), now);
-    send_ok(c, event->id, true, "");
-    return broadcast(c.loop, std::move(event), "");
+    broadcast(std::move(event), "");
+    return Verdict{true, ""};
   }
   // Typing (20002) lives in a channel: members, or anyone on an open channel.
   std::string_view h = event->first_tag_value("h");
-  if (h.empty()) return send_ok(c, event->id, false, "invalid: channel-scoped events must include an h tag");
-  if (!engine::is_canonical_uuid(h)) return send_ok(c, event->id, false, "invalid: h tag must be a canonical lowercase UUID");
-  if (!team_.access(h, event->pubkey).can_post()) return send_ok(c, event->id, false, "restricted: not a channel member");
+  if (h.empty()) return refuse("invalid: channel-scoped events must include an h tag");
+  if (!engine::is_canonical_uuid(h)) return refuse("invalid: h tag must be a canonical lowercase UUID");
+  if (!team_.access(h, event->pubkey).can_post()) return refuse("restricted: not a channel member");
   presence_.set_typing(h, event->pubkey, now);
-  send_ok(c, event->id, true, "");
-  broadcast(c.loop, event, std::string(h));
+  std::string channel(h);
+  broadcast(std::move(event), std::move(channel));
+  return Verdict{true, ""};
 }
 
-void Relay::broadcast(net::Loop& here, std::shared_ptr<const engine::Event> event, std::string channel) {
+void Relay::broadcast( std::shared_ptr<const engine::Event> event, std::string channel) {
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(
       std::vector<CommittedEvent>{{event, std::move(channel), raw_of(event)}});
-  for (net::Loop* loop : loops_) {
-    if (loop == &here) {
-      fanout(*loop, *committed);
-    } else {
-      loop->post([this, loop, committed] { fanout(*loop, *committed); });
-    }
-  }
+  // Posted on this loop too, so the sender's OK goes out before its own echo.
+  for (net::Loop* loop : loops_) loop->post([this, loop, committed] { fanout(*loop, *committed); });
 }
 
 }  // namespace buzz::server
