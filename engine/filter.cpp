@@ -55,7 +55,6 @@ Status read_hex_list(element v, const char* field, std::vector<std::array<uint8_
     }
     out->push_back(bytes);
   }
-  sort_unique(*out);
   return {};
 }
 
@@ -128,7 +127,6 @@ Result<Filter> parse_filter(element value) {
         if (!read_uint(k, "kinds", &kind) || kind > 65535) return Error{"kinds must hold integers between 0 and 65535"};
         f.kinds->push_back(uint16_t(kind));
       }
-      sort_unique(*f.kinds);
     } else if (key == "since" || key == "until" || key == "limit") {
       uint64_t n;
       if (Status s = read_uint(v, std::string(key).c_str(), &n); !s) return Error{s.error()};
@@ -147,13 +145,20 @@ Result<Filter> parse_filter(element value) {
         if (item.get(s)) return Error{std::string(key) + " must be an array of strings"};
         tf.values.emplace_back(s);
       }
-      sort_unique(tf.values);
       f.tags.push_back(std::move(tf));
     }
     // Longer #keys and unknown keys are ignored, as NIP-01 clients expect.
   }
-  std::sort(f.tags.begin(), f.tags.end(), [](const TagFilter& a, const TagFilter& b) { return a.name < b.name; });
+  f.normalize();
   return f;
+}
+
+void Filter::normalize() {
+  if (ids) sort_unique(*ids);
+  if (authors) sort_unique(*authors);
+  if (kinds) sort_unique(*kinds);
+  for (TagFilter& t : tags) sort_unique(t.values);
+  std::stable_sort(tags.begin(), tags.end(), [](const TagFilter& a, const TagFilter& b) { return a.name < b.name; });
 }
 
 Result<Filter> parse_filter_json(std::string_view json) {

@@ -32,6 +32,8 @@ struct Filter {
   std::optional<std::string> search;           // NIP-50
 
   bool matches(const EventFields& e) const;
+  // Establishes the invariants above; a filter built by hand calls it once.
+  void normalize();
 
   // True when the filter can never match anything (an empty list somewhere).
   bool matches_nothing() const;

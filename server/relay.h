@@ -21,6 +21,7 @@
 #include "engine/event_store.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
+#include "engine/thread_row.h"
 #include "net/loop.h"
 #include "net/service.h"
 #include "server/client_message.h"
@@ -149,6 +150,12 @@ class Relay final : public net::Service {
   net::HttpResponse get_canvas(const Caller& who, std::string_view id);
   net::HttpResponse get_presence(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse put_presence(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse get_messages(const Caller& who, std::string_view channel, const net::HttpRequest& req);
+  net::HttpResponse get_thread(const Caller& who, std::string_view channel, std::string_view root_hex,
+                               const net::HttpRequest& req);
+  net::HttpResponse get_reactions(const Caller& who, std::string_view target_hex, const net::HttpRequest& req);
+  std::optional<engine::ThreadRow> thread_row(const engine::Id& id);
+  std::string effective_author(const engine::Event& e) const;
   net::HttpResponse mint_token(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse list_tokens(const Caller& who);
   net::HttpResponse revoke_token(const Caller& who, std::string_view id);

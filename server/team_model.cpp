@@ -7,12 +7,14 @@
 #include "engine/event_parse.h"
 #include "engine/event_record.h"
 #include "engine/kinds.h"
+#include "engine/thread_row.h"
 #include "server/log.h"
 
 namespace buzz::server {
 namespace {
 
 using engine::Id;
+using engine::ThreadRow;
 
 constexpr uint32_t kMaxThreadDepth = 100;
 constexpr size_t kMaxEmojiChars = 64;
@@ -38,34 +40,6 @@ size_t utf8_chars(std::string_view s) {
 }
 
 bool is_hex(std::string_view s) { return s.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos; }
-
-// A thread row (channels.md §7): where a reply hangs and how many follow it.
-struct ThreadRow {
-  Id parent{}, root{};
-  uint32_t depth = 0;  // 0 = top-level (a row kept only for its counters)
-  uint64_t reply_count = 0, descendant_count = 0, last_reply_at = 0;
-  bool broadcast = false;
-
-  std::string encode() const {
-    std::string v(reinterpret_cast<const char*>(parent.data()), 32);
-    v.append(reinterpret_cast<const char*>(root.data()), 32);
-    for (uint64_t n : {uint64_t(depth), reply_count, descendant_count, last_reply_at}) engine::put_u64(&v, n);
-    v.push_back(broadcast ? 1 : 0);
-    return v;
-  }
-  static std::optional<ThreadRow> decode(std::string_view v) {
-    if (v.size() != 64 + 32 + 1) return std::nullopt;
-    ThreadRow r;
-    std::memcpy(r.parent.data(), v.data(), 32);
-    std::memcpy(r.root.data(), v.data() + 32, 32);
-    r.depth = uint32_t(engine::get_u64(v.data() + 64));
-    r.reply_count = engine::get_u64(v.data() + 72);
-    r.descendant_count = engine::get_u64(v.data() + 80);
-    r.last_reply_at = engine::get_u64(v.data() + 88);
-    r.broadcast = v[96] != 0;
-    return r;
-  }
-};
 
 }  // namespace
 
@@ -286,14 +260,17 @@ std::optional<std::string> TeamModel::check_thread(const engine::Event& e, const
     auto it = batch_threads_.find(id);
     std::optional<std::string> v = it != batch_threads_.end() ? std::optional(it->second)
                                                               : store_.get_state(engine::StateTable::kThreads,
-                                                                                 std::string_view(reinterpret_cast<const char*>(id.data()), 32));
+                                                                                 engine::thread_key(id));
     auto r = v ? ThreadRow::decode(*v) : std::nullopt;
-    return r ? *r : ThreadRow{id, id};
+    if (r) return *r;
+    ThreadRow top;  // a top-level message gets its row with its first reply
+    top.parent = top.root = id;
+    return top;
   };
   auto put = [&](const Id& id, const ThreadRow& r) {
     std::string v = r.encode();
     batch_threads_[id] = v;
-    a.state.push_back({engine::StateTable::kThreads, std::string(reinterpret_cast<const char*>(id.data()), 32), std::move(v)});
+    a.state.push_back({engine::StateTable::kThreads, std::string(engine::thread_key(id)), std::move(v)});
   };
 
   ThreadRow parent_row = row(parent);
@@ -326,11 +303,14 @@ std::optional<std::string> TeamModel::check_thread(const engine::Event& e, const
   put(e.id, mine);
   parent_row.reply_count++;
   parent_row.last_reply_at = e.created_at;
+  parent_row.add_participant(e.pubkey);
   if (mine.root == parent) parent_row.descendant_count++;
   put(parent, parent_row);
   if (mine.root != parent) {
     ThreadRow root_row = row(mine.root);
     root_row.descendant_count++;
+    root_row.last_reply_at = e.created_at;
+    root_row.add_participant(e.pubkey);
     put(mine.root, root_row);
   }
   return std::nullopt;
@@ -338,11 +318,11 @@ std::optional<std::string> TeamModel::check_thread(const engine::Event& e, const
 
 void TeamModel::lower_thread_counts(const Id& id, Admission& a) {
   // Deleting a reply lowers its parent's and root's counters, never below 0.
-  auto v = store_.get_state(engine::StateTable::kThreads, std::string_view(reinterpret_cast<const char*>(id.data()), 32));
+  auto v = store_.get_state(engine::StateTable::kThreads, engine::thread_key(id));
   auto mine = v ? ThreadRow::decode(*v) : std::nullopt;
   if (!mine || mine->depth == 0) return;
   auto adjust = [&](const Id& at, bool reply, bool descendant) {
-    std::string key(reinterpret_cast<const char*>(at.data()), 32);
+    std::string key(engine::thread_key(at));
     auto rv = store_.get_state(engine::StateTable::kThreads, key);
     auto r = rv ? ThreadRow::decode(*rv) : std::nullopt;
     if (!r) return;

@@ -1,0 +1,343 @@
+// Messages, threads and reactions over REST (rest-api.md §3.3, §3.5):
+// GET /api/channels/{id}/messages, /api/channels/{id}/threads/{event_id} and
+// GET /api/messages/{event_id}/reactions. Everything is read from the store's
+// indexes and the `threads` table (engine/thread_row.h): a page costs one
+// channel-index scan, one row lookup per message and one reaction query for
+// the whole page.
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include "engine/canonical.h"
+#include "engine/event_parse.h"
+#include "engine/event_record.h"
+#include "engine/thread_row.h"
+#include "server/json_text.h"
+#include "server/relay.h"
+
+namespace buzz::server {
+namespace {
+
+using engine::Id;
+
+constexpr size_t kDefaultMessages = 50, kMaxMessages = 200;
+constexpr size_t kDefaultReplies = 100, kMaxReplies = 500;
+constexpr size_t kDefaultReactionGroups = 50, kMaxReactionGroups = 200;
+// Newest-first scans that must return the oldest rows read at most this many.
+constexpr size_t kMaxAscendingScan = 10000;
+constexpr size_t kMaxReactionsPerPage = 20000;
+
+std::optional<int64_t> int_param(const net::HttpRequest& req, std::string_view name, bool* bad) {
+  std::string v = req.query_param(name);
+  if (v.empty()) return std::nullopt;
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || p != v.data() + v.size()) *bad = true;
+  return n;
+}
+
+Id id_of(const engine::EventFields& fields) {
+  Id id;
+  std::memcpy(id.data(), fields.id, 32);
+  return id;
+}
+
+size_t clamp_limit(std::optional<int64_t> asked, size_t fallback, size_t cap) {
+  if (!asked || *asked <= 0) return fallback;
+  return std::min<size_t>(size_t(*asked), cap);
+}
+
+// One emoji on one message: who reacted, in reaction order.
+struct ReactionGroup {
+  std::vector<std::pair<engine::Pubkey, Id>> users;  // (author, reaction event id)
+};
+using Reactions = std::map<std::string, ReactionGroup>;  // by emoji
+
+}  // namespace
+
+std::optional<engine::ThreadRow> Relay::thread_row(const Id& id) {
+  auto v = store_.get_state(engine::StateTable::kThreads, engine::thread_key(id));
+  return v ? engine::ThreadRow::decode(*v) : std::nullopt;
+}
+
+// The author a reader should see: a relay-signed message names its human in
+// its first p tag holding a pubkey (rest-api.md §3.3).
+std::string Relay::effective_author(const engine::Event& e) const {
+  if (e.pubkey == key_.pubkey) {
+    if (auto p = e.first_pubkey_tag()) return engine::to_hex(*p);
+  }
+  return e.pubkey_hex();
+}
+
+namespace {
+
+// Live reactions on each target: one kind-7 query for the whole set.
+std::unordered_map<Id, Reactions, engine::KeyBytesHash> reactions_on(engine::EventStore& store, const std::vector<Id>& targets) {
+  std::unordered_map<Id, Reactions, engine::KeyBytesHash> out;
+  if (targets.empty()) return out;
+  engine::Filter f;
+  f.kinds = std::vector<uint16_t>{7};
+  engine::TagFilter e{'e', {}};
+  for (const Id& id : targets) e.values.push_back(engine::to_hex(id));
+  f.tags.push_back(std::move(e));
+  f.normalize();
+  engine::QueryOptions opts;
+  opts.limit = kMaxReactionsPerPage;
+  std::vector<engine::Event> found;  // newest first
+  (void)store.query(f, opts, [&](std::string_view raw, const engine::EventFields&) {
+    if (auto parsed = engine::parse_event_json(raw)) found.push_back(std::move(*parsed));
+  });
+  for (auto it = found.rbegin(); it != found.rend(); ++it) {
+    // The target is the last e tag (kinds.md §2.2), as the pipeline resolved it.
+    std::optional<Id> target;
+    for (const engine::Tag& t : it->tags) {
+      Id id;
+      if (t.size() >= 2 && t[0] == "e" && engine::from_hex(t[1], &id)) target = id;
+    }
+    if (!target || std::find(targets.begin(), targets.end(), *target) == targets.end()) continue;
+    out[*target][it->content.empty() ? "+" : it->content].users.emplace_back(it->pubkey, it->id);
+  }
+  return out;
+}
+
+std::string reaction_counts_json(const Reactions& r) {
+  std::vector<std::string> groups;
+  for (const auto& [emoji, g] : r) {
+    groups.push_back(json_object({{"emoji", json_string(emoji)}, {"count", std::to_string(g.users.size())}}));
+  }
+  return json_array(groups);
+}
+
+std::string summary_json(const engine::ThreadRow& row) {
+  std::vector<std::string> who;
+  for (const engine::Pubkey& pk : row.participants) who.push_back(json_string(engine::to_hex(pk)));
+  return json_object({{"reply_count", std::to_string(row.reply_count)},
+                      {"descendant_count", std::to_string(row.descendant_count)},
+                      {"last_reply_at", std::to_string(row.last_reply_at)},
+                      {"participants", json_array(who)}});
+}
+
+std::string tags_json(const engine::Event& e) {
+  std::string out;
+  engine::append_json_tags(out, e.tags);
+  return out;
+}
+
+}  // namespace
+
+net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channel, const net::HttpRequest& req) {
+  if (!engine::is_canonical_uuid(channel)) return api_error(400, "invalid channel UUID");
+  if (auto refused = check_channel(who, channel)) return *refused;
+  bool bad = false;
+  const size_t limit = clamp_limit(int_param(req, "limit", &bad), kDefaultMessages, kMaxMessages);
+  const std::optional<int64_t> before = int_param(req, "before", &bad), since = int_param(req, "since", &bad);
+  if (bad) return api_error(400, "invalid query parameter: limit, before and since are integers");
+  engine::Filter f;
+  f.tags.push_back({'h', {std::string(channel)}});
+  if (std::string kinds = req.query_param("kinds"); !kinds.empty()) {
+    f.kinds.emplace();
+    for (size_t start = 0; start <= kinds.size();) {
+      size_t end = std::min(kinds.find(',', start), kinds.size());
+      uint16_t k = 0;
+      auto [p, ec] = std::from_chars(kinds.data() + start, kinds.data() + end, k);
+      if (ec != std::errc() || p != kinds.data() + end) {
+        return api_error(400, "Invalid 'kinds' parameter — expected comma-separated integers (e.g. '45001' or '9,45001')");
+      }
+      f.kinds->push_back(k);
+      start = end + 1;
+    }
+  }
+  if (before) {
+    if (*before <= 0) return net::HttpResponse::json(200, R"({"messages":[],"next_cursor":null})");
+    f.until = uint64_t(*before - 1);
+  }
+  if (since) f.since = uint64_t(std::max<int64_t>(*since, -1) + 1);
+  f.normalize();
+  // With only `since`, the page is the oldest rows after it, oldest first.
+  const bool ascending = since && !before;
+
+  // Top level: no thread row, depth 0, or a depth-1 reply broadcast to the channel.
+  struct Row {
+    engine::Event event;
+    std::optional<engine::ThreadRow> thread;
+  };
+  std::vector<Row> rows;
+  engine::QueryOptions opts;
+  opts.limit = ascending ? kMaxAscendingScan : limit;
+  std::optional<engine::ThreadRow> row;  // of the event accept() just passed to the sink
+  opts.accept = [&](const engine::EventFields& fields) {
+    row = thread_row(id_of(fields));
+    return !row || row->depth == 0 || (row->depth == 1 && row->broadcast);
+  };
+  engine::Status scanned = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields&) {
+    if (auto parsed = engine::parse_event_json(raw)) rows.push_back({std::move(*parsed), std::move(row)});
+  });
+  if (!scanned) return api_error(500, "internal server error");
+  if (ascending) {
+    std::reverse(rows.begin(), rows.end());
+    if (rows.size() > limit) rows.resize(limit);
+  }
+  std::vector<Id> ids;
+  for (const Row& r : rows) ids.push_back(r.event.id);
+  auto reactions = reactions_on(store_, ids);
+  std::vector<std::string> out;
+  for (const Row& r : rows) {
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {"event_id", json_string(r.event.id_hex())},
+        {"pubkey", json_string(effective_author(r.event))},
+        {"content", json_string(r.event.content)},
+        {"kind", std::to_string(r.event.kind)},
+        {"created_at", std::to_string(r.event.created_at)},
+        {"channel_id", json_string(channel)},
+        {"tags", tags_json(r.event)},
+    };
+    if (r.thread && r.thread->reply_count) fields.emplace_back("thread_summary", summary_json(*r.thread));
+    if (auto it = reactions.find(r.event.id); it != reactions.end()) {
+      fields.emplace_back("reactions", reaction_counts_json(it->second));
+    }
+    out.push_back(json_object(std::move(fields)));
+  }
+  std::string cursor = rows.empty() ? "null" : std::to_string(rows.back().event.created_at);
+  return net::HttpResponse::json(200, json_object({{"messages", json_array(out)}, {"next_cursor", cursor}}));
+}
+
+net::HttpResponse Relay::get_thread(const Caller& who, std::string_view channel, std::string_view root_hex,
+                                    const net::HttpRequest& req) {
+  if (!engine::is_canonical_uuid(channel)) return api_error(400, "invalid channel UUID");
+  if (auto refused = check_channel(who, channel)) return *refused;
+  Id root;
+  if (!engine::from_hex(root_hex, &root)) return api_error(400, "invalid event_id hex");
+  auto stored = store_.lookup(root);
+  if (!stored || stored->deleted) return api_error(404, "event not found");
+  if (stored->channel != channel) return api_error(400, "event belongs to a different channel");
+  bool bad = false;
+  const size_t limit = clamp_limit(int_param(req, "limit", &bad), kDefaultReplies, kMaxReplies);
+  const std::optional<int64_t> depth_limit = int_param(req, "depth_limit", &bad);
+  if (bad) return api_error(400, "invalid query parameter: limit and depth_limit are integers");
+  uint64_t after = 0;
+  bool has_cursor = false;
+  if (std::string cursor = req.query_param("cursor"); !cursor.empty()) {
+    std::array<uint8_t, 8> bytes;
+    if (cursor.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos || cursor.size() % 2) {
+      return api_error(400, "invalid cursor hex");
+    }
+    if (cursor.size() != 16 || !engine::from_hex_any_case(cursor, bytes.data(), 8)) {
+      return api_error(400, "cursor must be 8 bytes (timestamp)");
+    }
+    after = engine::get_u64(reinterpret_cast<const char*>(bytes.data()));
+    has_cursor = true;
+  }
+  auto root_event = engine::parse_event_json(stored->raw);
+  if (!root_event) return api_error(500, "internal server error");
+  const std::optional<engine::ThreadRow> root_row = thread_row(root);
+
+  // Every descendant carries an e tag naming the root (channels.md §7); its
+  // own thread row says it belongs to this thread.
+  struct Reply {
+    engine::Event event;
+    engine::ThreadRow row;
+  };
+  std::vector<Reply> replies;
+  engine::Filter f;
+  f.tags.push_back({'h', {std::string(channel)}});
+  f.tags.push_back({'e', {engine::to_hex(root)}});
+  if (has_cursor) f.since = after + 1;
+  f.normalize();
+  engine::QueryOptions opts;
+  opts.limit = kMaxAscendingScan;
+  std::optional<engine::ThreadRow> row;  // of the event accept() just passed to the sink
+  opts.accept = [&](const engine::EventFields& fields) {
+    row = thread_row(id_of(fields));
+    return row && row->depth > 0 && row->root == root && !(depth_limit && int64_t(row->depth) > *depth_limit);
+  };
+  engine::Status scanned = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields&) {
+    if (auto parsed = engine::parse_event_json(raw)) replies.push_back({std::move(*parsed), std::move(*row)});
+  });
+  if (!scanned) return api_error(500, "internal server error");
+  std::reverse(replies.begin(), replies.end());  // oldest first
+  if (replies.size() > limit) replies.resize(limit);
+
+  std::vector<Id> ids{root};
+  for (const Reply& r : replies) ids.push_back(r.event.id);
+  auto reactions = reactions_on(store_, ids);
+  auto with_reactions = [&](std::vector<std::pair<std::string, std::string>>& fields, const Id& id) {
+    if (auto it = reactions.find(id); it != reactions.end()) fields.emplace_back("reactions", reaction_counts_json(it->second));
+  };
+  std::vector<std::pair<std::string, std::string>> root_fields = {
+      {"event_id", json_string(root_event->id_hex())},
+      {"pubkey", json_string(effective_author(*root_event))},
+      {"content", json_string(root_event->content)},
+      {"kind", std::to_string(root_event->kind)},
+      {"tags", tags_json(*root_event)},
+      {"created_at", std::to_string(root_event->created_at)},
+      {"channel_id", json_string(channel)},
+      {"thread_summary", root_row && root_row->reply_count ? summary_json(*root_row) : "null"},
+  };
+  with_reactions(root_fields, root);
+  std::vector<std::string> out;
+  for (const Reply& r : replies) {
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {"event_id", json_string(r.event.id_hex())},
+        {"parent_event_id", json_string(engine::to_hex(r.row.parent))},
+        {"root_event_id", json_string(engine::to_hex(r.row.root))},
+        {"channel_id", json_string(channel)},
+        {"pubkey", json_string(effective_author(r.event))},
+        {"content", json_string(r.event.content)},
+        {"kind", std::to_string(r.event.kind)},
+        {"depth", std::to_string(r.row.depth)},
+        {"created_at", std::to_string(r.event.created_at)},
+        {"broadcast", r.row.broadcast ? "true" : "false"},
+        {"tags", tags_json(r.event)},
+    };
+    with_reactions(fields, r.event.id);
+    out.push_back(json_object(std::move(fields)));
+  }
+  std::string cursor = "null";
+  if (!replies.empty()) {
+    std::string be;
+    engine::put_u64(&be, replies.back().event.created_at);
+    cursor = json_string(engine::to_hex(reinterpret_cast<const uint8_t*>(be.data()), 8));
+  }
+  return net::HttpResponse::json(
+      200, json_object({{"root", json_object(std::move(root_fields))},
+                        {"replies", json_array(out)},
+                        {"total_replies", std::to_string(root_row ? root_row->descendant_count : 0)},
+                        {"next_cursor", cursor}}));
+}
+
+net::HttpResponse Relay::get_reactions(const Caller& who, std::string_view target_hex, const net::HttpRequest& req) {
+  if (target_hex.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos || target_hex.size() % 2) {
+    return api_error(400, "invalid event_id: not valid hex");
+  }
+  Id target;
+  if (!engine::from_hex_any_case(target_hex, target.data(), target.size()) || target_hex.size() != 64) {
+    return api_error(400, "invalid event_id: must be 32 bytes (64 hex chars)");
+  }
+  auto stored = store_.lookup(target);
+  if (!stored || stored->deleted) return api_error(404, "event not found");
+  if (!stored->channel.empty()) {
+    if (auto refused = check_channel(who, stored->channel)) return *refused;
+  }
+  bool bad = false;
+  const size_t limit = clamp_limit(int_param(req, "limit", &bad), kDefaultReactionGroups, kMaxReactionGroups);
+  if (bad) return api_error(400, "invalid query parameter: limit is an integer");
+  auto reactions = reactions_on(store_, {target});
+  std::vector<std::string> groups;
+  for (const auto& [emoji, g] : reactions[target]) {
+    if (groups.size() == limit) break;
+    std::vector<std::string> users;
+    for (const auto& [pk, id] : g.users) {
+      std::string hex = engine::to_hex(pk);
+      users.push_back(json_object({{"pubkey", json_string(hex)},
+                                   {"display_name", json_string(hex.substr(0, 8))},
+                                   {"reaction_event_id", json_string(engine::to_hex(id))}}));
+    }
+    groups.push_back(json_object(
+        {{"emoji", json_string(emoji)}, {"count", std::to_string(g.users.size())}, {"users", json_array(users)}}));
+  }
+  return net::HttpResponse::json(200, json_object({{"reactions", json_array(groups)}, {"next_cursor", "null"}}));
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,183 @@
+// End-to-end tests of the REST message reads against the real binary:
+// GET /api/channels/{id}/messages (top-level selection, thread summaries,
+// reaction counts, both pagination directions, the kinds filter),
+// /api/channels/{id}/threads/{event_id} and /api/messages/{id}/reactions —
+// each with its refused cases, and none of them readable by a non-member of a
+// private channel.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/signature.h"
+#include "tests/e2e/nostr_client.h"
+#include "tests/e2e/relay_process.h"
+
+namespace buzz::test {
+namespace {
+
+using engine::Event;
+using engine::Keypair;
+
+std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
+
+class ApiMessagesTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string error;
+    relay_ = RelayProcess::start(RelayOptions{{"--open"}, {}, ""}, &error);
+    ASSERT_NE(relay_, nullptr) << error;
+  }
+  static void TearDownTestSuite() { relay_.reset(); }
+
+  static HttpReply get(const Keypair& key, const std::string& path) {
+    const std::string url = "http://127.0.0.1:" + std::to_string(relay_->port()) + path;
+    return http_call(relay_->port(), "GET", path, {{"Authorization", nip98_header(key, url, "GET")}});
+  }
+  static std::unique_ptr<NostrClient> client(const Keypair& key) {
+    std::string error;
+    auto c = NostrClient::connect_authed(*relay_, key, &error);
+    EXPECT_NE(c, nullptr) << error;
+    return c;
+  }
+  // The event ids of a JSON array field of objects, by `id_field`, in order.
+  static std::vector<std::string> ids(const std::string& body, const char* list, const char* id_field = "event_id") {
+    simdjson::dom::parser parser;
+    std::vector<std::string> out;
+    simdjson::dom::array rows;
+    if (parser.parse(body)[list].get(rows)) return out;
+    for (simdjson::dom::element row : rows) out.emplace_back(std::string_view(row[id_field]));
+    return out;
+  }
+
+  static std::unique_ptr<RelayProcess> relay_;
+};
+
+std::unique_ptr<RelayProcess> ApiMessagesTest::relay_;
+
+// A channel with three top-level messages a minute apart, a reply thread on
+// the first, and reactions.
+struct Conversation {
+  std::string channel;
+  Event first, second, third, reply, nested;
+};
+
+Conversation converse(NostrClient& owner_client, const Keypair& owner, NostrClient& peer_client, const Keypair& peer,
+                      const std::string& channel, const std::string& visibility) {
+  Conversation c;
+  c.channel = channel;
+  const uint64_t t = unix_now() - 300;
+  EXPECT_TRUE(owner_client.publish(make_event(owner, 9007, "", {{"h", channel}, {"name", "talk"}, {"visibility", visibility}})).accepted);
+  if (visibility == "private") {
+    EXPECT_TRUE(owner_client.publish(make_event(owner, 9000, "", {{"h", channel}, {"p", hex(peer), "member"}})).accepted);
+  } else {
+    EXPECT_TRUE(peer_client.publish(make_event(peer, 9021, "", {{"h", channel}})).accepted);
+  }
+  c.first = make_event(owner, 9, "first", {{"h", channel}}, t);
+  c.second = make_event(owner, 9, "second", {{"h", channel}}, t + 60);
+  c.third = make_event(peer, 9, "third", {{"h", channel}}, t + 120);
+  for (const Event* e : {&c.first, &c.second}) EXPECT_TRUE(owner_client.publish(*e).accepted);
+  EXPECT_TRUE(peer_client.publish(c.third).accepted);
+  c.reply = make_event(peer, 9, "a reply", {{"h", channel}, {"e", c.first.id_hex(), "", "root"}}, t + 130);
+  EXPECT_TRUE(peer_client.publish(c.reply).accepted);
+  c.nested = make_event(owner, 9, "nested", {{"h", channel}, {"e", c.first.id_hex(), "", "root"}, {"e", c.reply.id_hex(), "", "reply"}}, t + 140);
+  EXPECT_TRUE(owner_client.publish(c.nested).accepted);
+  EXPECT_TRUE(peer_client.publish(make_event(peer, 7, "👍", {{"e", c.first.id_hex()}}, t + 150)).accepted);
+  EXPECT_TRUE(owner_client.publish(make_event(owner, 7, "👍", {{"e", c.first.id_hex()}}, t + 151)).accepted);
+  EXPECT_TRUE(owner_client.publish(make_event(owner, 7, "", {{"e", c.second.id_hex()}}, t + 152)).accepted);
+  return c;
+}
+
+TEST_F(ApiMessagesTest, MessagesAreTopLevelWithSummariesAndReactions) {
+  Keypair owner = engine::generate_keypair(), peer = engine::generate_keypair();
+  auto oc = client(owner), pc = client(peer);
+  Conversation c = converse(*oc, owner, *pc, peer, "c1000000-0000-4000-8000-" + hex(owner).substr(0, 12), "open");
+  HttpReply r = get(peer, "/api/channels/" + c.channel + "/messages?kinds=9");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(ids(r.body, "messages"), (std::vector<std::string>{c.third.id_hex(), c.second.id_hex(), c.first.id_hex()}));
+  EXPECT_NE(r.body.find(R"("thread_summary":{"descendant_count":2,"last_reply_at":)" + std::to_string(c.nested.created_at) +
+                        R"(,"participants":[")" + hex(owner) + R"(",")" + hex(peer) + R"("],"reply_count":1})"),
+            std::string::npos)
+      << r.body;
+  EXPECT_NE(r.body.find(R"("reactions":[{"count":2,"emoji":"👍"}])"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"("reactions":[{"count":1,"emoji":"+"}])"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"("next_cursor":)" + std::to_string(c.first.created_at)), std::string::npos);
+}
+
+TEST_F(ApiMessagesTest, MessagesPageBothWays) {
+  Keypair owner = engine::generate_keypair(), peer = engine::generate_keypair();
+  auto oc = client(owner), pc = client(peer);
+  Conversation c = converse(*oc, owner, *pc, peer, "c2000000-0000-4000-8000-" + hex(owner).substr(0, 12), "open");
+  const std::string base = "/api/channels/" + c.channel + "/messages?kinds=9&limit=2";
+  HttpReply page1 = get(owner, base);
+  EXPECT_EQ(ids(page1.body, "messages"), (std::vector<std::string>{c.third.id_hex(), c.second.id_hex()}));
+  HttpReply page2 = get(owner, base + "&before=" + std::to_string(c.second.created_at));
+  EXPECT_EQ(ids(page2.body, "messages"), (std::vector<std::string>{c.first.id_hex()}));
+  HttpReply ascending = get(owner, base + "&since=" + std::to_string(c.first.created_at - 1));
+  EXPECT_EQ(ids(ascending.body, "messages"), (std::vector<std::string>{c.first.id_hex(), c.second.id_hex()}));
+
+  HttpReply bad_kinds = get(owner, "/api/channels/" + c.channel + "/messages?kinds=9,x");
+  EXPECT_EQ(bad_kinds.status, 400);
+  EXPECT_EQ(get(owner, "/api/channels/not-a-uuid/messages").body, R"({"error":"invalid channel UUID"})");
+}
+
+TEST_F(ApiMessagesTest, ThreadListsDescendantsOldestFirst) {
+  Keypair owner = engine::generate_keypair(), peer = engine::generate_keypair();
+  auto oc = client(owner), pc = client(peer);
+  Conversation c = converse(*oc, owner, *pc, peer, "c3000000-0000-4000-8000-" + hex(owner).substr(0, 12), "open");
+  const std::string path = "/api/channels/" + c.channel + "/threads/" + c.first.id_hex();
+  HttpReply r = get(peer, path);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(ids(r.body, "replies"), (std::vector<std::string>{c.reply.id_hex(), c.nested.id_hex()}));
+  EXPECT_NE(r.body.find(R"("depth":2)"), std::string::npos);
+  EXPECT_NE(r.body.find(R"("parent_event_id":")" + c.reply.id_hex()), std::string::npos);
+  EXPECT_NE(r.body.find(R"("total_replies":2)"), std::string::npos);
+  EXPECT_EQ(ids(get(peer, path + "?depth_limit=1").body, "replies"), (std::vector<std::string>{c.reply.id_hex()}));
+
+  // The cursor is the last reply's created_at, 8 bytes big-endian in hex.
+  char cursor[17];
+  snprintf(cursor, sizeof cursor, "%016llx", static_cast<unsigned long long>(c.nested.created_at));
+  EXPECT_NE(r.body.find(std::string(R"("next_cursor":")") + cursor), std::string::npos) << r.body;
+  EXPECT_TRUE(ids(get(peer, path + "?cursor=" + cursor).body, "replies").empty());
+  snprintf(cursor, sizeof cursor, "%016llx", static_cast<unsigned long long>(c.reply.created_at));
+  EXPECT_EQ(ids(get(peer, path + "?cursor=" + cursor).body, "replies"), (std::vector<std::string>{c.nested.id_hex()}));
+  EXPECT_EQ(get(peer, path + "?cursor=zz").body, R"({"error":"invalid cursor hex"})");
+  EXPECT_EQ(get(peer, path + "?cursor=00ff").body, R"j({"error":"cursor must be 8 bytes (timestamp)"})j");
+  EXPECT_EQ(get(peer, "/api/channels/" + c.channel + "/threads/" + std::string(64, 'a')).status, 404);
+  EXPECT_EQ(get(peer, "/api/channels/" + c.channel + "/threads/xyz").body, R"({"error":"invalid event_id hex"})");
+}
+
+TEST_F(ApiMessagesTest, ReactionsAreGroupedByEmoji) {
+  Keypair owner = engine::generate_keypair(), peer = engine::generate_keypair();
+  auto oc = client(owner), pc = client(peer);
+  Conversation c = converse(*oc, owner, *pc, peer, "c4000000-0000-4000-8000-" + hex(owner).substr(0, 12), "open");
+  HttpReply r = get(owner, "/api/messages/" + c.first.id_hex() + "/reactions");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find(R"({"count":2,"emoji":"👍","users":[{"display_name":")"), std::string::npos) << r.body;
+  EXPECT_LT(r.body.find(hex(peer)), r.body.find(hex(owner))) << "users in reaction order";
+  EXPECT_EQ(get(owner, "/api/messages/xyz/reactions").body, R"({"error":"invalid event_id: not valid hex"})");
+  EXPECT_EQ(get(owner, "/api/messages/abcd/reactions").body, R"j({"error":"invalid event_id: must be 32 bytes (64 hex chars)"})j");
+  EXPECT_EQ(get(owner, "/api/messages/" + std::string(64, 'c') + "/reactions").status, 404);
+}
+
+TEST_F(ApiMessagesTest, PrivateChannelReadsAreForMembersOnly) {
+  Keypair owner = engine::generate_keypair(), peer = engine::generate_keypair(), outsider = engine::generate_keypair();
+  auto oc = client(owner), pc = client(peer);
+  Conversation c = converse(*oc, owner, *pc, peer, "c5000000-0000-4000-8000-" + hex(owner).substr(0, 12), "private");
+  EXPECT_EQ(get(peer, "/api/channels/" + c.channel + "/messages").status, 200);
+  for (const std::string& path : {"/api/channels/" + c.channel + "/messages",
+                                  "/api/channels/" + c.channel + "/threads/" + c.first.id_hex(),
+                                  "/api/messages/" + c.first.id_hex() + "/reactions"}) {
+    HttpReply r = get(outsider, path);
+    EXPECT_EQ(r.status, 403) << path;
+    EXPECT_EQ(r.body, R"({"error":"not a member of this channel"})") << path;
+    EXPECT_EQ(r.body.find("first"), std::string::npos);
+  }
+  // No auth at all.
+  EXPECT_EQ(http_call(relay_->port(), "GET", "/api/channels/" + c.channel + "/messages").status, 401);
+}
+
+}  // namespace
+}  // namespace buzz::test
