@@ -156,6 +156,7 @@ class Relay final : public net::Service {
   net::HttpResponse get_reactions(const Caller& who, std::string_view target_hex, const net::HttpRequest& req);
   std::optional<engine::ThreadRow> thread_row(const engine::Id& id);
   std::string effective_author(const engine::Event& e) const;
+  net::HttpResponse get_feed(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse mint_token(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse list_tokens(const Caller& who);
   net::HttpResponse revoke_token(const Caller& who, std::string_view id);

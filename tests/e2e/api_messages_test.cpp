@@ -42,12 +42,12 @@ class ApiMessagesTest : public ::testing::Test {
     EXPECT_NE(c, nullptr) << error;
     return c;
   }
-  // The event ids of a JSON array field of objects, by `id_field`, in order.
-  static std::vector<std::string> ids(const std::string& body, const char* list, const char* id_field = "event_id") {
+  // The ids (field `id_field`) of the objects in the array at a JSON pointer, in order.
+  static std::vector<std::string> ids(const std::string& body, const char* pointer, const char* id_field = "event_id") {
     simdjson::dom::parser parser;
     std::vector<std::string> out;
     simdjson::dom::array rows;
-    if (parser.parse(body)[list].get(rows)) return out;
+    if (parser.parse(body).at_pointer(pointer).get(rows)) return out;
     for (simdjson::dom::element row : rows) out.emplace_back(std::string_view(row[id_field]));
     return out;
   }
@@ -96,7 +96,7 @@ TEST_F(ApiMessagesTest, MessagesAreTopLevelWithSummariesAndReactions) {
   Conversation c = converse(*oc, owner, *pc, peer, "c1000000-0000-4000-8000-" + hex(owner).substr(0, 12), "open");
   HttpReply r = get(peer, "/api/channels/" + c.channel + "/messages?kinds=9");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_EQ(ids(r.body, "messages"), (std::vector<std::string>{c.third.id_hex(), c.second.id_hex(), c.first.id_hex()}));
+  EXPECT_EQ(ids(r.body, "/messages"), (std::vector<std::string>{c.third.id_hex(), c.second.id_hex(), c.first.id_hex()}));
   EXPECT_NE(r.body.find(R"("thread_summary":{"descendant_count":2,"last_reply_at":)" + std::to_string(c.nested.created_at) +
                         R"(,"participants":[")" + hex(owner) + R"(",")" + hex(peer) + R"("],"reply_count":1})"),
             std::string::npos)
@@ -112,11 +112,11 @@ TEST_F(ApiMessagesTest, MessagesPageBothWays) {
   Conversation c = converse(*oc, owner, *pc, peer, "c2000000-0000-4000-8000-" + hex(owner).substr(0, 12), "open");
   const std::string base = "/api/channels/" + c.channel + "/messages?kinds=9&limit=2";
   HttpReply page1 = get(owner, base);
-  EXPECT_EQ(ids(page1.body, "messages"), (std::vector<std::string>{c.third.id_hex(), c.second.id_hex()}));
+  EXPECT_EQ(ids(page1.body, "/messages"), (std::vector<std::string>{c.third.id_hex(), c.second.id_hex()}));
   HttpReply page2 = get(owner, base + "&before=" + std::to_string(c.second.created_at));
-  EXPECT_EQ(ids(page2.body, "messages"), (std::vector<std::string>{c.first.id_hex()}));
+  EXPECT_EQ(ids(page2.body, "/messages"), (std::vector<std::string>{c.first.id_hex()}));
   HttpReply ascending = get(owner, base + "&since=" + std::to_string(c.first.created_at - 1));
-  EXPECT_EQ(ids(ascending.body, "messages"), (std::vector<std::string>{c.first.id_hex(), c.second.id_hex()}));
+  EXPECT_EQ(ids(ascending.body, "/messages"), (std::vector<std::string>{c.first.id_hex(), c.second.id_hex()}));
 
   HttpReply bad_kinds = get(owner, "/api/channels/" + c.channel + "/messages?kinds=9,x");
   EXPECT_EQ(bad_kinds.status, 400);
@@ -130,19 +130,19 @@ TEST_F(ApiMessagesTest, ThreadListsDescendantsOldestFirst) {
   const std::string path = "/api/channels/" + c.channel + "/threads/" + c.first.id_hex();
   HttpReply r = get(peer, path);
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_EQ(ids(r.body, "replies"), (std::vector<std::string>{c.reply.id_hex(), c.nested.id_hex()}));
+  EXPECT_EQ(ids(r.body, "/replies"), (std::vector<std::string>{c.reply.id_hex(), c.nested.id_hex()}));
   EXPECT_NE(r.body.find(R"("depth":2)"), std::string::npos);
   EXPECT_NE(r.body.find(R"("parent_event_id":")" + c.reply.id_hex()), std::string::npos);
   EXPECT_NE(r.body.find(R"("total_replies":2)"), std::string::npos);
-  EXPECT_EQ(ids(get(peer, path + "?depth_limit=1").body, "replies"), (std::vector<std::string>{c.reply.id_hex()}));
+  EXPECT_EQ(ids(get(peer, path + "?depth_limit=1").body, "/replies"), (std::vector<std::string>{c.reply.id_hex()}));
 
   // The cursor is the last reply's created_at, 8 bytes big-endian in hex.
   char cursor[17];
   snprintf(cursor, sizeof cursor, "%016llx", static_cast<unsigned long long>(c.nested.created_at));
   EXPECT_NE(r.body.find(std::string(R"("next_cursor":")") + cursor), std::string::npos) << r.body;
-  EXPECT_TRUE(ids(get(peer, path + "?cursor=" + cursor).body, "replies").empty());
+  EXPECT_TRUE(ids(get(peer, path + "?cursor=" + cursor).body, "/replies").empty());
   snprintf(cursor, sizeof cursor, "%016llx", static_cast<unsigned long long>(c.reply.created_at));
-  EXPECT_EQ(ids(get(peer, path + "?cursor=" + cursor).body, "replies"), (std::vector<std::string>{c.nested.id_hex()}));
+  EXPECT_EQ(ids(get(peer, path + "?cursor=" + cursor).body, "/replies"), (std::vector<std::string>{c.nested.id_hex()}));
   EXPECT_EQ(get(peer, path + "?cursor=zz").body, R"({"error":"invalid cursor hex"})");
   EXPECT_EQ(get(peer, path + "?cursor=00ff").body, R"j({"error":"cursor must be 8 bytes (timestamp)"})j");
   EXPECT_EQ(get(peer, "/api/channels/" + c.channel + "/threads/" + std::string(64, 'a')).status, 404);
@@ -177,6 +177,36 @@ TEST_F(ApiMessagesTest, PrivateChannelReadsAreForMembersOnly) {
   }
   // No auth at all.
   EXPECT_EQ(http_call(relay_->port(), "GET", "/api/channels/" + c.channel + "/messages").status, 401);
+}
+
+TEST_F(ApiMessagesTest, FeedShowsMentionsAndActivityFromReadableChannelsOnly) {
+  Keypair me = engine::generate_keypair(), owner = engine::generate_keypair(), agent = engine::generate_keypair();
+  auto oc = client(owner), mc = client(me), ac = client(agent);
+  const std::string open = "c6000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  const std::string secret = "c7000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(oc->publish(make_event(owner, 9007, "", {{"h", open}, {"name", "lobby"}})).accepted);
+  ASSERT_TRUE(oc->publish(make_event(owner, 9007, "", {{"h", secret}, {"name", "vault"}, {"visibility", "private"}})).accepted);
+  ASSERT_TRUE(mc->publish(make_event(me, 9021, "", {{"h", open}})).accepted);
+  ASSERT_TRUE(ac->publish(make_event(agent, 9021, "", {{"h", open}})).accepted);
+  Event mention = make_event(owner, 9, "hey you", {{"h", open}, {"p", hex(me)}});
+  Event hidden = make_event(owner, 9, "about you, privately", {{"h", secret}, {"p", hex(me)}});
+  Event job = make_event(agent, 43001, "build it", {{"h", open}, {"p", hex(agent)}});
+  ASSERT_TRUE(oc->publish(mention).accepted);
+  ASSERT_TRUE(oc->publish(hidden).accepted);
+  ASSERT_TRUE(ac->publish(job).accepted);
+
+  HttpReply r = get(me, "/api/feed");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(ids(r.body, "/feed/mentions", "id"),
+            (std::vector<std::string>{mention.id_hex()}));
+  EXPECT_NE(r.body.find(R"("category":"mention","channel_id":")" + open + R"(","channel_name":"lobby")"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"("category":"agent_activity")"), std::string::npos);
+  EXPECT_EQ(r.body.find(hidden.id_hex()), std::string::npos) << "a private channel's mention reached a non-member";
+  EXPECT_EQ(r.body.find("privately"), std::string::npos);
+  HttpReply only = get(me, "/api/feed?types=mentions");
+  EXPECT_EQ(only.body.find("\"activity\""), std::string::npos) << only.body;
+  EXPECT_NE(only.body.find(R"("total":1)"), std::string::npos) << only.body;
+  EXPECT_EQ(get(me, "/api/feed?limit=x").status, 400);
 }
 
 }  // namespace

@@ -1,0 +1,110 @@
+// GET /api/feed (rest-api.md §3.7): what needs the caller's eye, in three
+// index scans kept current at ingest — mentions (the p-tag index), items
+// needing action (the p-tag index) and channel activity (the kind index) —
+// each newest first, capped at 100 rows in the store and `limit` per
+// category, and each restricted inside the scan to channels the caller may
+// read (so a private channel never shapes the page of a non-member).
+#include <charconv>
+#include <unordered_map>
+
+#include "engine/canonical.h"
+#include "engine/clock.h"
+#include "engine/event_parse.h"
+#include "server/json_text.h"
+#include "server/relay.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr uint64_t kDefaultWindowSecs = 7 * 86400;
+constexpr size_t kDefaultPerCategory = 20, kMaxPerCategory = 50;
+constexpr size_t kStoreCap = 100;  // FEED_MAX_LIMIT: rows one category query may return
+
+bool is_job_kind(uint16_t kind) { return kind >= 43001 && kind <= 43006; }
+
+}  // namespace
+
+net::HttpResponse Relay::get_feed(const Caller& who, const net::HttpRequest& req) {
+  const uint64_t now = engine::unix_now();
+  uint64_t since = now > kDefaultWindowSecs ? now - kDefaultWindowSecs : 0;
+  size_t limit = kDefaultPerCategory;
+  auto number = [&](std::string_view name, uint64_t* out) {
+    std::string v = req.query_param(name);
+    if (v.empty()) return true;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
+    return ec == std::errc() && p == v.data() + v.size();
+  };
+  uint64_t asked = limit;
+  if (!number("since", &since) || !number("limit", &asked)) return api_error(400, "since and limit must be integers");
+  limit = std::clamp<size_t>(size_t(asked), 1, kMaxPerCategory);
+  std::vector<std::string> shown = {"mentions", "needs_action", "activity", "agent_activity"};
+  if (std::string types = req.query_param("types"); !types.empty()) {
+    shown.clear();
+    for (size_t start = 0; start <= types.size();) {
+      size_t end = std::min(types.find(',', start), types.size());
+      shown.push_back(types.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+
+  // The channels this caller may read (and its token may reach), with what the rows show of them.
+  std::unordered_map<std::string, engine::Channel> readable;
+  for (const std::string& id : team_.readable_channels(who.pubkey)) {
+    if (!who.grant.allows_channel(id)) continue;
+    if (auto ch = team_.find_channel(id)) readable.emplace(id, std::move(*ch));
+  }
+  std::unordered_map<std::string, std::vector<std::string>> rows;
+  auto scan = [&](std::vector<uint16_t> kinds, bool to_me, auto&& category_of) -> bool {
+    if (readable.empty()) return true;
+    engine::Filter f;
+    f.kinds = std::move(kinds);
+    if (to_me) f.tags.push_back({'p', {engine::to_hex(who.pubkey)}});
+    f.since = since;
+    f.normalize();
+    engine::QueryOptions opts;
+    opts.limit = std::min(kStoreCap, limit);
+    opts.accept = [&](const engine::EventFields& e) { return !e.channel.empty() && readable.count(std::string(e.channel)); };
+    engine::Status s = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& fields) {
+      auto e = engine::parse_event_json(raw);
+      if (!e) return;
+      const engine::Channel& ch = readable.at(std::string(fields.channel));
+      std::string category = category_of(e->kind);
+      std::string tags;
+      engine::append_json_tags(tags, e->tags);
+      rows[category == "mention" ? "mentions" : category].push_back(json_object({
+          {"id", json_string(e->id_hex())},
+          {"kind", std::to_string(e->kind)},
+          {"pubkey", json_string(e->pubkey_hex())},
+          {"content", json_string(e->content)},
+          {"created_at", std::to_string(e->created_at)},
+          {"channel_id", json_string(ch.id)},
+          {"channel_name", json_string(ch.name)},
+          {"channel_type", json_string(engine::channel_type_name(ch.type))},
+          {"tags", tags},
+          {"category", json_string(category)},
+      }));
+    });
+    return bool(s);
+  };
+  bool ok = scan({9, 40002, 45001, 45003}, true, [](uint16_t) { return "mention"; }) &&
+            scan({46010, 40007}, true, [](uint16_t) { return "needs_action"; }) &&
+            // One query for both activity lists: they share its limit (§3.7).
+            scan({9, 40002, 45001, 43001, 43003, 43004}, false,
+                 [](uint16_t k) { return is_job_kind(k) ? "agent_activity" : "activity"; });
+  if (!ok) return api_error(500, "internal server error");
+
+  std::vector<std::pair<std::string, std::string>> feed;
+  size_t total = 0;
+  for (const char* name : {"mentions", "needs_action", "activity", "agent_activity"}) {
+    if (std::find(shown.begin(), shown.end(), name) == shown.end()) continue;
+    total += rows[name].size();
+    feed.emplace_back(name, json_array(rows[name]));
+  }
+  return net::HttpResponse::json(
+      200, json_object({{"feed", json_object(std::move(feed))},
+                        {"meta", json_object({{"since", std::to_string(since)},
+                                              {"total", std::to_string(total)},
+                                              {"generated_at", std::to_string(now)}})}}));
+}
+
+}  // namespace buzz::server
