@@ -29,6 +29,7 @@ const std::vector<ConfigKey> kKeys = {
     {"audit-queue", "BUZZ_AUDIT_QUEUE", "65536", "audit entries waiting for the log; when full, events are refused"},
     {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
     {"mint-rate-limit", "BUZZ_MINT_RATE_LIMIT", "50", "API tokens one pubkey may mint per hour"},
+    {"cors-origins", "BUZZ_CORS_ORIGINS", "", "browser origins allowed to call the API (comma list); empty = any"},
     {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error"},
 };
 
@@ -97,6 +98,8 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     c->threads = int(n);
   } else if (key == "sync-writes") {
     if (!parse_bool(v, &c->sync_writes)) return bad(key, source, v, "true or false");
+  } else if (key == "cors-origins") {
+    c->cors_origins = v;
   } else if (key == "log-level") {
     if (v != "debug" && v != "info" && v != "warn" && v != "error") return bad(key, source, v, "debug, info, warn or error");
     c->log_level = v;

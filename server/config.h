@@ -30,6 +30,7 @@ struct Config {
   int64_t audit_queue = 65536;     // audit entries queued for the log before events are refused
   int64_t reaper_interval = 60;    // seconds between TTL reaper runs
   int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour
+  std::string cors_origins;        // comma list of browser origins; empty = any
   std::string log_level = "info";
 
   std::string effective_relay_url() const;

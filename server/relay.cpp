@@ -20,6 +20,7 @@ Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& m
       key_(key),
       relay_url_normalized_(normalize_relay_url(config.effective_relay_url())),
       tokens_(tokens),
+      cors_(config.cors_origins),
       mint_limiter_(uint32_t(config.mint_rate_limit), 3600) {}
 
 Relay::~Relay() = default;
@@ -145,8 +146,11 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
     loop->post([this, loop, replies = std::move(by_loop[i]), committed, lost, revoked] {
       for (const OkReply& r : replies) {
         net::Connection* conn = loop->find(r.to);
+        auto origin = state(*loop).deferred_origins.extract(subscription_owner(r.to));
         if (conn && !conn->is_websocket()) {  // a deferred POST /api/events
-          loop->respond(r.to, with_cors(event_response(r.event_id, Verdict{r.accepted, r.reason})));
+          net::HttpResponse answer = event_response(r.event_id, Verdict{r.accepted, r.reason});
+          if (origin) cors_.apply(origin.mapped(), answer);
+          loop->respond(r.to, answer);
           continue;
         }
         auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;

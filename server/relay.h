@@ -26,6 +26,7 @@
 #include "net/service.h"
 #include "server/client_message.h"
 #include "server/config.h"
+#include "server/cors.h"
 #include "server/grant.h"
 #include "server/metrics.h"
 #include "server/nip98.h"
@@ -39,8 +40,6 @@ namespace buzz::server {
 
 // A REST error: {"error": message} with the status (rest-api.md §0.1).
 net::HttpResponse api_error(int status, std::string_view message);
-// Adds the CORS header every browser-facing response carries.
-net::HttpResponse with_cors(net::HttpResponse r);
 // What a token lets its holder do.
 Grant grant_of(const engine::ApiToken& token);
 
@@ -94,6 +93,9 @@ class Relay final : public net::Service {
     index::SubscriptionIndex subs;
     // Authenticated connections by pubkey, to close them when membership ends.
     std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_pubkey;
+    // HTTP requests waiting for the writer's answer: their Origin, for CORS.
+    // Every submitted job is answered, so each entry is consumed.
+    std::unordered_map<uint64_t, std::string> deferred_origins;
   };
   struct Context {  // one message being handled
     net::Loop& loop;
@@ -177,6 +179,7 @@ class Relay final : public net::Service {
   MetricsSources metrics_;
   Nip98ReplayCache nip98_replays_;
   engine::ApiTokens& tokens_;
+  CorsPolicy cors_;
   RateLimiter mint_limiter_;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;

@@ -6,10 +6,15 @@
 
 namespace buzz::server {
 
-net::HttpResponse with_cors(net::HttpResponse r) {
+namespace {
+
+// Discovery documents are public: any origin may read them.
+net::HttpResponse public_cors(net::HttpResponse r) {
   r.headers.emplace_back("Access-Control-Allow-Origin", "*");
   return r;
 }
+
+}  // namespace
 
 net::HttpResponse api_error(int status, std::string_view message) {
   std::string body = "{\"error\":";
@@ -86,14 +91,9 @@ std::optional<net::HttpResponse> Relay::route_api(net::Connection& conn, const n
   return known ? api_error(405, "method not allowed") : api_error(404, "not found");
 }
 
-std::optional<net::HttpResponse> Relay::on_http(net::Loop&, net::Connection& conn, const net::HttpRequest& req) {
-  if (req.method == "OPTIONS") {
-    net::HttpResponse r{204, "", "", {}};
-    r.headers = {{"Access-Control-Allow-Origin", "*"},
-                 {"Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS"},
-                 {"Access-Control-Allow-Headers", "Authorization, Content-Type, Accept"}};
-    return r;
-  }
+std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req) {
+  const std::string_view origin = req.header("origin");
+  if (req.method == "OPTIONS") return cors_.preflight(origin);
   bool get = req.method == "GET" || req.method == "HEAD";
   if (get && (req.path == "/health" || req.path == "/_liveness" || req.path == "/_readiness")) {
     return net::HttpResponse::json(200, R"({"status":"ok"})");
@@ -101,16 +101,20 @@ std::optional<net::HttpResponse> Relay::on_http(net::Loop&, net::Connection& con
   if (get && (req.path == "/info" || req.path == "/")) {
     if (req.path == "/" && req.header("accept").find("application/nostr+json") == std::string_view::npos) {
       net::HttpResponse r = net::HttpResponse::text(200, "Buzz relay. Connect with a Nostr client over WebSocket.\n");
-      return with_cors(std::move(r));
+      return public_cors(std::move(r));
     }
     net::HttpResponse r = net::HttpResponse::json(200, nip11_document());
     r.content_type = "application/nostr+json";
-    return with_cors(std::move(r));
+    return public_cors(std::move(r));
   }
   if (req.path.starts_with("/api/")) {
     std::optional<net::HttpResponse> r = route_api(conn, req);
-    if (r) return with_cors(std::move(*r));
-    return std::nullopt;
+    if (!r) {  // answered later (on_write_batch), with this origin's CORS header
+      state(loop).deferred_origins[subscription_owner(conn.id())] = std::string(origin);
+      return std::nullopt;
+    }
+    cors_.apply(origin, *r);
+    return r;
   }
   if (get && req.path == "/metrics") {
     net::HttpResponse r = net::HttpResponse::text(200, render_metrics(metrics_));

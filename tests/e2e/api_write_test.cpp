@@ -325,5 +325,32 @@ TEST_F(ApiWriteTest, TokenInAWebSocketAuthNarrowsTheSession) {
   EXPECT_EQ(c3->send_auth(auth3).reason, "auth-required: invalid token");
 }
 
+// A relay configured for one browser origin answers that origin only, on
+// immediate and deferred (POST /api/events) answers alike.
+TEST(ApiCorsTest, ConfiguredOriginsOnly) {
+  std::string error;
+  auto relay = RelayProcess::start(RelayOptions{{"--open"}, {{"BUZZ_CORS_ORIGINS", "https://app.example"}}, ""}, &error);
+  ASSERT_NE(relay, nullptr) << error;
+  Keypair author = engine::generate_keypair();
+  const std::string url = "http://127.0.0.1:" + std::to_string(relay->port()) + "/api/events";
+  auto post = [&](const std::string& origin) {
+    Event note = make_event(author, 1, "cors " + origin);
+    return http_call(relay->port(), "POST", "/api/events",
+                     {{"Authorization", nip98_header(author, url, "POST", note.raw)}, {"Origin", origin}}, note.raw);
+  };
+  HttpReply allowed = post("https://app.example");
+  EXPECT_EQ(allowed.status, 200) << allowed.body;
+  EXPECT_EQ(allowed.headers["access-control-allow-origin"], "https://app.example");
+  HttpReply other = post("https://evil.example");
+  EXPECT_EQ(other.status, 200);
+  EXPECT_EQ(other.headers.count("access-control-allow-origin"), 0u);
+  HttpReply preflight = http_call(relay->port(), "OPTIONS", "/api/events", {{"Origin", "https://app.example"}});
+  EXPECT_EQ(preflight.status, 204);
+  EXPECT_NE(preflight.headers["access-control-allow-headers"].find("Authorization"), std::string::npos);
+  EXPECT_EQ(http_call(relay->port(), "OPTIONS", "/api/events", {{"Origin", "https://evil.example"}}).headers.count(
+                "access-control-allow-methods"),
+            0u);
+}
+
 }  // namespace
 }  // namespace buzz::test

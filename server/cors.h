@@ -1,0 +1,29 @@
+// CorsPolicy: which browser origins may read the relay's HTTP answers
+// (rest-api.md §0, BUZZ_CORS_ORIGINS). Empty configuration allows every
+// origin; a comma list allows exactly those; a list with nothing usable in it
+// allows none (fail closed rather than open on a typo).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/http.h"
+
+namespace buzz::server {
+
+class CorsPolicy {
+ public:
+  explicit CorsPolicy(std::string_view configured = {});
+
+  // Adds the Access-Control-Allow-Origin header the request's Origin earns.
+  void apply(std::string_view origin, net::HttpResponse& response) const;
+  // The answer to a preflight (OPTIONS) request.
+  net::HttpResponse preflight(std::string_view origin) const;
+
+ private:
+  bool any_ = true;
+  std::vector<std::string> origins_;  // lowercased, without a trailing slash
+};
+
+}  // namespace buzz::server
