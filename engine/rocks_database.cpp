@@ -40,7 +40,7 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, base);
   for (size_t i = 0; i < size_t(Family::kCount); ++i) {
     rocksdb::ColumnFamilyOptions cf(db_options);
-    bool by_id = i <= size_t(Family::kEventsBuzz) || i == size_t(Family::kPointers);
+    bool by_id = i <= size_t(Family::kEventsBuzz) || i == size_t(Family::kPointers) || i == size_t(Family::kThreads);
     cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(by_id ? point_table : table));
     if (by_id) {
       // Most id lookups at ingest are misses (new events): a memtable bloom

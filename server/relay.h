@@ -156,8 +156,17 @@ class Relay final : public net::Service {
   net::HttpResponse get_thread(const Caller& who, std::string_view channel, std::string_view root_hex,
                                const net::HttpRequest& req);
   net::HttpResponse get_reactions(const Caller& who, std::string_view target_hex, const net::HttpRequest& req);
+  // One message as the REST pages show it (api_messages.cpp).
+  struct MessageView {
+    engine::Id id{};
+    engine::Pubkey author{};  // the effective author
+    uint64_t created_at = 0;
+    uint16_t kind = 0;
+    std::string content_json, tags_json;
+    std::vector<std::pair<std::string, std::string>> fields(std::string_view channel) const;
+  };
+  std::optional<MessageView> view_message(std::string_view raw, const engine::EventFields& fields) const;
   std::optional<engine::ThreadRow> thread_row(const engine::Id& id);
-  std::string effective_author(const engine::Event& e) const;
   net::HttpResponse get_feed(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse mint_token(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse list_tokens(const Caller& who);

@@ -4,6 +4,8 @@
 // indexes and the `threads` table (engine/thread_row.h): a page costs one
 // channel-index scan, one row lookup per message and one reaction query for
 // the whole page.
+#include <simdjson.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -62,18 +64,11 @@ std::optional<engine::ThreadRow> Relay::thread_row(const Id& id) {
   return v ? engine::ThreadRow::decode(*v) : std::nullopt;
 }
 
-// The author a reader should see: a relay-signed message names its human in
-// its first p tag holding a pubkey (rest-api.md §3.3).
-std::string Relay::effective_author(const engine::Event& e) const {
-  if (e.pubkey == key_.pubkey) {
-    if (auto p = e.first_pubkey_tag()) return engine::to_hex(*p);
-  }
-  return e.pubkey_hex();
-}
-
 namespace {
 
-// Live reactions on each target: one kind-7 query for the whole set.
+// Live reactions on each target: one kind-7 query for the whole set. The
+// target, author and id come from the index fields; only the emoji is read
+// from the stored JSON.
 std::unordered_map<Id, Reactions, engine::KeyBytesHash> reactions_on(engine::EventStore& store, const std::vector<Id>& targets) {
   std::unordered_map<Id, Reactions, engine::KeyBytesHash> out;
   if (targets.empty()) return out;
@@ -85,19 +80,29 @@ std::unordered_map<Id, Reactions, engine::KeyBytesHash> reactions_on(engine::Eve
   f.normalize();
   engine::QueryOptions opts;
   opts.limit = kMaxReactionsPerPage;
-  std::vector<engine::Event> found;  // newest first
-  (void)store.query(f, opts, [&](std::string_view raw, const engine::EventFields&) {
-    if (auto parsed = engine::parse_event_json(raw)) found.push_back(std::move(*parsed));
-  });
-  for (auto it = found.rbegin(); it != found.rend(); ++it) {
+  struct Found {
+    Id target, id;
+    engine::Pubkey author;
+    std::string emoji;
+  };
+  std::vector<Found> found;  // newest first
+  thread_local simdjson::dom::parser parser;
+  (void)store.query(f, opts, [&](std::string_view raw, const engine::EventFields& fields) {
     // The target is the last e tag (kinds.md §2.2), as the pipeline resolved it.
     std::optional<Id> target;
-    for (const engine::Tag& t : it->tags) {
+    for (const engine::TagRef& t : fields.tags) {
       Id id;
-      if (t.size() >= 2 && t[0] == "e" && engine::from_hex(t[1], &id)) target = id;
+      if (t.name == 'e' && engine::from_hex(t.value, &id)) target = id;
     }
-    if (!target || std::find(targets.begin(), targets.end(), *target) == targets.end()) continue;
-    out[*target][it->content.empty() ? "+" : it->content].users.emplace_back(it->pubkey, it->id);
+    std::string_view content;
+    if (!target || parser.parse(raw)["content"].get(content)) return;
+    Found r{*target, id_of(fields), {}, content.empty() ? "+" : std::string(content)};
+    std::memcpy(r.author.data(), fields.pubkey, 32);
+    found.push_back(std::move(r));
+  });
+  for (auto it = found.rbegin(); it != found.rend(); ++it) {
+    if (std::find(targets.begin(), targets.end(), it->target) == targets.end()) continue;
+    out[it->target][it->emoji].users.emplace_back(it->author, it->id);
   }
   return out;
 }
@@ -110,6 +115,17 @@ std::string reaction_counts_json(const Reactions& r) {
   return json_array(groups);
 }
 
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> Relay::MessageView::fields(std::string_view channel) const {
+  return {{"event_id", json_string(engine::to_hex(id))},   {"pubkey", json_string(engine::to_hex(author))},
+          {"content", content_json},                        {"kind", std::to_string(kind)},
+          {"created_at", std::to_string(created_at)},       {"channel_id", json_string(channel)},
+          {"tags", tags_json}};
+}
+
+namespace {
+
 std::string summary_json(const engine::ThreadRow& row) {
   std::vector<std::string> who;
   for (const engine::Pubkey& pk : row.participants) who.push_back(json_string(engine::to_hex(pk)));
@@ -119,13 +135,31 @@ std::string summary_json(const engine::ThreadRow& row) {
                       {"participants", json_array(who)}});
 }
 
-std::string tags_json(const engine::Event& e) {
-  std::string out;
-  engine::append_json_tags(out, e.tags);
-  return out;
-}
-
 }  // namespace
+
+// A row of a page, read from the stored JSON (content and tags copied as JSON
+// text) and the index fields, without decoding the event.
+std::optional<Relay::MessageView> Relay::view_message(std::string_view raw, const engine::EventFields& f) const {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element event;
+  if (parser.parse(raw).get(event)) return std::nullopt;
+  simdjson::dom::element content, tags;
+  if (event["content"].get(content) || event["tags"].get(tags)) return std::nullopt;
+  MessageView v;
+  v.id = id_of(f);
+  std::memcpy(v.author.data(), f.pubkey, 32);
+  // A relay-signed message names its human in its first p tag (rest-api.md §3.3).
+  if (v.author == key_.pubkey) {
+    for (const engine::TagRef& t : f.tags) {
+      if (t.name == 'p' && engine::from_hex(t.value, &v.author)) break;
+    }
+  }
+  v.created_at = f.created_at;
+  v.kind = f.kind;
+  v.content_json = simdjson::to_string(content);
+  v.tags_json = simdjson::to_string(tags);
+  return v;
+}
 
 net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channel, const net::HttpRequest& req) {
   if (!engine::is_canonical_uuid(channel)) return api_error(400, "invalid channel UUID");
@@ -160,7 +194,7 @@ net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channe
 
   // Top level: no thread row, depth 0, or a depth-1 reply broadcast to the channel.
   struct Row {
-    engine::Event event;
+    MessageView message;
     std::optional<engine::ThreadRow> thread;
   };
   std::vector<Row> rows;
@@ -171,8 +205,8 @@ net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channe
     row = thread_row(id_of(fields));
     return !row || row->depth == 0 || (row->depth == 1 && row->broadcast);
   };
-  engine::Status scanned = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields&) {
-    if (auto parsed = engine::parse_event_json(raw)) rows.push_back({std::move(*parsed), std::move(row)});
+  engine::Status scanned = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& fields) {
+    if (auto view = view_message(raw, fields)) rows.push_back({std::move(*view), std::move(row)});
   });
   if (!scanned) return api_error(500, "internal server error");
   if (ascending) {
@@ -180,26 +214,18 @@ net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channe
     if (rows.size() > limit) rows.resize(limit);
   }
   std::vector<Id> ids;
-  for (const Row& r : rows) ids.push_back(r.event.id);
+  for (const Row& r : rows) ids.push_back(r.message.id);
   auto reactions = reactions_on(store_, ids);
   std::vector<std::string> out;
   for (const Row& r : rows) {
-    std::vector<std::pair<std::string, std::string>> fields = {
-        {"event_id", json_string(r.event.id_hex())},
-        {"pubkey", json_string(effective_author(r.event))},
-        {"content", json_string(r.event.content)},
-        {"kind", std::to_string(r.event.kind)},
-        {"created_at", std::to_string(r.event.created_at)},
-        {"channel_id", json_string(channel)},
-        {"tags", tags_json(r.event)},
-    };
+    std::vector<std::pair<std::string, std::string>> fields = r.message.fields(channel);
     if (r.thread && r.thread->reply_count) fields.emplace_back("thread_summary", summary_json(*r.thread));
-    if (auto it = reactions.find(r.event.id); it != reactions.end()) {
+    if (auto it = reactions.find(r.message.id); it != reactions.end()) {
       fields.emplace_back("reactions", reaction_counts_json(it->second));
     }
     out.push_back(json_object(std::move(fields)));
   }
-  std::string cursor = rows.empty() ? "null" : std::to_string(rows.back().event.created_at);
+  std::string cursor = rows.empty() ? "null" : std::to_string(rows.back().message.created_at);
   return net::HttpResponse::json(200, json_object({{"messages", json_array(out)}, {"next_cursor", cursor}}));
 }
 
@@ -231,12 +257,16 @@ net::HttpResponse Relay::get_thread(const Caller& who, std::string_view channel,
   }
   auto root_event = engine::parse_event_json(stored->raw);
   if (!root_event) return api_error(500, "internal server error");
+  engine::EventFields root_fields_view;
+  root_fields_view.assign(*root_event, stored->channel);
+  auto root_view = view_message(stored->raw, root_fields_view);
+  if (!root_view) return api_error(500, "internal server error");
   const std::optional<engine::ThreadRow> root_row = thread_row(root);
 
   // Every descendant carries an e tag naming the root (channels.md §7); its
   // own thread row says it belongs to this thread.
   struct Reply {
-    engine::Event event;
+    MessageView message;
     engine::ThreadRow row;
   };
   std::vector<Reply> replies;
@@ -252,52 +282,36 @@ net::HttpResponse Relay::get_thread(const Caller& who, std::string_view channel,
     row = thread_row(id_of(fields));
     return row && row->depth > 0 && row->root == root && !(depth_limit && int64_t(row->depth) > *depth_limit);
   };
-  engine::Status scanned = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields&) {
-    if (auto parsed = engine::parse_event_json(raw)) replies.push_back({std::move(*parsed), std::move(*row)});
+  engine::Status scanned = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& fields) {
+    if (auto view = view_message(raw, fields)) replies.push_back({std::move(*view), std::move(*row)});
   });
   if (!scanned) return api_error(500, "internal server error");
   std::reverse(replies.begin(), replies.end());  // oldest first
   if (replies.size() > limit) replies.resize(limit);
 
   std::vector<Id> ids{root};
-  for (const Reply& r : replies) ids.push_back(r.event.id);
+  for (const Reply& r : replies) ids.push_back(r.message.id);
   auto reactions = reactions_on(store_, ids);
   auto with_reactions = [&](std::vector<std::pair<std::string, std::string>>& fields, const Id& id) {
     if (auto it = reactions.find(id); it != reactions.end()) fields.emplace_back("reactions", reaction_counts_json(it->second));
   };
-  std::vector<std::pair<std::string, std::string>> root_fields = {
-      {"event_id", json_string(root_event->id_hex())},
-      {"pubkey", json_string(effective_author(*root_event))},
-      {"content", json_string(root_event->content)},
-      {"kind", std::to_string(root_event->kind)},
-      {"tags", tags_json(*root_event)},
-      {"created_at", std::to_string(root_event->created_at)},
-      {"channel_id", json_string(channel)},
-      {"thread_summary", root_row && root_row->reply_count ? summary_json(*root_row) : "null"},
-  };
+  std::vector<std::pair<std::string, std::string>> root_fields = root_view->fields(channel);
+  root_fields.emplace_back("thread_summary", root_row && root_row->reply_count ? summary_json(*root_row) : "null");
   with_reactions(root_fields, root);
   std::vector<std::string> out;
   for (const Reply& r : replies) {
-    std::vector<std::pair<std::string, std::string>> fields = {
-        {"event_id", json_string(r.event.id_hex())},
-        {"parent_event_id", json_string(engine::to_hex(r.row.parent))},
-        {"root_event_id", json_string(engine::to_hex(r.row.root))},
-        {"channel_id", json_string(channel)},
-        {"pubkey", json_string(effective_author(r.event))},
-        {"content", json_string(r.event.content)},
-        {"kind", std::to_string(r.event.kind)},
-        {"depth", std::to_string(r.row.depth)},
-        {"created_at", std::to_string(r.event.created_at)},
-        {"broadcast", r.row.broadcast ? "true" : "false"},
-        {"tags", tags_json(r.event)},
-    };
-    with_reactions(fields, r.event.id);
+    std::vector<std::pair<std::string, std::string>> fields = r.message.fields(channel);
+    fields.insert(fields.end(), {{"parent_event_id", json_string(engine::to_hex(r.row.parent))},
+                                 {"root_event_id", json_string(engine::to_hex(r.row.root))},
+                                 {"depth", std::to_string(r.row.depth)},
+                                 {"broadcast", r.row.broadcast ? "true" : "false"}});
+    with_reactions(fields, r.message.id);
     out.push_back(json_object(std::move(fields)));
   }
   std::string cursor = "null";
   if (!replies.empty()) {
     std::string be;
-    engine::put_u64(&be, replies.back().event.created_at);
+    engine::put_u64(&be, replies.back().message.created_at);
     cursor = json_string(engine::to_hex(reinterpret_cast<const uint8_t*>(be.data()), 8));
   }
   return net::HttpResponse::json(

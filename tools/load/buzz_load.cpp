@@ -7,7 +7,9 @@
 //   buzz-load history --events 1000000 --queries 300
 //   buzz-load idle    --connections 10000
 //   buzz-load channels --channels 200 --members 2000 --per-member 2 --rate 2000 --seconds 10
+//   buzz-load messages --events 5000 --connections 32 --seconds 10
 // Common: --binary ./build/buzz  --json (one JSON object on stdout)
+#include <openssl/evp.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 #include <sys/resource.h>
@@ -28,6 +30,7 @@
 #include "engine/rocks_event_store.h"
 #include "engine/signature.h"
 #include "tools/client/ws_client.h"
+#include "tools/load/http_client.h"
 #include "tools/load/server_process.h"
 
 namespace {
@@ -452,6 +455,91 @@ void history(const Options& o) {
   std::filesystem::remove_all(dir);
 }
 
+std::string base64(std::string_view in) {
+  std::string out(4 * ((in.size() + 2) / 3), '\0');
+  EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(in.data()), int(in.size()));
+  return out;
+}
+
+// A NIP-98 Authorization value for one request (rest-api.md §1.3).
+std::string nip98(const engine::Keypair& key, const std::string& url, const std::string& method, const std::string& body) {
+  uint8_t digest[32];
+  engine::sha256(body.data(), body.size(), digest);
+  engine::Event e = note(key, "", {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, 32)}}, 27235);
+  return "Nostr " + base64(e.raw);
+}
+
+// REST reads: one open channel holding --events messages (every tenth with a
+// reply, every fifth with a reaction), then --connections keep-alive clients on
+// two threads reading its newest page (GET /api/channels/{id}/messages, 50
+// messages with summaries and reactions) with a bearer token for --seconds.
+void messages(const Options& o) {
+  std::string dir = temp_dir();
+  load::ServerProcess server(o.binary, dir, pick_port());
+  engine::Keypair owner = engine::generate_keypair();
+  auto ws = connect_authed(server, owner);
+  const std::string channel = "b0000000-0000-4000-8000-000000000001";
+  send_all(*ws, {"[\"EVENT\"," + note(owner, "", {{"h", channel}, {"name", "bench"}}, 9007).raw + "]"});
+  // Stored kinds must be within 900 s of now: spread the history over 800 s.
+  const uint64_t start = engine::unix_now() - 800;
+  auto at = [&](int i) { return start + uint64_t(i) * 800 / uint64_t(o.events); };
+  std::vector<std::string> posts, follow_ups;
+  for (int i = 0; i < o.events; ++i) {
+    engine::Event m = note(owner, "message " + std::to_string(i) + " about the quarterly plan", {{"h", channel}}, 9);
+    m.created_at = at(i);
+    engine::sign_event(owner, &m);
+    posts.push_back("[\"EVENT\"," + m.raw + "]");
+    if (i % 10 == 0) {
+      engine::Event r = note(owner, "a reply", {{"h", channel}, {"e", m.id_hex(), "", "root"}}, 9);
+      r.created_at = at(i) + 1;
+      engine::sign_event(owner, &r);
+      follow_ups.push_back("[\"EVENT\"," + r.raw + "]");
+    }
+    if (i % 5 == 0) follow_ups.push_back("[\"EVENT\"," + note(owner, "👍", {{"e", m.id_hex()}}, 7).raw + "]");
+  }
+  send_all(*ws, posts);
+  send_all(*ws, follow_ups);
+
+  const std::string base = "http://127.0.0.1:" + std::to_string(server.port());
+  const std::string mint_body = R"({"name":"bench","scopes":["messages:read"]})";
+  load::HttpClient setup(server.port());
+  load::HttpAnswer minted = setup.call("POST", "/api/tokens", {{"Authorization", nip98(owner, base + "/api/tokens", "POST", mint_body)}}, mint_body);
+  size_t at_token = minted.body.find("\"token\":\"");
+  if (minted.status != 201 || at_token == std::string::npos) throw std::runtime_error("mint failed: " + minted.body);
+  const std::string bearer = "Bearer " + minted.body.substr(at_token + 9, 69);
+  const std::string target = "/api/channels/" + channel + "/messages";
+  load::HttpAnswer page = setup.call("GET", target, {{"Authorization", bearer}});
+  if (page.status != 200) throw std::runtime_error("messages failed: " + page.body);
+
+  std::atomic<uint64_t> done{0}, failed{0};
+  auto before = load::read_usage(server.pid());
+  const double t0 = now_s(), deadline = t0 + o.seconds;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&] {
+      std::vector<std::unique_ptr<load::HttpClient>> conns;
+      for (int i = 0; i < std::max(1, o.connections / 2); ++i) conns.push_back(std::make_unique<load::HttpClient>(server.port()));
+      while (now_s() < deadline) {
+        for (auto& c : conns) c->send("GET", target, {{"Authorization", bearer}});
+        for (auto& c : conns) (c->read().status == 200 ? done : failed).fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double elapsed = now_s() - t0;
+  auto after = load::read_usage(server.pid());
+  const double cpu = after.cpu_seconds - before.cpu_seconds;
+  report(o, {{"stored_messages", double(o.events)},
+             {"page_bytes", double(page.body.size())},
+             {"requests", double(done.load())},
+             {"failed", double(failed.load())},
+             {"requests_per_second", double(done.load()) / elapsed},
+             {"server_cpu_us_per_request", cpu * 1e6 / double(std::max<uint64_t>(1, done.load()))},
+             {"server_cores_used", cpu / elapsed},
+             {"verify_us", verify_us()}});
+  std::filesystem::remove_all(dir);
+}
+
 void idle(const Options& o) {
   std::string dir = temp_dir();
   load::ServerProcess server(o.binary, dir, pick_port());
@@ -480,7 +568,7 @@ void idle(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels [--binary PATH] [--connections N] [--events N]\n"
+    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages [--binary PATH] [--connections N] [--events N]\n"
                "       [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N] [--members N]\n"
                "       [--per-member N] [--json]\n", stderr);
     return argc < 2 ? 2 : 0;
@@ -512,6 +600,7 @@ int main(int argc, char** argv) {
     else if (o.scenario == "history") history(o);
     else if (o.scenario == "idle") idle(o);
     else if (o.scenario == "channels") channels(o);
+    else if (o.scenario == "messages") messages(o);
     else return std::fprintf(stderr, "buzz-load: unknown scenario %s\n", o.scenario.c_str()), 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "buzz-load: %s\n", e.what());
