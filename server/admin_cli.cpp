@@ -4,11 +4,16 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/api_tokens.h"
+#include "engine/channel.h"
 #include "engine/clock.h"
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
+#include "engine/rocks_event_store.h"
 #include "engine/signature.h"
 #include "server/cli.h"
+#include "server/grant.h"
+#include "server/json_text.h"
 
 namespace buzz::server {
 namespace {
@@ -20,6 +25,9 @@ Commands:
   remove-member --pubkey HEX                           remove a relay member
   list-members [--json]                                list relay members, oldest first
   generate-key [--json]                                print a new keypair (secret + pubkey)
+  mint-token --pubkey HEX --name NAME --scopes S,S [--channels ID,ID] [--expires-days N] [--json]
+                                                       mint an API token for HEX (any scope, admin and
+                                                       proxy:submit included); it is shown once
 
 Options:
   --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data)
@@ -29,6 +37,66 @@ Options:
 int usage_error(const std::string& why) {
   std::fprintf(stderr, "buzz admin: %s\n\n%s", why.c_str(), kAdminUsage);
   return kExitUsage;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t start = 0; start <= s.size();) {
+    size_t end = std::min(s.find(',', start), s.size());
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// The operator's mint (rest-api.md §1.2): unlike POST /api/tokens it may grant
+// admin scopes and proxy:submit, but still only scopes the relay knows.
+int mint_token(const ParsedArgs& args, const engine::Pubkey& owner, engine::RocksDatabase& db, bool json) {
+  auto name = args.get("name");
+  if (!name || name->empty() || name->size() > 100) return usage_error("--name must be 1-100 characters");
+  std::vector<std::string> scopes = split_list(args.get("scopes").value_or(""));
+  if (scopes.empty()) return usage_error("--scopes needs at least one scope, e.g. messages:read,messages:write");
+  for (const std::string& s : scopes) {
+    if (!parse_scope(s)) return usage_error("unknown scope '" + s + "'");
+  }
+  engine::ApiToken t;
+  if (auto channels = args.get("channels")) {
+    t.channels = split_list(*channels);
+    for (const std::string& c : *t.channels) {
+      if (!engine::is_canonical_uuid(c)) return usage_error("--channels must list lowercase channel UUIDs, got '" + c + "'");
+    }
+  }
+  const uint64_t now = engine::unix_now();
+  if (auto days = args.get("expires-days")) {
+    int64_t n = std::atoll(days->c_str());
+    if (n < 1 || n > 365) return usage_error("--expires-days must be 1-365");
+    t.expires_at = now + uint64_t(n) * 86400;
+  }
+  engine::RocksEventStore store(db);
+  engine::ApiTokens tokens(store);
+  if (auto s = tokens.load(); !s) return std::fprintf(stderr, "buzz admin: %s\n", s.error().c_str()), kExitFailure;
+  auto [secret, hash] = engine::generate_token();
+  t.id = engine::random_uuid();
+  t.hash = hash;
+  t.owner = owner;
+  t.name = *name;
+  t.scopes = scopes;
+  t.created_at = now;
+  auto inserted = tokens.insert(t, now);
+  if (!inserted) return std::fprintf(stderr, "buzz admin: %s\n", inserted.error().c_str()), kExitFailure;
+  if (!*inserted) {
+    return std::fprintf(stderr, "buzz admin: %s already has %zu active tokens; revoke one first\n",
+                        engine::to_hex(owner).c_str(), engine::kMaxActiveTokensPerOwner),
+           kExitFailure;
+  }
+  if (json) {
+    std::printf("%s\n", json_object({{"id", json_string(t.id)}, {"token", json_string(secret)},
+                                      {"pubkey", json_string(engine::to_hex(owner))}, {"scopes", json_string_array(scopes)}})
+                           .c_str());
+  } else {
+    std::printf("token: %s\nid:    %s\n(shown once; only its hash is stored)\n", secret.c_str(), t.id.c_str());
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -53,7 +121,7 @@ int run_admin(int argc, char** argv) {
     }
     return kExitOk;
   }
-  if (cmd != "add-member" && cmd != "remove-member" && cmd != "list-members") {
+  if (cmd != "add-member" && cmd != "remove-member" && cmd != "list-members" && cmd != "mint-token") {
     return usage_error("unknown command '" + cmd + "'");
   }
 
@@ -80,6 +148,7 @@ int run_admin(int argc, char** argv) {
     std::fprintf(stderr, "buzz admin: %s\n", db.error().c_str());
     return kExitFailure;
   }
+  if (cmd == "mint-token") return mint_token(args, pk, **db, json);
   engine::RelayMembers members(**db);
 
   if (cmd == "list-members") {

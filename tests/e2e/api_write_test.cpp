@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -323,6 +324,34 @@ TEST_F(ApiWriteTest, TokenInAWebSocketAuthNarrowsTheSession) {
   EXPECT_EQ(wrong_owner.reason, "auth-required: verification failed");
   auto [c3, auth3] = with_token(user, "buzz_" + std::string(64, '0'));
   EXPECT_EQ(c3->send_auth(auth3).reason, "auth-required: invalid token");
+}
+
+// `buzz admin mint-token` works offline on the data directory and may grant
+// what self-service minting may not; the server then honours the token.
+TEST(AdminTokenTest, OperatorMintedTokenWorksAfterStart) {
+  std::string dir = (std::filesystem::temp_directory_path() / ("buzz-admin-token-" + std::to_string(getpid()))).string();
+  std::filesystem::remove_all(dir);
+  Keypair ops = engine::generate_keypair();
+  std::string cmd = std::string(std::getenv("BUZZ_BINARY")) + " admin mint-token --data-dir " + dir + " --pubkey " +
+                    hex(ops) + " --name ops --scopes channels:read,admin:channels --json 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[4096];
+  std::string out;
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  const std::string token = field(out, "token");
+  ASSERT_EQ(token.size(), 69u) << out;
+  {
+    std::string error;
+    auto relay = RelayProcess::start(RelayOptions{{"--open"}, {}, dir}, &error);
+    ASSERT_NE(relay, nullptr) << error;
+    HttpReply r = http_call(relay->port(), "GET", "/api/channels", {{"Authorization", "Bearer " + token}});
+    EXPECT_EQ(r.status, 200) << r.body;
+    HttpReply scoped = http_call(relay->port(), "GET", "/api/feed", {{"Authorization", "Bearer " + token}});
+    EXPECT_EQ(scoped.status, 403) << "the token holds only what the operator granted";
+  }
+  std::filesystem::remove_all(dir);
 }
 
 // A relay configured for one browser origin answers that origin only, on
