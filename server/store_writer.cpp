@@ -191,6 +191,7 @@ void StoreWriter::settle(Batch& batch, const engine::Result<std::vector<engine::
     if (res.outcome == engine::WriteOutcome::kStored && p.fanout) {
       out.committed.push_back({p.event, p.channel, raw_of(p.event)});
     }
+    out.removed.insert(out.removed.end(), res.removed.begin(), res.removed.end());
     if (!p.job) continue;
     switch (res.outcome) {
       case engine::WriteOutcome::kStored: out.replies.push_back({p.job->origin, p.event->id, true, std::move(p.ok_reason)}); break;

@@ -69,6 +69,7 @@ inline std::shared_ptr<const std::string> raw_of(const std::shared_ptr<const eng
 struct WriteBatchOutcome {
   std::vector<OkReply> replies;
   std::vector<CommittedEvent> committed;
+  std::vector<engine::Id> removed;  // events this batch deleted or superseded
   std::vector<engine::Pubkey> lost_membership;
   std::vector<Revocation> revoked;  // applied after the batch's fan-out
 };
