@@ -3,7 +3,9 @@
 
 #include <atomic>
 #include <filesystem>
+#include <exception>
 #include <mutex>
+#include <unordered_set>
 #include <vector>
 
 #include "index/clucene.h"
@@ -39,6 +41,16 @@ struct WriterClose {
   }
 };
 using WriterPtr = std::unique_ptr<IndexWriter, WriterClose>;
+
+struct ReaderClose {
+  void operator()(IndexReader* reader) const {
+    try {
+      reader->close();
+    } catch (...) {  // as for the writer
+    }
+    delete reader;
+  }
+};
 
 struct TermRelease {
   void operator()(Term* t) const { _CLDECDELETE(t); }
@@ -89,14 +101,22 @@ void fill(Document& doc, const SearchDocument& d) {
 
 }  // namespace
 
+// A removal waiting for the next commit: every document with this term.
+struct Removal {
+  const wchar_t* field;
+  std::wstring text;
+};
+
 struct CLuceneSearchIndex::State {
   lucene::store::FSDirectory* directory = nullptr;
   SearchAnalyzer analyzer;
 
-  std::mutex writer_mu;
-  WriterPtr writer;                    // null only after a failed clear()
-  std::vector<AddedDocument> added;    // since the current snapshot, in add order
-  bool dirty = false;                  // changes since the current snapshot
+  std::mutex writer_mu;  // guards the fields below up to snapshot_mu
+  WriterPtr writer;      // null only if reopening it failed
+  std::vector<AddedDocument> added;                                 // since the snapshot, in add order
+  std::unordered_set<engine::Id, engine::KeyBytesHash> added_ids;  // the same, for duplicate checks
+  std::vector<Removal> removals;                                    // since the snapshot
+  bool dirty = false;                                               // changes since the snapshot
 
   mutable std::mutex snapshot_mu;
   std::shared_ptr<const SearchSnapshot> snapshot;
@@ -105,10 +125,12 @@ struct CLuceneSearchIndex::State {
   ~State() {
     writer.reset();
     snapshot.reset();
-    if (directory != nullptr) {
+    if (directory == nullptr) return;
+    try {
       directory->close();
-      _CLDECDELETE(directory);
+    } catch (...) {  // nothing left to report to
     }
+    _CLDECDELETE(directory);
   }
 
   std::shared_ptr<const SearchSnapshot> current() const {
@@ -126,7 +148,38 @@ struct CLuceneSearchIndex::State {
 
   engine::Status writable() const {
     if (writer) return {};
-    return engine::Error{"error: search index has no writer after a failed clear; reopen it"};
+    return engine::Error{"error: search index lost its writer after a failed deletion; reopen the index"};
+  }
+
+  // Writer lock held. Deletes through an IndexReader, with the writer closed
+  // for the moment (the reader needs the index's write lock): CLucene 2.3.3.4's
+  // IndexWriter leaks a SegmentReader per segment on every flush that carries
+  // buffered deletions (IndexWriter::applyDeletes), which with updateDocument
+  // or deleteDocuments would be every commit. Throws CLuceneError.
+  void apply_removals() {
+    writer->flush();  // documents added before their removal must be on disk to be found
+    writer.reset();
+    std::exception_ptr failure;
+    try {
+      std::unique_ptr<IndexReader, ReaderClose> reader(IndexReader::open(directory, /*closeDirectoryOnCleanup=*/false));
+      for (const Removal& removal : removals) {
+        reader->deleteDocuments(make_term(removal.field, removal.text).get());
+      }
+      reader->close();  // commits the deletions
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    writer = open_writer(directory, &analyzer, /*create=*/false);  // also after a failure
+    if (failure) std::rethrow_exception(failure);
+    removals.clear();
+  }
+
+  // Writer lock held: whether a pending removal would take this document.
+  bool removal_covers(const SearchDocument& doc) const {
+    for (const Removal& r : removals) {
+      if (r.field == kIdField ? r.text == ascii_to_wide(doc.id) : r.text == utf8_to_wide(doc.channel_id)) return true;
+    }
+    return false;
   }
 };
 
@@ -158,11 +211,16 @@ engine::Status CLuceneSearchIndex::add(const engine::Event& event, std::string_v
   std::lock_guard lock(state_->writer_mu);
   if (engine::Status s = state_->writable(); !s) return s;
   return guarded("add", [&] {
+    if (state_->removal_covers(*document)) {
+      state_->apply_removals();  // first, or at the commit it would take this copy too
+    } else if (state_->added_ids.contains(event.id) || state_->current()->contains(event.id)) {
+      return;  // one id is one immutable event: adding it again (a rebuild racing the feeder) changes nothing
+    }
     Document doc;
     fill(doc, *document);
-    // Replaces any document with this id, so adding twice (overflow re-reads, rebuilds) is harmless.
-    state_->writer->updateDocument(make_term(kIdField, ascii_to_wide(document->id)).get(), &doc);
+    state_->writer->addDocument(&doc);
     state_->added.push_back({event.id, event.created_at, event.kind});
+    state_->added_ids.insert(event.id);
     state_->dirty = true;
   });
 }
@@ -170,10 +228,9 @@ engine::Status CLuceneSearchIndex::add(const engine::Event& event, std::string_v
 engine::Status CLuceneSearchIndex::remove(const engine::Id& id) {
   std::lock_guard lock(state_->writer_mu);
   if (engine::Status s = state_->writable(); !s) return s;
-  return guarded("remove", [&] {
-    state_->writer->deleteDocuments(make_term(kIdField, ascii_to_wide(engine::to_hex(id))).get());
-    state_->dirty = true;
-  });
+  state_->removals.push_back({kIdField, ascii_to_wide(engine::to_hex(id))});
+  state_->dirty = true;
+  return {};
 }
 
 engine::Status CLuceneSearchIndex::remove_channel(std::string_view channel) {
@@ -182,10 +239,9 @@ engine::Status CLuceneSearchIndex::remove_channel(std::string_view channel) {
   }
   std::lock_guard lock(state_->writer_mu);
   if (engine::Status s = state_->writable(); !s) return s;
-  return guarded("remove_channel", [&] {
-    state_->writer->deleteDocuments(make_term(kChannelField, utf8_to_wide(channel)).get());
-    state_->dirty = true;
-  });
+  state_->removals.push_back({kChannelField, utf8_to_wide(channel)});
+  state_->dirty = true;
+  return {};
 }
 
 engine::Status CLuceneSearchIndex::commit() {
@@ -193,11 +249,16 @@ engine::Status CLuceneSearchIndex::commit() {
   if (engine::Status s = state_->writable(); !s) return s;
   if (!state_->dirty) return {};
   return guarded("commit", [&] {
-    state_->writer->flush();
+    if (state_->removals.empty()) {
+      state_->writer->flush();
+    } else {
+      state_->apply_removals();
+    }
     std::shared_ptr<const SearchSnapshot> previous = state_->current();
     std::shared_ptr<const SearchSnapshot> next = SearchSnapshot::open(state_->directory, previous.get(), state_->added);
     if (next->columns_carried_over()) ++state_->commits_carrying_columns;
     state_->added.clear();
+    state_->added_ids.clear();
     state_->dirty = false;
     state_->publish(std::move(next));
   });
@@ -209,6 +270,8 @@ engine::Status CLuceneSearchIndex::clear() {
     state_->writer.reset();  // one writer at a time: the new one needs the old one's lock
     state_->writer = open_writer(state_->directory, &state_->analyzer, /*create=*/true);
     state_->added.clear();
+    state_->added_ids.clear();
+    state_->removals.clear();
     state_->dirty = true;
   });
 }

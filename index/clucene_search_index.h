@@ -6,6 +6,11 @@
 // until the next one replaces it. The caller decides how often to commit (the
 // SearchFeeder does every 250 ms while there are changes).
 //
+// Adds only ever append (an id already indexed is skipped: one id is one
+// immutable event). Removals wait for the commit and are applied through a
+// deleting IndexReader while the writer is briefly closed, because CLucene
+// 2.3.3.4's writer leaks memory on every flush that carries deletions.
+//
 // Threads: add, remove, remove_channel, commit and clear are serialised by a
 // writer lock (one writer thread is the intended use). search() and size() take
 // the current snapshot under a short lock and run without one, concurrently with

@@ -180,8 +180,8 @@ std::shared_ptr<const SearchSnapshot> SearchSnapshot::open(lucene::store::Direct
   } else {
     columns = read_columns(reader.get());
   }
-  std::shared_ptr<const SearchSnapshot> snapshot(new SearchSnapshot(reader.get(), std::move(columns), carried_over));
-  reader.release();
+  std::unique_ptr<SearchSnapshot> snapshot(new SearchSnapshot(reader.get(), std::move(columns), carried_over));
+  reader.release();  // the snapshot closes it now
   return snapshot;
 }
 
@@ -241,6 +241,12 @@ bool SearchSnapshot::carries_over(IndexReader* reader, const SearchSnapshot& pre
     return id != nullptr && wide_to_ascii(id) == engine::to_hex(added[i].id);
   }
   return false;  // everything added was deleted again: nothing to check against
+}
+
+bool SearchSnapshot::contains(const engine::Id& id) const {
+  TermDocsPtr docs(reader_->termDocs());
+  docs->seek(make_term(kIdField, ascii_to_wide(engine::to_hex(id))).get());
+  return docs->next();
 }
 
 std::unique_ptr<BitSet> SearchSnapshot::scope(const SearchQuery& query) const {

@@ -58,6 +58,9 @@ class SearchSnapshot {
   // Any thread; catches everything CLucene throws.
   engine::Result<SearchResult> search(const SearchQuery& query, const SearchText& text) const;
 
+  // Whether a live document holds this event id. Throws CLuceneError.
+  bool contains(const engine::Id& id) const;
+
   uint64_t size() const { return live_documents_; }
   // Whether the columns were carried over from the previous snapshot (for tests).
   bool columns_carried_over() const { return carried_over_; }

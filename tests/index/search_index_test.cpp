@@ -289,7 +289,22 @@ TEST_F(SearchIndexTest, AddingTheSameEventTwiceKeepsOneDocument) {
   engine::Event e = event(9, "twice", 100);
   add(e);
   add(e);
-  EXPECT_EQ(search_a("twice").total, 1u);
+  engine::Event f = event(9, "twice again", 200);
+  ASSERT_TRUE(index_->add(f, kChannelA).ok());  // twice within one commit
+  add(f);
+  EXPECT_EQ(search_a("twice").total, 2u);
+  EXPECT_EQ(index_->size(), 2u);
+}
+
+TEST_F(SearchIndexTest, AnEventRemovedAndAddedAgainBeforeTheCommitIsBack) {
+  engine::Event e = event(9, "comeback", 100);
+  add(e);
+  ASSERT_TRUE(index_->remove(e.id).ok());
+  add(e);
+  EXPECT_EQ(ids(search_a("comeback")), std::vector{e.id});
+  ASSERT_TRUE(index_->remove_channel(kChannelA).ok());
+  add(e);
+  EXPECT_EQ(ids(search_a("comeback")), std::vector{e.id});
   EXPECT_EQ(index_->size(), 1u);
 }
 
