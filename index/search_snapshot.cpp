@@ -124,39 +124,72 @@ struct Better {
   }
 };
 
-// Counts every match and keeps the best `limit` in a heap whose front is the
-// worst kept, so a page costs O(matches · log limit) and no sort of all matches.
+// Sees every document that matches the text inside the channel scope: drops
+// those outside the query's kinds and time range before counting them, counts
+// the rest, and keeps the best `limit`.
+//
+// Selection is buffered: candidates better than the current threshold collect
+// in a buffer of 2 × limit, which is cut back to the best `limit` (nth_element)
+// when full. A heap would pay log(limit) for nearly every document when they
+// arrive oldest first and ordering is by time, which is the usual case here.
 class TopHits final : public lucene::search::HitCollector {
  public:
-  TopHits(size_t limit, SearchOrder order, const std::vector<uint64_t>& created_at)
-      : limit_(limit), better_{order == SearchOrder::kRelevance}, created_at_(created_at) {
-    heap_.reserve(limit);
+  TopHits(const SearchQuery& query, size_t limit, const DocColumns& columns)
+      : limit_(limit),
+        better_{query.order == SearchOrder::kRelevance},
+        since_(query.since.value_or(0)),
+        until_(query.until.value_or(std::numeric_limits<uint64_t>::max())),
+        kinds_(query.kinds),
+        narrowed_(query.since || query.until || !query.kinds.empty()),
+        columns_(columns) {
+    buffer_.reserve(2 * limit);
   }
 
   void collect(const int32_t doc, const float_t score) override {
-    ++total_;
-    Candidate c{score, created_at_[size_t(doc)], doc};
-    if (heap_.size() < limit_) {
-      heap_.push_back(c);
-      std::push_heap(heap_.begin(), heap_.end(), better_);
-    } else if (better_(c, heap_.front())) {
-      std::pop_heap(heap_.begin(), heap_.end(), better_);
-      heap_.back() = c;
-      std::push_heap(heap_.begin(), heap_.end(), better_);
+    // By score, most documents lose to the threshold without a column read.
+    if (full_ && better_.by_score && score < threshold_.score) {
+      if (in_range(doc)) ++total_;
+      return;
     }
+    if (!in_range(doc)) return;
+    ++total_;
+    Candidate c{score, columns_.created_at(size_t(doc)), doc};
+    if (full_ && !better_(c, threshold_)) return;
+    buffer_.push_back(c);
+    if (buffer_.size() == 2 * limit_) cut();
   }
 
   uint64_t total() const { return total_; }
   std::vector<Candidate> take_best_first() {
-    std::sort_heap(heap_.begin(), heap_.end(), better_);
-    return std::move(heap_);
+    if (buffer_.size() > limit_) cut();
+    std::sort(buffer_.begin(), buffer_.end(), better_);
+    return std::move(buffer_);
   }
 
  private:
+  bool in_range(int32_t doc) const {
+    if (!narrowed_) return true;
+    uint64_t created_at = columns_.created_at(size_t(doc));
+    if (created_at < since_ || created_at > until_) return false;
+    return kinds_.empty() || std::find(kinds_.begin(), kinds_.end(), columns_.kind(size_t(doc))) != kinds_.end();
+  }
+  void cut() {
+    std::nth_element(buffer_.begin(), buffer_.begin() + ptrdiff_t(limit_ - 1), buffer_.end(), better_);
+    buffer_.resize(limit_);
+    threshold_ = buffer_.back();
+    full_ = true;
+  }
+
   const size_t limit_;
   const Better better_;
-  const std::vector<uint64_t>& created_at_;
-  std::vector<Candidate> heap_;
+  const uint64_t since_;
+  const uint64_t until_;
+  const std::vector<uint16_t>& kinds_;
+  const bool narrowed_;  // by kinds or time at all
+  const DocColumns& columns_;
+  std::vector<Candidate> buffer_;
+  Candidate threshold_{};  // the worst of the best `limit` so far, once full_
+  bool full_ = false;
   uint64_t total_ = 0;
 };
 
@@ -169,23 +202,14 @@ std::shared_ptr<const SearchSnapshot> SearchSnapshot::open(lucene::store::Direct
     void operator()(IndexReader* r) const { CloseAndDelete{}(r); }
   };
   std::unique_ptr<IndexReader, ReaderClose> reader(IndexReader::open(directory, /*closeDirectoryOnCleanup=*/false));
-  Columns columns;
   bool carried_over = previous != nullptr && carries_over(reader.get(), *previous, added);
-  if (carried_over) {
-    columns = previous->columns_;
-    for (const AddedDocument& doc : added) {
-      columns.created_at.push_back(doc.created_at);
-      columns.kind.push_back(doc.kind);
-    }
-  } else {
-    columns = read_columns(reader.get());
-  }
+  DocColumns columns = carried_over ? previous->columns_.extended(added) : read_columns(reader.get());
   std::unique_ptr<SearchSnapshot> snapshot(new SearchSnapshot(reader.get(), std::move(columns), carried_over));
   reader.release();  // the snapshot closes it now
   return snapshot;
 }
 
-SearchSnapshot::SearchSnapshot(IndexReader* reader, Columns columns, bool carried_over)
+SearchSnapshot::SearchSnapshot(IndexReader* reader, DocColumns columns, bool carried_over)
     : reader_(reader),
       searcher_(std::make_unique<lucene::search::IndexSearcher>(reader)),
       columns_(std::move(columns)),
@@ -203,11 +227,10 @@ SearchSnapshot::~SearchSnapshot() {
   CloseAndDelete{}(reader_);
 }
 
-SearchSnapshot::Columns SearchSnapshot::read_columns(IndexReader* reader) {
+DocColumns SearchSnapshot::read_columns(IndexReader* reader) {
   const size_t max_doc = size_t(reader->maxDoc());
-  Columns columns;
-  columns.created_at.assign(max_doc, 0);
-  columns.kind.assign(max_doc, 0);
+  std::vector<uint64_t> created_at(max_doc, 0);
+  std::vector<uint16_t> kind(max_doc, 0);
   // Calls apply(doc, value) for every live document with a term in `field`.
   auto walk = [&](const wchar_t* field, auto apply) {
     TermPtr first = make_term(field, L"");
@@ -220,15 +243,15 @@ SearchSnapshot::Columns SearchSnapshot::read_columns(IndexReader* reader) {
       for_each_posting(docs.get(), [&](int32_t doc) { apply(size_t(doc), value); });
     }
   };
-  walk(kCreatedHighField, [&](size_t doc, uint64_t high) { columns.created_at[doc] |= high << kCreatedLowBits; });
-  walk(kCreatedLowField, [&](size_t doc, uint64_t low) { columns.created_at[doc] |= low; });
-  walk(kKindField, [&](size_t doc, uint64_t kind) { columns.kind[doc] = uint16_t(kind); });
-  return columns;
+  walk(kCreatedHighField, [&](size_t doc, uint64_t high) { created_at[doc] |= high << kCreatedLowBits; });
+  walk(kCreatedLowField, [&](size_t doc, uint64_t low) { created_at[doc] |= low; });
+  walk(kKindField, [&](size_t doc, uint64_t value) { kind[doc] = uint16_t(value); });
+  return DocColumns(created_at, kind);
 }
 
 bool SearchSnapshot::carries_over(IndexReader* reader, const SearchSnapshot& previous,
                                   std::span<const AddedDocument> added) {
-  const size_t before = previous.columns_.created_at.size();
+  const size_t before = previous.columns_.size();
   if (size_t(reader->maxDoc()) != before + added.size()) return false;  // a merge purged deleted documents
   if (added.empty()) return true;
   // The newest added document still live must be where add order puts it.
@@ -250,7 +273,7 @@ bool SearchSnapshot::contains(const engine::Id& id) const {
 }
 
 std::unique_ptr<BitSet> SearchSnapshot::scope(const SearchQuery& query) const {
-  const int32_t max_doc = int32_t(columns_.created_at.size());
+  const int32_t max_doc = int32_t(columns_.size());
   if (max_doc == 0) return nullptr;
   TermDocsPtr docs(reader_->termDocs());
 
@@ -262,24 +285,12 @@ std::unique_ptr<BitSet> SearchSnapshot::scope(const SearchQuery& query) const {
       for_each_posting(docs.get(), [&](int32_t doc) { by_author->set(doc); });
     }
   }
-  const uint64_t since = query.since.value_or(0);
-  const uint64_t until = query.until.value_or(std::numeric_limits<uint64_t>::max());
-  auto in_scope = [&](int32_t doc) {
-    uint64_t created_at = columns_.created_at[size_t(doc)];
-    if (created_at < since || created_at > until) return false;
-    if (!query.kinds.empty() &&
-        std::find(query.kinds.begin(), query.kinds.end(), columns_.kind[size_t(doc)]) == query.kinds.end()) {
-      return false;
-    }
-    return !by_author || by_author->get(doc);
-  };
-
   auto bits = std::make_unique<BitSet>(max_doc);
   bool any = false;
   auto add_channel = [&](const std::wstring& channel) {
     docs->seek(make_term(kChannelField, channel).get());
     for_each_posting(docs.get(), [&](int32_t doc) {
-      if (!in_scope(doc)) return;
+      if (by_author && !by_author->get(doc)) return;
       bits->set(doc);
       any = true;
     });
@@ -312,7 +323,7 @@ engine::Result<SearchResult> SearchSnapshot::search(const SearchQuery& query, co
       root = std::move(all);
     }
 
-    TopHits top(std::clamp<size_t>(query.limit, 1, kMaxSearchLimit), query.order, columns_.created_at);
+    TopHits top(query, std::clamp<size_t>(query.limit, 1, kMaxSearchLimit), columns_);
     searcher_->_search(root.get(), nullptr, &top);
     result.total = top.total();
     for (const Candidate& c : top.take_best_first()) {
