@@ -71,6 +71,7 @@ struct CloseAndDelete {
 };
 using TermDocsPtr = std::unique_ptr<TermDocs, CloseAndDelete>;
 using TermEnumPtr = std::unique_ptr<TermEnum, CloseAndDelete>;
+using ReaderPtr = std::unique_ptr<IndexReader, CloseAndDelete>;
 
 template <class Visit>
 void for_each_posting(TermDocs* docs, Visit&& visit) {
@@ -198,10 +199,7 @@ class TopHits final : public lucene::search::HitCollector {
 std::shared_ptr<const SearchSnapshot> SearchSnapshot::open(lucene::store::Directory* directory,
                                                            const SearchSnapshot* previous,
                                                            std::span<const AddedDocument> added) {
-  struct ReaderClose {
-    void operator()(IndexReader* r) const { CloseAndDelete{}(r); }
-  };
-  std::unique_ptr<IndexReader, ReaderClose> reader(IndexReader::open(directory, /*closeDirectoryOnCleanup=*/false));
+  ReaderPtr reader(IndexReader::open(directory, /*closeDirectoryOnCleanup=*/false));
   bool carried_over = previous != nullptr && carries_over(reader.get(), *previous, added);
   DocColumns columns = carried_over ? previous->columns_.extended(added) : read_columns(reader.get());
   std::unique_ptr<SearchSnapshot> snapshot(new SearchSnapshot(reader.get(), std::move(columns), carried_over));

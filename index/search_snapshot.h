@@ -6,11 +6,12 @@
 // the kind / since / until restrictions need for every candidate. Reading them
 // back from the postings costs ~100 ms per million documents, so a new
 // snapshot appends the documents added since the previous one instead,
-// whenever no document number has moved: CLucene appends new documents in add order and keeps the order of
-// the rest when it merges segments, so numbers move only when a merge purges
-// deleted documents, and then the reader's maxDoc falls short of the old one
-// plus the documents added. That arithmetic, and the stored id of the newest
-// added document, decide; anything else reads the columns back in full.
+// whenever no document number has moved. CLucene appends new documents in add
+// order and keeps the order of the rest when it merges segments, so numbers
+// move only when a merge purges deleted documents, and then the reader's
+// maxDoc falls short of the old one plus the documents added. That
+// arithmetic, and the stored id of the newest added document, decide; anything
+// else reads the columns back in full.
 //
 // How a search keeps to the caller's scope: the readable channels (and global,
 // and the authors if given) become a bitset of documents, built from their
@@ -28,7 +29,6 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <vector>
 
 #include "engine/hex.h"
 #include "engine/result.h"
