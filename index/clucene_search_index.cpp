@@ -1,0 +1,289 @@
+// The embedded CLucene SearchIndex; see clucene_search_index.h.
+#include "index/clucene_search_index.h"
+
+#include <atomic>
+#include <filesystem>
+#include <exception>
+#include <mutex>
+#include <unordered_set>
+#include <vector>
+
+#include "index/clucene.h"
+#include "index/clucene_fields.h"
+#include "index/search_analyzer.h"
+#include "index/search_document.h"
+#include "index/search_snapshot.h"
+#include "index/search_text.h"
+#include "index/wide_text.h"
+
+namespace buzz::index {
+namespace {
+
+using lucene::document::Document;
+using lucene::document::Field;
+using lucene::index::IndexReader;
+using lucene::index::IndexWriter;
+using lucene::index::Term;
+
+// Content tokens past this are not indexed (CLucene's default of 10 000 would
+// cut a long 40008 diff short).
+constexpr int32_t kMaxTermsPerDocument = 100'000;
+// Writer memory before it flushes on its own; commits normally flush first.
+constexpr float kWriterBufferMB = 32;
+
+struct WriterClose {
+  void operator()(IndexWriter* writer) const {
+    try {
+      writer->close();
+    } catch (...) {  // destruction cannot report; commit() is where failures surface
+    }
+    delete writer;
+  }
+};
+using WriterPtr = std::unique_ptr<IndexWriter, WriterClose>;
+
+struct ReaderClose {
+  void operator()(IndexReader* reader) const {
+    try {
+      reader->close();
+    } catch (...) {  // as for the writer
+    }
+    delete reader;
+  }
+};
+
+struct TermRelease {
+  void operator()(Term* t) const { _CLDECDELETE(t); }
+};
+using TermPtr = std::unique_ptr<Term, TermRelease>;
+
+TermPtr make_term(const wchar_t* field, const std::wstring& text) { return TermPtr(new Term(field, text.c_str())); }
+
+// Runs a CLucene call and turns whatever it throws into an error value.
+template <class Body>
+engine::Status guarded(const char* what, Body&& body) {
+  try {
+    body();
+    return {};
+  } catch (CLuceneError& e) {
+    return engine::Error{std::string("error: search index ") + what + " failed: " + e.what()};
+  } catch (const std::exception& e) {
+    return engine::Error{std::string("error: search index ") + what + " failed: " + e.what()};
+  }
+}
+
+WriterPtr open_writer(lucene::store::Directory* directory, lucene::analysis::Analyzer* analyzer, bool create) {
+  WriterPtr writer(new IndexWriter(directory, analyzer, create, /*closeDirOnShutdown=*/false));
+  writer->setMaxFieldLength(kMaxTermsPerDocument);
+  writer->setRAMBufferSizeMB(kWriterBufferMB);
+  writer->setMaxBufferedDocs(IndexWriter::DISABLE_AUTO_FLUSH);
+  return writer;
+}
+
+void add_keyword(Document& doc, const wchar_t* field, const std::wstring& value, bool stored = false) {
+  int flags = field_flags(stored ? Field::STORE_YES : Field::STORE_NO, Field::INDEX_UNTOKENIZED, Field::INDEX_NONORMS);
+  doc.add(*new Field(field, value.c_str(), flags));
+}
+
+// The CLucene form of a SearchDocument (clucene_fields.h).
+void fill(Document& doc, const SearchDocument& d) {
+  add_keyword(doc, kIdField, ascii_to_wide(d.id), /*stored=*/true);
+  add_keyword(doc, kKindField, std::to_wstring(d.kind));
+  add_keyword(doc, kPubkeyField, ascii_to_wide(d.pubkey));
+  add_keyword(doc, kChannelField, utf8_to_wide(d.channel_id));
+  add_keyword(doc, kCreatedHighField, std::to_wstring(d.created_at >> kCreatedLowBits));
+  add_keyword(doc, kCreatedLowField, std::to_wstring(d.created_at & kCreatedLowMask));
+  std::wstring content = utf8_to_wide(d.content);
+  if (!content.empty()) {  // CLucene refuses empty field values
+    doc.add(*new Field(kContentField, content.c_str(), field_flags(Field::STORE_NO, Field::INDEX_TOKENIZED)));
+  }
+}
+
+}  // namespace
+
+// A removal waiting for the next commit: every document with this term.
+struct Removal {
+  const wchar_t* field;
+  std::wstring text;
+};
+
+struct CLuceneSearchIndex::State {
+  lucene::store::FSDirectory* directory = nullptr;
+  SearchAnalyzer analyzer;
+
+  std::mutex writer_mu;  // guards the fields below up to snapshot_mu
+  WriterPtr writer;      // null only if reopening it failed
+  std::vector<AddedDocument> added;                                 // since the snapshot, in add order
+  std::unordered_set<engine::Id, engine::KeyBytesHash> added_ids;  // the same, for duplicate checks
+  std::vector<Removal> removals;                                    // since the snapshot
+  bool dirty = false;                                               // changes since the snapshot
+
+  mutable std::mutex snapshot_mu;
+  std::shared_ptr<const SearchSnapshot> snapshot;
+  std::atomic<uint64_t> commits_carrying_columns{0};
+
+  ~State() {
+    writer.reset();
+    snapshot.reset();
+    if (directory == nullptr) return;
+    try {
+      directory->close();
+    } catch (...) {  // nothing left to report to
+    }
+    _CLDECDELETE(directory);
+  }
+
+  std::shared_ptr<const SearchSnapshot> current() const {
+    std::lock_guard lock(snapshot_mu);
+    return snapshot;
+  }
+
+  void publish(std::shared_ptr<const SearchSnapshot> next) {
+    {
+      std::lock_guard lock(snapshot_mu);
+      snapshot.swap(next);
+    }
+    // `next` now holds the old snapshot; it closes here or when its last search ends.
+  }
+
+  engine::Status writable() const {
+    if (writer) return {};
+    return engine::Error{"error: search index lost its writer after a failed deletion; reopen the index"};
+  }
+
+  // Writer lock held. Deletes through an IndexReader, with the writer closed
+  // for the moment (the reader needs the index's write lock): CLucene 2.3.3.4's
+  // IndexWriter leaks a SegmentReader per segment on every flush that carries
+  // buffered deletions (IndexWriter::applyDeletes), which with updateDocument
+  // or deleteDocuments would be every commit. Throws CLuceneError.
+  void apply_removals() {
+    writer->flush();  // documents added before their removal must be on disk to be found
+    writer.reset();
+    std::exception_ptr failure;
+    try {
+      std::unique_ptr<IndexReader, ReaderClose> reader(IndexReader::open(directory, /*closeDirectoryOnCleanup=*/false));
+      for (const Removal& removal : removals) {
+        reader->deleteDocuments(make_term(removal.field, removal.text).get());
+      }
+      reader->close();  // commits the deletions
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    writer = open_writer(directory, &analyzer, /*create=*/false);  // also after a failure
+    if (failure) std::rethrow_exception(failure);
+    removals.clear();
+  }
+
+  // Writer lock held: whether a pending removal would take this document.
+  bool removal_covers(const SearchDocument& doc) const {
+    for (const Removal& r : removals) {
+      if (r.field == kIdField ? r.text == ascii_to_wide(doc.id) : r.text == utf8_to_wide(doc.channel_id)) return true;
+    }
+    return false;
+  }
+};
+
+engine::Result<std::unique_ptr<CLuceneSearchIndex>> CLuceneSearchIndex::open(const std::string& directory) {
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  if (ec) return engine::Error{"error: cannot create search index directory " + directory + ": " + ec.message()};
+  auto state = std::make_unique<State>();
+  engine::Status opened = guarded("open", [&] {
+    state->directory = lucene::store::FSDirectory::getDirectory(directory.c_str());
+    state->directory->setUseMMap(true);
+    // One process owns the data directory, so a lock found now is a crash's leftover.
+    if (IndexReader::isLocked(state->directory)) IndexReader::unlock(state->directory);
+    bool exists = IndexReader::indexExists(state->directory);
+    state->writer = open_writer(state->directory, &state->analyzer, /*create=*/!exists);
+    if (!exists) state->writer->flush();  // a first commit point, so a reader can open
+    state->snapshot = SearchSnapshot::open(state->directory, nullptr, {});
+  });
+  if (!opened) return engine::Error{opened.error() + " (" + directory + ")"};
+  return std::unique_ptr<CLuceneSearchIndex>(new CLuceneSearchIndex(std::move(state)));
+}
+
+CLuceneSearchIndex::CLuceneSearchIndex(std::unique_ptr<State> state) : state_(std::move(state)) {}
+CLuceneSearchIndex::~CLuceneSearchIndex() = default;
+
+engine::Status CLuceneSearchIndex::add(const engine::Event& event, std::string_view channel) {
+  std::optional<SearchDocument> document = make_search_document(event, channel);
+  if (!document) return {};
+  std::lock_guard lock(state_->writer_mu);
+  if (engine::Status s = state_->writable(); !s) return s;
+  return guarded("add", [&] {
+    if (state_->removal_covers(*document)) {
+      state_->apply_removals();  // first, or at the commit it would take this copy too
+    } else if (state_->added_ids.contains(event.id) || state_->current()->contains(event.id)) {
+      return;  // one id is one immutable event: adding it again (a rebuild racing the feeder) changes nothing
+    }
+    Document doc;
+    fill(doc, *document);
+    state_->writer->addDocument(&doc);
+    state_->added.push_back({event.id, event.created_at, event.kind});
+    state_->added_ids.insert(event.id);
+    state_->dirty = true;
+  });
+}
+
+engine::Status CLuceneSearchIndex::remove(const engine::Id& id) {
+  std::lock_guard lock(state_->writer_mu);
+  if (engine::Status s = state_->writable(); !s) return s;
+  state_->removals.push_back({kIdField, ascii_to_wide(engine::to_hex(id))});
+  state_->dirty = true;
+  return {};
+}
+
+engine::Status CLuceneSearchIndex::remove_channel(std::string_view channel) {
+  if (channel.empty() || channel == kGlobalChannel) {
+    return engine::Error{"invalid: remove_channel needs a channel id"};
+  }
+  std::lock_guard lock(state_->writer_mu);
+  if (engine::Status s = state_->writable(); !s) return s;
+  state_->removals.push_back({kChannelField, utf8_to_wide(channel)});
+  state_->dirty = true;
+  return {};
+}
+
+engine::Status CLuceneSearchIndex::commit() {
+  std::lock_guard lock(state_->writer_mu);
+  if (engine::Status s = state_->writable(); !s) return s;
+  if (!state_->dirty) return {};
+  return guarded("commit", [&] {
+    if (state_->removals.empty()) {
+      state_->writer->flush();
+    } else {
+      state_->apply_removals();
+    }
+    std::shared_ptr<const SearchSnapshot> previous = state_->current();
+    std::shared_ptr<const SearchSnapshot> next = SearchSnapshot::open(state_->directory, previous.get(), state_->added);
+    if (next->columns_carried_over()) ++state_->commits_carrying_columns;
+    state_->added.clear();
+    state_->added_ids.clear();
+    state_->dirty = false;
+    state_->publish(std::move(next));
+  });
+}
+
+engine::Status CLuceneSearchIndex::clear() {
+  std::lock_guard lock(state_->writer_mu);
+  return guarded("clear", [&] {
+    state_->writer.reset();  // one writer at a time: the new one needs the old one's lock
+    state_->writer = open_writer(state_->directory, &state_->analyzer, /*create=*/true);
+    state_->added.clear();
+    state_->added_ids.clear();
+    state_->removals.clear();
+    state_->dirty = true;
+  });
+}
+
+engine::Result<SearchResult> CLuceneSearchIndex::search(const SearchQuery& query) const {
+  engine::Result<SearchText> text = parse_search_text(query.text);
+  if (!text) return engine::Error{text.error()};
+  return state_->current()->search(query, *text);
+}
+
+uint64_t CLuceneSearchIndex::size() const { return state_->current()->size(); }
+
+uint64_t CLuceneSearchIndex::commits_carrying_columns() const { return state_->commits_carrying_columns.load(); }
+
+}  // namespace buzz::index
