@@ -36,6 +36,14 @@ std::string render_metrics(const MetricsSources& m) {
   }
   if (m.connections) metric(out, "buzz_ws_connections_active", "gauge", "open connections", get(*m.connections));
   if (m.writer_queue) metric(out, "buzz_store_writer_queue", "gauge", "events waiting for the store writer", double(m.writer_queue()));
+  if (m.search) {
+    const SearchFeederMetrics& s = m.search->metrics();
+    metric(out, "buzz_search_indexed_total", "counter", "documents added to the full-text index", get(s.indexed));
+    metric(out, "buzz_search_overflowed_total", "counter", "events that found the index queue full (indexed later from the store)", get(s.overflowed));
+    metric(out, "buzz_search_backlog", "gauge", "events waiting to be re-read from the store for the index", get(s.backlog));
+    metric(out, "buzz_search_lag_ms", "gauge", "age of the oldest change not yet searchable", m.search->lag_seconds() * 1000);
+    metric(out, "buzz_search_index_errors_total", "counter", "index updates that failed", get(s.errors));
+  }
   if (m.audit) {
     metric(out, "buzz_audit_entries_written_total", "counter", "entries appended to the hash chain", get(m.audit->entries_written));
     metric(out, "buzz_audit_queue_depth", "gauge", "audit entries queued for the writer", get(m.audit->queue_depth));

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/audit_log.h"
+#include "server/search_feeder.h"
 
 namespace buzz::server {
 
@@ -28,6 +29,7 @@ struct MetricsSources {
   const std::atomic<int64_t>* connections = nullptr;  // open connections across loops
   const engine::AuditMetrics* audit = nullptr;
   std::function<size_t()> writer_queue;                 // events waiting for the store writer
+  const SearchFeeder* search = nullptr;
 };
 
 std::string render_metrics(const MetricsSources& m);

@@ -132,6 +132,13 @@ void Relay::send_notice(Context& c, std::string_view text) {
 }
 
 void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
+  if (search_feeder_) {  // never blocks: a full queue keeps only ids (server/search_feeder.h)
+    for (const engine::Id& id : outcome.removed) search_feeder_->remove(id);
+    for (const CommittedEvent& ev : outcome.committed) {
+      if (ev.event->kind == 9008) search_feeder_->remove_channel(ev.channel);
+      search_feeder_->offer(ev.event, ev.channel);
+    }
+  }
   // Replies go to the loop that owns each connection, in one task per loop.
   std::vector<std::vector<OkReply>> by_loop(loops_.size());
   for (OkReply& r : outcome.replies) {
@@ -183,6 +190,7 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
       auto* session = conn ? static_cast<const Session*>(conn->context()) : nullptr;
       if (!session) return;
       if (members_only && !team_.is_member(ev.channel, session->pubkey)) return;
+      if (!ev.channel.empty() && !session->grant.allows_channel(ev.channel)) return;  // a channel-scoped token
       if (audience && !audience->count(session->pubkey)) return;
       // Per recipient only the prefix differs; the event bytes are shared.
       if (loop.send_shared(*conn, sub.event_prefix, ev.raw, "]")) {

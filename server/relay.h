@@ -22,6 +22,7 @@
 #include "engine/signature.h"
 #include "engine/team_state.h"
 #include "engine/thread_row.h"
+#include "index/search_index.h"
 #include "net/loop.h"
 #include "net/service.h"
 #include "server/client_message.h"
@@ -33,6 +34,7 @@
 #include "server/presence_store.h"
 #include "server/rate_limiter.h"
 #include "server/relay_membership.h"
+#include "server/search_feeder.h"
 #include "server/session.h"
 #include "server/store_writer.h"
 
@@ -80,6 +82,12 @@ class Relay final : public net::Service {
   void on_open(net::Loop& loop, net::Connection& conn) override;
   void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
   void on_close(net::Loop& loop, net::Connection& conn) override;
+
+  // Before the loops run: full-text search (optional; without it search answers "not enabled").
+  void attach_search(index::SearchIndex* index, SearchFeeder* feeder) {
+    search_ = index;
+    search_feeder_ = feeder;
+  }
 
   // Writer thread: hands replies and committed events to their loops.
   void on_write_batch(WriteBatchOutcome&& outcome);
@@ -168,6 +176,17 @@ class Relay final : public net::Service {
   std::optional<MessageView> view_message(std::string_view raw, const engine::EventFields& fields) const;
   std::optional<engine::ThreadRow> thread_row(const engine::Id& id);
   net::HttpResponse get_feed(const Caller& who, const net::HttpRequest& req);
+  // handlers/search.cpp: NIP-50 and GET /api/search.
+  struct SearchRow {
+    std::string raw;
+    std::string channel;
+  };
+  index::SearchQuery search_scope(const engine::Pubkey& who, const Grant& grant) const;
+  // The hits still live, readable and matching `rest` (the filter without its search), in hit order.
+  std::vector<SearchRow> search_hits(const index::SearchResult& result, engine::Filter rest,
+                                     const std::function<bool(const engine::EventFields&)>& readable);
+  void handle_search_req(Context& c, const ReqMessage& req);
+  net::HttpResponse get_search(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse mint_token(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse list_tokens(const Caller& who);
   net::HttpResponse revoke_token(const Caller& who, std::string_view id);
@@ -188,6 +207,8 @@ class Relay final : public net::Service {
   MetricsSources metrics_;
   Nip98ReplayCache nip98_replays_;
   engine::ApiTokens& tokens_;
+  index::SearchIndex* search_ = nullptr;
+  SearchFeeder* search_feeder_ = nullptr;
   CorsPolicy cors_;
   RateLimiter mint_limiter_;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.

@@ -60,6 +60,8 @@ std::optional<net::HttpResponse> Relay::route_api(net::Connection& conn, const n
   } else if (path.starts_with("/api/events/")) {
     // The scope depends on the event's kind; a refusal is a 404 like a missing event.
     if (is("GET")) return as(std::nullopt, [&](const Caller& c) { return get_event(c, path.substr(12)); });
+  } else if (path == "/api/search") {
+    if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return get_search(c, req); });
   } else if (path == "/api/feed") {
     if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return get_feed(c, req); });
   } else if (path == "/api/presence") {

@@ -17,11 +17,13 @@
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
+#include "index/clucene_search_index.h"
 #include "server/cli.h"
 #include "server/config.h"
 #include "server/log.h"
 #include "server/relay.h"
 #include "server/relay_key.h"
+#include "server/search_feeder.h"
 
 namespace buzz::server {
 namespace {
@@ -135,8 +137,13 @@ int run_serve(int argc, char** argv) {
   }
   audit_feed = std::make_unique<AuditFeed>(store, **audit_log, audit_options.queue_capacity);
   if (auto s = audit_feed->recover(); !s) return fail(s.error());
+  // Full-text search: the index lives in <data-dir>/search; `buzz reindex` rebuilds it.
+  auto search_index = index::CLuceneSearchIndex::open(cfg.data_dir + "/search");
+  if (!search_index) return fail(search_index.error() + " (rebuild it with: buzz reindex --data-dir " + cfg.data_dir + ")");
+  SearchFeeder search_feeder(**search_index, store_event_lookup(store));
   MemoryPresenceStore presence;
   Relay relay(cfg, store, membership, team, presence, tokens, *key);
+  relay.attach_search(search_index->get(), &search_feeder);
 
   // Block the shutdown signals in every thread; this one waits for them.
   sigset_t signals;
@@ -176,7 +183,8 @@ int run_serve(int argc, char** argv) {
                      std::chrono::seconds(cfg.reaper_interval),
                      [&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
   relay.attach(loop_ptrs, &writer,
-               MetricsSources{nullptr, &connection_count, &(*audit_log)->metrics(), [&writer] { return writer.queued(); }});
+               MetricsSources{nullptr, &connection_count, &(*audit_log)->metrics(), [&writer] { return writer.queued(); },
+                              &search_feeder});
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
 
   std::vector<std::thread> loop_threads;
@@ -196,6 +204,7 @@ int run_serve(int argc, char** argv) {
   for (auto& l : loops) l->stop();
   for (auto& t : loop_threads) t.join();
   writer.stop();
+  search_feeder.stop();  // everything offered becomes searchable before exit
   audit_feed->flush();
   (*audit_log)->stop();  // drains every queued entry into the chain
   return kExitOk;

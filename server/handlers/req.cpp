@@ -50,9 +50,9 @@ std::string channel_scope(const std::vector<engine::Filter>& filters) {
 // Whether a stored event that matched a filter may go to this reader: channel
 // events only from channels it may read (open, or a member of); a 30622 only
 // to the pubkey it names (protocol.md §9.3–9.4).
-bool readable_by(const engine::EventFields& f, const engine::TeamState& team, const engine::Pubkey& reader,
+bool readable_by(const engine::EventFields& f, const engine::TeamState& team, const Session& reader,
                  std::string_view reader_hex) {
-  if (!f.channel.empty()) return team.can_read(f.channel, reader);
+  if (!f.channel.empty()) return reader.grant.allows_channel(f.channel) && team.can_read(f.channel, reader.pubkey);
   if (f.kind != 30622) return true;
   return std::any_of(f.tags.begin(), f.tags.end(),
                      [&](const engine::TagRef& t) { return t.name == 'p' && t.value == reader_hex; });
@@ -76,8 +76,10 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   if (!replacing && c.session.subs.size() >= kMaxSubscriptionsPerConnection) {
     return send_closed(c, req.sub_id, "error: too many subscriptions");
   }
-  if (std::any_of(req.filters.begin(), req.filters.end(), [](const engine::Filter& f) { return f.search.has_value(); })) {
-    return send_closed(c, req.sub_id, "error: full-text search is not enabled on this relay");
+  // A token without messages:read may not read (protocol.md §6.6).
+  if (!c.session.grant.has(Scope::kMessagesRead)) {
+    send_notice(c, "restricted: insufficient scope");
+    return send_closed(c, req.sub_id, "restricted: insufficient scope");
   }
   std::string channel = channel_scope(req.filters);
   if (channel.empty() && !passes_p_gate(req.filters, c.session.pubkey)) {
@@ -87,7 +89,14 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   if (!channel.empty() && !team_.can_read(channel, c.session.pubkey)) {
     return send_closed(c, req.sub_id, "restricted: not a channel member");
   }
+  if (!channel.empty() && !c.session.grant.allows_channel(channel)) {
+    return send_closed(c, req.sub_id, "restricted: token does not have access to this channel");
+  }
   if (replacing) drop_subscription(c.state, c.session, req.sub_id);
+  // NIP-50: answered from the search index, once; a search is not a live feed.
+  if (std::any_of(req.filters.begin(), req.filters.end(), [](const engine::Filter& f) { return f.search.has_value(); })) {
+    return handle_search_req(c, req);
+  }
 
   auto sub = std::make_unique<index::Subscription>();
   sub->owner = subscription_owner(c.conn.id());
@@ -106,7 +115,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   const std::string me = engine::to_hex(c.session.pubkey);
   engine::QueryOptions options;
   options.accept = [&](const engine::EventFields& f) {
-    if (!readable_by(f, team_, c.session.pubkey, me)) return false;
+    if (!readable_by(f, team_, c.session, me)) return false;
     if (registered->filters.size() == 1) return true;
     engine::Id id;
     std::memcpy(id.data(), f.id, id.size());
@@ -126,13 +135,14 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
 
 void Relay::handle_count(Context& c, const ReqMessage& req) {
   if (!c.session.authenticated()) return send_closed(c, req.sub_id, "auth-required: not authenticated");
+  if (!c.session.grant.has(Scope::kMessagesRead)) return send_closed(c, req.sub_id, "restricted: insufficient scope");
   if (!passes_p_gate(req.filters, c.session.pubkey)) {
     return send_closed(c, req.sub_id, "restricted: p-gated kinds require #p tag matching your pubkey");
   }
   // Events of channels the caller may not read are not counted (they count zero).
   const std::string me = engine::to_hex(c.session.pubkey);
   engine::QueryOptions options;
-  options.accept = [&](const engine::EventFields& f) { return readable_by(f, team_, c.session.pubkey, me); };
+  options.accept = [&](const engine::EventFields& f) { return readable_by(f, team_, c.session, me); };
   auto n = store_.count(req.filters, options);
   if (!n) return send_closed(c, req.sub_id, "error: " + n.error());
   c.loop.send_text(c.conn, count_reply(req.sub_id, *n));

@@ -1,0 +1,154 @@
+// Full-text search: NIP-50 `search` filters in REQ (protocol.md §9.8) and
+// GET /api/search (rest-api.md §3.6), both over the SearchIndex.
+//
+// Security: the channels a caller may read (and its token may reach) go into
+// the index query itself, so a private hit never counts, ranks or shows
+// (index/search_index.h). Every hit is then re-read from the store and
+// re-checked — live, still readable, and matching the rest of the filter —
+// before it is sent, so an index that lags a deletion never resurrects it.
+#include <charconv>
+#include <cstring>
+#include <unordered_map>
+
+#include "engine/canonical.h"
+#include "engine/event_parse.h"
+#include "server/json_text.h"
+#include "server/relay.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr size_t kDefaultNip50Limit = 100;
+constexpr size_t kDefaultRestLimit = 20, kMaxRestLimit = 100;
+
+}  // namespace
+
+index::SearchQuery Relay::search_scope(const engine::Pubkey& who, const Grant& grant) const {
+  index::SearchQuery q;
+  for (std::string& id : team_.readable_channels(who)) {
+    if (grant.allows_channel(id)) q.channels.push_back(std::move(id));
+  }
+  // A channel-scoped token never sees global events through search (protocol.md §6.5).
+  q.include_global = !grant.channel_restricted();
+  return q;
+}
+
+std::vector<Relay::SearchRow> Relay::search_hits(const index::SearchResult& result, engine::Filter rest,
+                                                 const std::function<bool(const engine::EventFields&)>& readable) {
+  std::vector<SearchRow> out;
+  if (result.hits.empty()) return out;
+  rest.search.reset();
+  rest.limit.reset();
+  rest.ids.emplace();
+  for (const index::SearchHit& h : result.hits) rest.ids->push_back(h.id);
+  rest.normalize();
+  std::unordered_map<engine::Id, SearchRow, engine::KeyBytesHash> found;
+  engine::QueryOptions opts;
+  opts.limit = result.hits.size();
+  opts.accept = readable;
+  (void)store_.query(rest, opts, [&](std::string_view raw, const engine::EventFields& f) {
+    engine::Id id;
+    std::memcpy(id.data(), f.id, 32);
+    found.emplace(id, SearchRow{std::string(raw), std::string(f.channel)});
+  });
+  for (const index::SearchHit& h : result.hits) {  // back in the index's order
+    auto it = found.find(h.id);
+    if (it != found.end()) out.push_back(std::move(it->second));
+  }
+  return out;
+}
+
+void Relay::handle_search_req(Context& c, const ReqMessage& req) {
+  if (!search_) return send_closed(c, req.sub_id, "error: full-text search is not enabled on this relay");
+  const std::string me = engine::to_hex(c.session.pubkey);
+  std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // a hit of two filters is sent once
+  auto readable = [&](const engine::EventFields& f) {
+    if (!f.channel.empty()) return c.session.grant.allows_channel(f.channel) && team_.can_read(f.channel, c.session.pubkey);
+    return f.kind != 30622;  // the only p-gated kind a search could name; never searchable anyway
+  };
+  std::string prefix = "[\"EVENT\",";
+  engine::append_json_string(prefix, req.sub_id);
+  prefix += ",";
+  for (const engine::Filter& f : req.filters) {
+    std::vector<std::string> lines;
+    if (f.search) {
+      index::SearchQuery q = search_scope(c.session.pubkey, c.session.grant);
+      q.text = *f.search;
+      if (const engine::TagFilter* h = f.tag('h')) {  // #h narrows the scope, never widens it
+        std::erase_if(q.channels, [&](const std::string& ch) {
+          return std::find(h->values.begin(), h->values.end(), ch) == h->values.end();
+        });
+        q.include_global = false;
+      }
+      if (f.kinds) q.kinds = *f.kinds;
+      if (f.authors) q.authors = *f.authors;
+      q.since = f.since;
+      q.until = f.until;
+      q.limit = std::min<size_t>(f.limit.value_or(kDefaultNip50Limit), index::kMaxSearchLimit);
+      auto result = search_->search(q);
+      if (!result) return send_closed(c, req.sub_id, "invalid: " + result.error());
+      for (SearchRow& row : search_hits(*result, f, readable)) lines.push_back(std::move(row.raw));
+    } else {
+      engine::QueryOptions opts;
+      opts.accept = [&](const engine::EventFields& e) { return readable(e); };
+      (void)store_.query(f, opts, [&](std::string_view raw, const engine::EventFields&) { lines.emplace_back(raw); });
+    }
+    for (const std::string& raw : lines) {
+      auto id = engine::parse_event_json(raw);
+      if (id && !sent.insert(id->id).second) continue;
+      c.loop.send_text(c.conn, prefix + raw + "]");
+    }
+  }
+  std::string eose = "[\"EOSE\",";
+  engine::append_json_string(eose, req.sub_id);
+  c.loop.send_text(c.conn, eose + "]");
+}
+
+net::HttpResponse Relay::get_search(const Caller& who, const net::HttpRequest& req) {
+  if (!search_) return api_error(503, "full-text search is not enabled on this relay");
+  index::SearchQuery q = search_scope(who.pubkey, who.grant);
+  q.text = req.query_param("q");
+  q.order = index::SearchOrder::kNewest;  // sort_by=created_at:desc (§3.6)
+  q.limit = kDefaultRestLimit;
+  if (std::string limit = req.query_param("limit"); !limit.empty()) {
+    size_t n = 0;
+    auto [p, ec] = std::from_chars(limit.data(), limit.data() + limit.size(), n);
+    if (ec != std::errc() || p != limit.data() + limit.size()) return api_error(400, "limit must be an integer");
+    q.limit = std::clamp<size_t>(n, 1, kMaxRestLimit);
+  }
+  const net::HttpResponse empty = net::HttpResponse::json(200, R"({"found":0,"hits":[]})");
+  if (std::string channel = req.query_param("channel_id"); !channel.empty()) {
+    if (std::find(q.channels.begin(), q.channels.end(), channel) == q.channels.end()) return empty;
+    q.channels = {channel};
+    q.include_global = false;
+  }
+  if (q.channels.empty() && !q.include_global) return empty;
+  auto result = search_->search(q);
+  if (!result) {
+    // A query the index cannot take (too long, too many words) is the caller's to fix.
+    return api_error(400, result.error());
+  }
+  auto readable = [&](const engine::EventFields& f) {
+    return f.channel.empty() ? true : who.grant.allows_channel(f.channel) && team_.can_read(f.channel, who.pubkey);
+  };
+  std::vector<std::string> hits;
+  std::unordered_map<engine::Id, float, engine::KeyBytesHash> scores;
+  for (const index::SearchHit& h : result->hits) scores.emplace(h.id, h.score);
+  for (const SearchRow& row : search_hits(*result, engine::Filter{}, readable)) {
+    auto e = engine::parse_event_json(row.raw);
+    if (!e) continue;
+    auto ch = row.channel.empty() ? std::nullopt : team_.find_channel(row.channel);
+    hits.push_back(json_object({{"event_id", json_string(e->id_hex())},
+                                {"content", json_string(e->content)},
+                                {"kind", std::to_string(e->kind)},
+                                {"pubkey", json_string(e->pubkey_hex())},
+                                {"channel_id", ch ? json_string(ch->id) : "null"},
+                                {"channel_name", ch ? json_string(ch->name) : "null"},
+                                {"created_at", std::to_string(e->created_at)},
+                                {"score", std::to_string(scores[e->id])}}));
+  }
+  // `found` is the number of hits returned, as upstream answers (§7 item 7).
+  return net::HttpResponse::json(200, json_object({{"hits", json_array(hits)}, {"found", std::to_string(hits.size())}}));
+}
+
+}  // namespace buzz::server
