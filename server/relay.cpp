@@ -11,7 +11,7 @@
 namespace buzz::server {
 
 Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
-             PresenceStore& presence, engine::ApiTokens& tokens, const engine::Keypair& key)
+             PresenceStore& presence, engine::ApiTokens& tokens, ProfileDirectory& profiles, const engine::Keypair& key)
     : config_(config),
       store_(store),
       membership_(membership),
@@ -20,6 +20,7 @@ Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& m
       key_(key),
       relay_url_normalized_(normalize_relay_url(config.effective_relay_url())),
       tokens_(tokens),
+      profiles_(profiles),
       mint_limiter_(uint32_t(config.mint_rate_limit), 3600) {}
 
 Relay::~Relay() = default;
@@ -131,6 +132,8 @@ void Relay::send_notice(Context& c, std::string_view text) {
 }
 
 void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
+  // Profiles change before any reply goes out: whoever hears OK reads the new one.
+  for (const CommittedEvent& c : outcome.committed) profiles_.apply(*c.event);
   // Replies go to the loop that owns each connection, in one task per loop.
   std::vector<std::vector<OkReply>> by_loop(loops_.size());
   for (OkReply& r : outcome.replies) {

@@ -29,6 +29,7 @@
 #include "server/metrics.h"
 #include "server/nip98.h"
 #include "server/presence_store.h"
+#include "server/profile_directory.h"
 #include "server/rate_limiter.h"
 #include "server/relay_membership.h"
 #include "server/session.h"
@@ -68,7 +69,7 @@ class Relay final : public net::Service {
   };
 
   Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
-        PresenceStore& presence, engine::ApiTokens& tokens, const engine::Keypair& key);
+        PresenceStore& presence, engine::ApiTokens& tokens, ProfileDirectory& profiles, const engine::Keypair& key);
   ~Relay() override;
 
   // Before the loops run: the loops to fan out to, the writer to store through,
@@ -169,6 +170,7 @@ class Relay final : public net::Service {
   MetricsSources metrics_;
   Nip98ReplayCache nip98_replays_;
   engine::ApiTokens& tokens_;
+  ProfileDirectory& profiles_;
   RateLimiter mint_limiter_;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;

@@ -22,6 +22,7 @@
 #include "server/log.h"
 #include "server/relay.h"
 #include "server/relay_key.h"
+#include "server/relay_url.h"
 
 namespace buzz::server {
 namespace {
@@ -115,7 +116,9 @@ int run_serve(int argc, char** argv) {
   engine::RocksEventStore store(**db);
   engine::TeamState team;
   if (auto s = team.load(store); !s) return fail(s.error());
-  TeamModel team_model(team, store, *key);
+  ProfileDirectory profiles(store, url_host(cfg.effective_relay_url()));
+  if (auto s = profiles.load(); !s) return fail(s.error());
+  TeamModel team_model(team, store, profiles, *key);
   engine::ApiTokens tokens(store);
   if (auto s = tokens.load(); !s) return fail(s.error());
 
@@ -136,7 +139,7 @@ int run_serve(int argc, char** argv) {
   audit_feed = std::make_unique<AuditFeed>(store, **audit_log, audit_options.queue_capacity);
   if (auto s = audit_feed->recover(); !s) return fail(s.error());
   MemoryPresenceStore presence;
-  Relay relay(cfg, store, membership, team, presence, tokens, *key);
+  Relay relay(cfg, store, membership, team, presence, tokens, profiles, *key);
 
   // Block the shutdown signals in every thread; this one waits for them.
   sigset_t signals;
