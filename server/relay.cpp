@@ -134,6 +134,12 @@ void Relay::send_notice(Context& c, std::string_view text) {
 void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
   // Profiles change before any reply goes out: whoever hears OK reads the new one.
   for (const CommittedEvent& c : outcome.committed) profiles_.apply(*c.event);
+  // DM calls over REST: their HTTP answers, ready here (the batch is durable).
+  for (const DmReply& r : outcome.dm_replies) {
+    if (r.to.loop >= loops_.size()) continue;
+    net::Loop* loop = loops_[r.to.loop];
+    loop->post([loop, to = r.to, response = with_cors(dm_response(r))] { loop->respond(to, response); });
+  }
   // Replies go to the loop that owns each connection, in one task per loop.
   std::vector<std::vector<OkReply>> by_loop(loops_.size());
   for (OkReply& r : outcome.replies) {

@@ -82,7 +82,7 @@ net::HttpResponse Relay::get_channel(const Caller& who, std::string_view id, boo
     list += json_object({{"pubkey", json_string(engine::to_hex(m.pubkey))},
                          {"role", json_string(engine::channel_role_name(m.role))},
                          {"joined_at", rfc3339_or_null(m.joined_at)},
-                         {"display_name", "null"}});
+                         {"display_name", json_string_or_null(profiles_.display_name(m.pubkey))}});
   }
   return net::HttpResponse::json(200, json_object({{"members", list + "]"}, {"next_cursor", "null"}}));
 }
@@ -124,7 +124,8 @@ net::HttpResponse Relay::list_channels(const Caller& who, const net::HttpRequest
         names += ',';
         keys += ',';
       }
-      names += json_string(hex.substr(0, 8));  // no profile directory yet: the documented fallback
+      std::string name = profiles_.display_name(m.pubkey);
+      names += json_string(name.empty() ? hex.substr(0, 8) : name);  // the documented fallback
       keys += json_string(hex);
     }
     if (out.size() > 1) out += ',';
