@@ -6,6 +6,7 @@
 // followed by fixed-order fields (strings length-prefixed, integers big-endian).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +47,8 @@ struct Channel {
   std::string participant_hash;  // DMs only: hex SHA-256 of the sorted participant set
 
   bool archived() const { return archived_at != 0; }
+  // The channel record's last change (REST updated_at): creation, topic, purpose or archiving.
+  uint64_t updated_at() const { return std::max({created_at, topic_set_at, purpose_set_at, archived_at}); }
   bool deleted() const { return deleted_at != 0; }
   bool is_private() const { return visibility == Visibility::kPrivate; }
 };

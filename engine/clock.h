@@ -12,6 +12,12 @@ inline uint64_t unix_now() {
                       std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
+// Milliseconds, for ordering settings made within one second.
+inline uint64_t unix_now_ms() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
 // Signed seconds from now to t: positive when t is in the future.
 inline int64_t seconds_from(uint64_t now, uint64_t t) { return int64_t(t) - int64_t(now); }
 

@@ -45,7 +45,7 @@ struct WriteResult {
 
 // Team state kept beside the events and changed in the same atomic write
 // (channels.md: "every change is one atomic write").
-enum class StateTable : uint8_t { kChannels, kChannelMembers, kThreads, kAuditPending, kApiTokens };
+enum class StateTable : uint8_t { kChannels, kChannelMembers, kThreads, kAuditPending, kApiTokens, kUsers };
 
 struct StateWrite {
   StateTable table;
@@ -92,6 +92,10 @@ class EventStore {
 
   // Streams matching events, created_at descending then id ascending.
   virtual Status query(const Filter& filter, const QueryOptions& options, const EventSink& sink) = 0;
+
+  // Every live event of one kind, newest first, with no limit or scan budget:
+  // for start-up loaders that rebuild an in-memory view from the events.
+  virtual Status scan_kind(uint16_t kind, const EventSink& sink) = 0;
 
   // Number of distinct stored events matching any of the filters.
   virtual Result<uint64_t> count(std::span<const Filter> filters, const QueryOptions& options) = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <queue>
 #include <unordered_set>
 
@@ -281,6 +282,7 @@ rocksdb::ColumnFamilyHandle* RocksEventStore::state_family(StateTable table) con
     case StateTable::kThreads: return db_.family(Family::kThreads);
     case StateTable::kAuditPending: return db_.family(Family::kAuditPending);
     case StateTable::kApiTokens: return db_.family(Family::kApiTokens);
+    case StateTable::kUsers: return db_.family(Family::kUsers);
   }
   return nullptr;
 }
@@ -427,6 +429,15 @@ Status RocksEventStore::query(const Filter& filter, const QueryOptions& options,
     if (options.accept && !options.accept(rec.fields)) return true;
     sink(rec.raw, rec.fields);
     return ++sent < limit;
+  });
+}
+
+Status RocksEventStore::scan_kind(uint16_t kind, const EventSink& sink) {
+  Filter f;
+  f.kinds = std::vector<uint16_t>{kind};
+  return scan(f, std::numeric_limits<size_t>::max(), [&](const RecordView& rec) {
+    sink(rec.raw, rec.fields);
+    return true;
   });
 }
 

@@ -97,6 +97,18 @@ std::unordered_set<Pubkey, KeyBytesHash> TeamState::co_members(const Pubkey& pk)
   return out;
 }
 
+std::vector<std::pair<std::string, Pubkey>> TeamState::role_holders(ChannelRole role) const {
+  std::shared_lock lock(mu_);
+  std::vector<std::pair<std::string, Pubkey>> out;
+  for (const auto& [id, e] : channels_) {
+    if (e.channel.deleted()) continue;
+    for (const auto& [pk, m] : e.members) {
+      if (m.active() && m.role == role) out.emplace_back(id, pk);
+    }
+  }
+  return out;
+}
+
 std::optional<Channel> TeamState::find_channel(std::string_view id) const {
   std::shared_lock lock(mu_);
   const Entry* e = find(id);

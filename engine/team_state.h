@@ -53,6 +53,8 @@ class TeamState {
   std::vector<ChannelMember> members_of(std::string_view id) const;
   // Everyone who is an active member of a live channel together with pk (pk included).
   std::unordered_set<Pubkey, KeyBytesHash> co_members(const Pubkey& pk) const;
+  // Every (live channel, active member) pair whose member holds `role`.
+  std::vector<std::pair<std::string, Pubkey>> role_holders(ChannelRole role) const;
 
   // --- store-writer thread only ---
   const Channel* channel(std::string_view id) const;  // deleted channels included

@@ -22,29 +22,6 @@ std::optional<ChannelRole> active_role(const ChannelMember* m) {
 
 bool elevated(std::optional<ChannelRole> r) { return r && engine::is_elevated(*r); }
 
-// The channel_add_policy of an agent, from its newest kind 10100 (kinds.md §2.1).
-std::string add_policy(engine::EventStore& store, const Pubkey& agent) {
-  engine::Filter f;
-  f.kinds = std::vector<uint16_t>{10100};
-  f.authors = std::vector<Pubkey>{agent};
-  f.limit = 1;
-  std::string policy = "anyone";
-  engine::QueryOptions options;
-  options.limit = 1;
-  (void)store.query(f, options, [&](std::string_view raw, const engine::EventFields&) {
-    thread_local simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    if (parser.parse(raw).get(doc)) return;
-    std::string_view content, value;
-    if (doc["content"].get(content)) return;
-    simdjson::dom::parser inner;
-    simdjson::dom::element profile;
-    if (inner.parse(content).get(profile) || profile["channel_add_policy"].get(value)) return;
-    if (value == "owner_only" || value == "nobody") policy = value;
-  });
-  return policy;
-}
-
 }  // namespace
 
 Admission TeamModel::admin(const engine::Event& e, const Channel* ch, uint64_t now) {
@@ -163,11 +140,13 @@ Admission TeamModel::put_user(const engine::Event& e, const Channel& ch, uint64_
   if (engine::is_elevated(role) && !elevated(actor)) return invalid("only owners/admins may grant elevated roles");
   auto target = e.first_pubkey_tag();
   if (!target) return invalid("missing p tag");
-  if (*target != e.pubkey) {
-    std::string policy = add_policy(store_, *target);
-    if (policy == "nobody") return invalid("policy:nobody — this agent has disabled external channel additions");
-    // No agent-owner registry exists yet, so no actor can be the recorded owner.
-    if (policy == "owner_only") return invalid("policy:owner_only — agent has no owner set");
+  if (*target != e.pubkey) {  // adding yourself is always allowed
+    ProfileDirectory::AddRule rule = profiles_.add_rule(*target);
+    if (rule.policy == AddPolicy::kNobody) return invalid("policy:nobody — this agent has disabled external channel additions");
+    if (rule.policy == AddPolicy::kOwnerOnly) {
+      if (!rule.owner) return invalid("policy:owner_only — agent has no owner set");
+      if (*rule.owner != e.pubkey) return invalid("policy:owner_only — only the agent owner can add this agent");
+    }
   }
   auto current = active_role(team_.member(ch.id, *target));
   Admission a;

@@ -1,6 +1,7 @@
-// Direct messages, command kinds 41010–41012 (channels.md §6): a DM is a
-// private channel whose identity is its participant set. Commands are stored
-// for idempotency, never fanned out, and answer with a result in the OK.
+// Direct messages (channels.md §6): a DM is a private channel whose identity
+// is its participant set. run_dm() holds the rules for both surfaces: the
+// command kinds 41010–41012 (stored for idempotency, never fanned out,
+// answered with a result in the OK) and the REST calls of rest-api.md §3.10.
 #include <algorithm>
 
 #include "engine/canonical.h"
@@ -27,6 +28,7 @@ std::optional<std::string> p_keys(const engine::Event& e, std::vector<Pubkey>* o
   return std::nullopt;
 }
 
+// Sorts and de-duplicates the set, then hashes it (channels.md §6).
 std::string participant_hash(std::vector<Pubkey>& set) {
   std::sort(set.begin(), set.end());
   set.erase(std::unique(set.begin(), set.end()), set.end());
@@ -37,19 +39,34 @@ std::string participant_hash(std::vector<Pubkey>& set) {
   return engine::to_hex(digest, sizeof digest);
 }
 
+// The OK reason of each refusal (kinds.md §2.5).
+std::string command_refusal(DmStatus s) {
+  switch (s) {
+    case DmStatus::kNoOthers: return "invalid: pubkeys must contain at least 1 other participant";
+    case DmStatus::kTooManyOthers: return "invalid: pubkeys may contain at most 8 other participants (9 total)";
+    case DmStatus::kNotFound: return "invalid: DM not found";
+    case DmStatus::kNotDm: return "invalid: channel is not a DM";
+    case DmStatus::kNotMember: return "forbidden: not a member of this DM";
+    case DmStatus::kNoNewParticipant: return "invalid: must specify at least 1 new participant in p tags";
+    case DmStatus::kTooManyParticipants: return "invalid: DM supports at most 9 participants";
+    case DmStatus::kOk:
+    case DmStatus::kBusy:
+    case DmStatus::kFailed: break;
+  }
+  return "error: internal server error";
+}
+
 }  // namespace
 
-Admission TeamModel::open_dm(const engine::Event& e, std::vector<Pubkey> others, bool announce, uint64_t now,
-                             std::string* channel_id, bool* created) {
-  const Pubkey& sender = e.pubkey;
-  std::vector<Pubkey> set = std::move(others);
-  set.push_back(sender);
+Admission TeamModel::open_dm(const AuditCause& cause, std::vector<Pubkey> set, bool announce, uint64_t now,
+                             DmOutcome* out) {
+  const Pubkey& sender = cause.actor;
   std::string hash = participant_hash(set);
+  out->participants = set;
   Admission a;
-  a.fanout = false;
   if (const engine::Channel* existing = team_.dm_by_hash(hash)) {
-    *channel_id = existing->id;
-    *created = false;
+    out->channel_id = existing->id;
+    out->created = false;
     // Every participant has had a row since the DM was made, and DM membership never changes.
     engine::ChannelMember m = *team_.member(existing->id, sender);
     if (m.hidden_at) {
@@ -68,12 +85,13 @@ Admission TeamModel::open_dm(const engine::Event& e, std::vector<Pubkey> others,
   ch.created_at = now;
   ch.participant_hash = hash;
   a.state.push_back(team_.put_channel(ch));
-  audit(a, e, engine::kActionChannelCreated, ch.id,
+  audit(a, cause, engine::kActionChannelCreated, ch.id,
         {{"channel_type", json_string("dm")}, {"name", json_string(ch.name)}, {"visibility", json_string("private")}});
   std::string participants = "[";
   for (const Pubkey& pk : set) {
     add_member(a, ch.id, pk, engine::ChannelRole::kMember, sender, now);
-    audit(a, e, engine::kActionMemberAdded, ch.id, {{"role", json_string("member")}, {"target", json_string(engine::to_hex(pk))}});
+    audit(a, cause, engine::kActionMemberAdded, ch.id,
+          {{"role", json_string("member")}, {"target", json_string(engine::to_hex(pk))}});
     if (participants.size() > 1) participants += ',';
     participants += json_string(engine::to_hex(pk));
   }
@@ -84,68 +102,92 @@ Admission TeamModel::open_dm(const engine::Event& e, std::vector<Pubkey> others,
   emit_group_state(a, ch, now);
   for (const Pubkey& pk : set) emit_notice(a, 44100, pk, ch.id, sender, now);
   emit_dm_created(a, ch, sender, now);
-  *channel_id = ch.id;
-  *created = true;
+  out->channel_id = ch.id;
+  out->created = true;
   return a;
 }
 
-Admission TeamModel::dm_command(const engine::Event& e, uint64_t now) {
-  std::vector<Pubkey> keys;
-  if (e.kind == 41010) {
-    if (auto bad = p_keys(e, &keys)) return Admission::refused(*bad);
-    std::erase(keys, e.pubkey);
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    if (keys.empty()) return Admission::refused("invalid: pubkeys must contain at least 1 other participant");
-    if (keys.size() > kMaxDmParticipants - 1) return Admission::refused("invalid: pubkeys may contain at most 8 other participants (9 total)");
-    std::string id;
-    bool created = false;
-    Admission a = open_dm(e, std::move(keys), true, now, &id, &created);
-    // Stored in the DM itself rather than globally, so only its participants can
-    // read who opened a DM with whom.
-    a.channel = id;
-    a.reason = "response:" + json_object({{"channel_id", json_string(id)}, {"created", std::string(created ? "true" : "false")}});
-    return a;
+Admission TeamModel::run_dm(const DmRequest& r, uint64_t now, DmOutcome* out) {
+  const AuditCause cause{r.command_id, dm_command_kind(r.op), r.actor};
+  auto refuse = [&](DmStatus status) {
+    out->status = status;
+    return Admission::refused({});
+  };
+  if (r.op == DmOp::kOpen) {
+    std::vector<Pubkey> others = r.pubkeys;
+    std::erase(others, r.actor);
+    std::sort(others.begin(), others.end());
+    others.erase(std::unique(others.begin(), others.end()), others.end());
+    if (others.empty()) return refuse(DmStatus::kNoOthers);
+    if (others.size() > kMaxDmParticipants - 1) return refuse(DmStatus::kTooManyOthers);
+    others.push_back(r.actor);
+    return open_dm(cause, std::move(others), /*announce=*/true, now, out);
   }
 
-  std::string_view h = e.first_tag_value("h");
-  if (h.empty()) return Admission::refused("invalid: missing h tag (channel_id)");
-  if (!engine::is_canonical_uuid(h)) return Admission::refused("invalid: bad channel_id format");
-  const engine::Channel* dm = team_.channel(h);
-  if (!dm || dm->deleted()) return Admission::refused("invalid: DM not found");
-  if (dm->type != engine::ChannelType::kDm) return Admission::refused("invalid: channel is not a DM");
-  const engine::ChannelMember* self = team_.member(dm->id, e.pubkey);
-  if (!self || !self->active()) return Admission::refused("forbidden: not a member of this DM");
+  const engine::Channel* dm = team_.channel(r.channel);
+  if (!dm || dm->deleted()) return refuse(DmStatus::kNotFound);
+  if (dm->type != engine::ChannelType::kDm) return refuse(DmStatus::kNotDm);
+  const engine::ChannelMember* self = team_.member(dm->id, r.actor);
+  if (!self || !self->active()) return refuse(DmStatus::kNotMember);
 
-  if (e.kind == 41012) {
+  if (r.op == DmOp::kHide) {
     Admission a;
-    a.channel = dm->id;
-    a.fanout = false;
     engine::ChannelMember m = *self;
     if (!m.hidden_at) {
       m.hidden_at = now;
       a.state.push_back(team_.put_member(dm->id, m));
     }
-    emit_dm_visibility(a, e.pubkey, now);
-    a.reason = "{}";  // the exact upstream reason for a hide (protocol.md §4)
+    emit_dm_visibility(a, r.actor, now);
+    out->channel_id = dm->id;
     return a;
   }
-  // 41011: participant sets never change; existing ∪ new is a different DM.
-  if (auto bad = p_keys(e, &keys)) return Admission::refused(*bad);
+  // kAdd: participant sets never change; existing ∪ new is a different DM.
   std::vector<Pubkey> set;
   for (const engine::ChannelMember* m : team_.active_members(dm->id)) set.push_back(m->pubkey);
-  size_t before = set.size();
-  for (const Pubkey& pk : keys) {
+  const size_t before = set.size();
+  for (const Pubkey& pk : r.pubkeys) {
     if (std::find(set.begin(), set.end(), pk) == set.end()) set.push_back(pk);
   }
-  if (set.size() == before) return Admission::refused("invalid: must specify at least 1 new participant in p tags");
-  if (set.size() > kMaxDmParticipants) return Admission::refused("invalid: DM supports at most 9 participants");
-  std::erase(set, e.pubkey);
-  std::string id;
-  bool created = false;
-  Admission a = open_dm(e, std::move(set), false, now, &id, &created);
-  a.channel = dm->id;
-  a.reason = "response:" + json_object({{"channel_id", json_string(id)}});
+  if (set.size() == before) return refuse(DmStatus::kNoNewParticipant);
+  if (set.size() > kMaxDmParticipants) return refuse(DmStatus::kTooManyParticipants);
+  return open_dm(cause, std::move(set), /*announce=*/false, now, out);
+}
+
+Admission TeamModel::dm_command(const engine::Event& e, uint64_t now) {
+  DmRequest r;
+  r.op = DmOp(e.kind - 41010);
+  r.actor = e.pubkey;
+  r.command_id = e.id_hex();
+  if (r.op != DmOp::kOpen) {
+    std::string_view h = e.first_tag_value("h");
+    if (h.empty()) return Admission::refused("invalid: missing h tag (channel_id)");
+    if (!engine::is_canonical_uuid(h)) return Admission::refused("invalid: bad channel_id format");
+    r.channel = h;
+  }
+  if (r.op != DmOp::kHide) {
+    if (auto bad = p_keys(e, &r.pubkeys)) return Admission::refused(*bad);
+  }
+  DmOutcome out;
+  Admission a = run_dm(r, now, &out);
+  if (out.status != DmStatus::kOk) return Admission::refused(command_refusal(out.status));
+  a.fanout = false;
+  switch (r.op) {
+    case DmOp::kOpen:
+      // Stored in the DM itself rather than globally, so only its participants
+      // can read who opened a DM with whom.
+      a.channel = out.channel_id;
+      a.reason = "response:" + json_object({{"channel_id", json_string(out.channel_id)},
+                                            {"created", out.created ? "true" : "false"}});
+      break;
+    case DmOp::kAdd:
+      a.channel = r.channel;
+      a.reason = "response:" + json_object({{"channel_id", json_string(out.channel_id)}});
+      break;
+    case DmOp::kHide:
+      a.channel = r.channel;
+      a.reason = "{}";  // the exact upstream reason for a hide (protocol.md §4)
+      break;
+  }
   return a;
 }
 

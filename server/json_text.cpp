@@ -13,6 +13,8 @@ std::string json_string(std::string_view s) {
   return out;
 }
 
+std::string json_string_or_null(std::string_view s) { return s.empty() ? "null" : json_string(s); }
+
 std::string json_object(std::vector<std::pair<std::string, std::string>> fields) {
   std::sort(fields.begin(), fields.end());
   std::string out = "{";

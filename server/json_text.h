@@ -13,6 +13,9 @@ namespace buzz::server {
 // s as a JSON string literal (quoted, serde escaping).
 std::string json_string(std::string_view s);
 
+// s quoted, or null when it is empty (REST's nullable text fields).
+std::string json_string_or_null(std::string_view s);
+
 // An object from (key, value) pairs; values are JSON text (quoted where they are strings).
 std::string json_object(std::vector<std::pair<std::string, std::string>> fields);
 

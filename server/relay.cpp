@@ -11,7 +11,7 @@
 namespace buzz::server {
 
 Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
-             PresenceStore& presence, engine::ApiTokens& tokens, const engine::Keypair& key)
+             PresenceStore& presence, engine::ApiTokens& tokens, ProfileDirectory& profiles, const engine::Keypair& key)
     : config_(config),
       store_(store),
       membership_(membership),
@@ -20,6 +20,7 @@ Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& m
       key_(key),
       relay_url_normalized_(normalize_relay_url(config.effective_relay_url())),
       tokens_(tokens),
+      profiles_(profiles),
       cors_(config.cors_origins),
       mint_limiter_(uint32_t(config.mint_rate_limit), 3600) {}
 
@@ -138,6 +139,18 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
       if (ev.event->kind == 9008) search_feeder_->remove_channel(ev.channel);
       search_feeder_->offer(ev.event, ev.channel);
     }
+  }
+  // Profiles change before any reply goes out: whoever hears OK reads the new one.
+  for (const CommittedEvent& c : outcome.committed) profiles_.apply(*c.event);
+  // DM calls over REST: their HTTP answers, ready here (the batch is durable).
+  for (const DmReply& r : outcome.dm_replies) {
+    if (r.to.loop >= loops_.size()) continue;
+    net::Loop* loop = loops_[r.to.loop];
+    loop->post([this, loop, to = r.to, response = dm_response(r)]() mutable {
+      auto origin = state(*loop).deferred_origins.extract(subscription_owner(to));
+      if (origin) cors_.apply(origin.mapped(), response);
+      loop->respond(to, response);
+    });
   }
   // Replies go to the loop that owns each connection, in one task per loop.
   std::vector<std::vector<OkReply>> by_loop(loops_.size());

@@ -32,6 +32,7 @@
 #include "server/metrics.h"
 #include "server/nip98.h"
 #include "server/presence_store.h"
+#include "server/profile_directory.h"
 #include "server/rate_limiter.h"
 #include "server/relay_membership.h"
 #include "server/search_feeder.h"
@@ -42,6 +43,8 @@ namespace buzz::server {
 
 // A REST error: {"error": message} with the status (rest-api.md §0.1).
 net::HttpResponse api_error(int status, std::string_view message);
+// {"error": code, "message": message}: the coded form of auth and token errors.
+net::HttpResponse api_error(int status, std::string_view code, std::string_view message);
 // What a token lets its holder do.
 Grant grant_of(const engine::ApiToken& token);
 
@@ -70,7 +73,7 @@ class Relay final : public net::Service {
   };
 
   Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
-        PresenceStore& presence, engine::ApiTokens& tokens, const engine::Keypair& key);
+        PresenceStore& presence, engine::ApiTokens& tokens, ProfileDirectory& profiles, const engine::Keypair& key);
   ~Relay() override;
 
   // Before the loops run: the loops to fan out to, the writer to store through,
@@ -148,8 +151,11 @@ class Relay final : public net::Service {
   // request (authenticate_http answers the refusal, or nullopt with *who set)
   // and hands each handler its Caller. nullopt from a route = answered later.
   std::optional<net::HttpResponse> route_api(net::Connection& conn, const net::HttpRequest& req);
+  // kMint: the NIP-98 bootstrap of POST /api/tokens (payload tag required);
+  // kNoMembershipGate: GET /api/relay/members/me, which answers non-members too.
+  enum class AuthMode : uint8_t { kStandard, kMint, kNoMembershipGate };
   std::optional<net::HttpResponse> authenticate_http(const net::HttpRequest& req, std::optional<Scope> need, Caller* who,
-                                                     bool minting = false);
+                                                     AuthMode mode = AuthMode::kStandard);
   // The token channel list, then channel access (rest-api.md §1.6).
   std::optional<net::HttpResponse> check_channel(const Caller& who, std::string_view channel);
   std::optional<net::HttpResponse> post_event(const Caller& who, net::Connection& conn, const net::HttpRequest& req);
@@ -191,6 +197,24 @@ class Relay final : public net::Service {
   net::HttpResponse list_tokens(const Caller& who);
   net::HttpResponse revoke_token(const Caller& who, std::string_view id);
   net::HttpResponse revoke_all_tokens(const Caller& who);
+  // Users, agents, DMs, relay members and NIP-05 (rest-api.md §3.9–§3.12, §3.15):
+  // handlers/api_users.cpp, api_agents.cpp, api_dms.cpp, api_relay_members.cpp, nip05.cpp.
+  net::HttpResponse get_profile(const Caller& who, std::string_view pubkey);  // "me" = the caller
+  net::HttpResponse batch_profiles(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse search_users(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse put_channel_add_policy(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse get_notes(const Caller& who, std::string_view pubkey, const net::HttpRequest& req);
+  net::HttpResponse get_contact_list(const Caller& who, std::string_view pubkey);
+  net::HttpResponse list_agents(const Caller& who);
+  net::HttpResponse list_dms(const Caller& who, const net::HttpRequest& req);
+  // POST /api/dms (`dm` empty), …/{dm}/members and …/{dm}/hide: answered by the store writer.
+  std::optional<net::HttpResponse> change_dm(const Caller& who, net::Connection& conn, const net::HttpRequest& req,
+                                             DmOp op, std::string_view dm);
+  // Any thread: the HTTP answer to a DM operation (on_write_batch).
+  net::HttpResponse dm_response(const DmReply& reply) const;
+  net::HttpResponse list_relay_members(const Caller& who);
+  net::HttpResponse get_relay_membership(const Caller& who);
+  net::HttpResponse nip05_names(const net::HttpRequest& req) const;
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
 
   const Config& config_;
@@ -207,6 +231,7 @@ class Relay final : public net::Service {
   MetricsSources metrics_;
   Nip98ReplayCache nip98_replays_;
   engine::ApiTokens& tokens_;
+  ProfileDirectory& profiles_;
   index::SearchIndex* search_ = nullptr;
   SearchFeeder* search_feeder_ = nullptr;
   CorsPolicy cors_;

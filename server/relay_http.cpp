@@ -1,10 +1,20 @@
 // Plain HTTP on the relay's port: NIP-11 (protocol.md §15), health checks,
-// Prometheus metrics, and the REST API routes (handlers/api_*.cpp).
+// Prometheus metrics, NIP-05 names, and the REST API routes (handlers/api_*.cpp).
 #include "engine/canonical.h"
 #include "engine/event_store.h"
 #include "server/relay.h"
 
 namespace buzz::server {
+namespace {
+
+// "{id}/{sub…}" → (id, "/{sub…}"), the sub-path empty when there is none.
+std::pair<std::string_view, std::string_view> split_id(std::string_view rest) {
+  size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return {rest, {}};
+  return {rest.substr(0, slash), rest.substr(slash)};
+}
+
+}  // namespace
 
 namespace {
 
@@ -18,6 +28,14 @@ net::HttpResponse public_cors(net::HttpResponse r) {
 
 net::HttpResponse api_error(int status, std::string_view message) {
   std::string body = "{\"error\":";
+  engine::append_json_string(body, message);
+  return net::HttpResponse::json(status, body + "}");
+}
+
+net::HttpResponse api_error(int status, std::string_view code, std::string_view message) {
+  std::string body = "{\"error\":";
+  engine::append_json_string(body, code);
+  body += ",\"message\":";
   engine::append_json_string(body, message);
   return net::HttpResponse::json(status, body + "}");
 }
@@ -39,16 +57,17 @@ std::optional<net::HttpResponse> Relay::route_api(net::Connection& conn, const n
   const std::string_view path = req.path;
   const std::string_view method = req.method == "HEAD" ? "GET" : std::string_view(req.method);
   // Authenticates for one route, then runs it with the caller.
-  auto as = [&](std::optional<Scope> need, auto&& handler, bool minting = false) -> std::optional<net::HttpResponse> {
+  auto as = [&](std::optional<Scope> need, auto&& handler,
+                AuthMode mode = AuthMode::kStandard) -> std::optional<net::HttpResponse> {
     Caller who;
-    if (auto refused = authenticate_http(req, need, &who, minting)) return refused;
+    if (auto refused = authenticate_http(req, need, &who, mode)) return refused;
     return handler(who);
   };
   auto is = [&](std::string_view m) { return method == m; };
   bool known = true;  // the path exists (for 405 versus 404)
 
   if (path == "/api/tokens") {
-    if (is("POST")) return as(std::nullopt, [&](const Caller& c) { return mint_token(c, req); }, true);
+    if (is("POST")) return as(std::nullopt, [&](const Caller& c) { return mint_token(c, req); }, AuthMode::kMint);
     if (is("GET")) return as(std::nullopt, [&](const Caller& c) { return list_tokens(c); });
     if (is("DELETE")) return as(std::nullopt, [&](const Caller& c) { return revoke_all_tokens(c); });
   } else if (path.starts_with("/api/tokens/")) {
@@ -70,10 +89,7 @@ std::optional<net::HttpResponse> Relay::route_api(net::Connection& conn, const n
   } else if (path == "/api/channels") {
     if (is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return list_channels(c, req); });
   } else if (path.starts_with("/api/channels/")) {
-    std::string_view rest = path.substr(14);
-    size_t slash = rest.find('/');
-    std::string_view id = rest.substr(0, slash);
-    std::string_view sub = slash == std::string_view::npos ? "" : rest.substr(slash);
+    auto [id, sub] = split_id(path.substr(14));
     if (sub.empty() && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_channel(c, id, false); });
     if (sub == "/members" && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_channel(c, id, true); });
     if (sub == "/canvas" && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_canvas(c, id); });
@@ -87,6 +103,38 @@ std::optional<net::HttpResponse> Relay::route_api(net::Connection& conn, const n
   } else if (path.starts_with("/api/messages/") && path.ends_with("/reactions")) {
     std::string_view target = path.substr(14, path.size() - 14 - 10);
     if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return get_reactions(c, target, req); });
+  } else if (path.starts_with("/api/users/")) {
+    auto [id, sub] = split_id(path.substr(11));
+    const bool batch = id == "batch" && sub.empty(), search = id == "search" && sub.empty();
+    const bool policy = id == "me" && sub == "/channel-add-policy";
+    if (batch && is("POST")) return as(Scope::kUsersRead, [&](const Caller& c) { return batch_profiles(c, req); });
+    if (search && is("GET")) return as(Scope::kUsersRead, [&](const Caller& c) { return search_users(c, req); });
+    if (policy && is("PUT")) return as(Scope::kUsersWrite, [&](const Caller& c) { return put_channel_add_policy(c, req); });
+    if (sub == "/profile" && is("GET")) return as(Scope::kUsersRead, [&](const Caller& c) { return get_profile(c, id); });
+    if (sub == "/notes" && is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return get_notes(c, id, req); });
+    if (sub == "/contact-list" && is("GET")) return as(Scope::kUsersRead, [&](const Caller& c) { return get_contact_list(c, id); });
+    known = batch || search || policy || sub == "/profile" || sub == "/notes" || sub == "/contact-list";
+  } else if (path == "/api/agents") {
+    if (is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return list_agents(c); });
+  } else if (path == "/api/dms") {
+    if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return list_dms(c, req); });
+    if (is("POST")) {
+      return as(Scope::kMessagesWrite, [&](const Caller& c) { return change_dm(c, conn, req, DmOp::kOpen, ""); });
+    }
+  } else if (path.starts_with("/api/dms/")) {
+    auto [id, sub] = split_id(path.substr(9));
+    std::optional<DmOp> op;
+    if (sub == "/members") op = DmOp::kAdd;
+    if (sub == "/hide") op = DmOp::kHide;
+    if (op && is("POST")) return as(Scope::kMessagesWrite, [&](const Caller& c) { return change_dm(c, conn, req, *op, id); });
+    known = op.has_value();
+  } else if (path == "/api/relay/members") {
+    // users:read or admin:users: the handler checks, with its own error text (§3.12).
+    if (is("GET")) return as(std::nullopt, [&](const Caller& c) { return list_relay_members(c); });
+  } else if (path == "/api/relay/members/me") {
+    if (is("GET")) {
+      return as(std::nullopt, [&](const Caller& c) { return get_relay_membership(c); }, AuthMode::kNoMembershipGate);
+    }
   } else {
     known = false;
   }
@@ -109,6 +157,7 @@ std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection
     r.content_type = "application/nostr+json";
     return public_cors(std::move(r));
   }
+  if (get && req.path == "/.well-known/nostr.json") return public_cors(nip05_names(req));
   if (req.path.starts_with("/api/")) {
     std::optional<net::HttpResponse> r = route_api(conn, req);
     if (!r) {  // answered later (on_write_batch), with this origin's CORS header

@@ -25,6 +25,9 @@ class RelayMembership {
   engine::Status load();
   bool enforced() const { return enforced_; }
   std::optional<engine::RelayRole> role(const engine::Pubkey& pk) const;
+  // The table's rows (REST reads): every member oldest first, or one. Any thread.
+  engine::Result<std::vector<engine::RelayMember>> members() const { return table_.list(); }
+  std::optional<engine::RelayMember> member(const engine::Pubkey& pk) const { return table_.get(pk); }
 
   struct Outcome {
     bool ok = false;

@@ -1,5 +1,7 @@
-// Relay-URL normalization for the NIP-42 relay tag (protocol.md §6.2): both the
-// configured RELAY_URL and the client's tag are normalized, then compared.
+// Relay-URL helpers: the normalization for the NIP-42 relay tag (protocol.md
+// §6.2), where both the configured RELAY_URL and the client's tag are
+// normalized, then compared; and the relay's host, the NIP-05 domain
+// (rest-api.md §3.15).
 #pragma once
 
 #include <string>
@@ -11,5 +13,9 @@ namespace buzz::server {
 // and ::1 to 127.0.0.1 and strips trailing slashes. Text that is not a URL is
 // returned unchanged.
 std::string normalize_relay_url(std::string_view url);
+
+// The URL's host, lowercased, without scheme, port or path ("" for text that
+// is not a URL). Unlike normalize_relay_url, localhost stays localhost.
+std::string url_host(std::string_view url);
 
 }  // namespace buzz::server

@@ -24,6 +24,7 @@
 #include "server/relay.h"
 #include "server/relay_key.h"
 #include "server/search_feeder.h"
+#include "server/relay_url.h"
 
 namespace buzz::server {
 namespace {
@@ -117,7 +118,9 @@ int run_serve(int argc, char** argv) {
   engine::RocksEventStore store(**db);
   engine::TeamState team;
   if (auto s = team.load(store); !s) return fail(s.error());
-  TeamModel team_model(team, store, *key);
+  ProfileDirectory profiles(store, url_host(cfg.effective_relay_url()));
+  if (auto s = profiles.load(); !s) return fail(s.error());
+  TeamModel team_model(team, store, profiles, *key);
   engine::ApiTokens tokens(store);
   if (auto s = tokens.load(); !s) return fail(s.error());
 
@@ -142,7 +145,7 @@ int run_serve(int argc, char** argv) {
   if (!search_index) return fail(search_index.error() + " (rebuild it with: buzz reindex --data-dir " + cfg.data_dir + ")");
   SearchFeeder search_feeder(**search_index, store_event_lookup(store));
   MemoryPresenceStore presence;
-  Relay relay(cfg, store, membership, team, presence, tokens, *key);
+  Relay relay(cfg, store, membership, team, presence, tokens, profiles, *key);
   relay.attach_search(search_index->get(), &search_feeder);
 
   // Block the shutdown signals in every thread; this one waits for them.

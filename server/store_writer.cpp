@@ -122,6 +122,10 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
       audit_.add(std::move(*job.audit));
       continue;
     }
+    if (job.type == WriteJob::Type::kDm) {
+      plan_dm(job, now, !audit_refusal.empty(), batch);
+      continue;
+    }
     const engine::Event& e = *job.event;
     const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
     if (!audit_refusal.empty() && waiting) {
@@ -157,7 +161,20 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
   }
 }
 
+void StoreWriter::plan_dm(WriteJob& job, uint64_t now, bool audit_backlogged, Batch& batch) {
+  DmReply reply{job.origin, job.dm->op, {}};
+  if (audit_backlogged) {
+    reply.outcome.status = DmStatus::kBusy;
+  } else if (Admission a = team_.run_dm(*job.dm, now, &reply.outcome); a.ok) {
+    for (Emitted& f : a.emitted) follow(batch, std::move(f.event), std::move(f.channel));
+    std::move(a.state.begin(), a.state.end(), std::back_inserter(batch.state));
+    std::move(a.audit.begin(), a.audit.end(), std::back_inserter(batch.audit));
+  }
+  batch.dm_replies.push_back(std::move(reply));
+}
+
 void StoreWriter::audit_records(const Batch& batch, std::span<const engine::WriteResult> results) {
+  for (const engine::AuditRecord& rec : batch.audit) audit_.add(rec);
   for (size_t r = 0; r < batch.pending.size(); ++r) {
     if (results[r].outcome != engine::WriteOutcome::kStored) continue;
     const Pending& p = batch.pending[r];
@@ -180,6 +197,10 @@ void StoreWriter::settle(Batch& batch, const engine::Result<std::vector<engine::
   if (!results) {
     log_error("store write failed", {{"error", results.error()}});
     out.revoked.clear();
+  }
+  for (DmReply& r : batch.dm_replies) {
+    if (!results && r.outcome.status == DmStatus::kOk) r.outcome.status = DmStatus::kFailed;
+    out.dm_replies.push_back(std::move(r));
   }
   for (size_t r = 0; r < batch.pending.size(); ++r) {
     Pending& p = batch.pending[r];

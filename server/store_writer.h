@@ -18,6 +18,7 @@
 #include "engine/kinds.h"
 #include "net/connection.h"
 #include "server/audit_feed.h"
+#include "server/dm_request.h"
 #include "server/relay_membership.h"
 #include "server/team_model.h"
 
@@ -31,6 +32,7 @@ struct WriteJob {
     kStore,       // a client event, or a relay-signed one (origin.loop == kNoReply)
     kMembership,  // NIP-43 9030–9032 / 28936: executed, not stored
     kAudit,       // an audit entry with no event (AUTH): recorded, no reply
+    kDm,          // a DM operation asked over REST: run by the team model, answered with a DmReply
   };
   Type type = Type::kStore;
   std::shared_ptr<const engine::Event> event;
@@ -38,6 +40,7 @@ struct WriteJob {
   net::ConnId origin;
   engine::Pubkey actor{};              // the authenticated submitter (audit actor)
   std::optional<engine::AuditRecord> audit{};  // kAudit only
+  std::optional<DmRequest> dm{};               // kDm only
 };
 
 struct OkReply {
@@ -45,6 +48,13 @@ struct OkReply {
   engine::Id event_id;
   bool accepted;
   std::string reason;
+};
+
+// The answer to a kDm job, for the HTTP request waiting on `to`.
+struct DmReply {
+  net::ConnId to;
+  DmOp op;
+  DmOutcome outcome;
 };
 
 // An event now in the store, ready for fan-out. `raw` is shared by every recipient.
@@ -72,6 +82,7 @@ struct WriteBatchOutcome {
   std::vector<engine::Id> removed;  // events this batch deleted or superseded
   std::vector<engine::Pubkey> lost_membership;
   std::vector<Revocation> revoked;  // applied after the batch's fan-out
+  std::vector<DmReply> dm_replies;
 };
 
 class StoreWriter {
@@ -105,6 +116,8 @@ class StoreWriter {
   struct Batch {
     std::vector<Pending> pending;
     std::vector<engine::StateWrite> state;
+    std::vector<engine::AuditRecord> audit;  // actions with no event of their own (a DM opened over REST)
+    std::vector<DmReply> dm_replies;         // answered once the batch is durable
     WriteBatchOutcome out;
   };
 
@@ -114,6 +127,8 @@ class StoreWriter {
   // lays out what to store.
   void plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch);
   void follow(Batch& batch, engine::Event&& event, std::string channel);
+  // Runs a DM operation asked over REST; its reply waits for the batch.
+  void plan_dm(WriteJob& job, uint64_t now, bool audit_backlogged, Batch& batch);
   // The audit records of what the write stored (audit.md §5).
   void audit_records(const Batch& batch, std::span<const engine::WriteResult> results);
   // OK replies and fan-out once the batch is durable (or failed).

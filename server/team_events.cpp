@@ -14,7 +14,12 @@ using engine::Tag;
 
 void TeamModel::audit(Admission& a, const engine::Event& cause, std::string_view action, const std::string& channel,
                       std::vector<std::pair<std::string, std::string>> meta) {
-  a.audit.push_back({cause.id_hex(), cause.kind, cause.pubkey_hex(), std::string(action), channel,
+  audit(a, AuditCause{cause.id_hex(), cause.kind, cause.pubkey}, action, channel, std::move(meta));
+}
+
+void TeamModel::audit(Admission& a, const AuditCause& cause, std::string_view action, const std::string& channel,
+                      std::vector<std::pair<std::string, std::string>> meta) {
+  a.audit.push_back({cause.event_id, cause.kind, engine::to_hex(cause.actor), std::string(action), channel,
                      meta.empty() ? "null" : json_object(std::move(meta))});
 }
 

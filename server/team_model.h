@@ -5,9 +5,10 @@
 // admit() decides, before anything is stored, whether the event may be stored,
 // in which channel, and what follows from it: the team-state changes (written
 // in the same batch), the relay-signed follow-ups (39000–39002, 40099,
-// 44100/44101, 41001, 30622) and the live subscriptions to revoke. Every check
-// that can fail runs first, so a stored admin event always means its change
-// was applied (protocol.md §8.2, step 21).
+// 44100/44101, 41001, 30622) and the live subscriptions to revoke. run_dm()
+// decides the same for a DM operation, which a REST call asks without an event.
+// Every check that can fail runs first, so a stored admin event always means
+// its change was applied (protocol.md §8.2, step 21).
 //
 // Threads: store-writer thread only. The writer calls end_batch() after each
 // batch; a failed batch reloads the team state from the store.
@@ -24,7 +25,9 @@
 #include "engine/event_store.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
+#include "server/dm_request.h"
 #include "server/json_text.h"
+#include "server/profile_directory.h"
 
 namespace buzz::server {
 
@@ -60,6 +63,14 @@ struct Admission {
   }
 };
 
+// What caused a team change, as its audit records name it (audit.md §5.2): a
+// command event, or a REST call (no event id; the kind of the command it stands for).
+struct AuditCause {
+  std::string event_id;
+  uint16_t kind = 0;
+  engine::Pubkey actor{};
+};
+
 // The channel an event names or inherits (protocol.md §8.2 step 5): kinds 5
 // and 7 take their target's, channel kinds their first UUID h tag; empty for
 // global events. Any thread.
@@ -67,12 +78,17 @@ std::string resolve_channel(const engine::Event& e, engine::EventStore& store);
 
 class TeamModel {
  public:
-  TeamModel(engine::TeamState& team, engine::EventStore& store, const engine::Keypair& relay_key)
-      : team_(team), store_(store), relay_key_(relay_key) {}
+  // `profiles` answers who may add an agent to a channel (kind 9000).
+  TeamModel(engine::TeamState& team, engine::EventStore& store, const ProfileDirectory& profiles,
+            const engine::Keypair& relay_key)
+      : team_(team), store_(store), profiles_(profiles), relay_key_(relay_key) {}
 
   // Whether admit() has anything to say about this kind (global kinds pass straight through).
   static bool handles(uint16_t kind);
   Admission admit(const engine::Event& e, uint64_t now);
+  // A DM operation from a command or a REST call: ok exactly when out->status
+  // is kOk (a refusal carries no reason; each surface words the status).
+  Admission run_dm(const DmRequest& r, uint64_t now, DmOutcome* out);
   // The TTL reaper: archives every ephemeral channel past its deadline.
   Admission reap(uint64_t now);
   void end_batch(bool committed);
@@ -102,8 +118,9 @@ class TeamModel {
                      uint64_t now);
   // dm_commands.cpp: 41010–41012
   Admission dm_command(const engine::Event& e, uint64_t now);
-  Admission open_dm(const engine::Event& e, std::vector<engine::Pubkey> others, bool announce, uint64_t now,
-                    std::string* channel_id, bool* created);
+  // Finds or creates the DM of exactly these participants (the actor included).
+  Admission open_dm(const AuditCause& cause, std::vector<engine::Pubkey> participants, bool announce, uint64_t now,
+                    DmOutcome* out);
   // team_events.cpp: relay-signed follow-ups (kinds.md §4)
   void emit_group_state(Admission& a, const engine::Channel& ch, uint64_t now);
   void emit_system(Admission& a, const std::string& channel, std::vector<std::pair<std::string, std::string>> fields,
@@ -114,11 +131,14 @@ class TeamModel {
   void emit_dm_visibility(Admission& a, const engine::Pubkey& viewer, uint64_t now);
   static void audit(Admission& a, const engine::Event& cause, std::string_view action, const std::string& channel,
                     std::vector<std::pair<std::string, std::string>> meta);
+  static void audit(Admission& a, const AuditCause& cause, std::string_view action, const std::string& channel,
+                    std::vector<std::pair<std::string, std::string>> meta);
   engine::Event sign(uint16_t kind, uint64_t created_at, std::vector<engine::Tag> tags, std::string content = {});
   uint64_t state_time(const std::string& key, uint64_t now);
 
   engine::TeamState& team_;
   engine::EventStore& store_;
+  const ProfileDirectory& profiles_;
   engine::Keypair relay_key_;
   // Newest created_at per replaceable relay event, so two updates in one second still replace in order.
   std::unordered_map<std::string, uint64_t> state_times_;

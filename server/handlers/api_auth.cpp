@@ -28,7 +28,8 @@ Grant grant_of(const engine::ApiToken& t) {
 }
 
 std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest& req, std::optional<Scope> need,
-                                                          Caller* who, bool minting) {
+                                                          Caller* who, AuthMode mode) {
+  const bool minting = mode == AuthMode::kMint;
   std::string_view auth = req.header("authorization");
   const uint64_t now = engine::unix_now();
   if (auth.empty()) return api_error(401, "authentication required");
@@ -63,7 +64,7 @@ std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest
   // Calls that change state are audited like a WebSocket AUTH (audit.md §5.2).
   const bool mutating = req.method != "GET" && req.method != "HEAD";
   const std::string_view method = who->token ? "token" : "nip98";
-  if (membership_.enforced() && !membership_.role(who->pubkey)) {
+  if (mode != AuthMode::kNoMembershipGate && membership_.enforced() && !membership_.role(who->pubkey)) {
     if (mutating) audit_auth(who->pubkey, method, "not_relay_member");
     return coded_error(403, "relay_membership_required", "You must be a relay member to access this relay");
   }

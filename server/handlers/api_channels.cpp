@@ -35,7 +35,6 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 
 // The fields the channel list and the channel detail share (rest-api.md §3.2).
 Fields channel_fields(const engine::Channel& c, size_t member_count) {
-  uint64_t updated = std::max({c.created_at, c.topic_set_at, c.purpose_set_at, c.archived_at});
   return {
       {"id", json_string(c.id)},
       {"name", json_string(c.name)},
@@ -45,7 +44,7 @@ Fields channel_fields(const engine::Channel& c, size_t member_count) {
       {"purpose", text_or_null(c.purpose)},
       {"created_by", json_string(engine::to_hex(c.created_by))},
       {"created_at", rfc3339_or_null(c.created_at)},
-      {"updated_at", rfc3339_or_null(updated)},
+      {"updated_at", rfc3339_or_null(c.updated_at())},
       {"archived_at", rfc3339_or_null(c.archived_at)},
       {"member_count", std::to_string(member_count)},
       {"ttl_seconds", c.ttl_seconds ? std::to_string(c.ttl_seconds) : "null"},
@@ -83,7 +82,7 @@ net::HttpResponse Relay::get_channel(const Caller& who, std::string_view id, boo
     list += json_object({{"pubkey", json_string(engine::to_hex(m.pubkey))},
                          {"role", json_string(engine::channel_role_name(m.role))},
                          {"joined_at", rfc3339_or_null(m.joined_at)},
-                         {"display_name", "null"}});
+                         {"display_name", json_string_or_null(profiles_.display_name(m.pubkey))}});
   }
   return net::HttpResponse::json(200, json_object({{"members", list + "]"}, {"next_cursor", "null"}}));
 }
@@ -125,7 +124,8 @@ net::HttpResponse Relay::list_channels(const Caller& who, const net::HttpRequest
         names += ',';
         keys += ',';
       }
-      names += json_string(hex.substr(0, 8));  // no profile directory yet: the documented fallback
+      std::string name = profiles_.display_name(m.pubkey);
+      names += json_string(name.empty() ? hex.substr(0, 8) : name);  // the documented fallback
       keys += json_string(hex);
     }
     if (out.size() > 1) out += ',';

@@ -9,6 +9,7 @@
 #include "engine/clock.h"
 #include "server/json_text.h"
 #include "server/relay.h"
+#include "server/rest_params.h"
 
 namespace buzz::server {
 namespace {
@@ -149,21 +150,31 @@ net::HttpResponse Relay::mint_token(const Caller& who, const net::HttpRequest& r
     std::sort(m.channel_ids.begin(), m.channel_ids.end());
     m.channel_ids.erase(std::unique(m.channel_ids.begin(), m.channel_ids.end()), m.channel_ids.end());
   }
+  std::optional<engine::Pubkey> owner;
   if (m.owner_pubkey) {
     if (child) return api_error(403, "owner_pubkey can only be set via NIP-98 auth (bootstrap mint)");
-    if (m.owner_pubkey->find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
-      return api_error(400, "invalid owner_pubkey hex");
+    owner.emplace();
+    switch (parse_pubkey(*m.owner_pubkey, &*owner)) {
+      case KeyParse::kOk: break;
+      case KeyParse::kNotHex: return api_error(400, "invalid owner_pubkey hex");
+      case KeyParse::kWrongLength: return api_error(400, "owner_pubkey must be 32 bytes (64 hex chars)");
     }
-    if (m.owner_pubkey->size() != 64) return api_error(400, "owner_pubkey must be 32 bytes (64 hex chars)");
-    // An owned agent's token must let its owner see and steer it.
+  }
+  if (m.expires_in_days && (*m.expires_in_days < 1 || *m.expires_in_days > 365)) {
+    return api_error(400, "invalid expires_in_days: must be 1–365");
+  }
+  // An owned agent's token must let its owner see and steer it.
+  if (owner || profiles_.add_rule(who.pubkey).owner) {
     for (Scope s : kControllability) {
       if (!scopes.has(s)) {
         return api_error(400, "owned agents require the '" + std::string(scope_name(s)) + "' scope for controllability");
       }
     }
   }
-  if (m.expires_in_days && (*m.expires_in_days < 1 || *m.expires_in_days > 365)) {
-    return api_error(400, "invalid expires_in_days: must be 1–365");
+  if (owner) {  // the first bootstrap mint that names an owner records it (rest-api.md §3.1)
+    auto claim = profiles_.claim_owner(who.pubkey, *owner);
+    if (!claim) return api_error(500, "internal server error");
+    if (*claim == ProfileDirectory::OwnerClaim::kOwnedByOther) return api_error(409, "agent already has a different owner");
   }
 
   auto [secret, hash] = engine::generate_token();

@@ -3,7 +3,8 @@
 // duplicates, every filter shape and its index plan, limits and the accept
 // gate, replaceable (rule A) and addressable (rule B) supersession with the
 // lowest-id tie rule, NIP-09 deletion by e and a tag with its exact reasons,
-// distinct COUNT, same-batch read-your-writes, and durability across reopen.
+// distinct COUNT, same-batch read-your-writes, durability across reopen, and
+// the unbounded per-kind scan of start-up loaders.
 // The differential test at the bottom replays ~2000 random events and ~200
 // random filters (fixed seeds) and checks the indexed query path against a
 // naive in-memory matcher built on Filter::matches, like strfry's dumbFilter.
@@ -435,6 +436,26 @@ TEST_F(StoreFilters, CountIgnoresLimit) {
 
 // ---------------------------------------------------------------------------
 // replaceable events (protocol.md §10 rule A)
+
+// Start-up loaders read every event of a kind, past the per-query cap.
+TEST_F(EventStoreTest, ScanKindHasNoLimit) {
+  std::vector<Event> events;
+  for (uint64_t i = 0; i < kMaxQueryLimit + 20; ++i) events.push_back(make_event(key(1), 1, 1000 + i));
+  std::vector<std::pair<const Event*, std::string>> batch;
+  for (const Event& e : events) batch.emplace_back(&e, "");
+  write_batch(batch);
+  write(make_event(key(1), 7, 5000, {{"e", events[0].id_hex()}}));
+  size_t seen = 0;
+  uint64_t last = UINT64_MAX;
+  Status s = store_->scan_kind(1, [&](std::string_view, const EventFields& f) {
+    EXPECT_EQ(f.kind, 1);
+    EXPECT_LE(f.created_at, last);  // newest first
+    last = f.created_at;
+    ++seen;
+  });
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(seen, events.size());
+}
 
 TEST_F(EventStoreTest, NewerReplaceableReplacesOlder) {
   Event old_e = make_event(alice, 10002, 100, {{"r", "wss://a"}});

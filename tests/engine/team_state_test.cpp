@@ -2,7 +2,7 @@
 // trip and refuse garbage, the UUID forms channels.md §1 names, and the team
 // state written through the store's atomic batch comes back after a reopen
 // with the same access answers (open vs private, active vs removed members,
-// deleted channels, DMs by participant hash).
+// deleted channels, DMs by participant hash), and who holds a role where.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -195,6 +195,28 @@ TEST_F(TeamStateTest, DeletedChannelsAreUnreadableAndDmsAreFoundByTheirParticipa
   ASSERT_TRUE(reloaded.load(*store_).ok());
   EXPECT_EQ(reloaded.dm_by_hash("hash-of-1-and-2"), nullptr);
   EXPECT_FALSE(reloaded.can_read(dm.id, pk(1)));
+}
+
+TEST_F(TeamStateTest, RoleHoldersAreActiveMembersOfLiveChannels) {
+  TeamState team;
+  ASSERT_TRUE(team.load(*store_).ok());
+  Channel live, gone;
+  live.id = "cccccccc-0000-4000-8000-000000000001";
+  gone.id = "cccccccc-0000-4000-8000-000000000002";
+  gone.deleted_at = 7;
+  ChannelMember bot, removed_bot, member;
+  bot.pubkey = pk(1);
+  bot.role = ChannelRole::kBot;
+  removed_bot = bot;
+  removed_bot.pubkey = pk(2);
+  removed_bot.removed_at = 9;
+  member.pubkey = pk(3);
+  commit({team.put_channel(live), team.put_channel(gone), team.put_member(live.id, bot),
+          team.put_member(live.id, removed_bot), team.put_member(live.id, member), team.put_member(gone.id, bot)});
+  using Holders = std::vector<std::pair<std::string, Pubkey>>;
+  EXPECT_EQ(team.role_holders(ChannelRole::kBot), (Holders{{live.id, pk(1)}}));
+  EXPECT_EQ(team.role_holders(ChannelRole::kMember), (Holders{{live.id, pk(3)}}));
+  EXPECT_TRUE(team.role_holders(ChannelRole::kOwner).empty());
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // protocol.md §6.2 — lowercase scheme and host, default ports dropped,
 // localhost and ::1 mapped to 127.0.0.1, trailing slashes stripped, path case
 // kept, IPv6 literals re-bracketed, non-URLs returned unchanged — and that the
-// configured default and the usual client spellings compare equal.
+// configured default and the usual client spellings compare equal; and the
+// host that serves as the NIP-05 domain.
 #include <gtest/gtest.h>
 
 #include "server/relay_url.h"
@@ -75,6 +76,15 @@ TEST(RelayUrl, IsIdempotent) {
     std::string once = normalize_relay_url(url);
     EXPECT_EQ(normalize_relay_url(once), once) << url;
   }
+}
+
+// The NIP-05 domain (rest-api.md §3.15): scheme, port and path stripped, lowercased.
+TEST(RelayUrl, HostIsTheNip05Domain) {
+  EXPECT_EQ(url_host("wss://Relay.Example.COM:443/nostr/"), "relay.example.com");
+  EXPECT_EQ(url_host("ws://localhost:3000"), "localhost");
+  EXPECT_EQ(url_host("https://team.example.org?x=1"), "team.example.org");
+  EXPECT_EQ(url_host("ws://[::1]:80"), "::1");
+  EXPECT_EQ(url_host("not a url"), "");
 }
 
 }  // namespace
