@@ -51,7 +51,7 @@ net::HttpResponse Relay::route_api(const net::HttpRequest& req) {
 
 net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
   if (req.method == "OPTIONS") {
-    net::HttpResponse r{204, "", "", {}};
+    net::HttpResponse r{204, "", "", {}, {}};
     r.headers = {{"Access-Control-Allow-Origin", "*"},
                  {"Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS"},
                  {"Access-Control-Allow-Headers", "Authorization, Content-Type, Accept"}};
