@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "engine/event_store.h"
+#include "engine/media_store.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
 #include "net/loop.h"
@@ -36,16 +38,29 @@ namespace buzz::server {
 // A REST error: {"error": message} with the status (rest-api.md §0.1).
 net::HttpResponse api_error(int status, std::string_view message);
 
+// The scopes of an API token (rest-api.md §2), for media uploads
+// (media.md §2.3): given the X-Auth-Token value (`buzz_…`) and the Blossom
+// signer, the token's scope names ("files:write", …), or why it is refused
+// (unknown, revoked, expired, owned by another pubkey; logged, never sent).
+// Runs on the network loops: thread-safe, and quick.
+using TokenScopes =
+    std::function<engine::Result<std::vector<std::string>>(std::string_view token, const engine::Pubkey& signer)>;
+
 class Relay final : public net::Service {
  public:
   Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
-        PresenceStore& presence, const engine::Keypair& key);
+        PresenceStore& presence, engine::MediaStore& media, const engine::Keypair& key);
   ~Relay() override;
 
   // Before the loops run: the loops to fan out to, the writer to store through,
   // and what GET /metrics reports beyond the relay's own counters.
   void attach(std::vector<net::Loop*> loops, StoreWriter* writer, MetricsSources metrics);
+  // Before the loops run: where API tokens are checked. Until it is set no
+  // token is checked: dev mode ignores one, and with require_auth_token every
+  // upload is refused (401).
+  void set_token_scopes(TokenScopes scopes) { token_scopes_ = std::move(scopes); }
 
+  net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
   net::HttpResponse on_http(net::Loop& loop, const net::HttpRequest& request) override;
   bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
   void on_open(net::Loop& loop, net::Connection& conn) override;
@@ -108,6 +123,18 @@ class Relay final : public net::Service {
   net::HttpResponse get_canvas(const net::HttpRequest& req, std::string_view id);
   net::HttpResponse get_presence(const net::HttpRequest& req);
   net::HttpResponse put_presence(const net::HttpRequest& req);
+
+  // The /media/ routes (relay_http.cpp); handlers/media_*.cpp serve them (media.md).
+  net::HttpResponse route_media(const net::HttpRequest& req);
+  // PUT /media/upload before its body is read: refused, or allowed the image limit.
+  net::HeadDecision admit_upload(const net::HttpRequest& head);
+  // Steps 1–16 of media.md §2.2 (and 17 given the body's hash): the refusal,
+  // or nullopt with *who set to the signer.
+  std::optional<net::HttpResponse> authorize_upload(const net::HttpRequest& req, uint64_t max_age,
+                                                    std::string_view body_sha256, engine::Pubkey* who);
+  engine::Result<std::vector<std::string>> upload_scopes(std::string_view token, const engine::Pubkey& signer) const;
+  net::HttpResponse upload_media(const net::HttpRequest& req);
+  net::HttpResponse serve_media(const net::HttpRequest& req, std::string_view name);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
 
   const Config& config_;
@@ -115,8 +142,12 @@ class Relay final : public net::Service {
   RelayMembership& membership_;
   engine::TeamState& team_;
   PresenceStore& presence_;
+  engine::MediaStore& media_;
   engine::Keypair key_;
   std::string relay_url_normalized_;
+  std::string media_base_url_;   // descriptor URLs: <base>/<sha>.<ext>
+  std::string media_authority_;  // what Blossom `server` tags must name
+  TokenScopes token_scopes_;
   std::vector<net::Loop*> loops_;
   std::vector<std::unique_ptr<LoopState>> states_;
   StoreWriter* writer_ = nullptr;

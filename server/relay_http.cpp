@@ -1,5 +1,6 @@
 // Plain HTTP on the relay's port: NIP-11 (protocol.md §15), health checks,
-// Prometheus metrics, and the REST API routes (handlers/api_*.cpp).
+// Prometheus metrics, the REST API routes (handlers/api_*.cpp) and media
+// (handlers/media_*.cpp). Every body is limited to 1 MiB except an upload's.
 #include "engine/canonical.h"
 #include "engine/event_store.h"
 #include "server/relay.h"
@@ -49,12 +50,32 @@ net::HttpResponse Relay::route_api(const net::HttpRequest& req) {
   return api_error(404, "not found");
 }
 
+// The media area (media.md §1): uploads and blobs, and 404 / 405 for the
+// Blossom routes Buzz leaves out (list, delete, mirror, the BUD-06 preflight).
+net::HttpResponse Relay::route_media(const net::HttpRequest& req) {
+  std::string_view name = std::string_view(req.path).substr(std::string_view("/media/").size());
+  if (name == "upload") return req.method == "PUT" ? upload_media(req) : api_error(405, "method not allowed");
+  if (name.empty() || name.find('/') != std::string_view::npos) return api_error(404, "not found");
+  if (req.method != "GET" && req.method != "HEAD") return api_error(405, "method not allowed");
+  return serve_media(req, name);
+}
+
+net::HeadDecision Relay::on_request_head(net::Loop&, const net::HttpRequest& head) {
+  if (head.method == "PUT" && head.path == "/media/upload") {
+    net::HeadDecision d = admit_upload(head);
+    if (d.refusal) d.refusal = with_cors(std::move(*d.refusal));
+    return d;
+  }
+  return {};
+}
+
 net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
   if (req.method == "OPTIONS") {
     net::HttpResponse r{204, "", "", {}, {}};
     r.headers = {{"Access-Control-Allow-Origin", "*"},
                  {"Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS"},
-                 {"Access-Control-Allow-Headers", "Authorization, Content-Type, Accept"}};
+                 {"Access-Control-Allow-Headers",
+                  "Authorization, Content-Type, Accept, Range, X-SHA-256, X-Auth-Token, X-Auth-Tag"}};
     return r;
   }
   bool get = req.method == "GET" || req.method == "HEAD";
@@ -71,6 +92,7 @@ net::HttpResponse Relay::on_http(net::Loop&, const net::HttpRequest& req) {
     return with_cors(std::move(r));
   }
   if (req.path.starts_with("/api/")) return with_cors(route_api(req));
+  if (req.path.starts_with("/media/")) return with_cors(route_media(req));
   if (get && req.path == "/metrics") {
     net::HttpResponse r = net::HttpResponse::text(200, render_metrics(metrics_));
     r.content_type = "text/plain; version=0.0.4";

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "engine/clock.h"
+#include "engine/media_store.h"
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
@@ -88,6 +89,7 @@ int run_serve(int argc, char** argv) {
     }
     if (auto s = set_config(&cfg, k, v, "flag"); !s) return fail(s.error(), kExitUsage);
   }
+  if (auto s = check_config(cfg); !s) return fail(s.error(), kExitUsage);
   LogLevel level;
   parse_log_level(cfg.log_level, &level);
   set_log_level(level);
@@ -133,8 +135,10 @@ int run_serve(int argc, char** argv) {
   }
   audit_feed = std::make_unique<AuditFeed>(store, **audit_log, audit_options.queue_capacity);
   if (auto s = audit_feed->recover(); !s) return fail(s.error());
+  auto media = engine::MediaStore::open(cfg.data_dir + "/media");
+  if (!media) return fail(media.error());
   MemoryPresenceStore presence;
-  Relay relay(cfg, store, membership, team, presence, *key);
+  Relay relay(cfg, store, membership, team, presence, *media, *key);
 
   // Block the shutdown signals in every thread; this one waits for them.
   sigset_t signals;
