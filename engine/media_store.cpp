@@ -30,13 +30,12 @@ Error io_error(const std::string& what, const std::string& path) {
   return Error{"media store: " + what + " " + path + ": " + std::strerror(errno)};
 }
 
-bool is_sha256_hex(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
+// What follows "{sha}." in a key: [a-z0-9] words joined by single dots.
 bool is_key_suffix(std::string_view s) {
   if (s.empty() || s.front() == '.' || s.back() == '.' || s.find("..") != std::string_view::npos) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.';
+  });
 }
 
 Status make_dirs(const std::string& path) {
@@ -148,7 +147,7 @@ std::string MediaStore::path_of(std::string_view key) const {
     if (key.size() != 69 || !key.ends_with(".json")) return "";
     area = "/meta/";
   }
-  if (key.size() < 66 || key[64] != '.' || !is_sha256_hex(key.substr(0, 64)) || !is_key_suffix(key.substr(65))) {
+  if (key.size() < 66 || key[64] != '.' || !is_lower_hex(key.substr(0, 64), 32) || !is_key_suffix(key.substr(65))) {
     return "";
   }
   return root_ + std::string(area) + std::string(key.substr(0, 2)) + "/" + std::string(key.substr(2, 2)) + "/" +
@@ -178,7 +177,9 @@ Status MediaStore::put_blob(std::string_view sha256_hex, std::string_view ext, s
   if (path.empty()) return Error{"media store: not a blob key: " + std::string(sha256_hex) + "." + std::string(ext)};
   uint8_t digest[32];
   sha256(bytes.data(), bytes.size(), digest);
-  if (to_hex(digest, sizeof digest) != sha256_hex) return Error{"media store: the bytes do not hash to " + std::string(sha256_hex)};
+  if (to_hex(digest, sizeof digest) != sha256_hex) {
+    return Error{"media store: the bytes do not hash to " + std::string(sha256_hex)};
+  }
   struct stat st {};
   // Same name and size: the same content by construction.
   if (::stat(path.c_str(), &st) == 0 && uint64_t(st.st_size) == bytes.size()) return {};

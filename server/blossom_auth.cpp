@@ -16,16 +16,13 @@ namespace {
 
 engine::Error fail(std::string reason) { return engine::Error{std::move(reason)}; }
 
-bool is_lower_hex64(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 bool is_blank(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
 }
 
 bool has_tag(const engine::Event& e, std::string_view name, std::string_view value) {
-  return std::any_of(e.tags.begin(), e.tags.end(), [&](const engine::Tag& t) { return t.size() >= 2 && t[0] == name && t[1] == value; });
+  return std::any_of(e.tags.begin(), e.tags.end(),
+                     [&](const engine::Tag& t) { return t.size() >= 2 && t[0] == name && t[1] == value; });
 }
 
 // An expiration that does not parse as an integer counts as 0: expired.
@@ -91,11 +88,11 @@ engine::Result<engine::Pubkey> verify_blossom_upload(const BlossomUpload& u, std
     return fail("timestamp out of window");
   }
 
-  bool any_server = std::any_of(e.tags.begin(), e.tags.end(), [](const engine::Tag& t) { return t.size() >= 2 && t[0] == "server"; });
+  bool any_server = e.first_tag("server") != nullptr;
   if (any_server && (server_authority.empty() || !has_tag(e, "server", server_authority))) return fail("server mismatch");
 
   if (u.declared_sha256.empty()) return fail("missing required tag: x-sha-256");
-  if (!is_lower_hex64(u.declared_sha256) || !has_tag(e, "x", u.declared_sha256)) return fail("hash mismatch");
+  if (!engine::is_lower_hex(u.declared_sha256, 32) || !has_tag(e, "x", u.declared_sha256)) return fail("hash mismatch");
   if (!u.body_sha256.empty() && !has_tag(e, "x", u.body_sha256)) return fail("hash mismatch");
   return e.pubkey;
 }

@@ -37,7 +37,7 @@ ByteRange resolve_byte_range(std::string_view header, uint64_t total, uint64_t m
     last = total - 1;
   } else {  // bytes=S-E or bytes=S-
     std::optional<uint64_t> s = parse_offset(spec.substr(0, dash));
-    std::optional<uint64_t> e = dash + 1 == spec.size() ? std::optional<uint64_t>(UINT64_MAX) : parse_offset(spec.substr(dash + 1));
+    std::optional<uint64_t> e = dash + 1 == spec.size() ? UINT64_MAX : parse_offset(spec.substr(dash + 1));
     if (!s || !e || *s > *e || *s >= total) return unsatisfiable;
     first = *s;
     last = std::min(*e, total - 1);

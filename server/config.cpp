@@ -29,9 +29,12 @@ const std::vector<ConfigKey> kKeys = {
     {"audit-queue", "BUZZ_AUDIT_QUEUE", "65536", "audit entries waiting for the log; when full, events are refused"},
     {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
     {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error"},
-    {"require-auth-token", "BUZZ_REQUIRE_AUTH_TOKEN", "false", "media uploads need an API token (X-Auth-Token); false = dev mode"},
-    {"media-base-url", "BUZZ_MEDIA_BASE_URL", "<relay-url as http(s)>/media", "public URL of /media, used in upload descriptors"},
-    {"media-server-domain", "BUZZ_MEDIA_SERVER_DOMAIN", "<relay-url host[:port]>", "the server that Blossom auth `server` tags must name"},
+    {"require-auth-token", "BUZZ_REQUIRE_AUTH_TOKEN", "false",
+     "media uploads need an API token (X-Auth-Token); false = dev mode"},
+    {"media-base-url", "BUZZ_MEDIA_BASE_URL", "<relay-url as http(s)>/media",
+     "public URL of /media, used in upload descriptors"},
+    {"media-server-domain", "BUZZ_MEDIA_SERVER_DOMAIN", "<relay-url host[:port]>",
+     "the server that Blossom auth `server` tags must name"},
     {"max-image-bytes", "BUZZ_MAX_IMAGE_BYTES", "52428800", "largest image upload, and the body limit of PUT /media/upload"},
     {"max-gif-bytes", "BUZZ_MAX_GIF_BYTES", "10485760", "largest GIF upload; at most max-image-bytes"},
 };
@@ -102,7 +105,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     if (!parse_bool(v, &c->require_auth_token)) return bad(key, source, v, "true or false");
   } else if (key == "media-base-url") {
     bool http = v.starts_with("http://") || v.starts_with("https://");
-    if (!http || !v.ends_with("/media")) return bad(key, source, v, "an http(s) URL ending in /media, e.g. https://buzz.example.com/media");
+    if (!http || !v.ends_with("/media")) {
+      return bad(key, source, v, "an http(s) URL ending in /media, e.g. https://buzz.example.com/media");
+    }
     c->media_base_url = v;
   } else if (key == "media-server-domain") {
     c->media_server_domain = v;

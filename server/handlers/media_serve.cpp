@@ -5,6 +5,7 @@
 // Runs on the loop thread; the bytes served are read into memory first.
 #include <algorithm>
 
+#include "engine/hex.h"
 #include "server/byte_range.h"
 #include "server/log.h"
 #include "server/relay.h"
@@ -14,10 +15,6 @@ namespace {
 
 // One year, immutable: a blob's name is its content's hash.
 constexpr std::string_view kCacheControl = "public, max-age=31536000, immutable";
-
-bool is_sha256_hex(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
 
 // 1–8 characters of [a-z0-9].
 bool is_extension(std::string_view s) {
@@ -35,7 +32,7 @@ struct MediaName {
 std::optional<MediaName> parse_media_name(std::string_view name) {
   size_t dot = name.find('.');
   MediaName n{name.substr(0, dot), {}, false};
-  if (!is_sha256_hex(n.sha)) return std::nullopt;
+  if (!engine::is_lower_hex(n.sha, 32)) return std::nullopt;
   if (dot == std::string_view::npos) return n;
   std::string_view rest = name.substr(dot + 1);
   if (rest == "thumb.jpg") {
