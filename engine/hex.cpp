@@ -39,6 +39,14 @@ bool hex_decode(std::string_view text, uint8_t* out, size_t len) {
   return true;
 }
 
+bool is_lower_hex(std::string_view text, size_t len) {
+  if (text.size() != 2 * len) return false;
+  for (char c : text) {
+    if (lower_nibble(c) < 0) return false;
+  }
+  return true;
+}
+
 bool from_hex_any_case(std::string_view text, uint8_t* out, size_t len) {
   std::string lower(text);
   for (char& c : lower) {

@@ -42,6 +42,9 @@ bool from_hex(std::string_view text, std::array<uint8_t, N>* out) {
   return text.size() == 2 * N && hex_decode(text, out->data(), N);
 }
 
+// True if text is exactly 2*len lowercase hex characters: what hex_decode accepts.
+bool is_lower_hex(std::string_view text, size_t len);
+
 // Like from_hex but accepts either case (config values, CLI input).
 bool from_hex_any_case(std::string_view text, uint8_t* out, size_t len);
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "net/http.h"
 #include "net/websocket.h"
 
 namespace buzz::net {
@@ -51,6 +52,14 @@ class Connection {
   friend class Loop;
   enum class Phase : uint8_t { kHttp, kWebSocket, kClosing, kDead };
 
+  // A request whose head is parsed (and shown to the application) and whose
+  // body is still arriving; the head is not parsed again as the body grows.
+  struct PendingRequest {
+    HttpRequest request;
+    size_t head_bytes = 0;
+    size_t max_body = 0;
+  };
+
   // The frames of one sendmsg in flight, kept alive until it completes.
   struct SendState {
     std::vector<OutFrame> frames;
@@ -70,12 +79,14 @@ class Connection {
   bool awaiting_response_ = false;  // on_http deferred its answer; later requests wait
   bool response_keep_alive_ = true;
   bool response_head_only_ = false;
+  bool linger_ = false;           // closing over HTTP: half-close, then read until the peer closes
   uint8_t missed_pongs_ = 0;
   uint8_t full_strikes_ = 0;
   uint8_t wheel_slot_ = 0;
   ws::Opcode message_opcode_ = ws::Opcode::kText;
   uint32_t closing_ticks_ = 0;
   std::string inbuf_;    // a partial HTTP request or WebSocket frame
+  std::unique_ptr<PendingRequest> request_;  // only while a request's body is arriving
   std::string message_;  // payload of a fragmented message so far
   std::vector<OutFrame> pending_;
   std::unique_ptr<SendState> send_;

@@ -84,7 +84,9 @@ bool HttpRequest::wants_websocket() const {
          contains_token(header("connection"), "upgrade");
 }
 
-ParseOutcome parse_request(std::string_view data, size_t max_body, HttpRequest* out) {
+bool HttpRequest::expects_continue() const { return contains_token(header("expect"), "100-continue"); }
+
+ParseOutcome parse_head(std::string_view data, HttpRequest* out) {
   size_t end = data.find("\r\n\r\n");
   if (end == std::string_view::npos) {
     if (data.size() >= kMaxHeaderBytes + 4) return fail(431, "request headers are larger than 16 KiB");
@@ -106,6 +108,7 @@ ParseOutcome parse_request(std::string_view data, size_t max_body, HttpRequest* 
   out->path = out->target.substr(0, qm);
   out->query = qm == std::string::npos ? std::string() : out->target.substr(qm + 1);
   out->headers.clear();
+  out->body.clear();
 
   std::string_view rest = line_end == std::string_view::npos ? std::string_view() : head.substr(line_end + 2);
   while (!rest.empty()) {
@@ -122,23 +125,29 @@ ParseOutcome parse_request(std::string_view data, size_t max_body, HttpRequest* 
   out->keep_alive = version == "HTTP/1.1" ? !contains_token(connection, "close") : contains_token(connection, "keep-alive");
 
   if (!out->header("transfer-encoding").empty()) return fail(501, "chunked request bodies are not supported; send Content-Length");
-  size_t body_len = 0;
+  out->content_length = 0;
   std::string_view cl = out->header("content-length");
   if (!cl.empty()) {
-    auto [p, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), body_len);
+    auto [p, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), out->content_length);
     if (ec != std::errc() || p != cl.data() + cl.size()) return fail(400, "invalid Content-Length");
-    if (body_len > max_body) return fail(413, "request body is larger than " + std::to_string(max_body) + " bytes");
   }
-  size_t total = end + 4 + body_len;
+  return {ParseState::kComplete, end + 4, 0, {}};
+}
+
+ParseOutcome parse_body(std::string_view data, size_t head_bytes, size_t max_body, HttpRequest* out) {
+  if (out->content_length > max_body) {
+    return fail(413, "request body is larger than " + std::to_string(max_body) + " bytes");
+  }
+  size_t total = head_bytes + out->content_length;
   if (data.size() < total) return {ParseState::kNeedMore, 0, 0, {}};
-  out->body = std::string(data.substr(end + 4, body_len));
+  out->body.assign(data.substr(head_bytes, out->content_length));
   return {ParseState::kComplete, total, 0, {}};
 }
 
-HttpResponse HttpResponse::json(int status, std::string body) { return {status, "application/json", std::move(body), {}}; }
+HttpResponse HttpResponse::json(int status, std::string body) { return {status, "application/json", std::move(body), {}, {}}; }
 
 HttpResponse HttpResponse::text(int status, std::string body) {
-  return {status, "text/plain; charset=utf-8", std::move(body), {}};
+  return {status, "text/plain; charset=utf-8", std::move(body), {}, {}};
 }
 
 std::string_view status_text(int status) {
@@ -167,12 +176,17 @@ std::string_view status_text(int status) {
   }
 }
 
-std::string serialize_response(const HttpResponse& r, bool keep_alive, bool head_only) {
+std::string serialize_response_head(const HttpResponse& r, bool keep_alive) {
   std::string out = "HTTP/1.1 " + std::to_string(r.status) + " " + std::string(status_text(r.status)) + "\r\n";
   if (!r.content_type.empty()) out += "Content-Type: " + r.content_type + "\r\n";
-  out += "Content-Length: " + std::to_string(r.body.size()) + "\r\n";
+  out += "Content-Length: " + std::to_string(r.content_length.value_or(r.body.size())) + "\r\n";
   for (const auto& [k, v] : r.headers) out += k + ": " + v + "\r\n";
   out += keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
+  return out;
+}
+
+std::string serialize_response(const HttpResponse& r, bool keep_alive, bool head_only) {
+  std::string out = serialize_response_head(r, keep_alive);
   if (!head_only) out += r.body;
   return out;
 }

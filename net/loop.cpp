@@ -333,34 +333,68 @@ bool Loop::consume(Connection& c, char* data, size_t len) {
 
 size_t Loop::consume_http(Connection& c, std::string_view data) {
   if (c.phase_ != Connection::Phase::kHttp || c.awaiting_response_) return 0;
-  HttpRequest req;
-  ParseOutcome p = parse_request(data, options_.max_http_body, &req);
-  if (p.state == ParseState::kNeedMore) return 0;
+  // The head is parsed, and shown to the service, once per request; while the
+  // body is still arriving both live in c.request_, and data keeps starting at
+  // the head (nothing is consumed until the request is whole).
+  Connection::PendingRequest fresh;
+  Connection::PendingRequest& pending = c.request_ ? *c.request_ : fresh;
+  HttpRequest& req = pending.request;
+  if (!c.request_) {
+    ParseOutcome head = parse_head(data, &req);
+    if (head.state == ParseState::kNeedMore) return 0;
+    if (head.state == ParseState::kError) {
+      send_response(c, HttpResponse::json(head.error_status, "{\"error\":\"" + head.error + "\"}"), false);
+      close(c);
+      return data.size();
+    }
+    req.peer = c.peer_;
+    pending.head_bytes = head.consumed;
+    pending.max_body = options_.max_http_body;
+    if (!req.wants_websocket()) {
+      HeadDecision decision = service_.on_request_head(*this, req);
+      if (decision.refusal) {
+        send_response(c, std::move(*decision.refusal), false);
+        close(c);
+        return data.size();
+      }
+      pending.max_body = decision.max_body.value_or(pending.max_body);
+    }
+  }
+  ParseOutcome p = parse_body(data, pending.head_bytes, pending.max_body, &req);
   if (p.state == ParseState::kError) {
-    HttpResponse r = HttpResponse::json(p.error_status, "{\"error\":\"" + p.error + "\"}");
-    queue_raw(c, serialize_response(r, false));
+    c.request_.reset();
+    send_response(c, HttpResponse::json(p.error_status, "{\"error\":\"" + p.error + "\"}"), false);
     close(c);
     return data.size();
   }
-  req.peer = c.peer_;
-  if (!req.wants_websocket()) {
-    std::optional<HttpResponse> r = service_.on_http(*this, c, req);
+  if (p.state == ParseState::kNeedMore) {
+    if (!c.request_) {
+      if (req.expects_continue()) queue_raw(c, "HTTP/1.1 100 Continue\r\n\r\n");
+      c.request_ = std::make_unique<Connection::PendingRequest>(std::move(fresh));
+    }
+    return 0;
+  }
+  HttpRequest whole = std::move(req);
+  c.request_.reset();
+  if (!whole.wants_websocket()) {
+    bool head_only = whole.method == "HEAD";
+    std::optional<HttpResponse> r = service_.on_http(*this, c, whole);
     if (!r) {
       c.awaiting_response_ = true;
-      c.response_keep_alive_ = req.keep_alive;
-      c.response_head_only_ = req.method == "HEAD";
+      c.response_keep_alive_ = whole.keep_alive;
+      c.response_head_only_ = head_only;
       return p.consumed;
     }
-    queue_raw(c, serialize_response(*r, req.keep_alive, req.method == "HEAD"));
-    if (!req.keep_alive) close(c);
+    send_response(c, std::move(*r), whole.keep_alive, head_only);
+    if (!whole.keep_alive) close(c);
     return p.consumed;
   }
   HttpResponse refusal;
-  std::string_view key = req.header("sec-websocket-key");
-  if (req.header("sec-websocket-version") != "13" || key.empty()) {
+  std::string_view key = whole.header("sec-websocket-key");
+  if (whole.header("sec-websocket-version") != "13" || key.empty()) {
     refusal = HttpResponse::json(400, R"({"error":"WebSocket upgrade needs Sec-WebSocket-Version: 13 and a Sec-WebSocket-Key"})");
     refusal.headers.emplace_back("Sec-WebSocket-Version", "13");
-  } else if (service_.on_upgrade(*this, req, &refusal)) {
+  } else if (service_.on_upgrade(*this, whole, &refusal)) {
     queue_raw(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                  "Sec-WebSocket-Accept: " + ws::accept_key(key) + "\r\n\r\n");
     c.phase_ = Connection::Phase::kWebSocket;
@@ -368,9 +402,17 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
     service_.on_open(*this, c);
     return p.consumed;
   }
-  queue_raw(c, serialize_response(refusal, false));
+  send_response(c, std::move(refusal), false);
   close(c);
   return data.size();
+}
+
+void Loop::send_response(Connection& c, HttpResponse&& r, bool keep_alive, bool head_only) {
+  OutFrame f;
+  f.head = serialize_response_head(r, keep_alive);
+  // A large body (a media file) goes out as it is, not copied behind the head.
+  if (!head_only && !r.body.empty()) f.shared = std::make_shared<const std::string>(std::move(r.body));
+  enqueue(c, std::move(f), true);
 }
 
 size_t Loop::consume_frames(Connection& c, char* data, size_t len, bool* ok) {
@@ -495,7 +537,7 @@ void Loop::respond(ConnId id, const HttpResponse& response) {
   Connection* c = find(id);
   if (!c || !c->awaiting_response_) return;
   c->awaiting_response_ = false;
-  queue_raw(*c, serialize_response(response, c->response_keep_alive_, c->response_head_only_));
+  send_response(*c, HttpResponse(response), c->response_keep_alive_, c->response_head_only_);
   if (!c->response_keep_alive_) return close(*c);
   // A pipelined request that arrived meanwhile waits in inbuf_.
   if (!c->inbuf_.empty() && !consume(*c, nullptr, 0)) close(*c);
@@ -507,6 +549,9 @@ void Loop::close(Connection& c, uint16_t code, std::string_view reason) {
     std::string payload = ws::close_payload(code, reason);
     enqueue(c, make_frame(ws::Opcode::kClose, payload.size(), payload), true);
   }
+  // A client may still be sending a body we refused: closing outright would
+  // reset the connection and could destroy the answer before it is read.
+  c.linger_ = c.phase_ == Connection::Phase::kHttp;
   c.phase_ = Connection::Phase::kClosing;
   c.close_after_flush_ = true;
   closing_.push_back(c.id_);
@@ -519,7 +564,14 @@ void Loop::close(Connection& c, uint16_t code, std::string_view reason) {
 void Loop::flush(Connection& c) {
   if (c.phase_ == Connection::Phase::kDead) return;
   if (c.pending_.empty()) {
-    if (c.close_after_flush_) destroy(c);
+    if (!c.close_after_flush_) return;
+    // Lingering: no more writes, discard what arrives until the peer closes
+    // (or kCloseGraceTicks pass), then destroy.
+    if (c.linger_) {
+      ::shutdown(c.fd_, SHUT_WR);
+    } else {
+      destroy(c);
+    }
     return;
   }
   if (!c.send_) c.send_ = std::make_unique<Connection::SendState>();
@@ -595,6 +647,7 @@ void Loop::maybe_free(Connection& c) {
   c.pending_.clear();
   c.send_.reset();
   c.context_.reset();
+  c.request_.reset();
   std::string().swap(c.inbuf_);
   std::string().swap(c.message_);
   free_slots_.push_back(c.id_.slot);

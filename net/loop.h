@@ -24,7 +24,7 @@ struct LoopOptions {
   std::string host = "0.0.0.0";
   uint16_t port = 3000;
   size_t max_message_bytes = 65536;  // a bigger WebSocket frame or message closes with 1009
-  size_t max_http_body = 1 << 20;
+  size_t max_http_body = 1 << 20;   // unless Service::on_request_head allows a request more
   size_t send_queue_limit = 1000;    // frames queued per connection before it counts as slow
   int slow_client_strikes = 3;       // consecutive full-queue sends before disconnecting
   int ping_interval_secs = 30;
@@ -95,6 +95,8 @@ class Loop {
   // Feeds received bytes to the connection's protocol phase. False = close it.
   bool consume(Connection& c, char* data, size_t len);
   size_t consume_http(Connection& c, std::string_view data);
+  // Queues an HTTP response: the head is serialized, the body is sent without a copy.
+  void send_response(Connection& c, HttpResponse&& r, bool keep_alive, bool head_only = false);
   size_t consume_frames(Connection& c, char* data, size_t len, bool* ok);
   bool on_frame(Connection& c, const ws::FrameHeader& h, char* payload);
   bool deliver(Connection& c, ws::Opcode op, std::string_view payload);

@@ -15,9 +15,20 @@ namespace buzz::net {
 class Loop;
 class Connection;
 
+// What the application makes of a request's head, before its body is read.
+struct HeadDecision {
+  std::optional<size_t> max_body;       // this request's body limit; unset: LoopOptions::max_http_body
+  std::optional<HttpResponse> refusal;  // answered at once: the body is never buffered, the connection closes
+};
+
 class Service {
  public:
   virtual ~Service() = default;
+
+  // The head of a plain HTTP request (not an upgrade), once per request and
+  // before any of its body is buffered: a large upload can be refused, or
+  // allowed more than the default limit, here. `head.body` is empty.
+  virtual HeadDecision on_request_head(Loop& /*loop*/, const HttpRequest& /*head*/) { return {}; }
 
   // A plain HTTP request (not an upgrade). The response is sent as returned;
   // nullopt means "answered later" with Loop::respond, and the connection reads

@@ -31,6 +31,14 @@ const std::vector<ConfigKey> kKeys = {
     {"mint-rate-limit", "BUZZ_MINT_RATE_LIMIT", "50", "API tokens one pubkey may mint per hour"},
     {"cors-origins", "BUZZ_CORS_ORIGINS", "", "browser origins allowed to call the API (comma list); empty = any"},
     {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error"},
+    {"require-auth-token", "BUZZ_REQUIRE_AUTH_TOKEN", "false",
+     "media uploads need an API token (X-Auth-Token); false = dev mode"},
+    {"media-base-url", "BUZZ_MEDIA_BASE_URL", "<relay-url as http(s)>/media",
+     "public URL of /media, used in upload descriptors"},
+    {"media-server-domain", "BUZZ_MEDIA_SERVER_DOMAIN", "<relay-url host[:port]>",
+     "the server that Blossom auth `server` tags must name"},
+    {"max-image-bytes", "BUZZ_MAX_IMAGE_BYTES", "52428800", "largest image upload, and the body limit of PUT /media/upload"},
+    {"max-gif-bytes", "BUZZ_MAX_GIF_BYTES", "10485760", "largest GIF upload; at most max-image-bytes"},
 };
 
 Error bad(const std::string& key, const char* source, const std::string& value, const std::string& expected) {
@@ -93,6 +101,19 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
      : key == "reaper-interval" ? c->reaper_interval
      : key == "mint-rate-limit" ? c->mint_rate_limit
                                 : c->max_concurrent_handlers) = n;
+  } else if (key == "max-image-bytes" || key == "max-gif-bytes") {
+    if (!parse_int(v, 1, int64_t(1) << 40, &n)) return bad(key, source, v, "a positive number of bytes");
+    (key == "max-image-bytes" ? c->max_image_bytes : c->max_gif_bytes) = n;
+  } else if (key == "require-auth-token") {
+    if (!parse_bool(v, &c->require_auth_token)) return bad(key, source, v, "true or false");
+  } else if (key == "media-base-url") {
+    bool http = v.starts_with("http://") || v.starts_with("https://");
+    if (!http || !v.ends_with("/media")) {
+      return bad(key, source, v, "an http(s) URL ending in /media, e.g. https://buzz.example.com/media");
+    }
+    c->media_base_url = v;
+  } else if (key == "media-server-domain") {
+    c->media_server_domain = v;
   } else if (key == "threads") {
     if (!parse_int(v, 0, 256, &n)) return bad(key, source, v, "an integer from 0 to 256");
     c->threads = int(n);
@@ -105,6 +126,14 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     c->log_level = v;
   } else {
     return Error{"config: unknown key '" + key + "' (" + source + "); see buzz serve --help"};
+  }
+  return {};
+}
+
+Status check_config(const Config& c) {
+  if (c.max_gif_bytes > c.max_image_bytes) {
+    return Error{"config: max-gif-bytes (" + std::to_string(c.max_gif_bytes) + ") must not exceed max-image-bytes (" +
+                 std::to_string(c.max_image_bytes) + ")"};
   }
   return {};
 }

@@ -32,6 +32,11 @@ struct Config {
   int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour
   std::string cors_origins;        // comma list of browser origins; empty = any
   std::string log_level = "info";
+  bool require_auth_token = false;   // false = dev mode: media uploads need no API token
+  std::string media_base_url;        // empty = RELAY_URL as http(s) + "/media"
+  std::string media_server_domain;   // empty = RELAY_URL's host[:port]
+  int64_t max_image_bytes = 50 << 20;
+  int64_t max_gif_bytes = 10 << 20;
 
   std::string effective_relay_url() const;
 };
@@ -48,6 +53,10 @@ const std::vector<ConfigKey>& config_keys();
 
 // Sets one key from text. The error names the key and what it expects.
 engine::Status set_config(Config* config, const std::string& key, const std::string& value, const char* source);
+
+// The rules between keys, checked once every source is applied
+// (max-gif-bytes <= max-image-bytes).
+engine::Status check_config(const Config& config);
 
 // Applies a YAML file's top-level keys.
 engine::Status load_config_file(Config* config, const std::string& path);

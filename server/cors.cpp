@@ -42,7 +42,7 @@ void CorsPolicy::apply(std::string_view origin, net::HttpResponse& r) const {
 }
 
 net::HttpResponse CorsPolicy::preflight(std::string_view origin) const {
-  net::HttpResponse r{204, "", "", {}};
+  net::HttpResponse r{204, "", "", {}, {}};
   apply(origin, r);
   if (r.headers.empty()) return r;  // a refused origin learns nothing more
   r.headers.emplace_back("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS");

@@ -22,6 +22,13 @@ void metric(std::string& out, const char* name, const char* type, const char* he
 
 }  // namespace
 
+size_t media_upload_label(std::string_view mime) {
+  for (size_t i = 0; i + 1 < kMediaUploadLabels.size(); ++i) {
+    if (kMediaUploadLabels[i] == mime) return i;
+  }
+  return kMediaUploadLabels.size() - 1;  // "other"
+}
+
 std::string render_metrics(const MetricsSources& m) {
   std::string out;
   auto get = [](const auto& a) { return double(a.load(std::memory_order_relaxed)); };
@@ -33,6 +40,12 @@ std::string render_metrics(const MetricsSources& m) {
     metric(out, "buzz_auth_successes_total", "counter", "NIP-42 AUTH accepted", get(m.relay->auth_successes));
     metric(out, "buzz_auth_failures_total", "counter", "NIP-42 AUTH refused", get(m.relay->auth_failures));
     metric(out, "buzz_subscriptions_active", "gauge", "registered live subscriptions", get(m.relay->subscriptions_active));
+    out += "# HELP buzz_media_uploads_total successful PUT /media/upload responses by stored MIME type\n"
+           "# TYPE buzz_media_uploads_total counter\n";
+    for (size_t i = 0; i < kMediaUploadLabels.size(); ++i) {
+      out += "buzz_media_uploads_total{mime=\"" + std::string(kMediaUploadLabels[i]) + "\"} " +
+             std::to_string(m.relay->media_uploads[i].load(std::memory_order_relaxed)) + "\n";
+    }
   }
   if (m.connections) metric(out, "buzz_ws_connections_active", "gauge", "open connections", get(*m.connections));
   if (m.writer_queue) metric(out, "buzz_store_writer_queue", "gauge", "events waiting for the store writer", double(m.writer_queue()));

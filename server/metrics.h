@@ -4,15 +4,23 @@
 // (rest-api.md §3.16).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "engine/audit_log.h"
 #include "server/search_feeder.h"
 
 namespace buzz::server {
+
+// The `mime` labels of buzz_media_uploads_total (media.md §5.3).
+inline constexpr std::array<std::string_view, 6> kMediaUploadLabels = {"image/jpeg", "image/png", "image/gif",
+                                                                       "image/webp", "video/mp4", "other"};
+// The label index of a stored MIME type.
+size_t media_upload_label(std::string_view mime);
 
 struct RelayStats {
   std::atomic<uint64_t> events_accepted{0};  // EVENTs answered OK true, duplicates included
@@ -22,6 +30,7 @@ struct RelayStats {
   std::atomic<uint64_t> auth_successes{0};
   std::atomic<uint64_t> auth_failures{0};
   std::atomic<int64_t> subscriptions_active{0};
+  std::array<std::atomic<uint64_t>, kMediaUploadLabels.size()> media_uploads{};  // by kMediaUploadLabels
 };
 
 struct MetricsSources {

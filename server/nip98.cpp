@@ -9,19 +9,11 @@
 #include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "engine/signature.h"
+#include "server/base64.h"
 #include "server/relay_url.h"
 
 namespace buzz::server {
 namespace {
-
-int base64_value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -32,26 +24,6 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
 engine::Error fail(std::string reason) { return engine::Error{std::move(reason)}; }
 
 }  // namespace
-
-std::optional<std::string> decode_base64(std::string_view text) {
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    int v = base64_value(c);
-    if (v < 0) return std::nullopt;
-    acc = (acc << 6) | uint32_t(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(char((acc >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
 
 std::string nip98_base_url(std::string_view relay_url) {
   size_t b = relay_url.find_first_not_of(" \t\r\n"), e = relay_url.find_last_not_of(" \t\r\n");

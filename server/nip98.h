@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -42,9 +41,6 @@ struct Nip98Signer {
 
 // Who signed this request, or the reason the header does not authenticate it.
 engine::Result<Nip98Signer> verify_nip98(const Nip98Request& request, std::string_view base_url, uint64_t now);
-
-// Standard (RFC 4648) or URL-safe base64, padding optional; nullopt on bad input.
-std::optional<std::string> decode_base64(std::string_view text);
 
 // Each accepted NIP-98 event may be used once within its 120 s window
 // (rest-api.md §1.3): remembers up to 10,000 ids. Any thread.

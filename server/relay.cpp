@@ -5,24 +5,30 @@
 #include <unordered_map>
 
 #include "engine/canonical.h"
+#include "server/blossom_auth.h"
 #include "server/log.h"
 #include "server/relay_url.h"
 
 namespace buzz::server {
 
 Relay::Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
-             PresenceStore& presence, engine::ApiTokens& tokens, ProfileDirectory& profiles, const engine::Keypair& key)
+             PresenceStore& presence, engine::ApiTokens& tokens, ProfileDirectory& profiles, engine::MediaStore& media,
+             const engine::Keypair& key)
     : config_(config),
       store_(store),
       membership_(membership),
       team_(team),
       presence_(presence),
+      media_(media),
       key_(key),
       relay_url_normalized_(normalize_relay_url(config.effective_relay_url())),
       tokens_(tokens),
       profiles_(profiles),
       cors_(config.cors_origins),
-      mint_limiter_(uint32_t(config.mint_rate_limit), 3600) {}
+      mint_limiter_(uint32_t(config.mint_rate_limit), 3600),
+      media_base_url_(config.media_base_url.empty() ? nip98_base_url(config.effective_relay_url()) + "/media"
+                                                    : config.media_base_url),
+      media_authority_(blossom_server_authority(config.media_server_domain, config.effective_relay_url())) {}
 
 Relay::~Relay() = default;
 

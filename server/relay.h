@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,6 +20,7 @@
 
 #include "engine/api_tokens.h"
 #include "engine/event_store.h"
+#include "engine/media_store.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
 #include "engine/thread_row.h"
@@ -73,13 +75,14 @@ class Relay final : public net::Service {
   };
 
   Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
-        PresenceStore& presence, engine::ApiTokens& tokens, ProfileDirectory& profiles, const engine::Keypair& key);
+        PresenceStore& presence, engine::ApiTokens& tokens, ProfileDirectory& profiles, engine::MediaStore& media,
+        const engine::Keypair& key);
   ~Relay() override;
 
   // Before the loops run: the loops to fan out to, the writer to store through,
   // and what GET /metrics reports beyond the relay's own counters.
   void attach(std::vector<net::Loop*> loops, StoreWriter* writer, MetricsSources metrics);
-
+  net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
   std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& request) override;
   bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
   void on_open(net::Loop& loop, net::Connection& conn) override;
@@ -215,6 +218,18 @@ class Relay final : public net::Service {
   net::HttpResponse list_relay_members(const Caller& who);
   net::HttpResponse get_relay_membership(const Caller& who);
   net::HttpResponse nip05_names(const net::HttpRequest& req) const;
+
+  // The /media/ routes (relay_http.cpp); handlers/media_*.cpp serve them (media.md).
+  net::HttpResponse route_media(const net::HttpRequest& req);
+  // PUT /media/upload before its body is read: refused, or allowed the image limit.
+  net::HeadDecision admit_upload(const net::HttpRequest& head);
+  // Steps 1–16 of media.md §2.2 (and 17 given the body's hash): the refusal,
+  // or nullopt with *who set to the signer.
+  std::optional<net::HttpResponse> authorize_upload(const net::HttpRequest& req, uint64_t max_age,
+                                                    std::string_view body_sha256, engine::Pubkey* who);
+  engine::Result<std::vector<std::string>> upload_scopes(std::string_view token, const engine::Pubkey& signer) const;
+  net::HttpResponse upload_media(const net::HttpRequest& req);
+  net::HttpResponse serve_media(const net::HttpRequest& req, std::string_view name);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
 
   const Config& config_;
@@ -222,6 +237,7 @@ class Relay final : public net::Service {
   RelayMembership& membership_;
   engine::TeamState& team_;
   PresenceStore& presence_;
+  engine::MediaStore& media_;
   engine::Keypair key_;
   std::string relay_url_normalized_;
   std::vector<net::Loop*> loops_;
@@ -236,6 +252,8 @@ class Relay final : public net::Service {
   SearchFeeder* search_feeder_ = nullptr;
   CorsPolicy cors_;
   RateLimiter mint_limiter_;
+  std::string media_base_url_;   // descriptor URLs: <base>/<sha>.<ext>
+  std::string media_authority_;  // what Blossom `server` tags must name
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;

@@ -1,5 +1,6 @@
 // Plain HTTP on the relay's port: NIP-11 (protocol.md §15), health checks,
-// Prometheus metrics, NIP-05 names, and the REST API routes (handlers/api_*.cpp).
+// Prometheus metrics, NIP-05 names, the REST API routes (handlers/api_*.cpp) and
+// media (handlers/media_*.cpp). Every body is limited to 1 MiB except an upload's.
 #include "engine/canonical.h"
 #include "engine/event_store.h"
 #include "server/relay.h"
@@ -141,6 +142,25 @@ std::optional<net::HttpResponse> Relay::route_api(net::Connection& conn, const n
   return known ? api_error(405, "method not allowed") : api_error(404, "not found");
 }
 
+// The media area (media.md §1): uploads and blobs, and 404 / 405 for the
+// Blossom routes Buzz leaves out (list, delete, mirror, the BUD-06 preflight).
+net::HttpResponse Relay::route_media(const net::HttpRequest& req) {
+  std::string_view name = std::string_view(req.path).substr(std::string_view("/media/").size());
+  if (name == "upload") return req.method == "PUT" ? upload_media(req) : api_error(405, "method not allowed");
+  if (name.empty() || name.find('/') != std::string_view::npos) return api_error(404, "not found");
+  if (req.method != "GET" && req.method != "HEAD") return api_error(405, "method not allowed");
+  return serve_media(req, name);
+}
+
+net::HeadDecision Relay::on_request_head(net::Loop&, const net::HttpRequest& head) {
+  if (head.method == "PUT" && head.path == "/media/upload") {
+    net::HeadDecision d = admit_upload(head);
+    if (d.refusal) cors_.apply(head.header("origin"), *d.refusal);
+    return d;
+  }
+  return {};
+}
+
 std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req) {
   const std::string_view origin = req.header("origin");
   if (req.method == "OPTIONS") return cors_.preflight(origin);
@@ -165,6 +185,11 @@ std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection
       return std::nullopt;
     }
     cors_.apply(origin, *r);
+    return r;
+  }
+  if (req.path.starts_with("/media/")) {
+    net::HttpResponse r = route_media(req);
+    cors_.apply(origin, r);
     return r;
   }
   if (get && req.path == "/metrics") {

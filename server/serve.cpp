@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "engine/clock.h"
+#include "engine/media_store.h"
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
@@ -91,6 +92,7 @@ int run_serve(int argc, char** argv) {
     }
     if (auto s = set_config(&cfg, k, v, "flag"); !s) return fail(s.error(), kExitUsage);
   }
+  if (auto s = check_config(cfg); !s) return fail(s.error(), kExitUsage);
   LogLevel level;
   parse_log_level(cfg.log_level, &level);
   set_log_level(level);
@@ -144,8 +146,10 @@ int run_serve(int argc, char** argv) {
   auto search_index = index::CLuceneSearchIndex::open(cfg.data_dir + "/search");
   if (!search_index) return fail(search_index.error() + " (rebuild it with: buzz reindex --data-dir " + cfg.data_dir + ")");
   SearchFeeder search_feeder(**search_index, store_event_lookup(store));
+  auto media = engine::MediaStore::open(cfg.data_dir + "/media");
+  if (!media) return fail(media.error());
   MemoryPresenceStore presence;
-  Relay relay(cfg, store, membership, team, presence, tokens, profiles, *key);
+  Relay relay(cfg, store, membership, team, presence, tokens, profiles, *media, *key);
   relay.attach_search(search_index->get(), &search_feeder);
 
   // Block the shutdown signals in every thread; this one waits for them.

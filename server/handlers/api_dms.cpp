@@ -132,7 +132,7 @@ std::optional<net::HttpResponse> Relay::change_dm(const Caller& who, net::Connec
 net::HttpResponse Relay::dm_response(const DmReply& reply) const {
   const DmOutcome& out = reply.outcome;
   if (out.status != DmStatus::kOk) return dm_refusal(out.status);
-  if (reply.op == DmOp::kHide) return net::HttpResponse{204, "", "", {}};
+  if (reply.op == DmOp::kHide) return net::HttpResponse{204, "", "", {}, {}};
   std::vector<std::string> participants;
   for (const engine::Pubkey& pk : out.participants) {
     participants.push_back(json_object({{"pubkey", json_string(engine::to_hex(pk))},

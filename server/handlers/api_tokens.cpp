@@ -213,7 +213,7 @@ net::HttpResponse Relay::revoke_token(const Caller& who, std::string_view id) {
   auto outcome = tokens_.revoke(id, who.pubkey, engine::unix_now());
   if (!outcome) return api_error(500, "internal server error");
   switch (*outcome) {
-    case engine::RevokeOutcome::kRevoked: return net::HttpResponse{204, "", "", {}};
+    case engine::RevokeOutcome::kRevoked: return net::HttpResponse{204, "", "", {}, {}};
     case engine::RevokeOutcome::kAlreadyRevoked: return coded(409, "already_revoked", "Token is already revoked");
     case engine::RevokeOutcome::kNotFound: break;
   }

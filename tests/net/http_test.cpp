@@ -1,8 +1,10 @@
-// Unit tests for net/http: parse_request on complete, pipelined and truncated
-// input (need-more at every cut point), request-line and header errors,
-// lowercased header names, the 413 body and 431 header limits, 501 for
-// Transfer-Encoding, keep-alive rules for HTTP/1.0 and 1.1, the WebSocket
-// upgrade check, query_param percent-decoding, and serialize_response.
+// Unit tests for net/http: parse_head then parse_body (as the loop calls them)
+// on complete, pipelined and truncated input (need-more at every cut point),
+// the head alone (declared length, no body needed, a per-request limit),
+// request-line and header errors, lowercased header names, the 413 body and
+// 431 header limits, 501 for Transfer-Encoding, keep-alive rules for HTTP/1.0
+// and 1.1, Expect: 100-continue, the WebSocket upgrade check, query_param
+// percent-decoding, and serialize_response (with a HEAD length override).
 // Pure functions, no sockets.
 #include "net/http.h"
 
@@ -22,8 +24,11 @@ namespace {
 
 constexpr size_t kBodyLimit = 1 << 20;
 
+// One whole request, in the loop's two steps.
 ParseOutcome parse(std::string_view data, HttpRequest* out, size_t max_body = kBodyLimit) {
-  return parse_request(data, max_body, out);
+  ParseOutcome head = parse_head(data, out);
+  if (head.state != ParseState::kComplete) return head;
+  return parse_body(data, head.consumed, max_body, out);
 }
 
 TEST(HttpParse, CompleteGetRequest) {
@@ -189,6 +194,42 @@ TEST(HttpParse, BodyOverTheLimitIs413BeforeTheBodyArrives) {
   o = parse(at_limit, &r, 100);
   EXPECT_EQ(o.state, ParseState::kComplete);
   EXPECT_EQ(r.body.size(), 100u);
+}
+
+TEST(HttpParse, HeadIsCompleteBeforeTheBody) {
+  std::string head = "PUT /media/upload HTTP/1.1\r\nContent-Length: 5000000\r\nX-SHA-256: ab\r\n\r\n";
+  HttpRequest r;
+  ParseOutcome o = parse_head(head + "first bytes", &r);
+  ASSERT_EQ(o.state, ParseState::kComplete) << o.error;
+  EXPECT_EQ(o.consumed, head.size());
+  EXPECT_EQ(r.content_length, 5000000u);
+  EXPECT_EQ(r.header("x-sha-256"), "ab");
+  EXPECT_TRUE(r.body.empty());
+  // The limit is the caller's choice per request: over one, under another.
+  EXPECT_EQ(parse_body(head, o.consumed, kBodyLimit, &r).error_status, 413);
+  EXPECT_EQ(parse_body(head, o.consumed, 50 << 20, &r).state, ParseState::kNeedMore);
+}
+
+TEST(HttpParse, BodyIsTakenFromAfterTheHead) {
+  std::string req = "PUT /x HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET /next";
+  HttpRequest r;
+  ParseOutcome head = parse_head(req, &r);
+  ASSERT_EQ(head.state, ParseState::kComplete);
+  EXPECT_EQ(parse_body(std::string_view(req).substr(0, head.consumed + 2), head.consumed, 3, &r).state,
+            ParseState::kNeedMore);
+  ParseOutcome whole = parse_body(req, head.consumed, 3, &r);
+  ASSERT_EQ(whole.state, ParseState::kComplete);
+  EXPECT_EQ(whole.consumed, head.consumed + 3);
+  EXPECT_EQ(r.body, "abc");
+}
+
+TEST(HttpParse, ExpectContinue) {
+  HttpRequest r;
+  ASSERT_EQ(parse_head("PUT / HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 9\r\n\r\n", &r).state,
+            ParseState::kComplete);
+  EXPECT_TRUE(r.expects_continue());
+  ASSERT_EQ(parse_head("PUT / HTTP/1.1\r\nContent-Length: 9\r\n\r\n", &r).state, ParseState::kComplete);
+  EXPECT_FALSE(r.expects_continue());
 }
 
 TEST(HttpParse, OneMebibyteBodyLimit) {
@@ -367,6 +408,15 @@ TEST(HttpResponse, CloseAndHeadOnly) {
   EXPECT_EQ(out,
             "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 9\r\n"
             "Connection: close\r\n\r\n");
+}
+
+TEST(HttpResponse, HeadLengthOverridesTheEmptyBody) {
+  HttpResponse resp = HttpResponse::json(200, "");
+  resp.content_type = "image/png";
+  resp.content_length = 48213;
+  EXPECT_EQ(serialize_response_head(resp, true),
+            "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 48213\r\nConnection: keep-alive\r\n\r\n");
+  EXPECT_EQ(serialize_response(resp, true, /*head_only=*/true), serialize_response_head(resp, true));
 }
 
 TEST(HttpResponse, EmptyContentTypeIsOmitted) {

@@ -1,8 +1,9 @@
 // Unit tests for server/config: every key of the table set from text (valid
 // values, the exact error for a bad one, secrets never echoed), the YAML file
 // source (snake_case keys, non-mapping and nested values refused), the
-// environment source with the original variable names, and the key table's
-// own invariants (unique names and env vars, every key settable).
+// environment source with the original variable names, the rules between
+// keys (check_config), and the key table's own invariants (unique names and
+// env vars, every key settable).
 // protocol.md §7.1 and §18 give the names and the owner-key rule.
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -175,6 +176,35 @@ TEST(Config, LogLevel) {
             "config: log-level (test) = 'trace': expected debug, info, warn or error");
 }
 
+TEST(Config, Media) {
+  Config c;
+  EXPECT_FALSE(c.require_auth_token);
+  EXPECT_EQ(c.media_base_url, "");
+  EXPECT_EQ(c.media_server_domain, "");
+  EXPECT_EQ(c.max_image_bytes, 52428800);
+  EXPECT_EQ(c.max_gif_bytes, 10485760);
+  EXPECT_TRUE(check_config(c).ok());
+
+  EXPECT_EQ(set_error(&c, "require-auth-token", "true"), "<ok>");
+  EXPECT_TRUE(c.require_auth_token);
+  EXPECT_EQ(set_error(&c, "media-base-url", "https://buzz.example.com/media"), "<ok>");
+  EXPECT_EQ(c.media_base_url, "https://buzz.example.com/media");
+  for (const char* bad : {"https://buzz.example.com/media/", "https://buzz.example.com", "/media", "ftp://x/media"}) {
+    EXPECT_EQ(set_error(&c, "media-base-url", bad),
+              std::string("config: media-base-url (test) = '") + bad +
+                  "': expected an http(s) URL ending in /media, e.g. https://buzz.example.com/media");
+  }
+  EXPECT_EQ(set_error(&c, "media-server-domain", "media.example.com"), "<ok>");
+  EXPECT_EQ(c.media_server_domain, "media.example.com");
+
+  EXPECT_EQ(set_error(&c, "max-image-bytes", "1000"), "<ok>");
+  EXPECT_EQ(c.max_image_bytes, 1000);
+  EXPECT_EQ(set_error(&c, "max-gif-bytes", "0"), "config: max-gif-bytes (test) = '0': expected a positive number of bytes");
+  EXPECT_EQ(check_config(c).error(), "config: max-gif-bytes (10485760) must not exceed max-image-bytes (1000)");
+  EXPECT_EQ(set_error(&c, "max-gif-bytes", "1000"), "<ok>");
+  EXPECT_TRUE(check_config(c).ok());
+}
+
 TEST(Config, UnknownKey) {
   Config c;
   EXPECT_EQ(set_error(&c, "nope", "1"), "config: unknown key 'nope' (test); see buzz serve --help");
@@ -193,7 +223,8 @@ TEST(ConfigKeys, TableIsConsistent) {
   }
   for (const char* env : {"BUZZ_BIND_ADDR", "RELAY_URL", "RELAY_OWNER_PUBKEY", "BUZZ_REQUIRE_RELAY_MEMBERSHIP",
                           "BUZZ_RELAY_PRIVATE_KEY", "BUZZ_MAX_CONNECTIONS", "BUZZ_MAX_CONCURRENT_HANDLERS",
-                          "BUZZ_SEND_BUFFER"}) {
+                          "BUZZ_SEND_BUFFER", "BUZZ_REQUIRE_AUTH_TOKEN", "BUZZ_MEDIA_BASE_URL", "BUZZ_MEDIA_SERVER_DOMAIN",
+                          "BUZZ_MAX_IMAGE_BYTES", "BUZZ_MAX_GIF_BYTES"}) {
     EXPECT_TRUE(envs.count(env)) << env;
   }
 }

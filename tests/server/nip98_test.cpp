@@ -121,13 +121,5 @@ TEST(Nip98Test, ReplayCacheAcceptsAnIdOncePerWindow) {
   EXPECT_TRUE(cache.first_use(a, 221));  // 120 s later it has expired
 }
 
-TEST(Nip98Test, Base64Decoding) {
-  EXPECT_EQ(decode_base64("aGVsbG8="), "hello");
-  EXPECT_EQ(decode_base64("aGVsbG8"), "hello");
-  EXPECT_EQ(decode_base64(""), "");
-  EXPECT_FALSE(decode_base64("a"));
-  EXPECT_FALSE(decode_base64("aGV sbG8="));
-}
-
 }  // namespace
 }  // namespace buzz::server

@@ -1,0 +1,24 @@
+// Base64 decoding for the `Authorization: Nostr <base64 event>` headers.
+//
+// NIP-98 (rest-api.md §1.3) takes what clients send: either alphabet, padding
+// optional. Blossom (media.md §2.1) is exact: URL-safe without padding
+// (BUD-11) first, then standard with padding (nostr-tools); both refuse
+// anything else, including non-zero bits after the last whole byte.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace buzz::server {
+
+// Standard (RFC 4648 §4) or URL-safe (§5) alphabet, padding optional.
+std::optional<std::string> decode_base64(std::string_view text);
+
+// Strict RFC 4648 §5: URL-safe alphabet, no padding.
+std::optional<std::string> decode_base64url_unpadded(std::string_view text);
+
+// Strict RFC 4648 §4: standard alphabet, padded to a multiple of four.
+std::optional<std::string> decode_base64_padded(std::string_view text);
+
+}  // namespace buzz::server

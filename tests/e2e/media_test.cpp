@@ -1,0 +1,453 @@
+// End-to-end tests of media (media.md) against the real binary: a real PNG
+// uploaded (descriptor fields, idempotent again), fetched (Content-Type and
+// the cache and safety headers, bare name, wrong extension), probed with HEAD,
+// ranged (206 and 416); its audit entry and upload metric. Every refusal: each
+// authentication failure is the same 401 (before and after the body), a
+// non-member of a closed relay and a missing API token, oversize bodies and
+// GIFs (413), a head refused before its body is sent (and 100-continue), pixel
+// bombs, types that are not images (400 / 415), a declared
+// Content-Type that is ignored, the Blossom routes Buzz leaves out, and that
+// nothing refused, cut off or uncommitted ever becomes visible.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <openssl/evp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/signature.h"
+#include "tests/e2e/nostr_client.h"
+#include "tests/e2e/relay_process.h"
+#include "tests/test_images.h"
+
+namespace buzz::test {
+namespace {
+
+namespace fs = std::filesystem;
+using engine::Keypair;
+
+const std::string kAuthFailed = R"({"error":"authentication failed"})";
+
+struct AuthOptions {
+  std::string verb = "upload";
+  uint16_t kind = 24242;
+  int64_t age_secs = 0;          // how long ago it was signed
+  int64_t expires_in = 600;
+  std::vector<engine::Tag> extra_tags;
+  bool standard_base64 = false;  // nostr-tools style instead of BUD-11's URL-safe
+};
+
+// Default options with one change: opts([](AuthOptions& o) { o.verb = "list"; }).
+template <class Change>
+AuthOptions opts(Change change) {
+  AuthOptions o;
+  change(o);
+  return o;
+}
+
+// `Authorization: Nostr <base64 kind-24242>` allowing an upload of `sha`.
+std::string blossom_auth(const Keypair& key, const std::string& sha, const AuthOptions& o = {}) {
+  std::vector<engine::Tag> tags = {{"t", o.verb}, {"x", sha}, {"expiration", std::to_string(int64_t(unix_now()) + o.expires_in)}};
+  tags.insert(tags.end(), o.extra_tags.begin(), o.extra_tags.end());
+  engine::Event e = make_event(key, o.kind, "Upload file", tags, unix_now() - uint64_t(o.age_secs));
+  std::string b64(4 * ((e.raw.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()), reinterpret_cast<const unsigned char*>(e.raw.data()),
+                          int(e.raw.size()));
+  b64.resize(size_t(n));
+  if (!o.standard_base64) {
+    for (char& c : b64) c = c == '+' ? '-' : c == '/' ? '_' : c;
+    while (!b64.empty() && b64.back() == '=') b64.pop_back();
+  }
+  return "Nostr " + b64;
+}
+
+// `buzz audit <args>`'s output.
+std::string run_audit(const std::string& args) {
+  std::string cmd = std::string(std::getenv("BUZZ_BINARY")) + " audit " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[65536];
+  size_t n;
+  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  if (p) pclose(p);
+  return out;
+}
+
+// A bare TCP connection to the relay, for requests http_call cannot make:
+// a head without its body, or a body cut off.
+class RawConnection {
+ public:
+  explicit RawConnection(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+    EXPECT_EQ(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  }
+  ~RawConnection() { ::close(fd_); }
+
+  void send(const std::string& bytes) {
+    EXPECT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), ssize_t(bytes.size()));
+  }
+  // What arrives within timeout_ms (until `until` has been read, or EOF).
+  std::string read(const std::string& until, int timeout_ms = 3000) {
+    std::string got;
+    pollfd p{fd_, POLLIN, 0};
+    while (got.find(until) == std::string::npos && ::poll(&p, 1, timeout_ms) > 0) {
+      char buf[4096];
+      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      got.append(buf, size_t(n));
+    }
+    return got;
+  }
+
+ private:
+  int fd_;
+};
+
+std::string upload_head(const std::string& authorization, const std::string& sha, uint64_t length,
+                        const std::string& extra = "") {
+  return "PUT /media/upload HTTP/1.1\r\nHost: x\r\nAuthorization: " + authorization + "\r\nX-SHA-256: " + sha +
+         "\r\nContent-Length: " + std::to_string(length) + "\r\n" + extra + "\r\n";
+}
+
+class MediaTest : public ::testing::Test {
+ protected:
+  void SetUp() override { relay_ = start({"--open"}); }
+
+  std::unique_ptr<RelayProcess> start(std::vector<std::string> args, std::vector<std::pair<std::string, std::string>> env = {},
+                                      std::string data_dir = "") {
+    std::string error;
+    auto relay = RelayProcess::start(RelayOptions{std::move(args), std::move(env), std::move(data_dir)}, &error);
+    EXPECT_NE(relay, nullptr) << error;
+    return relay;
+  }
+
+  // PUT /media/upload with a Blossom auth for the body's own hash unless given.
+  HttpReply upload(const std::string& body, const Keypair& key, const AuthOptions& o = {}, std::string sha = "",
+                   const std::string& content_type = "application/octet-stream", RelayProcess* relay = nullptr) {
+    if (sha.empty()) sha = sha256_hex(body);
+    return put(body, {{"Authorization", blossom_auth(key, sha, o)}, {"X-SHA-256", sha}, {"Content-Type", content_type}},
+               relay);
+  }
+  HttpReply put(const std::string& body, const std::vector<std::pair<std::string, std::string>>& headers,
+                RelayProcess* relay = nullptr) {
+    return http_call((relay ? relay : relay_.get())->port(), "PUT", "/media/upload", headers, body);
+  }
+  HttpReply get(const std::string& path, const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+    return http_call(relay_->port(), "GET", path, headers);
+  }
+  std::string media_url(const std::string& name) const {
+    return "http://localhost:" + std::to_string(relay_->port()) + "/media/" + name;
+  }
+  // Regular files under <data-dir>/media/<sub>.
+  size_t files_in(const std::string& sub, RelayProcess* relay = nullptr) const {
+    size_t n = 0;
+    fs::path dir = fs::path((relay ? relay : relay_.get())->data_dir()) / "media" / sub;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) n += e.is_regular_file();
+    return n;
+  }
+  void expect_nothing_stored(RelayProcess* relay = nullptr) {
+    EXPECT_EQ(files_in("blobs", relay), 0u);
+    EXPECT_EQ(files_in("meta", relay), 0u);
+    EXPECT_EQ(files_in("tmp", relay), 0u);
+  }
+
+  std::unique_ptr<RelayProcess> relay_;
+  Keypair alice_ = engine::generate_keypair();
+};
+
+TEST_F(MediaTest, PngRoundTrip) {
+  const std::string png = make_png(16, 16);
+  const std::string sha = sha256_hex(png);
+  HttpReply up = upload(png, alice_);
+  ASSERT_EQ(up.status, 200) << up.body;
+  EXPECT_EQ(up.headers["content-type"], "application/json");
+  const uint64_t uploaded = std::stoull(up.body.substr(up.body.find("\"uploaded\":") + 11));
+  EXPECT_LE(uploaded, unix_now());
+  EXPECT_GE(uploaded + 5, unix_now());
+  EXPECT_EQ(up.body, "{\"url\":\"" + media_url(sha + ".png") + "\",\"sha256\":\"" + sha + "\",\"size\":" +
+                         std::to_string(png.size()) + ",\"type\":\"image/png\",\"uploaded\":" + std::to_string(uploaded) +
+                         ",\"dim\":\"16x16\"}");
+
+  HttpReply got = get("/media/" + sha + ".png");
+  ASSERT_EQ(got.status, 200);
+  EXPECT_EQ(got.body, png);
+  EXPECT_EQ(got.headers["content-type"], "image/png");
+  EXPECT_EQ(got.headers["content-length"], std::to_string(png.size()));
+  EXPECT_EQ(got.headers["content-disposition"], "inline");
+  EXPECT_EQ(got.headers["cache-control"], "public, max-age=31536000, immutable");
+  EXPECT_EQ(got.headers["content-security-policy"], "default-src 'none'");
+  EXPECT_EQ(got.headers["x-content-type-options"], "nosniff");
+  EXPECT_EQ(got.headers["accept-ranges"], "bytes");
+  EXPECT_EQ(got.headers["access-control-allow-origin"], "*");
+  EXPECT_EQ(get("/media/" + sha).body, png);  // the extension comes from the sidecar
+  EXPECT_EQ(get("/media/" + sha + ".jpg").status, 404);
+
+  HttpReply head = http_call(relay_->port(), "HEAD", "/media/" + sha + ".png");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.headers["content-length"], std::to_string(png.size()));
+  EXPECT_EQ(head.headers["content-type"], "image/png");
+  EXPECT_EQ(head.headers["accept-ranges"], "bytes");
+  EXPECT_EQ(head.headers["cache-control"], "public, max-age=31536000, immutable");
+  EXPECT_EQ(head.body, "");
+  EXPECT_EQ(http_call(relay_->port(), "HEAD", "/media/" + sha256_hex("other") + ".png").status, 404);
+
+  // On disk: the fanned-out blob and its sidecar, nothing left in tmp/.
+  fs::path root = fs::path(relay_->data_dir()) / "media";
+  EXPECT_TRUE(fs::exists(root / "blobs" / sha.substr(0, 2) / sha.substr(2, 2) / (sha + ".png")));
+  EXPECT_TRUE(fs::exists(root / "meta" / sha.substr(0, 2) / sha.substr(2, 2) / (sha + ".json")));
+  EXPECT_EQ(files_in("tmp"), 0u);
+
+  // Again, by someone else: the same descriptor, from the first upload's sidecar.
+  HttpReply again = upload(png, engine::generate_keypair(), opts([](AuthOptions& o) { o.standard_base64 = true; }));
+  EXPECT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.body, up.body);
+  EXPECT_NE(http_get(relay_->port(), "/metrics").body.find("buzz_media_uploads_total{mime=\"image/png\"} 2"),
+            std::string::npos);
+}
+
+TEST_F(MediaTest, Ranges) {
+  const std::string png = make_png(32, 32);
+  const std::string sha = sha256_hex(png);
+  ASSERT_EQ(upload(png, alice_).status, 200);
+  const std::string path = "/media/" + sha + ".png", total = std::to_string(png.size());
+
+  HttpReply first = get(path, {{"Range", "bytes=0-9"}});
+  EXPECT_EQ(first.status, 206);
+  EXPECT_EQ(first.body, png.substr(0, 10));
+  EXPECT_EQ(first.headers["content-range"], "bytes 0-9/" + total);
+  EXPECT_EQ(first.headers["content-length"], "10");
+  EXPECT_EQ(first.headers["content-type"], "image/png");
+  HttpReply tail = get(path, {{"Range", "bytes=-4"}});
+  EXPECT_EQ(tail.status, 206);
+  EXPECT_EQ(tail.body, png.substr(png.size() - 4));
+  HttpReply open_ended = get(path, {{"Range", "bytes=8-"}});
+  EXPECT_EQ(open_ended.status, 206);
+  EXPECT_EQ(open_ended.body, png.substr(8));
+  EXPECT_EQ(open_ended.headers["content-range"], "bytes 8-" + std::to_string(png.size() - 1) + "/" + total);
+  EXPECT_EQ(get(path, {{"Range", "bytes=0-1,4-5"}}).status, 200);  // multi-range: the whole object
+
+  for (const std::string& range : {"bytes=" + total + "-", std::string("bytes=5-4"), std::string("bytes=-0"),
+                                  std::string("lines=0-1")}) {
+    HttpReply refused = get(path, {{"Range", range}});
+    EXPECT_EQ(refused.status, 416) << range;
+    EXPECT_EQ(refused.headers["content-range"], "bytes */" + total) << range;
+    EXPECT_EQ(refused.body, "") << range;
+  }
+}
+
+TEST_F(MediaTest, UploadIsAuditedWithItsSigner) {
+  std::string dir = "/tmp/buzz_media_e2e_XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::string png = make_png(4, 4);
+  {
+    auto relay = start({"--open"}, {}, dir);
+    ASSERT_TRUE(relay);
+    ASSERT_EQ(upload(png, alice_, {}, "", "image/png", relay.get()).status, 200);
+  }  // the relay drains its audit queue as it stops
+  std::string chain = run_audit("tail -n 100 --data-dir " + dir);
+  fs::remove_all(dir);
+  const std::string sha = sha256_hex(png);
+  EXPECT_NE(chain.find("\"event_id\":\"" + sha + "\""), std::string::npos) << chain;
+  EXPECT_NE(chain.find("\"kind\":49001"), std::string::npos) << chain;
+  EXPECT_NE(chain.find("\"actor\":\"" + engine::to_hex(alice_.pubkey) + "\""), std::string::npos) << chain;
+  EXPECT_NE(chain.find("\"action\":\"media_uploaded\""), std::string::npos) << chain;
+  EXPECT_NE(chain.find("{\"mime\":\"image/png\",\"sha256\":\"" + sha + "\",\"size\":" + std::to_string(png.size()) + "}"),
+            std::string::npos)
+      << chain;
+}
+
+TEST_F(MediaTest, EveryAuthenticationFailureIsTheSame401) {
+  const std::string png = make_png(8, 8);
+  const std::string sha = sha256_hex(png);
+  std::vector<std::pair<std::string, HttpReply>> refused = {
+      {"no Authorization", put(png, {{"X-SHA-256", sha}})},
+      {"another scheme", put(png, {{"Authorization", "Bearer " + blossom_auth(alice_, sha).substr(6)}, {"X-SHA-256", sha}})},
+      {"bad base64", put(png, {{"Authorization", "Nostr %%%"}, {"X-SHA-256", sha}})},
+      {"wrong kind", upload(png, alice_, opts([](AuthOptions& o) { o.kind = 27235; }))},
+      {"wrong verb", upload(png, alice_, opts([](AuthOptions& o) { o.verb = "delete"; }))},
+      {"expired", upload(png, alice_, opts([](AuthOptions& o) { o.expires_in = -1; }))},
+      {"signed two hours ago", upload(png, alice_, opts([](AuthOptions& o) { o.age_secs = 7200; }))},
+      {"signed in the future", upload(png, alice_, opts([](AuthOptions& o) { o.age_secs = -60; }))},
+      {"another server", upload(png, alice_, opts([](AuthOptions& o) { o.extra_tags = {{"server", "elsewhere.example"}}; }))},
+      {"no X-SHA-256", put(png, {{"Authorization", blossom_auth(alice_, sha)}})},
+      {"uppercase X-SHA-256", upload(png, alice_, {}, std::string(64, 'A'))},
+      {"x tag for another hash", put(png, {{"Authorization", blossom_auth(alice_, sha256_hex("x"))}, {"X-SHA-256", sha}})},
+      // The head is honest, the body is not what was signed: caught after reading it.
+      {"body hash mismatch", put(png + "tail", {{"Authorization", blossom_auth(alice_, sha)}, {"X-SHA-256", sha}})},
+      // Twenty minutes old passes before the body (one hour) but not after it (ten minutes for images).
+      {"too old for an image", upload(png, alice_, opts([](AuthOptions& o) { o.age_secs = 1200; }))},
+  };
+  for (const auto& [why, reply] : refused) {
+    EXPECT_EQ(reply.status, 401) << why << ": " << reply.body;
+    EXPECT_EQ(reply.body, kAuthFailed) << why;
+  }
+  const std::string us = "localhost:" + std::to_string(relay_->port());
+  EXPECT_EQ(upload(png, alice_, opts([&](AuthOptions& o) { o.extra_tags = {{"server", us}}; })).status, 200);
+}
+
+TEST_F(MediaTest, NothingRefusedIsStored) {
+  const std::string png = make_png(8, 8);
+  EXPECT_EQ(upload(png, alice_, opts([](AuthOptions& o) { o.verb = "list"; })).status, 401);
+  EXPECT_EQ(put(png + "x", {{"Authorization", blossom_auth(alice_, sha256_hex(png))}, {"X-SHA-256", sha256_hex(png)}}).status,
+            401);
+  EXPECT_EQ(upload("plain text", alice_).status, 400);
+  EXPECT_EQ(get("/media/" + sha256_hex(png) + ".png").status, 404);
+  expect_nothing_stored();
+}
+
+TEST_F(MediaTest, OversizeUploadIs413AndNothingIsStored) {
+  // A body over 50 MiB is refused from its head, and the relay reads the rest
+  // away so the client still gets the answer.
+  std::string big = make_png(16, 16);
+  big.resize((50u << 20) + 1, '\0');
+  HttpReply r = upload(big, alice_);
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(r.body, R"j({"error":"file too large: 52428801 bytes (max 52428800)"})j");
+  EXPECT_EQ(r.headers["connection"], "close");
+  // GIFs stop at 10 MiB, decided once the bytes say GIF.
+  std::string gif = tiny_gif();
+  gif.resize((10u << 20) + 1, '\0');
+  HttpReply g = upload(gif, alice_);
+  EXPECT_EQ(g.status, 413);
+  EXPECT_EQ(g.body, R"j({"error":"file too large: 10485761 bytes (max 10485760)"})j");
+  EXPECT_EQ(get("/media/" + sha256_hex(big)).status, 404);
+  EXPECT_EQ(get("/media/" + sha256_hex(gif)).status, 404);
+  expect_nothing_stored();
+  // The limit is media's alone: other routes keep 1 MiB.
+  HttpReply api = http_call(relay_->port(), "PUT", "/api/presence", {}, std::string((1 << 20) + 1, 'x'));
+  EXPECT_EQ(api.status, 413);
+}
+
+TEST_F(MediaTest, TheHeadIsJudgedBeforeTheBodyIsSent) {
+  const std::string png = make_png(8, 8);
+  const std::string sha = sha256_hex(png);
+  // Unauthenticated or too large: answered and closed with no body byte sent.
+  RawConnection stranger(relay_->port());
+  stranger.send(upload_head("Nostr e30", sha, 40u << 20));
+  std::string refused = stranger.read("\r\n\r\n" + kAuthFailed);
+  EXPECT_TRUE(refused.starts_with("HTTP/1.1 401 ")) << refused;
+  EXPECT_NE(refused.find("Connection: close"), std::string::npos) << refused;
+  RawConnection large(relay_->port());
+  large.send(upload_head(blossom_auth(alice_, sha), sha, 60u << 20));
+  EXPECT_TRUE(large.read("}").starts_with("HTTP/1.1 413 "));
+  // A client that waits for the go-ahead gets it, then its answer.
+  RawConnection patient(relay_->port());
+  patient.send(upload_head(blossom_auth(alice_, sha), sha, png.size(), "Expect: 100-continue\r\n"));
+  EXPECT_EQ(patient.read("\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n");
+  patient.send(png);
+  EXPECT_TRUE(patient.read("}").starts_with("HTTP/1.1 200 "));
+}
+
+TEST_F(MediaTest, ImagesAreBoundedInPixels) {
+  HttpReply bomb = upload(png_header_only(10000, 10000), alice_);
+  EXPECT_EQ(bomb.status, 413);
+  EXPECT_EQ(bomb.body, R"({"error":"image dimensions too large"})");
+  EXPECT_EQ(upload(png_header_only(5000, 5000), alice_).status, 200);  // exactly 25 Mpx
+  HttpReply unreadable = upload(png_header_only(0, 10), alice_);
+  EXPECT_EQ(unreadable.status, 400);
+  EXPECT_EQ(unreadable.body, R"({"error":"invalid image data"})");
+}
+
+TEST_F(MediaTest, TheTypeComesFromTheBytes) {
+  HttpReply text = upload("just some text\n", alice_, {}, "", "image/png");
+  EXPECT_EQ(text.status, 400);
+  EXPECT_EQ(text.body, R"({"error":"unknown content type"})");
+  std::ifstream in("/proc/self/exe", std::ios::binary);
+  std::string elf(65536, '\0');
+  in.read(elf.data(), std::streamsize(elf.size()));
+  HttpReply exe = upload(elf, alice_, {}, "", "image/png");
+  EXPECT_EQ(exe.status, 415);
+  EXPECT_TRUE(exe.body.starts_with(R"({"error":"disallowed content type: application/x-)")) << exe.body;
+  HttpReply svg = upload(R"(<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>)", alice_, {}, "",
+                         "image/png");
+  EXPECT_EQ(svg.status, 415);
+  EXPECT_EQ(svg.body, R"({"error":"disallowed content type: image/svg+xml"})");
+
+  // A GIF declared as PNG is stored, described and served as the GIF it is.
+  const std::string gif = tiny_gif();
+  const std::string sha = sha256_hex(gif);
+  HttpReply up = upload(gif, alice_, {}, "", "image/png");
+  ASSERT_EQ(up.status, 200) << up.body;
+  EXPECT_NE(up.body.find("\"url\":\"" + media_url(sha + ".gif") + "\""), std::string::npos) << up.body;
+  EXPECT_NE(up.body.find("\"type\":\"image/gif\""), std::string::npos) << up.body;
+  EXPECT_NE(up.body.find("\"dim\":\"1x1\""), std::string::npos) << up.body;
+  EXPECT_EQ(get("/media/" + sha + ".gif").headers["content-type"], "image/gif");
+  EXPECT_EQ(get("/media/" + sha + ".png").status, 404);
+}
+
+TEST_F(MediaTest, ClosedRelayNeedsAMember) {
+  Keypair owner = engine::generate_keypair();
+  auto closed = start({}, {{"RELAY_OWNER_PUBKEY", engine::to_hex(owner.pubkey)}});
+  ASSERT_TRUE(closed);
+  const std::string png = make_png(8, 8);
+  HttpReply stranger = upload(png, alice_, {}, "", "image/png", closed.get());
+  EXPECT_EQ(stranger.status, 403);
+  EXPECT_EQ(stranger.body, R"({"error":"relay membership required"})");
+  expect_nothing_stored(closed.get());
+  EXPECT_EQ(upload(png, owner, {}, "", "image/png", closed.get()).status, 200);
+}
+
+TEST_F(MediaTest, RequiredApiTokensAreRefusedUntilTokensExist) {
+  auto strict = start({"--open"}, {{"BUZZ_REQUIRE_AUTH_TOKEN", "true"}});
+  ASSERT_TRUE(strict);
+  const std::string png = make_png(8, 8);
+  const std::string sha = sha256_hex(png);
+  HttpReply none = upload(png, alice_, {}, "", "image/png", strict.get());
+  EXPECT_EQ(none.status, 401);
+  EXPECT_EQ(none.body, kAuthFailed);
+  HttpReply token = put(png, {{"Authorization", blossom_auth(alice_, sha)}, {"X-SHA-256", sha},
+                              {"X-Auth-Token", "buzz_" + std::string(64, '0')}}, strict.get());
+  EXPECT_EQ(token.status, 401);
+  EXPECT_EQ(token.body, kAuthFailed);
+  expect_nothing_stored(strict.get());
+}
+
+TEST_F(MediaTest, CutOffOrUncommittedUploadsAreInvisible) {
+  const std::string png = make_png(8, 8);
+  const std::string sha = sha256_hex(png);
+  // The client hangs up halfway through the body.
+  RawConnection(relay_->port()).send(upload_head(blossom_auth(alice_, sha), sha, png.size()) + png.substr(0, png.size() / 2));
+  EXPECT_EQ(http_get(relay_->port(), "/health").status, 200);
+  EXPECT_EQ(get("/media/" + sha + ".png").status, 404);
+  expect_nothing_stored();
+  // A blob whose sidecar was never written (a crash between the two) is not served.
+  fs::path blob = fs::path(relay_->data_dir()) / "media" / "blobs" / sha.substr(0, 2) / sha.substr(2, 2) / (sha + ".png");
+  fs::create_directories(blob.parent_path());
+  std::ofstream(blob, std::ios::binary) << png;
+  EXPECT_EQ(get("/media/" + sha + ".png").status, 404);
+  EXPECT_EQ(get("/media/" + sha).status, 404);
+  EXPECT_EQ(http_call(relay_->port(), "HEAD", "/media/" + sha + ".png").status, 404);
+  // Uploading it commits the sidecar, and then it is served.
+  ASSERT_EQ(upload(png, alice_).status, 200);
+  EXPECT_EQ(get("/media/" + sha + ".png").body, png);
+}
+
+TEST_F(MediaTest, RoutesAndNamesBuzzDoesNotServe) {
+  const std::string sha = sha256_hex("anything");
+  EXPECT_EQ(http_call(relay_->port(), "HEAD", "/media/upload").status, 405);  // BUD-06 preflight
+  EXPECT_EQ(http_call(relay_->port(), "GET", "/media/upload").status, 405);
+  EXPECT_EQ(http_call(relay_->port(), "DELETE", "/media/" + sha).status, 405);
+  EXPECT_EQ(http_call(relay_->port(), "PUT", "/media/mirror", {}, "{}").status, 405);
+  EXPECT_EQ(get("/media/list/" + engine::to_hex(alice_.pubkey)).status, 404);
+  for (const std::string& name : {sha.substr(0, 63), std::string(64, 'A'), sha + ".PNG", sha + ".toolongext", sha + ".a.b",
+                                 sha + ".", "_" + sha.substr(1), "..%2f" + sha, "_meta/" + sha + ".json"}) {
+    HttpReply r = get("/media/" + name);
+    EXPECT_EQ(r.status, 404) << name;
+    EXPECT_EQ(r.body, R"({"error":"not found"})") << name;
+  }
+}
+
+}  // namespace
+}  // namespace buzz::test
