@@ -29,5 +29,6 @@ ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::s
 int run_serve(int argc, char** argv);
 int run_admin(int argc, char** argv);
 int run_audit(int argc, char** argv);
+int run_reindex(int argc, char** argv);
 
 }  // namespace buzz::server

@@ -49,8 +49,9 @@ Usage: buzz <command> [options]
 Commands:
   serve      run the relay (WebSocket + HTTP) on the embedded store
   admin      manage relay membership and keys offline (add-member, remove-member,
-             list-members, generate-key)
+             list-members, generate-key, mint-token)
   audit      check the hash-chained audit log (verify, tail, head); read-only
+  reindex    rebuild the full-text search index from the stored events (offline)
   version    print the version
   help       show this help
 
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
   if (cmd == "serve") return run_serve(argc, argv);
   if (cmd == "admin") return run_admin(argc, argv);
   if (cmd == "audit") return run_audit(argc, argv);
+  if (cmd == "reindex") return run_reindex(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::printf("buzz %s\n", BUZZ_VERSION);
     return kExitOk;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -117,6 +118,41 @@ TEST_F(SearchE2eTest, HostileQueriesAreAnsweredCleanly) {
   HttpReply huge = get(user, "/api/search?q=" + std::string(5000, 'a'));
   EXPECT_EQ(huge.status, 400) << huge.body;
   EXPECT_EQ(http_get(relay_->port(), "/health").status, 200) << "the relay survived";
+}
+
+// `buzz reindex` rebuilds a lost index from the store, offline.
+TEST(ReindexTest, RebuildsTheIndexFromTheStore) {
+  std::string dir = (std::filesystem::temp_directory_path() / ("buzz-reindex-" + std::to_string(getpid()))).string();
+  std::filesystem::remove_all(dir);
+  Keypair owner = engine::generate_keypair();
+  Event note = make_event(owner, 1, "a narwhal surfaced");
+  std::string error;
+  {
+    auto relay = RelayProcess::start(RelayOptions{{"--open"}, {}, dir}, &error);
+    ASSERT_NE(relay, nullptr) << error;
+    auto c = NostrClient::connect_authed(*relay, owner, &error);
+    ASSERT_NE(c, nullptr) << error;
+    ASSERT_TRUE(c->publish(note).accepted);
+  }
+  std::filesystem::remove_all(dir + "/search");
+  std::string cmd = std::string(std::getenv("BUZZ_BINARY")) + " reindex --json --data-dir " + dir + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[4096];
+  std::string out;
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  EXPECT_NE(out.find(R"("indexed":1)"), std::string::npos) << out;
+  {
+    auto relay = RelayProcess::start(RelayOptions{{"--open"}, {}, dir}, &error);
+    ASSERT_NE(relay, nullptr) << error;
+    auto c = NostrClient::connect_authed(*relay, owner, &error);
+    ASSERT_NE(c, nullptr) << error;
+    ReqResult r = c->req("s", R"({"kinds":[1],"search":"narwhal"})");
+    ASSERT_EQ(r.events.size(), 1u);
+    EXPECT_EQ(r.events[0].id, note.id);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
