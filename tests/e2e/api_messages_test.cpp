@@ -12,8 +12,7 @@
 #include <vector>
 
 #include "engine/signature.h"
-#include "tests/e2e/nostr_client.h"
-#include "tests/e2e/relay_process.h"
+#include "tests/e2e/api_fixture.h"
 
 namespace buzz::test {
 namespace {
@@ -21,27 +20,8 @@ namespace {
 using engine::Event;
 using engine::Keypair;
 
-std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
-
-class ApiMessagesTest : public ::testing::Test {
+class ApiMessagesTest : public ApiFixture<ApiMessagesTest> {
  protected:
-  static void SetUpTestSuite() {
-    std::string error;
-    relay_ = RelayProcess::start(RelayOptions{{"--open"}, {}, ""}, &error);
-    ASSERT_NE(relay_, nullptr) << error;
-  }
-  static void TearDownTestSuite() { relay_.reset(); }
-
-  static HttpReply get(const Keypair& key, const std::string& path) {
-    const std::string url = "http://127.0.0.1:" + std::to_string(relay_->port()) + path;
-    return http_call(relay_->port(), "GET", path, {{"Authorization", nip98_header(key, url, "GET")}});
-  }
-  static std::unique_ptr<NostrClient> client(const Keypair& key) {
-    std::string error;
-    auto c = NostrClient::connect_authed(*relay_, key, &error);
-    EXPECT_NE(c, nullptr) << error;
-    return c;
-  }
   // The ids (field `id_field`) of the objects in the array at a JSON pointer, in order.
   static std::vector<std::string> ids(const std::string& body, const char* pointer, const char* id_field = "event_id") {
     simdjson::dom::parser parser;
@@ -51,11 +31,7 @@ class ApiMessagesTest : public ::testing::Test {
     for (simdjson::dom::element row : rows) out.emplace_back(std::string_view(row[id_field]));
     return out;
   }
-
-  static std::unique_ptr<RelayProcess> relay_;
 };
-
-std::unique_ptr<RelayProcess> ApiMessagesTest::relay_;
 
 // A channel with three top-level messages a minute apart, a reply thread on
 // the first, and reactions.

@@ -11,8 +11,7 @@
 #include <vector>
 
 #include "engine/signature.h"
-#include "tests/e2e/nostr_client.h"
-#include "tests/e2e/relay_process.h"
+#include "tests/e2e/api_fixture.h"
 
 namespace buzz::test {
 namespace {
@@ -20,33 +19,8 @@ namespace {
 using engine::Event;
 using engine::Keypair;
 
-std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
-
-class ApiTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    std::string error;
-    relay_ = RelayProcess::start(RelayOptions{{"--open"}, {}, ""}, &error);
-    ASSERT_NE(relay_, nullptr) << error;
-  }
-  static void TearDownTestSuite() { relay_.reset(); }
-
-  static std::string url(const std::string& path) { return "http://127.0.0.1:" + std::to_string(relay_->port()) + path; }
-  // GET path signed by key (NIP-98).
-  static HttpReply get(const Keypair& key, const std::string& path) {
-    return http_call(relay_->port(), "GET", path, {{"Authorization", nip98_header(key, url(path), "GET")}});
-  }
-  static std::unique_ptr<NostrClient> client(const Keypair& key) {
-    std::string error;
-    auto c = NostrClient::connect_authed(*relay_, key, &error);
-    EXPECT_NE(c, nullptr) << error;
-    return c;
-  }
-
-  static std::unique_ptr<RelayProcess> relay_;
+class ApiTest : public ApiFixture<ApiTest> {
 };
-
-std::unique_ptr<RelayProcess> ApiTest::relay_;
 
 TEST_F(ApiTest, GetEventReturnsTheStoredJson) {
   Keypair key = engine::generate_keypair();

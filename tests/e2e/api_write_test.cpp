@@ -17,16 +17,13 @@
 #include <vector>
 
 #include "engine/signature.h"
-#include "tests/e2e/nostr_client.h"
-#include "tests/e2e/relay_process.h"
+#include "tests/e2e/api_fixture.h"
 
 namespace buzz::test {
 namespace {
 
 using engine::Event;
 using engine::Keypair;
-
-std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
 
 // A string field of a JSON body, or "".
 std::string field(const std::string& body, const char* name) {
@@ -36,21 +33,11 @@ std::string field(const std::string& body, const char* name) {
   return std::string(v);
 }
 
-class ApiWriteTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    std::string error;
-    relay_ = RelayProcess::start(RelayOptions{{"--open", "--mint-rate-limit", "12"}, {}, ""}, &error);
-    ASSERT_NE(relay_, nullptr) << error;
-  }
-  static void TearDownTestSuite() { relay_.reset(); }
+class ApiWriteTest : public ApiFixture<ApiWriteTest> {
+ public:
+  static std::vector<std::string> relay_args() { return {"--mint-rate-limit", "12"}; }
 
-  static std::string url(const std::string& path) { return "http://127.0.0.1:" + std::to_string(relay_->port()) + path; }
-  // A NIP-98 signed request (payload-tagged when there is a body).
-  static HttpReply signed_call(const Keypair& key, const std::string& method, const std::string& path,
-                               const std::string& body = "") {
-    return http_call(relay_->port(), method, path, {{"Authorization", nip98_header(key, url(path), method, body)}}, body);
-  }
+ protected:
   static HttpReply bearer_call(const std::string& token, const std::string& method, const std::string& path,
                                const std::string& body = "") {
     return http_call(relay_->port(), method, path, {{"Authorization", "Bearer " + token}}, body);
@@ -62,23 +49,13 @@ class ApiWriteTest : public ::testing::Test {
     if (out) *out = r;
     return r.status == 201 ? field(r.body, "token") : "";
   }
-  static std::unique_ptr<NostrClient> client(const Keypair& key) {
-    std::string error;
-    auto c = NostrClient::connect_authed(*relay_, key, &error);
-    EXPECT_NE(c, nullptr) << error;
-    return c;
-  }
   // A channel created by owner over WebSocket.
   static std::string channel(const Keypair& owner, const std::string& tag, const std::string& visibility) {
     const std::string ch = tag + "000000-0000-4000-8000-" + hex(owner).substr(0, 12);
     EXPECT_TRUE(client(owner)->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", tag}, {"visibility", visibility}})).accepted);
     return ch;
   }
-
-  static std::unique_ptr<RelayProcess> relay_;
 };
-
-std::unique_ptr<RelayProcess> ApiWriteTest::relay_;
 
 TEST_F(ApiWriteTest, PostedEventIsStoredAndFannedOut) {
   Keypair author = engine::generate_keypair(), reader = engine::generate_keypair();

@@ -11,8 +11,7 @@
 #include <thread>
 
 #include "engine/signature.h"
-#include "tests/e2e/nostr_client.h"
-#include "tests/e2e/relay_process.h"
+#include "tests/e2e/api_fixture.h"
 
 namespace buzz::test {
 namespace {
@@ -20,27 +19,8 @@ namespace {
 using engine::Event;
 using engine::Keypair;
 
-std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
-
-class SearchE2eTest : public ::testing::Test {
+class SearchE2eTest : public ApiFixture<SearchE2eTest> {
  protected:
-  static void SetUpTestSuite() {
-    std::string error;
-    relay_ = RelayProcess::start(RelayOptions{{"--open"}, {}, ""}, &error);
-    ASSERT_NE(relay_, nullptr) << error;
-  }
-  static void TearDownTestSuite() { relay_.reset(); }
-
-  static HttpReply get(const Keypair& key, const std::string& path) {
-    const std::string url = "http://127.0.0.1:" + std::to_string(relay_->port()) + path;
-    return http_call(relay_->port(), "GET", path, {{"Authorization", nip98_header(key, url, "GET")}});
-  }
-  static std::unique_ptr<NostrClient> client(const Keypair& key) {
-    std::string error;
-    auto c = NostrClient::connect_authed(*relay_, key, &error);
-    EXPECT_NE(c, nullptr) << error;
-    return c;
-  }
   // Polls the search until `want` is in the body or a second and a half passed.
   static HttpReply search_until(const Keypair& key, const std::string& path, const std::string& want) {
     HttpReply r;
@@ -51,11 +31,7 @@ class SearchE2eTest : public ::testing::Test {
     }
     return r;
   }
-
-  static std::unique_ptr<RelayProcess> relay_;
 };
-
-std::unique_ptr<RelayProcess> SearchE2eTest::relay_;
 
 TEST_F(SearchE2eTest, FindsMessagesWithinASecondAndNeverAPrivateOne) {
   Keypair owner = engine::generate_keypair(), outsider = engine::generate_keypair();
