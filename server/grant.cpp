@@ -40,11 +40,14 @@ bool self_mintable(Scope s) {
 }
 
 Scopes Scopes::all_known() {
-  Scopes s;
-  for (size_t i = 0; i < kScopeCount; ++i) {
-    if (Scope(i) != Scope::kProxySubmit) s.add(Scope(i));
-  }
-  return s;
+  static const Scopes known = [] {
+    Scopes s;
+    for (size_t i = 0; i < kScopeCount; ++i) {
+      if (Scope(i) != Scope::kProxySubmit) s.add(Scope(i));
+    }
+    return s;
+  }();
+  return known;
 }
 
 std::vector<std::string_view> Scopes::names() const {

@@ -62,6 +62,10 @@ struct Grant {
 
   bool has(Scope s) const { return scopes.has(s); }
   bool channel_restricted() const { return channels.has_value(); }
+  // Every known scope, no channel list and no proxy powers: a NIP-42 / NIP-98 session.
+  bool unrestricted() const {
+    return !channels && !scopes.has(Scope::kProxySubmit) && scopes.contains_all(Scopes::all_known());
+  }
   bool allows_channel(std::string_view channel) const;
 };
 

@@ -79,6 +79,8 @@ std::optional<Relay::Verdict> Relay::ingest(const Submitter& who, engine::Event&
 // Scopes and the token channel list (protocol.md §6.5–6.6). A session without
 // a token holds every scope and no list, so this only ever refuses tokens.
 std::optional<Relay::Verdict> Relay::check_grant(const Grant& g, const engine::Event& e, const engine::KindInfo& info) {
+  // The common case on the hot path: a session without a token may do anything a scope allows.
+  if (g.unrestricted()) return std::nullopt;
   const bool proxy = g.has(Scope::kProxySubmit);
   if (info.role == engine::KindRole::kRelayAdmin) {
     if (proxy) return refuse("invalid: relay admin commands cannot be submitted via proxy");
