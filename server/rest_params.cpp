@@ -27,14 +27,24 @@ bool has_query_param(const net::HttpRequest& req, std::string_view name) {
   return false;
 }
 
-std::optional<int64_t> query_int(const net::HttpRequest& req, std::string_view name, int64_t fallback, int64_t min,
-                                 int64_t max) {
-  if (!has_query_param(req, name)) return fallback;
+std::optional<int64_t> optional_query_int(const net::HttpRequest& req, std::string_view name, bool* bad) {
+  if (!has_query_param(req, name)) return std::nullopt;
   const std::string text = req.query_param(name);
   int64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return std::clamp(v, min, max);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    *bad = true;
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<int64_t> query_int(const net::HttpRequest& req, std::string_view name, int64_t fallback, int64_t min,
+                                 int64_t max) {
+  bool bad = false;
+  std::optional<int64_t> v = optional_query_int(req, name, &bad);
+  if (bad) return std::nullopt;
+  return std::clamp(v.value_or(fallback), min, max);
 }
 
 std::optional<BodyError> parse_pubkeys_body(std::string_view body, std::vector<std::string>* out) {

@@ -24,6 +24,10 @@ KeyParse parse_pubkey(std::string_view text, engine::Pubkey* out);
 // Whether the query string names this parameter, with or without a value.
 bool has_query_param(const net::HttpRequest& req, std::string_view name);
 
+// An integer query parameter that may be left out: nullopt when absent, and
+// *bad set when it is present but not an integer.
+std::optional<int64_t> optional_query_int(const net::HttpRequest& req, std::string_view name, bool* bad);
+
 // An integer query parameter clamped to [min, max], `fallback` when absent;
 // nullopt when it is present but not an integer.
 std::optional<int64_t> query_int(const net::HttpRequest& req, std::string_view name, int64_t fallback, int64_t min,

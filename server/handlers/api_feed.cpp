@@ -4,7 +4,6 @@
 // each newest first, capped at 100 rows in the store and `limit` per
 // category, and each restricted inside the scan to channels the caller may
 // read (so a private channel never shapes the page of a non-member).
-#include <charconv>
 #include <unordered_map>
 
 #include "engine/canonical.h"
@@ -12,12 +11,13 @@
 #include "engine/event_parse.h"
 #include "server/json_text.h"
 #include "server/relay.h"
+#include "server/rest_params.h"
 
 namespace buzz::server {
 namespace {
 
 constexpr uint64_t kDefaultWindowSecs = 7 * 86400;
-constexpr size_t kDefaultPerCategory = 20, kMaxPerCategory = 50;
+constexpr int64_t kDefaultPerCategory = 20, kMaxPerCategory = 50;
 constexpr size_t kStoreCap = 100;  // FEED_MAX_LIMIT: rows one category query may return
 
 bool is_job_kind(uint16_t kind) { return kind >= 43001 && kind <= 43006; }
@@ -26,17 +26,12 @@ bool is_job_kind(uint16_t kind) { return kind >= 43001 && kind <= 43006; }
 
 net::HttpResponse Relay::get_feed(const Caller& who, const net::HttpRequest& req) {
   const uint64_t now = engine::unix_now();
-  uint64_t since = now > kDefaultWindowSecs ? now - kDefaultWindowSecs : 0;
-  size_t limit = kDefaultPerCategory;
-  auto number = [&](std::string_view name, uint64_t* out) {
-    std::string v = req.query_param(name);
-    if (v.empty()) return true;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
-    return ec == std::errc() && p == v.data() + v.size();
-  };
-  uint64_t asked = limit;
-  if (!number("since", &since) || !number("limit", &asked)) return api_error(400, "since and limit must be integers");
-  limit = std::clamp<size_t>(size_t(asked), 1, kMaxPerCategory);
+  const int64_t week_ago = int64_t(now > kDefaultWindowSecs ? now - kDefaultWindowSecs : 0);
+  std::optional<int64_t> since_param = query_int(req, "since", week_ago, 0, INT64_MAX);
+  std::optional<int64_t> limit_param = query_int(req, "limit", kDefaultPerCategory, 1, kMaxPerCategory);
+  if (!since_param || !limit_param) return api_error(400, "since and limit must be integers");
+  const uint64_t since = uint64_t(*since_param);
+  const size_t limit = size_t(*limit_param);
   std::vector<std::string> shown = {"mentions", "needs_action", "activity", "agent_activity"};
   if (std::string types = req.query_param("types"); !types.empty()) {
     shown.clear();

@@ -18,37 +18,24 @@
 #include "engine/thread_row.h"
 #include "server/json_text.h"
 #include "server/relay.h"
+#include "server/rest_params.h"
 
 namespace buzz::server {
 namespace {
 
 using engine::Id;
 
-constexpr size_t kDefaultMessages = 50, kMaxMessages = 200;
-constexpr size_t kDefaultReplies = 100, kMaxReplies = 500;
-constexpr size_t kDefaultReactionGroups = 50, kMaxReactionGroups = 200;
+constexpr int64_t kDefaultMessages = 50, kMaxMessages = 200;
+constexpr int64_t kDefaultReplies = 100, kMaxReplies = 500;
+constexpr int64_t kDefaultReactionGroups = 50, kMaxReactionGroups = 200;
 // Newest-first scans that must return the oldest rows read at most this many.
 constexpr size_t kMaxAscendingScan = 10000;
 constexpr size_t kMaxReactionsPerPage = 20000;
-
-std::optional<int64_t> int_param(const net::HttpRequest& req, std::string_view name, bool* bad) {
-  std::string v = req.query_param(name);
-  if (v.empty()) return std::nullopt;
-  int64_t n = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc() || p != v.data() + v.size()) *bad = true;
-  return n;
-}
 
 Id id_of(const engine::EventFields& fields) {
   Id id;
   std::memcpy(id.data(), fields.id, 32);
   return id;
-}
-
-size_t clamp_limit(std::optional<int64_t> asked, size_t fallback, size_t cap) {
-  if (!asked || *asked <= 0) return fallback;
-  return std::min<size_t>(size_t(*asked), cap);
 }
 
 // One emoji on one message: who reacted, in reaction order.
@@ -165,9 +152,9 @@ net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channe
   if (!engine::is_canonical_uuid(channel)) return api_error(400, "invalid channel UUID");
   if (auto refused = check_channel(who, channel)) return *refused;
   bool bad = false;
-  const size_t limit = clamp_limit(int_param(req, "limit", &bad), kDefaultMessages, kMaxMessages);
-  const std::optional<int64_t> before = int_param(req, "before", &bad), since = int_param(req, "since", &bad);
-  if (bad) return api_error(400, "invalid query parameter: limit, before and since are integers");
+  const std::optional<int64_t> limit = query_int(req, "limit", kDefaultMessages, 1, kMaxMessages);
+  const std::optional<int64_t> before = optional_query_int(req, "before", &bad), since = optional_query_int(req, "since", &bad);
+  if (bad || !limit) return api_error(400, "invalid query parameter: limit, before and since are integers");
   engine::Filter f;
   f.tags.push_back({'h', {std::string(channel)}});
   if (std::string kinds = req.query_param("kinds"); !kinds.empty()) {
@@ -199,7 +186,7 @@ net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channe
   };
   std::vector<Row> rows;
   engine::QueryOptions opts;
-  opts.limit = ascending ? kMaxAscendingScan : limit;
+  opts.limit = ascending ? kMaxAscendingScan : size_t(*limit);
   std::optional<engine::ThreadRow> row;  // of the event accept() just passed to the sink
   opts.accept = [&](const engine::EventFields& fields) {
     row = thread_row(id_of(fields));
@@ -211,7 +198,7 @@ net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channe
   if (!scanned) return api_error(500, "internal server error");
   if (ascending) {
     std::reverse(rows.begin(), rows.end());
-    if (rows.size() > limit) rows.resize(limit);
+    if (rows.size() > size_t(*limit)) rows.resize(size_t(*limit));
   }
   std::vector<Id> ids;
   for (const Row& r : rows) ids.push_back(r.message.id);
@@ -239,9 +226,9 @@ net::HttpResponse Relay::get_thread(const Caller& who, std::string_view channel,
   if (!stored || stored->deleted) return api_error(404, "event not found");
   if (stored->channel != channel) return api_error(400, "event belongs to a different channel");
   bool bad = false;
-  const size_t limit = clamp_limit(int_param(req, "limit", &bad), kDefaultReplies, kMaxReplies);
-  const std::optional<int64_t> depth_limit = int_param(req, "depth_limit", &bad);
-  if (bad) return api_error(400, "invalid query parameter: limit and depth_limit are integers");
+  const std::optional<int64_t> limit = query_int(req, "limit", kDefaultReplies, 1, kMaxReplies);
+  const std::optional<int64_t> depth_limit = optional_query_int(req, "depth_limit", &bad);
+  if (bad || !limit) return api_error(400, "invalid query parameter: limit and depth_limit are integers");
   uint64_t after = 0;
   bool has_cursor = false;
   if (std::string cursor = req.query_param("cursor"); !cursor.empty()) {
@@ -287,7 +274,7 @@ net::HttpResponse Relay::get_thread(const Caller& who, std::string_view channel,
   });
   if (!scanned) return api_error(500, "internal server error");
   std::reverse(replies.begin(), replies.end());  // oldest first
-  if (replies.size() > limit) replies.resize(limit);
+  if (replies.size() > size_t(*limit)) replies.resize(size_t(*limit));
 
   std::vector<Id> ids{root};
   for (const Reply& r : replies) ids.push_back(r.message.id);
@@ -334,13 +321,12 @@ net::HttpResponse Relay::get_reactions(const Caller& who, std::string_view targe
   if (!stored->channel.empty()) {
     if (auto refused = check_channel(who, stored->channel)) return *refused;
   }
-  bool bad = false;
-  const size_t limit = clamp_limit(int_param(req, "limit", &bad), kDefaultReactionGroups, kMaxReactionGroups);
-  if (bad) return api_error(400, "invalid query parameter: limit is an integer");
+  const std::optional<int64_t> limit = query_int(req, "limit", kDefaultReactionGroups, 1, kMaxReactionGroups);
+  if (!limit) return api_error(400, "invalid query parameter: limit is an integer");
   auto reactions = reactions_on(store_, {target});
   std::vector<std::string> groups;
   for (const auto& [emoji, g] : reactions[target]) {
-    if (groups.size() == limit) break;
+    if (groups.size() == size_t(*limit)) break;
     std::vector<std::string> users;
     for (const auto& [pk, id] : g.users) {
       std::string hex = engine::to_hex(pk);

@@ -6,7 +6,6 @@
 // (index/search_index.h). Every hit is then re-read from the store and
 // re-checked — live, still readable, and matching the rest of the filter —
 // before it is sent, so an index that lags a deletion never resurrects it.
-#include <charconv>
 #include <cstring>
 #include <unordered_map>
 
@@ -14,12 +13,13 @@
 #include "engine/event_parse.h"
 #include "server/json_text.h"
 #include "server/relay.h"
+#include "server/rest_params.h"
 
 namespace buzz::server {
 namespace {
 
 constexpr size_t kDefaultNip50Limit = 100;
-constexpr size_t kDefaultRestLimit = 20, kMaxRestLimit = 100;
+constexpr int64_t kDefaultRestLimit = 20, kMaxRestLimit = 100;
 
 }  // namespace
 
@@ -109,13 +109,9 @@ net::HttpResponse Relay::get_search(const Caller& who, const net::HttpRequest& r
   index::SearchQuery q = search_scope(who.pubkey, who.grant);
   q.text = req.query_param("q");
   q.order = index::SearchOrder::kNewest;  // sort_by=created_at:desc (§3.6)
-  q.limit = kDefaultRestLimit;
-  if (std::string limit = req.query_param("limit"); !limit.empty()) {
-    size_t n = 0;
-    auto [p, ec] = std::from_chars(limit.data(), limit.data() + limit.size(), n);
-    if (ec != std::errc() || p != limit.data() + limit.size()) return api_error(400, "limit must be an integer");
-    q.limit = std::clamp<size_t>(n, 1, kMaxRestLimit);
-  }
+  std::optional<int64_t> limit = query_int(req, "limit", kDefaultRestLimit, 1, kMaxRestLimit);
+  if (!limit) return api_error(400, "limit must be an integer");
+  q.limit = size_t(*limit);
   const net::HttpResponse empty = net::HttpResponse::json(200, R"({"found":0,"hits":[]})");
   if (std::string channel = req.query_param("channel_id"); !channel.empty()) {
     if (std::find(q.channels.begin(), q.channels.end(), channel) == q.channels.end()) return empty;
