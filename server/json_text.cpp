@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/canonical.h"
+#include "engine/channel.h"
 
 namespace buzz::server {
 
@@ -26,6 +27,8 @@ std::string json_object(std::vector<std::pair<std::string, std::string>> fields)
   }
   return out + "}";
 }
+
+std::string json_time_or_null(uint64_t t) { return t ? json_string(engine::rfc3339(t)) : "null"; }
 
 std::string json_array(const std::vector<std::string>& values) {
   std::string out = "[";

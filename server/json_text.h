@@ -3,6 +3,7 @@
 // lexicographic order, as upstream's JSON library writes them.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,9 @@ std::string json_string_or_null(std::string_view s);
 
 // An object from (key, value) pairs; values are JSON text (quoted where they are strings).
 std::string json_object(std::vector<std::pair<std::string, std::string>> fields);
+
+// An RFC 3339 timestamp string for unix seconds, or null for 0 ("never").
+std::string json_time_or_null(uint64_t unix_seconds);
 
 // An array of JSON texts, in order.
 std::string json_array(const std::vector<std::string>& values);

@@ -4,18 +4,10 @@
 // mode" of the original is deliberately not offered: every REST identity here
 // is proven.
 #include "engine/clock.h"
-#include "server/json_text.h"
 #include "server/nip98.h"
 #include "server/relay.h"
 
 namespace buzz::server {
-namespace {
-
-net::HttpResponse coded_error(int status, std::string_view code, std::string_view message) {
-  return net::HttpResponse::json(status, json_object({{"error", json_string(code)}, {"message", json_string(message)}}));
-}
-
-}  // namespace
 
 Grant grant_of(const engine::ApiToken& t) {
   Grant g;
@@ -49,9 +41,9 @@ std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest
     auto signer = verify_nip98(nip98, nip98_base_url(config_.effective_relay_url()), now);
     if (!signer) {
       if (minting && signer.error() == "NIP-98: payload tag required") {
-        return coded_error(401, "invalid_auth", "NIP-98 payload tag required for POST /api/tokens");
+        return api_error(401, "invalid_auth", "NIP-98 payload tag required for POST /api/tokens");
       }
-      if (minting) return coded_error(401, "invalid_auth", "NIP-98 verification failed");
+      if (minting) return api_error(401, "invalid_auth", "NIP-98 verification failed");
       return api_error(401, signer.error());
     }
     if (!nip98_replays_.first_use(signer->event_id, now)) return api_error(401, "NIP-98: replay detected");
@@ -66,18 +58,18 @@ std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest
   const std::string_view method = who->token ? "token" : "nip98";
   if (mode != AuthMode::kNoMembershipGate && membership_.enforced() && !membership_.role(who->pubkey)) {
     if (mutating) audit_auth(who->pubkey, method, "not_relay_member");
-    return coded_error(403, "relay_membership_required", "You must be a relay member to access this relay");
+    return api_error(403, "relay_membership_required", "You must be a relay member to access this relay");
   }
   if (mutating && !audit_auth(who->pubkey, method, "")) return api_error(503, "error: audit backlog full, retry");
   if (need && !who->grant.has(*need)) {
-    return coded_error(403, "insufficient_scope", "token missing required scope: " + std::string(scope_name(*need)));
+    return api_error(403, "insufficient_scope", "token missing required scope: " + std::string(scope_name(*need)));
   }
   return std::nullopt;
 }
 
 std::optional<net::HttpResponse> Relay::check_channel(const Caller& who, std::string_view channel) {
   if (!who.grant.allows_channel(channel)) {
-    return coded_error(403, "channel_not_permitted", "Token does not have access to this channel");
+    return api_error(403, "channel_not_permitted", "Token does not have access to this channel");
   }
   // A channel that does not exist answers like one the caller may not read (§1.6).
   if (!team_.can_read(channel, who.pubkey)) return api_error(403, "not a member of this channel");

@@ -27,7 +27,6 @@ int type_rank(engine::ChannelType t) {
   }
 }
 
-std::string rfc3339_or_null(uint64_t t) { return t ? json_string(engine::rfc3339(t)) : "null"; }
 std::string text_or_null(const std::string& s) { return s.empty() ? "null" : json_string(s); }
 std::string key_or_null(const engine::Pubkey& pk, uint64_t when) { return when ? json_string(engine::to_hex(pk)) : "null"; }
 
@@ -43,12 +42,12 @@ Fields channel_fields(const engine::Channel& c, size_t member_count) {
       {"topic", text_or_null(c.topic)},
       {"purpose", text_or_null(c.purpose)},
       {"created_by", json_string(engine::to_hex(c.created_by))},
-      {"created_at", rfc3339_or_null(c.created_at)},
-      {"updated_at", rfc3339_or_null(c.updated_at())},
-      {"archived_at", rfc3339_or_null(c.archived_at)},
+      {"created_at", json_time_or_null(c.created_at)},
+      {"updated_at", json_time_or_null(c.updated_at())},
+      {"archived_at", json_time_or_null(c.archived_at)},
       {"member_count", std::to_string(member_count)},
       {"ttl_seconds", c.ttl_seconds ? std::to_string(c.ttl_seconds) : "null"},
-      {"ttl_deadline", c.ttl_seconds ? rfc3339_or_null(c.ttl_deadline) : "null"},
+      {"ttl_deadline", c.ttl_seconds ? json_time_or_null(c.ttl_deadline) : "null"},
   };
 }
 
@@ -57,9 +56,9 @@ std::string channel_json(const engine::Channel& c, size_t member_count) {
   f.insert(f.end(), {
                         {"description", text_or_null(c.description)},  // nullable here, "" in the list (upstream)
                         {"topic_set_by", key_or_null(c.topic_set_by, c.topic_set_at)},
-                        {"topic_set_at", rfc3339_or_null(c.topic_set_at)},
+                        {"topic_set_at", json_time_or_null(c.topic_set_at)},
                         {"purpose_set_by", key_or_null(c.purpose_set_by, c.purpose_set_at)},
-                        {"purpose_set_at", rfc3339_or_null(c.purpose_set_at)},
+                        {"purpose_set_at", json_time_or_null(c.purpose_set_at)},
                         {"topic_required", "false"},
                         {"max_members", "null"},
                         {"nip29_group_id", "null"},
@@ -81,7 +80,7 @@ net::HttpResponse Relay::get_channel(const Caller& who, std::string_view id, boo
     if (list.size() > 1) list += ',';
     list += json_object({{"pubkey", json_string(engine::to_hex(m.pubkey))},
                          {"role", json_string(engine::channel_role_name(m.role))},
-                         {"joined_at", rfc3339_or_null(m.joined_at)},
+                         {"joined_at", json_time_or_null(m.joined_at)},
                          {"display_name", json_string_or_null(profiles_.display_name(m.pubkey))}});
   }
   return net::HttpResponse::json(200, json_object({{"members", list + "]"}, {"next_cursor", "null"}}));

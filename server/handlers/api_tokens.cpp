@@ -18,21 +18,16 @@ constexpr uint64_t kSecsPerDay = 86400;
 constexpr Scope kControllability[] = {Scope::kUsersRead, Scope::kMessagesRead, Scope::kMessagesWrite,
                                       Scope::kChannelsRead};
 
-net::HttpResponse coded(int status, std::string_view code, std::string_view message) {
-  return net::HttpResponse::json(status, json_object({{"error", json_string(code)}, {"message", json_string(message)}}));
-}
-
-std::string rfc3339_or_null(uint64_t t) { return t ? json_string(engine::rfc3339(t)) : "null"; }
 
 std::string token_json(const engine::ApiToken& t) {
   return json_object({{"id", json_string(t.id)},
                       {"name", json_string(t.name)},
                       {"scopes", json_string_array(t.scopes)},
                       {"channel_ids", json_string_array(t.channels.value_or(std::vector<std::string>{}))},
-                      {"created_at", rfc3339_or_null(t.created_at)},
-                      {"expires_at", rfc3339_or_null(t.expires_at)},
-                      {"last_used_at", rfc3339_or_null(t.last_used_at)},
-                      {"revoked_at", rfc3339_or_null(t.revoked_at)}});
+                      {"created_at", json_time_or_null(t.created_at)},
+                      {"expires_at", json_time_or_null(t.expires_at)},
+                      {"last_used_at", json_time_or_null(t.last_used_at)},
+                      {"revoked_at", json_time_or_null(t.revoked_at)}});
 }
 
 // The body of POST /api/tokens, parsed and shape-checked.
@@ -98,8 +93,8 @@ net::HttpResponse Relay::mint_token(const Caller& who, const net::HttpRequest& r
   std::vector<std::string> names;
   for (const std::string& s : m.scopes) {
     std::optional<Scope> scope = parse_scope(s);
-    if (!scope) return coded(400, "invalid_scopes", "unknown scope: " + s);
-    if (!self_mintable(*scope)) return coded(400, "invalid_scopes", "scope requires admin: " + s);
+    if (!scope) return api_error(400, "invalid_scopes", "unknown scope: " + s);
+    if (!self_mintable(*scope)) return api_error(400, "invalid_scopes", "scope requires admin: " + s);
     if (scopes.has(*scope)) continue;
     scopes.add(*scope);
     names.push_back(s);
@@ -108,17 +103,17 @@ net::HttpResponse Relay::mint_token(const Caller& who, const net::HttpRequest& r
   if (child) {
     for (const std::string& s : names) {
       if (!who.grant.has(*parse_scope(s))) {
-        return coded(403, "scope_escalation", "Cannot mint scope '" + s + "' — not in your token's scopes");
+        return api_error(403, "scope_escalation", "Cannot mint scope '" + s + "' — not in your token's scopes");
       }
     }
     if (who.grant.channel_restricted()) {
       if (!m.has_channel_ids) {
-        return coded(403, "channel_escalation",
+        return api_error(403, "channel_escalation",
                      "Your token is channel-restricted; minted tokens must also specify channel_ids (subset of yours)");
       }
       for (const std::string& c : m.channel_ids) {
         if (!who.grant.allows_channel(c)) {
-          return coded(403, "channel_escalation", "Cannot mint access to channel " + c + " — not in your token's channel_ids");
+          return api_error(403, "channel_escalation", "Cannot mint access to channel " + c + " — not in your token's channel_ids");
         }
       }
     }
@@ -133,7 +128,7 @@ net::HttpResponse Relay::mint_token(const Caller& who, const net::HttpRequest& r
   }
   if (m.has_channel_ids && m.channel_ids.empty()) {
     if (who.grant.channel_restricted()) {
-      return coded(403, "channel_escalation",
+      return api_error(403, "channel_escalation",
                    "Your token is channel-restricted; minted tokens must specify non-empty channel_ids (subset of yours)");
     }
     m.has_channel_ids = false;  // [] means "no restriction" at mint time
@@ -141,11 +136,11 @@ net::HttpResponse Relay::mint_token(const Caller& who, const net::HttpRequest& r
   if (m.has_channel_ids) {
     for (const std::string& c : m.channel_ids) {
       if (!engine::parses_as_uuid(c) || !engine::is_canonical_uuid(c)) {
-        return coded(400, "invalid_channel_ids", "malformed UUID: " + c);
+        return api_error(400, "invalid_channel_ids", "malformed UUID: " + c);
       }
       auto channel = team_.find_channel(c);
-      if (!channel || channel->deleted()) return coded(400, "invalid_channel_ids", "channel not found: " + c);
-      if (!team_.is_member(c, who.pubkey)) return coded(403, "not_channel_member", "not a member of channel: " + c);
+      if (!channel || channel->deleted()) return api_error(400, "invalid_channel_ids", "channel not found: " + c);
+      if (!team_.is_member(c, who.pubkey)) return api_error(403, "not_channel_member", "not a member of channel: " + c);
     }
     std::sort(m.channel_ids.begin(), m.channel_ids.end());
     m.channel_ids.erase(std::unique(m.channel_ids.begin(), m.channel_ids.end()), m.channel_ids.end());
@@ -190,14 +185,14 @@ net::HttpResponse Relay::mint_token(const Caller& who, const net::HttpRequest& r
   t.self_minted = true;
   auto inserted = tokens_.insert(t, now);
   if (!inserted) return api_error(500, "internal server error");
-  if (!*inserted) return coded(409, "token_limit_exceeded", "Maximum of 10 active tokens per pubkey");
+  if (!*inserted) return api_error(409, "token_limit_exceeded", "Maximum of 10 active tokens per pubkey");
   return net::HttpResponse::json(201, json_object({{"id", json_string(t.id)},
                                                    {"token", json_string(secret)},
                                                    {"name", json_string(t.name)},
                                                    {"scopes", json_string_array(t.scopes)},
                                                    {"channel_ids", json_string_array(t.channels.value_or(std::vector<std::string>{}))},
-                                                   {"created_at", rfc3339_or_null(t.created_at)},
-                                                   {"expires_at", rfc3339_or_null(t.expires_at)}}));
+                                                   {"created_at", json_time_or_null(t.created_at)},
+                                                   {"expires_at", json_time_or_null(t.expires_at)}}));
 }
 
 net::HttpResponse Relay::list_tokens(const Caller& who) {
@@ -214,10 +209,10 @@ net::HttpResponse Relay::revoke_token(const Caller& who, std::string_view id) {
   if (!outcome) return api_error(500, "internal server error");
   switch (*outcome) {
     case engine::RevokeOutcome::kRevoked: return net::HttpResponse{204, "", "", {}, {}};
-    case engine::RevokeOutcome::kAlreadyRevoked: return coded(409, "already_revoked", "Token is already revoked");
+    case engine::RevokeOutcome::kAlreadyRevoked: return api_error(409, "already_revoked", "Token is already revoked");
     case engine::RevokeOutcome::kNotFound: break;
   }
-  return coded(404, "not_found", "Token not found or not owned by caller");
+  return api_error(404, "not_found", "Token not found or not owned by caller");
 }
 
 net::HttpResponse Relay::revoke_all_tokens(const Caller& who) {
