@@ -309,14 +309,11 @@ TEST(AdminTokenTest, OperatorMintedTokenWorksAfterStart) {
   std::string dir = (std::filesystem::temp_directory_path() / ("buzz-admin-token-" + std::to_string(getpid()))).string();
   std::filesystem::remove_all(dir);
   Keypair ops = engine::generate_keypair();
-  std::string cmd = std::string(std::getenv("BUZZ_BINARY")) + " admin mint-token --data-dir " + dir + " --pubkey " +
-                    hex(ops) + " --name ops --scopes channels:read,admin:channels --json 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  char buf[4096];
-  std::string out;
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  ASSERT_EQ(pclose(p), 0) << out;
+  int status = -1;
+  std::string out = run_buzz("admin mint-token --data-dir " + dir + " --pubkey " + hex(ops) +
+                                 " --name ops --scopes channels:read,admin:channels --json",
+                             &status);
+  ASSERT_EQ(status, 0) << out;
   const std::string token = field(out, "token");
   ASSERT_EQ(token.size(), 69u) << out;
   {

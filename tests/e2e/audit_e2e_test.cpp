@@ -34,19 +34,6 @@ using engine::Keypair;
 
 std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
 
-// Runs `buzz audit <args>` and returns its stdout; *status gets the exit code.
-std::string run_audit(const std::string& args, int* status) {
-  std::string cmd = std::string(std::getenv("BUZZ_BINARY")) + " audit " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[65536];
-  size_t n;
-  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int rc = p ? pclose(p) : -1;
-  *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return out;
-}
-
 struct Entry {
   std::string event_id, actor, action, channel, meta;
   uint64_t kind = 0;
@@ -55,7 +42,7 @@ struct Entry {
 // Every entry of the chain, oldest first.
 std::vector<Entry> chain(const std::string& data_dir) {
   int status = 0;
-  std::string out = run_audit("tail -n 10000000 --data-dir " + data_dir, &status);
+  std::string out = run_buzz("audit tail -n 10000000 --data-dir " + data_dir, &status);
   EXPECT_EQ(status, 0) << out;
   std::vector<Entry> entries;
   simdjson::dom::parser parser;
@@ -86,7 +73,7 @@ std::vector<Entry> chain(const std::string& data_dir) {
 
 void expect_verifies(const std::string& data_dir) {
   int status = 0;
-  std::string out = run_audit("verify --data-dir " + data_dir, &status);
+  std::string out = run_buzz("audit verify --data-dir " + data_dir, &status);
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("\"ok\":true"), std::string::npos) << out;
 }

@@ -276,4 +276,16 @@ std::string RelayProcess::log_tail(size_t max_bytes) const {
   return "..." + text.substr(text.size() - max_bytes);
 }
 
+std::string run_buzz(const std::string& args, int* status) {
+  std::string cmd = std::string(std::getenv("BUZZ_BINARY")) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[65536];
+  size_t n;
+  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int rc = p ? pclose(p) : -1;
+  *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return out;
+}
+
 }  // namespace buzz::test

@@ -73,4 +73,8 @@ class RelayProcess {
 // failure). The port is released again, so a race with others is possible.
 uint16_t free_tcp_port();
 
+// Runs `$BUZZ_BINARY <args>` (an offline subcommand) and returns its stdout and
+// stderr; *status gets the exit code (-1 if it did not exit normally).
+std::string run_buzz(const std::string& args, int* status);
+
 }  // namespace buzz::test

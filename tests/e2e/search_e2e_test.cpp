@@ -111,13 +111,9 @@ TEST(ReindexTest, RebuildsTheIndexFromTheStore) {
     ASSERT_TRUE(c->publish(note).accepted);
   }
   std::filesystem::remove_all(dir + "/search");
-  std::string cmd = std::string(std::getenv("BUZZ_BINARY")) + " reindex --json --data-dir " + dir + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  char buf[4096];
-  std::string out;
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  ASSERT_EQ(pclose(p), 0) << out;
+  int status = -1;
+  std::string out = run_buzz("reindex --json --data-dir " + dir, &status);
+  ASSERT_EQ(status, 0) << out;
   EXPECT_NE(out.find(R"("indexed":1)"), std::string::npos) << out;
   {
     auto relay = RelayProcess::start(RelayOptions{{"--open"}, {}, dir}, &error);
