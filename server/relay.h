@@ -187,6 +187,7 @@ class Relay final : public net::Service {
   net::HttpResponse get_feed(const Caller& who, const net::HttpRequest& req);
   // handlers/search.cpp: NIP-50 and GET /api/search.
   struct SearchRow {
+    engine::Id id;
     std::string raw;
     std::string channel;
   };

@@ -49,7 +49,7 @@ std::vector<Relay::SearchRow> Relay::search_hits(const index::SearchResult& resu
   (void)store_.query(rest, opts, [&](std::string_view raw, const engine::EventFields& f) {
     engine::Id id;
     std::memcpy(id.data(), f.id, 32);
-    found.emplace(id, SearchRow{std::string(raw), std::string(f.channel)});
+    found.emplace(id, SearchRow{id, std::string(raw), std::string(f.channel)});
   });
   for (const index::SearchHit& h : result.hits) {  // back in the index's order
     auto it = found.find(h.id);
@@ -70,7 +70,7 @@ void Relay::handle_search_req(Context& c, const ReqMessage& req) {
   engine::append_json_string(prefix, req.sub_id);
   prefix += ",";
   for (const engine::Filter& f : req.filters) {
-    std::vector<std::string> lines;
+    std::vector<SearchRow> rows;
     if (f.search) {
       index::SearchQuery q = search_scope(c.session.pubkey, c.session.grant);
       q.text = *f.search;
@@ -87,16 +87,18 @@ void Relay::handle_search_req(Context& c, const ReqMessage& req) {
       q.limit = std::min<size_t>(f.limit.value_or(kDefaultNip50Limit), index::kMaxSearchLimit);
       auto result = search_->search(q);
       if (!result) return send_closed(c, req.sub_id, "invalid: " + result.error());
-      for (SearchRow& row : search_hits(*result, f, readable)) lines.push_back(std::move(row.raw));
+      rows = search_hits(*result, f, readable);
     } else {
       engine::QueryOptions opts;
       opts.accept = [&](const engine::EventFields& e) { return readable(e); };
-      (void)store_.query(f, opts, [&](std::string_view raw, const engine::EventFields&) { lines.emplace_back(raw); });
+      (void)store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& e) {
+        engine::Id id;
+        std::memcpy(id.data(), e.id, 32);
+        rows.push_back({id, std::string(raw), {}});
+      });
     }
-    for (const std::string& raw : lines) {
-      auto id = engine::parse_event_json(raw);
-      if (id && !sent.insert(id->id).second) continue;
-      c.loop.send_text(c.conn, prefix + raw + "]");
+    for (const SearchRow& row : rows) {
+      if (sent.insert(row.id).second) c.loop.send_text(c.conn, prefix + row.raw + "]");
     }
   }
   std::string eose = "[\"EOSE\",";
