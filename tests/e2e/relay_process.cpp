@@ -227,23 +227,29 @@ bool RelayProcess::wait_healthy(int timeout_ms, bool* child_exited, std::string*
   }
 }
 
-void RelayProcess::stop(int sig, int grace_ms) {
-  if (!running_) return;
+int RelayProcess::stop(int sig, int grace_ms) {
+  if (!running_) return -1;
   ::kill(pid_, sig);
   const auto deadline = Clock::now() + std::chrono::milliseconds(grace_ms);
   int status = 0;
   for (;;) {
     const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == pid_ || (r < 0 && errno != EINTR)) break;  // reaped, or not ours any more
+    if (r == pid_) break;
+    if (r < 0 && errno != EINTR) {  // not ours any more
+      status = -1;
+      break;
+    }
     if (Clock::now() >= deadline) {
       ::kill(pid_, SIGKILL);
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
       }
-      break;
+      running_ = false;
+      return -1;
     }
     sleep_ms(10);
   }
   running_ = false;
+  return status;
 }
 
 RelayProcess::~RelayProcess() {
@@ -258,6 +264,11 @@ RelayProcess::~RelayProcess() {
 }
 
 void RelayProcess::kill_hard() { stop(SIGKILL, kStopGraceMs); }
+
+bool RelayProcess::terminate() {
+  const int status = stop(SIGTERM, kStopGraceMs);
+  return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 std::string RelayProcess::relay_url() const {
   return "ws://127.0.0.1:" + std::to_string(port_);

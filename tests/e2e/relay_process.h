@@ -45,6 +45,9 @@ class RelayProcess {
   // SIGKILL and reap, for crash tests. The data dir is kept until this
   // object is destroyed, so a second relay can be started on it meanwhile.
   void kill_hard();
+  // SIGTERM and reap: true if the relay shut down by itself, with exit code 0,
+  // within the grace period (a test that relies on a clean shutdown asserts it).
+  bool terminate();
 
   std::string relay_url() const;  // "ws://127.0.0.1:<port>"
   // Everything the child wrote to stdout and stderr so far (one log file
@@ -58,7 +61,8 @@ class RelayProcess {
   // Polls /health until 200, the child exits, or timeout_ms passes.
   bool wait_healthy(int timeout_ms, bool* child_exited, std::string* error);
   // Sends sig, then reaps; waits up to grace_ms before escalating to SIGKILL.
-  void stop(int sig, int grace_ms);
+  // Returns the wait status, or -1 when it had to escalate or nothing ran.
+  int stop(int sig, int grace_ms);
   std::string log_tail(size_t max_bytes) const;
 
   pid_t pid_ = -1;
