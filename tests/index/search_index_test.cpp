@@ -489,3 +489,15 @@ TEST_F(SearchIndexTest, SearchesRunConcurrentlyWithTheWriter) {
 
 }  // namespace
 }  // namespace buzz::index
+
+namespace buzz::index {
+namespace {
+TEST_F(SearchIndexTest, ReproTinyDocs) {
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(index_->add(event(1, "ingest " + std::to_string(i), uint64_t(10 + i), uint8_t(i % 20)), "").ok());
+    if (i % 1250 == 1249) ASSERT_TRUE(index_->commit().ok());
+  }
+  ASSERT_TRUE(index_->commit().ok());
+}
+}  // namespace
+}  // namespace buzz::index

@@ -249,7 +249,6 @@ void ingest(const Options& o) {
   report(o, {{"events_ok", double(oks)}, {"events_accepted", double(accepted)}, {"elapsed_s", elapsed},
              {"events_per_s", double(oks) / elapsed}, {"server_cpu_us_per_event", cpu_us / double(std::max<size_t>(1, accepted))},
              {"bare_verify_us", v}, {"ratio_to_verify", cpu_us / double(std::max<size_t>(1, accepted)) / v}});
-  std::filesystem::remove_all(dir);
 }
 
 void fanout(const Options& o) {
@@ -290,7 +289,6 @@ void fanout(const Options& o) {
              {"lost", double(expected - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
              {"p99_ms", percentile_ms(latencies, 0.99)},
              {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))}, {"bare_verify_us", verify_us()}});
-  std::filesystem::remove_all(dir);
 }
 
 // Sends frames on one connection, at most `window` unanswered, and waits for every OK.
@@ -383,7 +381,6 @@ void channels(const Options& o) {
              {"p99_ms", percentile_ms(latencies, 0.99)},
              {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))},
              {"server_cpu_us_per_event", cpu_us / double(std::max(1, total))}, {"bare_verify_us", verify_us()}});
-  std::filesystem::remove_all(dir);
 }
 
 void history(const Options& o) {
@@ -452,7 +449,6 @@ void history(const Options& o) {
   }
   figures["stored_events"] = o.events;
   report(o, figures);
-  std::filesystem::remove_all(dir);
 }
 
 std::string base64(std::string_view in) {
@@ -537,7 +533,6 @@ void messages(const Options& o) {
              {"server_cpu_us_per_request", cpu * 1e6 / double(std::max<uint64_t>(1, done.load()))},
              {"server_cores_used", cpu / elapsed},
              {"verify_us", verify_us()}});
-  std::filesystem::remove_all(dir);
 }
 
 void idle(const Options& o) {
@@ -560,7 +555,6 @@ void idle(const Options& o) {
   double per_conn = double(after.rss_bytes - before.rss_bytes) / o.connections;
   report(o, {{"connections", double(o.connections)}, {"rss_before_mib", double(before.rss_bytes) / 1048576},
              {"rss_after_mib", double(after.rss_bytes) / 1048576}, {"rss_bytes_per_connection", per_conn}});
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

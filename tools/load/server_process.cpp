@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -38,7 +39,8 @@ ProcessUsage read_usage(pid_t pid) {
   return u;
 }
 
-ServerProcess::ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port) : port_(port) {
+ServerProcess::ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port)
+    : port_(port), data_dir_(data_dir) {
   pid_ = fork();
   if (pid_ == 0) {
     std::string bind = "127.0.0.1:" + std::to_string(port);
@@ -60,6 +62,8 @@ ServerProcess::~ServerProcess() {
   kill(pid_, SIGTERM);
   int status;
   waitpid(pid_, &status, 0);
+  std::error_code ec;  // best effort
+  std::filesystem::remove_all(data_dir_, ec);
 }
 
 }  // namespace buzz::load
