@@ -10,6 +10,7 @@
 
 #include "index/clucene.h"
 #include "index/clucene_fields.h"
+#include "index/id_filter.h"
 #include "index/search_analyzer.h"
 #include "index/search_document.h"
 #include "index/search_snapshot.h"
@@ -117,6 +118,10 @@ struct CLuceneSearchIndex::State {
   std::unordered_set<engine::Id, engine::KeyBytesHash> added_ids;  // the same, for duplicate checks
   std::vector<Removal> removals;                                    // since the snapshot
   bool dirty = false;                                               // changes since the snapshot
+  // Which ids may be indexed already, without a term seek: a document from
+  // before open (or clear) has created_at <= horizon; one added since is in the filter.
+  uint64_t horizon = 0;
+  IdFilter added_in_run;
 
   mutable std::mutex snapshot_mu;
   std::shared_ptr<const SearchSnapshot> snapshot;
@@ -174,6 +179,12 @@ struct CLuceneSearchIndex::State {
     removals.clear();
   }
 
+  // Writer lock held: whether the event's document is in the index or about to be.
+  bool holds(const engine::Event& event) const {
+    if (event.created_at > horizon && !added_in_run.may_contain(event.id)) return false;
+    return added_ids.contains(event.id) || current()->contains(event.id);
+  }
+
   // Writer lock held: whether a pending removal would take this document.
   bool removal_covers(const SearchDocument& doc) const {
     for (const Removal& r : removals) {
@@ -197,6 +208,7 @@ engine::Result<std::unique_ptr<CLuceneSearchIndex>> CLuceneSearchIndex::open(con
     state->writer = open_writer(state->directory, &state->analyzer, /*create=*/!exists);
     if (!exists) state->writer->flush();  // a first commit point, so a reader can open
     state->snapshot = SearchSnapshot::open(state->directory, nullptr, {});
+    state->horizon = state->snapshot->newest_created_at();
   });
   if (!opened) return engine::Error{opened.error() + " (" + directory + ")"};
   return std::unique_ptr<CLuceneSearchIndex>(new CLuceneSearchIndex(std::move(state)));
@@ -213,7 +225,7 @@ engine::Status CLuceneSearchIndex::add(const engine::Event& event, std::string_v
   return guarded("add", [&] {
     if (state_->removal_covers(*document)) {
       state_->apply_removals();  // first, or at the commit it would take this copy too
-    } else if (state_->added_ids.contains(event.id) || state_->current()->contains(event.id)) {
+    } else if (state_->holds(event)) {
       return;  // one id is one immutable event: adding it again (a rebuild racing the feeder) changes nothing
     }
     Document doc;
@@ -221,6 +233,7 @@ engine::Status CLuceneSearchIndex::add(const engine::Event& event, std::string_v
     state_->writer->addDocument(&doc);
     state_->added.push_back({event.id, event.created_at, event.kind});
     state_->added_ids.insert(event.id);
+    state_->added_in_run.insert(event.id);
     state_->dirty = true;
   });
 }
@@ -272,6 +285,8 @@ engine::Status CLuceneSearchIndex::clear() {
     state_->added.clear();
     state_->added_ids.clear();
     state_->removals.clear();
+    state_->horizon = 0;
+    state_->added_in_run.clear();
     state_->dirty = true;
   });
 }

@@ -270,6 +270,12 @@ bool SearchSnapshot::contains(const engine::Id& id) const {
   return docs->next();
 }
 
+uint64_t SearchSnapshot::newest_created_at() const {
+  uint64_t newest = 0;
+  for (size_t doc = 0; doc < columns_.size(); ++doc) newest = std::max(newest, columns_.created_at(doc));
+  return newest;
+}
+
 std::unique_ptr<BitSet> SearchSnapshot::scope(const SearchQuery& query) const {
   const int32_t max_doc = int32_t(columns_.size());
   if (max_doc == 0) return nullptr;

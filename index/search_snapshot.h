@@ -57,6 +57,8 @@ class SearchSnapshot {
   bool contains(const engine::Id& id) const;
 
   uint64_t size() const { return live_documents_; }
+  // The largest created_at of any document, deleted ones included; 0 if none.
+  uint64_t newest_created_at() const;
   // Whether the columns were carried over from the previous snapshot (for tests).
   bool columns_carried_over() const { return carried_over_; }
 
