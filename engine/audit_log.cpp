@@ -15,6 +15,7 @@
 #include "engine/audit_segment.h"
 #include "engine/audit_verify.h"
 #include "engine/canonical.h"
+#include "engine/thread_role.h"
 
 namespace buzz::engine {
 namespace {
@@ -95,8 +96,12 @@ bool AuditLog::try_append(std::vector<TicketedRecord>&& records) {
   {
     std::lock_guard lock(mu_);
     if (stopping_ || !failure_.ok() || queue_.size() + records.size() > opts_.queue_capacity) return false;
+    const bool was_empty = queue_.empty();
     for (TicketedRecord& r : records) queue_.push_back(std::move(r));
     metrics_.queue_depth = queue_.size();
+    // The writer waits for a first record, then for a full group or its window:
+    // records in between would only wake it to go back to sleep.
+    if (!was_empty && queue_.size() < kGroupMaxRecords) return true;
   }
   queue_cv_.notify_one();
   return true;
@@ -153,6 +158,7 @@ void AuditLog::fail(Status why) {
 }
 
 void AuditLog::run_writer() {
+  set_thread_role("buzz-audit", ThreadRole::kBackground);  // no OK waits for the chain
   std::vector<TicketedRecord> group;
   while (take_group(group)) {
     if (Status s = write_group(group); !s) return fail(std::move(s));

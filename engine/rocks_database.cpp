@@ -25,6 +25,9 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.IncreaseParallelism(2);
+  // Compactions yield the cores to the loops and the store writer (thread_role.h);
+  // flushes keep normal priority, since writes stall when memtables cannot drain.
+  db_options.env->LowerThreadPoolCPUPriority(rocksdb::Env::Priority::LOW, rocksdb::CpuPriority::kLow);
   db_options.max_open_files = 512;
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);

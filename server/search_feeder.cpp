@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/event_parse.h"
+#include "engine/thread_role.h"
 #include "index/search_document.h"
 #include "server/log.h"
 
@@ -46,6 +47,7 @@ void SearchFeeder::offer(std::shared_ptr<const engine::Event> event, std::string
       ++metrics_.overflowed;
     }
     if (metrics_.oldest_pending_ns == 0) metrics_.oldest_pending_ns = to_ns(now);
+    if (!wake_needed_locked()) return;
   }
   wake_.notify_one();
 }
@@ -63,9 +65,12 @@ void SearchFeeder::enqueue(Change change) {
     if (stopping_) return;
     if (metrics_.oldest_pending_ns == 0) metrics_.oldest_pending_ns = to_ns(change.offered);
     queue_.push_back(std::move(change));
+    if (!wake_needed_locked()) return;
   }
   wake_.notify_one();
 }
+
+bool SearchFeeder::wake_needed_locked() const { return !holding_ || queued_adds_ >= options_.capacity / 2; }
 
 void SearchFeeder::stop() {
   {
@@ -89,6 +94,7 @@ void SearchFeeder::publish_oldest_locked(std::optional<Clock::time_point> uncomm
 }
 
 void SearchFeeder::run() {
+  engine::set_thread_role("buzz-search", engine::ThreadRole::kBackground);
   std::optional<Clock::time_point> uncommitted;  // when the oldest applied, uncommitted change was offered
   Clock::time_point last_commit{};                // long ago: a lone change commits at once
   std::vector<Change> changes;
@@ -99,7 +105,10 @@ void SearchFeeder::run() {
       publish_oldest_locked(uncommitted);
       auto has_work = [this] { return !queue_.empty() || !backlog_.empty() || stopping_; };
       if (uncommitted) {
-        wake_.wait_until(lock, last_commit + options_.commit_interval, has_work);
+        holding_ = true;
+        wake_.wait_until(lock, last_commit + options_.commit_interval,
+                         [this] { return stopping_ || queued_adds_ >= options_.capacity / 2; });
+        holding_ = false;
       } else {
         wake_.wait(lock, has_work);
       }

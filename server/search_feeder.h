@@ -112,6 +112,8 @@ class SearchFeeder {
   void apply(const Change& change);
   void apply_backlog(const BacklogEntry& entry);
   bool commit();
+  // Caller holds mu_: whether a change just queued must wake the worker.
+  bool wake_needed_locked() const;
   // Caller holds mu_: republishes metrics_.oldest_pending_ns.
   void publish_oldest_locked(std::optional<Clock::time_point> uncommitted);
 
@@ -126,6 +128,9 @@ class SearchFeeder {
   size_t queued_adds_ = 0;  // kAdd entries in queue_ (the capacity counts only those)
   std::deque<BacklogEntry> backlog_;
   bool stopping_ = false;
+  // The worker sleeps until the next commit is due: changes offered meanwhile
+  // wait for it without waking the worker (one wake-up per interval, not per event).
+  bool holding_ = false;
 
   std::thread worker_;
 };

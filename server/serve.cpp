@@ -18,6 +18,7 @@
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
+#include "engine/thread_role.h"
 #include "index/clucene_search_index.h"
 #include "server/cli.h"
 #include "server/config.h"
@@ -195,7 +196,12 @@ int run_serve(int argc, char** argv) {
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
 
   std::vector<std::thread> loop_threads;
-  for (auto& l : loops) loop_threads.emplace_back([&l] { l->run(); });
+  for (size_t i = 0; i < loops.size(); ++i) {
+    loop_threads.emplace_back([&l = loops[i], i] {
+      engine::set_thread_role(("buzz-loop-" + std::to_string(i)).c_str(), engine::ThreadRole::kForeground);
+      l->run();
+    });
+  }
 
   std::string listen = cfg.bind_host + ":" + std::to_string(loops.front()->port());
   std::printf("buzz %s listening on %s (relay URL %s), data in %s\n", BUZZ_VERSION, listen.c_str(),

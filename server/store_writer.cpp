@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "engine/clock.h"
+#include "engine/thread_role.h"
 
 #include "server/log.h"
 
@@ -24,7 +25,10 @@ StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership,
       reaper_interval_(reaper_interval),
       next_reap_(std::chrono::steady_clock::now() + reaper_interval),
       sink_(std::move(sink)) {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    engine::set_thread_role("buzz-store", engine::ThreadRole::kForeground);
+    run();
+  });
 }
 
 StoreWriter::~StoreWriter() { stop(); }
