@@ -3,6 +3,7 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 
 namespace buzz::engine {
@@ -17,6 +18,20 @@ constexpr const char* kFamilyNames[] = {
     "api_tokens",     "users",
 };
 static_assert(std::size(kFamilyNames) == size_t(Family::kCount));
+
+constexpr size_t kNotIndex = SIZE_MAX;
+
+// Bytes before the ~created_at | id suffix of an index family's keys.
+size_t index_prefix_bytes(Family f) {
+  switch (f) {
+    case Family::kIndexTime: return 0;
+    case Family::kIndexKind: return 2;
+    case Family::kIndexAuthor: return 32;
+    case Family::kIndexAuthorKind: return 34;
+    case Family::kIndexTag: return 9;
+    default: return kNotIndex;
+  }
+}
 
 }  // namespace
 
@@ -45,6 +60,12 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
     rocksdb::ColumnFamilyOptions cf(db_options);
     bool by_id = i <= size_t(Family::kEventsBuzz) || i == size_t(Family::kPointers) || i == size_t(Family::kThreads);
     cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(by_id ? point_table : table));
+    if (const size_t prefix = index_prefix_bytes(Family(i)); prefix != kNotIndex) {
+      // Index keys arrive newest first within their prefix (~created_at):
+      // inserting next to the previous key of the same prefix skips most of
+      // the memtable skip-list search.
+      cf.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(prefix));
+    }
     if (by_id) {
       // Most id lookups at ingest are misses (new events): a memtable bloom
       // filter answers them without walking the skip list.

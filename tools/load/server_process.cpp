@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -16,22 +17,40 @@
 
 namespace buzz::load {
 
+namespace {
+
+// utime + stime of a /proc .../stat file, in seconds; `name` gets the comm field.
+double read_stat_cpu(const std::string& path, std::string* name = nullptr) {
+  std::ifstream stat(path);
+  std::string text((std::istreambuf_iterator<char>(stat)), {});
+  const size_t open = text.find('(');
+  const size_t close = text.rfind(')');
+  if (open == std::string::npos || close == std::string::npos) return 0;
+  if (name) *name = text.substr(open + 1, close - open - 1);
+  std::istringstream fields(text.substr(close + 2));
+  std::string f;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && fields >> f; ++i) {
+    if (i == 14) utime = std::stoull(f);
+    if (i == 15) stime = std::stoull(f);
+  }
+  return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace
+
 ProcessUsage read_usage(pid_t pid) {
   ProcessUsage u;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), {});
-  size_t close = text.rfind(')');
-  if (close != std::string::npos) {
-    std::istringstream fields(text.substr(close + 2));
-    std::string f;
-    unsigned long long utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && fields >> f; ++i) {
-      if (i == 14) utime = std::stoull(f);
-      if (i == 15) stime = std::stoull(f);
-    }
-    u.cpu_seconds = double(utime + stime) / double(sysconf(_SC_CLK_TCK));
+  const std::string proc = "/proc/" + std::to_string(pid);
+  u.cpu_seconds = read_stat_cpu(proc + "/stat");
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(proc + "/task", ec)) {
+    std::string name;
+    const double cpu = read_stat_cpu(task.path() / "stat", &name);
+    while (!name.empty() && (std::isdigit(static_cast<unsigned char>(name.back())) || name.back() == '-')) name.pop_back();
+    u.cpu_by_thread[name.empty() ? "other" : name] += cpu;
   }
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::ifstream status(proc + "/status");
   std::string line;
   while (std::getline(status, line)) {
     if (line.rfind("VmRSS:", 0) == 0) u.rss_bytes = std::stoull(line.substr(6)) * 1024;

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace buzz::load {
@@ -13,6 +14,11 @@ namespace buzz::load {
 struct ProcessUsage {
   double cpu_seconds = 0;  // user + system
   uint64_t rss_bytes = 0;
+  // CPU seconds per thread role: the thread name with its trailing index
+  // dropped (buzz-loop-0 and buzz-loop-1 are both "buzz-loop"), so a run can
+  // say which part of the relay (loops, store writer, audit chain, search,
+  // compactions) its CPU went to.
+  std::map<std::string, double> cpu_by_thread;
 };
 
 ProcessUsage read_usage(pid_t pid);
