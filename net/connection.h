@@ -68,6 +68,7 @@ class Connection {
   };
 
   int fd_ = -1;
+  bool fixed_file_ = false;  // fd_ is also the index of its entry in the ring's file table
   ConnId id_;
   Phase phase_ = Phase::kHttp;
   bool recv_armed_ = false;

@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -17,6 +18,9 @@ namespace buzz::net {
 namespace {
 
 constexpr unsigned kRingEntries = 4096;
+// Largest file table a ring registers (8 bytes per entry in the kernel); fds
+// above it still work, named by number.
+constexpr rlim_t kMaxFileTable = 1 << 16;
 constexpr uint16_t kBufferGroup = 0;
 constexpr unsigned kBufferCount = 512;   // power of two
 constexpr size_t kBufferBytes = 4096;
@@ -99,6 +103,12 @@ Loop::Loop(uint16_t index, const LoopOptions& options, Service& service)
   }
   io_uring_buf_ring_advance(buf_ring_, kBufferCount);
 
+  // Best effort: without a file table every operation names the plain fd.
+  rlimit files{};
+  getrlimit(RLIMIT_NOFILE, &files);
+  const unsigned table = unsigned(std::min<rlim_t>(files.rlim_cur, kMaxFileTable));
+  if (io_uring_register_files_sparse(&ring_, table) == 0) file_table_size_ = table;
+
   inbox_fd_ = eventfd(0, EFD_CLOEXEC);
   wheel_.resize(size_t(std::max(1, options_.ping_interval_secs)));
 }
@@ -123,6 +133,10 @@ io_uring_sqe* Loop::sqe() {
   return s;
 }
 
+void Loop::use_file_table(io_uring_sqe* s, const Connection& c) {
+  if (c.fixed_file_) s->flags |= IOSQE_FIXED_FILE;
+}
+
 void Loop::arm_accept() {
   io_uring_sqe* s = sqe();
   io_uring_prep_multishot_accept(s, listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -132,6 +146,7 @@ void Loop::arm_accept() {
 void Loop::arm_recv(Connection& c) {
   io_uring_sqe* s = sqe();
   io_uring_prep_recv_multishot(s, c.fd_, nullptr, 0, 0);
+  use_file_table(s, c);
   s->flags |= IOSQE_BUFFER_SELECT;
   s->buf_group = kBufferGroup;
   io_uring_sqe_set_data64(s, tag(Op::kRecv, c.id_.slot, c.id_.gen));
@@ -263,6 +278,7 @@ void Loop::on_accept(int res, uint32_t flags) {
   uint32_t gen = c.id_.gen + 1;
   c = Connection();
   c.fd_ = fd;
+  c.fixed_file_ = unsigned(fd) < file_table_size_ && io_uring_register_files_update(&ring_, unsigned(fd), &fd, 1) == 1;
   c.id_ = ConnId{index_, slot, gen};
   c.peer_ = peer_of(fd);
   c.wheel_slot_ = uint8_t(tick_count_ % wheel_.size());
@@ -590,6 +606,7 @@ void Loop::flush(Connection& c) {
   c.sending_ = true;
   io_uring_sqe* q = sqe();
   io_uring_prep_writev(q, c.fd_, s.iov.data(), unsigned(s.iov.size()), 0);
+  use_file_table(q, c);
   io_uring_sqe_set_data64(q, tag(Op::kSend, c.id_.slot, c.id_.gen));
 }
 
@@ -610,6 +627,7 @@ void Loop::on_send(Connection& c, int res) {
     c.sending_ = true;
     io_uring_sqe* q = sqe();
     io_uring_prep_writev(q, c.fd_, s.iov.data() + s.first, unsigned(s.iov.size() - s.first), 0);
+    use_file_table(q, c);
     io_uring_sqe_set_data64(q, tag(Op::kSend, c.id_.slot, c.id_.gen));
     return;
   }
@@ -634,6 +652,13 @@ void Loop::destroy(Connection& c) {
 
 void Loop::maybe_free(Connection& c) {
   if (c.phase_ != Connection::Phase::kDead || c.recv_armed_ || c.sending_ || c.fd_ < 0) return;
+  // Nothing is in flight or queued for the socket now, so its table entry can
+  // go before the fd number is freed for the next accept to reuse.
+  if (c.fixed_file_) {
+    int none = -1;
+    io_uring_register_files_update(&ring_, unsigned(c.fd_), &none, 1);
+    c.fixed_file_ = false;
+  }
   ::close(c.fd_);
   c.fd_ = -1;
   auto& bucket = wheel_[c.wheel_slot_];
