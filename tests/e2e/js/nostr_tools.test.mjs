@@ -45,8 +45,14 @@ before(async () => {
   await waitHealthy(port);
 });
 
-after(() => {
-  server?.kill('SIGTERM');
+// The data directory goes only after the relay has exited: removed under a
+// relay still shutting down, its last search commit would fail.
+after(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    assert.equal(await exited, 0, 'the relay exits cleanly on SIGTERM');
+  }
   rmSync(dataDir, { recursive: true, force: true });
 });
 
