@@ -318,12 +318,77 @@ Status RocksEventStore::erase_state(StateTable table, std::string_view from, std
   return {};
 }
 
+namespace {
+
+constexpr size_t kFirstChunk = 8;
+constexpr size_t kLastChunk = 128;
+
+// Candidate ids in index order, read together (RocksEventStore::scan).
+class RecordChunk {
+ public:
+  void add(std::string_view id, StorageFamily family) {
+    ids_.append(id);
+    families_.push_back(family);
+  }
+  size_t size() const { return families_.size(); }
+
+  // Visits each live record that matches, in the order added; false once
+  // `visit` says stop. Leaves the chunk empty.
+  bool read(RocksDatabase& db, const rocksdb::ReadOptions& options, const Filter& filter,
+            const std::function<bool(const RecordView&)>& visit) {
+    const size_t n = size();
+    values_.resize(std::max(values_.size(), n));
+    statuses_.assign(n, rocksdb::Status::NotFound());
+    for (int f = 0; f < kStorageFamilies; ++f) {
+      keys_.clear();
+      slots_.clear();
+      for (size_t i = 0; i < n; ++i) {
+        if (families_[i] != StorageFamily(f)) continue;
+        keys_.emplace_back(ids_.data() + 32 * i, 32);
+        slots_.push_back(i);
+      }
+      if (keys_.empty()) continue;
+      got_.resize(keys_.size());
+      got_status_.resize(keys_.size());
+      for (rocksdb::PinnableSlice& v : got_) v.Reset();
+      db.db()->MultiGet(options, db.events(StorageFamily(f)), keys_.size(), keys_.data(), got_.data(),
+                        got_status_.data());
+      for (size_t k = 0; k < keys_.size(); ++k) {
+        statuses_[slots_[k]] = got_status_[k];
+        if (got_status_[k].ok()) values_[slots_[k]] = std::move(got_[k]);
+      }
+    }
+    bool more = true;
+    RecordView rec;
+    for (size_t i = 0; i < n && more; ++i) {
+      if (!statuses_[i].ok()) continue;
+      const bool live = decode_record(std::string_view(values_[i].data(), values_[i].size()), &rec) && !rec.deleted();
+      if (live && filter.matches(rec.fields)) more = visit(rec);
+    }
+    for (size_t i = 0; i < n; ++i) values_[i].Reset();
+    ids_.clear();
+    families_.clear();
+    return more;
+  }
+
+ private:
+  std::string ids_;  // 32 bytes each
+  std::vector<StorageFamily> families_;
+  std::vector<rocksdb::PinnableSlice> values_;
+  std::vector<rocksdb::Status> statuses_;
+  // One family's share of the chunk, for its MultiGet.
+  std::vector<rocksdb::Slice> keys_;
+  std::vector<size_t> slots_;
+  std::vector<rocksdb::PinnableSlice> got_;
+  std::vector<rocksdb::Status> got_status_;
+};
+
+}  // namespace
+
 Status RocksEventStore::scan(const Filter& filter, size_t budget,
                              const std::function<bool(const RecordView&)>& visit) {
   if (filter.matches_nothing()) return {};
   rocksdb::ReadOptions read;
-  RecordView rec;
-  rocksdb::PinnableSlice value;
 
   if (filter.ids) {
     // Point lookups, then newest-first order like every other plan.
@@ -406,22 +471,27 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
   std::priority_queue<Cursor*, std::vector<Cursor*>, decltype(later)> heap(later);
   for (Cursor& c : cursors) heap.push(&c);
 
+  // Records are read in chunks, one MultiGet per storage family: RocksDB then
+  // shares the index seeks and block fetches that one Get per result repeats.
+  // Chunks start small, since a REQ with a small limit reads few records.
+  RecordChunk chunk;
+  size_t chunk_size = kFirstChunk;
   std::string last_id;  // a multi-value tag scan can meet the same event twice in a row
   while (!heap.empty() && budget-- > 0) {
     Cursor* c = heap.top();
     heap.pop();
     rocksdb::Slice suffix = c->suffix();
     std::string_view id(suffix.data() + 8, 32);
-    uint16_t kind = get_u16(c->it->value().data());
     if (id != last_id) {
       last_id.assign(id);
-      value.Reset();
-      bool live = db_.db()->Get(read, db_.events(storage_family(kind)), rocksdb::Slice(id.data(), 32), &value).ok() &&
-                  decode_record(std::string_view(value.data(), value.size()), &rec) && !rec.deleted();
-      if (live && filter.matches(rec.fields) && !visit(rec)) return {};
+      chunk.add(id, storage_family(get_u16(c->it->value().data())));
     }
     c->it->Next();
     if (valid(*c)) heap.push(c);
+    if (chunk.size() == chunk_size || heap.empty() || budget == 0) {
+      if (!chunk.read(db_, read, filter, visit)) return {};
+      chunk_size = std::min(chunk_size * 2, kLastChunk);
+    }
   }
   return {};
 }
