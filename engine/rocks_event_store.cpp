@@ -326,7 +326,7 @@ constexpr size_t kLastChunk = 128;
 // Candidate ids in index order, read together (RocksEventStore::scan).
 class RecordChunk {
  public:
-  void add(std::string_view id, StorageFamily family) {
+  void add(std::string_view id, rocksdb::ColumnFamilyHandle* family) {
     ids_.append(id);
     families_.push_back(family);
   }
@@ -334,30 +334,14 @@ class RecordChunk {
 
   // Visits each live record that matches, in the order added; false once
   // `visit` says stop. Leaves the chunk empty.
-  bool read(RocksDatabase& db, const rocksdb::ReadOptions& options, const Filter& filter,
+  bool read(rocksdb::DB* db, const rocksdb::ReadOptions& options, const Filter& filter,
             const std::function<bool(const RecordView&)>& visit) {
     const size_t n = size();
-    values_.resize(std::max(values_.size(), n));
-    statuses_.assign(n, rocksdb::Status::NotFound());
-    for (int f = 0; f < kStorageFamilies; ++f) {
-      keys_.clear();
-      slots_.clear();
-      for (size_t i = 0; i < n; ++i) {
-        if (families_[i] != StorageFamily(f)) continue;
-        keys_.emplace_back(ids_.data() + 32 * i, 32);
-        slots_.push_back(i);
-      }
-      if (keys_.empty()) continue;
-      got_.resize(keys_.size());
-      got_status_.resize(keys_.size());
-      for (rocksdb::PinnableSlice& v : got_) v.Reset();
-      db.db()->MultiGet(options, db.events(StorageFamily(f)), keys_.size(), keys_.data(), got_.data(),
-                        got_status_.data());
-      for (size_t k = 0; k < keys_.size(); ++k) {
-        statuses_[slots_[k]] = got_status_[k];
-        if (got_status_[k].ok()) values_[slots_[k]] = std::move(got_[k]);
-      }
-    }
+    keys_.clear();
+    for (size_t i = 0; i < n; ++i) keys_.emplace_back(ids_.data() + 32 * i, 32);
+    values_.resize(n);
+    statuses_.resize(n);
+    db->MultiGet(options, n, families_.data(), keys_.data(), values_.data(), statuses_.data());
     bool more = true;
     RecordView rec;
     for (size_t i = 0; i < n && more; ++i) {
@@ -365,7 +349,7 @@ class RecordChunk {
       const bool live = decode_record(std::string_view(values_[i].data(), values_[i].size()), &rec) && !rec.deleted();
       if (live && filter.matches(rec.fields)) more = visit(rec);
     }
-    for (size_t i = 0; i < n; ++i) values_[i].Reset();
+    for (rocksdb::PinnableSlice& v : values_) v.Reset();  // unpins the blocks
     ids_.clear();
     families_.clear();
     return more;
@@ -373,14 +357,10 @@ class RecordChunk {
 
  private:
   std::string ids_;  // 32 bytes each
-  std::vector<StorageFamily> families_;
+  std::vector<rocksdb::ColumnFamilyHandle*> families_;
+  std::vector<rocksdb::Slice> keys_;
   std::vector<rocksdb::PinnableSlice> values_;
   std::vector<rocksdb::Status> statuses_;
-  // One family's share of the chunk, for its MultiGet.
-  std::vector<rocksdb::Slice> keys_;
-  std::vector<size_t> slots_;
-  std::vector<rocksdb::PinnableSlice> got_;
-  std::vector<rocksdb::Status> got_status_;
 };
 
 }  // namespace
@@ -471,8 +451,8 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
   std::priority_queue<Cursor*, std::vector<Cursor*>, decltype(later)> heap(later);
   for (Cursor& c : cursors) heap.push(&c);
 
-  // Records are read in chunks, one MultiGet per storage family: RocksDB then
-  // shares the index seeks and block fetches that one Get per result repeats.
+  // Records are read in chunks with one MultiGet: RocksDB then shares the
+  // index seeks and block fetches that one Get per result repeats.
   // Chunks start small, since a REQ with a small limit reads few records.
   RecordChunk chunk;
   size_t chunk_size = kFirstChunk;
@@ -484,12 +464,12 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
     std::string_view id(suffix.data() + 8, 32);
     if (id != last_id) {
       last_id.assign(id);
-      chunk.add(id, storage_family(get_u16(c->it->value().data())));
+      chunk.add(id, db_.events(storage_family(get_u16(c->it->value().data()))));
     }
     c->it->Next();
     if (valid(*c)) heap.push(c);
     if (chunk.size() == chunk_size || heap.empty() || budget == 0) {
-      if (!chunk.read(db_, read, filter, visit)) return {};
+      if (!chunk.read(db_.db(), read, filter, visit)) return {};
       chunk_size = std::min(chunk_size * 2, kLastChunk);
     }
   }
