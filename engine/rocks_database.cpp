@@ -6,6 +6,10 @@
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 
+#include <optional>
+
+#include "engine/event_record.h"
+
 namespace buzz::engine {
 namespace {
 
@@ -19,17 +23,17 @@ constexpr const char* kFamilyNames[] = {
 };
 static_assert(std::size(kFamilyNames) == size_t(Family::kCount));
 
-constexpr size_t kNotIndex = SIZE_MAX;
-
-// Bytes before the ~created_at | id suffix of an index family's keys.
-size_t index_prefix_bytes(Family f) {
+// Bytes before the ~created_at | id suffix of an index family's keys, as the
+// key builders of event_record.h lay them out; none for other families.
+std::optional<size_t> index_prefix_bytes(Family f) {
+  const uint8_t pubkey[32] = {};
   switch (f) {
     case Family::kIndexTime: return 0;
-    case Family::kIndexKind: return 2;
-    case Family::kIndexAuthor: return 32;
-    case Family::kIndexAuthorKind: return 34;
-    case Family::kIndexTag: return 9;
-    default: return kNotIndex;
+    case Family::kIndexKind: return kind_prefix(0).size();
+    case Family::kIndexAuthor: return author_prefix(pubkey).size();
+    case Family::kIndexAuthorKind: return author_kind_prefix(pubkey, 0).size();
+    case Family::kIndexTag: return tag_prefix('t', "").size();
+    default: return std::nullopt;
   }
 }
 
@@ -60,11 +64,11 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
     rocksdb::ColumnFamilyOptions cf(db_options);
     bool by_id = i <= size_t(Family::kEventsBuzz) || i == size_t(Family::kPointers) || i == size_t(Family::kThreads);
     cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(by_id ? point_table : table));
-    if (const size_t prefix = index_prefix_bytes(Family(i)); prefix != kNotIndex) {
+    if (const std::optional<size_t> prefix = index_prefix_bytes(Family(i))) {
       // Index keys arrive newest first within their prefix (~created_at):
       // inserting next to the previous key of the same prefix skips most of
       // the memtable skip-list search.
-      cf.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(prefix));
+      cf.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(*prefix));
     }
     if (by_id) {
       // Most id lookups at ingest are misses (new events): a memtable bloom

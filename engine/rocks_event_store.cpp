@@ -45,7 +45,6 @@ class RocksEventStore::Batch {
     return wb_.GetFromBatchAndDB(db_.db(), read_, db_.family(f), key, value).ok();
   }
   void put(Family f, rocksdb::Slice key, rocksdb::Slice value) { (void)wb_.Put(db_.family(f), key, value); }
-  void del(Family f, rocksdb::Slice key) { (void)wb_.Delete(db_.family(f), key); }
   rocksdb::WriteBatch* batch() { return wb_.GetWriteBatch(); }
 
   // Finds a stored record in any events family; the kind picks the family when known.
@@ -69,7 +68,7 @@ class RocksEventStore::Batch {
     // them back before the write, and an add then a removal of the same key
     // in one batch still applies in order. Most of an event's keys are index
     // entries, so this spares most of the batch's own skip-list inserts.
-    rocksdb::WriteBatch* raw = wb_.GetWriteBatch();
+    rocksdb::WriteBatch* raw = batch();
     auto apply = [&](Family fam, std::string key) {
       key += suffix;
       add ? (void)raw->Put(db_.family(fam), key, kind_value) : (void)raw->Delete(db_.family(fam), key);
