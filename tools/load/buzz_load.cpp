@@ -119,19 +119,18 @@ void report(const Options& o, const std::map<std::string, double>& figures) {
   for (auto& [k, v] : figures) std::printf("  %-34s %12.3f\n", k.c_str(), v);
 }
 
-// Adds each thread role's share of the server CPU between two readings
-// (cpu_pct_buzz-loop, cpu_pct_buzz-audit, …): which part of the relay the
-// measured work went to.
-std::map<std::string, double> with_cpu_shares(std::map<std::string, double> figures, const load::ProcessUsage& before,
-                                              const load::ProcessUsage& after) {
+// The same, adding each thread role's share of the server CPU between the two
+// readings of the measured window (cpu_pct_buzz-loop, cpu_pct_buzz-audit, …):
+// which part of the relay the work went to.
+void report(const Options& o, std::map<std::string, double> figures, const load::ProcessUsage& before,
+            const load::ProcessUsage& after) {
   const double total = after.cpu_seconds - before.cpu_seconds;
-  if (total <= 0) return figures;
   for (const auto& [role, cpu] : after.cpu_by_thread) {
     const auto was = before.cpu_by_thread.find(role);
     const double used = cpu - (was == before.cpu_by_thread.end() ? 0 : was->second);
-    if (used > 0) figures["cpu_pct_" + role] = 100 * used / total;
+    if (total > 0 && used > 0) figures["cpu_pct_" + role] = 100 * used / total;
   }
-  return figures;
+  report(o, figures);
 }
 
 // Readiness over many connections with epoll: poll() over thousands of sockets
@@ -263,10 +262,10 @@ void ingest(const Options& o) {
   auto after = load::read_usage(server.pid());
   double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
   double v = verify_us();
-  report(o, with_cpu_shares({{"events_ok", double(oks)}, {"events_accepted", double(accepted)}, {"elapsed_s", elapsed},
+  report(o, {{"events_ok", double(oks)}, {"events_accepted", double(accepted)}, {"elapsed_s", elapsed},
              {"events_per_s", double(oks) / elapsed}, {"server_cpu_us_per_event", cpu_us / double(std::max<size_t>(1, accepted))},
              {"bare_verify_us", v}, {"ratio_to_verify", cpu_us / double(std::max<size_t>(1, accepted)) / v}},
-                            before, after));
+         before, after);
 }
 
 void fanout(const Options& o) {
@@ -303,11 +302,11 @@ void fanout(const Options& o) {
   auto after = load::read_usage(server.pid());
   size_t got = latencies.size();
   double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
-  report(o, with_cpu_shares({{"deliveries_expected", double(expected)}, {"deliveries_received", double(got)},
+  report(o, {{"deliveries_expected", double(expected)}, {"deliveries_received", double(got)},
              {"lost", double(expected - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
              {"p99_ms", percentile_ms(latencies, 0.99)},
              {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))}, {"bare_verify_us", verify_us()}},
-                            before, after));
+         before, after);
 }
 
 // Sends frames on one connection, at most `window` unanswered, and waits for every OK.
@@ -394,13 +393,13 @@ void channels(const Options& o) {
   for (auto& t : publishers) t.join();
   auto after = load::read_usage(server.pid());
   double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
-  report(o, with_cpu_shares({{"channels", double(o.channels)}, {"members", double(o.members)}, {"events", double(total)},
+  report(o, {{"channels", double(o.channels)}, {"members", double(o.members)}, {"events", double(total)},
              {"deliveries_expected", double(deliveries_per_channel_total)}, {"deliveries_received", double(got)},
              {"lost", double(deliveries_per_channel_total - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
              {"p99_ms", percentile_ms(latencies, 0.99)},
              {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))},
              {"server_cpu_us_per_event", cpu_us / double(std::max(1, total))}, {"bare_verify_us", verify_us()}},
-                            before, after));
+         before, after);
 }
 
 void history(const Options& o) {
@@ -545,7 +544,7 @@ void messages(const Options& o) {
   const double elapsed = now_s() - t0;
   auto after = load::read_usage(server.pid());
   const double cpu = after.cpu_seconds - before.cpu_seconds;
-  report(o, with_cpu_shares({{"stored_messages", double(o.events)},
+  report(o, {{"stored_messages", double(o.events)},
              {"page_bytes", double(page.body.size())},
              {"requests", double(done.load())},
              {"failed", double(failed.load())},
@@ -553,7 +552,7 @@ void messages(const Options& o) {
              {"server_cpu_us_per_request", cpu * 1e6 / double(std::max<uint64_t>(1, done.load()))},
              {"server_cores_used", cpu / elapsed},
              {"verify_us", verify_us()}},
-                            before, after));
+         before, after);
 }
 
 void idle(const Options& o) {
