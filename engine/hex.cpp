@@ -1,17 +1,23 @@
 // Lowercase hex encoding; see hex.h.
 #include "engine/hex.h"
 
+#include <array>
+
 namespace buzz::engine {
 namespace {
 
 constexpr char kDigits[] = "0123456789abcdef";
 
-// -1 for anything that is not a lowercase hex digit.
-constexpr int8_t lower_nibble(char c) {
-  if (c >= '0' && c <= '9') return int8_t(c - '0');
-  if (c >= 'a' && c <= 'f') return int8_t(c - 'a' + 10);
-  return -1;
-}
+// Each byte's value as a lowercase hex digit, or -1.
+constexpr auto kNibble = [] {
+  std::array<int8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    t[size_t(c)] = c >= '0' && c <= '9' ? int8_t(c - '0') : c >= 'a' && c <= 'f' ? int8_t(c - 'a' + 10) : int8_t(-1);
+  }
+  return t;
+}();
+
+int8_t lower_nibble(char c) { return kNibble[uint8_t(c)]; }
 
 }  // namespace
 
@@ -30,13 +36,14 @@ std::string to_hex(const uint8_t* data, size_t len) {
 
 bool hex_decode(std::string_view text, uint8_t* out, size_t len) {
   if (text.size() != 2 * len) return false;
+  int8_t bad = 0;  // negative once any digit was not hex; checked once, at the end
   for (size_t i = 0; i < len; ++i) {
     int8_t hi = lower_nibble(text[2 * i]);
     int8_t lo = lower_nibble(text[2 * i + 1]);
-    if ((hi | lo) < 0) return false;
+    bad |= int8_t(hi | lo);
     out[i] = uint8_t(hi << 4 | lo);
   }
-  return true;
+  return bad >= 0;
 }
 
 bool is_lower_hex(std::string_view text, size_t len) {

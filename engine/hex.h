@@ -35,7 +35,8 @@ std::string to_hex(const std::array<uint8_t, N>& a) {
   return to_hex(a.data(), N);
 }
 
-// Decodes exactly 2*len lowercase hex characters; false on any other input.
+// Decodes exactly 2*len lowercase hex characters; false on any other input
+// (out is then unspecified).
 bool hex_decode(std::string_view text, uint8_t* out, size_t len);
 template <size_t N>
 bool from_hex(std::string_view text, std::array<uint8_t, N>* out) {
