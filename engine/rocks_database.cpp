@@ -3,6 +3,7 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/memtablerep.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 
@@ -37,6 +38,9 @@ std::optional<size_t> index_prefix_bytes(Family f) {
   }
 }
 
+constexpr size_t kIdBytes = 32;
+constexpr size_t kRecordMemtableBuckets = 1 << 16;  // ~2 records per bucket in a full 64 MiB memtable
+
 }  // namespace
 
 Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& path, const DatabaseOptions& options) {
@@ -48,6 +52,7 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   // flushes keep normal priority, since writes stall when memtables cannot drain.
   db_options.env->LowerThreadPoolCPUPriority(rocksdb::Env::Priority::LOW, rocksdb::CpuPriority::kLow);
   db_options.max_open_files = 512;
+  db_options.allow_concurrent_memtable_write = false;  // hash memtables (below) need it; one thread writes anyway
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   rocksdb::BlockBasedTableOptions table;
@@ -75,6 +80,14 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
       // filter answers them without walking the skip list.
       cf.memtable_prefix_bloom_size_ratio = 0.05;
       cf.memtable_whole_key_filtering = true;
+    }
+    if (i <= size_t(Family::kEventsBuzz)) {
+      // Records are only ever read by id, and ids are random: a hash memtable
+      // keyed on the whole id inserts and finds them in O(1), where a skip list
+      // pays a full search per insert. Iterating these families would need
+      // ReadOptions::total_order_seek.
+      cf.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(kIdBytes));
+      cf.memtable_factory.reset(rocksdb::NewHashLinkListRepFactory(kRecordMemtableBuckets));
     }
     descriptors.emplace_back(kFamilyNames[i], cf);
   }
