@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
+#include "engine/crc32c.h"
 #include "engine/event_record.h"
 
 namespace buzz::engine {
@@ -19,17 +19,6 @@ namespace {
 
 constexpr char kMagic[8] = {'B', 'Z', 'A', 'U', 'D', 'S', 'E', 'G'};
 constexpr uint16_t kVersion = 1;
-
-constexpr std::array<uint32_t, 256> make_crc32c_table() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int bit = 0; bit < 8; ++bit) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-    table[i] = c;
-  }
-  return table;
-}
-constexpr std::array<uint32_t, 256> kCrc32cTable = make_crc32c_table();
 
 uint32_t frame_crc(uint8_t type, std::string_view payload) {
   return crc32c(payload.data(), payload.size(), crc32c(&type, 1));
@@ -40,13 +29,6 @@ Error errno_error(const char* what, const std::string& path) {
 }
 
 }  // namespace
-
-uint32_t crc32c(const void* data, size_t len, uint32_t crc) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  crc = ~crc;
-  for (size_t i = 0; i < len; ++i) crc = kCrc32cTable[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
 
 std::string encode_segment_header(const SegmentHeader& h) {
   std::string out(kMagic, sizeof kMagic);

@@ -17,10 +17,6 @@
 
 namespace buzz::engine {
 
-// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78). Pass a previous result
-// as `crc` to continue over more bytes.
-uint32_t crc32c(const void* data, size_t len, uint32_t crc = 0);
-
 inline constexpr size_t kSegmentHeaderBytes = 64;
 inline constexpr size_t kFrameOverheadBytes = 9;  // len (4) + type (1) + crc (4)
 inline constexpr uint32_t kMaxFramePayloadBytes = 1 << 20;
