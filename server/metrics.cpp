@@ -48,7 +48,12 @@ std::string render_metrics(const MetricsSources& m) {
     }
   }
   if (m.connections) metric(out, "buzz_ws_connections_active", "gauge", "open connections", get(*m.connections));
-  if (m.writer_queue) metric(out, "buzz_store_writer_queue", "gauge", "events waiting for the store writer", double(m.writer_queue()));
+  if (m.writer) {
+    metric(out, "buzz_store_writer_queue", "gauge", "events waiting for the store writer", double(m.writer->queued()));
+    metric(out, "buzz_store_batches_total", "counter", "write batches committed (one WAL append each)", double(m.writer->batches()));
+    metric(out, "buzz_store_batched_jobs_total", "counter", "jobs those batches held (divided by batches: events per WAL append)",
+           double(m.writer->batched_jobs()));
+  }
   if (m.search) {
     const SearchFeederMetrics& s = m.search->metrics();
     metric(out, "buzz_search_indexed_total", "counter", "documents added to the full-text index", get(s.indexed));

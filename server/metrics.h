@@ -13,6 +13,7 @@
 
 #include "engine/audit_log.h"
 #include "server/search_feeder.h"
+#include "server/store_writer.h"
 
 namespace buzz::server {
 
@@ -37,7 +38,7 @@ struct MetricsSources {
   const RelayStats* relay = nullptr;
   const std::atomic<int64_t>* connections = nullptr;  // open connections across loops
   const engine::AuditMetrics* audit = nullptr;
-  std::function<size_t()> writer_queue;                 // events waiting for the store writer
+  const StoreWriter* writer = nullptr;
   const SearchFeeder* search = nullptr;
 };
 

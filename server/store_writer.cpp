@@ -102,6 +102,10 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
   });
   team_.end_batch(bool(results));
   audit_.commit(bool(results));
+  if (!jobs.empty()) {
+    batches_.fetch_add(1, std::memory_order_relaxed);
+    batched_jobs_.fetch_add(jobs.size(), std::memory_order_relaxed);
+  }
   settle(batch, results);
   sink_(std::move(batch.out));
 }

@@ -6,6 +6,7 @@
 // true leaves before the batch holding its event is durable in the WAL.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -99,6 +100,10 @@ class StoreWriter {
   void submit_relay_events(std::vector<engine::Event> events);
   void stop();
   size_t queued() const;
+  // Write batches committed, and the jobs they held: jobs ÷ batches is the
+  // group-commit size (how many events share one WAL append).
+  uint64_t batches() const { return batches_.load(std::memory_order_relaxed); }
+  uint64_t batched_jobs() const { return batched_jobs_.load(std::memory_order_relaxed); }
 
  private:
   // One event to store in this batch: a client's own, or a relay-signed one
@@ -146,6 +151,8 @@ class StoreWriter {
   std::condition_variable cv_;
   std::vector<WriteJob> queue_;
   bool stopping_ = false;
+  std::atomic<uint64_t> batches_{0};
+  std::atomic<uint64_t> batched_jobs_{0};
   std::thread thread_;
 };
 

@@ -971,7 +971,8 @@ TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
   ASSERT_EQ(before.status, 200);
   EXPECT_EQ(before.headers["content-type"], "text/plain; version=0.0.4");
   for (const char* name : {"buzz_events_accepted_total", "buzz_ws_connections_active", "buzz_audit_entries_written_total",
-                           "buzz_subscriptions_active", "buzz_store_writer_queue"}) {
+                           "buzz_subscriptions_active", "buzz_store_writer_queue", "buzz_store_batches_total",
+                           "buzz_store_batched_jobs_total"}) {
     EXPECT_GE(metric_value(before.body, name), 0) << name << " missing from\n" << before.body;
   }
   Keypair key = engine::generate_keypair();
@@ -982,6 +983,12 @@ TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
   HttpReply during = http_get(relay().port(), "/metrics");
   EXPECT_EQ(metric_value(during.body, "buzz_events_accepted_total"),
             metric_value(before.body, "buzz_events_accepted_total") + 1);
+  // The publish (and the AUTH's audit record) went through at least one batch.
+  int64_t batches = metric_value(during.body, "buzz_store_batches_total") - metric_value(before.body, "buzz_store_batches_total");
+  int64_t jobs = metric_value(during.body, "buzz_store_batched_jobs_total") -
+                 metric_value(before.body, "buzz_store_batched_jobs_total");
+  EXPECT_GE(batches, 1);
+  EXPECT_GE(jobs, batches);
   EXPECT_EQ(metric_value(during.body, "buzz_subscriptions_active"),
             metric_value(before.body, "buzz_subscriptions_active") + 1);
   EXPECT_GE(metric_value(during.body, "buzz_ws_connections_active"), 1);

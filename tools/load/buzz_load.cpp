@@ -97,6 +97,20 @@ std::unique_ptr<client::WsClient> connect_authed(const load::ServerProcess& serv
   return c;
 }
 
+// The store writer's group-commit counters from the relay's /metrics.
+struct BatchCounters {
+  double batches = 0, jobs = 0;
+};
+BatchCounters scrape_batches(const load::ServerProcess& server) {
+  load::HttpClient http(server.port());
+  std::string body = http.call("GET", "/metrics").body;
+  auto value = [&](const std::string& name) {
+    size_t at = body.find("\n" + name + " ");
+    return at == std::string::npos ? 0.0 : std::strtod(body.c_str() + at + name.size() + 2, nullptr);
+  };
+  return {value("buzz_store_batches_total"), value("buzz_store_batched_jobs_total")};
+}
+
 engine::Event note(const engine::Keypair& key, std::string content, std::vector<engine::Tag> tags = {},
                    uint16_t kind = 1) {
   engine::Event e;
@@ -231,6 +245,7 @@ void ingest(const Options& o) {
   // library would; the relay refuses work beyond its handler cap otherwise.
   constexpr int kWindow = 16;
   std::vector<std::atomic<int>> acked(conns.size());
+  BatchCounters batches_before = scrape_batches(server);
   auto before = load::read_usage(server.pid());
   double t0 = now_s();
   std::vector<std::thread> senders;
@@ -260,9 +275,12 @@ void ingest(const Options& o) {
   double elapsed = now_s() - t0;
   for (auto& t : senders) t.join();
   auto after = load::read_usage(server.pid());
+  BatchCounters batches_after = scrape_batches(server);
   double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
   double v = verify_us();
+  double batches = std::max(1.0, batches_after.batches - batches_before.batches);
   report(o, {{"events_ok", double(oks)}, {"events_accepted", double(accepted)}, {"elapsed_s", elapsed},
+             {"events_per_store_batch", (batches_after.jobs - batches_before.jobs) / batches},
              {"events_per_s", double(oks) / elapsed}, {"server_cpu_us_per_event", cpu_us / double(std::max<size_t>(1, accepted))},
              {"bare_verify_us", v}, {"ratio_to_verify", cpu_us / double(std::max<size_t>(1, accepted)) / v}},
          before, after);
