@@ -195,6 +195,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
 
 void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
   LoopState& st = state(loop);
+  if (st.subs.size() == 0) return;  // a loop with no live subscriptions has no one to deliver to
   engine::EventFields fields;
   for (const CommittedEvent& ev : events) {
     fields.assign(*ev.event, ev.channel);
