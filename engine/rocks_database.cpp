@@ -38,7 +38,6 @@ std::optional<size_t> index_prefix_bytes(Family f) {
   }
 }
 
-constexpr size_t kIdBytes = 32;
 constexpr size_t kRecordMemtableBuckets = 1 << 16;  // ~2 records per bucket in a full 64 MiB memtable
 
 }  // namespace
@@ -86,7 +85,7 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
       // keyed on the whole id inserts and finds them in O(1), where a skip list
       // pays a full search per insert. Iterating these families would need
       // ReadOptions::total_order_seek.
-      cf.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(kIdBytes));
+      cf.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(sizeof(Id)));
       cf.memtable_factory.reset(rocksdb::NewHashLinkListRepFactory(kRecordMemtableBuckets));
     }
     descriptors.emplace_back(kFamilyNames[i], cf);

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "engine/audit_entry.h"
-#include "engine/crc32c.h"
 #include "engine/audit_log.h"
 #include "engine/audit_segment.h"
 #include "engine/audit_verify.h"
+#include "engine/crc32c.h"
 
 namespace buzz::engine {
 namespace {

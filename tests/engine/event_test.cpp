@@ -73,6 +73,19 @@ TEST(Hex, DecodeRefusesUppercase) {
   EXPECT_EQ(b[1], 0xcd);
 }
 
+// Every byte value at every position: only 0-9 and a-f decode.
+TEST(Hex, DecodeAcceptsExactlyLowercaseDigitsAnywhere) {
+  for (size_t pos = 0; pos < 4; ++pos) {
+    for (int c = 0; c < 256; ++c) {
+      std::string text = "abcd";
+      text[pos] = char(c);
+      std::array<uint8_t, 2> b{};
+      bool digit = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+      ASSERT_EQ(from_hex(text, &b), digit) << "byte " << c << " at " << pos;
+    }
+  }
+}
+
 TEST(Hex, DecodeRefusesWrongLengthAndNonHex) {
   std::array<uint8_t, 2> b{};
   EXPECT_FALSE(from_hex("abc", &b));
