@@ -27,23 +27,38 @@ constexpr size_t kBufferBytes = 4096;
 constexpr size_t kMaxFramesPerSend = 256;
 constexpr uint32_t kCloseGraceTicks = 5;  // seconds a closing connection may take to drain
 
-int listen_socket(const std::string& host, uint16_t port, uint16_t* bound_port) {
+// SO_REUSEPORT lets any process of the same user join a port's group, and the
+// kernel would then spread connections between two unrelated relays. Before the
+// first loop joins, a plain bind proves nobody listens there yet.
+void ensure_port_unused(const sockaddr_in& addr, const std::string& where) {
+  int probe = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (probe < 0) throw std::runtime_error(std::string("socket: ") + strerror(errno));
+  int one = 1;
+  setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);  // connections in TIME_WAIT do not count
+  int rc = ::bind(probe, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  int err = errno;
+  ::close(probe);
+  if (rc < 0) throw std::runtime_error("cannot listen on " + where + ": " + strerror(err) + " (is another server running there?)");
+}
+
+int listen_socket(const std::string& host, uint16_t port, bool first, uint16_t* bound_port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
+    throw std::runtime_error("bind address '" + host + "' is not an IPv4 address");
+  }
+  const std::string where = host + ":" + std::to_string(port);
+  if (first && port != 0) ensure_port_unused(addr, where);
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw std::runtime_error(std::string("socket: ") + strerror(errno));
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
-    ::close(fd);
-    throw std::runtime_error("bind address '" + host + "' is not an IPv4 address");
-  }
   if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0 || ::listen(fd, 4096) < 0) {
     std::string why = strerror(errno);
     ::close(fd);
-    throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) + ": " + why);
+    throw std::runtime_error("cannot listen on " + where + ": " + why);
   }
   socklen_t len = sizeof addr;
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
@@ -80,7 +95,7 @@ Loop::Loop(uint16_t index, const LoopOptions& options, Service& service)
   if (int r = io_uring_queue_init_params(kRingEntries, &ring_, &params); r < 0) {
     throw std::runtime_error(std::string("io_uring_queue_init: ") + strerror(-r));
   }
-  listen_fd_ = listen_socket(options_.host, options_.port, &port_);
+  listen_fd_ = listen_socket(options_.host, options_.port, /*first=*/index_ == 0, &port_);
 
   // Provided buffer ring: the kernel picks a buffer per receive, so a
   // connection holds receive memory only while its data is being handled.

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cctype>
+#include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <ostream>
 #include <map>
@@ -1216,6 +1218,30 @@ TEST(RelayRestartTest, AcknowledgedEventSurvivesSigkillAndRestart) {
   OkReply dup = c->publish(e);
   EXPECT_TRUE(dup.accepted);
   EXPECT_EQ(dup.reason, "duplicate:");
+}
+
+// A second server on a port a relay already listens on is refused at start:
+// SO_REUSEPORT would otherwise let the kernel split connections between them.
+TEST(RelayStartTest, SecondServerOnTheSamePortRefusesToStart) {
+  auto first = start_relay(open_relay_options());
+  ASSERT_TRUE(first);
+  std::string dir = first->data_dir() + "-second";
+  // `timeout` ends a server that did start (status 124) instead of hanging the test.
+  std::string cmd = std::string("timeout 10 ") + std::getenv("BUZZ_BINARY") + " serve --open --bind 127.0.0.1:" +
+                    std::to_string(first->port()) + " --data-dir " + dir + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_TRUE(p);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  int rc = pclose(p);
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_NE(WEXITSTATUS(rc), 0) << out;
+  EXPECT_NE(WEXITSTATUS(rc), 124) << "the second server started:\n" << out;
+  EXPECT_NE(out.find("cannot listen on 127.0.0.1:" + std::to_string(first->port())), std::string::npos) << out;
+  EXPECT_NE(out.find("another server"), std::string::npos) << out;
+  EXPECT_EQ(http_get(first->port(), "/health").status, 200);  // the first one is untouched
+  std::filesystem::remove_all(dir);
 }
 
 // ---------------------------------------------------------------------------
