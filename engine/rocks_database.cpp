@@ -83,8 +83,9 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
     if (i <= size_t(Family::kEventsBuzz)) {
       // Records are only ever read by id, and ids are random: a hash memtable
       // keyed on the whole id inserts and finds them in O(1), where a skip list
-      // pays a full search per insert. Iterating these families would need
-      // ReadOptions::total_order_seek.
+      // pays a full search per insert. The keys get sorted at flush instead, on
+      // RocksDB's thread rather than the store writer's. Iterating these
+      // families would need ReadOptions::total_order_seek.
       cf.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(sizeof(Id)));
       cf.memtable_factory.reset(rocksdb::NewHashLinkListRepFactory(kRecordMemtableBuckets));
     }
