@@ -37,7 +37,12 @@ __attribute__((target("sse4.2"))) uint32_t crc32c_sse42(const uint8_t* p, size_t
   return ~c32;
 }
 
-const bool kHaveSse42 = __builtin_cpu_supports("sse4.2");
+// Set by a static initializer, which may run before libgcc's own CPU probe:
+// __builtin_cpu_init makes the answer valid then too.
+const bool kHaveSse42 = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("sse4.2") != 0;
+}();
 #endif
 
 }  // namespace
