@@ -66,7 +66,8 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, base);
   for (size_t i = 0; i < size_t(Family::kCount); ++i) {
     rocksdb::ColumnFamilyOptions cf(db_options);
-    bool by_id = i <= size_t(Family::kEventsBuzz) || i == size_t(Family::kPointers) || i == size_t(Family::kThreads);
+    const bool events = i <= size_t(Family::kEventsBuzz);
+    const bool by_id = events || i == size_t(Family::kPointers) || i == size_t(Family::kThreads);
     cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(by_id ? point_table : table));
     if (const std::optional<size_t> prefix = index_prefix_bytes(Family(i))) {
       // Index keys arrive newest first within their prefix (~created_at):
@@ -76,11 +77,11 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
     }
     if (by_id) {
       // Most id lookups at ingest are misses (new events): a memtable bloom
-      // filter answers them without walking the skip list.
+      // filter answers them without searching the memtable.
       cf.memtable_prefix_bloom_size_ratio = 0.05;
       cf.memtable_whole_key_filtering = true;
     }
-    if (i <= size_t(Family::kEventsBuzz)) {
+    if (events) {
       // Records are only ever read by id, and ids are random: a hash memtable
       // keyed on the whole id inserts and finds them in O(1), where a skip list
       // pays a full search per insert. The keys get sorted at flush instead, on
