@@ -1,6 +1,8 @@
 // Plain HTTP on the relay's port: NIP-11 (protocol.md §15), health checks,
 // Prometheus metrics, NIP-05 names, the REST API routes (handlers/api_*.cpp) and
 // media (handlers/media_*.cpp). Every body is limited to 1 MiB except an upload's.
+#include <tuple>
+
 #include "engine/canonical.h"
 #include "engine/event_store.h"
 #include "server/relay.h"
@@ -9,15 +11,13 @@ namespace buzz::server {
 namespace {
 
 // "{id}/{sub…}" → (id, "/{sub…}"), the sub-path empty when there is none.
+// Callers std::tie the pair: their lambdas capture both parts, and clang
+// before 16 cannot capture a structured binding.
 std::pair<std::string_view, std::string_view> split_id(std::string_view rest) {
   size_t slash = rest.find('/');
   if (slash == std::string_view::npos) return {rest, {}};
   return {rest.substr(0, slash), rest.substr(slash)};
 }
-
-}  // namespace
-
-namespace {
 
 // Discovery documents are public: any origin may read them.
 net::HttpResponse public_cors(net::HttpResponse r) {
@@ -90,7 +90,8 @@ std::optional<net::HttpResponse> Relay::route_api(net::Connection& conn, const n
   } else if (path == "/api/channels") {
     if (is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return list_channels(c, req); });
   } else if (path.starts_with("/api/channels/")) {
-    auto [id, sub] = split_id(path.substr(14));
+    std::string_view id, sub;
+    std::tie(id, sub) = split_id(path.substr(14));
     if (sub.empty() && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_channel(c, id, false); });
     if (sub == "/members" && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_channel(c, id, true); });
     if (sub == "/canvas" && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_canvas(c, id); });
@@ -105,7 +106,8 @@ std::optional<net::HttpResponse> Relay::route_api(net::Connection& conn, const n
     std::string_view target = path.substr(14, path.size() - 14 - 10);
     if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return get_reactions(c, target, req); });
   } else if (path.starts_with("/api/users/")) {
-    auto [id, sub] = split_id(path.substr(11));
+    std::string_view id, sub;
+    std::tie(id, sub) = split_id(path.substr(11));
     const bool batch = id == "batch" && sub.empty(), search = id == "search" && sub.empty();
     const bool policy = id == "me" && sub == "/channel-add-policy";
     if (batch && is("POST")) return as(Scope::kUsersRead, [&](const Caller& c) { return batch_profiles(c, req); });
@@ -123,7 +125,8 @@ std::optional<net::HttpResponse> Relay::route_api(net::Connection& conn, const n
       return as(Scope::kMessagesWrite, [&](const Caller& c) { return change_dm(c, conn, req, DmOp::kOpen, ""); });
     }
   } else if (path.starts_with("/api/dms/")) {
-    auto [id, sub] = split_id(path.substr(9));
+    std::string_view id, sub;
+    std::tie(id, sub) = split_id(path.substr(9));
     std::optional<DmOp> op;
     if (sub == "/members") op = DmOp::kAdd;
     if (sub == "/hide") op = DmOp::kHide;
