@@ -55,6 +55,26 @@ std::string percent_decode(std::string_view s) {
 
 ParseOutcome fail(int status, std::string why) { return {ParseState::kError, 0, status, std::move(why)}; }
 
+// RFC 9110 §5.6.2 token characters: methods and header names.
+bool is_token(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum && std::string_view("!#$%&'*+-.^_`|~").find(c) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+// A request target is visible ASCII: no spaces, controls or raw 8-bit bytes.
+bool is_visible_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c > 0x20 && c < 0x7f; });
+}
+
+// CR, LF and NUL are "invalid and dangerous" in a field value (RFC 9110 §5.5):
+// a bare LF that a proxy reads as a line end smuggles a header past us, and
+// one echoed into a response header (an Origin) splits the response.
+bool has_line_break_or_nul(std::string_view s) { return s.find_first_of(std::string_view("\r\n\0", 3)) != s.npos; }
+
 }  // namespace
 
 std::string_view HttpRequest::header(std::string_view name) const {
@@ -103,7 +123,9 @@ ParseOutcome parse_head(std::string_view data, HttpRequest* out) {
   if (version != "HTTP/1.1" && version != "HTTP/1.0") return fail(400, "unsupported HTTP version");
   out->method = std::string(request_line.substr(0, sp1));
   out->target = std::string(request_line.substr(sp1 + 1, sp2 - sp1 - 1));
+  if (!is_token(out->method)) return fail(400, "malformed request line");
   if (out->target.empty() || out->target[0] != '/') return fail(400, "request target must be an absolute path");
+  if (!is_visible_ascii(out->target)) return fail(400, "request target must be visible ASCII (percent-encode the rest)");
   size_t qm = out->target.find('?');
   out->path = out->target.substr(0, qm);
   out->query = qm == std::string::npos ? std::string() : out->target.substr(qm + 1);
@@ -115,8 +137,12 @@ ParseOutcome parse_head(std::string_view data, HttpRequest* out) {
     size_t eol = rest.find("\r\n");
     std::string_view line = rest.substr(0, eol);
     size_t colon = line.find(':');
-    if (colon == std::string_view::npos || colon == 0) return fail(400, "malformed header line");
-    out->headers.emplace_back(lower(line.substr(0, colon)), std::string(trim(line.substr(colon + 1))));
+    // No space before the colon either (RFC 9112 §5.1): "Content-Length : 5"
+    // is a body to some proxies and a stray header to us.
+    if (colon == std::string_view::npos || !is_token(line.substr(0, colon))) return fail(400, "malformed header line");
+    std::string_view value = trim(line.substr(colon + 1));
+    if (has_line_break_or_nul(value)) return fail(400, "header value contains CR, LF or NUL");
+    out->headers.emplace_back(lower(line.substr(0, colon)), std::string(value));
     if (eol == std::string_view::npos) break;
     rest.remove_prefix(eol + 2);
   }
@@ -125,11 +151,18 @@ ParseOutcome parse_head(std::string_view data, HttpRequest* out) {
   out->keep_alive = version == "HTTP/1.1" ? !contains_token(connection, "close") : contains_token(connection, "keep-alive");
 
   if (!out->header("transfer-encoding").empty()) return fail(501, "chunked request bodies are not supported; send Content-Length");
+  // Every Content-Length must be the same number (RFC 9112 §6.3): two that
+  // differ are how a request is smuggled past a proxy that reads the other.
   out->content_length = 0;
-  std::string_view cl = out->header("content-length");
-  if (!cl.empty()) {
-    auto [p, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), out->content_length);
-    if (ec != std::errc() || p != cl.data() + cl.size()) return fail(400, "invalid Content-Length");
+  bool seen_length = false;
+  for (const auto& [name, cl] : out->headers) {
+    if (name != "content-length") continue;
+    size_t length = 0;
+    auto [p, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), length);
+    if (cl.empty() || ec != std::errc() || p != cl.data() + cl.size()) return fail(400, "invalid Content-Length");
+    if (seen_length && length != out->content_length) return fail(400, "conflicting Content-Length headers");
+    out->content_length = length;
+    seen_length = true;
   }
   return {ParseState::kComplete, end + 4, 0, {}};
 }

@@ -1,9 +1,11 @@
 // Unit tests for net/http: parse_head then parse_body (as the loop calls them)
 // on complete, pipelined and truncated input (need-more at every cut point),
 // the head alone (declared length, no body needed, a per-request limit),
-// request-line and header errors, lowercased header names, the 413 body and
-// 431 header limits, 501 for Transfer-Encoding, keep-alive rules for HTTP/1.0
-// and 1.1, Expect: 100-continue, the WebSocket upgrade check, query_param
+// request-line and header errors (including what a proxy could read
+// differently: space before a colon, CR/LF/NUL in values, conflicting
+// Content-Lengths), lowercased header names, the 413 body and 431 header
+// limits, 501 for Transfer-Encoding, keep-alive rules for HTTP/1.0 and 1.1,
+// Expect: 100-continue, the WebSocket upgrade check, query_param
 // percent-decoding, and serialize_response (with a HEAD length override).
 // Pure functions, no sockets.
 #include "net/http.h"
@@ -171,6 +173,56 @@ TEST(HttpParse, MalformedHeaderLine) {
     EXPECT_EQ(o.state, ParseState::kError) << req;
     EXPECT_EQ(o.error_status, 400) << req;
   }
+}
+
+TEST(HttpParse, MethodMustBeAToken) {
+  for (const char* req : {"G(T / HTTP/1.1\r\n\r\n", "G\nT / HTTP/1.1\r\n\r\n", " / HTTP/1.1\r\n\r\n"}) {
+    HttpRequest r;
+    ParseOutcome o = parse(req, &r);
+    EXPECT_EQ(o.state, ParseState::kError) << req;
+    EXPECT_EQ(o.error_status, 400) << req;
+  }
+}
+
+TEST(HttpParse, TargetMustBeVisibleAscii) {
+  for (const char* req : {"GET /a b HTTP/1.1\r\n\r\n", "GET /a\tb HTTP/1.1\r\n\r\n", "GET /\xc3\xa9 HTTP/1.1\r\n\r\n",
+                          "GET /a\nb HTTP/1.1\r\n\r\n"}) {
+    HttpRequest r;
+    ParseOutcome o = parse(req, &r);
+    EXPECT_EQ(o.state, ParseState::kError) << req;
+    EXPECT_EQ(o.error_status, 400) << req;
+  }
+  HttpRequest r;
+  ASSERT_EQ(parse("GET /search?q=caf%C3%A9+au+lait HTTP/1.1\r\n\r\n", &r).state, ParseState::kComplete);
+  EXPECT_EQ(r.query_param("q"), "caf\xc3\xa9 au lait");
+}
+
+// A proxy that reads these differently from us could smuggle a second request
+// past its own checks (RFC 9112 §5.1, §6.3; RFC 9110 §5.5).
+TEST(HttpParse, HeadersAProxyMightReadDifferentlyAreRefused) {
+  for (const char* req : {"POST / HTTP/1.1\r\nContent-Length : 5\r\n\r\nhello",
+                          "POST / HTTP/1.1\r\nContent-Length\t: 5\r\n\r\nhello",
+                          "POST / HTTP/1.1\r\n Content-Length: 5\r\n\r\nhello",
+                          "GET / HTTP/1.1\r\nX-A: one\nContent-Length: 5\r\n\r\nhello",
+                          "GET / HTTP/1.1\r\nOrigin: http://a\rSet-Cookie: x\r\n\r\n",
+                          "POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
+                          "POST / HTTP/1.1\r\nContent-Length:\r\n\r\n"}) {
+    HttpRequest r;
+    ParseOutcome o = parse(req, &r);
+    EXPECT_EQ(o.state, ParseState::kError) << req;
+    EXPECT_EQ(o.error_status, 400) << req;
+    EXPECT_FALSE(o.error.empty());
+  }
+  std::string nul = std::string("GET / HTTP/1.1\r\nX-A: a") + '\0' + "b\r\n\r\n";
+  HttpRequest r;
+  EXPECT_EQ(parse(nul, &r).error_status, 400);
+}
+
+TEST(HttpParse, RepeatedEqualContentLengthsAreOneLength) {
+  HttpRequest r;
+  ASSERT_EQ(parse("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello", &r).state,
+            ParseState::kComplete);
+  EXPECT_EQ(r.body, "hello");
 }
 
 TEST(HttpParse, InvalidContentLength) {
