@@ -42,7 +42,8 @@ ByteRange resolve_byte_range(std::string_view header, uint64_t total, uint64_t m
     first = *s;
     last = std::min(*e, total - 1);
   }
-  last = std::min(last, first + max_chunk - 1);
+  // Written as a length, since first + max_chunk can wrap for offsets near 2^64.
+  if (last - first >= max_chunk) last = first + (max_chunk - 1);
   return {Kind::kPartial, first, last};
 }
 

@@ -34,6 +34,14 @@ TEST(ByteRange, ChunksAreCapped) {
   EXPECT_EQ(resolve_byte_range("bytes=0-", 64ull << 20), partial(0, kMaxRangeChunk - 1));
 }
 
+// Found by tests/fuzz/byte_range_fuzz: the chunk's end was first + chunk - 1,
+// which wrapped past 2^64 and ended the range before it began.
+TEST(ByteRange, ChunkCapNearTheTopOfTheOffsetRange) {
+  constexpr uint64_t kHuge = UINT64_MAX - 10;
+  EXPECT_EQ(resolve_byte_range("bytes=-500", kHuge, 1 << 20), partial(kHuge - 500, kHuge - 1));
+  EXPECT_EQ(resolve_byte_range("bytes=-500", kHuge, 100), partial(kHuge - 500, kHuge - 401));
+}
+
 TEST(ByteRange, Unsatisfiable) {
   for (const char* h : {"bytes=100-", "bytes=100-200", "bytes=5-4", "bytes=-0", "items=0-1", "bytes=", "bytes=5",
                         "bytes=a-b", "bytes= 0-1", "bytes=+1-2", "bytes=0--1", "bytes=99999999999999999999-"}) {
