@@ -72,7 +72,7 @@ bool is_visible_ascii(std::string_view s) {
 
 // CR, LF and NUL are "invalid and dangerous" in a field value (RFC 9110 §5.5):
 // a bare LF that a proxy reads as a line end smuggles a header past us, and
-// one echoed into a response header (an Origin) splits the response.
+// no value the handlers echo into a response header may end that header.
 bool has_line_break_or_nul(std::string_view s) { return s.find_first_of(std::string_view("\r\n\0", 3)) != s.npos; }
 
 }  // namespace
