@@ -18,7 +18,14 @@ inline uint64_t unix_now_ms() {
                       std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
-// Signed seconds from now to t: positive when t is in the future.
-inline int64_t seconds_from(uint64_t now, uint64_t t) { return int64_t(t) - int64_t(now); }
+// Signed seconds from now to t: positive when t is in the future. created_at
+// is any unsigned 64-bit integer, so the difference saturates at ±INT64_MAX:
+// its absolute value always exists, and 2^63 + now reads as far in the
+// future, not as -2^63 (whose llabs is undefined, and was negative: "near").
+inline int64_t seconds_from(uint64_t now, uint64_t t) {
+  constexpr uint64_t kMax = uint64_t(INT64_MAX);
+  if (t >= now) return t - now > kMax ? INT64_MAX : int64_t(t - now);
+  return now - t > kMax ? -INT64_MAX : -int64_t(now - t);
+}
 
 }  // namespace buzz::engine

@@ -84,7 +84,8 @@ engine::Result<engine::Pubkey> verify_blossom_upload(const BlossomUpload& u, std
   const engine::Tag* expiration = e.first_tag("expiration");
   if (!expiration) return fail("missing required tag: expiration");
   if (expiration_of((*expiration)[1]) <= int64_t(now)) return fail("token expired");
-  if (engine::seconds_from(now, e.created_at) > kBlossomFutureSkewSecs || now > e.created_at + max_age_secs) {
+  int64_t age = -engine::seconds_from(now, e.created_at);
+  if (age < -kBlossomFutureSkewSecs || age > int64_t(max_age_secs)) {
     return fail("timestamp out of window");
   }
 

@@ -226,6 +226,27 @@ TEST_F(OpenRelayTest, AuthCreatedAtMoreThan60SecondsAwayFailsVerification) {
   }
 }
 
+// created_at is any unsigned 64-bit integer. 2^63 + now, read as a signed
+// offset from now, is -2^63, whose absolute value does not exist: it must be
+// "far away", never "within the window". The test's second and the relay's may
+// differ, so the seconds around now are all tried.
+std::vector<uint64_t> created_at_beyond_2_to_63() {
+  uint64_t now = unix_now();
+  return {(1ull << 63) + now - 1, (1ull << 63) + now, (1ull << 63) + now + 1, UINT64_MAX};
+}
+
+TEST_F(OpenRelayTest, AuthCreatedAtBeyond2To63FailsVerification) {
+  for (uint64_t created_at : created_at_beyond_2_to_63()) {
+    SCOPED_TRACE("created_at " + std::to_string(created_at));
+    auto c = connect_client(relay());
+    ASSERT_TRUE(c);
+    OkReply ok = c->send_auth(make_auth_event(engine::generate_keypair(), c->relay_url(), c->challenge(), created_at));
+    ASSERT_TRUE(ok.received);
+    EXPECT_FALSE(ok.accepted);
+    EXPECT_EQ(ok.reason, "auth-required: verification failed");
+  }
+}
+
 TEST_F(OpenRelayTest, AuthWithWrongKindFailsVerification) {
   auto c = connect_client(relay());
   ASSERT_TRUE(c);
@@ -385,6 +406,19 @@ TEST_F(OpenRelayTest, EventOutsideTheClockWindowIsRejected) {
   ASSERT_TRUE(ok.received);
   EXPECT_FALSE(ok.accepted);
   EXPECT_EQ(ok.reason, "invalid: event timestamp too far from server time");
+}
+
+TEST_F(OpenRelayTest, EventCreatedAtBeyond2To63IsOutsideTheClockWindow) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  for (uint64_t created_at : created_at_beyond_2_to_63()) {
+    SCOPED_TRACE("created_at " + std::to_string(created_at));
+    OkReply ok = c->publish(make_event(key, 1, "from the far future", {}, created_at));
+    ASSERT_TRUE(ok.received);
+    EXPECT_FALSE(ok.accepted);
+    EXPECT_EQ(ok.reason, "invalid: event timestamp too far from server time");
+  }
 }
 
 TEST_F(OpenRelayTest, EventOfUnknownOrRelaySignedKindIsRestricted) {

@@ -126,6 +126,8 @@ TEST(BlossomAuth, ExpirationAndWindow) {
   EXPECT_EQ(refusal_of(event([&](AuthEvent& a) { a.created_at = kNow + 6; })), "timestamp out of window");
   EXPECT_EQ(refusal_of(event([&](AuthEvent& a) { a.created_at = kNow - 3600; })), "<ok>");
   EXPECT_EQ(refusal_of(event([&](AuthEvent& a) { a.created_at = kNow - 3601; })), "timestamp out of window");
+  EXPECT_EQ(refusal_of(event([&](AuthEvent& a) { a.created_at = (uint64_t(1) << 63) + kNow; })), "timestamp out of window");
+  EXPECT_EQ(refusal_of(event([&](AuthEvent& a) { a.created_at = UINT64_MAX; })), "timestamp out of window");
   // Twenty minutes old: fine before the body, too old for an image after it.
   engine::Event e = sign(event([](AuthEvent& a) { a.created_at = kNow - 1200; }));
   EXPECT_TRUE(verify(header(e), kSha, "", kBlossomMaxAgeBeforeBody).ok());
