@@ -174,7 +174,7 @@ net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channe
     if (*before <= 0) return net::HttpResponse::json(200, R"({"messages":[],"next_cursor":null})");
     f.until = uint64_t(*before - 1);
   }
-  if (since) f.since = uint64_t(std::max<int64_t>(*since, -1) + 1);
+  if (since) f.since = uint64_t(std::max<int64_t>(*since, -1)) + 1;  // unsigned: since=INT64_MAX must not overflow
   f.normalize();
   // With only `since`, the page is the oldest rows after it, oldest first.
   const bool ascending = since && !before;

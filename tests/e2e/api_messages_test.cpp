@@ -94,6 +94,12 @@ TEST_F(ApiMessagesTest, MessagesPageBothWays) {
   HttpReply ascending = get(owner, base + "&since=" + std::to_string(c.first.created_at - 1));
   EXPECT_EQ(ids(ascending.body, "/messages"), (std::vector<std::string>{c.first.id_hex(), c.second.id_hex()}));
 
+  // The ends of the integer range are answered, not overflowed (the sanitizer build aborts on overflow).
+  EXPECT_EQ(ids(get(owner, base + "&since=9223372036854775807").body, "/messages"), std::vector<std::string>{});
+  EXPECT_EQ(ids(get(owner, base + "&since=-9223372036854775808").body, "/messages"),
+            (std::vector<std::string>{c.first.id_hex(), c.second.id_hex()}));
+  EXPECT_EQ(ids(get(owner, base + "&before=-9223372036854775808").body, "/messages"), std::vector<std::string>{});
+
   HttpReply bad_kinds = get(owner, "/api/channels/" + c.channel + "/messages?kinds=9,x");
   EXPECT_EQ(bad_kinds.status, 400);
   EXPECT_EQ(get(owner, "/api/channels/not-a-uuid/messages").body, R"({"error":"invalid channel UUID"})");
