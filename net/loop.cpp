@@ -484,12 +484,10 @@ bool Loop::on_frame(Connection& c, const ws::FrameHeader& h, char* payload) {
       return true;
     }
     case ws::Opcode::kPong: c.missed_pongs_ = 0; return true;
-    case ws::Opcode::kClose: {
-      // Echo the peer's code, then close once the echo is written.
-      uint16_t code = body.size() >= 2 ? uint16_t(uint8_t(body[0]) << 8 | uint8_t(body[1])) : 1000;
-      close(c, code);
+    case ws::Opcode::kClose:
+      // Echo the peer's code (1002 for a malformed close), then close once the echo is written.
+      close(c, ws::close_reply_code(body));
       return true;
-    }
     case ws::Opcode::kText:
     case ws::Opcode::kBinary:
       if (c.in_message_) {

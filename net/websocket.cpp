@@ -154,6 +154,14 @@ std::string close_payload(uint16_t code, std::string_view reason) {
   return out;
 }
 
+uint16_t close_reply_code(std::string_view body) {
+  if (body.empty()) return 1000;
+  if (body.size() == 1 || !is_valid_utf8(body.substr(2))) return 1002;
+  const uint16_t code = uint16_t(uint8_t(body[0]) << 8 | uint8_t(body[1]));
+  const bool sendable = (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999);
+  return sendable ? code : 1002;
+}
+
 bool is_valid_utf8(std::string_view bytes) {
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
   const size_t n = bytes.size();

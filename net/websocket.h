@@ -68,6 +68,13 @@ std::string accept_key(std::string_view client_key);
 // The caller keeps the reason short enough (<= 123 bytes) for a control frame.
 std::string close_payload(uint16_t code, std::string_view reason = {});
 
+// The code that answers a peer's close frame (RFC 6455 §5.5.1, §7.4): the
+// peer's own code when a peer may send it (1000–1003, 1007–1014, 3000–4999),
+// 1000 for an empty body, and 1002 for a malformed one: a single byte, a code
+// that is reserved or only local (1005, 1006, 1015), or a reason that is not
+// UTF-8.
+uint16_t close_reply_code(std::string_view close_body);
+
 // True if bytes are valid UTF-8: rejects overlong encodings, surrogates
 // (U+D800..U+DFFF), code points above U+10FFFF and truncated sequences.
 bool is_valid_utf8(std::string_view bytes);

@@ -931,6 +931,28 @@ TEST_F(OpenRelayTest, FrameOf65536BytesIsAcceptedAndLargerClosesWith1009) {
   EXPECT_TRUE(r.eose) << "another connection stopped working";
 }
 
+// RFC 6455 §7.4: a close code a peer may send is echoed; a reserved or local
+// code (1005, 1006, 1015), half a code or a reason that is not UTF-8 is a
+// protocol error, answered 1002, never echoed onto the wire.
+TEST_F(OpenRelayTest, ClientCloseIsEchoedAndAMalformedOneIsAnswered1002) {
+  struct Case {
+    std::string payload;
+    uint16_t reply;
+  };
+  for (const Case& tc : {Case{net::ws::close_payload(4001, "done"), 4001}, Case{"", 1000},
+                         Case{net::ws::close_payload(1005), 1002}, Case{net::ws::close_payload(1015), 1002},
+                         Case{std::string("\x03", 1), 1002}, Case{net::ws::close_payload(1000, "\xff"), 1002}}) {
+    SCOPED_TRACE("close payload of " + std::to_string(tc.payload.size()) + " bytes, expecting " + std::to_string(tc.reply));
+    auto c = connect_client(relay());
+    ASSERT_TRUE(c);
+    ASSERT_TRUE(c->ws().send_frame(net::ws::Opcode::kClose, tc.payload));
+    while (c->ws().recv(kReplyTimeoutMs)) {
+    }
+    EXPECT_TRUE(c->ws().closed());
+    EXPECT_EQ(c->ws().close_code(), tc.reply);
+  }
+}
+
 TEST_F(OpenRelayTest, SubscriptionBeyond1024IsClosed) {
   auto c = authed_client(relay(), engine::generate_keypair());
   ASSERT_TRUE(c);

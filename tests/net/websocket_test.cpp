@@ -1,6 +1,7 @@
 // Unit tests for net/websocket: header parsing (all length forms, every
 // truncation point, protocol errors), masking, the handshake accept key,
-// close payloads and UTF-8 validation. Pure functions, no sockets.
+// close payloads, the reply to a peer's close and UTF-8 validation. Pure
+// functions, no sockets.
 // Keep the RFC 6455 example vectors verbatim; they pin interoperability.
 #include "net/websocket.h"
 
@@ -209,6 +210,23 @@ TEST(WebSocketClose, Payload) {
   EXPECT_EQ(close_payload(1000), std::string("\x03\xE8", 2));
   EXPECT_EQ(close_payload(1002, "bad"), std::string("\x03\xEA" "bad", 5));
   EXPECT_EQ(close_payload(4000, ""), std::string("\x0F\xA0", 2));
+}
+
+TEST(WebSocketClose, ReplyEchoesCodesAPeerMaySend) {
+  EXPECT_EQ(close_reply_code(""), 1000);
+  for (uint16_t code : {1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 3000, 4000, 4999}) {
+    EXPECT_EQ(close_reply_code(close_payload(code)), code) << code;
+    EXPECT_EQ(close_reply_code(close_payload(code, "bye \xc3\xa9")), code) << code;
+  }
+}
+
+TEST(WebSocketClose, MalformedCloseIsAProtocolError) {
+  EXPECT_EQ(close_reply_code(std::string("\x03", 1)), 1002);  // one byte: half a code
+  for (uint16_t code : {0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535}) {
+    EXPECT_EQ(close_reply_code(close_payload(code)), 1002) << code;
+  }
+  EXPECT_EQ(close_reply_code(close_payload(1000, "\xff")), 1002);      // reason not UTF-8
+  EXPECT_EQ(close_reply_code(close_payload(1000, "\xed\xa0\x80")), 1002);  // a surrogate
 }
 
 TEST(WebSocketUtf8, ValidInputs) {
