@@ -4,7 +4,8 @@
 // - a header the parser accepts fits in what it was given, and encoding the
 //   same fields again yields a header that parses to the same fields;
 // - masking twice with the same key and offset restores the payload;
-// - our UTF-8 validator agrees with simdjson's on every input.
+// - our UTF-8 validator agrees with simdjson's on every input;
+// - the reply to any close body is a code an endpoint may put on the wire.
 #include <simdjson.h>
 
 #include <cstddef>
@@ -20,6 +21,8 @@ using namespace buzz::net;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   FUZZ_CHECK(ws::is_valid_utf8(text) == simdjson::validate_utf8(text.data(), text.size()));
+  uint16_t reply = ws::close_reply_code(text);
+  FUZZ_CHECK(reply >= 1000 && reply < 5000 && reply != 1005 && reply != 1006 && reply != 1015);
 
   ws::FrameHeader h;
   if (ws::parse_header(data, size, &h) == ws::HeaderStatus::kOk) {
