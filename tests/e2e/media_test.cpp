@@ -8,14 +8,9 @@
 // bombs, types that are not images (400 / 415), a declared
 // Content-Type that is ignored, the Blossom routes Buzz leaves out, and that
 // nothing refused, cut off or uncommitted ever becomes visible.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <openssl/evp.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -26,6 +21,7 @@
 
 #include "engine/signature.h"
 #include "tests/e2e/nostr_client.h"
+#include "tests/e2e/raw_connection.h"
 #include "tests/e2e/relay_process.h"
 #include "tests/test_images.h"
 
@@ -81,39 +77,6 @@ std::string run_audit(const std::string& args) {
   if (p) pclose(p);
   return out;
 }
-
-// A bare TCP connection to the relay, for requests http_call cannot make:
-// a head without its body, or a body cut off.
-class RawConnection {
- public:
-  explicit RawConnection(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-    EXPECT_EQ(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  }
-  ~RawConnection() { ::close(fd_); }
-
-  void send(const std::string& bytes) {
-    EXPECT_EQ(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), ssize_t(bytes.size()));
-  }
-  // What arrives within timeout_ms (until `until` has been read, or EOF).
-  std::string read(const std::string& until, int timeout_ms = 3000) {
-    std::string got;
-    pollfd p{fd_, POLLIN, 0};
-    while (got.find(until) == std::string::npos && ::poll(&p, 1, timeout_ms) > 0) {
-      char buf[4096];
-      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      got.append(buf, size_t(n));
-    }
-    return got;
-  }
-
- private:
-  int fd_;
-};
 
 std::string upload_head(const std::string& authorization, const std::string& sha, uint64_t length,
                         const std::string& extra = "") {
