@@ -81,11 +81,12 @@ class Connection {
   bool response_keep_alive_ = true;
   bool response_head_only_ = false;
   bool linger_ = false;           // closing over HTTP: half-close, then read until the peer closes
-  uint8_t missed_pongs_ = 0;
+  uint8_t silent_intervals_ = 0;    // ping intervals without a pong (WebSocket) or a whole request (HTTP)
   uint8_t full_strikes_ = 0;
   uint8_t wheel_slot_ = 0;
   ws::Opcode message_opcode_ = ws::Opcode::kText;
-  uint32_t closing_ticks_ = 0;
+  uint8_t closing_ticks_ = 0;        // at most kCloseGraceTicks + 1
+  uint32_t body_bytes_at_tick_ = 0;  // what inbuf_ held at the last tick, to see a body advance
   std::string inbuf_;    // a partial HTTP request or WebSocket frame
   std::unique_ptr<PendingRequest> request_;  // only while a request's body is arriving
   std::string message_;  // payload of a fragmented message so far

@@ -26,6 +26,8 @@ constexpr unsigned kBufferCount = 512;   // power of two
 constexpr size_t kBufferBytes = 4096;
 constexpr size_t kMaxFramesPerSend = 256;
 constexpr uint32_t kCloseGraceTicks = 5;  // seconds a closing connection may take to drain
+// A request body slower than this per ping interval counts as stalled.
+constexpr uint32_t kMinBodyBytesPerTick = 1024;
 
 // SO_REUSEPORT lets any process of the same user join a port's group, and the
 // kernel would then spread connections between two unrelated relays. Before the
@@ -407,6 +409,8 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
   }
   HttpRequest whole = std::move(req);
   c.request_.reset();
+  c.silent_intervals_ = 0;  // a whole request: the connection is in use
+  c.body_bytes_at_tick_ = 0;
   if (!whole.wants_websocket()) {
     bool head_only = whole.method == "HEAD";
     std::optional<HttpResponse> r = service_.on_http(*this, c, whole);
@@ -483,7 +487,7 @@ bool Loop::on_frame(Connection& c, const ws::FrameHeader& h, char* payload) {
       enqueue(c, make_frame(ws::Opcode::kPong, body.size(), body), true);
       return true;
     }
-    case ws::Opcode::kPong: c.missed_pongs_ = 0; return true;
+    case ws::Opcode::kPong: c.silent_intervals_ = 0; return true;
     case ws::Opcode::kClose:
       // Echo the peer's code (1002 for a malformed close), then close once the echo is written.
       close(c, ws::close_reply_code(body));
@@ -703,15 +707,24 @@ void Loop::on_tick() {
   for (size_t i = 0; i < bucket.size(); ++i) {
     Connection& c = *slots_[bucket[i]];
     if (c.phase_ == Connection::Phase::kWebSocket) {
-      if (c.missed_pongs_ >= options_.missed_pongs_limit) {
+      if (c.silent_intervals_ >= options_.missed_pongs_limit) {
         close(c, 1001, "no pong");
         continue;
       }
-      ++c.missed_pongs_;
+      ++c.silent_intervals_;
       enqueue(c, make_frame(ws::Opcode::kPing, 0), true);
-    } else if (c.phase_ == Connection::Phase::kHttp && c.inbuf_.empty()) {
-      ++c.missed_pongs_;  // an HTTP connection idle for two intervals is closed
-      if (c.missed_pongs_ > options_.missed_pongs_limit) destroy(c);
+    } else if (c.phase_ == Connection::Phase::kHttp && !c.awaiting_response_) {
+      // An HTTP connection must finish a request every few intervals: idle, or
+      // holding half a head ("slowloris"), it is closed, so held connections
+      // cannot use up the connection cap. A body that keeps coming is progress.
+      const auto buffered = uint32_t(std::min<size_t>(c.inbuf_.size(), UINT32_MAX));
+      const bool body_advanced = c.request_ && buffered >= c.body_bytes_at_tick_ + kMinBodyBytesPerTick;
+      c.body_bytes_at_tick_ = buffered;
+      if (body_advanced) {
+        c.silent_intervals_ = 0;
+      } else if (++c.silent_intervals_ >= options_.http_idle_intervals) {
+        destroy(c);
+      }
     }
   }
   // Closing connections that do not drain in time are dropped.

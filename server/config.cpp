@@ -27,6 +27,8 @@ const std::vector<ConfigKey> kKeys = {
     {"threads", "BUZZ_THREADS", "0", "network loops; 0 = one per core"},
     {"sync-writes", "BUZZ_SYNC_WRITES", "false", "fsync every write batch (survives power loss, not just kill -9)"},
     {"audit-queue", "BUZZ_AUDIT_QUEUE", "65536", "audit entries waiting for the log; when full, events are refused"},
+    {"ping-interval", "BUZZ_PING_INTERVAL_SECS", "30",
+     "seconds between WebSocket pings (3 unanswered close the connection); an HTTP connection completing no request for 2 intervals is closed"},
     {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
     {"mint-rate-limit", "BUZZ_MINT_RATE_LIMIT", "50", "API tokens one pubkey may mint per hour"},
     {"cors-origins", "BUZZ_CORS_ORIGINS", "", "browser origins allowed to call the API (comma list); empty = any"},
@@ -101,6 +103,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
      : key == "reaper-interval" ? c->reaper_interval
      : key == "mint-rate-limit" ? c->mint_rate_limit
                                 : c->max_concurrent_handlers) = n;
+  } else if (key == "ping-interval") {
+    if (!parse_int(v, 1, 3600, &n)) return bad(key, source, v, "seconds between 1 and 3600");
+    c->ping_interval = n;
   } else if (key == "max-image-bytes" || key == "max-gif-bytes") {
     if (!parse_int(v, 1, int64_t(1) << 40, &n)) return bad(key, source, v, "a positive number of bytes");
     (key == "max-image-bytes" ? c->max_image_bytes : c->max_gif_bytes) = n;

@@ -28,6 +28,7 @@ struct Config {
   int threads = 0;                 // 0 = one network loop per core
   bool sync_writes = false;
   int64_t audit_queue = 65536;     // audit entries queued for the log before events are refused
+  int64_t ping_interval = 30;      // seconds between WebSocket pings; also the HTTP idle unit
   int64_t reaper_interval = 60;    // seconds between TTL reaper runs
   int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour
   std::string cors_origins;        // comma list of browser origins; empty = any

@@ -174,6 +174,7 @@ int run_serve(int argc, char** argv) {
   loop_options.port = cfg.bind_port;
   loop_options.send_queue_limit = size_t(cfg.send_buffer);
   loop_options.max_connections = cfg.max_connections;
+  loop_options.ping_interval_secs = int(cfg.ping_interval);
   loop_options.connection_count = &connection_count;
   std::vector<std::unique_ptr<net::Loop>> loops;
   try {

@@ -166,6 +166,17 @@ TEST(Config, Threads) {
   EXPECT_NE(set_error(&c, "threads", "-1"), "<ok>");
 }
 
+TEST(Config, PingInterval) {
+  Config c;
+  EXPECT_EQ(c.ping_interval, 30);
+  EXPECT_EQ(set_error(&c, "ping-interval", "1"), "<ok>");
+  EXPECT_EQ(set_error(&c, "ping-interval", "3600"), "<ok>");
+  EXPECT_EQ(c.ping_interval, 3600);
+  EXPECT_EQ(set_error(&c, "ping-interval", "0"), "config: ping-interval (test) = '0': expected seconds between 1 and 3600");
+  EXPECT_NE(set_error(&c, "ping-interval", "3601"), "<ok>");
+  EXPECT_NE(set_error(&c, "ping-interval", "30s"), "<ok>");
+}
+
 TEST(Config, LogLevel) {
   Config c;
   for (const char* level : {"debug", "info", "warn", "error"}) {

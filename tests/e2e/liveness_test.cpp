@@ -1,0 +1,110 @@
+// End-to-end tests of how the relay ends connections that stop taking part,
+// with --ping-interval 1 so that the intervals pass in seconds: a WebSocket
+// client is pinged every interval and closed (1001) after 3 unanswered pings,
+// one that answers stays; an HTTP connection is closed after 2 intervals
+// without a whole request, whether idle after a response or holding half a
+// head (slowloris), while a body that keeps arriving (≥ 1 KiB per interval)
+// is waited for, and one that trickles slower is cut off.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "engine/signature.h"
+#include "tests/e2e/nostr_client.h"
+#include "tests/e2e/raw_connection.h"
+#include "tests/e2e/relay_process.h"
+
+namespace buzz::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class LivenessTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string error;
+    relay_ = RelayProcess::start(RelayOptions{{"--open", "--ping-interval", "1"}, {}, ""}, &error).release();
+    ASSERT_NE(relay_, nullptr) << error;
+  }
+  static void TearDownTestSuite() {
+    delete relay_;
+    relay_ = nullptr;
+  }
+  static RelayProcess& relay() { return *relay_; }
+
+  // Sends a request head with Content-Length `length`, then the body in
+  // `chunk`-byte pieces `every` apart, stopping if the relay hangs up; returns
+  // what the relay answered.
+  static std::string post_slowly(RawConnection& c, size_t length, size_t chunk, std::chrono::milliseconds every) {
+    c.send("POST /api/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+           std::to_string(length) + "\r\n\r\n");
+    for (size_t sent = 0; sent < length; sent += chunk) {
+      std::this_thread::sleep_for(every);
+      if (!c.try_send(std::string(std::min(chunk, length - sent), ' '))) break;
+    }
+    return c.read("\r\n\r\n", 3000);
+  }
+
+ private:
+  static inline RelayProcess* relay_ = nullptr;
+};
+
+TEST_F(LivenessTest, WebSocketClientThatNeverAnswersPingsIsClosedAfterThree) {
+  std::string error;
+  auto c = NostrClient::connect(relay(), &error);
+  ASSERT_TRUE(c) << error;
+  c->ws().set_auto_pong(false);
+  int pings = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 8s;
+  while (!c->ws().closed() && std::chrono::steady_clock::now() < deadline) {
+    auto frame = c->ws().recv_frame(1000);
+    if (frame && frame->opcode == net::ws::Opcode::kPing) ++pings;
+  }
+  EXPECT_TRUE(c->ws().closed());
+  EXPECT_EQ(c->ws().close_code(), 1001);
+  EXPECT_EQ(pings, 3);
+}
+
+TEST_F(LivenessTest, WebSocketClientThatAnswersPingsStays) {
+  engine::Keypair key = engine::generate_keypair();
+  std::string error;
+  auto c = NostrClient::connect_authed(relay(), key, &error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_FALSE(c->ws().recv(5000)) << "nothing but pings should arrive";  // pongs go back meanwhile
+  EXPECT_FALSE(c->ws().closed()) << "close code " << c->ws().close_code();
+  EXPECT_TRUE(c->req("still", R"({"kinds":[1],"limit":1})").eose);
+}
+
+TEST_F(LivenessTest, HttpConnectionHoldingHalfAHeadIsClosed) {
+  RawConnection c(relay().port());
+  c.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+  EXPECT_FALSE(c.closed_by_peer_within(500)) << "closed at once, not by the idle rule";
+  EXPECT_TRUE(c.closed_by_peer_within(4000));
+}
+
+TEST_F(LivenessTest, IdleKeepAliveHttpConnectionIsClosed) {
+  RawConnection c(relay().port());
+  c.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_NE(c.read("\"ok\"}").find("HTTP/1.1 200"), std::string::npos);
+  EXPECT_TRUE(c.closed_by_peer_within(4000));
+}
+
+TEST_F(LivenessTest, BodyThatKeepsArrivingIsWaitedFor) {
+  RawConnection c(relay().port());
+  // 4 KiB per second for 4 s: past the 2-interval limit, but never stalled.
+  std::string answer = post_slowly(c, 16 * 1024, 1024, 250ms);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 4")) << answer;  // refused (no auth), but answered
+}
+
+TEST_F(LivenessTest, BodyTricklingSlowerThanAKibibytePerIntervalIsCutOff) {
+  RawConnection c(relay().port());
+  std::string answer = post_slowly(c, 400, 20, 250ms);  // 80 bytes per second for 5 s
+  EXPECT_EQ(answer, "");
+  EXPECT_TRUE(c.closed_by_peer_within(1000));
+}
+
+}  // namespace
+}  // namespace buzz::test
