@@ -434,6 +434,10 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
                  "Sec-WebSocket-Accept: " + ws::accept_key(key) + "\r\n\r\n");
     c.phase_ = Connection::Phase::kWebSocket;
     c.opened_ = true;
+    // The heartbeat's first tick is the upgrade itself (protocol.md §5.3): a
+    // client that never answers is closed at the second visit after it.
+    enqueue(c, make_frame(ws::Opcode::kPing, 0), true);
+    c.silent_intervals_ = 1;
     service_.on_open(*this, c);
     return p.consumed;
   }

@@ -28,7 +28,7 @@ struct LoopOptions {
   size_t send_queue_limit = 1000;    // frames queued per connection before it counts as slow
   int slow_client_strikes = 3;       // consecutive full-queue sends before disconnecting
   int ping_interval_secs = 30;
-  int missed_pongs_limit = 3;        // closed on the tick after this many unanswered pings
+  int missed_pongs_limit = 2;        // closed on the tick after this many unanswered pings (protocol.md §5.3)
   int http_idle_intervals = 2;       // an HTTP connection completing no request for this long is closed
   std::atomic<int64_t>* connection_count = nullptr;  // shared by all loops
   int64_t max_connections = 10000;
