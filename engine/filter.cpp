@@ -100,6 +100,12 @@ const TagFilter* Filter::tag(char name) const {
   return nullptr;
 }
 
+size_t Filter::value_count() const {
+  size_t n = 1 + (ids ? ids->size() : 0) + (authors ? authors->size() : 0) + (kinds ? kinds->size() : 0);
+  for (const TagFilter& t : tags) n += t.values.size();
+  return n;
+}
+
 bool Filter::has_kind(uint16_t kind) const {
   return !kinds || std::binary_search(kinds->begin(), kinds->end(), kind);
 }

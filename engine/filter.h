@@ -35,6 +35,10 @@ struct Filter {
   // Establishes the invariants above; a filter built by hand calls it once.
   void normalize();
 
+  // How many values the filter lists (ids, authors, kinds, tag values), plus
+  // one for the filter itself: what keeping it as a live subscription costs.
+  size_t value_count() const;
+
   // True when the filter can never match anything (an empty list somewhere).
   bool matches_nothing() const;
   const TagFilter* tag(char name) const;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "engine/hex.h"
 #include "index/subscription_index.h"
@@ -18,6 +19,18 @@
 namespace buzz::server {
 
 inline constexpr size_t kMaxSubscriptionsPerConnection = 1024;
+// Filter values (Filter::value_count) held by one connection's live
+// subscriptions. 1,024 subscriptions of 64 KiB filters each held about 360 MB
+// per connection; this keeps one connection under a megabyte while leaving
+// room for a thousand channel subscriptions or a follow list of thousands.
+inline constexpr size_t kMaxFilterValuesPerConnection = 20000;
+
+// What a subscription's filters cost against kMaxFilterValuesPerConnection.
+inline size_t filter_values(const std::vector<engine::Filter>& filters) {
+  size_t n = 0;
+  for (const engine::Filter& f : filters) n += f.value_count();
+  return n;
+}
 
 // A subscription names its connection by slot and generation (the loop is implied).
 inline uint64_t subscription_owner(net::ConnId id) { return uint64_t(id.slot) << 32 | id.gen; }
@@ -33,6 +46,7 @@ struct Session final : net::ConnectionContext {
   engine::Pubkey pubkey{};
   Grant grant;  // every scope, unless the AUTH carried an API token
   std::unordered_map<std::string, std::unique_ptr<index::Subscription>> subs;
+  size_t filter_values = 0;  // held by subs, at most kMaxFilterValuesPerConnection
 
   bool authenticated() const { return auth == Auth::kAuthenticated; }
   std::string challenge_hex() const { return engine::to_hex(challenge); }

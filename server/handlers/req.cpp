@@ -98,6 +98,13 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
     return handle_search_req(c, req);
   }
 
+  const size_t cost = filter_values(req.filters);
+  if (c.session.filter_values + cost > kMaxFilterValuesPerConnection) {
+    return send_closed(c, req.sub_id, "error: too many filter values across this connection's subscriptions (max " +
+                                          std::to_string(kMaxFilterValuesPerConnection) + ")");
+  }
+  c.session.filter_values += cost;
+
   auto sub = std::make_unique<index::Subscription>();
   sub->owner = subscription_owner(c.conn.id());
   sub->id = req.sub_id;

@@ -979,6 +979,41 @@ TEST_F(OpenRelayTest, SubscriptionBeyond1024IsClosed) {
   EXPECT_TRUE(c->req("fits-again", R"({"kinds":[]})").eose);
 }
 
+// A filter of `n` distinct #t values (three base-36 characters each, so 10,000
+// fit in one 64 KiB frame), offset so that two calls never share a value.
+std::string filter_with_tag_values(int n, int offset) {
+  std::string values;
+  for (int i = offset; i < offset + n; ++i) {
+    const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
+    values += std::string(values.empty() ? "" : ",") + '"' + digits[i / 1296 % 36] + digits[i / 36 % 36] + digits[i % 36] + '"';
+  }
+  return R"({"kinds":[1],"#t":[)" + values + "]}";
+}
+
+// 1,024 subscriptions of 64 KiB filters held ~360 MB for one connection; the
+// values a connection's live subscriptions hold are capped at 20,000.
+TEST_F(OpenRelayTest, FilterValuesHeldByOneConnectionAreCapped) {
+  auto c = authed_client(relay(), engine::generate_keypair());
+  ASSERT_TRUE(c);
+  const std::string ten_thousand = filter_with_tag_values(9998, 0);  // 9,998 + kind + filter = 10,000 values
+  ASSERT_LT(ten_thousand.size(), kMaxFrame - 32);
+  EXPECT_TRUE(c->req("a", ten_thousand).eose);
+  EXPECT_TRUE(c->req("b", ten_thousand).eose);  // 20,000: the cap exactly
+  ReqResult over = c->req("c", R"({"kinds":[1]})");
+  ASSERT_TRUE(over.closed.has_value()) << "no CLOSED";
+  EXPECT_EQ(*over.closed, "error: too many filter values across this connection's subscriptions (max 20000)");
+  // Replacing a subscription gives back what it held first.
+  EXPECT_TRUE(c->req("a", filter_with_tag_values(9998, 20000)).eose);
+  // So does CLOSE.
+  ASSERT_TRUE(c->send(R"(["CLOSE","b"])"));
+  ASSERT_TRUE(c->wait_for([](const RelayMessage& m) { return m.type == "CLOSED" && m.id == "b"; }));
+  EXPECT_TRUE(c->req("c", R"({"kinds":[1]})").eose);
+  // Another connection has its own allowance.
+  auto other = authed_client(relay(), engine::generate_keypair());
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->req("a", ten_thousand).eose);
+}
+
 TEST_F(OpenRelayTest, HistoryIsCappedAt500EventsPerFilter) {
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
