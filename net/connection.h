@@ -86,7 +86,7 @@ class Connection {
   uint8_t wheel_slot_ = 0;
   ws::Opcode message_opcode_ = ws::Opcode::kText;
   uint8_t closing_ticks_ = 0;        // at most kCloseGraceTicks + 1
-  uint32_t body_bytes_at_tick_ = 0;  // what inbuf_ held at the last tick, to see a body advance
+  uint32_t body_bytes_at_visit_ = 0;  // what inbuf_ held at the last wheel visit, to see a body advance
   std::string inbuf_;    // a partial HTTP request or WebSocket frame
   std::unique_ptr<PendingRequest> request_;  // only while a request's body is arriving
   std::string message_;  // payload of a fragmented message so far

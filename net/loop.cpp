@@ -27,7 +27,7 @@ constexpr size_t kBufferBytes = 4096;
 constexpr size_t kMaxFramesPerSend = 256;
 constexpr uint32_t kCloseGraceTicks = 5;  // seconds a closing connection may take to drain
 // A request body slower than this per ping interval counts as stalled.
-constexpr uint32_t kMinBodyBytesPerTick = 1024;
+constexpr uint32_t kMinBodyBytesPerInterval = 1024;
 
 // SO_REUSEPORT lets any process of the same user join a port's group, and the
 // kernel would then spread connections between two unrelated relays. Before the
@@ -410,7 +410,7 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
   HttpRequest whole = std::move(req);
   c.request_.reset();
   c.silent_intervals_ = 0;  // a whole request: the connection is in use
-  c.body_bytes_at_tick_ = 0;
+  c.body_bytes_at_visit_ = 0;
   if (!whole.wants_websocket()) {
     bool head_only = whole.method == "HEAD";
     std::optional<HttpResponse> r = service_.on_http(*this, c, whole);
@@ -722,8 +722,8 @@ void Loop::on_tick() {
       // holding half a head ("slowloris"), it is closed, so held connections
       // cannot use up the connection cap. A body that keeps coming is progress.
       const auto buffered = uint32_t(std::min<size_t>(c.inbuf_.size(), UINT32_MAX));
-      const bool body_advanced = c.request_ && buffered >= c.body_bytes_at_tick_ + kMinBodyBytesPerTick;
-      c.body_bytes_at_tick_ = buffered;
+      const bool body_advanced = c.request_ && buffered >= c.body_bytes_at_visit_ + kMinBodyBytesPerInterval;
+      c.body_bytes_at_visit_ = buffered;
       if (body_advanced) {
         c.silent_intervals_ = 0;
       } else if (++c.silent_intervals_ >= options_.http_idle_intervals) {

@@ -28,7 +28,7 @@ const std::vector<ConfigKey> kKeys = {
     {"sync-writes", "BUZZ_SYNC_WRITES", "false", "fsync every write batch (survives power loss, not just kill -9)"},
     {"audit-queue", "BUZZ_AUDIT_QUEUE", "65536", "audit entries waiting for the log; when full, events are refused"},
     {"ping-interval", "BUZZ_PING_INTERVAL_SECS", "30",
-     "seconds between WebSocket pings, the first at connect (a client answering none is closed on the third tick); an HTTP connection completing no request for 2 intervals is closed"},
+     "seconds between WebSocket pings (the first at connect; no pong by the third closes); HTTP connections idle 2 intervals close"},
     {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
     {"mint-rate-limit", "BUZZ_MINT_RATE_LIMIT", "50", "API tokens one pubkey may mint per hour"},
     {"cors-origins", "BUZZ_CORS_ORIGINS", "", "browser origins allowed to call the API (comma list); empty = any"},
