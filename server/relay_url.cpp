@@ -17,6 +17,24 @@ std::string lowercase(std::string_view s) {
   return out;
 }
 
+bool is_digits(std::string_view s) {
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// A host name or IPv4 address (RFC 3986 reg-name, without sub-delims), or the
+// inside of an IPv6 literal. Anything else is not a URL we compare by parts.
+bool is_host(std::string_view s, bool ipv6) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
+              (ipv6 ? c == ':' : (c == '-' || c == '_' || c == '~' || c == '%'));
+    if (!ok) return false;
+  }
+  return true;
+}
+
 std::optional<UrlParts> split_url(std::string_view url) {
   size_t scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos || scheme_end == 0) return std::nullopt;
@@ -27,16 +45,24 @@ std::optional<UrlParts> split_url(std::string_view url) {
   std::string_view authority = rest.substr(0, path_start);
   if (path_start != std::string_view::npos) p.path = std::string(rest.substr(path_start));
   if (authority.empty()) return std::nullopt;
-  if (authority.front() == '[') {  // IPv6 literal
+  bool ipv6 = authority.front() == '[';
+  std::string_view host, rest_of_authority;
+  if (ipv6) {
     size_t close = authority.find(']');
     if (close == std::string_view::npos) return std::nullopt;
-    p.host = lowercase(authority.substr(1, close - 1));
-    if (close + 1 < authority.size() && authority[close + 1] == ':') p.port = std::string(authority.substr(close + 2));
+    host = authority.substr(1, close - 1);
+    rest_of_authority = authority.substr(close + 1);
   } else {
-    size_t colon = authority.rfind(':');
-    p.host = lowercase(authority.substr(0, colon));
-    if (colon != std::string_view::npos) p.port = std::string(authority.substr(colon + 1));
+    size_t colon = authority.find(':');
+    host = authority.substr(0, colon);
+    rest_of_authority = colon == std::string_view::npos ? std::string_view() : authority.substr(colon);
   }
+  if (!rest_of_authority.empty()) {
+    if (rest_of_authority.front() != ':' || !is_digits(rest_of_authority.substr(1))) return std::nullopt;
+    p.port = std::string(rest_of_authority.substr(1));
+  }
+  if (!is_host(host, ipv6)) return std::nullopt;
+  p.host = lowercase(host);
   return p;
 }
 

@@ -78,6 +78,19 @@ TEST(RelayUrl, IsIdempotent) {
   }
 }
 
+// A host or port that is not one is not taken apart: the text is compared as
+// it is. (relay_url_fuzz found "ws://\x1c[::1]:80…" normalizing to a form that
+// normalized differently again.)
+TEST(RelayUrl, MalformedAuthoritiesAreNotUrls) {
+  for (const char* url : {"ws://\x1c[::1]:80/p", "ws://a b:3000", "ws://host:30x0", "ws://[::1]x:80",
+                          "ws://[::1", "ws://[]:80", "ws://user@host:3000", "ws://ho[st]:1"}) {
+    EXPECT_EQ(normalize_relay_url(url), url) << url;
+    EXPECT_EQ(url_host(url), "") << url;
+  }
+  EXPECT_EQ(normalize_relay_url("ws://host:"), "ws://host");  // an empty port is no port (RFC 3986 §6.2.3)
+  EXPECT_EQ(normalize_relay_url("ws://relay-1.example_x.com:3000/"), "ws://relay-1.example_x.com:3000");
+}
+
 // The NIP-05 domain (rest-api.md §3.15): scheme, port and path stripped, lowercased.
 TEST(RelayUrl, HostIsTheNip05Domain) {
   EXPECT_EQ(url_host("wss://Relay.Example.COM:443/nostr/"), "relay.example.com");
