@@ -224,7 +224,7 @@ void Relay::drop_subscription(LoopState& st, Session& session, const std::string
   auto it = session.subs.find(sub_id);
   if (it == session.subs.end()) return;
   st.subs.remove(it->second.get());
-  session.filter_values -= filter_values(it->second->filters);
+  session.held_filter_values -= filter_values(it->second->filters);
   session.subs.erase(it);
   stats_.subscriptions_active.fetch_sub(1, std::memory_order_relaxed);
 }

@@ -46,7 +46,7 @@ struct Session final : net::ConnectionContext {
   engine::Pubkey pubkey{};
   Grant grant;  // every scope, unless the AUTH carried an API token
   std::unordered_map<std::string, std::unique_ptr<index::Subscription>> subs;
-  size_t filter_values = 0;  // held by subs, at most kMaxFilterValuesPerConnection
+  size_t held_filter_values = 0;  // by subs, at most kMaxFilterValuesPerConnection
 
   bool authenticated() const { return auth == Auth::kAuthenticated; }
   std::string challenge_hex() const { return engine::to_hex(challenge); }

@@ -99,11 +99,11 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   }
 
   const size_t cost = filter_values(req.filters);
-  if (c.session.filter_values + cost > kMaxFilterValuesPerConnection) {
+  if (c.session.held_filter_values + cost > kMaxFilterValuesPerConnection) {
     return send_closed(c, req.sub_id, "error: too many filter values across this connection's subscriptions (max " +
                                           std::to_string(kMaxFilterValuesPerConnection) + ")");
   }
-  c.session.filter_values += cost;
+  c.session.held_filter_values += cost;
 
   auto sub = std::make_unique<index::Subscription>();
   sub->owner = subscription_owner(c.conn.id());
