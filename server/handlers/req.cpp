@@ -76,6 +76,9 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   if (!replacing && c.session.subs.size() >= kMaxSubscriptionsPerConnection) {
     return send_closed(c, req.sub_id, "error: too many subscriptions");
   }
+  // A reused id replaces its subscription, so the old one ends here: if the
+  // new REQ is refused below, the CLOSED for this id leaves nothing running.
+  if (replacing) drop_subscription(c.state, c.session, req.sub_id);
   // A token without messages:read may not read (protocol.md §6.6).
   if (!c.session.grant.has(Scope::kMessagesRead)) {
     send_notice(c, "restricted: insufficient scope");
@@ -92,7 +95,6 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   if (!channel.empty() && !c.session.grant.allows_channel(channel)) {
     return send_closed(c, req.sub_id, "restricted: token does not have access to this channel");
   }
-  if (replacing) drop_subscription(c.state, c.session, req.sub_id);
   // NIP-50: answered from the search index, once; a search is not a live feed.
   if (std::any_of(req.filters.begin(), req.filters.end(), [](const engine::Filter& f) { return f.search.has_value(); })) {
     return handle_search_req(c, req);

@@ -673,6 +673,21 @@ TEST_F(OpenRelayTest, SubscriberReceivesLiveEventsUntilClose) {
   EXPECT_FALSE(sub->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, kQuietMs));
 }
 
+// A reused sub id replaces its subscription; when the new REQ is refused, the
+// CLOSED for that id must leave nothing behind that still delivers.
+TEST_F(OpenRelayTest, RefusedReplacementEndsTheOldSubscription) {
+  Keypair author = engine::generate_keypair();
+  auto pub = authed_client(relay(), author);
+  auto sub = authed_client(relay(), engine::generate_keypair());
+  ASSERT_TRUE(pub && sub);
+  ASSERT_TRUE(sub->req("x", R"({"kinds":[1],"authors":[")" + hex(author) + R"("]})").eose);
+  ReqResult refused = sub->req("x", R"({"kinds":[1059]})");  // p-gated without the caller's #p
+  ASSERT_TRUE(refused.closed.has_value());
+  EXPECT_EQ(*refused.closed, "restricted: p-gated events require #p matching your pubkey");
+  ASSERT_TRUE(pub->publish(make_event(author, 1, "after the refused replacement")).accepted);
+  EXPECT_FALSE(sub->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, kQuietMs));
+}
+
 TEST_F(OpenRelayTest, CountReturnsTheNumberOfDistinctMatchingEvents) {
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
