@@ -434,10 +434,7 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
                  "Sec-WebSocket-Accept: " + ws::accept_key(key) + "\r\n\r\n");
     c.phase_ = Connection::Phase::kWebSocket;
     c.opened_ = true;
-    // The heartbeat's first tick is the upgrade itself (protocol.md §5.3): a
-    // client that never answers is closed at the second visit after it.
-    enqueue(c, make_frame(ws::Opcode::kPing, 0), true);
-    c.silent_intervals_ = 1;
+    ping(c);  // the heartbeat's first tick is the upgrade itself (protocol.md §5.3)
     service_.on_open(*this, c);
     return p.consumed;
   }
@@ -550,6 +547,11 @@ bool Loop::enqueue(Connection& c, OutFrame&& f, bool control) {
     dirty_.push_back(&c);
   }
   return true;
+}
+
+void Loop::ping(Connection& c) {
+  ++c.silent_intervals_;
+  enqueue(c, make_frame(ws::Opcode::kPing, 0), true);
 }
 
 void Loop::queue_raw(Connection& c, std::string bytes) {
@@ -715,8 +717,7 @@ void Loop::on_tick() {
         close(c, 1001, "no pong");
         continue;
       }
-      ++c.silent_intervals_;
-      enqueue(c, make_frame(ws::Opcode::kPing, 0), true);
+      ping(c);
     } else if (c.phase_ == Connection::Phase::kHttp && !c.awaiting_response_) {
       // An HTTP connection must finish a request every few intervals: idle, or
       // holding half a head ("slowloris"), it is closed, so held connections

@@ -108,6 +108,8 @@ class Loop {
 
   bool enqueue(Connection& c, OutFrame&& f, bool control);
   void queue_raw(Connection& c, std::string bytes);
+  // A heartbeat ping; counts as unanswered until a pong arrives.
+  void ping(Connection& c);
   void flush(Connection& c);
   void destroy(Connection& c);
   void maybe_free(Connection& c);
