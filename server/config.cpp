@@ -31,6 +31,21 @@ const std::vector<ConfigKey> kKeys = {
      "seconds between WebSocket pings (the first at connect; no pong by the third closes); HTTP connections idle 2 intervals close"},
     {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
     {"mint-rate-limit", "BUZZ_MINT_RATE_LIMIT", "50", "API tokens one pubkey may mint per hour"},
+    {"rate-limits", "BUZZ_RATE_LIMITS", "true", "enforce the per-tier limits below (false: only the mint limit)"},
+    {"human-messages-per-min", "BUZZ_HUMAN_MESSAGES_PER_MIN", "60",
+     "messages (kinds 1, 7, 9, 40002-40008, 45001-45003) one human may send per minute; 0 = no limit"},
+    {"human-api-calls-per-min", "BUZZ_HUMAN_API_CALLS_PER_MIN", "300", "HTTP API calls per human pubkey per minute; 0 = no limit"},
+    {"human-ws-events-per-sec", "BUZZ_HUMAN_WS_EVENTS_PER_SEC", "10",
+     "EVENT, REQ and COUNT frames per human connection per second; 0 = no limit"},
+    {"agent-standard-messages-per-min", "BUZZ_AGENT_STANDARD_MESSAGES_PER_MIN", "120",
+     "messages per minute for agents (a 10100 agent_type or an owner link)"},
+    {"agent-standard-api-calls-per-min", "BUZZ_AGENT_STANDARD_API_CALLS_PER_MIN", "600", "API calls per minute for agents"},
+    {"agent-elevated-messages-per-min", "BUZZ_AGENT_ELEVATED_MESSAGES_PER_MIN", "300",
+     "messages per minute for the agent-elevated tier (no API or frame limit)"},
+    {"agent-platform-messages-per-min", "BUZZ_AGENT_PLATFORM_MESSAGES_PER_MIN", "600",
+     "messages per minute for the agent-platform tier (no API or frame limit)"},
+    {"rate-limit-tiers", "BUZZ_RATE_LIMIT_TIERS", "",
+     "tiers the operator assigns: HEX_PUBKEY=TIER,... (human, agent-standard, agent-elevated, agent-platform)"},
     {"cors-origins", "BUZZ_CORS_ORIGINS", "", "browser origins allowed to call the API (comma list); empty = any"},
     {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error"},
     {"require-auth-token", "BUZZ_REQUIRE_AUTH_TOKEN", "false",
@@ -56,6 +71,19 @@ bool parse_bool(const std::string& v, bool* out) {
 bool parse_int(const std::string& v, int64_t lo, int64_t hi, int64_t* out) {
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
   return ec == std::errc() && p == v.data() + v.size() && *out >= lo && *out <= hi;
+}
+
+// The per-tier count a rate-limit key sets, or null for any other key.
+uint32_t* rate_limit_field(RateLimitConfig* r, const std::string& key) {
+  const auto human = size_t(Tier::kHuman), standard = size_t(Tier::kAgentStandard);
+  if (key == "human-messages-per-min") return &r->messages_per_min[human];
+  if (key == "human-api-calls-per-min") return &r->api_calls_per_min[human];
+  if (key == "human-ws-events-per-sec") return &r->human_ws_events_per_sec;
+  if (key == "agent-standard-messages-per-min") return &r->messages_per_min[standard];
+  if (key == "agent-standard-api-calls-per-min") return &r->api_calls_per_min[standard];
+  if (key == "agent-elevated-messages-per-min") return &r->messages_per_min[size_t(Tier::kAgentElevated)];
+  if (key == "agent-platform-messages-per-min") return &r->messages_per_min[size_t(Tier::kAgentPlatform)];
+  return nullptr;
 }
 
 }  // namespace
@@ -103,6 +131,15 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
      : key == "reaper-interval" ? c->reaper_interval
      : key == "mint-rate-limit" ? c->mint_rate_limit
                                 : c->max_concurrent_handlers) = n;
+  } else if (key == "rate-limits") {
+    if (!parse_bool(v, &c->rate_limits.enabled)) return bad(key, source, v, "true or false");
+  } else if (uint32_t* limit = rate_limit_field(&c->rate_limits, key)) {
+    if (!parse_int(v, 0, 100'000'000, &n)) return bad(key, source, v, "a count from 0 (no limit) to 100000000");
+    *limit = uint32_t(n);
+  } else if (key == "rate-limit-tiers") {
+    if (Status s = parse_tier_assignments(v, &c->rate_limits.assigned); !s) {
+      return Error{"config: " + key + " (" + source + "): " + s.error()};
+    }
   } else if (key == "ping-interval") {
     if (!parse_int(v, 1, 3600, &n)) return bad(key, source, v, "seconds between 1 and 3600");
     c->ping_interval = n;

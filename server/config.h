@@ -11,6 +11,7 @@
 
 #include "engine/hex.h"
 #include "engine/result.h"
+#include "server/rate_limits.h"
 
 namespace buzz::server {
 
@@ -31,6 +32,7 @@ struct Config {
   int64_t ping_interval = 30;      // seconds between WebSocket pings; also the HTTP idle unit
   int64_t reaper_interval = 60;    // seconds between TTL reaper runs
   int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour
+  RateLimitConfig rate_limits;     // protocol.md §14
   std::string cors_origins;        // comma list of browser origins; empty = any
   std::string log_level = "info";
   bool require_auth_token = false;   // false = dev mode: media uploads need no API token

@@ -46,6 +46,12 @@ std::string render_metrics(const MetricsSources& m) {
       out += "buzz_media_uploads_total{mime=\"" + std::string(kMediaUploadLabels[i]) + "\"} " +
              std::to_string(m.relay->media_uploads[i].load(std::memory_order_relaxed)) + "\n";
     }
+    out += "# HELP buzz_rate_limited_total requests refused by a rate limit (protocol.md §14)\n"
+           "# TYPE buzz_rate_limited_total counter\n";
+    for (size_t i = 0; i < kRateLimitCount; ++i) {
+      out += "buzz_rate_limited_total{limit=\"" + std::string(rate_limit_name(RateLimit(i))) + "\"} " +
+             std::to_string(m.relay->rate_limited[i].load(std::memory_order_relaxed)) + "\n";
+    }
   }
   if (m.connections) metric(out, "buzz_ws_connections_active", "gauge", "open connections", get(*m.connections));
   if (m.writer) {

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "engine/audit_log.h"
+#include "server/rate_limits.h"
 #include "server/search_feeder.h"
 #include "server/store_writer.h"
 
@@ -31,6 +32,7 @@ struct RelayStats {
   std::atomic<uint64_t> auth_failures{0};
   std::atomic<int64_t> subscriptions_active{0};
   std::array<std::atomic<uint64_t>, kMediaUploadLabels.size()> media_uploads{};  // by kMediaUploadLabels
+  std::array<std::atomic<uint64_t>, kRateLimitCount> rate_limited{};               // refusals, by RateLimit
 };
 
 struct MetricsSources {

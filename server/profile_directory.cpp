@@ -185,6 +185,12 @@ std::optional<Profile> ProfileDirectory::find(const engine::Pubkey& pk) const {
   return it->second;
 }
 
+bool ProfileDirectory::is_agent(const engine::Pubkey& pk) const {
+  std::shared_lock lock(mu_);
+  auto it = profiles_.find(pk);
+  return it != profiles_.end() && (!it->second.agent_type.empty() || it->second.agent_owner);
+}
+
 std::string ProfileDirectory::display_name(const engine::Pubkey& pk) const {
   std::shared_lock lock(mu_);
   auto it = profiles_.find(pk);

@@ -68,6 +68,9 @@ class ProfileDirectory {
 
   // --- any thread ---
   std::optional<Profile> find(const engine::Pubkey& pk) const;
+  // A registered agent: a 10100 with an agent_type, or an owner link
+  // (the rate-limit tier, protocol.md §14).
+  bool is_agent(const engine::Pubkey& pk) const;
   // The display name, or "" when there is none.
   std::string display_name(const engine::Pubkey& pk) const;
   // The owner of the NIP-05 handle "local@domain" (compared lowercased).

@@ -36,6 +36,7 @@
 #include "server/presence_store.h"
 #include "server/profile_directory.h"
 #include "server/rate_limiter.h"
+#include "server/rate_limits.h"
 #include "server/relay_membership.h"
 #include "server/search_feeder.h"
 #include "server/session.h"
@@ -72,6 +73,7 @@ class Relay final : public net::Service {
     bool accepted = false;
     std::string reason;
     bool busy = false;
+    uint64_t retry_after = 0;  // rate-limited: seconds until the window ends (HTTP Retry-After)
   };
 
   Relay(const Config& config, engine::EventStore& store, RelayMembership& membership, engine::TeamState& team,
@@ -127,6 +129,19 @@ class Relay final : public net::Service {
   void handle_parse_failure(Context& c, const ParseFailure& failure);
   // Records an authentication attempt (audit.md §5.2); false if the writer queue is full.
   bool audit_auth(const engine::Pubkey& actor, std::string_view method, std::string_view reason);
+  // Queues an audit entry that belongs to no stored event; false if the writer queue is full.
+  bool submit_audit(engine::AuditRecord record);
+
+  // Rate limits (protocol.md §14; handlers/rate_limits.cpp). Each counts one
+  // use and answers whether it may proceed; a refusal is counted and audited.
+  Tier tier_of(const engine::Pubkey& pk) const;
+  // An EVENT, REQ or COUNT frame on this connection: false past the human frame limit.
+  bool admit_frame(Context& c);
+  // A message (counts_as_message) by its author.
+  std::optional<Verdict> admit_message(const engine::Event& e);
+  // An authenticated HTTP API call.
+  std::optional<net::HttpResponse> admit_api_call(const engine::Pubkey& pk);
+  void note_rate_limited(const engine::Pubkey& pk, RateLimit limit, std::string_view channel);
 
   // The event pipeline shared by EVENT and POST /api/events: the verdict now,
   // or nullopt when the store writer answers later (to `origin`).
@@ -253,6 +268,7 @@ class Relay final : public net::Service {
   SearchFeeder* search_feeder_ = nullptr;
   CorsPolicy cors_;
   RateLimiter mint_limiter_;
+  RateCounters rate_counters_;
   std::string media_base_url_;   // descriptor URLs: <base>/<sha>.<ext>
   std::string media_authority_;  // what Blossom `server` tags must name
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.

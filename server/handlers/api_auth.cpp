@@ -60,6 +60,7 @@ std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest
     if (mutating) audit_auth(who->pubkey, method, "not_relay_member");
     return api_error(403, "relay_membership_required", "You must be a relay member to access this relay");
   }
+  if (auto refused = admit_api_call(who->pubkey)) return refused;
   if (mutating && !audit_auth(who->pubkey, method, "")) return api_error(503, "error: audit backlog full, retry");
   if (need && !who->grant.has(*need)) {
     return api_error(403, "insufficient_scope", "token missing required scope: " + std::string(scope_name(*need)));

@@ -7,6 +7,8 @@
 // GET /api/events/{id}: every way of not being allowed to see an event answers
 // exactly like a missing one (404), so the endpoint never reveals that a
 // private event exists.
+#include <algorithm>
+
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/event_parse.h"
@@ -44,6 +46,11 @@ net::HttpResponse Relay::event_response(const engine::Id& id, const Verdict& v) 
     return net::HttpResponse::json(200, json_object({{"event_id", json_string(engine::to_hex(id))},
                                                      {"accepted", v.accepted ? "true" : "false"},
                                                      {"message", json_string(v.reason)}}));
+  }
+  if (v.reason.starts_with("rate-limited:")) {
+    net::HttpResponse r = api_error(429, v.reason);
+    r.headers.emplace_back("Retry-After", std::to_string(std::max<uint64_t>(1, v.retry_after)));
+    return r;
   }
   if (v.reason.starts_with("error:")) return api_error(v.reason.find("retry") != std::string::npos ? 503 : 500, v.reason);
   return api_error(is_authorization_refusal(v.reason) ? 403 : 400, v.reason);

@@ -120,6 +120,7 @@ net::HttpResponse Relay::mint_token(const Caller& who, const net::HttpRequest& r
   }
   const uint64_t now = engine::unix_now();
   if (uint64_t wait = mint_limiter_.acquire(who.pubkey, now)) {
+    note_rate_limited(who.pubkey, RateLimit::kMint, "");
     std::string message = "Mint limit exceeded: " + std::to_string(config_.mint_rate_limit) +
                           " per hour. Try again in " + std::to_string(wait) + " seconds.";
     return net::HttpResponse::json(429, json_object({{"error", json_string("rate_limited")},

@@ -16,13 +16,17 @@ namespace buzz::server {
 bool Relay::audit_auth(const engine::Pubkey& actor, std::string_view method, std::string_view reason) {
   std::vector<std::pair<std::string, std::string>> meta = {{"method", json_string(method)}};
   if (!reason.empty()) meta.emplace_back("reason", json_string(reason));
+  // 48001 is the sentinel kind of entries without an event: never the AUTH's own 22242.
+  return submit_audit({"", engine::kKindAuditEntry, engine::to_hex(actor),
+                       std::string(reason.empty() ? engine::kActionAuthSuccess : engine::kActionAuthFailure), "",
+                       json_object(std::move(meta))});
+}
+
+bool Relay::submit_audit(engine::AuditRecord record) {
   WriteJob job;
   job.type = WriteJob::Type::kAudit;
   job.origin.loop = kNoReply;
-  // 48001 is the sentinel kind of entries without an event: never the AUTH's own 22242.
-  job.audit = engine::AuditRecord{"", engine::kKindAuditEntry, engine::to_hex(actor),
-                                  std::string(reason.empty() ? engine::kActionAuthSuccess : engine::kActionAuthFailure),
-                                  "", json_object(std::move(meta))};
+  job.audit = std::move(record);
   return writer_->submit(std::move(job));
 }
 

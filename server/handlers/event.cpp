@@ -22,6 +22,7 @@ Relay::Verdict refuse(std::string reason) { return {false, std::move(reason)}; }
 
 void Relay::handle_event(Context& c, engine::Event&& e) {
   if (!c.session.authenticated()) return send_ok(c, e.id, false, "auth-required: not authenticated");
+  if (!admit_frame(c)) return send_ok(c, e.id, false, "rate-limited: too many events per second");
   const engine::Id id = e.id;
   Submitter who{c.conn.id(), c.session.pubkey, c.session.grant, false};
   std::optional<Verdict> v = ingest(who, std::move(e));
@@ -64,6 +65,7 @@ std::optional<Relay::Verdict> Relay::ingest(const Submitter& who, engine::Event&
     return refuse("invalid: content exceeds maximum size of 262144 bytes (got " + std::to_string(e.content.size()) + ")");
   }
   if (auto refused = check_grant(who.grant, e, *info)) return refused;
+  if (auto refused = admit_message(e)) return refused;
   auto event = std::make_shared<const engine::Event>(std::move(e));
   if (membership_kind) return submit_write({WriteJob::Type::kMembership, event, {}, who.origin, who.pubkey});
   if (ephemeral) return handle_ephemeral(std::move(event));

@@ -70,14 +70,11 @@ std::string descriptor_json(std::string_view base_url, std::string_view sha, uin
   return out + "}";
 }
 
-WriteJob upload_audit_job(std::string_view sha, const engine::Pubkey& signer, std::string_view mime, uint64_t size) {
-  WriteJob job;
-  job.type = WriteJob::Type::kAudit;
-  job.origin.loop = kNoReply;
+engine::AuditRecord upload_audit_record(std::string_view sha, const engine::Pubkey& signer, std::string_view mime,
+                                        uint64_t size) {
   std::string meta = json_object({{"mime", json_string(mime)}, {"sha256", json_string(sha)}, {"size", std::to_string(size)}});
-  job.audit = engine::AuditRecord{std::string(sha), engine::kKindMediaUpload, engine::to_hex(signer),
-                                  std::string(engine::kActionMediaUploaded), "", std::move(meta)};
-  return job;
+  return {std::string(sha), engine::kKindMediaUpload, engine::to_hex(signer), std::string(engine::kActionMediaUploaded), "",
+          std::move(meta)};
 }
 
 }  // namespace
@@ -85,6 +82,8 @@ WriteJob upload_audit_job(std::string_view sha, const engine::Pubkey& signer, st
 net::HeadDecision Relay::admit_upload(const net::HttpRequest& head) {
   engine::Pubkey signer;
   if (auto refusal = authorize_upload(head, kBlossomMaxAgeBeforeBody, "", &signer)) return {std::nullopt, std::move(refusal)};
+  // Counted here, once per upload: the body's second authorization is the same call.
+  if (auto refusal = admit_api_call(signer)) return {std::nullopt, std::move(refusal)};
   uint64_t max = uint64_t(config_.max_image_bytes);
   if (head.content_length > max) return {std::nullopt, api_error(413, file_too_large(head.content_length, max))};
   return {size_t(max), std::nullopt};
@@ -161,7 +160,7 @@ net::HttpResponse Relay::upload_media(const net::HttpRequest& req) {
   }
   // Every successful answer is audited (audit.md §5.1); one that cannot be
   // is not given, and the client's retry takes the idempotent path above.
-  if (!writer_->submit(upload_audit_job(sha, signer, meta->mime_type, body.size()))) {
+  if (!submit_audit(upload_audit_record(sha, signer, meta->mime_type, body.size()))) {
     return internal_error("auditing", "store writer queue full");
   }
   stats_.media_uploads[media_upload_label(meta->mime_type)].fetch_add(1, std::memory_order_relaxed);

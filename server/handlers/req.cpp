@@ -73,12 +73,13 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
     return send_closed(c, req.sub_id, "auth-required: not authenticated");
   }
   bool replacing = c.session.subs.count(req.sub_id) > 0;
-  if (!replacing && c.session.subs.size() >= kMaxSubscriptionsPerConnection) {
-    return send_closed(c, req.sub_id, "error: too many subscriptions");
-  }
   // A reused id replaces its subscription, so the old one ends here: if the
   // new REQ is refused below, the CLOSED for this id leaves nothing running.
   if (replacing) drop_subscription(c.state, c.session, req.sub_id);
+  if (!admit_frame(c)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
+  if (!replacing && c.session.subs.size() >= kMaxSubscriptionsPerConnection) {
+    return send_closed(c, req.sub_id, "error: too many subscriptions");
+  }
   // A token without messages:read may not read (protocol.md §6.6).
   if (!c.session.grant.has(Scope::kMessagesRead)) {
     send_notice(c, "restricted: insufficient scope");
@@ -144,6 +145,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
 
 void Relay::handle_count(Context& c, const ReqMessage& req) {
   if (!c.session.authenticated()) return send_closed(c, req.sub_id, "auth-required: not authenticated");
+  if (!admit_frame(c)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
   if (!c.session.grant.has(Scope::kMessagesRead)) return send_closed(c, req.sub_id, "restricted: insufficient scope");
   if (!passes_p_gate(req.filters, c.session.pubkey)) {
     return send_closed(c, req.sub_id, "restricted: p-gated kinds require #p tag matching your pubkey");

@@ -11,6 +11,7 @@
 #include <simdjson.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -143,6 +144,58 @@ TEST(AuditE2eTest, SessionLeavesEventAndChannelEntriesButNeverAuthOrEphemeral) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(AuditE2eTest, RateLimitRefusalsLeaveOneEntryPerPubkeyAndLimitPerMinute) {
+  std::string dir = fresh_dir();
+  Keypair alice = engine::generate_keypair(), dave = engine::generate_keypair();
+  const std::string channel = "a0d17000-0000-4000-8000-" + hex(alice).substr(0, 12);
+  {
+    auto relay = start(dir, {"--human-messages-per-min", "1", "--human-ws-events-per-sec", "3",
+                             "--human-api-calls-per-min", "2", "--mint-rate-limit", "1"});
+    ASSERT_TRUE(relay);
+    std::string error;
+    auto c = NostrClient::connect_authed(*relay, alice, &error);
+    ASSERT_TRUE(c) << error;
+    await_fresh_minute();
+    // Three frames: a channel, one message, and a message over the per-minute limit.
+    ASSERT_TRUE(c->publish(make_event(alice, 9007, "", {{"h", channel}, {"name", "limits"}})).accepted);
+    ASSERT_TRUE(c->publish(make_event(alice, 9, "first", {{"h", channel}})).accepted);
+    EXPECT_EQ(c->publish(make_event(alice, 9, "second", {{"h", channel}})).reason,
+              "rate-limited: message rate exceeded (1/min)");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    // Five frames in a second, two over the frame limit: one entry between them.
+    for (int i = 0; i < 5; ++i) c->send(R"(["REQ","r)" + std::to_string(i) + R"(",{"kinds":[1],"authors":[")" + hex(alice) + R"("]}])");
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(c->wait_for([&](const RelayMessage& m) { return m.id == "r" + std::to_string(i) && m.type != "EVENT"; }));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    EXPECT_EQ(c->publish(make_event(alice, 9, "third", {{"h", channel}})).reason,
+              "rate-limited: message rate exceeded (1/min)");  // debounced: no second msg entry
+
+    // dave: a token (call 1), a second token over the mint limit (call 2), then a call over the API limit.
+    const std::string mint = "http://127.0.0.1:" + std::to_string(relay->port()) + "/api/tokens";
+    const std::string body = R"({"name":"t","scopes":["messages:read"]})";
+    auto mint_call = [&] {
+      return http_call(relay->port(), "POST", "/api/tokens", {{"Authorization", nip98_header(dave, mint, "POST", body)}}, body);
+    };
+    EXPECT_EQ(mint_call().status, 201);
+    EXPECT_EQ(mint_call().status, 429);
+    EXPECT_EQ(mint_call().status, 429);  // the API limit now, not the mint limit
+  }
+  expect_verifies(dir);
+  std::map<std::string, int> refusals;  // "actor limit channel" -> entries
+  for (const Entry& e : chain(dir)) {
+    if (e.action != "rate_limit_exceeded") continue;
+    EXPECT_EQ(e.kind, 48001u);
+    EXPECT_EQ(e.event_id, "");
+    refusals[(e.actor == hex(alice) ? "alice " : "dave ") + e.meta + " " + e.channel]++;
+  }
+  EXPECT_EQ(refusals, (std::map<std::string, int>{{"alice {\"limit\":\"msg\"} " + channel, 1},
+                                                  {"alice {\"limit\":\"ws\"} ", 1},
+                                                  {"dave {\"limit\":\"mint\"} ", 1},
+                                                  {"dave {\"limit\":\"api\"} ", 1}}));
+  std::filesystem::remove_all(dir);
+}
+
 // Publishes `count` events from `connections` clients pipelining up to 32 each;
 // returns the ids that got OK true and counts the refusals by reason.
 std::set<std::string> ingest(RelayProcess& relay, int connections, int count, std::map<std::string, int>* refusals,
@@ -181,7 +234,7 @@ TEST(AuditE2eTest, SigkillDuringHeavyIngestKeepsAVerifyingChainWithEveryAcknowle
   std::string dir = fresh_dir();
   std::set<std::string> acknowledged;
   {
-    auto relay = start(dir);
+    auto relay = start(dir, {"--rate-limits", "false"});  // heavy ingest, far past a human's limits
     ASSERT_TRUE(relay);
     std::map<std::string, int> refusals;
     std::atomic<bool> killed{false};
@@ -212,7 +265,7 @@ TEST(AuditE2eTest, FullAuditQueueRefusesEventsInsteadOfDroppingEntries) {
   std::set<std::string> acknowledged;
   std::map<std::string, int> refusals;
   {
-    auto relay = start(dir, {"--audit-queue", "2"});
+    auto relay = start(dir, {"--audit-queue", "2", "--rate-limits", "false"});
     ASSERT_TRUE(relay);
     acknowledged = ingest(*relay, 4, 4000, &refusals);
   }

@@ -206,8 +206,10 @@ std::vector<Event> system_messages(const std::vector<Event>& events, const std::
 
 class ChannelTest : public ::testing::Test {
  protected:
+  // Its tests send at test speed, past a human's frame and message limits
+  // (protocol.md §14, tested in rate_limit_test.cpp).
   static void SetUpTestSuite() {
-    relay_ = start_relay(RelayOptions{{"--open"}, {}, ""});
+    relay_ = start_relay(RelayOptions{{"--open", "--rate-limits", "false"}, {}, ""});
     if (relay_) relay_pubkey_ = relay_self_pubkey(*relay_);
   }
   static void TearDownTestSuite() { relay_.reset(); }

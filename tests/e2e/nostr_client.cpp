@@ -16,6 +16,7 @@
 #include <cctype>
 #include <chrono>
 #include <ctime>
+#include <thread>
 
 #include "engine/canonical.h"
 #include "engine/event_parse.h"
@@ -37,6 +38,23 @@ std::string string_at(simdjson::dom::array a, size_t i) {
 }  // namespace
 
 uint64_t unix_now() { return static_cast<uint64_t>(std::time(nullptr)); }
+
+namespace {
+
+int64_t ms_into(int64_t period_ms) {
+  auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count() % period_ms;
+}
+
+}  // namespace
+
+void await_fresh_second() {
+  if (int64_t ms = ms_into(1000); ms > 300) std::this_thread::sleep_for(std::chrono::milliseconds(1000 - ms + 20));
+}
+
+void await_fresh_minute() {
+  if (int64_t ms = ms_into(60000); ms > 55000) std::this_thread::sleep_for(std::chrono::milliseconds(60000 - ms + 50));
+}
 
 engine::Event make_event(const engine::Keypair& key, uint16_t kind, std::string content,
                          std::vector<engine::Tag> tags, uint64_t created_at) {

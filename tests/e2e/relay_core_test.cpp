@@ -140,7 +140,13 @@ std::string why(const ReqResult& r) {
 
 class OpenRelayTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { relay_ = start_relay(open_relay_options()); }
+  // Its tests publish and subscribe at test speed, past a human's frame and
+  // message limits (protocol.md §14, tested in rate_limit_test.cpp).
+  static void SetUpTestSuite() {
+    RelayOptions o = open_relay_options();
+    o.extra_args.insert(o.extra_args.end(), {"--rate-limits", "false"});
+    relay_ = start_relay(o);
+  }
   static void TearDownTestSuite() { relay_.reset(); }
   void SetUp() override { ASSERT_NE(relay_, nullptr) << "the relay did not start"; }
 

@@ -216,6 +216,46 @@ TEST(Config, Media) {
   EXPECT_TRUE(check_config(c).ok());
 }
 
+TEST(Config, RateLimits) {
+  Config c;
+  const RateLimitConfig& r = c.rate_limits;
+  // The tiers of compat-backends.md §5; 0 is "no limit".
+  EXPECT_TRUE(r.enabled);
+  EXPECT_EQ(r.messages_per_min, (std::array<uint32_t, kTierCount>{60, 120, 300, 600}));
+  EXPECT_EQ(r.api_calls_per_min, (std::array<uint32_t, kTierCount>{300, 600, 0, 0}));
+  EXPECT_EQ(r.human_ws_events_per_sec, 10u);
+  EXPECT_TRUE(r.assigned.empty());
+
+  EXPECT_EQ(set_error(&c, "rate-limits", "false"), "<ok>");
+  EXPECT_FALSE(r.enabled);
+  EXPECT_EQ(set_error(&c, "human-messages-per-min", "5"), "<ok>");
+  EXPECT_EQ(set_error(&c, "human-api-calls-per-min", "0"), "<ok>");
+  EXPECT_EQ(set_error(&c, "human-ws-events-per-sec", "7"), "<ok>");
+  EXPECT_EQ(set_error(&c, "agent-standard-messages-per-min", "11"), "<ok>");
+  EXPECT_EQ(set_error(&c, "agent-standard-api-calls-per-min", "12"), "<ok>");
+  EXPECT_EQ(set_error(&c, "agent-elevated-messages-per-min", "13"), "<ok>");
+  EXPECT_EQ(set_error(&c, "agent-platform-messages-per-min", "14"), "<ok>");
+  EXPECT_EQ(r.messages_per_min, (std::array<uint32_t, kTierCount>{5, 11, 13, 14}));
+  EXPECT_EQ(r.api_calls_per_min, (std::array<uint32_t, kTierCount>{0, 12, 0, 0}));
+  EXPECT_EQ(r.human_ws_events_per_sec, 7u);
+  EXPECT_EQ(set_error(&c, "human-messages-per-min", "-1"),
+            "config: human-messages-per-min (test) = '-1': expected a count from 0 (no limit) to 100000000");
+  EXPECT_NE(set_error(&c, "human-ws-events-per-sec", "100000001"), "<ok>");
+
+  EXPECT_EQ(set_error(&c, "rate-limit-tiers", kOwner + "=agent-platform, " + std::string(64, 'a') + " = human"), "<ok>");
+  ASSERT_EQ(r.assigned.size(), 2u);
+  engine::Pubkey owner;
+  ASSERT_TRUE(engine::from_hex_any_case(kOwner, owner.data(), owner.size()));
+  EXPECT_EQ(r.assigned.at(owner), Tier::kAgentPlatform);
+  EXPECT_EQ(set_error(&c, "rate-limit-tiers", kOwner + "=root"),
+            "config: rate-limit-tiers (test): '" + kOwner +
+                "=root' is not HEX_PUBKEY=TIER (tiers: human, agent-standard, agent-elevated, agent-platform)");
+  EXPECT_NE(set_error(&c, "rate-limit-tiers", "abc=human"), "<ok>");
+  EXPECT_NE(set_error(&c, "rate-limit-tiers", kOwner), "<ok>");
+  EXPECT_EQ(set_error(&c, "rate-limit-tiers", ""), "<ok>");
+  EXPECT_TRUE(r.assigned.empty());
+}
+
 TEST(Config, UnknownKey) {
   Config c;
   EXPECT_EQ(set_error(&c, "nope", "1"), "config: unknown key 'nope' (test); see buzz serve --help");

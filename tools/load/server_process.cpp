@@ -68,6 +68,12 @@ ServerProcess::ServerProcess(const std::string& binary, const std::string& data_
     // Scenarios choose their own connection counts (idle opens 10,000 plus a
     // warm-up one); the cap and its refusal are tested end to end elsewhere.
     setenv("BUZZ_MAX_CONNECTIONS", "60000", /*overwrite=*/0);
+    // Every load client is a human pipelining far past a human's limits
+    // (protocol.md §14). The limits stay on, as high as they go, so the
+    // figures include counting every frame and message.
+    for (const char* limit : {"BUZZ_HUMAN_WS_EVENTS_PER_SEC", "BUZZ_HUMAN_MESSAGES_PER_MIN", "BUZZ_HUMAN_API_CALLS_PER_MIN"}) {
+      setenv(limit, "100000000", /*overwrite=*/0);
+    }
     std::string bind = "127.0.0.1:" + std::to_string(port);
     std::string url = "ws://127.0.0.1:" + std::to_string(port);
     execl(binary.c_str(), binary.c_str(), "serve", "--open", "--bind", bind.c_str(), "--relay-url", url.c_str(),

@@ -1,0 +1,229 @@
+// End-to-end tests of the rate limits (protocol.md §14) against the real
+// binary, one suite per limit so that the others stay out of the way:
+// frames per human connection per second, messages per author per minute by
+// tier, and HTTP API calls per pubkey per minute. Each suite lowers its limit
+// to a few uses; the denied case is checked beside the allowed one, and a
+// refusal must leave nothing stored and the connection usable.
+// The audit entries the refusals leave are checked in audit_e2e_test.cpp.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/e2e/api_fixture.h"
+
+namespace buzz::test {
+namespace {
+
+using engine::Event;
+using engine::Keypair;
+
+std::string author_filter(const Keypair& key) { return R"({"kinds":[1],"authors":[")" + hex(key) + R"("]})"; }
+
+// The ids of key's stored kind-1 events, read by a fresh connection.
+std::vector<std::string> stored_notes(const RelayProcess& relay, const Keypair& key) {
+  std::string error;
+  auto reader = NostrClient::connect_authed(relay, engine::generate_keypair(), &error);
+  EXPECT_NE(reader, nullptr) << error;
+  std::vector<std::string> ids;
+  if (!reader) return ids;
+  for (const Event& e : reader->req("stored", author_filter(key)).events) ids.push_back(e.id_hex());
+  return ids;
+}
+
+// Declares key an agent (kinds.md 10100: a profile with an agent_type).
+void become_agent(NostrClient& c, const Keypair& key) {
+  ASSERT_TRUE(c.publish(make_event(key, 10100, R"({"agent_type":"goose"})")).accepted);
+}
+
+// --- frames per connection per second ------------------------------------------
+
+class RateLimitFrames : public ApiFixture<RateLimitFrames> {
+ public:
+  static std::vector<std::string> relay_args() { return {"--human-ws-events-per-sec", "5"}; }
+};
+
+TEST_F(RateLimitFrames, RequestsPastTheHumanLimitAreClosedAndTheConnectionSurvives) {
+  Keypair alice = engine::generate_keypair();
+  auto c = client(alice);
+  ASSERT_TRUE(c);
+  await_fresh_second();
+  for (int i = 0; i < 7; ++i) c->send(R"(["REQ","s)" + std::to_string(i) + R"(",)" + author_filter(alice) + "]");
+  for (int i = 0; i < 7; ++i) {
+    const std::string sub = "s" + std::to_string(i);
+    auto reply = c->wait_for([&](const RelayMessage& m) { return m.id == sub && (m.type == "EOSE" || m.type == "CLOSED"); });
+    ASSERT_TRUE(reply) << sub;
+    if (i < 5) {
+      EXPECT_EQ(reply->type, "EOSE") << sub;
+    } else {
+      EXPECT_EQ(reply->type, "CLOSED") << sub;
+      EXPECT_EQ(reply->text, "rate-limited: too many requests per second");
+    }
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the next second's window
+  EXPECT_TRUE(c->req("after", author_filter(alice)).eose);
+}
+
+TEST_F(RateLimitFrames, EventsAndCountsPastTheLimitAreRefusedAndNothingIsStored) {
+  Keypair alice = engine::generate_keypair();
+  auto c = client(alice);
+  ASSERT_TRUE(c);
+  std::vector<Event> notes;
+  for (int i = 0; i < 6; ++i) notes.push_back(make_event(alice, 1, "burst " + std::to_string(i)));
+  await_fresh_second();
+  for (const Event& e : notes) c->send(R"(["EVENT",)" + e.raw + "]");
+  c->send(R"(["COUNT","n",)" + author_filter(alice) + "]");
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(c->wait_ok(notes[size_t(i)].id_hex()).accepted) << i;
+  OkReply refused = c->wait_ok(notes[5].id_hex());
+  EXPECT_FALSE(refused.accepted);
+  EXPECT_EQ(refused.reason, "rate-limited: too many events per second");
+  auto count = c->wait_for([](const RelayMessage& m) { return m.id == "n"; });
+  ASSERT_TRUE(count);
+  EXPECT_EQ(count->type, "CLOSED");
+  EXPECT_EQ(count->text, "rate-limited: too many requests per second");
+
+  std::vector<std::string> stored = stored_notes(*relay_, alice);
+  EXPECT_EQ(stored.size(), 5u);
+  EXPECT_EQ(std::count(stored.begin(), stored.end(), notes[5].id_hex()), 0);
+  // The limit is the connection's: a second connection of the same author is not refused.
+  auto again = client(alice);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->publish(make_event(alice, 1, "another connection")).accepted);
+}
+
+TEST_F(RateLimitFrames, AgentsHaveNoFrameLimit) {
+  Keypair bot = engine::generate_keypair();
+  auto c = client(bot);
+  ASSERT_TRUE(c);
+  become_agent(*c, bot);
+  await_fresh_second();
+  for (int i = 0; i < 8; ++i) c->send(R"(["REQ","a)" + std::to_string(i) + R"(",)" + author_filter(bot) + "]");
+  for (int i = 0; i < 8; ++i) {
+    const std::string sub = "a" + std::to_string(i);
+    auto reply = c->wait_for([&](const RelayMessage& m) { return m.id == sub && (m.type == "EOSE" || m.type == "CLOSED"); });
+    ASSERT_TRUE(reply) << sub;
+    EXPECT_EQ(reply->type, "EOSE") << sub << ": " << reply->text;
+  }
+}
+
+// --- messages per author per minute, by tier ---------------------------------
+
+class RateLimitMessages : public ApiFixture<RateLimitMessages> {
+ public:
+  static const Keypair& platform_agent() {
+    static const Keypair key = engine::generate_keypair();
+    return key;
+  }
+  static std::vector<std::string> relay_args() {
+    return {"--human-ws-events-per-sec", "0",  // frames are RateLimitFrames' business
+            "--human-messages-per-min", "4", "--agent-standard-messages-per-min", "6",
+            "--agent-platform-messages-per-min", "8", "--rate-limit-tiers", hex(platform_agent()) + "=agent-platform"};
+  }
+
+  // Publishes n kind-1 notes; the replies in order.
+  static std::vector<OkReply> publish_notes(NostrClient& c, const Keypair& key, int n) {
+    std::vector<OkReply> replies;
+    for (int i = 0; i < n; ++i) replies.push_back(c.publish(make_event(key, 1, "note " + std::to_string(i))));
+    return replies;
+  }
+  static int accepted(const std::vector<OkReply>& replies) {
+    return int(std::count_if(replies.begin(), replies.end(), [](const OkReply& r) { return r.accepted; }));
+  }
+};
+
+TEST_F(RateLimitMessages, AHumanPastTheLimitIsRefusedOnEveryConnectionAndNothingIsStored) {
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
+  auto c = client(alice);
+  auto other = client(alice);
+  auto b = client(bob);
+  ASSERT_TRUE(c && other && b);
+  await_fresh_minute();
+  EXPECT_EQ(accepted(publish_notes(*c, alice, 4)), 4);
+  Event fifth = make_event(alice, 1, "one too many");
+  OkReply refused = other->publish(fifth);  // the limit is the author's, not the connection's
+  EXPECT_FALSE(refused.accepted);
+  EXPECT_EQ(refused.reason, "rate-limited: message rate exceeded (4/min)");
+  OkReply reaction = c->publish(make_event(alice, 7, "+", {{"e", fifth.id_hex()}}));
+  EXPECT_EQ(reaction.reason, "rate-limited: message rate exceeded (4/min)");
+  // Not a message: a profile is still accepted, and another author is not limited.
+  EXPECT_TRUE(c->publish(make_event(alice, 0, R"({"name":"alice"})")).accepted);
+  EXPECT_TRUE(b->publish(make_event(bob, 1, "bob is fine")).accepted);
+
+  std::vector<std::string> stored = stored_notes(*relay_, alice);
+  EXPECT_EQ(stored.size(), 4u);
+  EXPECT_EQ(std::count(stored.begin(), stored.end(), fifth.id_hex()), 0);
+}
+
+TEST_F(RateLimitMessages, AgentsGetTheirTierAndOperatorsAssignHigherOnes) {
+  Keypair bot = engine::generate_keypair();
+  auto agent = client(bot);
+  auto platform = client(platform_agent());
+  ASSERT_TRUE(agent && platform);
+  become_agent(*agent, bot);
+  await_fresh_minute();
+  std::vector<OkReply> standard = publish_notes(*agent, bot, 7);
+  EXPECT_EQ(accepted(standard), 6);
+  EXPECT_EQ(standard.back().reason, "rate-limited: message rate exceeded (6/min)");
+  std::vector<OkReply> assigned = publish_notes(*platform, platform_agent(), 9);
+  EXPECT_EQ(accepted(assigned), 8);
+  EXPECT_EQ(assigned.back().reason, "rate-limited: message rate exceeded (8/min)");
+}
+
+TEST_F(RateLimitMessages, HttpSubmissionsCountTooAndAnswer429WithRetryAfter) {
+  Keypair carol = engine::generate_keypair();
+  auto c = client(carol);
+  ASSERT_TRUE(c);
+  await_fresh_minute();
+  EXPECT_EQ(accepted(publish_notes(*c, carol, 4)), 4);
+  Event over = make_event(carol, 1, "over http");
+  HttpReply r = signed_call(carol, "POST", "/api/events", over.raw);
+  EXPECT_EQ(r.status, 429) << r.body;
+  EXPECT_EQ(r.body, R"j({"error":"rate-limited: message rate exceeded (4/min)"})j");
+  ASSERT_TRUE(r.headers.count("retry-after"));
+  int retry = std::stoi(r.headers["retry-after"]);
+  EXPECT_GE(retry, 1);
+  EXPECT_LE(retry, 60);
+  EXPECT_EQ(stored_notes(*relay_, carol).size(), 4u);
+  EXPECT_NE(http_get(relay_->port(), "/metrics").body.find("buzz_rate_limited_total{limit=\"msg\"} "), std::string::npos);
+}
+
+// --- HTTP API calls per pubkey per minute --------------------------------------
+
+class RateLimitApi : public ApiFixture<RateLimitApi> {
+ public:
+  static std::vector<std::string> relay_args() {
+    return {"--human-api-calls-per-min", "3", "--agent-standard-api-calls-per-min", "5"};
+  }
+};
+
+TEST_F(RateLimitApi, CallsPastTheLimitAnswer429AndOtherCallersAreUnaffected) {
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
+  await_fresh_minute();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(get(alice, "/api/channels").status, 200) << i;
+  HttpReply refused = get(alice, "/api/channels");
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_EQ(refused.body, R"j({"error":"rate-limited: API call rate exceeded (3/min)"})j");
+  EXPECT_TRUE(refused.headers.count("retry-after"));
+  // Every route counts: a different one is refused as well.
+  EXPECT_EQ(get(alice, "/api/users/me/profile").status, 429);
+  EXPECT_EQ(get(bob, "/api/channels").status, 200);
+  // Unauthenticated calls name no pubkey and are not counted against anyone.
+  EXPECT_EQ(http_get(relay_->port(), "/health").status, 200);
+}
+
+TEST_F(RateLimitApi, AgentsGetTheAgentLimit) {
+  Keypair bot = engine::generate_keypair();
+  {
+    auto c = client(bot);
+    ASSERT_TRUE(c);
+    become_agent(*c, bot);
+  }
+  await_fresh_minute();
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(get(bot, "/api/channels").status, 200) << i;
+  EXPECT_EQ(get(bot, "/api/channels").status, 429);
+}
+
+}  // namespace
+}  // namespace buzz::test
