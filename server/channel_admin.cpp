@@ -94,8 +94,8 @@ Admission TeamModel::create_channel(const engine::Event& e, uint64_t now) {
   if (const engine::Tag* t = e.first_tag("about")) ch.description = (*t)[1];
   if (const engine::Tag* t = e.first_tag("ttl")) {
     char* end = nullptr;
-    long ttl = std::strtol((*t)[1].c_str(), &end, 10);
-    if (end && *end == '\0' && ttl > 0 && ttl <= INT32_MAX) {  // an unparseable value is treated as absent
+    long ttl = ttl_override_ ? long(ttl_override_) : std::strtol((*t)[1].c_str(), &end, 10);
+    if ((ttl_override_ || *end == '\0') && ttl > 0 && ttl <= INT32_MAX) {  // an unparseable value is treated as absent
       ch.ttl_seconds = uint32_t(ttl);
       ch.ttl_deadline = now + uint64_t(ttl);
     }

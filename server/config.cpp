@@ -30,6 +30,8 @@ const std::vector<ConfigKey> kKeys = {
     {"ping-interval", "BUZZ_PING_INTERVAL_SECS", "30",
      "seconds between WebSocket pings (the first at connect; no pong by the third closes); HTTP connections idle 2 intervals close"},
     {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
+    {"ephemeral-ttl-override", "BUZZ_EPHEMERAL_TTL_OVERRIDE", "",
+     "seconds that replace the ttl of every channel created with one (a testing aid); unset = as sent"},
     {"mint-rate-limit", "BUZZ_MINT_RATE_LIMIT", "50", "API tokens one pubkey may mint per hour"},
     {"rate-limits", "BUZZ_RATE_LIMITS", "true", "enforce the per-tier limits below (false: only the mint limit)"},
     {"human-messages-per-min", "BUZZ_HUMAN_MESSAGES_PER_MIN", "60",
@@ -140,6 +142,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     if (Status s = parse_tier_assignments(v, &c->rate_limits.assigned); !s) {
       return Error{"config: " + key + " (" + source + "): " + s.error()};
     }
+  } else if (key == "ephemeral-ttl-override") {
+    if (!parse_int(v, 1, INT32_MAX, &n)) return bad(key, source, v, "a positive number of seconds");
+    c->ephemeral_ttl_override = n;
   } else if (key == "ping-interval") {
     if (!parse_int(v, 1, 3600, &n)) return bad(key, source, v, "seconds between 1 and 3600");
     c->ping_interval = n;

@@ -31,6 +31,7 @@ struct Config {
   int64_t audit_queue = 65536;     // audit entries queued for the log before events are refused
   int64_t ping_interval = 30;      // seconds between WebSocket pings; also the HTTP idle unit
   int64_t reaper_interval = 60;    // seconds between TTL reaper runs
+  int64_t ephemeral_ttl_override = 0;  // seconds; nonzero replaces every 9007 ttl (testing aid)
   int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour
   RateLimitConfig rate_limits;     // protocol.md §14
   std::string cors_origins;        // comma list of browser origins; empty = any

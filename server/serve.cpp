@@ -123,7 +123,7 @@ int run_serve(int argc, char** argv) {
   if (auto s = team.load(store); !s) return fail(s.error());
   ProfileDirectory profiles(store, url_host(cfg.effective_relay_url()));
   if (auto s = profiles.load(); !s) return fail(s.error());
-  TeamModel team_model(team, store, profiles, *key);
+  TeamModel team_model(team, store, profiles, *key, uint32_t(cfg.ephemeral_ttl_override));
   engine::ApiTokens tokens(store);
   if (auto s = tokens.load(); !s) return fail(s.error());
 

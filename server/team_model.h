@@ -79,9 +79,11 @@ std::string resolve_channel(const engine::Event& e, engine::EventStore& store);
 class TeamModel {
  public:
   // `profiles` answers who may add an agent to a channel (kind 9000).
+  // ttl_override: when nonzero, the TTL of every 9007 that carries a ttl tag
+  // (BUZZ_EPHEMERAL_TTL_OVERRIDE, a testing aid; channels.md §4.5).
   TeamModel(engine::TeamState& team, engine::EventStore& store, const ProfileDirectory& profiles,
-            const engine::Keypair& relay_key)
-      : team_(team), store_(store), profiles_(profiles), relay_key_(relay_key) {}
+            const engine::Keypair& relay_key, uint32_t ttl_override = 0)
+      : team_(team), store_(store), profiles_(profiles), relay_key_(relay_key), ttl_override_(ttl_override) {}
 
   // Whether admit() has anything to say about this kind (global kinds pass straight through).
   static bool handles(uint16_t kind);
@@ -140,6 +142,7 @@ class TeamModel {
   engine::EventStore& store_;
   const ProfileDirectory& profiles_;
   engine::Keypair relay_key_;
+  uint32_t ttl_override_;
   // Newest created_at per replaceable relay event, so two updates in one second still replace in order.
   std::unordered_map<std::string, uint64_t> state_times_;
   // This batch's thread rows and reactions, not yet readable from the store.

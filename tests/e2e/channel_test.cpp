@@ -19,11 +19,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/event.h"
@@ -1525,6 +1527,29 @@ TEST(ChannelReaperTest, ExpiredTtlChannelIsArchivedAndAnnounced) {
   }, 2000);
   EXPECT_TRUE(meta) << "no 39000 with [\"archived\",\"true\"]";
   expect_refused(c->publish(make_event(owner, 9, "too late", {{"h", ch}})), "invalid: channel is archived");
+}
+
+// BUZZ_EPHEMERAL_TTL_OVERRIDE replaces the ttl a 9007 carries (channels.md
+// §4.5), so an hour-long channel expires in a second; one without a ttl is
+// left alone.
+TEST(ChannelReaperTest, TtlOverrideReplacesTheTtlOfEveryChannelThatHasOne) {
+  RelayOptions o{{"--open", "--reaper-interval", "1"}, {{"BUZZ_EPHEMERAL_TTL_OVERRIDE", "1"}}, ""};
+  auto relay = start_relay(o);
+  ASSERT_TRUE(relay);
+  Keypair owner = engine::generate_keypair();
+  std::string error;
+  auto c = NostrClient::connect_authed(*relay, owner, &error);
+  ASSERT_TRUE(c) << error;
+  const std::string hour = new_uuid(), lasting = new_uuid();
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", hour}, {"name", "hour"}, {"ttl", "3600"}})).accepted);
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", lasting}, {"name", "lasting"}})).accepted);
+  ReqResult meta = c->req("meta", R"({"kinds":[39000],"#d":[")" + hour + R"("]})");
+  ASSERT_EQ(meta.events.size(), 1u);
+  const auto& tags = meta.events[0].tags;
+  EXPECT_NE(std::find(tags.begin(), tags.end(), engine::Tag{"ttl", "1"}), tags.end());
+  std::this_thread::sleep_for(std::chrono::milliseconds(3000));  // the deadline, then a reaper tick
+  expect_refused(c->publish(make_event(owner, 9, "an hour, overridden", {{"h", hour}})), "invalid: channel is archived");
+  EXPECT_TRUE(c->publish(make_event(owner, 9, "still open", {{"h", lasting}})).accepted);
 }
 
 }  // namespace

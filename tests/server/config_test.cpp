@@ -216,6 +216,16 @@ TEST(Config, Media) {
   EXPECT_TRUE(check_config(c).ok());
 }
 
+TEST(Config, EphemeralTtlOverride) {
+  Config c;
+  EXPECT_EQ(c.ephemeral_ttl_override, 0);
+  EXPECT_EQ(set_error(&c, "ephemeral-ttl-override", "5"), "<ok>");
+  EXPECT_EQ(c.ephemeral_ttl_override, 5);
+  EXPECT_EQ(set_error(&c, "ephemeral-ttl-override", "0"),
+            "config: ephemeral-ttl-override (test) = '0': expected a positive number of seconds");
+  EXPECT_NE(set_error(&c, "ephemeral-ttl-override", "2147483648"), "<ok>");
+}
+
 TEST(Config, RateLimits) {
   Config c;
   const RateLimitConfig& r = c.rate_limits;
