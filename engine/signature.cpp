@@ -120,15 +120,21 @@ std::string serialize_event(const Event& e) {
   return out;
 }
 
-void sign_event(const Keypair& key, Event* e) {
-  e->pubkey = key.pubkey;
-  e->id = compute_id(*e);
+Sig sign_digest(const Keypair& key, const Id& digest) {
   secp256k1_keypair kp;
   bool created = secp256k1_keypair_create(context(), &kp, key.secret.data());
   uint8_t aux[32];
   random_bytes(aux, sizeof aux);
-  bool signed_ok = created && secp256k1_schnorrsig_sign32(context(), e->sig.data(), e->id.data(), &kp, aux);
+  Sig sig;
+  bool signed_ok = created && secp256k1_schnorrsig_sign32(context(), sig.data(), digest.data(), &kp, aux);
   if (!signed_ok) std::abort();  // a Keypair always holds a valid secret
+  return sig;
+}
+
+void sign_event(const Keypair& key, Event* e) {
+  e->pubkey = key.pubkey;
+  e->id = compute_id(*e);
+  e->sig = sign_digest(key, e->id);
   e->raw = serialize_event(*e);
 }
 

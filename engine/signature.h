@@ -36,6 +36,9 @@ Keypair generate_keypair();
 // The keypair for a secret; nullopt if the secret is not a valid key.
 std::optional<Keypair> keypair_from_secret(const SecretKey& secret);
 
+// A BIP-340 signature over a 32-byte digest (an event id, or NIP-OA's hash).
+Sig sign_digest(const Keypair& key, const Id& digest);
+
 // Fills id, pubkey, sig and raw of e from its created_at, kind, tags and content.
 void sign_event(const Keypair& key, Event* e);
 

@@ -21,6 +21,8 @@ const std::vector<ConfigKey> kKeys = {
     {"owner", "RELAY_OWNER_PUBKEY", "", "hex pubkey of the relay owner (NIP-43)"},
     {"require-membership", "BUZZ_REQUIRE_RELAY_MEMBERSHIP", "true", "closed relay: only relay members may authenticate"},
     {"relay-private-key", "BUZZ_RELAY_PRIVATE_KEY", "", "hex secret key of the relay; default: <data-dir>/relay.key"},
+    {"allow-nip-oa-auth", "BUZZ_ALLOW_NIP_OA_AUTH", "false",
+     "closed relay: admit an agent whose owner, a member, signed a NIP-OA attestation for it"},
     {"max-connections", "BUZZ_MAX_CONNECTIONS", "10000", "concurrent connections; more are refused with HTTP 503"},
     {"max-concurrent-handlers", "BUZZ_MAX_CONCURRENT_HANDLERS", "1024", "events waiting for the store at once"},
     {"send-buffer", "BUZZ_SEND_BUFFER", "1000", "outbound frames queued per connection before it counts as slow"},
@@ -118,6 +120,8 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     std::string trimmed = b == std::string::npos ? "" : v.substr(b, e - b + 1);
     if (!engine::from_hex_any_case(trimmed, pk.data(), pk.size())) return bad(key, source, v, "64 hex characters");
     c->owner = pk;
+  } else if (key == "allow-nip-oa-auth") {
+    if (!parse_bool(v, &c->allow_nip_oa_auth)) return bad(key, source, v, "true or false");
   } else if (key == "require-membership") {
     if (!parse_bool(v, &c->require_membership)) return bad(key, source, v, "true or false");
   } else if (key == "relay-private-key") {

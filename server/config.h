@@ -23,6 +23,7 @@ struct Config {
   std::optional<engine::Pubkey> owner;
   bool require_membership = true;  // closed relay by default
   std::string relay_private_key;   // hex; empty = the key kept in the data directory
+  bool allow_nip_oa_auth = false;  // a member's attestation admits their agent (protocol.md §6.7)
   int64_t max_connections = 10000;
   int64_t max_concurrent_handlers = 1024;
   int64_t send_buffer = 1000;

@@ -33,6 +33,7 @@
 #include "server/grant.h"
 #include "server/metrics.h"
 #include "server/nip98.h"
+#include "server/nip_oa.h"
 #include "server/presence_store.h"
 #include "server/profile_directory.h"
 #include "server/rate_limiter.h"
@@ -129,6 +130,14 @@ class Relay final : public net::Service {
   void handle_parse_failure(Context& c, const ParseFailure& failure);
   // Records an authentication attempt (audit.md §5.2); false if the writer queue is full.
   bool audit_auth(const engine::Pubkey& actor, std::string_view method, std::string_view reason);
+  // NIP-OA (protocol.md §6.7): whether a closed relay admits `agent`, not a
+  // member, on its owner's attestation. Needs allow-nip-oa-auth, a valid
+  // attestation and an owner who is a member; records agent → owner (first
+  // write wins).
+  bool vouched_by_owner(const std::optional<OwnerAttestation>& a, const engine::Pubkey& agent, const AttestedUse& use);
+  // The same for an HTTP request's X-Auth-Tag header (rest-api.md §1.5).
+  enum class HeaderVouch : uint8_t { kVouched, kNot, kMultipleHeaders };
+  HeaderVouch vouched_by_header(const net::HttpRequest& req, const engine::Pubkey& agent, const AttestedUse& use);
   // Queues an audit entry that belongs to no stored event; false if the writer queue is full.
   bool submit_audit(engine::AuditRecord record);
 

@@ -57,8 +57,16 @@ std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest
   const bool mutating = req.method != "GET" && req.method != "HEAD";
   const std::string_view method = who->token ? "token" : "nip98";
   if (mode != AuthMode::kNoMembershipGate && membership_.enforced() && !membership_.role(who->pubkey)) {
-    if (mutating) audit_auth(who->pubkey, method, "not_relay_member");
-    return api_error(403, "relay_membership_required", "You must be a relay member to access this relay");
+    // A NIP-98 request is a kind 27235; a bearer token has no event, so no kind condition holds for it.
+    AttestedUse use{who->token ? std::nullopt : std::optional<uint32_t>(27235), now};
+    HeaderVouch vouch = vouched_by_header(req, who->pubkey, use);
+    if (vouch == HeaderVouch::kMultipleHeaders) {
+      return api_error(400, "invalid_auth_tag", "multiple X-Auth-Tag headers not allowed");
+    }
+    if (vouch == HeaderVouch::kNot) {
+      if (mutating) audit_auth(who->pubkey, method, "not_relay_member");
+      return api_error(403, "relay_membership_required", "You must be a relay member to access this relay");
+    }
   }
   if (auto refused = admit_api_call(who->pubkey)) return refused;
   if (mutating && !audit_auth(who->pubkey, method, "")) return api_error(503, "error: audit backlog full, retry");

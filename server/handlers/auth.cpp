@@ -68,13 +68,41 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
     tokens_.touch(t->hash, engine::unix_now());
     grant = grant_of(*t);
   }
-  if (membership_.enforced() && !membership_.role(e.pubkey)) return fail("not_relay_member", "restricted: not a relay member");
+  if (membership_.enforced() && !membership_.role(e.pubkey) &&
+      !vouched_by_owner(attestation_of(e), e.pubkey, {e.kind, e.created_at})) {
+    return fail("not_relay_member", "restricted: not a relay member");
+  }
   // No session starts unaudited: a full writer queue refuses the attempt (the client may retry).
   if (!audit_auth(e.pubkey, method, "")) return reply(false, "error: audit backlog full, retry");
   s.auth = Session::Auth::kAuthenticated;
   s.pubkey = e.pubkey;
   if (grant) s.grant = std::move(*grant);
   reply(true, "");
+}
+
+bool Relay::vouched_by_owner(const std::optional<OwnerAttestation>& a, const engine::Pubkey& agent,
+                             const AttestedUse& use) {
+  if (!config_.allow_nip_oa_auth || !a || !membership_.role(a->owner) || !attestation_valid(*a, agent, use)) return false;
+  // First write wins: an agent already owned by someone else keeps that owner.
+  if (auto claimed = profiles_.claim_owner(agent, a->owner); !claimed) {
+    log_warn("NIP-OA owner link not recorded", {{"error", claimed.error()}});
+  }
+  return true;
+}
+
+Relay::HeaderVouch Relay::vouched_by_header(const net::HttpRequest& req, const engine::Pubkey& agent,
+                                            const AttestedUse& use) {
+  std::optional<std::string_view> header;
+  for (const auto& [name, value] : req.headers) {
+    if (name != "x-auth-tag") continue;
+    if (header) return HeaderVouch::kMultipleHeaders;
+    header = value;
+  }
+  if (!header) return HeaderVouch::kNot;
+  auto parsed = parse_attestation_json(*header);
+  std::optional<OwnerAttestation> a;
+  if (parsed) a = std::move(*parsed);
+  return vouched_by_owner(a, agent, use) ? HeaderVouch::kVouched : HeaderVouch::kNot;
 }
 
 }  // namespace buzz::server

@@ -117,7 +117,13 @@ std::optional<net::HttpResponse> Relay::authorize_upload(const net::HttpRequest&
     return refuse(403, "insufficient scope", "no files:write scope");
   }
   if (membership_.enforced() && !membership_.role(*signer)) {
-    return refuse(403, "relay membership required", "not a relay member: " + engine::to_hex(*signer));
+    HeaderVouch vouch = vouched_by_header(req, *signer, {24242, engine::unix_now()});
+    if (vouch == HeaderVouch::kMultipleHeaders) {
+      return api_error(400, "invalid_auth_tag", "multiple X-Auth-Tag headers not allowed");
+    }
+    if (vouch == HeaderVouch::kNot) {
+      return refuse(403, "relay membership required", "not a relay member: " + engine::to_hex(*signer));
+    }
   }
   *who = *signer;
   return std::nullopt;

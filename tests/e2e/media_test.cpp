@@ -362,6 +362,27 @@ TEST_F(MediaTest, ClosedRelayNeedsAMember) {
   EXPECT_EQ(upload(png, owner, {}, "", "image/png", closed.get()).status, 200);
 }
 
+// NIP-OA (media.md §2.2 step 16): with BUZZ_ALLOW_NIP_OA_AUTH, an X-Auth-Tag
+// in which a member vouches for the signer admits its upload; anything else does not.
+TEST_F(MediaTest, ClosedRelayTakesAMembersAttestationForItsAgent) {
+  Keypair owner = engine::generate_keypair();
+  auto closed = start({"--allow-nip-oa-auth", "true"}, {{"RELAY_OWNER_PUBKEY", engine::to_hex(owner.pubkey)}});
+  ASSERT_TRUE(closed);
+  const std::string png = make_png(8, 8), sha = sha256_hex(png);
+  auto upload_with = [&](const std::string& auth_tag) {
+    return put(png, {{"Authorization", blossom_auth(alice_, sha)}, {"X-SHA-256", sha}, {"X-Auth-Tag", auth_tag}},
+               closed.get());
+  };
+  const std::string for_uploads = nip_oa_header(nip_oa_tag(owner, alice_.pubkey, "kind=24242"));
+  const std::string for_auth_only = nip_oa_header(nip_oa_tag(owner, alice_.pubkey, "kind=22242"));
+  const std::string by_a_stranger = nip_oa_header(nip_oa_tag(engine::generate_keypair(), alice_.pubkey, ""));
+  EXPECT_EQ(upload_with(for_auth_only).status, 403);
+  EXPECT_EQ(upload_with(by_a_stranger).status, 403);
+  expect_nothing_stored(closed.get());
+  HttpReply vouched = upload_with(for_uploads);
+  EXPECT_EQ(vouched.status, 200) << vouched.body;
+}
+
 TEST_F(MediaTest, RequiredApiTokensAreRefusedUntilTokensExist) {
   auto strict = start({"--open"}, {{"BUZZ_REQUIRE_AUTH_TOKEN", "true"}});
   ASSERT_TRUE(strict);

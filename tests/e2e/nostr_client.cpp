@@ -48,6 +48,17 @@ int64_t ms_into(int64_t period_ms) {
 
 }  // namespace
 
+engine::Tag nip_oa_tag(const engine::Keypair& owner, const engine::Pubkey& agent, const std::string& conditions) {
+  const std::string statement = "nostr:agent-auth:" + engine::to_hex(agent) + ":" + conditions;
+  engine::Id digest;
+  engine::sha256(statement.data(), statement.size(), digest.data());
+  return {"auth", engine::to_hex(owner.pubkey), conditions, engine::to_hex(engine::sign_digest(owner, digest))};
+}
+
+std::string nip_oa_header(const engine::Tag& t) {
+  return "[" + json_quote(t[0]) + "," + json_quote(t[1]) + "," + json_quote(t[2]) + "," + json_quote(t[3]) + "]";
+}
+
 void await_fresh_second() {
   if (int64_t ms = ms_into(1000); ms > 300) std::this_thread::sleep_for(std::chrono::milliseconds(1000 - ms + 20));
 }

@@ -66,6 +66,11 @@ engine::Event make_event(const engine::Keypair& key, uint16_t kind, std::string 
 engine::Event make_auth_event(const engine::Keypair& key, const std::string& relay_url,
                               const std::string& challenge, uint64_t created_at = 0);
 
+// A NIP-OA owner attestation tag ["auth", owner, conditions, sig] for agent
+// (protocol.md §6.7), and the same as the JSON an X-Auth-Tag header carries.
+engine::Tag nip_oa_tag(const engine::Keypair& owner, const engine::Pubkey& agent, const std::string& conditions);
+std::string nip_oa_header(const engine::Tag& tag);
+
 // JSON string literal for s (quoted, escaped).
 std::string json_quote(std::string_view s);
 
