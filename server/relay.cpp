@@ -5,8 +5,10 @@
 #include <unordered_map>
 
 #include "engine/canonical.h"
+#include "engine/kinds.h"
 #include "server/blossom_auth.h"
 #include "server/log.h"
+#include "server/read_access.h"
 #include "server/relay_url.h"
 
 namespace buzz::server {
@@ -205,6 +207,8 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
     // Presence is visible to the members sharing a channel with its author.
     std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> audience;
     if (ev.event->kind == 20001) audience = team_.co_members(ev.event->pubkey);
+    // A p-gated kind goes only to the pubkeys it names, whatever else a filter matched on.
+    const bool p_gated = engine::is_p_gated(ev.event->kind);
     st.subs.match(fields, [&](index::Subscription& sub) {
       net::Connection* conn = loop.find(subscription_conn(loop.index(), sub.owner));
       auto* session = conn ? static_cast<const Session*>(conn->context()) : nullptr;
@@ -212,6 +216,7 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
       if (members_only && !team_.is_member(ev.channel, session->pubkey)) return;
       if (!ev.channel.empty() && !session->grant.allows_channel(ev.channel)) return;  // a channel-scoped token
       if (audience && !audience->count(session->pubkey)) return;
+      if (p_gated && !names_reader(fields, engine::to_hex(session->pubkey))) return;
       // Per recipient only the prefix differs; the event bytes are shared.
       if (loop.send_shared(*conn, sub.event_prefix, ev.raw, "]")) {
         stats_.events_delivered.fetch_add(1, std::memory_order_relaxed);

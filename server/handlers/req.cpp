@@ -8,55 +8,11 @@
 #include <unordered_set>
 
 #include "engine/canonical.h"
-#include "engine/kinds.h"
+#include "server/read_access.h"
 #include "server/relay.h"
 
 namespace buzz::server {
 namespace {
-
-bool can_match_gated(const engine::Filter& f) {
-  if (!f.kinds) return true;
-  return std::any_of(f.kinds->begin(), f.kinds->end(), [](uint16_t k) { return engine::is_p_gated(k); });
-}
-
-// The p-gate (protocol.md §9.3): a filter that could return events readable
-// only by their p-tagged recipient must ask for the caller's own #p.
-bool passes_p_gate(const std::vector<engine::Filter>& filters, const engine::Pubkey& self) {
-  std::string me = engine::to_hex(self);
-  for (const engine::Filter& f : filters) {
-    if (!can_match_gated(f)) continue;
-    if (f.ids && !f.ids->empty() && !(f.kinds && f.has_kind(30622))) continue;
-    const engine::TagFilter* p = f.tag('p');
-    if (!p || p->values.empty()) return false;
-    if (!std::all_of(p->values.begin(), p->values.end(), [&](const std::string& v) { return v == me; })) return false;
-  }
-  return true;
-}
-
-// The single channel every filter names in #h, or empty for a global subscription.
-std::string channel_scope(const std::vector<engine::Filter>& filters) {
-  std::string scope;
-  for (const engine::Filter& f : filters) {
-    const engine::TagFilter* h = f.tag('h');
-    if (!h || h->values.empty()) return {};
-    for (const std::string& v : h->values) {
-      if (scope.empty()) scope = v;
-      else if (v != scope) return {};
-    }
-  }
-  return scope;
-}
-
-// Whether a stored event that matched a filter may go to this reader: channel
-// events only from channels it may read (open, or a member of); a 30622 only
-// to the pubkey it names (protocol.md §9.3–9.4).
-bool readable_by(const engine::EventFields& f, const engine::TeamState& team, const Session& reader,
-                 std::string_view reader_hex) {
-  if (!f.channel.empty()) return reader.grant.allows_channel(f.channel) && team.can_read(f.channel, reader.pubkey);
-  if (f.kind != 30622) return true;
-  return std::any_of(f.tags.begin(), f.tags.end(),
-                     [&](const engine::TagRef& t) { return t.name == 'p' && t.value == reader_hex; });
-}
 
 std::string count_reply(std::string_view sub_id, uint64_t n) {
   std::string out = "[\"COUNT\",";
@@ -125,7 +81,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   const std::string me = engine::to_hex(c.session.pubkey);
   engine::QueryOptions options;
   options.accept = [&](const engine::EventFields& f) {
-    if (!readable_by(f, team_, c.session, me)) return false;
+    if (!readable_by(f, team_, c.session.grant, c.session.pubkey, me)) return false;
     if (registered->filters.size() == 1) return true;
     engine::Id id;
     std::memcpy(id.data(), f.id, id.size());
@@ -153,7 +109,7 @@ void Relay::handle_count(Context& c, const ReqMessage& req) {
   // Events of channels the caller may not read are not counted (they count zero).
   const std::string me = engine::to_hex(c.session.pubkey);
   engine::QueryOptions options;
-  options.accept = [&](const engine::EventFields& f) { return readable_by(f, team_, c.session, me); };
+  options.accept = [&](const engine::EventFields& f) { return readable_by(f, team_, c.session.grant, c.session.pubkey, me); };
   auto n = store_.count(req.filters, options);
   if (!n) return send_closed(c, req.sub_id, "error: " + n.error());
   c.loop.send_text(c.conn, count_reply(req.sub_id, *n));

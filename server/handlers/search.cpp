@@ -12,6 +12,7 @@
 #include "engine/canonical.h"
 #include "engine/event_parse.h"
 #include "server/json_text.h"
+#include "server/read_access.h"
 #include "server/relay.h"
 #include "server/rest_params.h"
 
@@ -63,8 +64,7 @@ void Relay::handle_search_req(Context& c, const ReqMessage& req) {
   const std::string me = engine::to_hex(c.session.pubkey);
   std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // a hit of two filters is sent once
   auto readable = [&](const engine::EventFields& f) {
-    if (!f.channel.empty()) return c.session.grant.allows_channel(f.channel) && team_.can_read(f.channel, c.session.pubkey);
-    return f.kind != 30622;  // the only p-gated kind a search could name; never searchable anyway
+    return readable_by(f, team_, c.session.grant, c.session.pubkey, me);
   };
   std::string prefix = "[\"EVENT\",";
   engine::append_json_string(prefix, req.sub_id);
@@ -126,9 +126,8 @@ net::HttpResponse Relay::get_search(const Caller& who, const net::HttpRequest& r
     // A query the index cannot take (too long, too many words) is the caller's to fix.
     return api_error(400, result.error());
   }
-  auto readable = [&](const engine::EventFields& f) {
-    return f.channel.empty() ? true : who.grant.allows_channel(f.channel) && team_.can_read(f.channel, who.pubkey);
-  };
+  const std::string me = engine::to_hex(who.pubkey);
+  auto readable = [&](const engine::EventFields& f) { return readable_by(f, team_, who.grant, who.pubkey, me); };
   std::vector<std::string> hits;
   std::unordered_map<engine::Id, float, engine::KeyBytesHash> scores;
   for (const index::SearchHit& h : result->hits) scores.emplace(h.id, h.score);

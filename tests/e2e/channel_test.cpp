@@ -665,6 +665,32 @@ TEST_F(ChannelTest, IdsLookupOfPrivateEventByNonMemberReturnsNothing) {
   EXPECT_EQ(n->count, 0) << n->raw;
 }
 
+// The membership notifications (44100 / 44101) are stored globally but carry
+// the channel's h tag. A channel-scoped REQ naming that h must still show each
+// reader only the ones naming it (protocol.md §9.3); COUNT keeps the p-gate.
+TEST_F(ChannelTest, ChannelScopedReadsShowOnlyTheReadersOwnNotifications) {
+  Peer a = user(), b = user(), d = user();
+  ASSERT_TRUE(a.c && b.c && d.c);
+  const std::string ch = create(a, "open");
+  add(a, ch, b);
+  ASSERT_TRUE(d->publish(make_event(d.key, 9021, "", {{"h", ch}})).accepted);  // d joins: a reader of the channel
+  const std::string gated = h_filter(ch, "44100,44101");
+  for (Peer* reader : {&a, &b, &d}) {
+    std::vector<Event> got = read(*reader, "notes", gated);
+    ASSERT_EQ(got.size(), 1u) << "someone else's notification reached " << reader->hex;
+    EXPECT_EQ(got[0].first_tag_value("p"), reader->hex);
+  }
+  auto n = d->count("n", gated);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->text, "restricted: p-gated kinds require #p tag matching your pubkey");
+  // Live as well: e joining notifies e, not d.
+  subscribe(d, "live", gated);
+  Peer e = user();
+  ASSERT_TRUE(e.c);
+  ASSERT_TRUE(e->publish(make_event(e.key, 9021, "", {{"h", ch}})).accepted);
+  EXPECT_EQ(event_on(d, "live"), "");
+}
+
 // --- 9000 put user -----------------------------------------------------------
 
 TEST_F(ChannelTest, MemberAddsUserToPrivateChannel) {
