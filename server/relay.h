@@ -52,6 +52,14 @@ net::HttpResponse api_error(int status, std::string_view code, std::string_view 
 // What a token lets its holder do.
 Grant grant_of(const engine::ApiToken& token);
 
+// One filter of an HTTP-bridge /query or /count, with the extension keys of its object (rest-api.md §6).
+struct BridgeFilter {
+  engine::Filter filter;
+  std::optional<engine::Id> before_id;  // keyset cursor: (created_at, id) < (until, before_id)
+  std::optional<uint64_t> depth_limit;  // with one #e: that thread's replies, to this depth
+  std::vector<std::string> feed_types;  // mentions, needs_action, activity, agent_activity
+};
+
 class Relay final : public net::Service {
  public:
   // Who submits an event, and where the writer's answer goes (a WebSocket OK,
@@ -180,7 +188,8 @@ class Relay final : public net::Service {
   std::optional<net::HttpResponse> route_api(net::Connection& conn, const net::HttpRequest& req);
   // kMint: the NIP-98 bootstrap of POST /api/tokens (payload tag required);
   // kNoMembershipGate: GET /api/relay/members/me, which answers non-members too.
-  enum class AuthMode : uint8_t { kStandard, kMint, kNoMembershipGate };
+  // kNip98Only: the HTTP bridge, which takes no bearer tokens.
+  enum class AuthMode : uint8_t { kStandard, kMint, kNoMembershipGate, kNip98Only };
   std::optional<net::HttpResponse> authenticate_http(const net::HttpRequest& req, std::optional<Scope> need, Caller* who,
                                                      AuthMode mode = AuthMode::kStandard);
   // The token channel list, then channel access (rest-api.md §1.6).
@@ -210,15 +219,19 @@ class Relay final : public net::Service {
   std::optional<engine::ThreadRow> thread_row(const engine::Id& id);
   net::HttpResponse get_feed(const Caller& who, const net::HttpRequest& req);
   // handlers/search.cpp: NIP-50 and GET /api/search.
-  struct SearchRow {
+  struct EventRow {
     engine::Id id;
     std::string raw;
     std::string channel;
   };
   index::SearchQuery search_scope(const engine::Pubkey& who, const Grant& grant) const;
+  using Readable = std::function<bool(const engine::EventFields&)>;
   // The hits still live, readable and matching `rest` (the filter without its search), in hit order.
-  std::vector<SearchRow> search_hits(const index::SearchResult& result, engine::Filter rest,
-                                     const std::function<bool(const engine::EventFields&)>& readable);
+  std::vector<EventRow> search_hits(const index::SearchResult& result, engine::Filter rest, const Readable& readable);
+  // One filter's history as a REQ replays it: from the store, or from the
+  // search index for a NIP-50 filter. The error is a CLOSED reason.
+  engine::Result<std::vector<EventRow>> filter_rows(const engine::Filter& f, const engine::Pubkey& who, const Grant& grant,
+                                                    const Readable& readable);
   void handle_search_req(Context& c, const ReqMessage& req);
   net::HttpResponse get_search(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse mint_token(const Caller& who, const net::HttpRequest& req);
@@ -243,6 +256,14 @@ class Relay final : public net::Service {
   net::HttpResponse list_relay_members(const Caller& who);
   net::HttpResponse get_relay_membership(const Caller& who);
   net::HttpResponse nip05_names(const net::HttpRequest& req) const;
+
+  // handlers/bridge.cpp: the Nostr HTTP bridge, POST /events, /query, /count (rest-api.md §6).
+  static bool is_bridge_path(std::string_view path);
+  std::optional<net::HttpResponse> route_bridge(net::Connection& conn, const net::HttpRequest& req);
+  net::HttpResponse bridge_query(const Caller& who, const std::vector<BridgeFilter>& filters);
+  net::HttpResponse bridge_count(const Caller& who, const std::vector<BridgeFilter>& filters);
+  std::vector<std::string> feed_events(const Caller& who, const BridgeFilter& bf);
+  std::vector<engine::Event> presence_events(const Caller& who, const engine::Filter& f);
 
   // The /media/ routes (relay_http.cpp); handlers/media_*.cpp serve them (media.md).
   net::HttpResponse route_media(const net::HttpRequest& req);

@@ -181,8 +181,8 @@ std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection
     return public_cors(std::move(r));
   }
   if (get && req.path == "/.well-known/nostr.json") return public_cors(nip05_names(req));
-  if (req.path.starts_with("/api/")) {
-    std::optional<net::HttpResponse> r = route_api(conn, req);
+  if (req.path.starts_with("/api/") || is_bridge_path(req.path)) {
+    std::optional<net::HttpResponse> r = req.path.starts_with("/api/") ? route_api(conn, req) : route_bridge(conn, req);
     if (!r) {  // answered later (on_write_batch), with this origin's CORS header
       state(loop).deferred_origins[subscription_owner(conn.id())] = std::string(origin);
       return std::nullopt;

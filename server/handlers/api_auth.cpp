@@ -26,6 +26,7 @@ std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest
   const uint64_t now = engine::unix_now();
   if (auth.empty()) return api_error(401, "authentication required");
   if (auth.starts_with("Bearer ")) {
+    if (mode == AuthMode::kNip98Only) return api_error(401, "NIP-98 authentication required");
     std::string_view token = auth.substr(7);
     if (!token.starts_with(engine::kTokenPrefix)) return api_error(401, "authentication failed");
     auto t = tokens_.find(engine::hash_token(token));

@@ -9,6 +9,7 @@
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/event_parse.h"
+#include "server/feed_selection.h"
 #include "server/json_text.h"
 #include "server/relay.h"
 #include "server/rest_params.h"
@@ -81,11 +82,14 @@ net::HttpResponse Relay::get_feed(const Caller& who, const net::HttpRequest& req
     });
     return bool(s);
   };
-  bool ok = scan({9, 40002, 45001, 45003}, true, [](uint16_t) { return "mention"; }) &&
-            scan({46010, 40007}, true, [](uint16_t) { return "needs_action"; }) &&
+  auto scan_type = [&](std::string_view type, auto&& category_of) {
+    FeedSelection selected = *feed_selection(type);
+    return scan(std::move(selected.kinds), selected.addressed_to_caller, category_of);
+  };
+  bool ok = scan_type("mentions", [](uint16_t) { return "mention"; }) &&
+            scan_type("needs_action", [](uint16_t) { return "needs_action"; }) &&
             // One query for both activity lists: they share its limit (§3.7).
-            scan({9, 40002, 45001, 43001, 43003, 43004}, false,
-                 [](uint16_t k) { return is_job_kind(k) ? "agent_activity" : "activity"; });
+            scan_type("activity", [](uint16_t k) { return is_job_kind(k) ? "agent_activity" : "activity"; });
   if (!ok) return api_error(500, "internal server error");
 
   std::vector<std::pair<std::string, std::string>> feed;

@@ -34,23 +34,23 @@ index::SearchQuery Relay::search_scope(const engine::Pubkey& who, const Grant& g
   return q;
 }
 
-std::vector<Relay::SearchRow> Relay::search_hits(const index::SearchResult& result, engine::Filter rest,
-                                                 const std::function<bool(const engine::EventFields&)>& readable) {
-  std::vector<SearchRow> out;
+std::vector<Relay::EventRow> Relay::search_hits(const index::SearchResult& result, engine::Filter rest,
+                                                const Readable& readable) {
+  std::vector<EventRow> out;
   if (result.hits.empty()) return out;
   rest.search.reset();
   rest.limit.reset();
   rest.ids.emplace();
   for (const index::SearchHit& h : result.hits) rest.ids->push_back(h.id);
   rest.normalize();
-  std::unordered_map<engine::Id, SearchRow, engine::KeyBytesHash> found;
+  std::unordered_map<engine::Id, EventRow, engine::KeyBytesHash> found;
   engine::QueryOptions opts;
   opts.limit = result.hits.size();
   opts.accept = readable;
   (void)store_.query(rest, opts, [&](std::string_view raw, const engine::EventFields& f) {
     engine::Id id;
     std::memcpy(id.data(), f.id, 32);
-    found.emplace(id, SearchRow{id, std::string(raw), std::string(f.channel)});
+    found.emplace(id, EventRow{id, std::string(raw), std::string(f.channel)});
   });
   for (const index::SearchHit& h : result.hits) {  // back in the index's order
     auto it = found.find(h.id);
@@ -59,8 +59,40 @@ std::vector<Relay::SearchRow> Relay::search_hits(const index::SearchResult& resu
   return out;
 }
 
+engine::Result<std::vector<Relay::EventRow>> Relay::filter_rows(const engine::Filter& f, const engine::Pubkey& who,
+                                                                  const Grant& grant, const Readable& readable) {
+  std::vector<EventRow> rows;
+  if (!f.search) {
+    engine::QueryOptions opts;
+    opts.accept = readable;
+    engine::Status s = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& e) {
+      engine::Id id;
+      std::memcpy(id.data(), e.id, 32);
+      rows.push_back({id, std::string(raw), std::string(e.channel)});
+    });
+    if (!s) return engine::Error{"error: " + s.error()};
+    return rows;
+  }
+  if (!search_) return engine::Error{"error: full-text search is not enabled on this relay"};
+  index::SearchQuery q = search_scope(who, grant);
+  q.text = *f.search;
+  if (const engine::TagFilter* h = f.tag('h')) {  // #h narrows the scope, never widens it
+    std::erase_if(q.channels, [&](const std::string& ch) {
+      return std::find(h->values.begin(), h->values.end(), ch) == h->values.end();
+    });
+    q.include_global = false;
+  }
+  if (f.kinds) q.kinds = *f.kinds;
+  if (f.authors) q.authors = *f.authors;
+  q.since = f.since;
+  q.until = f.until;
+  q.limit = std::min<size_t>(f.limit.value_or(kDefaultNip50Limit), index::kMaxSearchLimit);
+  auto result = search_->search(q);
+  if (!result) return engine::Error{"invalid: " + result.error()};
+  return search_hits(*result, f, readable);
+}
+
 void Relay::handle_search_req(Context& c, const ReqMessage& req) {
-  if (!search_) return send_closed(c, req.sub_id, "error: full-text search is not enabled on this relay");
   const std::string me = engine::to_hex(c.session.pubkey);
   std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // a hit of two filters is sent once
   auto readable = [&](const engine::EventFields& f) {
@@ -70,34 +102,9 @@ void Relay::handle_search_req(Context& c, const ReqMessage& req) {
   engine::append_json_string(prefix, req.sub_id);
   prefix += ",";
   for (const engine::Filter& f : req.filters) {
-    std::vector<SearchRow> rows;
-    if (f.search) {
-      index::SearchQuery q = search_scope(c.session.pubkey, c.session.grant);
-      q.text = *f.search;
-      if (const engine::TagFilter* h = f.tag('h')) {  // #h narrows the scope, never widens it
-        std::erase_if(q.channels, [&](const std::string& ch) {
-          return std::find(h->values.begin(), h->values.end(), ch) == h->values.end();
-        });
-        q.include_global = false;
-      }
-      if (f.kinds) q.kinds = *f.kinds;
-      if (f.authors) q.authors = *f.authors;
-      q.since = f.since;
-      q.until = f.until;
-      q.limit = std::min<size_t>(f.limit.value_or(kDefaultNip50Limit), index::kMaxSearchLimit);
-      auto result = search_->search(q);
-      if (!result) return send_closed(c, req.sub_id, "invalid: " + result.error());
-      rows = search_hits(*result, f, readable);
-    } else {
-      engine::QueryOptions opts;
-      opts.accept = [&](const engine::EventFields& e) { return readable(e); };
-      (void)store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& e) {
-        engine::Id id;
-        std::memcpy(id.data(), e.id, 32);
-        rows.push_back({id, std::string(raw), {}});
-      });
-    }
-    for (const SearchRow& row : rows) {
+    auto rows = filter_rows(f, c.session.pubkey, c.session.grant, readable);
+    if (!rows) return send_closed(c, req.sub_id, rows.error());
+    for (const EventRow& row : *rows) {
       if (sent.insert(row.id).second) c.loop.send_text(c.conn, prefix + row.raw + "]");
     }
   }
@@ -131,7 +138,7 @@ net::HttpResponse Relay::get_search(const Caller& who, const net::HttpRequest& r
   std::vector<std::string> hits;
   std::unordered_map<engine::Id, float, engine::KeyBytesHash> scores;
   for (const index::SearchHit& h : result->hits) scores.emplace(h.id, h.score);
-  for (const SearchRow& row : search_hits(*result, engine::Filter{}, readable)) {
+  for (const EventRow& row : search_hits(*result, engine::Filter{}, readable)) {
     auto e = engine::parse_event_json(row.raw);
     if (!e) continue;
     auto ch = row.channel.empty() ? std::nullopt : team_.find_channel(row.channel);

@@ -1,0 +1,26 @@
+// The feed's categories (channels.md §13): the kinds each selects, and whether
+// only events addressed to the caller (a p tag) count. GET /api/feed and the
+// bridge's `feed_types` read them here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace buzz::server {
+
+struct FeedSelection {
+  std::vector<uint16_t> kinds;
+  bool addressed_to_caller = false;
+};
+
+// "mentions", "needs_action", "activity" or its alias "agent_activity".
+inline std::optional<FeedSelection> feed_selection(std::string_view type) {
+  if (type == "mentions") return FeedSelection{{9, 40002, 45001, 45003}, true};
+  if (type == "needs_action") return FeedSelection{{46010, 40007}, true};
+  if (type == "activity" || type == "agent_activity") return FeedSelection{{9, 40002, 45001, 43001, 43003, 43004}, false};
+  return std::nullopt;
+}
+
+}  // namespace buzz::server
