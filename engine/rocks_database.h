@@ -35,6 +35,7 @@ enum class Family : uint8_t {
   kAuditPending,     // ticket u64 -> audit record not yet in the chain
   kApiTokens,        // SHA-256(token) -> token record (engine/api_tokens.h)
   kUsers,            // pubkey -> what REST set for a user (server/profile_directory.h)
+  kPubkeyAllowlist,  // pubkey -> legacy allow-list entry (engine/pubkey_allowlist.h)
   kCount,
 };
 

@@ -7,6 +7,7 @@
 #include "engine/api_tokens.h"
 #include "engine/channel.h"
 #include "engine/clock.h"
+#include "engine/pubkey_allowlist.h"
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
@@ -24,6 +25,10 @@ Commands:
   add-member --pubkey HEX [--role member|admin|owner]   add (or change) a relay member
   remove-member --pubkey HEX                           remove a relay member
   list-members [--json]                                list relay members, oldest first
+  allowlist-add --pubkey HEX [--note TEXT]             add a pubkey to the legacy allow-list
+  allowlist-remove --pubkey HEX                        remove a pubkey from the allow-list
+  allowlist-list [--json]                              list the allow-list, oldest first
+                                                       (enforced with BUZZ_PUBKEY_ALLOWLIST=true)
   generate-key [--json]                                print a new keypair (secret + pubkey)
   mint-token --pubkey HEX --name NAME --scopes S,S [--channels ID,ID] [--expires-days N] [--json]
                                                        mint an API token for HEX (any scope, admin and
@@ -99,6 +104,39 @@ int mint_token(const ParsedArgs& args, const engine::Pubkey& owner, engine::Rock
   return kExitOk;
 }
 
+// allowlist-add / -remove / -list (protocol.md §6.2, the legacy gate).
+int allowlist(const std::string& cmd, const ParsedArgs& args, const engine::Pubkey& pk, engine::RocksDatabase& db,
+              bool json) {
+  engine::PubkeyAllowlist list(db);
+  auto failed = [](const std::string& why) { return std::fprintf(stderr, "buzz admin: %s\n", why.c_str()), kExitFailure; };
+  if (cmd == "allowlist-list") {
+    auto all = list.list();
+    if (!all) return failed(all.error());
+    std::vector<std::string> rows;
+    for (const engine::AllowedPubkey& a : *all) {
+      if (!json) {
+        std::printf("%s  %s\n", engine::to_hex(a.pubkey).c_str(), a.note.c_str());
+        continue;
+      }
+      rows.push_back(json_object({{"pubkey", json_string(engine::to_hex(a.pubkey))},
+                                  {"added_at", std::to_string(a.added_at)},
+                                  {"note", json_string(a.note)}}));
+    }
+    if (json) std::printf("%s\n", json_array(rows).c_str());
+    return kExitOk;
+  }
+  if (cmd == "allowlist-remove") {
+    auto removed = list.remove(pk);
+    if (!removed) return failed(removed.error());
+    if (!*removed) return failed(engine::to_hex(pk) + " is not on the allow-list");
+    std::printf(json ? "{\"removed\":\"%s\"}\n" : "removed %s\n", engine::to_hex(pk).c_str());
+    return kExitOk;
+  }
+  if (auto s = list.put({pk, std::nullopt, engine::unix_now(), args.get("note").value_or("")}); !s) return failed(s.error());
+  std::printf(json ? "{\"allowed\":\"%s\"}\n" : "allowed %s\n", engine::to_hex(pk).c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_admin(int argc, char** argv) {
@@ -121,14 +159,15 @@ int run_admin(int argc, char** argv) {
     }
     return kExitOk;
   }
-  if (cmd != "add-member" && cmd != "remove-member" && cmd != "list-members" && cmd != "mint-token") {
+  const bool allowlist_cmd = cmd == "allowlist-add" || cmd == "allowlist-remove" || cmd == "allowlist-list";
+  if (cmd != "add-member" && cmd != "remove-member" && cmd != "list-members" && cmd != "mint-token" && !allowlist_cmd) {
     return usage_error("unknown command '" + cmd + "'");
   }
 
   const char* env_dir = std::getenv("BUZZ_DATA_DIR");
   std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
   engine::Pubkey pk{};
-  if (cmd != "list-members") {
+  if (cmd != "list-members" && cmd != "allowlist-list") {
     auto hex = args.get("pubkey");
     if (!hex || !engine::from_hex_any_case(*hex, pk.data(), pk.size())) {
       return usage_error("--pubkey must be 64 hex characters");
@@ -149,6 +188,7 @@ int run_admin(int argc, char** argv) {
     return kExitFailure;
   }
   if (cmd == "mint-token") return mint_token(args, pk, **db, json);
+  if (allowlist_cmd) return allowlist(cmd, args, pk, **db, json);
   engine::RelayMembers members(**db);
 
   if (cmd == "list-members") {

@@ -21,6 +21,8 @@ const std::vector<ConfigKey> kKeys = {
     {"owner", "RELAY_OWNER_PUBKEY", "", "hex pubkey of the relay owner (NIP-43)"},
     {"require-membership", "BUZZ_REQUIRE_RELAY_MEMBERSHIP", "true", "closed relay: only relay members may authenticate"},
     {"relay-private-key", "BUZZ_RELAY_PRIVATE_KEY", "", "hex secret key of the relay; default: <data-dir>/relay.key"},
+    {"pubkey-allowlist", "BUZZ_PUBKEY_ALLOWLIST", "false",
+     "legacy gate: AUTH without an API token, and dev-mode uploads, need a pubkey on the allow-list (buzz admin allowlist-add)"},
     {"allow-nip-oa-auth", "BUZZ_ALLOW_NIP_OA_AUTH", "false",
      "closed relay: admit an agent whose owner, a member, signed a NIP-OA attestation for it"},
     {"max-connections", "BUZZ_MAX_CONNECTIONS", "10000", "concurrent connections; more are refused with HTTP 503"},
@@ -120,6 +122,8 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     std::string trimmed = b == std::string::npos ? "" : v.substr(b, e - b + 1);
     if (!engine::from_hex_any_case(trimmed, pk.data(), pk.size())) return bad(key, source, v, "64 hex characters");
     c->owner = pk;
+  } else if (key == "pubkey-allowlist") {
+    if (!parse_bool(v, &c->pubkey_allowlist)) return bad(key, source, v, "true or false");
   } else if (key == "allow-nip-oa-auth") {
     if (!parse_bool(v, &c->allow_nip_oa_auth)) return bad(key, source, v, "true or false");
   } else if (key == "require-membership") {

@@ -23,6 +23,7 @@ struct Config {
   std::optional<engine::Pubkey> owner;
   bool require_membership = true;  // closed relay by default
   std::string relay_private_key;   // hex; empty = the key kept in the data directory
+  bool pubkey_allowlist = false;   // legacy: key-only AUTH needs a listed pubkey (protocol.md §6.2)
   bool allow_nip_oa_auth = false;  // a member's attestation admits their agent (protocol.md §6.7)
   int64_t max_connections = 10000;
   int64_t max_concurrent_handlers = 1024;

@@ -21,6 +21,7 @@
 #include "engine/api_tokens.h"
 #include "engine/event_store.h"
 #include "engine/media_store.h"
+#include "engine/pubkey_allowlist.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
 #include "engine/thread_row.h"
@@ -99,6 +100,14 @@ class Relay final : public net::Service {
   void on_open(net::Loop& loop, net::Connection& conn) override;
   void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
   void on_close(net::Loop& loop, net::Connection& conn) override;
+
+  // Before the loops run: BUZZ_PUBKEY_ALLOWLIST, the legacy gate on key-only
+  // AUTH and dev-mode uploads (protocol.md §6.2).
+  void restrict_to(const std::vector<engine::AllowedPubkey>& allowed) {
+    allowlist_.emplace();
+    for (const engine::AllowedPubkey& a : allowed) allowlist_->insert(a.pubkey);
+  }
+  bool allowlisted(const engine::Pubkey& pk) const { return !allowlist_ || allowlist_->count(pk); }
 
   // Before the loops run: full-text search (optional; without it search answers "not enabled").
   void attach_search(index::SearchIndex* index, SearchFeeder* feeder) {
@@ -301,6 +310,8 @@ class Relay final : public net::Service {
   RateCounters rate_counters_;
   std::string media_base_url_;   // descriptor URLs: <base>/<sha>.<ext>
   std::string media_authority_;  // what Blossom `server` tags must name
+  // Set: only these pubkeys may AUTH by key alone (read-only once the loops run).
+  std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> allowlist_;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;

@@ -15,6 +15,7 @@
 
 #include "engine/clock.h"
 #include "engine/media_store.h"
+#include "engine/pubkey_allowlist.h"
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
@@ -46,6 +47,23 @@ void print_serve_help() {
 int fail(const std::string& why, int code = kExitFailure) {
   std::fprintf(stderr, "buzz serve: %s\n", why.c_str());
   return code;
+}
+
+// The legacy allow-list becomes the member table on the first start that has
+// none (protocol.md §7.1); returns the list for the AUTH gate.
+engine::Result<std::vector<engine::AllowedPubkey>> seed_members(engine::PubkeyAllowlist& allowlist,
+                                                                engine::RelayMembers& members) {
+  auto allowed = allowlist.list();
+  if (!allowed) return engine::Error{allowed.error()};
+  auto existing = members.list();
+  if (!existing) return engine::Error{existing.error()};
+  if (!existing->empty() || allowed->empty()) return allowed;
+  for (const engine::AllowedPubkey& a : *allowed) {
+    engine::RelayMember m{a.pubkey, engine::RelayRole::kMember, a.added_by, a.added_at, a.added_at};
+    if (auto s = members.put(m); !s) return engine::Error{s.error()};
+  }
+  log_info("relay members copied from the pubkey allow-list", {{"count", std::to_string(allowed->size())}});
+  return allowed;
 }
 
 // On a closed relay someone must be able to sign in: without a configured or
@@ -110,6 +128,9 @@ int run_serve(int argc, char** argv) {
   if (!key) return fail(key.error(), kExitUsage);
 
   engine::RelayMembers members(**db);
+  engine::PubkeyAllowlist allowlist(**db);
+  auto allowed = seed_members(allowlist, members);
+  if (!allowed) return fail(allowed.error());
   if (cfg.require_membership) {
     if (auto s = ensure_owner(cfg, members); !s) return fail(s.error());
   } else if (cfg.owner) {
@@ -151,6 +172,7 @@ int run_serve(int argc, char** argv) {
   if (!media) return fail(media.error());
   MemoryPresenceStore presence;
   Relay relay(cfg, store, membership, team, presence, tokens, profiles, *media, *key);
+  if (cfg.pubkey_allowlist) relay.restrict_to(*allowed);
   relay.attach_search(search_index->get(), &search_feeder);
 
   // Block the shutdown signals in every thread; this one waits for them.

@@ -68,6 +68,8 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
     tokens_.touch(t->hash, engine::unix_now());
     grant = grant_of(*t);
   }
+  // The legacy allow-list gates key-only AUTH; an API token bypasses it (protocol.md §6.5).
+  if (!grant && !allowlisted(e.pubkey)) return fail("not_allowlisted", "auth-required: verification failed");
   if (membership_.enforced() && !membership_.role(e.pubkey) &&
       !vouched_by_owner(attestation_of(e), e.pubkey, {e.kind, e.created_at})) {
     return fail("not_relay_member", "restricted: not a relay member");

@@ -99,6 +99,7 @@ engine::Result<std::vector<std::string>> Relay::upload_scopes(std::string_view t
     return t->scopes;
   }
   if (config_.require_auth_token) return engine::Error{"missing API token (BUZZ_REQUIRE_AUTH_TOKEN)"};
+  if (!allowlisted(signer)) return engine::Error{"signer not on the pubkey allow-list"};
   return std::vector<std::string>{"files:read", "files:write"};  // dev mode (§2.3)
 }
 

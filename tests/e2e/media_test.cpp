@@ -362,6 +362,17 @@ TEST_F(MediaTest, ClosedRelayNeedsAMember) {
   EXPECT_EQ(upload(png, owner, {}, "", "image/png", closed.get()).status, 200);
 }
 
+// Dev mode with BUZZ_PUBKEY_ALLOWLIST (media.md §2.3): only a listed signer may upload.
+TEST_F(MediaTest, DevModeUploadsNeedAnAllowlistedSignerWhenTheListIsOn) {
+  auto gated = start({"--open", "--pubkey-allowlist", "true"});
+  ASSERT_TRUE(gated);
+  const std::string png = make_png(8, 8);
+  HttpReply refused = upload(png, alice_, {}, "", "image/png", gated.get());
+  EXPECT_EQ(refused.status, 401);
+  EXPECT_EQ(refused.body, R"({"error":"authentication failed"})");
+  expect_nothing_stored(gated.get());
+}
+
 // NIP-OA (media.md §2.2 step 16): with BUZZ_ALLOW_NIP_OA_AUTH, an X-Auth-Tag
 // in which a member vouches for the signer admits its upload; anything else does not.
 TEST_F(MediaTest, ClosedRelayTakesAMembersAttestationForItsAgent) {
