@@ -69,19 +69,20 @@ bool Filter::matches(const EventFields& e) const {
   if (ids && !contains_bytes(*ids, e.id)) return false;
   if (authors && !contains_bytes(*authors, e.pubkey)) return false;
   for (const TagFilter& tf : tags) {
+    // #h names the channel an event is stored in (protocol.md §9.4), never
+    // merely an h tag: an event may carry several, or be stored globally
+    // with one, and must not show up in a channel it was not admitted to.
+    if (tf.name == 'h') {
+      if (e.channel.empty() || !contains_value(tf.values, e.channel)) return false;
+      continue;
+    }
     bool found = false;
-    bool has_tag = false;
     for (const TagRef& t : e.tags) {
-      if (t.name != tf.name) continue;
-      has_tag = true;
-      if (contains_value(tf.values, t.value)) {
+      if (t.name == tf.name && contains_value(tf.values, t.value)) {
         found = true;
         break;
       }
     }
-    // #h falls back to the stored channel when the event carries no h tag
-    // (kinds 5 and 7 inherit their target's channel).
-    if (!found && tf.name == 'h' && !has_tag && !e.channel.empty()) found = contains_value(tf.values, e.channel);
     if (!found) return false;
   }
   return true;

@@ -77,14 +77,14 @@ class RocksEventStore::Batch {
     apply(Family::kIndexKind, kind_prefix(f.kind));
     apply(Family::kIndexAuthor, author_prefix(f.pubkey));
     apply(Family::kIndexAuthorKind, author_kind_prefix(f.pubkey, f.kind));
-    bool has_h = false;
+    bool channel_tagged = false;
     for (const TagRef& t : f.tags) {
       apply(Family::kIndexTag, tag_prefix(t.name, t.value));
-      has_h |= t.name == 'h';
+      channel_tagged |= t.name == 'h' && t.value == f.channel;
     }
-    // #h also matches the stored channel of events without an h tag (kinds 5
-    // and 7 inherit their target's), so index that channel under h too.
-    if (!has_h && !f.channel.empty()) apply(Family::kIndexTag, tag_prefix('h', f.channel));
+    // #h matches the stored channel (Filter::matches), so index that channel
+    // under h even when no h tag names it (kinds 5 and 7 inherit their target's).
+    if (!channel_tagged && !f.channel.empty()) apply(Family::kIndexTag, tag_prefix('h', f.channel));
   }
 
   // True if the record exists and is not deleted.

@@ -281,6 +281,11 @@ class ChannelTest : public ::testing::Test {
     EXPECT_TRUE(ok.accepted) << "kind 9: " << ok.reason;
     return e;
   }
+  // GET path over REST, NIP-98 signed by key.
+  static HttpReply rest_get(const Keypair& key, const std::string& path) {
+    const std::string url = "http://127.0.0.1:" + std::to_string(relay_->port()) + path;
+    return http_call(relay_->port(), "GET", path, {{"Authorization", nip98_header(key, url, "GET", "")}});
+  }
 
  private:
   static std::unique_ptr<RelayProcess> relay_;
@@ -665,10 +670,11 @@ TEST_F(ChannelTest, IdsLookupOfPrivateEventByNonMemberReturnsNothing) {
   EXPECT_EQ(n->count, 0) << n->raw;
 }
 
-// The membership notifications (44100 / 44101) are stored globally but carry
-// the channel's h tag. A channel-scoped REQ naming that h must still show each
-// reader only the ones naming it (protocol.md §9.3); COUNT keeps the p-gate.
-TEST_F(ChannelTest, ChannelScopedReadsShowOnlyTheReadersOwnNotifications) {
+// The membership notifications (44100 / 44101) are stored globally, though
+// they carry the channel's h tag: #h names the channel an event is stored in,
+// so no channel read shows them, and #p shows each its own (kinds.md §4.3,
+// protocol.md §9.3–9.4); COUNT keeps the p-gate.
+TEST_F(ChannelTest, MembershipNotificationsAreReadThroughPOnly) {
   Peer a = user(), b = user(), d = user();
   ASSERT_TRUE(a.c && b.c && d.c);
   const std::string ch = create(a, "open");
@@ -676,9 +682,10 @@ TEST_F(ChannelTest, ChannelScopedReadsShowOnlyTheReadersOwnNotifications) {
   ASSERT_TRUE(d->publish(make_event(d.key, 9021, "", {{"h", ch}})).accepted);  // d joins: a reader of the channel
   const std::string gated = h_filter(ch, "44100,44101");
   for (Peer* reader : {&a, &b, &d}) {
-    std::vector<Event> got = read(*reader, "notes", gated);
-    ASSERT_EQ(got.size(), 1u) << "someone else's notification reached " << reader->hex;
-    EXPECT_EQ(got[0].first_tag_value("p"), reader->hex);
+    EXPECT_EQ(read(*reader, "by-h", gated).size(), 0u) << "a notification read through #h by " << reader->hex;
+    std::vector<Event> own = read(*reader, "by-p", p_filter(reader->hex, "44100"));
+    ASSERT_EQ(own.size(), 1u);
+    EXPECT_EQ(own[0].first_tag_value("h"), ch);
   }
   auto n = d->count("n", gated);
   ASSERT_TRUE(n);
@@ -689,6 +696,33 @@ TEST_F(ChannelTest, ChannelScopedReadsShowOnlyTheReadersOwnNotifications) {
   ASSERT_TRUE(e.c);
   ASSERT_TRUE(e->publish(make_event(e.key, 9021, "", {{"h", ch}})).accepted);
   EXPECT_EQ(event_on(d, "live"), "");
+}
+
+// An event belongs to the one channel it was admitted to (the first UUID h
+// tag, channels.md §1). A second h tag, or an h tag on a global kind, must
+// not put it in front of another channel's readers: a member of an open
+// channel must not be able to write into a private one it is not in.
+TEST_F(ChannelTest, ExtraHTagsDoNotPlaceAnEventInAnotherChannel) {
+  Peer owner = user(), intruder = user();
+  ASSERT_TRUE(owner.c && intruder.c);
+  const std::string secret = create(owner, "private"), lobby = create(owner, "open");
+  ASSERT_TRUE(intruder->publish(make_event(intruder.key, 9021, "", {{"h", lobby}})).accepted);
+  Event smuggled = make_event(intruder.key, 9, "fake announcement", {{"h", lobby}, {"h", secret}});
+  ASSERT_TRUE(intruder->publish(smuggled).accepted);  // a message of the lobby
+  Event canvas = make_event(intruder.key, 40100, "# fake canvas", {{"h", lobby}, {"h", secret}});
+  ASSERT_TRUE(intruder->publish(canvas).accepted);
+  Event global = make_event(intruder.key, 1, "global note", {{"h", secret}});
+  ASSERT_TRUE(intruder->publish(global).accepted);  // kind 1 is global whatever its tags
+  std::vector<Event> in_secret = read(owner, "secret", h_filter(secret, "1,9,40100"));
+  EXPECT_EQ(ids_of(in_secret), std::vector<std::string>{}) << "an intruder's event shown in the private channel";
+  EXPECT_EQ(ids_of(read(owner, "lobby", h_filter(lobby, "9"))), std::vector<std::string>{smuggled.id_hex()});
+  // The REST views of the private channel read the same way.
+  auto rest = [&](const std::string& path) { return rest_get(owner.key, path); };
+  EXPECT_EQ(rest("/api/channels/" + secret + "/canvas").body, R"({"content":null})");
+  HttpReply messages = rest("/api/channels/" + secret + "/messages?kinds=1,9");
+  EXPECT_EQ(messages.status, 200);
+  EXPECT_EQ(messages.body.find("fake"), std::string::npos) << messages.body;
+  EXPECT_EQ(messages.body.find("global note"), std::string::npos) << messages.body;
 }
 
 // --- 9000 put user -----------------------------------------------------------

@@ -190,10 +190,14 @@ TEST_F(FilterMatch, HashHFallsBackToChannelWithoutHTag) {
   EXPECT_FALSE(matches(R"({"#h":["chan-2"]})", reaction));
 }
 
-TEST_F(FilterMatch, HashHUsesOnlyTagsWhenTheEventHasAnHTag) {
-  TestEvent e = make(1, alice.pubkey, 9, 1, {{"h", "chan-tag"}}, "chan-stored");
-  EXPECT_TRUE(matches(R"({"#h":["chan-tag"]})", e));
-  EXPECT_FALSE(matches(R"({"#h":["chan-stored"]})", e));
+// #h is the channel an event was admitted to, not any h tag it carries: a
+// second h tag, or an h tag on an event stored globally, names no channel.
+TEST_F(FilterMatch, HashHIsTheStoredChannelNotATag) {
+  TestEvent e = make(1, alice.pubkey, 9, 1, {{"h", "chan-a"}, {"h", "chan-b"}}, "chan-a");
+  EXPECT_TRUE(matches(R"({"#h":["chan-a"]})", e));
+  EXPECT_FALSE(matches(R"({"#h":["chan-b"]})", e));
+  TestEvent global = make(2, alice.pubkey, 1, 1, {{"h", "chan-a"}});
+  EXPECT_FALSE(matches(R"({"#h":["chan-a"]})", global));
 }
 
 TEST_F(FilterMatch, HashHWithoutTagOrChannelNeverMatches) {
