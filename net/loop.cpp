@@ -25,6 +25,7 @@ constexpr uint16_t kBufferGroup = 0;
 constexpr unsigned kBufferCount = 512;   // power of two
 constexpr size_t kBufferBytes = 4096;
 constexpr size_t kMaxFramesPerSend = 256;
+constexpr uint8_t kControlQueueSlots = 8;  // Pings and Pongs waiting to be written (protocol.md §5.3)
 constexpr uint32_t kCloseGraceTicks = 5;  // seconds a closing connection may take to drain
 // A request body slower than this per ping interval counts as stalled.
 constexpr uint32_t kMinBodyBytesPerInterval = 1024;
@@ -484,10 +485,8 @@ size_t Loop::consume_frames(Connection& c, char* data, size_t len, bool* ok) {
 bool Loop::on_frame(Connection& c, const ws::FrameHeader& h, char* payload) {
   std::string_view body(payload, size_t(h.payload_len));
   switch (h.opcode) {
-    case ws::Opcode::kPing: {
-      enqueue(c, make_frame(ws::Opcode::kPong, body.size(), body), true);
-      return true;
-    }
+    case ws::Opcode::kPing:
+      return queue_heartbeat(c, make_frame(ws::Opcode::kPong, body.size(), body));  // false: a dead writer, dropped
     case ws::Opcode::kPong: c.silent_intervals_ = 0; return true;
     case ws::Opcode::kClose:
       // Echo the peer's code (1002 for a malformed close), then close once the echo is written.
@@ -551,7 +550,15 @@ bool Loop::enqueue(Connection& c, OutFrame&& f, bool control) {
 
 void Loop::ping(Connection& c) {
   ++c.silent_intervals_;
-  enqueue(c, make_frame(ws::Opcode::kPing, 0), true);
+  if (!queue_heartbeat(c, make_frame(ws::Opcode::kPing, 0))) close(c, 1001, "not reading");
+}
+
+bool Loop::queue_heartbeat(Connection& c, OutFrame&& f) {
+  if (c.heartbeats_queued_ >= kControlQueueSlots) return false;
+  f.heartbeat = true;
+  if (!enqueue(c, std::move(f), true)) return true;  // closing or dead: nothing more to send
+  ++c.heartbeats_queued_;
+  return true;
 }
 
 void Loop::queue_raw(Connection& c, std::string bytes) {
@@ -617,6 +624,7 @@ void Loop::flush(Connection& c) {
   Connection::SendState& s = *c.send_;
   size_t n = std::min(c.pending_.size(), kMaxFramesPerSend);
   s.frames.assign(std::make_move_iterator(c.pending_.begin()), std::make_move_iterator(c.pending_.begin() + long(n)));
+  for (const OutFrame& f : s.frames) c.heartbeats_queued_ -= f.heartbeat;
   c.pending_.erase(c.pending_.begin(), c.pending_.begin() + long(n));
   if (c.pending_.empty()) std::vector<OutFrame>().swap(c.pending_);
   s.iov.clear();
@@ -693,6 +701,7 @@ void Loop::maybe_free(Connection& c) {
     }
   }
   c.pending_.clear();
+  c.heartbeats_queued_ = 0;
   c.send_.reset();
   c.context_.reset();
   c.request_.reset();

@@ -110,6 +110,10 @@ class Loop {
   void queue_raw(Connection& c, std::string bytes);
   // A heartbeat ping; counts as unanswered until a pong arrives.
   void ping(Connection& c);
+  // Queues a Ping or Pong on the control queue; false when its 8 slots are
+  // full: a peer that sends Pings but never reads must not grow the queue
+  // (protocol.md §5.3 counts it as a dead writer).
+  bool queue_heartbeat(Connection& c, OutFrame&& f);
   void flush(Connection& c);
   void destroy(Connection& c);
   void maybe_free(Connection& c);

@@ -80,6 +80,30 @@ TEST_F(LivenessTest, WebSocketClientThatAnswersPingsStays) {
   EXPECT_TRUE(c->req("still", R"({"kinds":[1],"limit":1})").eose);
 }
 
+// protocol.md §5.3: Pongs wait on a control queue of 8 slots, and a full one
+// is a dead writer. A client that floods Pings and never reads must be
+// dropped, not answered into memory without bound. (A relay of its own, with
+// the default 30 s interval, so the heartbeat itself does not end the test.)
+TEST(HeartbeatTest, ClientThatFloodsPingsWithoutReadingIsDropped) {
+  std::string error;
+  auto relay = RelayProcess::start(RelayOptions{{"--open"}, {}, ""}, &error);
+  ASSERT_NE(relay, nullptr) << error;
+  RawConnection c(relay->port());
+  c.send("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+  ASSERT_NE(c.read("\r\n\r\n").find(" 101 "), std::string::npos);
+  // Masked (zero key) Pings of 125 bytes each, a mebibyte at a time, never reading a Pong.
+  std::string ping = {char(0x89), char(0x80 | 125), 0, 0, 0, 0};
+  ping.append(125, 'p');
+  std::string burst;
+  while (burst.size() < (1 << 20)) burst += ping;
+  bool dropped = false;
+  for (int mib = 0; mib < 256 && !dropped; ++mib) dropped = !c.try_send(burst);
+  EXPECT_TRUE(dropped || c.closed_by_peer_within(5000)) << "256 MiB of Pings later the connection is still open";
+  // The relay itself is fine.
+  EXPECT_EQ(http_get(relay->port(), "/health").status, 200);
+}
+
 TEST_F(LivenessTest, HttpConnectionHoldingHalfAHeadIsClosed) {
   RawConnection c(relay().port());
   c.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ");
