@@ -449,7 +449,7 @@ void Loop::send_response(Connection& c, HttpResponse&& r, bool keep_alive, bool 
   f.head = serialize_response_head(r, keep_alive);
   // A large body (a media file) goes out as it is, not copied behind the head.
   if (!head_only && !r.body.empty()) f.shared = std::make_shared<const std::string>(std::move(r.body));
-  enqueue(c, std::move(f), true);
+  enqueue(c, std::move(f), Traffic::kControl);
 }
 
 size_t Loop::consume_frames(Connection& c, char* data, size_t len, bool* ok) {
@@ -530,9 +530,12 @@ bool Loop::deliver(Connection& c, ws::Opcode op, std::string_view payload) {
   return true;
 }
 
-bool Loop::enqueue(Connection& c, OutFrame&& f, bool control) {
+bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
+  const bool control = traffic == Traffic::kControl;
   if (c.phase_ == Connection::Phase::kDead || (c.phase_ == Connection::Phase::kClosing && !control)) return false;
-  if (!control && c.pending_.size() >= options_.send_queue_limit) {
+  const size_t limit = options_.send_queue_limit + (traffic == Traffic::kLive ? 0 : options_.answer_allowance);
+  if (!control && c.pending_.size() >= limit) {
+    if (traffic == Traffic::kHistory) return false;  // the replay stops; the client is not at fault yet
     ++stats_.dropped_slow;
     // A client that cannot keep up is cut off rather than buffered without bound.
     if (++c.full_strikes_ >= options_.slow_client_strikes) close(c, 1008, "slow consumer");
@@ -556,7 +559,7 @@ void Loop::ping(Connection& c) {
 bool Loop::queue_heartbeat(Connection& c, OutFrame&& f) {
   if (c.heartbeats_queued_ >= kControlQueueSlots) return false;
   f.heartbeat = true;
-  if (!enqueue(c, std::move(f), true)) return true;  // closing or dead: nothing more to send
+  if (!enqueue(c, std::move(f), Traffic::kControl)) return true;  // closing or dead: nothing more to send
   ++c.heartbeats_queued_;
   return true;
 }
@@ -564,11 +567,15 @@ bool Loop::queue_heartbeat(Connection& c, OutFrame&& f) {
 void Loop::queue_raw(Connection& c, std::string bytes) {
   OutFrame f;
   f.head = std::move(bytes);
-  enqueue(c, std::move(f), true);
+  enqueue(c, std::move(f), Traffic::kControl);
 }
 
 bool Loop::send_text(Connection& c, std::string_view payload) {
-  return enqueue(c, make_frame(ws::Opcode::kText, payload.size(), payload), false);
+  return enqueue(c, make_frame(ws::Opcode::kText, payload.size(), payload), Traffic::kAnswer);
+}
+
+bool Loop::send_history(Connection& c, std::string_view payload) {
+  return enqueue(c, make_frame(ws::Opcode::kText, payload.size(), payload), Traffic::kHistory);
 }
 
 bool Loop::send_shared(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
@@ -576,7 +583,7 @@ bool Loop::send_shared(Connection& c, std::string_view prefix, std::shared_ptr<c
   OutFrame f = make_frame(ws::Opcode::kText, prefix.size() + shared->size() + suffix.size(), prefix);
   f.shared = std::move(shared);
   f.tail.assign(suffix);
-  return enqueue(c, std::move(f), false);
+  return enqueue(c, std::move(f), Traffic::kLive);
 }
 
 void Loop::respond(ConnId id, const HttpResponse& response) {
@@ -593,7 +600,7 @@ void Loop::close(Connection& c, uint16_t code, std::string_view reason) {
   if (c.phase_ == Connection::Phase::kDead || c.phase_ == Connection::Phase::kClosing) return;
   if (c.phase_ == Connection::Phase::kWebSocket) {
     std::string payload = ws::close_payload(code, reason);
-    enqueue(c, make_frame(ws::Opcode::kClose, payload.size(), payload), true);
+    enqueue(c, make_frame(ws::Opcode::kClose, payload.size(), payload), Traffic::kControl);
   }
   // A client may still be sending a body we refused: closing outright would
   // reset the connection and could destroy the answer before it is read.

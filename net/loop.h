@@ -26,6 +26,11 @@ struct LoopOptions {
   size_t max_message_bytes = 65536;  // a bigger WebSocket frame or message closes with 1009
   size_t max_http_body = 1 << 20;   // unless Service::on_request_head allows a request more
   size_t send_queue_limit = 1000;    // frames queued per connection before it counts as slow
+  // Frames beyond send_queue_limit that answers to the client's own requests
+  // may queue: one REQ's whole history (10 filters × 500 events) and its
+  // EOSE. Nothing drains the queue while a REQ replays, so without this a
+  // legal REQ would count its own history against the client.
+  size_t answer_allowance = 5001;
   int slow_client_strikes = 3;       // consecutive full-queue sends before disconnecting
   int ping_interval_secs = 30;
   int missed_pongs_limit = 2;        // closed on the tick after this many unanswered pings (protocol.md §5.3)
@@ -64,8 +69,12 @@ class Loop {
 
   // --- loop thread only ---
   Connection* find(ConnId id);
-  // Queues one text frame. False if the frame was dropped (slow client).
+  // Queues one text frame answering the client (OK, EOSE, CLOSED, NOTICE, …).
+  // False if the frame was dropped (slow client).
   bool send_text(Connection& c, std::string_view payload);
+  // Queues one frame of a REQ's history. False when the queue is full: the
+  // replay then ends there, without EOSE (protocol.md §5.4), and no strike counts.
+  bool send_history(Connection& c, std::string_view payload);
   // Queues a text frame made of prefix + *shared + suffix without copying *shared.
   bool send_shared(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
                    std::string_view suffix);
@@ -106,7 +115,11 @@ class Loop {
   bool on_frame(Connection& c, const ws::FrameHeader& h, char* payload);
   bool deliver(Connection& c, ws::Opcode op, std::string_view payload);
 
-  bool enqueue(Connection& c, OutFrame&& f, bool control);
+  // What a frame is, for the queue limits: control frames always go (the
+  // heartbeats within their own 8 slots); live fan-out is held to
+  // send_queue_limit; answers and history get answer_allowance more.
+  enum class Traffic : uint8_t { kControl, kLive, kAnswer, kHistory };
+  bool enqueue(Connection& c, OutFrame&& f, Traffic traffic);
   void queue_raw(Connection& c, std::string bytes);
   // A heartbeat ping; counts as unanswered until a pong arrives.
   void ping(Connection& c);

@@ -88,11 +88,14 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
     return sent.insert(id).second;
   };
   std::string frame;
+  bool whole = true;  // a full send queue ends the replay, without EOSE (protocol.md §5.4)
   for (const engine::Filter& f : registered->filters) {
     (void)store_.query(f, options, [&](std::string_view raw, const engine::EventFields&) {
+      if (!whole) return;
       frame.assign(registered->event_prefix).append(raw).push_back(']');
-      c.loop.send_text(c.conn, frame);
+      whole = c.loop.send_history(c.conn, frame);
     });
+    if (!whole) return;
   }
   std::string eose = "[\"EOSE\",";
   engine::append_json_string(eose, registered->id);

@@ -105,7 +105,8 @@ void Relay::handle_search_req(Context& c, const ReqMessage& req) {
     auto rows = filter_rows(f, c.session.pubkey, c.session.grant, readable);
     if (!rows) return send_closed(c, req.sub_id, rows.error());
     for (const EventRow& row : *rows) {
-      if (sent.insert(row.id).second) c.loop.send_text(c.conn, prefix + row.raw + "]");
+      // A full send queue ends the replay, without EOSE (protocol.md §5.4).
+      if (sent.insert(row.id).second && !c.loop.send_history(c.conn, prefix + row.raw + "]")) return;
     }
   }
   std::string eose = "[\"EOSE\",";

@@ -1035,6 +1035,41 @@ TEST_F(OpenRelayTest, FilterValuesHeldByOneConnectionAreCapped) {
   EXPECT_TRUE(other->req("a", ten_thousand).eose);
 }
 
+// A REQ may ask for up to 10 filters × 500 events, and a client may send
+// several REQs at once: the whole history goes out, EOSE after it, and the
+// connection stays, although it is far more than BUZZ_SEND_BUFFER (1,000)
+// frames queued in one turn of the loop.
+TEST_F(OpenRelayTest, HistoryLargerThanTheSendBufferIsDeliveredWhole) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  constexpr int kEvents = 1500;
+  const uint64_t newest = unix_now() - 1;
+  std::vector<Event> events;
+  for (int i = 0; i < kEvents; ++i) {
+    events.push_back(make_event(key, 1, "bulk " + std::to_string(i), {{"t", "g" + std::to_string(i % 3)}},
+                                newest - uint64_t(i / 2)));  // inside the ±900 s window
+    ASSERT_TRUE(c->send("[\"EVENT\"," + events.back().raw + "]"));
+    if (i % 500 == 499) {  // within the writer's 1,024 concurrent handlers
+      for (int j = i - 499; j <= i; ++j) {
+        OkReply ok = c->wait_ok(events[size_t(j)].id_hex(), 10000);
+        ASSERT_TRUE(ok.accepted) << j << " " << ok.received << " " << ok.reason;
+      }
+    }
+  }
+  std::string filters;
+  for (int g = 0; g < 3; ++g) {
+    filters += std::string(g ? "," : "") + R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"#t":["g)" +
+               std::to_string(g) + R"("]})";
+  }
+  // Two such REQs in one write: 3,000 events before the second EOSE.
+  ASSERT_TRUE(c->send(R"(["REQ","a",)" + filters + "]"));
+  ReqResult second = c->req("b", filters, 20000);
+  ASSERT_TRUE(second.eose) << why(second);
+  EXPECT_EQ(second.events.size(), size_t(kEvents));
+  EXPECT_TRUE(c->req("after", R"({"kinds":[1],"limit":1})").eose) << "the connection survives";
+}
+
 TEST_F(OpenRelayTest, HistoryIsCappedAt500EventsPerFilter) {
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
