@@ -42,7 +42,8 @@ net::HttpResponse api_error(int status, std::string_view code, std::string_view 
 }
 
 std::string Relay::nip11_document() const {
-  std::string nips = "[1,2,9,10,11,16,17,23,25,29,33,38,42,45";
+  // protocol.md §15's list, with 45 (COUNT) and 9 (deletion), which we implement too.
+  std::string nips = "[1,2,9,10,11,16,17,23,25,29,33,38,42,45,50";
   if (membership_.enforced()) nips += ",43";
   nips += "]";
   return "{\"name\":\"Buzz Relay\",\"description\":\"Buzz \\u2014 private team communication relay\","
@@ -171,11 +172,7 @@ std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection
   if (get && (req.path == "/health" || req.path == "/_liveness" || req.path == "/_readiness")) {
     return net::HttpResponse::json(200, R"({"status":"ok"})");
   }
-  if (get && (req.path == "/info" || req.path == "/")) {
-    if (req.path == "/" && req.header("accept").find("application/nostr+json") == std::string_view::npos) {
-      net::HttpResponse r = net::HttpResponse::text(200, "Buzz relay. Connect with a Nostr client over WebSocket.\n");
-      return public_cors(std::move(r));
-    }
+  if (get && (req.path == "/info" || req.path == "/")) {  // GET / without an upgrade is NIP-11 too (protocol.md §1)
     net::HttpResponse r = net::HttpResponse::json(200, nip11_document());
     r.content_type = "application/nostr+json";
     return public_cors(std::move(r));

@@ -1154,9 +1154,12 @@ TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
 }
 
 TEST_F(OpenRelayTest, InfoServesNip11Document) {
-  for (const char* path : {"/info", "/"}) {
-    SCOPED_TRACE(path);
-    HttpReply r = http_get(relay().port(), path, "application/nostr+json");
+  // GET / is the relay's document whatever it accepts (protocol.md §1).
+  const std::vector<std::pair<const char*, const char*>> requests = {
+      {"/info", "application/nostr+json"}, {"/", "application/nostr+json"}, {"/info", ""}, {"/", "text/html"}};
+  for (const auto& [path, accept] : requests) {
+    SCOPED_TRACE(std::string(path) + " Accept: " + accept);
+    HttpReply r = http_get(relay().port(), path, accept);
     ASSERT_EQ(r.status, 200);
     EXPECT_EQ(r.headers["content-type"], "application/nostr+json");
     EXPECT_EQ(r.headers["access-control-allow-origin"], "*");
@@ -1168,7 +1171,7 @@ TEST_F(OpenRelayTest, InfoServesNip11Document) {
     EXPECT_EQ(name, "Buzz Relay");
     std::vector<int64_t> nips;
     for (auto n : doc["supported_nips"].get_array()) nips.push_back(int64_t(n));
-    for (int64_t nip : {1, 11, 42, 45}) {
+    for (int64_t nip : {1, 11, 42, 45, 50}) {
       EXPECT_NE(std::find(nips.begin(), nips.end(), nip), nips.end()) << "NIP " << nip;
     }
     EXPECT_EQ(std::find(nips.begin(), nips.end(), 43), nips.end()) << "43 is only for closed relays";
