@@ -56,7 +56,7 @@ Grant grant_of(const engine::ApiToken& token);
 // One filter of an HTTP-bridge /query or /count, with the extension keys of its object (rest-api.md §6).
 struct BridgeFilter {
   engine::Filter filter;
-  std::optional<engine::Id> before_id;  // keyset cursor: (created_at, id) < (until, before_id)
+  std::optional<engine::Id> before_id;  // keyset cursor: what follows (until, before_id) in query order
   std::optional<uint64_t> depth_limit;  // with one #e: that thread's replies, to this depth
   std::vector<std::string> feed_types;  // mentions, needs_action, activity, agent_activity
 };

@@ -163,8 +163,10 @@ net::HttpResponse Relay::bridge_query(const Caller& who, const std::vector<Bridg
     if (bf.before_id) {
       const uint64_t until = *f.until;
       const engine::Id before = *bf.before_id;
+      // Newest first, ids ascending within a second (protocol.md §9.4): what
+      // follows the cursor is older, or as old with a greater id.
       accept = [&, until, before](const engine::EventFields& e) {
-        return (e.created_at < until || std::memcmp(e.id, before.data(), before.size()) < 0) && readable(e);
+        return (e.created_at < until || std::memcmp(e.id, before.data(), before.size()) > 0) && readable(e);
       };
     }
     if (bf.depth_limit) {

@@ -127,26 +127,35 @@ TEST_F(BridgeTest, PrivateChannelsAndGatedKindsStayWithTheirReaders) {
   EXPECT_EQ(query(alice, R"([{"kinds":[44100],"#p":[")" + hex(alice) + R"("]}])").size(), 1u);
 }
 
-TEST_F(BridgeTest, BeforeIdPagesByCreatedAtThenId) {
+// Pages of two, following the cursor: every event exactly once, in the
+// query's order (newest first, ids ascending within a second).
+TEST_F(BridgeTest, BeforeIdPagesThroughTiesWithoutRepeatsOrGaps) {
   Keypair alice = engine::generate_keypair();
   auto c = client(alice);
   const uint64_t t = unix_now() - 100;
   std::vector<Event> same_second;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     same_second.push_back(make_event(alice, 1, "tie " + std::to_string(i), {}, t));
     ASSERT_TRUE(c->publish(same_second.back()).accepted);
   }
   Event older = make_event(alice, 1, "older", {}, t - 1);
   ASSERT_TRUE(c->publish(older).accepted);
   std::sort(same_second.begin(), same_second.end(), [](const Event& a, const Event& b) { return a.id_hex() < b.id_hex(); });
-  const std::string cursor = same_second[1].id_hex();
-  std::vector<std::string> page = query(alice, R"([{"authors":[")" + hex(alice) + R"("],"kinds":[1],"until":)" +
-                                                   std::to_string(t) + R"(,"before_id":")" + cursor + R"("}])");
-  std::sort(page.begin(), page.end());
-  std::vector<std::string> expected = {same_second[0].id_hex(), older.id_hex()};
-  std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(page, expected);
-  EXPECT_EQ(post(alice, "/query", R"([{"kinds":[1],"before_id":")" + cursor + R"("}])").body,
+  std::vector<std::string> expected;
+  for (const Event& e : same_second) expected.push_back(e.id_hex());
+  expected.push_back(older.id_hex());
+
+  const std::string base = R"({"authors":[")" + hex(alice) + R"("],"kinds":[1],"limit":2)";
+  std::vector<std::string> seen = query(alice, "[" + base + "}]");
+  ASSERT_EQ(seen.size(), 2u);
+  for (int page = 0; page < 3 && seen.size() < expected.size(); ++page) {
+    const std::string cursor = R"(,"until":)" + std::to_string(t) + R"(,"before_id":")" + seen.back() + "\"";
+    std::vector<std::string> next = query(alice, "[" + base + cursor + "}]");
+    ASSERT_FALSE(next.empty());
+    seen.insert(seen.end(), next.begin(), next.end());
+  }
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(post(alice, "/query", R"([{"kinds":[1],"before_id":")" + expected[0] + R"("}])").body,
             R"({"error":"before_id requires until to be set"})");
 }
 
