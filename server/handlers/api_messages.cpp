@@ -330,8 +330,9 @@ net::HttpResponse Relay::get_reactions(const Caller& who, std::string_view targe
     std::vector<std::string> users;
     for (const auto& [pk, id] : g.users) {
       std::string hex = engine::to_hex(pk);
+      std::string name = profiles_.display_name(pk);  // the first 8 hex characters when there is none (§3.5)
       users.push_back(json_object({{"pubkey", json_string(hex)},
-                                   {"display_name", json_string(hex.substr(0, 8))},
+                                   {"display_name", json_string(name.empty() ? hex.substr(0, 8) : name)},
                                    {"reaction_event_id", json_string(engine::to_hex(id))}}));
     }
     groups.push_back(json_object(

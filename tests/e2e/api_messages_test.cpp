@@ -134,10 +134,13 @@ TEST_F(ApiMessagesTest, ThreadListsDescendantsOldestFirst) {
 TEST_F(ApiMessagesTest, ReactionsAreGroupedByEmoji) {
   Keypair owner = engine::generate_keypair(), peer = engine::generate_keypair();
   auto oc = client(owner), pc = client(peer);
+  ASSERT_TRUE(pc->publish(make_event(peer, 0, R"({"display_name":"Pat"})")).accepted);
   Conversation c = converse(*oc, owner, *pc, peer, "c4000000-0000-4000-8000-" + hex(owner).substr(0, 12), "open");
   HttpReply r = get(owner, "/api/messages/" + c.first.id_hex() + "/reactions");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_NE(r.body.find(R"({"count":2,"emoji":"👍","users":[{"display_name":")"), std::string::npos) << r.body;
+  // The reactor's profile name, or the first 8 hex characters of a pubkey without one (rest-api.md §3.5).
+  EXPECT_NE(r.body.find(R"({"count":2,"emoji":"👍","users":[{"display_name":"Pat")"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"({"display_name":")" + hex(owner).substr(0, 8) + "\""), std::string::npos) << r.body;
   EXPECT_LT(r.body.find(hex(peer)), r.body.find(hex(owner))) << "users in reaction order";
   EXPECT_EQ(get(owner, "/api/messages/xyz/reactions").body, R"({"error":"invalid event_id: not valid hex"})");
   EXPECT_EQ(get(owner, "/api/messages/abcd/reactions").body, R"j({"error":"invalid event_id: must be 32 bytes (64 hex chars)"})j");
