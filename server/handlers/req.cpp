@@ -52,8 +52,13 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   if (!channel.empty() && !c.session.grant.allows_channel(channel)) {
     return send_closed(c, req.sub_id, "restricted: token does not have access to this channel");
   }
-  // NIP-50: answered from the search index, once; a search is not a live feed.
-  if (std::any_of(req.filters.begin(), req.filters.end(), [](const engine::Filter& f) { return f.search.has_value(); })) {
+  // NIP-50: answered from the search index, once; a search is not a live feed,
+  // so a REQ is all searches or none (protocol.md §9.8).
+  auto searches = [](const engine::Filter& f) { return f.search.has_value(); };
+  if (std::any_of(req.filters.begin(), req.filters.end(), searches)) {
+    if (!std::all_of(req.filters.begin(), req.filters.end(), searches)) {
+      return send_closed(c, req.sub_id, "error: mixed search and non-search filters not supported");
+    }
     return handle_search_req(c, req);
   }
 
