@@ -156,7 +156,7 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
       batch.out.replies.push_back({job.origin, e.id, true, std::string(duplicate_reason(e.kind))});
       continue;
     }
-    Admission a = team_.admit(e, now);
+    Admission a = team_.admit(e, now, job.proxy);
     if (!a.ok) {
       batch.out.replies.push_back({job.origin, e.id, false, std::move(a.reason)});
       continue;

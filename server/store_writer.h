@@ -42,6 +42,7 @@ struct WriteJob {
   engine::Pubkey actor{};              // the authenticated submitter (audit actor)
   std::optional<engine::AuditRecord> audit{};  // kAudit only
   std::optional<DmRequest> dm{};               // kDm only
+  bool proxy = false;  // submitted under proxy:submit: the channel-membership check is skipped (protocol.md §6.6)
 };
 
 struct OkReply {

@@ -71,13 +71,13 @@ std::string resolve_channel(const engine::Event& e, engine::EventStore& store) {
   return {};
 }
 
-Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
+Admission TeamModel::admit(const engine::Event& e, uint64_t now, bool proxy) {
   if (is_dm_command(e.kind)) return dm_command(e, now);
   const engine::KindInfo* info = engine::find_kind(e.kind);
   if (info && info->role == engine::KindRole::kCommand) {
     return Admission::refused("restricted: workflows are not enabled on this relay");
   }
-  if (e.kind != 5 && e.kind != 7) return admit_channel_event(e, now);
+  if (e.kind != 5 && e.kind != 7) return admit_channel_event(e, now, proxy);
   // Reactions and deletions live in their target's channel (kind 7: the last e
   // tag, which must exist; kind 5: the first, none for an a tag or an unknown target).
   const std::optional<Id> target = e_target(e, /*last=*/e.kind == 7);
@@ -88,7 +88,7 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
   Admission a;
   if (!channel.empty()) {
     engine::ChannelAccess access = team_.access(channel, e.pubkey);
-    if (!access.can_post()) return Admission::refused("restricted: not a channel member");
+    if (!(access.can_post() || (proxy && access.exists))) return Admission::refused("restricted: not a channel member");
     if (access.archived) return Admission::refused("invalid: channel is archived");
   }
   if (e.kind == 7) {
@@ -100,7 +100,7 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now) {
   return a;
 }
 
-Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now) {
+Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now, bool proxy) {
   // The first h tag whose value parses as a UUID names the channel (channels.md §1).
   std::string_view h;
   for (const engine::Tag& t : e.tags) {
@@ -124,7 +124,9 @@ Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now) {
     return join(e, *ch, now);
   }
   // Open channels admit every relay user; private ones only their members.
-  if (!live || (ch->is_private() && !(m && m->active()))) return Admission::refused("restricted: not a channel member");
+  if (!live || (ch->is_private() && !(m && m->active()) && !proxy)) {
+    return Admission::refused("restricted: not a channel member");
+  }
   const engine::KindInfo* info = engine::find_kind(e.kind);
   if (info && info->role == engine::KindRole::kNip29Admin) return admin(e, ch, now);
   if (ch->archived()) return Admission::refused("invalid: channel is archived");

@@ -87,7 +87,9 @@ class TeamModel {
 
   // Whether admit() has anything to say about this kind (global kinds pass straight through).
   static bool handles(uint16_t kind);
-  Admission admit(const engine::Event& e, uint64_t now);
+  // proxy: submitted under proxy:submit, which skips the membership check
+  // (protocol.md §8.2 step 8); the kinds' own rules still apply.
+  Admission admit(const engine::Event& e, uint64_t now, bool proxy = false);
   // A DM operation from a command or a REST call: ok exactly when out->status
   // is kOk (a refusal carries no reason; each surface words the status).
   Admission run_dm(const DmRequest& r, uint64_t now, DmOutcome* out);
@@ -97,7 +99,7 @@ class TeamModel {
 
  private:
   // team_model.cpp: the gate and the content kinds
-  Admission admit_channel_event(const engine::Event& e, uint64_t now);
+  Admission admit_channel_event(const engine::Event& e, uint64_t now, bool proxy);
   std::optional<std::string> check_content(const engine::Event& e, const engine::Channel& ch, Admission& a);
   std::optional<std::string> check_thread(const engine::Event& e, const std::string& channel, Admission& a);
   std::optional<std::string> check_reaction(const engine::Event& e, const engine::Id& target);

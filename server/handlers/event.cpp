@@ -75,7 +75,9 @@ std::optional<Relay::Verdict> Relay::ingest(const Submitter& who, engine::Event&
     if (parser.parse(event->content).error()) return refuse("invalid: kind:0 content must be valid JSON");
   }
   // Channel rules need a consistent view of the team state: the writer runs them (server/team_model.h).
-  return submit_write({WriteJob::Type::kStore, event, {}, who.origin, who.pubkey});
+  WriteJob job{WriteJob::Type::kStore, event, {}, who.origin, who.pubkey};
+  job.proxy = proxy;
+  return submit_write(std::move(job));
 }
 
 // Scopes and the token channel list (protocol.md §6.5–6.6). A session without
