@@ -28,9 +28,24 @@ void MemoryPresenceStore::set_status(const engine::Pubkey& pk, std::string_view 
   status_[pk] = {std::string(status), now + kPresenceTtlSecs};
 }
 
-void MemoryPresenceStore::clear(const engine::Pubkey& pk) {
+bool MemoryPresenceStore::clear(const engine::Pubkey& pk, uint64_t now) {
   std::lock_guard lock(mu_);
-  status_.erase(pk);
+  auto it = status_.find(pk);
+  if (it == status_.end()) return false;
+  const bool live = it->second.expires_at > now;
+  status_.erase(it);
+  return live;
+}
+
+std::vector<engine::Pubkey> MemoryPresenceStore::expire(uint64_t now) {
+  std::lock_guard lock(mu_);
+  std::vector<engine::Pubkey> gone;
+  std::erase_if(status_, [&](const auto& kv) {
+    if (kv.second.expires_at > now) return false;
+    gone.push_back(kv.first);
+    return true;
+  });
+  return gone;
 }
 
 std::optional<std::string> MemoryPresenceStore::status(const engine::Pubkey& pk, uint64_t now) const {

@@ -26,8 +26,11 @@ class PresenceStore {
   virtual ~PresenceStore() = default;
   // "offline" clears the status; anything else is kept for kPresenceTtlSecs.
   virtual void set_status(const engine::Pubkey& pk, std::string_view status, uint64_t now) = 0;
-  virtual void clear(const engine::Pubkey& pk) = 0;
+  // Forgets pk's status; true if it held one that had not expired.
+  virtual bool clear(const engine::Pubkey& pk, uint64_t now) = 0;
   virtual std::optional<std::string> status(const engine::Pubkey& pk, uint64_t now) const = 0;
+  // Forgets every status that has expired by now, and names whose they were.
+  virtual std::vector<engine::Pubkey> expire(uint64_t now) = 0;
   virtual void set_typing(std::string_view channel, const engine::Pubkey& pk, uint64_t now) = 0;
   // Pubkeys that typed in the channel within the last kTypingWindowSecs.
   virtual std::vector<engine::Pubkey> typing(std::string_view channel, uint64_t now) const = 0;
@@ -36,8 +39,9 @@ class PresenceStore {
 class MemoryPresenceStore final : public PresenceStore {
  public:
   void set_status(const engine::Pubkey& pk, std::string_view status, uint64_t now) override;
-  void clear(const engine::Pubkey& pk) override;
+  bool clear(const engine::Pubkey& pk, uint64_t now) override;
   std::optional<std::string> status(const engine::Pubkey& pk, uint64_t now) const override;
+  std::vector<engine::Pubkey> expire(uint64_t now) override;
   void set_typing(std::string_view channel, const engine::Pubkey& pk, uint64_t now) override;
   std::vector<engine::Pubkey> typing(std::string_view channel, uint64_t now) const override;
 

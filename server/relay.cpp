@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "engine/canonical.h"
+#include "engine/clock.h"
 #include "engine/kinds.h"
 #include "server/blossom_auth.h"
 #include "server/log.h"
@@ -74,7 +75,8 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
     auto online = online_.find(session->pubkey);
     if (online != online_.end() && --online->second == 0) {
       online_.erase(online);
-      presence_.clear(session->pubkey);  // the last connection is gone (protocol.md §12.1)
+      // The last connection is gone (protocol.md §12.1): offline, and said so.
+      if (presence_.clear(session->pubkey, engine::unix_now())) announce_offline(session->pubkey);
     }
   }
 }
@@ -206,7 +208,7 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
     const bool members_only = !ev.channel.empty() && team_.is_private(ev.channel);
     // Presence is visible to the members sharing a channel with its author.
     std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> audience;
-    if (ev.event->kind == 20001) audience = team_.co_members(ev.event->pubkey);
+    if (ev.event->kind == 20001) audience = team_.co_members(presence_subject(*ev.event));
     // A p-gated kind goes only to the pubkeys it names, whatever else a filter matched on.
     const bool p_gated = engine::is_p_gated(ev.event->kind);
     st.subs.match(fields, [&](index::Subscription& sub) {
@@ -223,6 +225,29 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
       }
     });
   }
+}
+
+engine::Pubkey Relay::presence_subject(const engine::Event& e) const {
+  engine::Pubkey pk;
+  if (e.pubkey == key_.pubkey && engine::from_hex(e.first_tag_value("p"), &pk)) return pk;
+  return e.pubkey;
+}
+
+void Relay::announce_offline(const engine::Pubkey& pk) {
+  auto e = std::make_shared<engine::Event>();
+  e->kind = 20001;
+  e->created_at = engine::unix_now();
+  e->tags = {{"p", engine::to_hex(pk)}};
+  e->content = "offline";
+  engine::sign_event(key_, e.get());
+  broadcast(std::move(e), "");
+}
+
+void Relay::on_tick(net::Loop& loop) {
+  // One loop sweeps for the whole relay: statuses not refreshed within their
+  // 90 s go offline, and say so (protocol.md §12.1).
+  if (loop.index() != 0) return;
+  for (const engine::Pubkey& pk : presence_.expire(engine::unix_now())) announce_offline(pk);
 }
 
 void Relay::drop_subscription(LoopState& st, Session& session, const std::string& sub_id) {

@@ -100,6 +100,7 @@ class Relay final : public net::Service {
   void on_open(net::Loop& loop, net::Connection& conn) override;
   void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
   void on_close(net::Loop& loop, net::Connection& conn) override;
+  void on_tick(net::Loop& loop) override;
 
   // Before the loops run: BUZZ_PUBKEY_ALLOWLIST, the legacy gate on key-only
   // AUTH and dev-mode uploads (protocol.md §6.2).
@@ -175,6 +176,11 @@ class Relay final : public net::Service {
   std::optional<Verdict> check_grant(const Grant& grant, const engine::Event& e, const engine::KindInfo& info);
   std::optional<Verdict> handle_ephemeral(std::shared_ptr<const engine::Event> event);
   std::optional<Verdict> submit_write(WriteJob&& job);
+  // A relay-signed kind 20001 "offline" for pk (["p", hex]), fanned out like
+  // the user's own presence (protocol.md §12.1).
+  void announce_offline(const engine::Pubkey& pk);
+  // Whose presence a 20001 reports: its author, or the p tag of the relay's own.
+  engine::Pubkey presence_subject(const engine::Event& e) const;
   // Fans an ephemeral event out on every loop (it is never stored).
   void broadcast(std::shared_ptr<const engine::Event> event, std::string channel);
   // Matches committed events against this loop's subscriptions and sends them.

@@ -166,6 +166,30 @@ TEST_F(ApiTest, PresenceIsVisibleToThoseSharingAChannel) {
   EXPECT_EQ(get(peer, "/api/presence").body, "{}");
 }
 
+// protocol.md §12.1: when a pubkey's last connection closes, its status goes
+// and the relay says so with a signed 20001 "offline" naming it in a p tag,
+// delivered like the user's own presence: to those sharing a channel.
+TEST_F(ApiTest, LastConnectionClosingAnnouncesOffline) {
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair(), carol = engine::generate_keypair();
+  auto b = client(bob);
+  const std::string ch = "a9400000-0000-4000-8000-" + hex(bob).substr(0, 12);
+  ASSERT_TRUE(b->publish(make_event(bob, 9007, "", {{"h", ch}, {"name", "team"}})).accepted);
+  auto a = client(alice);
+  ASSERT_TRUE(a->publish(make_event(alice, 9021, "", {{"h", ch}})).accepted);
+  auto c = client(carol);
+  ASSERT_TRUE(b->req("presence", R"({"kinds":[20001]})").eose);
+  ASSERT_TRUE(c->req("presence", R"({"kinds":[20001]})").eose);
+  ASSERT_TRUE(a->publish(make_event(alice, 20001, "online")).accepted);
+  ASSERT_TRUE(b->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.event.content == "online"; }));
+  a.reset();  // alice's only connection
+  auto offline = b->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.event.content == "offline"; });
+  ASSERT_TRUE(offline) << "no offline announcement";
+  EXPECT_EQ(offline->event.first_tag_value("p"), hex(alice));
+  EXPECT_NE(offline->event.pubkey, alice.pubkey) << "signed by the relay";
+  EXPECT_FALSE(c->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, 300)) << "carol shares no channel";
+  EXPECT_EQ(get(bob, "/api/presence?pubkeys=" + hex(alice)).body, "{\"" + hex(alice) + R"(":"offline"})");
+}
+
 TEST_F(ApiTest, PutPresenceSetsTheCallersStatus) {
   Keypair me = engine::generate_keypair();
   auto put = [&](const std::string& body) {

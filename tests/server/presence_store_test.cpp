@@ -34,8 +34,21 @@ TEST(PresenceStoreTest, StatusExpiresAfterTheTtlAndOfflineClearsIt) {
   store.set_status(pk(1), "offline", 2001);
   EXPECT_FALSE(store.status(pk(1), 2001));
   store.set_status(pk(2), "online", 3000);
-  store.clear(pk(2));
+  EXPECT_TRUE(store.clear(pk(2), 3001));  // it was online
   EXPECT_FALSE(store.status(pk(2), 3000));
+  EXPECT_FALSE(store.clear(pk(2), 3001));
+  store.set_status(pk(3), "away", 3000);
+  EXPECT_FALSE(store.clear(pk(3), 3000 + kPresenceTtlSecs));  // already expired
+}
+
+TEST(PresenceStoreTest, ExpireForgetsAndNamesTheStatusesPastTheirTtl) {
+  MemoryPresenceStore store;
+  store.set_status(pk(1), "online", 1000);
+  store.set_status(pk(2), "away", 1050);
+  EXPECT_TRUE(store.expire(1000 + kPresenceTtlSecs - 1).empty());
+  EXPECT_EQ(store.expire(1000 + kPresenceTtlSecs), std::vector<engine::Pubkey>{pk(1)});
+  EXPECT_TRUE(store.expire(1000 + kPresenceTtlSecs).empty());  // forgotten
+  EXPECT_EQ(store.status(pk(2), 1000 + kPresenceTtlSecs), "away");
 }
 
 TEST(PresenceStoreTest, TypingLastsFiveSecondsPerChannel) {
