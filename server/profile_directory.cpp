@@ -258,6 +258,19 @@ engine::Status ProfileDirectory::store_settings(const Profile& p) {
                           encode_settings(p));
 }
 
+engine::Status ProfileDirectory::ensure(const engine::Pubkey& pk) {
+  {
+    std::shared_lock lock(mu_);
+    if (profiles_.count(pk)) return {};  // the common case, under the shared lock only
+  }
+  std::unique_lock lock(mu_);
+  if (profiles_.count(pk)) return {};
+  Profile fresh = current(pk);
+  if (engine::Status s = store_settings(fresh); !s) return s;
+  profiles_[pk] = std::move(fresh);
+  return {};
+}
+
 engine::Result<Profile> ProfileDirectory::set_add_policy(const engine::Pubkey& pk, AddPolicy policy, uint64_t now_ms) {
   std::unique_lock lock(mu_);
   Profile next = current(pk);

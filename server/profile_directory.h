@@ -90,6 +90,10 @@ class ProfileDirectory {
   AddRule add_rule(const engine::Pubkey& pk) const;
 
   // --- REST setters, any thread: stored first, then applied ---
+  // A user record for pk if there is none yet: every successful
+  // authentication ensures one (rest-api.md §1.1), so a user who never
+  // published a profile is still found.
+  engine::Status ensure(const engine::Pubkey& pk);
   engine::Result<Profile> set_add_policy(const engine::Pubkey& pk, AddPolicy policy, uint64_t now_ms);
   enum class OwnerClaim : uint8_t { kClaimed, kAlreadyYours, kOwnedByOther };
   // Records `owner` as the agent's owner unless it already has one.

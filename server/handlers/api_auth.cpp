@@ -70,6 +70,7 @@ std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest
     }
   }
   if (auto refused = admit_api_call(who->pubkey)) return refused;
+  if (auto ensured = profiles_.ensure(who->pubkey); !ensured) return api_error(500, "internal server error");
   if (mutating && !audit_auth(who->pubkey, method, "")) return api_error(503, "error: audit backlog full, retry");
   if (need && !who->grant.has(*need)) {
     return api_error(403, "insufficient_scope", "token missing required scope: " + std::string(scope_name(*need)));

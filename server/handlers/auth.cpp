@@ -76,6 +76,7 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   }
   // No session starts unaudited: a full writer queue refuses the attempt (the client may retry).
   if (!audit_auth(e.pubkey, method, "")) return reply(false, "error: audit backlog full, retry");
+  if (auto ensured = profiles_.ensure(e.pubkey); !ensured) log_warn("user record not written", {{"error", ensured.error()}});
   s.auth = Session::Auth::kAuthenticated;
   s.pubkey = e.pubkey;
   if (grant) s.grant = std::move(*grant);

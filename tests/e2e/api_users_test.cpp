@@ -135,7 +135,11 @@ TEST_F(ApiUsersTest, ProfilesComeFromKind0) {
   EXPECT_EQ(relay().call(fresh, "GET", "/api/users/me/profile").body,
             R"({"about":null,"agent_owner_pubkey":null,"avatar_url":null,"display_name":null,"nip05_handle":null,"pubkey":")" +
                 hex(fresh) + R"("})");
-  HttpReply unknown = relay().call(bob, "GET", "/api/users/" + hex(fresh) + "/profile");
+  // fresh has authenticated, so fresh is a user (rest-api.md §1.1 "ensure user"), profile or not.
+  HttpReply known = relay().call(bob, "GET", "/api/users/" + hex(fresh) + "/profile");
+  EXPECT_EQ(known.status, 200) << known.body;
+  EXPECT_TRUE(has(known.body, R"("display_name":null)")) << known.body;
+  HttpReply unknown = relay().call(bob, "GET", "/api/users/" + hex(engine::generate_keypair()) + "/profile");
   EXPECT_EQ(unknown.status, 404);
   EXPECT_EQ(unknown.body, R"({"error":"user not found"})");
   EXPECT_EQ(relay().call(bob, "GET", "/api/users/xyz/profile").body, R"({"error":"invalid pubkey hex"})");
