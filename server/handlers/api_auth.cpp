@@ -24,9 +24,11 @@ std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest
   const bool minting = mode == AuthMode::kMint;
   std::string_view auth = req.header("authorization");
   const uint64_t now = engine::unix_now();
+  std::optional<engine::Id> nip98_event;  // a signed request's id, for the replay cache
+  // The bridge speaks NIP-98 only, in upstream HEAD's words (rest-api.md §1.3).
+  if (mode == AuthMode::kNip98Only && !auth.starts_with("Nostr ")) return api_error(401, "missing Nostr auth");
   if (auth.empty()) return api_error(401, "authentication required");
   if (auth.starts_with("Bearer ")) {
-    if (mode == AuthMode::kNip98Only) return api_error(401, "NIP-98 authentication required");
     std::string_view token = auth.substr(7);
     if (!token.starts_with(engine::kTokenPrefix)) return api_error(401, "authentication failed");
     auto t = tokens_.find(engine::hash_token(token));
@@ -47,7 +49,7 @@ std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest
       if (minting) return api_error(401, "invalid_auth", "NIP-98 verification failed");
       return api_error(401, signer.error());
     }
-    if (!nip98_replays_.first_use(signer->event_id, now)) return api_error(401, "NIP-98: replay detected");
+    nip98_event = signer->event_id;
     who->pubkey = signer->pubkey;
     who->grant = Grant{};  // a signed request is a session: every scope, no channel list
     who->token.reset();
@@ -69,6 +71,9 @@ std::optional<net::HttpResponse> Relay::authenticate_http(const net::HttpRequest
       return api_error(403, "relay_membership_required", "You must be a relay member to access this relay");
     }
   }
+  // Only past the gate does a request's id take a place in the bounded replay
+  // cache: a non-member cannot push members' ids out of it.
+  if (nip98_event && !nip98_replays_.first_use(*nip98_event, now)) return api_error(401, "NIP-98: replay detected");
   if (auto refused = admit_api_call(who->pubkey)) return refused;
   if (auto ensured = profiles_.ensure(who->pubkey); !ensured) return api_error(500, "internal server error");
   if (mutating && !audit_auth(who->pubkey, method, "")) return api_error(503, "error: audit backlog full, retry");

@@ -106,6 +106,22 @@ TEST_F(NipOaTest, HttpCallsOfAnAgentCarryTheAttestationHeader) {
   EXPECT_EQ(relay_->get(agent, "/api/channels", {for_websocket_only}).status, 403);
 }
 
+// rest-api.md §1.3's replay cache is bounded, so only requests past the
+// membership gate may take a place in it: a non-member's request is refused
+// for what it is each time, a member's is refused as a replay the second time.
+TEST_F(NipOaTest, ReplayCacheTakesOnlyRequestsPastTheMembershipGate) {
+  const std::string path = "/api/channels";
+  const std::string url = "http://127.0.0.1:" + std::to_string(relay_->relay->port()) + path;
+  auto twice = [&](const Keypair& who) {
+    const std::string header = nip98_header(who, url, "GET", "");
+    std::vector<int> statuses;
+    for (int i = 0; i < 2; ++i) statuses.push_back(http_call(relay_->relay->port(), "GET", path, {{"Authorization", header}}).status);
+    return statuses;
+  };
+  EXPECT_EQ(twice(engine::generate_keypair()), (std::vector<int>{403, 403}));
+  EXPECT_EQ(twice(relay_->owner), (std::vector<int>{200, 401}));
+}
+
 TEST(NipOaDisabledTest, WithoutTheSettingAttestationsAdmitNobody) {
   NipOaRelay r(false);
   ASSERT_TRUE(r.relay);
