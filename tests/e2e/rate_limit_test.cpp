@@ -33,6 +33,20 @@ std::vector<std::string> stored_notes(const RelayProcess& relay, const Keypair& 
   return ids;
 }
 
+// Sends n REQs (sub ids prefix0 … prefixN-1) in one burst early in a second;
+// the EOSE or CLOSED each one got, in order.
+std::vector<RelayMessage> req_burst(NostrClient& c, const std::string& prefix, int n, const std::string& filter) {
+  await_fresh_second();
+  for (int i = 0; i < n; ++i) c.send(R"(["REQ",")" + prefix + std::to_string(i) + R"(",)" + filter + "]");
+  std::vector<RelayMessage> replies;
+  for (int i = 0; i < n; ++i) {
+    const std::string sub = prefix + std::to_string(i);
+    auto reply = c.wait_for([&](const RelayMessage& m) { return m.id == sub && (m.type == "EOSE" || m.type == "CLOSED"); });
+    replies.push_back(reply.value_or(RelayMessage{}));
+  }
+  return replies;
+}
+
 // Declares key an agent (kinds.md 10100: a profile with an agent_type).
 void become_agent(NostrClient& c, const Keypair& key) {
   ASSERT_TRUE(c.publish(make_event(key, 10100, R"({"agent_type":"goose"})")).accepted);
@@ -49,17 +63,13 @@ TEST_F(RateLimitFrames, RequestsPastTheHumanLimitAreClosedAndTheConnectionSurviv
   Keypair alice = engine::generate_keypair();
   auto c = client(alice);
   ASSERT_TRUE(c);
-  await_fresh_second();
-  for (int i = 0; i < 7; ++i) c->send(R"(["REQ","s)" + std::to_string(i) + R"(",)" + author_filter(alice) + "]");
-  for (int i = 0; i < 7; ++i) {
-    const std::string sub = "s" + std::to_string(i);
-    auto reply = c->wait_for([&](const RelayMessage& m) { return m.id == sub && (m.type == "EOSE" || m.type == "CLOSED"); });
-    ASSERT_TRUE(reply) << sub;
+  std::vector<RelayMessage> replies = req_burst(*c, "s", 7, author_filter(alice));
+  for (size_t i = 0; i < replies.size(); ++i) {
     if (i < 5) {
-      EXPECT_EQ(reply->type, "EOSE") << sub;
+      EXPECT_EQ(replies[i].type, "EOSE") << i;
     } else {
-      EXPECT_EQ(reply->type, "CLOSED") << sub;
-      EXPECT_EQ(reply->text, "rate-limited: too many requests per second");
+      EXPECT_EQ(replies[i].type, "CLOSED") << i;
+      EXPECT_EQ(replies[i].text, "rate-limited: too many requests per second");
     }
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the next second's window
@@ -98,13 +108,8 @@ TEST_F(RateLimitFrames, AgentsHaveNoFrameLimit) {
   auto c = client(bot);
   ASSERT_TRUE(c);
   become_agent(*c, bot);
-  await_fresh_second();
-  for (int i = 0; i < 8; ++i) c->send(R"(["REQ","a)" + std::to_string(i) + R"(",)" + author_filter(bot) + "]");
-  for (int i = 0; i < 8; ++i) {
-    const std::string sub = "a" + std::to_string(i);
-    auto reply = c->wait_for([&](const RelayMessage& m) { return m.id == sub && (m.type == "EOSE" || m.type == "CLOSED"); });
-    ASSERT_TRUE(reply) << sub;
-    EXPECT_EQ(reply->type, "EOSE") << sub << ": " << reply->text;
+  for (const RelayMessage& reply : req_burst(*c, "a", 8, author_filter(bot))) {
+    EXPECT_EQ(reply.type, "EOSE") << reply.id << ": " << reply.text;
   }
 }
 

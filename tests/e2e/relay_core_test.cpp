@@ -166,6 +166,25 @@ class OpenRelayTest : public ::testing::Test {
     return events;
   }
 
+  // Publishes n kind-1 events by key, pipelined in batches the writer's 1,024
+  // concurrent handlers take, created_at descending from a second ago (two per
+  // second, inside the ±900 s window); event i carries tags_of(i).
+  static std::vector<Event> publish_bulk(NostrClient& c, const Keypair& key, int n,
+                                         const std::function<std::vector<engine::Tag>(int)>& tags_of) {
+    const uint64_t newest = unix_now() - 1;
+    std::vector<Event> events;
+    for (int i = 0; i < n; ++i) {
+      events.push_back(make_event(key, 1, "bulk " + std::to_string(i), tags_of(i), newest - uint64_t(i / 2)));
+      EXPECT_TRUE(c.send("[\"EVENT\"," + events.back().raw + "]"));
+      if (i % 500 != 499 && i != n - 1) continue;
+      for (int j = i - i % 500; j <= i; ++j) {
+        OkReply ok = c.wait_ok(events[size_t(j)].id_hex(), 10000);
+        EXPECT_TRUE(ok.accepted) << "event " << j << ": " << (ok.received ? ok.reason : "no OK");
+      }
+    }
+    return events;
+  }
+
   static std::unique_ptr<RelayProcess> relay_;
 };
 
@@ -1044,19 +1063,7 @@ TEST_F(OpenRelayTest, HistoryLargerThanTheSendBufferIsDeliveredWhole) {
   auto c = authed_client(relay(), key);
   ASSERT_TRUE(c);
   constexpr int kEvents = 1500;
-  const uint64_t newest = unix_now() - 1;
-  std::vector<Event> events;
-  for (int i = 0; i < kEvents; ++i) {
-    events.push_back(make_event(key, 1, "bulk " + std::to_string(i), {{"t", "g" + std::to_string(i % 3)}},
-                                newest - uint64_t(i / 2)));  // inside the ±900 s window
-    ASSERT_TRUE(c->send("[\"EVENT\"," + events.back().raw + "]"));
-    if (i % 500 == 499) {  // within the writer's 1,024 concurrent handlers
-      for (int j = i - 499; j <= i; ++j) {
-        OkReply ok = c->wait_ok(events[size_t(j)].id_hex(), 10000);
-        ASSERT_TRUE(ok.accepted) << j << " " << ok.received << " " << ok.reason;
-      }
-    }
-  }
+  publish_bulk(*c, key, kEvents, [](int i) { return std::vector<engine::Tag>{{"t", "g" + std::to_string(i % 3)}}; });
   std::string filters;
   for (int g = 0; g < 3; ++g) {
     filters += std::string(g ? "," : "") + R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"#t":["g)" +
