@@ -206,7 +206,7 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
     // A private channel's event goes to its current members only, checked per
     // delivery: a subscription that outlived its access never sees it.
     const bool members_only = !ev.channel.empty() && team_.is_private(ev.channel);
-    // Presence is visible to the members sharing a channel with its author.
+    // Presence is visible to the members sharing a channel with the pubkey it reports.
     std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> audience;
     if (ev.event->kind == 20001) audience = team_.co_members(presence_subject(*ev.event));
     // A p-gated kind goes only to the pubkeys it names, whatever else a filter matched on.
