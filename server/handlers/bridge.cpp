@@ -108,11 +108,12 @@ std::optional<net::HttpResponse> Relay::route_bridge(net::Connection& conn, cons
   auto filters = parse_bridge_filters(req.body);
   if (!filters) return api_error(400, filters.error());
   // The p-gate refuses the whole request, as it refuses a whole REQ. Channel
-  // filters, feeds, threads and presence lookups read no p-gated kind (and
-  // readable_by would drop one anyway).
+  // filters, feeds, threads, searches and presence lookups read no p-gated
+  // kind (and readable_by would drop one anyway).
   for (const BridgeFilter& bf : *filters) {
     const engine::Filter& f = bf.filter;
-    const bool global = single_channel(f).empty() && bf.feed_types.empty() && !bf.depth_limit && !asks_presence(f);
+    const bool global = single_channel(f).empty() && bf.feed_types.empty() && !bf.depth_limit && !asks_presence(f) &&
+                        !f.search;
     if (global && !passes_p_gate(f, who.pubkey)) return api_error(403, kPGateRefusal);
   }
   return req.path == "/query" ? bridge_query(who, *filters) : bridge_count(who, *filters);

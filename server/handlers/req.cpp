@@ -41,6 +41,17 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
     send_notice(c, "restricted: insufficient scope");
     return send_closed(c, req.sub_id, "restricted: insufficient scope");
   }
+  // NIP-50: answered from the search index, once; a search is not a live feed,
+  // so a REQ is all searches or none (protocol.md §9.8). It registers nothing,
+  // and its scope is the caller's readable channels (a #h outside them reads
+  // nothing), so the subscription checks below are not its.
+  auto searches = [](const engine::Filter& f) { return f.search.has_value(); };
+  if (std::any_of(req.filters.begin(), req.filters.end(), searches)) {
+    if (!std::all_of(req.filters.begin(), req.filters.end(), searches)) {
+      return send_closed(c, req.sub_id, "error: mixed search and non-search filters not supported");
+    }
+    return handle_search_req(c, req);
+  }
   std::string channel = channel_scope(req.filters);
   if (channel.empty() && !passes_p_gate(req.filters, c.session.pubkey)) {
     return send_closed(c, req.sub_id, "restricted: p-gated events require #p matching your pubkey");
@@ -51,15 +62,6 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   }
   if (!channel.empty() && !c.session.grant.allows_channel(channel)) {
     return send_closed(c, req.sub_id, "restricted: token does not have access to this channel");
-  }
-  // NIP-50: answered from the search index, once; a search is not a live feed,
-  // so a REQ is all searches or none (protocol.md §9.8).
-  auto searches = [](const engine::Filter& f) { return f.search.has_value(); };
-  if (std::any_of(req.filters.begin(), req.filters.end(), searches)) {
-    if (!std::all_of(req.filters.begin(), req.filters.end(), searches)) {
-      return send_closed(c, req.sub_id, "error: mixed search and non-search filters not supported");
-    }
-    return handle_search_req(c, req);
   }
 
   const size_t cost = filter_values(req.filters);

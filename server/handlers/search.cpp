@@ -20,7 +20,6 @@
 namespace buzz::server {
 namespace {
 
-constexpr size_t kDefaultNip50Limit = 100;
 constexpr int64_t kDefaultRestLimit = 20, kMaxRestLimit = 100;
 
 }  // namespace
@@ -75,6 +74,8 @@ engine::Result<std::vector<Relay::EventRow>> Relay::filter_rows(const engine::Fi
     return rows;
   }
   if (!search_) return engine::Error{"error: full-text search is not enabled on this relay"};
+  // An empty search is skipped (protocol.md §9.8).
+  if (f.search->find_first_not_of(" \t\r\n") == std::string::npos) return rows;
   index::SearchQuery q = search_scope(who, grant);
   q.text = *f.search;
   if (const engine::TagFilter* h = f.tag('h')) {  // #h narrows the scope, never widens it
@@ -87,7 +88,7 @@ engine::Result<std::vector<Relay::EventRow>> Relay::filter_rows(const engine::Fi
   if (f.authors) q.authors = *f.authors;
   q.since = f.since;
   q.until = f.until;
-  q.limit = std::min<size_t>(f.limit.value_or(kDefaultNip50Limit), index::kMaxSearchLimit);
+  q.limit = std::min<size_t>(f.limit.value_or(index::kMaxSearchLimit), index::kMaxSearchLimit);  // default = max = the cap
   auto result = search_->search(q);
   if (!result) return engine::Error{"invalid: " + result.error()};
   return search_hits(*result, f, readable);

@@ -131,13 +131,21 @@ TEST(ReindexTest, RebuildsTheIndexFromTheStore) {
 
 // protocol.md §9.8: a search is answered once, a filter without one would be
 // a live feed, so a REQ mixing the two is refused rather than half answered.
-TEST_F(SearchE2eTest, ReqMixingSearchAndPlainFiltersIsClosed) {
+TEST_F(SearchE2eTest, ReqSearchesAreAllOrNoneAndStayInTheCallersScope) {
   Keypair key = engine::generate_keypair();
   auto c = client(key);
   ReqResult mixed = c->req("mixed", R"({"kinds":[9],"search":"anything"},{"kinds":[9]})");
   ASSERT_TRUE(mixed.closed);
   EXPECT_EQ(*mixed.closed, "error: mixed search and non-search filters not supported");
   EXPECT_TRUE(c->req("plain", R"({"kinds":[9],"limit":1})").eose);
+  // A search reads within the caller's channels: a #h outside them, or an
+  // empty search, finds nothing and still ends in EOSE.
+  ReqResult elsewhere = c->req("elsewhere", R"({"kinds":[9],"search":"anything","#h":["d9000000-0000-4000-8000-000000000000"]})");
+  EXPECT_TRUE(elsewhere.eose);
+  EXPECT_TRUE(elsewhere.events.empty());
+  ReqResult empty = c->req("empty", R"({"kinds":[9],"search":"  "})");
+  EXPECT_TRUE(empty.eose);
+  EXPECT_TRUE(empty.events.empty());
 }
 
 }  // namespace
