@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "engine/canonical.h"
+#include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "engine/event_record.h"
 #include "engine/thread_row.h"
@@ -30,6 +31,8 @@ constexpr int64_t kDefaultReplies = 100, kMaxReplies = 500;
 constexpr int64_t kDefaultReactionGroups = 50, kMaxReactionGroups = 200;
 // Newest-first scans that must return the oldest rows read at most this many.
 constexpr size_t kMaxAscendingScan = 10000;
+// Events may be dated this far ahead of the clock (protocol.md §2.5), so a forward walk ends there.
+constexpr uint64_t kClockSkewSecs = 900;
 constexpr size_t kMaxReactionsPerPage = 20000;
 
 Id id_of(const engine::EventFields& fields) {
@@ -192,12 +195,35 @@ net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channe
     row = thread_row(id_of(fields));
     return !row || row->depth == 0 || (row->depth == 1 && row->broadcast);
   };
-  engine::Status scanned = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& fields) {
-    if (auto view = view_message(raw, fields)) rows.push_back({std::move(*view), std::move(row)});
-  });
-  if (!scanned) return api_error(500, "internal server error");
-  if (ascending) {
-    std::reverse(rows.begin(), rows.end());
+  auto collect = [&](const engine::Filter& window) {
+    return store_.query(window, opts, [&](std::string_view raw, const engine::EventFields& fields) {
+      if (auto view = view_message(raw, fields)) rows.push_back({std::move(*view), std::move(row)});
+    });
+  };
+  if (!ascending) {
+    if (!collect(f)) return api_error(500, "internal server error");
+  } else {
+    // The store reads newest first, so the oldest rows after `since` are found
+    // window by window forward in time: a window holding a whole scan's worth
+    // is halved and read again, one holding less is taken (oldest first) and
+    // the next one doubles, until the page is full or the clock window ends.
+    uint64_t lo = *f.since, span = 3600;
+    const uint64_t end = engine::unix_now() + kClockSkewSecs;
+    while (rows.size() < size_t(*limit) && lo <= end) {
+      engine::Filter window = f;
+      window.since = lo;
+      window.until = lo + std::min(span, end - lo + 1) - 1;
+      const size_t before_window = rows.size();
+      if (!collect(window)) return api_error(500, "internal server error");
+      if (rows.size() - before_window == kMaxAscendingScan && span > 1) {
+        rows.resize(before_window);
+        span /= 2;
+        continue;
+      }
+      std::reverse(rows.begin() + long(before_window), rows.end());
+      lo = *window.until + 1;
+      span *= 2;
+    }
     if (rows.size() > size_t(*limit)) rows.resize(size_t(*limit));
   }
   std::vector<Id> ids;

@@ -194,5 +194,37 @@ TEST_F(ApiMessagesTest, FeedShowsMentionsAndActivityFromReadableChannelsOnly) {
   EXPECT_EQ(get(me, "/api/feed?limit=x").status, 400);
 }
 
+// A since-only page is the oldest messages after `since`, even when more
+// than one newest-first scan (10,000 rows) lies between them and now.
+class ApiMessagesBusyTest : public ApiFixture<ApiMessagesBusyTest> {
+ public:
+  static std::vector<std::string> relay_args() { return {"--rate-limits", "false"}; }
+};
+
+TEST_F(ApiMessagesBusyTest, SincePagesStartAtTheOldestMessageOfABusyChannel) {
+  Keypair owner = engine::generate_keypair();
+  auto c = client(owner);
+  const std::string ch = "c5000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", "busy"}})).accepted);
+  const uint64_t now = unix_now();
+  std::vector<Event> events;
+  for (int i = 0; i < 60; ++i) events.push_back(make_event(owner, 9, "early " + std::to_string(i), {{"h", ch}}, now - 850 + uint64_t(i)));
+  for (int i = 0; i < 10100; ++i) {
+    events.push_back(make_event(owner, 9, "late " + std::to_string(i), {{"h", ch}}, now - 700 + uint64_t(i / 15)));
+  }
+  for (size_t i = 0; i < events.size(); ++i) {
+    ASSERT_TRUE(c->send("[\"EVENT\"," + events[i].raw + "]"));
+    if (i % 500 != 499 && i != events.size() - 1) continue;
+    for (size_t j = i - i % 500; j <= i; ++j) ASSERT_TRUE(c->wait_ok(events[j].id_hex(), 10000).accepted) << j;
+  }
+  HttpReply page = get(owner, "/api/channels/" + ch + "/messages?limit=50&since=" + std::to_string(now - 851));
+  ASSERT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("\"early 0\""), std::string::npos) << page.body.substr(0, 300);
+  EXPECT_NE(page.body.find("\"early 49\""), std::string::npos);
+  EXPECT_EQ(page.body.find("\"early 50\""), std::string::npos);
+  EXPECT_EQ(page.body.find("\"late "), std::string::npos);
+  EXPECT_LT(page.body.find("\"early 0\""), page.body.find("\"early 1\"")) << "oldest first";
+}
+
 }  // namespace
 }  // namespace buzz::test
