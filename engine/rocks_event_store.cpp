@@ -121,7 +121,7 @@ Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteReq
   std::vector<WriteResult> results;
   results.reserve(requests.size());
   for (const WriteRequest& r : requests) {
-    results.push_back(apply(batch, *r.event, r.channel));
+    results.push_back(apply(batch, *r.event, r.channel, r.deletes));
     if (results.back().outcome != WriteOutcome::kStored) continue;
     for (const Id& id : r.deletes) {
       if (batch.is_live(id.data()) && batch.soft_delete(id.data())) results.back().removed.push_back(id);
@@ -142,7 +142,8 @@ Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteReq
   return results;
 }
 
-WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_view channel) {
+WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_view channel,
+                                   std::span<const Id> authorized) {
   WriteResult result;
   const Family fam = Family(storage_family(e.kind));
   std::string existing;
@@ -151,7 +152,7 @@ WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_vie
     return result;
   }
   if (e.kind == 5) {
-    result = apply_deletion(batch, e);
+    result = apply_deletion(batch, e, authorized);
     if (result.outcome == WriteOutcome::kInvalid) return result;
   }
   const KindClass cls = kind_class(e.kind);
@@ -190,7 +191,7 @@ WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_vie
 }
 
 // NIP-09: only the author may delete (protocol.md §11).
-WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e) {
+WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e, std::span<const Id> authorized) {
   auto invalid = [](std::string reason) { return WriteResult{WriteOutcome::kInvalid, std::move(reason), {}}; };
   size_t n_e = 0, n_a = 0;
   const Tag* target = nullptr;
@@ -213,7 +214,8 @@ WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e) {
     if (!from_hex(ref, &id) || !batch.find_record(id.data(), &value, &fam) || !decode_record(value, &rec)) {
       return invalid("invalid: target event not found");
     }
-    if (std::memcmp(rec.fields.pubkey, e.pubkey.data(), 32) != 0) return invalid("invalid: must be event author");
+    const bool cleared = std::find(authorized.begin(), authorized.end(), id) != authorized.end();
+    if (!cleared && std::memcmp(rec.fields.pubkey, e.pubkey.data(), 32) != 0) return invalid("invalid: must be event author");
     if (!rec.deleted()) {
       batch.soft_delete(id.data());
       result.removed.push_back(id);

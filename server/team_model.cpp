@@ -93,11 +93,26 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now, bool proxy) {
   }
   if (e.kind == 7) {
     if (auto bad = check_reaction(e, *target)) return Admission::refused(*bad);
-  } else if (!channel.empty() && !stored->deleted && stored->pubkey == e.pubkey) {
-    lower_thread_counts(*target, a);
+  } else if (stored && effective_author(*stored) == e.pubkey) {
+    // A relay-signed target is its effective author's to delete (protocol.md §11);
+    // the store compares raw pubkeys, so the target is cleared for it here.
+    if (stored->pubkey != e.pubkey) a.deletes.push_back(*target);
+    if (!channel.empty() && !stored->deleted) lower_thread_counts(*target, a);
   }
   a.channel = channel;
   return a;
+}
+
+engine::Pubkey TeamModel::effective_author(const engine::StoredEvent& stored) const {
+  // A relay-signed message speaks for its actor tag, else its first p tag (channels.md §8).
+  engine::Pubkey author = stored.pubkey;
+  if (author != relay_key_.pubkey) return author;
+  if (auto parsed = engine::parse_event_json(stored.raw)) {
+    std::string_view who = parsed->first_tag_value("actor");
+    if (who.empty()) who = parsed->first_tag_value("p");
+    engine::from_hex(who, &author);
+  }
+  return author;
 }
 
 Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now, bool proxy) {
@@ -161,16 +176,7 @@ std::optional<std::string> TeamModel::check_content(const engine::Event& e, cons
       if (stored->kind != 45001 && stored->kind != 45003) return "invalid: vote target must be a forum post or comment";
       return supersede_votes(e, *target, a);
     }
-    // The effective author of a relay-signed message is its actor tag, else its first p tag.
-    engine::Pubkey author = stored->pubkey;
-    if (author == relay_key_.pubkey) {
-      if (auto parsed = engine::parse_event_json(stored->raw)) {
-        std::string_view who = parsed->first_tag_value("actor");
-        if (who.empty()) who = parsed->first_tag_value("p");
-        engine::from_hex(who, &author);
-      }
-    }
-    if (author != e.pubkey) return "invalid: must be event author to edit";
+    if (effective_author(*stored) != e.pubkey) return "invalid: must be event author to edit";
     return std::nullopt;
   }
   if (e.kind == 40008) {

@@ -104,6 +104,9 @@ class TeamModel {
   std::optional<std::string> check_thread(const engine::Event& e, const std::string& channel, Admission& a);
   std::optional<std::string> check_reaction(const engine::Event& e, const engine::Id& target);
   std::optional<std::string> supersede_votes(const engine::Event& e, const engine::Id& target, Admission& a);
+  // Who a stored event speaks for: its pubkey, or for a relay-signed one its
+  // actor tag, else its first p tag (protocol.md §11).
+  engine::Pubkey effective_author(const engine::StoredEvent& stored) const;
   // A deleted reply no longer counts toward its parent and root (channels.md §7).
   void lower_thread_counts(const engine::Id& id, Admission& a);
   // channel_admin.cpp: NIP-29 9000–9022

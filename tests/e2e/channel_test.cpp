@@ -698,6 +698,22 @@ TEST_F(ChannelTest, MembershipNotificationsAreReadThroughPOnly) {
   EXPECT_EQ(event_on(d, "live"), "");
 }
 
+// protocol.md §11: a relay-signed event is its effective author's to delete
+// (its actor tag, else its first p tag) and nobody else's.
+TEST_F(ChannelTest, RelaySignedEventsAreDeletedByTheirEffectiveAuthor) {
+  Peer a = user(), b = user(), d = user();
+  ASSERT_TRUE(a.c && b.c && d.c);
+  const std::string ch = create(a, "open");
+  add(a, ch, b);
+  std::vector<Event> notes = read(b, "notes", p_filter(b.hex, "44100"));
+  ASSERT_EQ(notes.size(), 1u);
+  const Event& note = notes[0];  // relay-signed, ["p", b]
+  EXPECT_EQ(d->publish(make_event(d.key, 5, "", {{"e", note.id_hex()}})).reason, "invalid: must be event author");
+  OkReply own = b->publish(make_event(b.key, 5, "", {{"e", note.id_hex()}}));
+  EXPECT_TRUE(own.accepted) << own.reason;
+  EXPECT_EQ(read(b, "after", p_filter(b.hex, "44100")).size(), 0u);
+}
+
 // An event belongs to the one channel it was admitted to (the first UUID h
 // tag, channels.md §1). A second h tag, or an h tag on a global kind, must
 // not put it in front of another channel's readers: a member of an open
