@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/channel.h"
 #include "engine/kinds.h"
 
 namespace buzz::server {
@@ -28,14 +29,19 @@ bool passes_p_gate(const std::vector<engine::Filter>& filters, const engine::Pub
 }
 
 std::string channel_scope(const std::vector<engine::Filter>& filters) {
+  // Only #h values that parse as UUIDs name channels (protocol.md §9.1 step 4).
   std::string scope;
   for (const engine::Filter& f : filters) {
     const engine::TagFilter* h = f.tag('h');
-    if (!h || h->values.empty()) return {};
+    if (!h) return {};
+    bool named = false;
     for (const std::string& v : h->values) {
+      if (!engine::parses_as_uuid(v)) continue;
       if (scope.empty()) scope = v;
       else if (v != scope) return {};
+      named = true;
     }
+    if (!named) return {};
   }
   return scope;
 }

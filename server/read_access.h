@@ -19,7 +19,8 @@ namespace buzz::server {
 bool passes_p_gate(const engine::Filter& f, const engine::Pubkey& self);
 bool passes_p_gate(const std::vector<engine::Filter>& filters, const engine::Pubkey& self);
 
-// The single channel every filter names in #h, or empty for a global subscription.
+// The single channel every filter names in #h (values that parse as UUIDs),
+// or empty for a global subscription.
 std::string channel_scope(const std::vector<engine::Filter>& filters);
 
 // Whether a stored event may go to this reader: channel events only from

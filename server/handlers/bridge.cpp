@@ -26,6 +26,7 @@ namespace {
 constexpr size_t kMaxFilters = 10;  // as a REQ (NIP-11 max_filters)
 constexpr uint64_t kDefaultThreadLimit = 100, kMaxThreadLimit = 500;
 constexpr uint64_t kDefaultFeedLimit = 20, kMaxFeedLimit = 100;
+constexpr uint64_t kDefaultSearchLimit = 100;
 constexpr std::string_view kPGateRefusal = "restricted: p-gated kinds require #p tag matching your pubkey";
 
 engine::Result<BridgeFilter> parse_bridge_filter(simdjson::dom::element el) {
@@ -108,12 +109,11 @@ std::optional<net::HttpResponse> Relay::route_bridge(net::Connection& conn, cons
   auto filters = parse_bridge_filters(req.body);
   if (!filters) return api_error(400, filters.error());
   // The p-gate refuses the whole request, as it refuses a whole REQ. Channel
-  // filters, feeds, threads, searches and presence lookups read no p-gated
-  // kind (and readable_by would drop one anyway).
+  // filters, feeds, threads and presence lookups read no p-gated kind (and
+  // readable_by would drop one anyway).
   for (const BridgeFilter& bf : *filters) {
     const engine::Filter& f = bf.filter;
-    const bool global = single_channel(f).empty() && bf.feed_types.empty() && !bf.depth_limit && !asks_presence(f) &&
-                        !f.search;
+    const bool global = single_channel(f).empty() && bf.feed_types.empty() && !bf.depth_limit && !asks_presence(f);
     if (global && !passes_p_gate(f, who.pubkey)) return api_error(403, kPGateRefusal);
   }
   return req.path == "/query" ? bridge_query(who, *filters) : bridge_count(who, *filters);
@@ -161,6 +161,7 @@ net::HttpResponse Relay::bridge_query(const Caller& who, const std::vector<Bridg
     }
     Readable accept = readable;
     engine::Filter query = f;
+    if (f.search && !f.limit) query.limit = kDefaultSearchLimit;  // a single page (protocol.md §17)
     if (bf.before_id) {
       const uint64_t until = *f.until;
       const engine::Id before = *bf.before_id;

@@ -41,20 +41,20 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
     send_notice(c, "restricted: insufficient scope");
     return send_closed(c, req.sub_id, "restricted: insufficient scope");
   }
-  // NIP-50: answered from the search index, once; a search is not a live feed,
-  // so a REQ is all searches or none (protocol.md §9.8). It registers nothing,
-  // and its scope is the caller's readable channels (a #h outside them reads
-  // nothing), so the subscription checks below are not its.
+  std::string channel = channel_scope(req.filters);
+  if (channel.empty() && !passes_p_gate(req.filters, c.session.pubkey)) {
+    return send_closed(c, req.sub_id, "restricted: p-gated events require #p matching your pubkey");
+  }
+  // NIP-50 (protocol.md §9.1 step 6, §9.8): answered from the search index,
+  // once; a search is not a live feed, so a REQ is all searches or none. It
+  // registers nothing, and reads within the caller's channels (a #h outside
+  // them finds nothing), so the membership check below is not its.
   auto searches = [](const engine::Filter& f) { return f.search.has_value(); };
   if (std::any_of(req.filters.begin(), req.filters.end(), searches)) {
     if (!std::all_of(req.filters.begin(), req.filters.end(), searches)) {
       return send_closed(c, req.sub_id, "error: mixed search and non-search filters not supported");
     }
     return handle_search_req(c, req);
-  }
-  std::string channel = channel_scope(req.filters);
-  if (channel.empty() && !passes_p_gate(req.filters, c.session.pubkey)) {
-    return send_closed(c, req.sub_id, "restricted: p-gated events require #p matching your pubkey");
   }
   // Checked before registration: a refused REQ never sees a live event.
   if (!channel.empty() && !team_.can_read(channel, c.session.pubkey)) {

@@ -698,6 +698,19 @@ TEST_F(ChannelTest, MembershipNotificationsAreReadThroughPOnly) {
   EXPECT_EQ(event_on(d, "live"), "");
 }
 
+// protocol.md §9.1 step 4: only #h values that parse as UUIDs scope a
+// subscription to a channel; others leave it global.
+TEST_F(ChannelTest, OnlyUuidHValuesScopeASubscription) {
+  Peer owner = user(), other = user();
+  ASSERT_TRUE(owner.c && other.c);
+  const std::string secret = create(owner, "private");
+  ReqResult junk = other->req("junk", R"({"kinds":[9],"#h":["not-a-uuid"]})");
+  EXPECT_TRUE(junk.eose) << why(junk);
+  ReqResult scoped = other->req("scoped", R"({"kinds":[9],"#h":[")" + secret + R"(","not-a-uuid"]})");
+  ASSERT_TRUE(scoped.closed) << why(scoped);
+  EXPECT_EQ(*scoped.closed, kNotMember);
+}
+
 // protocol.md §11: a relay-signed event is its effective author's to delete
 // (its actor tag, else its first p tag) and nobody else's.
 TEST_F(ChannelTest, RelaySignedEventsAreDeletedByTheirEffectiveAuthor) {

@@ -146,6 +146,10 @@ TEST_F(SearchE2eTest, ReqSearchesAreAllOrNoneAndStayInTheCallersScope) {
   ReqResult empty = c->req("empty", R"({"kinds":[9],"search":"  "})");
   EXPECT_TRUE(empty.eose);
   EXPECT_TRUE(empty.events.empty());
+  // A global search is still a global REQ: the p-gate comes first (§9.1 steps 5–6).
+  ReqResult gated = c->req("gated", R"({"search":"anything"})");
+  ASSERT_TRUE(gated.closed);
+  EXPECT_EQ(*gated.closed, "restricted: p-gated events require #p matching your pubkey");
 }
 
 }  // namespace
