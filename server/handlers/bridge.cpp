@@ -17,6 +17,7 @@
 #include "engine/signature.h"
 #include "server/feed_selection.h"
 #include "server/json_text.h"
+#include "server/log.h"
 #include "server/read_access.h"
 #include "server/relay.h"
 
@@ -91,6 +92,14 @@ bool asks_presence(const engine::Filter& f) {
          !f.authors->empty();
 }
 
+// A query the index refuses is the caller's (400); anything else is ours, and
+// its details stay in the log (rest-api.md §0.1).
+net::HttpResponse bridge_failure(const std::string& reason) {
+  if (reason.starts_with("invalid:")) return api_error(400, reason);
+  log_warn("bridge query failed", {{"error", reason}});
+  return api_error(500, "internal server error");
+}
+
 engine::Id id_of(const engine::EventFields& f) {
   engine::Id id;
   std::memcpy(id.data(), f.id, id.size());
@@ -127,6 +136,12 @@ net::HttpResponse Relay::bridge_count(const Caller& who, const std::vector<Bridg
   for (const BridgeFilter& bf : filters) {
     std::string_view channel = single_channel(bf.filter);
     if (!channel.empty() && !team_.can_read(channel, who.pubkey)) continue;  // skipped silently
+    if (bf.filter.search) {  // the hits a /query would list
+      auto rows = filter_rows(bf.filter, who.pubkey, who.grant, options.accept);
+      if (!rows) return bridge_failure(rows.error());
+      total += rows->size();
+      continue;
+    }
     auto n = store_.count(std::span(&bf.filter, 1), options);
     if (!n) return api_error(500, "internal server error");
     total += *n;
@@ -182,7 +197,7 @@ net::HttpResponse Relay::bridge_query(const Caller& who, const std::vector<Bridg
       };
     }
     auto rows = filter_rows(query, who.pubkey, who.grant, accept);
-    if (!rows) return api_error(rows.error().starts_with("invalid:") ? 400 : 500, rows.error());
+    if (!rows) return bridge_failure(rows.error());
     for (EventRow& row : *rows) add(row.id, std::move(row.raw));
   }
   return net::HttpResponse::json(200, json_array(out));

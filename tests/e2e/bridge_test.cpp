@@ -118,6 +118,8 @@ TEST_F(BridgeTest, PrivateChannelsAndGatedKindsStayWithTheirReaders) {
   for (int i = 0; i < 50 && query(alice, search).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(query(alice, search), std::vector<std::string>{secret.id_hex()});
   EXPECT_EQ(query(bob, search), std::vector<std::string>{});
+  EXPECT_EQ(count(alice, search), 1);  // a search counts its hits, not every kind 9
+  EXPECT_EQ(count(bob, search), 0);
 
   HttpReply gated = post(bob, "/query", R"([{"kinds":[44100]}])");
   EXPECT_EQ(gated.status, 403);
