@@ -18,7 +18,6 @@ namespace {
 
 using engine::Keypair;
 
-std::string hex(const Keypair& k) { return engine::to_hex(k.pubkey); }
 
 class AllowlistTest : public ::testing::Test {
  protected:

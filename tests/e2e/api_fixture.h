@@ -16,7 +16,6 @@
 
 namespace buzz::test {
 
-inline std::string hex(const engine::Keypair& key) { return engine::to_hex(key.pubkey); }
 
 template <class Suite>
 class ApiFixture : public ::testing::Test {

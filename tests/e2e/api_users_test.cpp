@@ -26,7 +26,6 @@ namespace {
 using engine::Event;
 using engine::Keypair;
 
-std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
 bool has(const std::string& body, const std::string& part) { return body.find(part) != std::string::npos; }
 
 // A string field of a JSON object body, or "".

@@ -33,7 +33,6 @@ namespace {
 using engine::Event;
 using engine::Keypair;
 
-std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
 
 struct Entry {
   std::string event_id, actor, action, channel, meta;

@@ -54,7 +54,6 @@ std::unique_ptr<RelayProcess> start_relay(const RelayOptions& opts) {
   return relay;
 }
 
-std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
 
 std::string to_upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });

@@ -18,11 +18,6 @@ namespace {
 
 using engine::Keypair;
 
-std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
-
-engine::Tag attestation(const Keypair& owner, const Keypair& agent, const std::string& conditions) {
-  return nip_oa_tag(owner, agent.pubkey, conditions);
-}
 
 std::string in_an_hour() { return "created_at<" + std::to_string(unix_now() + 3600); }
 
@@ -69,7 +64,7 @@ NipOaRelay* NipOaTest::relay_ = nullptr;
 
 TEST_F(NipOaTest, AnAgentOfAMemberIsAdmittedAndLinkedToItsOwner) {
   Keypair agent = engine::generate_keypair();
-  OkReply ok = relay_->auth(agent, {attestation(relay_->owner, agent, "kind=22242&" + in_an_hour())});
+  OkReply ok = relay_->auth(agent, {nip_oa_tag(relay_->owner, agent.pubkey, "kind=22242&" + in_an_hour())});
   EXPECT_TRUE(ok.accepted) << ok.reason;
   HttpReply profile = relay_->get(relay_->owner, "/api/users/" + hex(agent) + "/profile");
   EXPECT_EQ(profile.status, 200) << profile.body;
@@ -80,18 +75,18 @@ TEST_F(NipOaTest, AttestationsThatDoNotHoldAreRefused) {
   const std::string kRefused = "restricted: not a relay member";
   Keypair agent = engine::generate_keypair(), stranger = engine::generate_keypair();
   EXPECT_EQ(relay_->auth(agent, {}).reason, kRefused);
-  EXPECT_EQ(relay_->auth(agent, {attestation(stranger, agent, "")}).reason, kRefused);  // owner not a member
-  EXPECT_EQ(relay_->auth(agent, {attestation(relay_->owner, stranger, "")}).reason, kRefused);  // another agent
+  EXPECT_EQ(relay_->auth(agent, {nip_oa_tag(stranger, agent.pubkey, "")}).reason, kRefused);  // owner not a member
+  EXPECT_EQ(relay_->auth(agent, {nip_oa_tag(relay_->owner, stranger.pubkey, "")}).reason, kRefused);  // another agent
   const std::string expired = "created_at<" + std::to_string(unix_now() - 60);
-  EXPECT_EQ(relay_->auth(agent, {attestation(relay_->owner, agent, expired)}).reason, kRefused);
-  EXPECT_EQ(relay_->auth(agent, {attestation(relay_->owner, agent, "kind=1")}).reason, kRefused);
-  engine::Tag good = attestation(relay_->owner, agent, "");
+  EXPECT_EQ(relay_->auth(agent, {nip_oa_tag(relay_->owner, agent.pubkey, expired)}).reason, kRefused);
+  EXPECT_EQ(relay_->auth(agent, {nip_oa_tag(relay_->owner, agent.pubkey, "kind=1")}).reason, kRefused);
+  engine::Tag good = nip_oa_tag(relay_->owner, agent.pubkey, "");
   EXPECT_EQ(relay_->auth(agent, {good, good}).reason, kRefused);  // two count as none
 }
 
 TEST_F(NipOaTest, HttpCallsOfAnAgentCarryTheAttestationHeader) {
   Keypair agent = engine::generate_keypair();
-  const std::string tag = nip_oa_header(attestation(relay_->owner, agent, "kind=27235&" + in_an_hour()));
+  const std::string tag = nip_oa_header(nip_oa_tag(relay_->owner, agent.pubkey, "kind=27235&" + in_an_hour()));
   EXPECT_EQ(relay_->get(agent, "/api/channels").status, 403);
   HttpReply vouched = relay_->get(agent, "/api/channels", {tag});
   EXPECT_EQ(vouched.status, 200) << vouched.body;
@@ -102,7 +97,7 @@ TEST_F(NipOaTest, HttpCallsOfAnAgentCarryTheAttestationHeader) {
   EXPECT_EQ(garbled.status, 403);
   EXPECT_EQ(garbled.body,
             R"({"error":"relay_membership_required","message":"You must be a relay member to access this relay"})");
-  const std::string for_websocket_only = nip_oa_header(attestation(relay_->owner, agent, "kind=22242"));
+  const std::string for_websocket_only = nip_oa_header(nip_oa_tag(relay_->owner, agent.pubkey, "kind=22242"));
   EXPECT_EQ(relay_->get(agent, "/api/channels", {for_websocket_only}).status, 403);
 }
 
@@ -126,7 +121,7 @@ TEST(NipOaDisabledTest, WithoutTheSettingAttestationsAdmitNobody) {
   NipOaRelay r(false);
   ASSERT_TRUE(r.relay);
   Keypair agent = engine::generate_keypair();
-  engine::Tag tag = attestation(r.owner, agent, "");
+  engine::Tag tag = nip_oa_tag(r.owner, agent.pubkey, "");
   EXPECT_EQ(r.auth(agent, {tag}).reason, "restricted: not a relay member");
   EXPECT_EQ(r.get(agent, "/api/channels", {nip_oa_header(tag)}).status, 403);
 }

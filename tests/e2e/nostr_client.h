@@ -53,6 +53,8 @@ struct ReqResult {
 };
 
 uint64_t unix_now();
+// A key's pubkey as lowercase hex.
+inline std::string hex(const engine::Keypair& key) { return engine::to_hex(key.pubkey); }
 // Sleep until early in a wall-clock second / away from a minute's last 5 s,
 // so a burst sent next falls in one fixed rate-limit window (protocol.md §14).
 void await_fresh_second();

@@ -19,7 +19,6 @@ namespace {
 using engine::Event;
 using engine::Keypair;
 
-std::string hex(const Keypair& k) { return engine::to_hex(k.pubkey); }
 
 TEST(ProxySubmitTest, AProxyTokenSubmitsForShadowKeysButNoAdminCommands) {
   const std::string dir = (std::filesystem::temp_directory_path() / ("buzz-proxy-" + std::to_string(getpid()))).string();

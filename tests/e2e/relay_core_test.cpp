@@ -64,7 +64,6 @@ std::unique_ptr<NostrClient> authed_client(const RelayProcess& relay, const Keyp
   return c;
 }
 
-std::string hex(const Keypair& key) { return engine::to_hex(key.pubkey); }
 
 std::vector<std::string> ids_of(const std::vector<Event>& events) {
   std::vector<std::string> out;
