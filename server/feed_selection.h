@@ -5,8 +5,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
+
+#include "engine/filter.h"
 
 namespace buzz::server {
 
@@ -14,6 +17,16 @@ struct FeedSelection {
   std::vector<uint16_t> kinds;
   bool addressed_to_caller = false;
 };
+
+// The index scan of one category for the caller (lowercase hex), from `since` on.
+inline engine::Filter feed_filter(FeedSelection selection, const std::string& caller_hex, std::optional<uint64_t> since) {
+  engine::Filter f;
+  f.kinds = std::move(selection.kinds);
+  if (selection.addressed_to_caller) f.tags.push_back({'p', {caller_hex}});
+  f.since = since;
+  f.normalize();
+  return f;
+}
 
 // "mentions", "needs_action", "activity" or its alias "agent_activity".
 inline std::optional<FeedSelection> feed_selection(std::string_view type) {

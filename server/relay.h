@@ -277,7 +277,7 @@ class Relay final : public net::Service {
   std::optional<net::HttpResponse> route_bridge(net::Connection& conn, const net::HttpRequest& req);
   net::HttpResponse bridge_query(const Caller& who, const std::vector<BridgeFilter>& filters);
   net::HttpResponse bridge_count(const Caller& who, const std::vector<BridgeFilter>& filters);
-  std::vector<std::string> feed_events(const Caller& who, const BridgeFilter& bf);
+  std::vector<EventRow> feed_events(const Caller& who, const BridgeFilter& bf);
   std::vector<engine::Event> presence_events(const Caller& who, const engine::Filter& f);
 
   // The /media/ routes (relay_http.cpp); handlers/media_*.cpp serve them (media.md).

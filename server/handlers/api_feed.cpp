@@ -50,13 +50,10 @@ net::HttpResponse Relay::get_feed(const Caller& who, const net::HttpRequest& req
     if (auto ch = team_.find_channel(id)) readable.emplace(id, std::move(*ch));
   }
   std::unordered_map<std::string, std::vector<std::string>> rows;
-  auto scan = [&](std::vector<uint16_t> kinds, bool to_me, auto&& category_of) -> bool {
+  const std::string me = engine::to_hex(who.pubkey);
+  auto scan = [&](std::string_view type, auto&& category_of) -> bool {
     if (readable.empty()) return true;
-    engine::Filter f;
-    f.kinds = std::move(kinds);
-    if (to_me) f.tags.push_back({'p', {engine::to_hex(who.pubkey)}});
-    f.since = since;
-    f.normalize();
+    const engine::Filter f = feed_filter(*feed_selection(type), me, since);
     engine::QueryOptions opts;
     opts.limit = std::min(kStoreCap, limit);
     opts.accept = [&](const engine::EventFields& e) { return !e.channel.empty() && readable.count(std::string(e.channel)); };
@@ -82,14 +79,10 @@ net::HttpResponse Relay::get_feed(const Caller& who, const net::HttpRequest& req
     });
     return bool(s);
   };
-  auto scan_type = [&](std::string_view type, auto&& category_of) {
-    FeedSelection selected = *feed_selection(type);
-    return scan(std::move(selected.kinds), selected.addressed_to_caller, category_of);
-  };
-  bool ok = scan_type("mentions", [](uint16_t) { return "mention"; }) &&
-            scan_type("needs_action", [](uint16_t) { return "needs_action"; }) &&
+  bool ok = scan("mentions", [](uint16_t) { return "mention"; }) &&
+            scan("needs_action", [](uint16_t) { return "needs_action"; }) &&
             // One query for both activity lists: they share its limit (§3.7).
-            scan_type("activity", [](uint16_t k) { return is_job_kind(k) ? "agent_activity" : "activity"; });
+            scan("activity", [](uint16_t k) { return is_job_kind(k) ? "agent_activity" : "activity"; });
   if (!ok) return api_error(500, "internal server error");
 
   std::vector<std::pair<std::string, std::string>> feed;

@@ -13,7 +13,6 @@
 
 #include "engine/canonical.h"
 #include "engine/clock.h"
-#include "engine/event_parse.h"
 #include "engine/signature.h"
 #include "server/feed_selection.h"
 #include "server/json_text.h"
@@ -164,10 +163,7 @@ net::HttpResponse Relay::bridge_query(const Caller& who, const std::vector<Bridg
     std::string_view channel = single_channel(f);
     if (!channel.empty() && !team_.can_read(channel, who.pubkey)) continue;  // skipped silently
     if (!bf.feed_types.empty()) {
-      for (std::string& raw : feed_events(who, bf)) {
-        auto e = engine::parse_event_json(raw);
-        if (e) add(e->id, std::move(raw));
-      }
+      for (EventRow& row : feed_events(who, bf)) add(row.id, std::move(row.raw));
       continue;
     }
     if (asks_presence(f)) {
@@ -205,28 +201,23 @@ net::HttpResponse Relay::bridge_query(const Caller& who, const std::vector<Bridg
 
 // The feed types in the order given, newest first within each, until the
 // filter's limit (channels.md §13); channel events the caller may read only.
-std::vector<std::string> Relay::feed_events(const Caller& who, const BridgeFilter& bf) {
+std::vector<Relay::EventRow> Relay::feed_events(const Caller& who, const BridgeFilter& bf) {
   const size_t limit = std::min(bf.filter.limit.value_or(kDefaultFeedLimit), kMaxFeedLimit);
   const std::string me = engine::to_hex(who.pubkey);
   std::unordered_set<engine::Id, engine::KeyBytesHash> seen;
-  std::vector<std::string> out;
+  std::vector<EventRow> out;
   for (const std::string& type : bf.feed_types) {
     if (out.size() >= limit) break;
-    FeedSelection selected = *feed_selection(type);
-    engine::Filter f;
-    f.kinds = std::move(selected.kinds);
-    if (selected.addressed_to_caller) f.tags.push_back({'p', {me}});
-    f.since = bf.filter.since;
-    f.normalize();
     engine::QueryOptions opts;
     opts.limit = limit - out.size();
     opts.accept = [&](const engine::EventFields& e) {
       return !e.channel.empty() && readable_by(e, team_, who.grant, who.pubkey, me) && !seen.count(id_of(e));
     };
-    (void)store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& e) {
-      seen.insert(id_of(e));
-      out.emplace_back(raw);
-    });
+    (void)store_.query(feed_filter(*feed_selection(type), me, bf.filter.since), opts,
+                       [&](std::string_view raw, const engine::EventFields& e) {
+                         seen.insert(id_of(e));
+                         out.push_back({id_of(e), std::string(raw), std::string(e.channel)});
+                       });
   }
   return out;
 }
