@@ -631,7 +631,9 @@ void Loop::flush(Connection& c) {
   Connection::SendState& s = *c.send_;
   size_t n = std::min(c.pending_.size(), kMaxFramesPerSend);
   s.frames.assign(std::make_move_iterator(c.pending_.begin()), std::make_move_iterator(c.pending_.begin() + long(n)));
-  for (const OutFrame& f : s.frames) c.heartbeats_queued_ -= f.heartbeat;
+  if (c.heartbeats_queued_) {  // almost never: the fan-out's flushes skip the walk
+    for (const OutFrame& f : s.frames) c.heartbeats_queued_ -= f.heartbeat;
+  }
   c.pending_.erase(c.pending_.begin(), c.pending_.begin() + long(n));
   if (c.pending_.empty()) std::vector<OutFrame>().swap(c.pending_);
   s.iov.clear();
