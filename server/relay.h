@@ -173,6 +173,8 @@ class Relay final : public net::Service {
   // The event pipeline shared by EVENT and POST /api/events: the verdict now,
   // or nullopt when the store writer answers later (to `origin`).
   std::optional<Verdict> ingest(const Submitter& who, engine::Event&& event);
+  std::optional<Verdict> ingest_ephemeral(const Submitter& who, engine::Event&& event, const engine::KindInfo* info,
+                                          bool own_event);
   std::optional<Verdict> check_grant(const Grant& grant, const engine::Event& e, const engine::KindInfo& info);
   std::optional<Verdict> handle_ephemeral(std::shared_ptr<const engine::Event> event);
   std::optional<Verdict> submit_write(WriteJob&& job);

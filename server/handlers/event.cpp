@@ -15,6 +15,7 @@ namespace {
 
 constexpr int64_t kClockSkewSecs = 900;
 constexpr size_t kMaxContentBytes = 262144;
+constexpr const char* kNotYourEvent = "invalid: event pubkey does not match authenticated identity";
 
 Relay::Verdict refuse(std::string reason) { return {false, std::move(reason)}; }
 
@@ -34,41 +35,45 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
 
 std::optional<Relay::Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   const bool proxy = who.grant.has(Scope::kProxySubmit);
-  if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted via EVENT");
+  // Gift wraps are signed by throw-away keys (NIP-59); a proxy submits for others.
+  const bool own_event = e.pubkey == who.pubkey || e.kind == 1059 || proxy;
+  // The socket checks the author before anything else (§8.1 W2, W3); HTTP
+  // reaches the same check only after the signature (§8.2 step 3).
+  if (!who.via_http) {
+    if (!own_event) return refuse(kNotYourEvent);
+    if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted via EVENT");
+  }
+  if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted");
   if (e.kind == 44100 || e.kind == 44101) return refuse("invalid: membership notifications are relay-signed only");
   if (who.via_http && (e.kind == 1059 || e.kind == 20001)) {
     return refuse("invalid: kind " + std::to_string(e.kind) + " is only accepted via WebSocket");
   }
-  // Gift wraps are signed by throw-away keys (NIP-59); a proxy submits for others.
-  if (e.pubkey != who.pubkey && e.kind != 1059 && !proxy) {
-    return refuse("invalid: event pubkey does not match authenticated identity");
-  }
   const engine::KindInfo* info = engine::find_kind(e.kind);
   if (info && info->sender == engine::Sender::kRelayOnly) return refuse("restricted: relay-only kind");
-  if (!info || info->sender != engine::Sender::kClient) return refuse("restricted: unknown event kind");
+  const bool known = info && info->sender == engine::Sender::kClient;
+  const bool membership_kind =
+      known && (info->role == engine::KindRole::kRelayAdmin || info->role == engine::KindRole::kRelayLeave);
+  if (engine::kind_class(e.kind) == engine::KindClass::kEphemeral && !membership_kind) {
+    return ingest_ephemeral(who, std::move(e), known ? info : nullptr, own_event);
+  }
 
-  const bool ephemeral = engine::kind_class(e.kind) == engine::KindClass::kEphemeral;
-  const bool membership_kind = info->role == engine::KindRole::kRelayAdmin || info->role == engine::KindRole::kRelayLeave;
   // An id already stored is answered without verifying it again: the stored
   // copy was verified, and this one is not stored either way.
-  if (!ephemeral && !membership_kind && store_.contains(e.id, e.kind)) {
-    return Verdict{true, std::string(duplicate_reason(e.kind))};
-  }
+  if (!membership_kind && store_.contains(e.id, e.kind)) return Verdict{true, std::string(duplicate_reason(e.kind))};
   std::string reason;
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
-
-  // The clock window and the content cap apply to stored kinds only (protocol.md §12).
-  if (!ephemeral && !proxy && std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) > kClockSkewSecs) {
+  if (!proxy && std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) > kClockSkewSecs) {
     return refuse("invalid: event timestamp too far from server time");
   }
-  if (!ephemeral && e.content.size() > kMaxContentBytes) {
+  if (e.content.size() > kMaxContentBytes) {
     return refuse("invalid: content exceeds maximum size of 262144 bytes (got " + std::to_string(e.content.size()) + ")");
   }
+  if (!own_event) return refuse(kNotYourEvent);
+  if (!known) return refuse("restricted: unknown event kind");
   if (auto refused = check_grant(who.grant, e, *info)) return refused;
   if (auto refused = admit_message(e)) return refused;
   auto event = std::make_shared<const engine::Event>(std::move(e));
   if (membership_kind) return submit_write({WriteJob::Type::kMembership, event, {}, who.origin, who.pubkey});
-  if (ephemeral) return handle_ephemeral(std::move(event));
   if (event->kind == 0) {
     // NIP-01 profile metadata must be JSON (kinds.md §2.1).
     thread_local simdjson::dom::parser parser;
@@ -78,6 +83,19 @@ std::optional<Relay::Verdict> Relay::ingest(const Submitter& who, engine::Event&
   WriteJob job{WriteJob::Type::kStore, event, {}, who.origin, who.pubkey};
   job.proxy = proxy;
   return submit_write(std::move(job));
+}
+
+// Ephemeral kinds (protocol.md §12): the allow-list and scope, then the
+// signature, then the kind's own handling. No clock window, no content cap.
+std::optional<Relay::Verdict> Relay::ingest_ephemeral(const Submitter& who, engine::Event&& e,
+                                                      const engine::KindInfo* info, bool own_event) {
+  if (!info) return refuse("restricted: unknown event kind");
+  if (auto refused = check_grant(who.grant, e, *info)) return refused;
+  std::string reason;
+  if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
+  if (!own_event) return refuse(kNotYourEvent);  // reached only over HTTP
+  if (auto refused = admit_message(e)) return refused;
+  return handle_ephemeral(std::make_shared<const engine::Event>(std::move(e)));
 }
 
 // Scopes and the token channel list (protocol.md §6.5–6.6). A session without

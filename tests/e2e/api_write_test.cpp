@@ -84,6 +84,15 @@ TEST_F(ApiWriteTest, PostedEventRefusals) {
   EXPECT_EQ(mismatch.status, 403);
   EXPECT_EQ(mismatch.body, R"({"error":"invalid: event pubkey does not match authenticated identity"})");
 
+  // The HTTP order (rest-api.md §4): 22242 at step 1 in its own words, the
+  // signature (2) before the author (3).
+  HttpReply auth = post_event(author, make_event(author, 22242, "", {{"relay", "ws://x"}, {"challenge", "c"}}));
+  EXPECT_EQ(auth.status, 400);
+  EXPECT_EQ(auth.body, R"({"error":"invalid: AUTH events cannot be submitted"})");
+  HttpReply forged = post_event(author, with_bad_signature(make_event(other, 1, "not mine either")));
+  EXPECT_EQ(forged.status, 400);
+  EXPECT_EQ(forged.body, R"({"error":"invalid: invalid schnorr signature"})");
+
   HttpReply wrap = post_event(author, make_event(author, 1059, "x", {{"p", hex(other)}}));
   EXPECT_EQ(wrap.status, 400);
   EXPECT_EQ(wrap.body, R"({"error":"invalid: kind 1059 is only accepted via WebSocket"})");
@@ -294,6 +303,9 @@ TEST_F(ApiWriteTest, TokenInAWebSocketAuthNarrowsTheSession) {
   OkReply refused = c->publish(make_event(user, 1, "read-only token"));
   EXPECT_FALSE(refused.accepted);
   EXPECT_EQ(refused.reason, "restricted: insufficient scope (need messages:write)");
+  // Ephemeral events check the scope before the signature (protocol.md §12).
+  Event typing = with_bad_signature(make_event(user, 20002, "", {{"h", "00000000-0000-4000-8000-000000000001"}}));
+  EXPECT_EQ(c->publish(typing).reason, "restricted: insufficient scope for ephemeral events");
 
   auto [c2, auth2] = with_token(stranger, token);  // someone else's token
   OkReply wrong_owner = c2->send_auth(auth2);

@@ -78,6 +78,12 @@ engine::Event make_event(const engine::Keypair& key, uint16_t kind, std::string 
   return e;
 }
 
+engine::Event with_bad_signature(engine::Event e) {
+  e.sig[0] ^= 0x01;
+  e.raw = engine::serialize_event(e);
+  return e;
+}
+
 engine::Event make_auth_event(const engine::Keypair& key, const std::string& relay_url,
                               const std::string& challenge, uint64_t created_at) {
   return make_event(key, 22242, "", {{"relay", relay_url}, {"challenge", challenge}}, created_at);

@@ -64,6 +64,10 @@ void await_fresh_minute();
 engine::Event make_event(const engine::Keypair& key, uint16_t kind, std::string content,
                          std::vector<engine::Tag> tags = {}, uint64_t created_at = 0);
 
+// e with one bit of its signature flipped (and its raw JSON to match): the id
+// still checks, the Schnorr signature does not.
+engine::Event with_bad_signature(engine::Event e);
+
 // A signed kind-22242 event with ["relay", url] and ["challenge", c].
 engine::Event make_auth_event(const engine::Keypair& key, const std::string& relay_url,
                               const std::string& challenge, uint64_t created_at = 0);

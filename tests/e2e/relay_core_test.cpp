@@ -393,10 +393,7 @@ TEST_F(OpenRelayTest, EventWithBadSignatureIsRejected) {
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
   ASSERT_TRUE(c);
-  Event e = make_event(key, 1, "signed");
-  e.sig[0] ^= 0x01;
-  e.raw = engine::serialize_event(e);
-  OkReply ok = c->publish(e);
+  OkReply ok = c->publish(with_bad_signature(make_event(key, 1, "signed")));
   ASSERT_TRUE(ok.received);
   EXPECT_FALSE(ok.accepted);
   EXPECT_EQ(ok.reason, "invalid: invalid schnorr signature");
@@ -457,6 +454,23 @@ TEST_F(OpenRelayTest, EventOfUnknownOrRelaySignedKindIsRestricted) {
     EXPECT_FALSE(ok.accepted);
     EXPECT_EQ(ok.reason, "restricted: unknown event kind");
   }
+}
+
+// protocol.md §8.1–8.2: the first failing check decides the reply. On the
+// socket the author comes first (W2, then W3); the signature and the clock
+// come before the kind allow-list (steps 2, 2b, then 4).
+TEST_F(OpenRelayTest, IngestChecksAnswerInTheSpecifiedOrder) {
+  Keypair key = engine::generate_keypair(), other = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  OkReply foreign_auth = c->publish(make_auth_event(other, c->relay_url(), c->challenge()));
+  EXPECT_EQ(foreign_auth.reason, "invalid: event pubkey does not match authenticated identity");
+
+  EXPECT_EQ(c->publish(with_bad_signature(make_event(key, 1617, ""))).reason, "invalid: invalid schnorr signature");
+
+  OkReply unknown_stale = c->publish(make_event(key, 1617, "", {}, unix_now() - 1000));
+  EXPECT_EQ(unknown_stale.reason, "invalid: event timestamp too far from server time");
+  EXPECT_EQ(c->publish(make_event(key, 1617, "")).reason, "restricted: unknown event kind");
 }
 
 TEST_F(OpenRelayTest, ProfileWithNonJsonContentIsRejected) {
