@@ -17,6 +17,9 @@ using engine::Status;
 const std::vector<ConfigKey> kKeys = {
     {"data-dir", "BUZZ_DATA_DIR", "./data", "directory holding the database, keys and audit log"},
     {"bind", "BUZZ_BIND_ADDR", "0.0.0.0:3000", "address and port to listen on (WebSocket and HTTP)"},
+    {"health-port", "BUZZ_HEALTH_PORT", "",
+     "a port on the bind host for probes: /_liveness, /_readiness, /_status, /health; unset = off (the main port answers all but /_status)"},
+    {"metrics-port", "BUZZ_METRICS_PORT", "", "a port on the bind host for Prometheus: /metrics; unset = off (the main port answers it)"},
     {"relay-url", "RELAY_URL", "ws://localhost:<port>", "public URL; the NIP-42 relay tag must match it"},
     {"owner", "RELAY_OWNER_PUBKEY", "", "hex pubkey of the relay owner (NIP-43)"},
     {"require-membership", "BUZZ_REQUIRE_RELAY_MEMBERSHIP", "true", "closed relay: only relay members may authenticate"},
@@ -113,6 +116,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     c->bind_host = v.substr(0, colon);
     if (c->bind_host == "localhost") c->bind_host = "127.0.0.1";
     c->bind_port = uint16_t(n);
+  } else if (key == "health-port" || key == "metrics-port") {
+    if (!parse_int(v, 1, 65535, &n)) return bad(key, source, v, "a port from 1 to 65535");
+    (key == "health-port" ? c->health_port : c->metrics_port) = uint16_t(n);
   } else if (key == "relay-url") {
     if (v.rfind("ws://", 0) != 0 && v.rfind("wss://", 0) != 0) return bad(key, source, v, "a ws:// or wss:// URL");
     c->relay_url = v;
@@ -186,6 +192,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
 }
 
 Status check_config(const Config& c) {
+  if ((c.health_port != 0 && c.health_port == c.bind_port) || (c.metrics_port != 0 && c.metrics_port == c.bind_port)) {
+    return Error{"config: health-port and metrics-port must differ from the bind port (" + std::to_string(c.bind_port) + ")"};
+  }
   if (c.max_gif_bytes > c.max_image_bytes) {
     return Error{"config: max-gif-bytes (" + std::to_string(c.max_gif_bytes) + ") must not exceed max-image-bytes (" +
                  std::to_string(c.max_image_bytes) + ")"};

@@ -20,6 +20,8 @@ struct Config {
   std::string bind_host = "0.0.0.0";
   uint16_t bind_port = 3000;
   std::string relay_url;  // empty = ws://localhost:<port>
+  uint16_t health_port = 0;   // the health listener on bind_host; 0 = off
+  uint16_t metrics_port = 0;  // the Prometheus exporter on bind_host; 0 = off
   std::optional<engine::Pubkey> owner;
   bool require_membership = true;  // closed relay by default
   std::string relay_private_key;   // hex; empty = the key kept in the data directory

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -118,6 +119,14 @@ class Relay final : public net::Service {
 
   // Writer thread: hands replies and committed events to their loops.
   void on_write_batch(WriteBatchOutcome&& outcome);
+
+  // Health checks (rest-api.md §3.16), on the main port and the health port;
+  // `health_port` adds /_status, which only that port serves. Any thread.
+  std::optional<net::HttpResponse> health_check(std::string_view path, bool health_port) const;
+  // Prometheus text, on the main port and the metrics port. Any thread.
+  net::HttpResponse metrics_page() const;
+  // SIGTERM handling began: readiness answers 503 from now until exit.
+  void begin_shutdown() { shutting_down_.store(true, std::memory_order_relaxed); }
 
   const engine::Keypair& relay_key() const { return key_; }
   const RelayStats& stats() const { return stats_; }
@@ -323,6 +332,8 @@ class Relay final : public net::Service {
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::atomic<bool> shutting_down_{false};
 };
 
 }  // namespace buzz::server

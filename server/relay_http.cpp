@@ -165,12 +165,33 @@ net::HeadDecision Relay::on_request_head(net::Loop&, const net::HttpRequest& hea
   return {};
 }
 
+std::optional<net::HttpResponse> Relay::health_check(std::string_view path, bool health_port) const {
+  if (path == "/health" || path == "/_liveness") return net::HttpResponse::text(200, "ok");
+  if (path == "/_readiness") {
+    // The appliance has no Postgres or Redis to ping; it names its store instead.
+    if (shutting_down_.load(std::memory_order_relaxed)) return net::HttpResponse::json(503, R"({"status":"shutting_down"})");
+    return net::HttpResponse::json(200, R"({"status":"ready","storage":"rocksdb"})");
+  }
+  if (health_port && path == "/_status") {
+    auto uptime = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_);
+    return net::HttpResponse::json(200, R"({"service":"buzz-relay","version":")" BUZZ_VERSION R"(","uptime_seconds":)" +
+                                            std::to_string(uptime.count()) + "}");
+  }
+  return std::nullopt;
+}
+
+net::HttpResponse Relay::metrics_page() const {
+  net::HttpResponse r = net::HttpResponse::text(200, render_metrics(metrics_));
+  r.content_type = "text/plain; version=0.0.4";
+  return r;
+}
+
 std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req) {
   const std::string_view origin = req.header("origin");
   if (req.method == "OPTIONS") return cors_.preflight(origin);
   bool get = req.method == "GET" || req.method == "HEAD";
-  if (get && (req.path == "/health" || req.path == "/_liveness" || req.path == "/_readiness")) {
-    return net::HttpResponse::json(200, R"({"status":"ok"})");
+  if (get) {
+    if (auto r = health_check(req.path, /*health_port=*/false)) return r;
   }
   if (get && (req.path == "/info" || req.path == "/")) {  // GET / without an upgrade is NIP-11 too (protocol.md §1)
     net::HttpResponse r = net::HttpResponse::json(200, nip11_document());
@@ -192,11 +213,7 @@ std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection
     cors_.apply(origin, r);
     return r;
   }
-  if (get && req.path == "/metrics") {
-    net::HttpResponse r = net::HttpResponse::text(200, render_metrics(metrics_));
-    r.content_type = "text/plain; version=0.0.4";
-    return r;
-  }
+  if (get && req.path == "/metrics") return metrics_page();
   if (!get && (req.path == "/health" || req.path == "/info" || req.path == "/metrics")) {
     return net::HttpResponse::json(405, R"({"error":"method not allowed"})");
   }

@@ -24,6 +24,7 @@
 #include "server/cli.h"
 #include "server/config.h"
 #include "server/log.h"
+#include "server/ops_listener.h"
 #include "server/relay.h"
 #include "server/relay_key.h"
 #include "server/search_feeder.h"
@@ -42,6 +43,25 @@ void print_serve_help() {
     std::printf("  --%-24s %-32s %s — %s\n", k.name, k.env, *k.default_text ? k.default_text : "(unset)", k.description);
   }
   std::printf("  --%-24s %-32s %s\n", "open", "", "shorthand for --require-membership false");
+}
+
+// BUZZ_HEALTH_PORT and BUZZ_METRICS_PORT, when set; one port may serve both.
+engine::Result<std::unique_ptr<OpsListener>> open_side_ports(const Config& cfg, const Relay& relay) {
+  std::vector<OpsListener::Endpoint> endpoints;
+  auto health = [&relay](const net::HttpRequest& req) { return relay.health_check(req.path, /*health_port=*/true); };
+  auto metrics = [&relay](const net::HttpRequest& req) {
+    return req.path == "/metrics" ? std::optional(relay.metrics_page()) : std::nullopt;
+  };
+  if (cfg.health_port != 0 && cfg.health_port == cfg.metrics_port) {
+    endpoints.push_back({"health and metrics", cfg.health_port, [health, metrics](const net::HttpRequest& req) {
+                           auto r = health(req);
+                           return r ? r : metrics(req);
+                         }});
+  } else {
+    if (cfg.health_port != 0) endpoints.push_back({"health", cfg.health_port, health});
+    if (cfg.metrics_port != 0) endpoints.push_back({"metrics", cfg.metrics_port, metrics});
+  }
+  return OpsListener::open(cfg.bind_host, std::move(endpoints));
 }
 
 int fail(const std::string& why, int code = kExitFailure) {
@@ -174,6 +194,8 @@ int run_serve(int argc, char** argv) {
   Relay relay(cfg, store, membership, team, presence, tokens, profiles, *media, *key);
   if (cfg.pubkey_allowlist) relay.restrict_to(*allowed);
   relay.attach_search(search_index->get(), &search_feeder);
+  auto ops = open_side_ports(cfg, relay);
+  if (!ops) return fail(ops.error());
 
   // Block the shutdown signals in every thread; this one waits for them.
   sigset_t signals;
@@ -218,6 +240,8 @@ int run_serve(int argc, char** argv) {
                               &search_feeder});
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
 
+  (*ops)->start();
+
   std::vector<std::thread> loop_threads;
   for (size_t i = 0; i < loops.size(); ++i) {
     loop_threads.emplace_back([&l = loops[i], i] {
@@ -229,6 +253,9 @@ int run_serve(int argc, char** argv) {
   std::string listen = cfg.bind_host + ":" + std::to_string(loops.front()->port());
   std::printf("buzz %s listening on %s (relay URL %s), data in %s\n", BUZZ_VERSION, listen.c_str(),
               cfg.effective_relay_url().c_str(), std::filesystem::absolute(cfg.data_dir).c_str());
+  for (const auto& [port, path] : {std::pair{cfg.health_port, "/_readiness"}, std::pair{cfg.metrics_port, "/metrics"}}) {
+    if (port != 0) std::printf("  and http://%s:%u%s\n", cfg.bind_host.c_str(), unsigned(port), path);
+  }
   std::fflush(stdout);
   log_info("listening", {{"addr", listen}, {"relay_url", cfg.effective_relay_url()}, {"data_dir", cfg.data_dir},
                          {"loops", std::to_string(threads)}, {"relay_pubkey", engine::to_hex(key->pubkey)},
@@ -237,12 +264,14 @@ int run_serve(int argc, char** argv) {
   int sig = 0;
   sigwait(&signals, &sig);
   log_info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+  relay.begin_shutdown();  // the health port answers 503 until the process exits
   for (auto& l : loops) l->stop();
   for (auto& t : loop_threads) t.join();
   writer.stop();
   search_feeder.stop();  // everything offered becomes searchable before exit
   audit_feed->flush();
   (*audit_log)->stop();  // drains every queued entry into the chain
+  (*ops)->stop();
   return kExitOk;
 }
 

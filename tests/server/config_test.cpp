@@ -73,6 +73,26 @@ TEST(Config, Bind) {
   EXPECT_EQ(c.bind_port, 1);
 }
 
+TEST(Config, SidePorts) {
+  Config c;
+  EXPECT_EQ(c.health_port, 0);  // off unless set
+  EXPECT_EQ(c.metrics_port, 0);
+  EXPECT_EQ(set_error(&c, "health-port", "8080"), "<ok>");
+  EXPECT_EQ(set_error(&c, "metrics-port", "9102"), "<ok>");
+  EXPECT_EQ(c.health_port, 8080);
+  EXPECT_EQ(c.metrics_port, 9102);
+  for (const char* bad : {"0", "65536", "http", "80x", ""}) {
+    EXPECT_EQ(set_error(&c, "metrics-port", bad),
+              std::string("config: metrics-port (test) = '") + bad + "': expected a port from 1 to 65535")
+        << bad;
+  }
+  EXPECT_TRUE(check_config(c).ok());
+  ASSERT_EQ(set_error(&c, "bind", "127.0.0.1:9102"), "<ok>");
+  engine::Status clash = check_config(c);
+  ASSERT_FALSE(clash.ok());
+  EXPECT_EQ(clash.error(), "config: health-port and metrics-port must differ from the bind port (9102)");
+}
+
 TEST(Config, RelayUrlMustBeWebSocket) {
   Config c;
   EXPECT_EQ(set_error(&c, "relay-url", "ws://localhost:3000"), "<ok>");
@@ -285,7 +305,7 @@ TEST(ConfigKeys, TableIsConsistent) {
   for (const char* env : {"BUZZ_BIND_ADDR", "RELAY_URL", "RELAY_OWNER_PUBKEY", "BUZZ_REQUIRE_RELAY_MEMBERSHIP",
                           "BUZZ_RELAY_PRIVATE_KEY", "BUZZ_MAX_CONNECTIONS", "BUZZ_MAX_CONCURRENT_HANDLERS",
                           "BUZZ_SEND_BUFFER", "BUZZ_REQUIRE_AUTH_TOKEN", "BUZZ_MEDIA_BASE_URL", "BUZZ_MEDIA_SERVER_DOMAIN",
-                          "BUZZ_MAX_IMAGE_BYTES", "BUZZ_MAX_GIF_BYTES"}) {
+                          "BUZZ_MAX_IMAGE_BYTES", "BUZZ_MAX_GIF_BYTES", "BUZZ_HEALTH_PORT", "BUZZ_METRICS_PORT"}) {
     EXPECT_TRUE(envs.count(env)) << env;
   }
 }
