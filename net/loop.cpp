@@ -273,7 +273,7 @@ void Loop::on_accept(int res, uint32_t flags) {
   int fd = res;
   if (options_.connection_count && options_.connection_count->fetch_add(1) >= options_.max_connections) {
     options_.connection_count->fetch_sub(1);
-    ++stats_.refused;
+    LoopStats::bump(stats_.refused);
     // A clean refusal: the client reads why instead of a bare reset.
     static const std::string kFull = serialize_response(
         HttpResponse::json(503, R"({"error":"the relay is at its connection limit, retry later"})"), false);
@@ -302,7 +302,7 @@ void Loop::on_accept(int res, uint32_t flags) {
   c.wheel_slot_ = uint8_t(tick_count_ % wheel_.size());
   wheel_[c.wheel_slot_].push_back(slot);
   ++live_;
-  ++stats_.accepted;
+  LoopStats::bump(stats_.accepted);
   arm_recv(c);
 }
 
@@ -525,7 +525,7 @@ bool Loop::deliver(Connection& c, ws::Opcode op, std::string_view payload) {
   // Binary frames are read as UTF-8 text; ones that are not UTF-8 are dropped
   // without a reply (protocol.md §3.1).
   if (op == ws::Opcode::kBinary && !ws::is_valid_utf8(payload)) return true;
-  ++stats_.messages_in;
+  LoopStats::bump(stats_.messages_in);
   service_.on_message(*this, c, payload);
   return true;
 }
@@ -536,14 +536,17 @@ bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
   const size_t limit = options_.send_queue_limit + (traffic == Traffic::kLive ? 0 : options_.answer_allowance);
   if (!control && c.pending_.size() >= limit) {
     if (traffic == Traffic::kHistory) return false;  // the replay stops; the client is not at fault yet
-    ++stats_.dropped_slow;
+    LoopStats::bump(stats_.dropped_slow);
     // A client that cannot keep up is cut off rather than buffered without bound.
-    if (++c.full_strikes_ >= options_.slow_client_strikes) close(c, 1008, "slow consumer");
+    if (++c.full_strikes_ >= options_.slow_client_strikes) {
+      LoopStats::bump(stats_.slow_disconnects);
+      close(c, 1008, "slow consumer");
+    }
     return false;
   }
   if (!control) c.full_strikes_ = 0;
   c.pending_.push_back(std::move(f));
-  ++stats_.frames_out;
+  LoopStats::bump(stats_.frames_out);
   if (!c.dirty_ && !c.sending_) {
     c.dirty_ = true;
     dirty_.push_back(&c);

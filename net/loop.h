@@ -39,12 +39,17 @@ struct LoopOptions {
   int64_t max_connections = 10000;
 };
 
+// Counted by the loop's own thread, read by any (GET /metrics).
 struct LoopStats {
-  uint64_t accepted = 0;
-  uint64_t refused = 0;
-  uint64_t messages_in = 0;
-  uint64_t frames_out = 0;
-  uint64_t dropped_slow = 0;
+  std::atomic<uint64_t> accepted{0};
+  std::atomic<uint64_t> refused{0};           // at the connection cap
+  std::atomic<uint64_t> messages_in{0};       // WebSocket messages handed to the service
+  std::atomic<uint64_t> frames_out{0};
+  std::atomic<uint64_t> dropped_slow{0};      // frames a full send queue refused
+  std::atomic<uint64_t> slow_disconnects{0};  // connections closed for it (slow_client_strikes)
+
+  // One writer: a plain load and store, without a locked instruction.
+  static void bump(std::atomic<uint64_t>& n) { n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 };
 
 class Loop {

@@ -33,6 +33,15 @@ std::string render_metrics(const MetricsSources& m) {
   std::string out;
   auto get = [](const auto& a) { return double(a.load(std::memory_order_relaxed)); };
   if (m.relay) {
+    out += "# HELP buzz_events_received_total EVENTs submitted by authenticated callers, by kind\n"
+           "# TYPE buzz_events_received_total counter\n";
+    const auto kinds = engine::all_kinds();
+    for (size_t i = 0; i <= kinds.size(); ++i) {
+      const uint64_t n = m.relay->received_by_kind[i].load(std::memory_order_relaxed);
+      if (n == 0) continue;  // a series appears once its kind has been seen
+      out += "buzz_events_received_total{kind=\"" + (i < kinds.size() ? std::to_string(kinds[i].kind) : "other") +
+             "\"} " + std::to_string(n) + "\n";
+    }
     metric(out, "buzz_events_accepted_total", "counter", "EVENTs answered OK true (duplicates included)", get(m.relay->events_accepted));
     metric(out, "buzz_events_rejected_total", "counter", "EVENTs answered OK false", get(m.relay->events_rejected));
     metric(out, "buzz_events_delivered_total", "counter", "live deliveries to subscriptions", get(m.relay->events_delivered));
@@ -54,7 +63,22 @@ std::string render_metrics(const MetricsSources& m) {
     }
   }
   if (m.connections) metric(out, "buzz_ws_connections_active", "gauge", "open connections", get(*m.connections));
+  if (!m.loops.empty()) {
+    auto sum = [&](std::atomic<uint64_t> net::LoopStats::*field) {
+      double total = 0;
+      for (const net::Loop* l : m.loops) total += get(l->stats().*field);
+      return total;
+    };
+    metric(out, "buzz_ws_connections_total", "counter", "connections accepted", sum(&net::LoopStats::accepted));
+    metric(out, "buzz_connections_refused_total", "counter", "connections refused at the connection cap (HTTP 503)",
+           sum(&net::LoopStats::refused));
+    metric(out, "buzz_ws_backpressure_disconnects_total", "counter", "connections closed as slow consumers (1008)",
+           sum(&net::LoopStats::slow_disconnects));
+    metric(out, "buzz_ws_messages_received_total", "counter", "WebSocket messages received", sum(&net::LoopStats::messages_in));
+    metric(out, "buzz_ws_frames_sent_total", "counter", "frames queued for sending", sum(&net::LoopStats::frames_out));
+  }
   if (m.writer) {
+    metric(out, "buzz_events_stored_total", "counter", "new events written to the store", double(m.writer->stored()));
     metric(out, "buzz_store_writer_queue", "gauge", "events waiting for the store writer", double(m.writer->queued()));
     metric(out, "buzz_store_batches_total", "counter", "write batches committed (one WAL append each)", double(m.writer->batches()));
     metric(out, "buzz_store_batched_jobs_total", "counter", "jobs those batches held (divided by batches: events per WAL append)",

@@ -7,10 +7,14 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/audit_log.h"
+#include "engine/kinds.h"
+#include "net/loop.h"
 #include "server/rate_limits.h"
 #include "server/search_feeder.h"
 #include "server/store_writer.h"
@@ -24,6 +28,14 @@ inline constexpr std::array<std::string_view, 6> kMediaUploadLabels = {"image/jp
 size_t media_upload_label(std::string_view mime);
 
 struct RelayStats {
+  // EVENTs submitted by authenticated callers (WebSocket and HTTP), by their
+  // place in engine::all_kinds(); the last slot counts every other kind.
+  std::unique_ptr<std::atomic<uint64_t>[]> received_by_kind =
+      std::make_unique<std::atomic<uint64_t>[]>(engine::all_kinds().size() + 1);
+  void count_received(const engine::KindInfo* info) {
+    const size_t slot = info ? size_t(info - engine::all_kinds().data()) : engine::all_kinds().size();
+    received_by_kind[slot].fetch_add(1, std::memory_order_relaxed);
+  }
   std::atomic<uint64_t> events_accepted{0};  // EVENTs answered OK true, duplicates included
   std::atomic<uint64_t> events_rejected{0};  // EVENTs answered OK false
   std::atomic<uint64_t> events_delivered{0};
@@ -41,6 +53,7 @@ struct MetricsSources {
   const engine::AuditMetrics* audit = nullptr;
   const StoreWriter* writer = nullptr;
   const SearchFeeder* search = nullptr;
+  std::vector<const net::Loop*> loops;  // their counters, summed
 };
 
 std::string render_metrics(const MetricsSources& m);

@@ -40,6 +40,7 @@ void Relay::attach(std::vector<net::Loop*> loops, StoreWriter* writer, MetricsSo
   writer_ = writer;
   metrics_ = std::move(metrics);
   metrics_.relay = &stats_;
+  metrics_.loops.assign(loops_.begin(), loops_.end());
   states_.clear();
   for (size_t i = 0; i < loops_.size(); ++i) states_.push_back(std::make_unique<LoopState>());
 }

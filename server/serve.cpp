@@ -237,7 +237,7 @@ int run_serve(int argc, char** argv) {
                      [&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
   relay.attach(loop_ptrs, &writer,
                MetricsSources{nullptr, &connection_count, &(*audit_log)->metrics(), &writer,
-                              &search_feeder});
+                              &search_feeder, {}});
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
 
   (*ops)->start();

@@ -217,6 +217,7 @@ void StoreWriter::settle(Batch& batch, const engine::Result<std::vector<engine::
       continue;
     }
     const engine::WriteResult& res = (*results)[r];
+    if (res.outcome == engine::WriteOutcome::kStored) stored_.fetch_add(1, std::memory_order_relaxed);
     if (res.outcome == engine::WriteOutcome::kStored && p.fanout) {
       out.committed.push_back({p.event, p.channel, raw_of(p.event)});
     }

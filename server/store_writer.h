@@ -105,6 +105,7 @@ class StoreWriter {
   // group-commit size (how many events share one WAL append).
   uint64_t batches() const { return batches_.load(std::memory_order_relaxed); }
   uint64_t batched_jobs() const { return batched_jobs_.load(std::memory_order_relaxed); }
+  uint64_t stored() const { return stored_.load(std::memory_order_relaxed); }  // new events, relay-signed ones included
 
  private:
   // One event to store in this batch: a client's own, or a relay-signed one
@@ -154,6 +155,7 @@ class StoreWriter {
   bool stopping_ = false;
   std::atomic<uint64_t> batches_{0};
   std::atomic<uint64_t> batched_jobs_{0};
+  std::atomic<uint64_t> stored_{0};
   std::thread thread_;
 };
 

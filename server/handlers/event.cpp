@@ -34,6 +34,8 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
 }
 
 std::optional<Relay::Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
+  const engine::KindInfo* info = engine::find_kind(e.kind);
+  stats_.count_received(info);
   const bool proxy = who.grant.has(Scope::kProxySubmit);
   // Gift wraps are signed by throw-away keys (NIP-59); a proxy submits for others.
   const bool own_event = e.pubkey == who.pubkey || e.kind == 1059 || proxy;
@@ -48,7 +50,6 @@ std::optional<Relay::Verdict> Relay::ingest(const Submitter& who, engine::Event&
   if (who.via_http && (e.kind == 1059 || e.kind == 20001)) {
     return refuse("invalid: kind " + std::to_string(e.kind) + " is only accepted via WebSocket");
   }
-  const engine::KindInfo* info = engine::find_kind(e.kind);
   if (info && info->sender == engine::Sender::kRelayOnly) return refuse("restricted: relay-only kind");
   const bool known = info && info->sender == engine::Sender::kClient;
   const bool membership_kind =

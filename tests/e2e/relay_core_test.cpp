@@ -1143,17 +1143,30 @@ TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
   EXPECT_EQ(before.headers["content-type"], "text/plain; version=0.0.4");
   for (const char* name : {"buzz_events_accepted_total", "buzz_ws_connections_active", "buzz_audit_entries_written_total",
                            "buzz_subscriptions_active", "buzz_store_writer_queue", "buzz_store_batches_total",
-                           "buzz_store_batched_jobs_total"}) {
+                           "buzz_store_batched_jobs_total", "buzz_events_stored_total", "buzz_ws_connections_total",
+                           "buzz_connections_refused_total", "buzz_ws_backpressure_disconnects_total"}) {
     EXPECT_GE(metric_value(before.body, name), 0) << name << " missing from\n" << before.body;
   }
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
   ASSERT_TRUE(c);
-  ASSERT_TRUE(c->publish(make_event(key, 1, "counted")).accepted);
+  Event counted = make_event(key, 1, "counted");
+  ASSERT_TRUE(c->publish(counted).accepted);
   ASSERT_TRUE(c->req("m", R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"limit":0})").eose);
+  ASSERT_EQ(c->publish(counted).reason, "duplicate:");
+  EXPECT_FALSE(c->publish(make_event(key, 1617, "unknown kind")).accepted);
   HttpReply during = http_get(relay().port(), "/metrics");
   EXPECT_EQ(metric_value(during.body, "buzz_events_accepted_total"),
-            metric_value(before.body, "buzz_events_accepted_total") + 1);
+            metric_value(before.body, "buzz_events_accepted_total") + 2);
+  EXPECT_GE(metric_value(during.body, "buzz_events_stored_total"),
+            metric_value(before.body, "buzz_events_stored_total") + 1);
+  EXPECT_GE(metric_value(during.body, "buzz_ws_connections_total"),
+            metric_value(before.body, "buzz_ws_connections_total") + 1);
+  auto received = [](const std::string& body, const std::string& kind) {
+    return std::max<int64_t>(0, metric_value(body, "buzz_events_received_total{kind=\"" + kind + "\"}"));
+  };
+  EXPECT_EQ(received(during.body, "1"), received(before.body, "1") + 2);
+  EXPECT_EQ(received(during.body, "other"), received(before.body, "other") + 1);
   // The publish (and the AUTH's audit record) went through at least one batch.
   int64_t batches = metric_value(during.body, "buzz_store_batches_total") - metric_value(before.body, "buzz_store_batches_total");
   int64_t jobs = metric_value(during.body, "buzz_store_batched_jobs_total") -

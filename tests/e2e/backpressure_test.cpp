@@ -1,0 +1,101 @@
+// End-to-end tests of the relay's two protections against load it cannot
+// serve (protocol.md §5.4, compat-backends.md §6.1): the connection cap, which
+// answers the connection past it with a plain HTTP 503 and serves again once
+// one closes, and the bounded send queue, which closes a subscriber that stops
+// reading (1008) after three consecutive events found its queue full, while the
+// publisher and other readers carry on. The metrics port counts both.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/signature.h"
+#include "tests/e2e/nostr_client.h"
+#include "tests/e2e/raw_connection.h"
+#include "tests/e2e/relay_process.h"
+
+namespace buzz::test {
+namespace {
+
+using engine::Keypair;
+
+int64_t counter(uint16_t metrics_port, const std::string& name) {
+  const std::string body = http_get(metrics_port, "/metrics").body;
+  size_t at = body.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stoll(body.substr(at + name.size() + 2));
+}
+
+std::unique_ptr<RelayProcess> start(std::vector<std::string> args, uint16_t metrics_port) {
+  args.insert(args.end(), {"--open", "--rate-limits", "false", "--metrics-port", std::to_string(metrics_port)});
+  std::string error;
+  auto relay = RelayProcess::start(RelayOptions{args, {}, ""}, &error);
+  EXPECT_NE(relay, nullptr) << error;
+  return relay;
+}
+
+TEST(BackpressureTest, ConnectionPastTheCapIsRefusedWith503UntilOneCloses) {
+  const uint16_t metrics = free_tcp_port();
+  auto relay = start({"--max-connections", "2"}, metrics);
+  ASSERT_TRUE(relay);
+  std::string error;
+  auto first = NostrClient::connect(*relay, &error);
+  ASSERT_TRUE(first) << error;
+  auto second = NostrClient::connect_authed(*relay, engine::generate_keypair(), &error);
+  ASSERT_TRUE(second) << error;
+
+  RawConnection third(relay->port());
+  std::string refusal = third.read("}");
+  EXPECT_EQ(refusal.rfind("HTTP/1.1 503", 0), 0u) << refusal;
+  EXPECT_NE(refusal.find(R"({"error":"the relay is at its connection limit, retry later"})"), std::string::npos);
+  EXPECT_EQ(counter(metrics, "buzz_connections_refused_total"), 1);
+
+  first.reset();  // one leaves: the next is served
+  std::unique_ptr<NostrClient> again;
+  for (int i = 0; i < 50 && !again; ++i) {
+    again = NostrClient::connect(*relay, &error);
+    if (!again) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(again) << error;
+  EXPECT_TRUE(second->req("s", R"({"kinds":[1],"limit":0})").eose) << "the connections inside the cap are unaffected";
+}
+
+TEST(BackpressureTest, SubscriberThatStopsReadingIsClosedAndOthersCarryOn) {
+  const uint16_t metrics = free_tcp_port();
+  auto relay = start({"--send-buffer", "4"}, metrics);
+  ASSERT_TRUE(relay);
+  Keypair author = engine::generate_keypair(), sleepy_key = engine::generate_keypair(),
+          reader_key = engine::generate_keypair();
+  std::string error;
+  auto publisher = NostrClient::connect_authed(*relay, author, &error);
+  auto sleepy = NostrClient::connect_authed(*relay, sleepy_key, &error);
+  auto reader = NostrClient::connect_authed(*relay, reader_key, &error);
+  ASSERT_TRUE(publisher && sleepy && reader) << error;
+  const std::string filter = R"({"kinds":[1],"authors":[")" + hex(author) + R"("],"limit":0})";
+  ASSERT_TRUE(sleepy->req("live", filter).eose);
+  ASSERT_TRUE(reader->req("live", filter).eose);
+
+  // 60 KB events until the sleepy client's socket buffers, then its queue,
+  // are full; the reader keeps up, so it never falls behind.
+  const std::string body(60000, 'x');
+  int published = 0;
+  for (; published < 1000 && counter(metrics, "buzz_ws_backpressure_disconnects_total") == 0; ++published) {
+    ASSERT_TRUE(publisher->publish(make_event(author, 1, body + std::to_string(published))).accepted) << published;
+    auto live = reader->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; });
+    ASSERT_TRUE(live) << "the reader missed event " << published;
+  }
+  EXPECT_EQ(counter(metrics, "buzz_ws_backpressure_disconnects_total"), 1) << "after " << published << " events";
+
+  // The sleepy client finds what was buffered for it, then the 1008 close.
+  while (sleepy->ws().recv(2000)) {
+  }
+  EXPECT_TRUE(sleepy->ws().closed());
+  EXPECT_EQ(sleepy->ws().close_code(), 1008);
+  EXPECT_TRUE(publisher->publish(make_event(author, 1, "still here")).accepted);
+  EXPECT_TRUE(reader->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.event.content == "still here"; }));
+}
+
+}  // namespace
+}  // namespace buzz::test
