@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,5 +58,12 @@ struct EventFields {
 
   void assign(const Event& e, std::string_view channel_id = {});
 };
+
+// The id a stored row points at, as a value that outlives the row.
+inline Id id_of(const EventFields& f) {
+  Id id;
+  std::memcpy(id.data(), f.id, id.size());
+  return id;
+}
 
 }  // namespace buzz::engine

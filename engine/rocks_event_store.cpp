@@ -503,9 +503,7 @@ Result<uint64_t> RocksEventStore::count(std::span<const Filter> filters, const Q
   for (const Filter& f : filters) {
     Status s = scan(f, kCountScanBudget, [&](const RecordView& rec) {
       if (options.accept && !options.accept(rec.fields)) return true;
-      Id id;
-      std::memcpy(id.data(), rec.fields.id, 32);
-      if (filters.size() == 1 || seen.insert(id).second) ++n;
+      if (filters.size() == 1 || seen.insert(id_of(rec.fields)).second) ++n;
       return true;
     });
     if (!s) return Error{s.error()};

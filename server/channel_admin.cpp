@@ -315,9 +315,7 @@ Admission TeamModel::delete_channel(const engine::Event& e, const Channel& curre
   state.authors = std::vector<Pubkey>{relay_key_.pubkey};
   state.tags.push_back({'h', {current.id}});
   (void)store_.query(state, {}, [&](std::string_view, const engine::EventFields& f) {
-    engine::Id id;
-    std::memcpy(id.data(), f.id, id.size());
-    a.deletes.push_back(id);
+    a.deletes.push_back(engine::id_of(f));
   });
   // The last message reaches current subscribers; then their subscriptions end.
   emit_system(a, current.id, {{"actor", json_string(e.pubkey_hex())}, {"type", json_string("channel_deleted")}}, now);

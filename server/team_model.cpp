@@ -218,9 +218,7 @@ std::optional<std::string> TeamModel::supersede_votes(const engine::Event& e, co
       newer_exists = true;
       return;
     }
-    Id id;
-    std::memcpy(id.data(), old.id, id.size());
-    a.deletes.push_back(id);
+    a.deletes.push_back(engine::id_of(old));
   });
   if (newer_exists) return "duplicate: a newer vote from this author exists";
   return std::nullopt;

@@ -35,12 +35,6 @@ constexpr size_t kMaxAscendingScan = 10000;
 constexpr uint64_t kClockSkewSecs = 900;
 constexpr size_t kMaxReactionsPerPage = 20000;
 
-Id id_of(const engine::EventFields& fields) {
-  Id id;
-  std::memcpy(id.data(), fields.id, 32);
-  return id;
-}
-
 // One emoji on one message: who reacted, in reaction order.
 struct ReactionGroup {
   std::vector<std::pair<engine::Pubkey, Id>> users;  // (author, reaction event id)

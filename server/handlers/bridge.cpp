@@ -99,12 +99,6 @@ net::HttpResponse bridge_failure(const std::string& reason) {
   return api_error(500, "internal server error");
 }
 
-engine::Id id_of(const engine::EventFields& f) {
-  engine::Id id;
-  std::memcpy(id.data(), f.id, id.size());
-  return id;
-}
-
 }  // namespace
 
 bool Relay::is_bridge_path(std::string_view path) { return path == "/events" || path == "/query" || path == "/count"; }

@@ -90,9 +90,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   options.accept = [&](const engine::EventFields& f) {
     if (!readable_by(f, team_, c.session.grant, c.session.pubkey, me)) return false;
     if (registered->filters.size() == 1) return true;
-    engine::Id id;
-    std::memcpy(id.data(), f.id, id.size());
-    return sent.insert(id).second;
+    return sent.insert(engine::id_of(f)).second;
   };
   std::string frame;
   bool whole = true;  // a full send queue ends the replay, without EOSE (protocol.md §5.4)

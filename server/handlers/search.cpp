@@ -48,8 +48,7 @@ std::vector<Relay::EventRow> Relay::search_hits(const index::SearchResult& resul
   opts.limit = result.hits.size();
   opts.accept = readable;
   (void)store_.query(rest, opts, [&](std::string_view raw, const engine::EventFields& f) {
-    engine::Id id;
-    std::memcpy(id.data(), f.id, 32);
+    const engine::Id id = engine::id_of(f);
     found.emplace(id, EventRow{id, std::string(raw), std::string(f.channel)});
   });
   for (const index::SearchHit& h : result.hits) {  // back in the index's order
@@ -66,9 +65,7 @@ engine::Result<std::vector<Relay::EventRow>> Relay::filter_rows(const engine::Fi
     engine::QueryOptions opts;
     opts.accept = readable;
     engine::Status s = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& e) {
-      engine::Id id;
-      std::memcpy(id.data(), e.id, 32);
-      rows.push_back({id, std::string(raw), std::string(e.channel)});
+      rows.push_back({engine::id_of(e), std::string(raw), std::string(e.channel)});
     });
     if (!s) return engine::Error{"error: " + s.error()};
     return rows;
