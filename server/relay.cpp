@@ -45,6 +45,12 @@ void Relay::attach(std::vector<net::Loop*> loops, StoreWriter* writer, MetricsSo
   for (size_t i = 0; i < loops_.size(); ++i) states_.push_back(std::make_unique<LoopState>());
 }
 
+Relay::Readable Relay::readable_to(const Grant& grant, const engine::Pubkey& reader) const {
+  return [this, &grant, reader, hex = engine::to_hex(reader)](const engine::EventFields& f) {
+    return readable_by(f, team_, grant, reader, hex);
+  };
+}
+
 bool Relay::on_upgrade(net::Loop&, const net::HttpRequest& request, net::HttpResponse* refusal) {
   if (request.path == "/") return true;
   *refusal = net::HttpResponse::json(404, R"({"error":"no WebSocket endpoint at this path; the relay is at /"})");

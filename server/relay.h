@@ -252,6 +252,9 @@ class Relay final : public net::Service {
   };
   index::SearchQuery search_scope(const engine::Pubkey& who, const Grant& grant) const;
   using Readable = std::function<bool(const engine::EventFields&)>;
+  // readable_by (read_access.h) for one caller, as a store query's `accept`;
+  // `grant` must outlive it.
+  Readable readable_to(const Grant& grant, const engine::Pubkey& reader) const;
   // The hits still live, readable and matching `rest` (the filter without its search), in hit order.
   std::vector<EventRow> search_hits(const index::SearchResult& result, engine::Filter rest, const Readable& readable);
   // One filter's history as a REQ replays it: from the store, or from the

@@ -122,9 +122,8 @@ std::optional<net::HttpResponse> Relay::route_bridge(net::Connection& conn, cons
 }
 
 net::HttpResponse Relay::bridge_count(const Caller& who, const std::vector<BridgeFilter>& filters) {
-  const std::string me = engine::to_hex(who.pubkey);
   engine::QueryOptions options;
-  options.accept = [&](const engine::EventFields& f) { return readable_by(f, team_, who.grant, who.pubkey, me); };
+  options.accept = readable_to(who.grant, who.pubkey);
   uint64_t total = 0;  // summed over the filters (rest-api.md §6)
   for (const BridgeFilter& bf : filters) {
     std::string_view channel = single_channel(bf.filter);
@@ -136,17 +135,14 @@ net::HttpResponse Relay::bridge_count(const Caller& who, const std::vector<Bridg
       continue;
     }
     auto n = store_.count(std::span(&bf.filter, 1), options);
-    if (!n) return api_error(500, "internal server error");
+    if (!n) return bridge_failure(n.error());
     total += *n;
   }
   return net::HttpResponse::json(200, "{\"count\":" + std::to_string(total) + "}");
 }
 
 net::HttpResponse Relay::bridge_query(const Caller& who, const std::vector<BridgeFilter>& filters) {
-  const std::string me = engine::to_hex(who.pubkey);
-  const Readable readable = [&](const engine::EventFields& f) {
-    return readable_by(f, team_, who.grant, who.pubkey, me);
-  };
+  const Readable readable = readable_to(who.grant, who.pubkey);
   std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // an event two filters match is listed once
   std::vector<std::string> out;
   auto add = [&](const engine::Id& id, std::string raw) {
@@ -198,6 +194,7 @@ net::HttpResponse Relay::bridge_query(const Caller& who, const std::vector<Bridg
 std::vector<Relay::EventRow> Relay::feed_events(const Caller& who, const BridgeFilter& bf) {
   const size_t limit = std::min(bf.filter.limit.value_or(kDefaultFeedLimit), kMaxFeedLimit);
   const std::string me = engine::to_hex(who.pubkey);
+  const Readable readable = readable_to(who.grant, who.pubkey);
   std::unordered_set<engine::Id, engine::KeyBytesHash> seen;
   std::vector<EventRow> out;
   for (const std::string& type : bf.feed_types) {
@@ -205,12 +202,13 @@ std::vector<Relay::EventRow> Relay::feed_events(const Caller& who, const BridgeF
     engine::QueryOptions opts;
     opts.limit = limit - out.size();
     opts.accept = [&](const engine::EventFields& e) {
-      return !e.channel.empty() && readable_by(e, team_, who.grant, who.pubkey, me) && !seen.count(id_of(e));
+      return !e.channel.empty() && readable(e) && !seen.count(id_of(e));
     };
     (void)store_.query(feed_filter(*feed_selection(type), me, bf.filter.since), opts,
                        [&](std::string_view raw, const engine::EventFields& e) {
-                         seen.insert(id_of(e));
-                         out.push_back({id_of(e), std::string(raw), std::string(e.channel)});
+                         const engine::Id id = id_of(e);
+                         seen.insert(id);
+                         out.push_back({id, std::string(raw), std::string(e.channel)});
                        });
   }
   return out;

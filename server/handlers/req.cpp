@@ -85,10 +85,10 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   c.session.subs[registered->id] = std::move(sub);
 
   std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // an event matching two filters is sent once
-  const std::string me = engine::to_hex(c.session.pubkey);
+  const Readable readable = readable_to(c.session.grant, c.session.pubkey);
   engine::QueryOptions options;
   options.accept = [&](const engine::EventFields& f) {
-    if (!readable_by(f, team_, c.session.grant, c.session.pubkey, me)) return false;
+    if (!readable(f)) return false;
     if (registered->filters.size() == 1) return true;
     return sent.insert(engine::id_of(f)).second;
   };
@@ -115,9 +115,8 @@ void Relay::handle_count(Context& c, const ReqMessage& req) {
     return send_closed(c, req.sub_id, "restricted: p-gated kinds require #p tag matching your pubkey");
   }
   // Events of channels the caller may not read are not counted (they count zero).
-  const std::string me = engine::to_hex(c.session.pubkey);
   engine::QueryOptions options;
-  options.accept = [&](const engine::EventFields& f) { return readable_by(f, team_, c.session.grant, c.session.pubkey, me); };
+  options.accept = readable_to(c.session.grant, c.session.pubkey);
   auto n = store_.count(req.filters, options);
   if (!n) return send_closed(c, req.sub_id, "error: " + n.error());
   c.loop.send_text(c.conn, count_reply(req.sub_id, *n));

@@ -92,11 +92,8 @@ engine::Result<std::vector<Relay::EventRow>> Relay::filter_rows(const engine::Fi
 }
 
 void Relay::handle_search_req(Context& c, const ReqMessage& req) {
-  const std::string me = engine::to_hex(c.session.pubkey);
   std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // a hit of two filters is sent once
-  auto readable = [&](const engine::EventFields& f) {
-    return readable_by(f, team_, c.session.grant, c.session.pubkey, me);
-  };
+  const Readable readable = readable_to(c.session.grant, c.session.pubkey);
   std::string prefix = "[\"EVENT\",";
   engine::append_json_string(prefix, req.sub_id);
   prefix += ",";
@@ -134,8 +131,7 @@ net::HttpResponse Relay::get_search(const Caller& who, const net::HttpRequest& r
     log_info("search degraded to no hits", {{"error", result.error()}});
     return empty;
   }
-  const std::string me = engine::to_hex(who.pubkey);
-  auto readable = [&](const engine::EventFields& f) { return readable_by(f, team_, who.grant, who.pubkey, me); };
+  const Readable readable = readable_to(who.grant, who.pubkey);
   std::vector<std::string> hits;
   std::unordered_map<engine::Id, float, engine::KeyBytesHash> scores;
   for (const index::SearchHit& h : result->hits) scores.emplace(h.id, h.score);
