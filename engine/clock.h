@@ -7,6 +7,9 @@
 
 namespace buzz::engine {
 
+// How far a stored event's created_at may lie from the relay's clock (protocol.md §2.5).
+inline constexpr int64_t kIngestClockSkewSecs = 900;
+
 inline uint64_t unix_now() {
   return uint64_t(std::chrono::duration_cast<std::chrono::seconds>(
                       std::chrono::system_clock::now().time_since_epoch()).count());

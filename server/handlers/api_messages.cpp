@@ -31,8 +31,6 @@ constexpr int64_t kDefaultReplies = 100, kMaxReplies = 500;
 constexpr int64_t kDefaultReactionGroups = 50, kMaxReactionGroups = 200;
 // Newest-first scans that must return the oldest rows read at most this many.
 constexpr size_t kMaxAscendingScan = 10000;
-// Events may be dated this far ahead of the clock (protocol.md §2.5), so a forward walk ends there.
-constexpr uint64_t kClockSkewSecs = 900;
 constexpr size_t kMaxReactionsPerPage = 20000;
 
 // One emoji on one message: who reacted, in reaction order.
@@ -202,7 +200,8 @@ net::HttpResponse Relay::get_messages(const Caller& who, std::string_view channe
     // is halved and read again, one holding less is taken (oldest first) and
     // the next one doubles, until the page is full or the clock window ends.
     uint64_t lo = *f.since, span = 3600;
-    const uint64_t end = engine::unix_now() + kClockSkewSecs;
+    // Events may be dated up to the ingest clock window ahead, so the walk ends there.
+    const uint64_t end = engine::unix_now() + engine::kIngestClockSkewSecs;
     while (rows.size() < size_t(*limit) && lo <= end) {
       engine::Filter window = f;
       window.since = lo;

@@ -13,7 +13,6 @@
 namespace buzz::server {
 namespace {
 
-constexpr int64_t kClockSkewSecs = 900;
 constexpr size_t kMaxContentBytes = 262144;
 constexpr const char* kNotYourEvent = "invalid: event pubkey does not match authenticated identity";
 
@@ -63,7 +62,7 @@ std::optional<Relay::Verdict> Relay::ingest(const Submitter& who, engine::Event&
   if (!membership_kind && store_.contains(e.id, e.kind)) return Verdict{true, std::string(duplicate_reason(e.kind))};
   std::string reason;
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
-  if (!proxy && std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) > kClockSkewSecs) {
+  if (!proxy && std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) > engine::kIngestClockSkewSecs) {
     return refuse("invalid: event timestamp too far from server time");
   }
   if (e.content.size() > kMaxContentBytes) {
