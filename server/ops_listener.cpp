@@ -68,6 +68,7 @@ OpsListener::~OpsListener() {
 }
 
 void OpsListener::start() {
+  if (listen_fds_.empty()) return;  // no side port configured: no thread either
   thread_ = std::thread([this] {
     engine::set_thread_role("buzz-ops", engine::ThreadRole::kBackground);
     run();
