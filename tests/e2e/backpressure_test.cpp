@@ -23,9 +23,7 @@ namespace {
 using engine::Keypair;
 
 int64_t counter(uint16_t metrics_port, const std::string& name) {
-  const std::string body = http_get(metrics_port, "/metrics").body;
-  size_t at = body.find("\n" + name + " ");
-  return at == std::string::npos ? -1 : std::stoll(body.substr(at + name.size() + 2));
+  return metric_value(http_get(metrics_port, "/metrics").body, name);
 }
 
 std::unique_ptr<RelayProcess> start(std::vector<std::string> args, uint16_t metrics_port) {

@@ -286,6 +286,11 @@ HttpReply http_get(uint16_t port, const std::string& path, const std::string& ac
   return http_call(port, "GET", path, {{"Accept", accept}});
 }
 
+int64_t metric_value(const std::string& body, const std::string& name) {
+  size_t at = body.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stoll(body.substr(at + name.size() + 2));
+}
+
 std::string relay_self_pubkey(const RelayProcess& relay) {
   HttpReply info = http_get(relay.port(), "/info", "application/nostr+json");
   simdjson::dom::parser parser;

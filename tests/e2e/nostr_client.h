@@ -145,6 +145,9 @@ HttpReply http_call(uint16_t port, const std::string& method, const std::string&
                     const std::string& body = "");
 HttpReply http_get(uint16_t port, const std::string& path, const std::string& accept = "");
 
+// The value of one Prometheus sample in a /metrics body, or -1.
+int64_t metric_value(const std::string& body, const std::string& name);
+
 // The relay's own pubkey, from the NIP-11 "self" field ("" if unavailable).
 std::string relay_self_pubkey(const RelayProcess& relay);
 

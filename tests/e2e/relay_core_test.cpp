@@ -1131,12 +1131,6 @@ TEST_F(OpenRelayTest, HealthAnswers200) {
   EXPECT_EQ(r.status, 200);
 }
 
-// The value of one Prometheus sample in a /metrics body, or -1.
-int64_t metric_value(const std::string& body, const std::string& name) {
-  size_t at = body.find("\n" + name + " ");
-  return at == std::string::npos ? -1 : std::stoll(body.substr(at + name.size() + 2));
-}
-
 TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
   HttpReply before = http_get(relay().port(), "/metrics");
   ASSERT_EQ(before.status, 200);
