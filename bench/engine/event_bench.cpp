@@ -8,7 +8,7 @@
 
 #include "bench/engine/bench_events.h"
 #include "engine/canonical.h"
-#include "server/client_message.h"
+#include "server/relay/client_message.h"
 
 namespace {
 

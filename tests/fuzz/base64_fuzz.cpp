@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "server/base64.h"
+#include "server/common/base64.h"
 #include "tests/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "server/byte_range.h"
+#include "server/media/byte_range.h"
 #include "tests/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -15,7 +15,7 @@
 #include "engine/filter.h"
 #include "engine/signature.h"
 #include "net/websocket.h"
-#include "server/client_message.h"
+#include "server/relay/client_message.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

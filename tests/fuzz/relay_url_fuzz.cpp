@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/relay_url.h"
+#include "server/common/relay_url.h"
 #include "tests/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

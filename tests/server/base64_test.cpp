@@ -2,7 +2,7 @@
 // alphabet, padding optional) and the two strict forms Blossom accepts
 // (URL-safe unpadded, standard padded), which refuse the other alphabet,
 // wrong padding and stray bits after the last byte.
-#include "server/base64.h"
+#include "server/common/base64.h"
 
 #include <gtest/gtest.h>
 

@@ -4,12 +4,12 @@
 // scheme, base64, JSON, signature, kind, content, t verb, expiration, the
 // created_at window, server tags, X-SHA-256 and the x tags, the body hash —
 // plus the server authority derived from RELAY_URL.
-#include "server/blossom_auth.h"
+#include "server/access/blossom_auth.h"
 
 #include <gtest/gtest.h>
 
 #include "engine/signature.h"
-#include "server/base64.h"
+#include "server/common/base64.h"
 
 namespace buzz::server {
 namespace {

@@ -1,7 +1,7 @@
 // Unit tests for server/byte_range (media.md §6.3): no Range or a multi-range
 // value serves the whole object; S-E, S- and -N become one clamped, capped
 // range; everything that does not parse or cannot be satisfied is 416.
-#include "server/byte_range.h"
+#include "server/media/byte_range.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/signature.h"
-#include "server/client_message.h"
+#include "server/relay/client_message.h"
 
 namespace buzz::server {
 namespace {

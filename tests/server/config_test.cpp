@@ -14,7 +14,7 @@
 #include <string>
 
 #include "engine/hex.h"
-#include "server/config.h"
+#include "server/app/config.h"
 
 namespace buzz::server {
 namespace {

@@ -3,7 +3,7 @@
 // tell a refused origin nothing.
 #include <gtest/gtest.h>
 
-#include "server/cors.h"
+#include "server/http/cors.h"
 
 namespace buzz::server {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "engine/canonical.h"
 #include "engine/signature.h"
-#include "server/nip98.h"
+#include "server/access/nip98.h"
 
 namespace buzz::server {
 namespace {

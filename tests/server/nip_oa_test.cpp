@@ -1,7 +1,7 @@
 // Unit tests for server/nip_oa: the owner's signature binds agent and
 // conditions, NIP-26 condition rules (kinds OR'ed, time bounds AND'ed, any
 // unknown clause fails), one `auth` tag only, and the X-Auth-Tag JSON form.
-#include "server/nip_oa.h"
+#include "server/access/nip_oa.h"
 
 #include <gtest/gtest.h>
 

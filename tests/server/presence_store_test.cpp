@@ -3,7 +3,7 @@
 // TTL and "offline" clearing it, and the 5 s typing window per channel.
 #include <gtest/gtest.h>
 
-#include "server/presence_store.h"
+#include "server/team/presence_store.h"
 
 namespace buzz::server {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "engine/rocks_event_store.h"
 #include "engine/signature.h"
-#include "server/profile_directory.h"
+#include "server/team/profile_directory.h"
 
 namespace buzz::server {
 namespace {

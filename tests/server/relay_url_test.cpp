@@ -6,7 +6,7 @@
 // host that serves as the NIP-05 domain.
 #include <gtest/gtest.h>
 
-#include "server/relay_url.h"
+#include "server/common/relay_url.h"
 
 namespace buzz::server {
 namespace {

@@ -14,7 +14,7 @@
 #include "engine/rocks_event_store.h"
 #include "engine/signature.h"
 #include "index/clucene_search_index.h"
-#include "server/search_feeder.h"
+#include "server/feeds/search_feeder.h"
 
 namespace buzz::server {
 namespace {

@@ -1,0 +1,48 @@
+// Gatekeeper: whom a closed relay lets in besides its members (protocol.md §6.2,
+// §6.7) — the legacy pubkey allow-list that gates key-only AUTH and dev-mode
+// uploads, and agents that a member vouches for with a NIP-OA attestation (in
+// an AUTH event's tag, or an HTTP request's X-Auth-Tag header).
+//
+// Any thread: the allow-list is read-only once the loops run; the owner link a
+// vouch records goes through the ProfileDirectory's own lock.
+#pragma once
+
+#include <optional>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/hex.h"
+#include "engine/pubkey_allowlist.h"
+#include "net/http.h"
+#include "server/access/nip_oa.h"
+#include "server/access/relay_membership.h"
+#include "server/team/profile_directory.h"
+
+namespace buzz::server {
+
+class Gatekeeper {
+ public:
+  // `allow_nip_oa`: BUZZ_ALLOW_NIP_OA_AUTH; without it nobody is vouched for.
+  Gatekeeper(bool allow_nip_oa, const RelayMembership& membership, ProfileDirectory& profiles)
+      : allow_nip_oa_(allow_nip_oa), membership_(membership), profiles_(profiles) {}
+
+  // Before the loops run: BUZZ_PUBKEY_ALLOWLIST; only these pubkeys may AUTH by key alone.
+  void restrict_to(const std::vector<engine::AllowedPubkey>& allowed);
+  bool allowlisted(const engine::Pubkey& pk) const { return !allowlist_ || allowlist_->count(pk); }
+
+  // Whether `agent`, not a member, is admitted on its owner's attestation:
+  // NIP-OA enabled, a valid attestation, an owner who is a member. Records
+  // agent → owner (first write wins).
+  bool vouched_by_owner(const std::optional<OwnerAttestation>& a, const engine::Pubkey& agent, const AttestedUse& use);
+  // The same for an HTTP request's X-Auth-Tag header (rest-api.md §1.5).
+  enum class HeaderVouch : uint8_t { kVouched, kNot, kMultipleHeaders };
+  HeaderVouch vouched_by_header(const net::HttpRequest& req, const engine::Pubkey& agent, const AttestedUse& use);
+
+ private:
+  const bool allow_nip_oa_;
+  const RelayMembership& membership_;
+  ProfileDirectory& profiles_;
+  std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> allowlist_;
+};
+
+}  // namespace buzz::server

@@ -1,0 +1,37 @@
+// Who may read what (protocol.md §9.3–9.4): the rules REQ, COUNT, the HTTP
+// bridge and live fan-out share, so no path can answer differently.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/event.h"
+#include "engine/filter.h"
+#include "engine/team_state.h"
+#include "server/access/grant.h"
+
+namespace buzz::server {
+
+// The p-gate: a filter that could return events readable only by their
+// p-tagged recipients must ask for the caller's own #p (a filter of ids
+// passes, unless it names kind 30622).
+bool passes_p_gate(const engine::Filter& f, const engine::Pubkey& self);
+bool passes_p_gate(const std::vector<engine::Filter>& filters, const engine::Pubkey& self);
+
+// The single channel every filter names in #h (values that parse as UUIDs),
+// or empty for a global subscription.
+std::string channel_scope(const std::vector<engine::Filter>& filters);
+
+// Whether a stored event may go to this reader: channel events only from
+// channels it may read (open, or a member of) and its grant reaches; a
+// p-gated kind (engine::is_p_gated) only to a pubkey it names in a p tag,
+// wherever it appears — such events are stored globally yet may carry a
+// channel's h tag.
+bool readable_by(const engine::EventFields& f, const engine::TeamState& team, const Grant& grant,
+                 const engine::Pubkey& reader, std::string_view reader_hex);
+
+// Whether an event of a p-gated kind names this reader in a p tag.
+bool names_reader(const engine::EventFields& f, std::string_view reader_hex);
+
+}  // namespace buzz::server

@@ -1,0 +1,107 @@
+// `buzz audit …`: read-only checks of the hash-chained audit log in
+// <data-dir>/audit (audit.md §7). Takes no lock, so it is safe while the
+// server runs; a frame still being written at the end is simply not counted.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "engine/audit_verify.h"
+#include "engine/canonical.h"
+#include "server/app/cli.h"
+#include "server/common/json_text.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr const char* kAuditUsage = R"(Usage: buzz audit <command> [options]
+
+Commands:
+  verify [--from SEQ] [--to SEQ]   check the chain; prints one JSON line, exit 1 if damaged
+  tail [-n N | --lines N]          print the last N entries (default 20) as JSON lines
+  head                             print the newest entry's {"seq":N,"hash":"…"} for external anchoring
+
+Options:
+  --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data); the log is DIR/audit
+)";
+
+int usage_error(const std::string& why) {
+  std::fprintf(stderr, "buzz audit: %s\n\n%s", why.c_str(), kAuditUsage);
+  return kExitUsage;
+}
+
+// A whole decimal number, or nothing.
+std::optional<uint64_t> parse_count(const std::string& text) {
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos) return {};
+  return std::stoull(text);
+}
+
+int verify(const std::string& dir, uint64_t from, uint64_t to) {
+  engine::VerifyReport r = engine::verify_audit(dir, from, to);
+  if (!r.ok) {
+    std::printf("{\"ok\":false,\"seq\":%llu,\"segment\":%s,\"offset\":%llu,\"error\":%s}\n",
+                static_cast<unsigned long long>(r.failure.seq), json_string(r.failure.segment).c_str(),
+                static_cast<unsigned long long>(r.failure.offset), json_string(r.failure.error).c_str());
+    return kExitFailure;
+  }
+  std::printf("{\"ok\":true,\"entries\":%llu,\"first_seq\":%llu,\"last_seq\":%llu,\"last_hash\":\"%s\"}\n",
+              static_cast<unsigned long long>(r.entries), static_cast<unsigned long long>(r.first_seq),
+              static_cast<unsigned long long>(r.last_seq), r.last_hash.c_str());
+  return kExitOk;
+}
+
+int tail(const std::string& dir, size_t n, bool head_only) {
+  auto entries = engine::read_audit_tail(dir, n);
+  if (!entries) return std::fprintf(stderr, "buzz audit: %s\n", entries.error().c_str()), kExitFailure;
+  if (head_only) {
+    const bool empty = entries->empty();
+    std::printf("{\"seq\":%llu,\"hash\":\"%s\"}\n", empty ? 0ull : static_cast<unsigned long long>(entries->back().seq),
+                empty ? std::string(engine::kAuditGenesisHash).c_str() : entries->back().hash.c_str());
+    return kExitOk;
+  }
+  for (const engine::AuditEntry& e : *entries) std::printf("%s\n", engine::encode_audit_payload(e).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_audit(int argc, char** argv) {
+  // `-n N` is the one short option; it means --lines.
+  std::vector<char*> args(argv, argv + argc);
+  static char kLines[] = "--lines";
+  for (char*& a : args) {
+    if (std::string(a) == "-n") a = kLines;
+  }
+  ParsedArgs parsed = parse_args(int(args.size()), args.data(), 2, {"help"});
+  if (parsed.has("help") || parsed.positional.empty()) {
+    std::fputs(kAuditUsage, parsed.has("help") ? stdout : stderr);
+    return parsed.has("help") ? kExitOk : kExitUsage;
+  }
+  if (!parsed.error.empty()) return usage_error(parsed.error);
+  if (parsed.positional.size() > 1) return usage_error("unexpected argument '" + parsed.positional[1] + "'");
+  const std::string cmd = parsed.positional[0];
+  const char* env_dir = std::getenv("BUZZ_DATA_DIR");
+  const std::string dir = parsed.get("data-dir").value_or(env_dir ? env_dir : "./data") + "/audit";
+
+  for (const auto& [key, value] : parsed.options) {
+    const bool known = key == "data-dir" || (cmd == "verify" && (key == "from" || key == "to")) ||
+                       (cmd == "tail" && key == "lines");
+    if (!known) return usage_error("unknown option --" + key + " for '" + cmd + "'");
+  }
+  if (cmd == "verify") {
+    auto from = parse_count(parsed.get("from").value_or("1"));
+    auto to = parsed.has("to") ? parse_count(*parsed.get("to")) : std::optional<uint64_t>(UINT64_MAX);
+    if (!from || *from == 0) return usage_error("--from must be a seq of 1 or more");
+    if (!to || *to < *from) return usage_error("--to must be a seq no smaller than --from");
+    return verify(dir, *from, *to);
+  }
+  if (cmd == "tail") {
+    auto n = parse_count(parsed.get("lines").value_or("20"));
+    if (!n) return usage_error("-n/--lines must be a whole number");
+    return tail(dir, *n, false);
+  }
+  if (cmd == "head") return tail(dir, 1, true);
+  return usage_error("unknown command '" + cmd + "'");
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,235 @@
+// The configuration table and its sources; see config.h.
+#include "server/app/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+namespace buzz::server {
+namespace {
+
+using engine::Error;
+using engine::Status;
+
+const std::vector<ConfigKey> kKeys = {
+    {"data-dir", "BUZZ_DATA_DIR", "./data", "directory holding the database, keys and audit log"},
+    {"bind", "BUZZ_BIND_ADDR", "0.0.0.0:3000", "address and port to listen on (WebSocket and HTTP)"},
+    {"health-port", "BUZZ_HEALTH_PORT", "",
+     "a port on the bind host for probes: /_liveness, /_readiness, /_status, /health; unset = off (the main port answers all but /_status)"},
+    {"metrics-port", "BUZZ_METRICS_PORT", "", "a port on the bind host for Prometheus: /metrics; unset = off (the main port answers it)"},
+    {"relay-url", "RELAY_URL", "ws://localhost:<port>", "public URL; the NIP-42 relay tag must match it"},
+    {"owner", "RELAY_OWNER_PUBKEY", "", "hex pubkey of the relay owner (NIP-43)"},
+    {"require-membership", "BUZZ_REQUIRE_RELAY_MEMBERSHIP", "true", "closed relay: only relay members may authenticate"},
+    {"relay-private-key", "BUZZ_RELAY_PRIVATE_KEY", "", "hex secret key of the relay; default: <data-dir>/relay.key"},
+    {"pubkey-allowlist", "BUZZ_PUBKEY_ALLOWLIST", "false",
+     "legacy gate: AUTH without an API token, and dev-mode uploads, need a pubkey on the allow-list (buzz admin allowlist-add)"},
+    {"allow-nip-oa-auth", "BUZZ_ALLOW_NIP_OA_AUTH", "false",
+     "closed relay: admit an agent whose owner, a member, signed a NIP-OA attestation for it"},
+    {"max-connections", "BUZZ_MAX_CONNECTIONS", "10000", "concurrent connections; more are refused with HTTP 503"},
+    {"max-concurrent-handlers", "BUZZ_MAX_CONCURRENT_HANDLERS", "1024", "events waiting for the store at once"},
+    {"send-buffer", "BUZZ_SEND_BUFFER", "1000", "outbound frames queued per connection before it counts as slow"},
+    {"threads", "BUZZ_THREADS", "0", "network loops; 0 = one per core"},
+    {"sync-writes", "BUZZ_SYNC_WRITES", "false", "fsync every write batch (survives power loss, not just kill -9)"},
+    {"audit-queue", "BUZZ_AUDIT_QUEUE", "65536", "audit entries waiting for the log; when full, events are refused"},
+    {"ping-interval", "BUZZ_PING_INTERVAL_SECS", "30",
+     "seconds between WebSocket pings (the first at connect; no pong by the third closes); HTTP connections idle 2 intervals close"},
+    {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
+    {"ephemeral-ttl-override", "BUZZ_EPHEMERAL_TTL_OVERRIDE", "",
+     "seconds that replace the ttl of every channel created with one (a testing aid); unset = as sent"},
+    {"mint-rate-limit", "BUZZ_MINT_RATE_LIMIT", "50", "API tokens one pubkey may mint per hour"},
+    {"rate-limits", "BUZZ_RATE_LIMITS", "true", "enforce the per-tier limits below (false: only the mint limit)"},
+    {"human-messages-per-min", "BUZZ_HUMAN_MESSAGES_PER_MIN", "60",
+     "messages (kinds 1, 7, 9, 40002-40008, 45001-45003) one human may send per minute; 0 = no limit"},
+    {"human-api-calls-per-min", "BUZZ_HUMAN_API_CALLS_PER_MIN", "300", "HTTP API calls per human pubkey per minute; 0 = no limit"},
+    {"human-ws-events-per-sec", "BUZZ_HUMAN_WS_EVENTS_PER_SEC", "10",
+     "EVENT, REQ and COUNT frames per human connection per second; 0 = no limit"},
+    {"agent-standard-messages-per-min", "BUZZ_AGENT_STANDARD_MESSAGES_PER_MIN", "120",
+     "messages per minute for agents (a 10100 agent_type or an owner link)"},
+    {"agent-standard-api-calls-per-min", "BUZZ_AGENT_STANDARD_API_CALLS_PER_MIN", "600", "API calls per minute for agents"},
+    {"agent-elevated-messages-per-min", "BUZZ_AGENT_ELEVATED_MESSAGES_PER_MIN", "300",
+     "messages per minute for the agent-elevated tier (no API or frame limit)"},
+    {"agent-platform-messages-per-min", "BUZZ_AGENT_PLATFORM_MESSAGES_PER_MIN", "600",
+     "messages per minute for the agent-platform tier (no API or frame limit)"},
+    {"rate-limit-tiers", "BUZZ_RATE_LIMIT_TIERS", "",
+     "tiers the operator assigns: HEX_PUBKEY=TIER,... (human, agent-standard, agent-elevated, agent-platform)"},
+    {"cors-origins", "BUZZ_CORS_ORIGINS", "", "browser origins allowed to call the API (comma list); empty = any"},
+    {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error"},
+    {"require-auth-token", "BUZZ_REQUIRE_AUTH_TOKEN", "false",
+     "media uploads need an API token (X-Auth-Token); false = dev mode"},
+    {"media-base-url", "BUZZ_MEDIA_BASE_URL", "<relay-url as http(s)>/media",
+     "public URL of /media, used in upload descriptors"},
+    {"media-server-domain", "BUZZ_MEDIA_SERVER_DOMAIN", "<relay-url host[:port]>",
+     "the server that Blossom auth `server` tags must name"},
+    {"max-image-bytes", "BUZZ_MAX_IMAGE_BYTES", "52428800", "largest image upload, and the body limit of PUT /media/upload"},
+    {"max-gif-bytes", "BUZZ_MAX_GIF_BYTES", "10485760", "largest GIF upload; at most max-image-bytes"},
+};
+
+Error bad(const std::string& key, const char* source, const std::string& value, const std::string& expected) {
+  return Error{"config: " + key + " (" + source + ") = '" + value + "': expected " + expected};
+}
+
+bool parse_bool(const std::string& v, bool* out) {
+  if (v == "true" || v == "1" || v == "yes" || v == "on") return *out = true, true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return *out = false, true;
+  return false;
+}
+
+bool parse_int(const std::string& v, int64_t lo, int64_t hi, int64_t* out) {
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
+  return ec == std::errc() && p == v.data() + v.size() && *out >= lo && *out <= hi;
+}
+
+// The per-tier count a rate-limit key sets, or null for any other key.
+uint32_t* rate_limit_field(RateLimitConfig* r, const std::string& key) {
+  const auto human = size_t(Tier::kHuman), standard = size_t(Tier::kAgentStandard);
+  if (key == "human-messages-per-min") return &r->messages_per_min[human];
+  if (key == "human-api-calls-per-min") return &r->api_calls_per_min[human];
+  if (key == "human-ws-events-per-sec") return &r->human_ws_events_per_sec;
+  if (key == "agent-standard-messages-per-min") return &r->messages_per_min[standard];
+  if (key == "agent-standard-api-calls-per-min") return &r->api_calls_per_min[standard];
+  if (key == "agent-elevated-messages-per-min") return &r->messages_per_min[size_t(Tier::kAgentElevated)];
+  if (key == "agent-platform-messages-per-min") return &r->messages_per_min[size_t(Tier::kAgentPlatform)];
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<ConfigKey>& config_keys() { return kKeys; }
+
+std::string Config::effective_relay_url() const {
+  return relay_url.empty() ? "ws://localhost:" + std::to_string(bind_port) : relay_url;
+}
+
+Status set_config(Config* c, const std::string& key, const std::string& v, const char* source) {
+  int64_t n;
+  if (key == "data-dir") {
+    if (v.empty()) return bad(key, source, v, "a directory path");
+    c->data_dir = v;
+  } else if (key == "bind") {
+    size_t colon = v.rfind(':');
+    if (colon == std::string::npos || !parse_int(v.substr(colon + 1), 0, 65535, &n)) {
+      return bad(key, source, v, "HOST:PORT, e.g. 0.0.0.0:3000");
+    }
+    c->bind_host = v.substr(0, colon);
+    if (c->bind_host == "localhost") c->bind_host = "127.0.0.1";
+    c->bind_port = uint16_t(n);
+  } else if (key == "health-port" || key == "metrics-port") {
+    if (!parse_int(v, 1, 65535, &n)) return bad(key, source, v, "a port from 1 to 65535");
+    (key == "health-port" ? c->health_port : c->metrics_port) = uint16_t(n);
+  } else if (key == "relay-url") {
+    if (v.rfind("ws://", 0) != 0 && v.rfind("wss://", 0) != 0) return bad(key, source, v, "a ws:// or wss:// URL");
+    c->relay_url = v;
+  } else if (key == "owner") {
+    engine::Pubkey pk;
+    size_t b = v.find_first_not_of(" \t\r\n"), e = v.find_last_not_of(" \t\r\n");
+    std::string trimmed = b == std::string::npos ? "" : v.substr(b, e - b + 1);
+    if (!engine::from_hex_any_case(trimmed, pk.data(), pk.size())) return bad(key, source, v, "64 hex characters");
+    c->owner = pk;
+  } else if (key == "pubkey-allowlist") {
+    if (!parse_bool(v, &c->pubkey_allowlist)) return bad(key, source, v, "true or false");
+  } else if (key == "allow-nip-oa-auth") {
+    if (!parse_bool(v, &c->allow_nip_oa_auth)) return bad(key, source, v, "true or false");
+  } else if (key == "require-membership") {
+    if (!parse_bool(v, &c->require_membership)) return bad(key, source, v, "true or false");
+  } else if (key == "relay-private-key") {
+    uint8_t sk[32];
+    if (!engine::from_hex_any_case(v, sk, 32)) return bad(key, source, "<hidden>", "64 hex characters");
+    c->relay_private_key = v;
+  } else if (key == "max-connections" || key == "max-concurrent-handlers" || key == "send-buffer" || key == "audit-queue" ||
+             key == "reaper-interval" || key == "mint-rate-limit") {
+    if (!parse_int(v, 1, 10'000'000, &n)) return bad(key, source, v, "a positive integer");
+    (key == "max-connections"   ? c->max_connections
+     : key == "send-buffer"     ? c->send_buffer
+     : key == "audit-queue"     ? c->audit_queue
+     : key == "reaper-interval" ? c->reaper_interval
+     : key == "mint-rate-limit" ? c->mint_rate_limit
+                                : c->max_concurrent_handlers) = n;
+  } else if (key == "rate-limits") {
+    if (!parse_bool(v, &c->rate_limits.enabled)) return bad(key, source, v, "true or false");
+  } else if (uint32_t* limit = rate_limit_field(&c->rate_limits, key)) {
+    if (!parse_int(v, 0, 100'000'000, &n)) return bad(key, source, v, "a count from 0 (no limit) to 100000000");
+    *limit = uint32_t(n);
+  } else if (key == "rate-limit-tiers") {
+    if (Status s = parse_tier_assignments(v, &c->rate_limits.assigned); !s) {
+      return Error{"config: " + key + " (" + source + "): " + s.error()};
+    }
+  } else if (key == "ephemeral-ttl-override") {
+    if (!parse_int(v, 1, INT32_MAX, &n)) return bad(key, source, v, "a positive number of seconds");
+    c->ephemeral_ttl_override = n;
+  } else if (key == "ping-interval") {
+    if (!parse_int(v, 1, 3600, &n)) return bad(key, source, v, "seconds between 1 and 3600");
+    c->ping_interval = n;
+  } else if (key == "max-image-bytes" || key == "max-gif-bytes") {
+    if (!parse_int(v, 1, int64_t(1) << 40, &n)) return bad(key, source, v, "a positive number of bytes");
+    (key == "max-image-bytes" ? c->max_image_bytes : c->max_gif_bytes) = n;
+  } else if (key == "require-auth-token") {
+    if (!parse_bool(v, &c->require_auth_token)) return bad(key, source, v, "true or false");
+  } else if (key == "media-base-url") {
+    bool http = v.starts_with("http://") || v.starts_with("https://");
+    if (!http || !v.ends_with("/media")) {
+      return bad(key, source, v, "an http(s) URL ending in /media, e.g. https://buzz.example.com/media");
+    }
+    c->media_base_url = v;
+  } else if (key == "media-server-domain") {
+    c->media_server_domain = v;
+  } else if (key == "threads") {
+    if (!parse_int(v, 0, 256, &n)) return bad(key, source, v, "an integer from 0 to 256");
+    c->threads = int(n);
+  } else if (key == "sync-writes") {
+    if (!parse_bool(v, &c->sync_writes)) return bad(key, source, v, "true or false");
+  } else if (key == "cors-origins") {
+    c->cors_origins = v;
+  } else if (key == "log-level") {
+    if (v != "debug" && v != "info" && v != "warn" && v != "error") return bad(key, source, v, "debug, info, warn or error");
+    c->log_level = v;
+  } else {
+    return Error{"config: unknown key '" + key + "' (" + source + "); see buzz serve --help"};
+  }
+  return {};
+}
+
+Status check_config(const Config& c) {
+  if ((c.health_port != 0 && c.health_port == c.bind_port) || (c.metrics_port != 0 && c.metrics_port == c.bind_port)) {
+    return Error{"config: health-port and metrics-port must differ from the bind port (" + std::to_string(c.bind_port) + ")"};
+  }
+  if (c.max_gif_bytes > c.max_image_bytes) {
+    return Error{"config: max-gif-bytes (" + std::to_string(c.max_gif_bytes) + ") must not exceed max-image-bytes (" +
+                 std::to_string(c.max_image_bytes) + ")"};
+  }
+  return {};
+}
+
+Status load_config_file(Config* c, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const std::exception& e) {
+    return Error{"config: cannot read " + path + ": " + e.what()};
+  }
+  if (root.IsNull()) return {};
+  if (!root.IsMap()) return Error{"config: " + path + " must be a mapping of key: value"};
+  std::string source = "file " + path;
+  for (const auto& kv : root) {
+    std::string key = kv.first.as<std::string>();
+    for (char& ch : key) {
+      if (ch == '_') ch = '-';  // YAML files may use snake_case
+    }
+    if (!kv.second.IsScalar()) return Error{"config: " + key + " (" + source + "): expected a single value"};
+    if (Status s = set_config(c, key, kv.second.as<std::string>(), source.c_str()); !s) return s;
+  }
+  return {};
+}
+
+Status load_config_env(Config* c) {
+  for (const ConfigKey& k : kKeys) {
+    const char* v = std::getenv(k.env);
+    if (!v) continue;
+    if (Status s = set_config(c, k.name, v, k.env); !s) return s;
+  }
+  return {};
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,75 @@
+// Server configuration: one table of keys (config.cpp), read from a YAML file,
+// then the environment (the original's variable names), then flags — each
+// later source overriding the earlier. A bad value names the key and what it
+// expects; `buzz serve` then exits with code 2 before starting anything.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/hex.h"
+#include "engine/result.h"
+#include "server/relay/rate_limits.h"
+
+namespace buzz::server {
+
+struct Config {
+  std::string data_dir = "./data";
+  std::string bind_host = "0.0.0.0";
+  uint16_t bind_port = 3000;
+  std::string relay_url;  // empty = ws://localhost:<port>
+  uint16_t health_port = 0;   // the health listener on bind_host; 0 = off
+  uint16_t metrics_port = 0;  // the Prometheus exporter on bind_host; 0 = off
+  std::optional<engine::Pubkey> owner;
+  bool require_membership = true;  // closed relay by default
+  std::string relay_private_key;   // hex; empty = the key kept in the data directory
+  bool pubkey_allowlist = false;   // legacy: key-only AUTH needs a listed pubkey (protocol.md §6.2)
+  bool allow_nip_oa_auth = false;  // a member's attestation admits their agent (protocol.md §6.7)
+  int64_t max_connections = 10000;
+  int64_t max_concurrent_handlers = 1024;
+  int64_t send_buffer = 1000;
+  int threads = 0;                 // 0 = one network loop per core
+  bool sync_writes = false;
+  int64_t audit_queue = 65536;     // audit entries queued for the log before events are refused
+  int64_t ping_interval = 30;      // seconds between WebSocket pings; also the HTTP idle unit
+  int64_t reaper_interval = 60;    // seconds between TTL reaper runs
+  int64_t ephemeral_ttl_override = 0;  // seconds; nonzero replaces every 9007 ttl (testing aid)
+  int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour
+  RateLimitConfig rate_limits;     // protocol.md §14
+  std::string cors_origins;        // comma list of browser origins; empty = any
+  std::string log_level = "info";
+  bool require_auth_token = false;   // false = dev mode: media uploads need no API token
+  std::string media_base_url;        // empty = RELAY_URL as http(s) + "/media"
+  std::string media_server_domain;   // empty = RELAY_URL's host[:port]
+  int64_t max_image_bytes = 50 << 20;
+  int64_t max_gif_bytes = 10 << 20;
+
+  std::string effective_relay_url() const;
+};
+
+struct ConfigKey {
+  const char* name;         // YAML key and --flag (with dashes)
+  const char* env;
+  const char* default_text;
+  const char* description;
+};
+
+// Every key, in the order --help and docs/configuration.md list them.
+const std::vector<ConfigKey>& config_keys();
+
+// Sets one key from text. The error names the key and what it expects.
+engine::Status set_config(Config* config, const std::string& key, const std::string& value, const char* source);
+
+// The rules between keys, checked once every source is applied
+// (max-gif-bytes <= max-image-bytes).
+engine::Status check_config(const Config& config);
+
+// Applies a YAML file's top-level keys.
+engine::Status load_config_file(Config* config, const std::string& path);
+
+// Applies every set environment variable of the table.
+engine::Status load_config_env(Config* config);
+
+}  // namespace buzz::server

@@ -1,0 +1,46 @@
+// buzz: the single binary. `buzz serve` runs the relay; `buzz admin …` works
+// offline on a data directory. Each subcommand answers --help.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "server/app/cli.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(buzz — a team-communication relay on Nostr
+
+Usage: buzz <command> [options]
+
+Commands:
+  serve      run the relay (WebSocket + HTTP) on the embedded store
+  admin      manage relay membership and keys offline (add-member, remove-member,
+             list-members, generate-key, mint-token)
+  audit      check the hash-chained audit log (verify, tail, head); read-only
+  reindex    rebuild the full-text search index from the stored events (offline)
+  version    print the version
+  help       show this help
+
+Run 'buzz <command> --help' for a command's options.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace buzz::server;
+  if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? kExitUsage : kExitOk;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "serve") return run_serve(argc, argv);
+  if (cmd == "admin") return run_admin(argc, argv);
+  if (cmd == "audit") return run_audit(argc, argv);
+  if (cmd == "reindex") return run_reindex(argc, argv);
+  if (cmd == "version" || cmd == "--version") {
+    std::printf("buzz %s\n", BUZZ_VERSION);
+    return kExitOk;
+  }
+  std::fprintf(stderr, "buzz: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  return kExitUsage;
+}

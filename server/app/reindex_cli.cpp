@@ -1,0 +1,108 @@
+// `buzz reindex`: rebuilds the full-text index (<data-dir>/search) from the
+// event store, offline (the server holds the store's lock while it runs).
+// Two passes over the searchable kinds: one to count, one to index, so the
+// progress bar knows its end.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "engine/event_parse.h"
+#include "engine/rocks_database.h"
+#include "engine/rocks_event_store.h"
+#include "index/clucene_search_index.h"
+#include "index/search_document.h"
+#include "server/app/cli.h"
+#include "server/common/json_text.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr const char* kReindexUsage = R"(Usage: buzz reindex [options]
+
+Rebuilds the full-text search index from the stored events. Run it with the
+server stopped; searches answer from the new index at the next start.
+
+Options:
+  --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data)
+  --json           one JSON line with the result instead of a progress bar
+)";
+
+// The kinds the index takes, in one list for both passes.
+std::vector<uint16_t> searchable_kinds() {
+  std::vector<uint16_t> out;
+  for (uint32_t k = 0; k <= 65535; ++k) {
+    if (index::is_searchable_kind(uint16_t(k))) out.push_back(uint16_t(k));
+  }
+  return out;
+}
+
+void draw_progress(uint64_t done, uint64_t total) {
+  constexpr int kWidth = 30;
+  const double share = total ? double(done) / double(total) : 1.0;
+  const int filled = int(share * kWidth);
+  std::fprintf(stderr, "\rindexing [%.*s%*s] %3d%%  %llu / %llu events", filled, "##############################",
+               kWidth - filled, "", int(share * 100), static_cast<unsigned long long>(done),
+               static_cast<unsigned long long>(total));
+}
+
+}  // namespace
+
+int run_reindex(int argc, char** argv) {
+  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
+  if (args.has("help")) return std::fputs(kReindexUsage, stdout), kExitOk;
+  if (!args.error.empty() || !args.positional.empty()) {
+    std::fprintf(stderr, "buzz reindex: %s\n\n%s", args.error.empty() ? "unexpected argument" : args.error.c_str(),
+                 kReindexUsage);
+    return kExitUsage;
+  }
+  const bool json = args.has("json");
+  const bool bar = !json && isatty(STDERR_FILENO);
+  const char* env_dir = std::getenv("BUZZ_DATA_DIR");
+  const std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
+  auto fail = [](const std::string& why) { return std::fprintf(stderr, "buzz reindex: %s\n", why.c_str()), kExitFailure; };
+
+  auto db = engine::RocksDatabase::open(data_dir + "/db", engine::DatabaseOptions{});
+  if (!db) return fail(db.error());
+  engine::RocksEventStore store(**db);
+  auto search = index::CLuceneSearchIndex::open(data_dir + "/search");
+  if (!search) return fail(search.error());
+
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<uint16_t> kinds = searchable_kinds();
+  uint64_t total = 0;
+  for (uint16_t k : kinds) {
+    if (auto s = store.scan_kind(k, [&](std::string_view, const engine::EventFields&) { ++total; }); !s) return fail(s.error());
+  }
+  uint64_t seen = 0, unreadable = 0;
+  auto indexed = index::rebuild(**search, [&](const auto& visit) {
+    for (uint16_t k : kinds) {
+      (void)store.scan_kind(k, [&](std::string_view raw, const engine::EventFields& f) {
+        auto e = engine::parse_event_json(raw);
+        if (e) visit(*e, f.channel);
+        else ++unreadable;
+        if (bar && (++seen % 1000 == 0 || seen == total)) draw_progress(seen, total);
+      });
+    }
+  });
+  if (bar) {
+    draw_progress(total, total);
+    std::fputc('\n', stderr);
+  }
+  if (!indexed) return fail(indexed.error());
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (json) {
+    std::printf("%s\n", json_object({{"indexed", std::to_string(*indexed)},
+                                     {"unreadable", std::to_string(unreadable)},
+                                     {"seconds", std::to_string(secs)}})
+                            .c_str());
+  } else {
+    std::printf("indexed %llu events in %.1f s into %s/search\n", static_cast<unsigned long long>(*indexed), secs,
+                data_dir.c_str());
+  }
+  return unreadable ? kExitFailure : kExitOk;
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,306 @@
+// `buzz serve`: reads the configuration, opens the data directory and runs one
+// network loop per core plus the store writer until SIGINT / SIGTERM.
+// Start-up either completes or exits with a message naming what is wrong:
+// nothing is left half-started.
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "engine/clock.h"
+#include "engine/media_store.h"
+#include "engine/pubkey_allowlist.h"
+#include "engine/relay_members.h"
+#include "engine/rocks_database.h"
+#include "engine/rocks_event_store.h"
+#include "engine/thread_role.h"
+#include "index/clucene_search_index.h"
+#include "server/access/gatekeeper.h"
+#include "server/access/blossom_auth.h"
+#include "server/access/nip98.h"
+#include "server/access/relay_key.h"
+#include "server/app/cli.h"
+#include "server/app/config.h"
+#include "server/common/log.h"
+#include "server/common/relay_url.h"
+#include "server/feeds/search_feeder.h"
+#include "server/http/http_api.h"
+#include "server/media/media.h"
+#include "server/ops/health.h"
+#include "server/ops/metrics.h"
+#include "server/ops/ops_listener.h"
+#include "server/relay/history.h"
+#include "server/relay/relay.h"
+#include "server/relay/throttle.h"
+
+namespace buzz::server {
+namespace {
+
+void print_serve_help() {
+  std::printf(
+      "Usage: buzz serve [--config FILE] [--open] [--KEY VALUE ...]\n\n"
+      "Runs the relay. Settings come from the YAML file (--config or BUZZ_CONFIG), then\n"
+      "the environment, then flags; later sources win.\n\n"
+      "  %-26s %-32s %s\n", "flag", "environment", "default — meaning");
+  for (const ConfigKey& k : config_keys()) {
+    std::printf("  --%-24s %-32s %s — %s\n", k.name, k.env, *k.default_text ? k.default_text : "(unset)", k.description);
+  }
+  std::printf("  --%-24s %-32s %s\n", "open", "", "shorthand for --require-membership false");
+}
+
+// BUZZ_HEALTH_PORT and BUZZ_METRICS_PORT, when set; one port may serve both.
+engine::Result<std::unique_ptr<OpsListener>> open_side_ports(const Config& cfg, const Health& probes,
+                                                             const MetricsSources& sources) {
+  std::vector<OpsListener::Endpoint> endpoints;
+  auto health = [&probes](const net::HttpRequest& req) { return probes.check(req.path, /*health_port=*/true); };
+  auto metrics = [&sources](const net::HttpRequest& req) {
+    return req.path == "/metrics" ? std::optional(metrics_page(sources)) : std::nullopt;
+  };
+  if (cfg.health_port != 0 && cfg.health_port == cfg.metrics_port) {
+    endpoints.push_back({"health and metrics", cfg.health_port, [health, metrics](const net::HttpRequest& req) {
+                           auto r = health(req);
+                           return r ? r : metrics(req);
+                         }});
+  } else {
+    if (cfg.health_port != 0) endpoints.push_back({"health", cfg.health_port, health});
+    if (cfg.metrics_port != 0) endpoints.push_back({"metrics", cfg.metrics_port, metrics});
+  }
+  return OpsListener::open(cfg.bind_host, std::move(endpoints));
+}
+
+int fail(const std::string& why, int code = kExitFailure) {
+  std::fprintf(stderr, "buzz serve: %s\n", why.c_str());
+  return code;
+}
+
+// The legacy allow-list becomes the member table on the first start that has
+// none (protocol.md §7.1); returns the list for the AUTH gate.
+engine::Result<std::vector<engine::AllowedPubkey>> seed_members(engine::PubkeyAllowlist& allowlist,
+                                                                engine::RelayMembers& members) {
+  auto allowed = allowlist.list();
+  if (!allowed) return engine::Error{allowed.error()};
+  auto existing = members.list();
+  if (!existing) return engine::Error{existing.error()};
+  if (!existing->empty() || allowed->empty()) return allowed;
+  for (const engine::AllowedPubkey& a : *allowed) {
+    engine::RelayMember m{a.pubkey, engine::RelayRole::kMember, a.added_by, a.added_at, a.added_at};
+    if (auto s = members.put(m); !s) return engine::Error{s.error()};
+  }
+  log_info("relay members copied from the pubkey allow-list", {{"count", std::to_string(allowed->size())}});
+  return allowed;
+}
+
+// On a closed relay someone must be able to sign in: without a configured or
+// stored owner, make an owner key once and say where it is.
+engine::Status ensure_owner(const Config& cfg, engine::RelayMembers& members) {
+  if (cfg.owner) return members.set_owner(*cfg.owner, engine::unix_now());
+  auto all = members.list();
+  if (!all) return engine::Error{all.error()};
+  for (const auto& m : *all) {
+    if (m.role == engine::RelayRole::kOwner) return {};
+  }
+  bool created;
+  std::string path = cfg.data_dir + "/owner.key";
+  auto key = load_or_create_key_file(path, &created);
+  if (!key) return engine::Error{key.error()};
+  log_warn("no relay owner configured; using the owner key in the data directory",
+           {{"owner_pubkey", engine::to_hex(key->pubkey)}, {"secret_key_file", path},
+            {"hint", "set RELAY_OWNER_PUBKEY to your own key, or run with --open"}});
+  return members.set_owner(key->pubkey, engine::unix_now());
+}
+
+}  // namespace
+
+int run_serve(int argc, char** argv) {
+  ParsedArgs args = parse_args(argc, argv, 2, {"help", "open"});
+  if (args.has("help")) {
+    print_serve_help();
+    return kExitOk;
+  }
+  if (!args.error.empty()) return fail(args.error, kExitUsage);
+  if (!args.positional.empty()) return fail("unexpected argument '" + args.positional[0] + "'", kExitUsage);
+
+  Config cfg;
+  const char* env_file = std::getenv("BUZZ_CONFIG");
+  std::string file = args.get("config").value_or(env_file ? env_file : "");
+  if (!file.empty()) {
+    if (auto s = load_config_file(&cfg, file); !s) return fail(s.error(), kExitUsage);
+  }
+  if (auto s = load_config_env(&cfg); !s) return fail(s.error(), kExitUsage);
+  for (const auto& [k, v] : args.options) {
+    if (k == "config" || k == "help") continue;
+    if (k == "open") {
+      cfg.require_membership = false;
+      continue;
+    }
+    if (auto s = set_config(&cfg, k, v, "flag"); !s) return fail(s.error(), kExitUsage);
+  }
+  if (auto s = check_config(cfg); !s) return fail(s.error(), kExitUsage);
+  LogLevel level;
+  parse_log_level(cfg.log_level, &level);
+  set_log_level(level);
+
+  std::error_code ec;
+  std::filesystem::create_directories(cfg.data_dir, ec);
+  if (ec) return fail("cannot create data directory " + cfg.data_dir + ": " + ec.message());
+
+  engine::DatabaseOptions db_options;
+  db_options.sync_writes = cfg.sync_writes;
+  auto db = engine::RocksDatabase::open(cfg.data_dir + "/db", db_options);
+  if (!db) return fail(db.error());
+  auto key = load_relay_key(cfg.data_dir, cfg.relay_private_key);
+  if (!key) return fail(key.error(), kExitUsage);
+
+  engine::RelayMembers members(**db);
+  engine::PubkeyAllowlist allowlist(**db);
+  auto allowed = seed_members(allowlist, members);
+  if (!allowed) return fail(allowed.error());
+  if (cfg.require_membership) {
+    if (auto s = ensure_owner(cfg, members); !s) return fail(s.error());
+  } else if (cfg.owner) {
+    if (auto s = members.set_owner(*cfg.owner, engine::unix_now()); !s) return fail(s.error());
+  }
+  RelayMembership membership(members, *key, cfg.require_membership);
+  if (auto s = membership.load(); !s) return fail(s.error());
+
+  engine::RocksEventStore store(**db);
+  engine::TeamState team;
+  if (auto s = team.load(store); !s) return fail(s.error());
+  ProfileDirectory profiles(store, url_host(cfg.effective_relay_url()));
+  if (auto s = profiles.load(); !s) return fail(s.error());
+  TeamModel team_model(team, store, profiles, *key, uint32_t(cfg.ephemeral_ttl_override));
+  engine::ApiTokens tokens(store);
+  if (auto s = tokens.load(); !s) return fail(s.error());
+
+  // The audit log must be whole before anything new is appended (audit.md §8.6).
+  std::unique_ptr<AuditFeed> audit_feed;
+  engine::AuditOptions audit_options;
+  audit_options.queue_capacity = size_t(cfg.audit_queue);
+  audit_options.on_durable = [&audit_feed](uint64_t ticket) { audit_feed->on_durable(ticket); };
+  auto audit_log = engine::AuditLog::open(cfg.data_dir + "/audit", audit_options);
+  if (!audit_log) {
+    return fail(audit_log.error() + " (inspect it with: buzz audit verify --data-dir " + cfg.data_dir + ")");
+  }
+  const engine::RecoveryReport& recovered = (*audit_log)->recovery();
+  if (recovered.truncated_bytes) {
+    log_warn("audit log torn tail truncated", {{"bytes", std::to_string(recovered.truncated_bytes)},
+                                               {"quarantine", recovered.quarantine_path}});
+  }
+  audit_feed = std::make_unique<AuditFeed>(store, **audit_log, audit_options.queue_capacity);
+  if (auto s = audit_feed->recover(); !s) return fail(s.error());
+  // Full-text search: the index lives in <data-dir>/search; `buzz reindex` rebuilds it.
+  auto search_index = index::CLuceneSearchIndex::open(cfg.data_dir + "/search");
+  if (!search_index) return fail(search_index.error() + " (rebuild it with: buzz reindex --data-dir " + cfg.data_dir + ")");
+  SearchFeeder search_feeder(**search_index, store_event_lookup(store));
+  auto media_store = engine::MediaStore::open(cfg.data_dir + "/media");
+  if (!media_store) return fail(media_store.error());
+  MemoryPresenceStore presence;
+  StoreWriter writer(store, membership, team_model, *audit_feed, size_t(cfg.max_concurrent_handlers),
+                     std::chrono::seconds(cfg.reaper_interval));
+
+  // The rooms of server/, each handed the services it uses (docs/architecture.md).
+  RelayStats stats;
+  Health health;
+  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}};
+  Gatekeeper gatekeeper(cfg.allow_nip_oa_auth, membership, profiles);
+  if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
+  Throttle throttle(cfg.rate_limits, profiles, store, writer, stats);
+  History history(store, team, search_index->get());
+  Relay relay({store, team, membership, presence, tokens, profiles, gatekeeper, throttle, history, writer, &search_feeder,
+               stats},
+              cfg.effective_relay_url(), *key);
+  const std::string media_url =
+      cfg.media_base_url.empty() ? nip98_base_url(cfg.effective_relay_url()) + "/media" : cfg.media_base_url;
+  Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes), media_url,
+               blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url())},
+              {*media_store, membership, tokens, gatekeeper, throttle, writer, stats});
+  auto ops = open_side_ports(cfg, health, metrics);
+  if (!ops) return fail(ops.error());
+
+  // Block the shutdown signals in every thread; this one waits for them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  // Every connection is a descriptor: allow as many as the hard limit does.
+  rlimit files;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+
+  int threads = cfg.threads > 0 ? cfg.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<int64_t> connection_count{0};
+  metrics.connections = &connection_count;
+  net::LoopOptions loop_options;
+  loop_options.host = cfg.bind_host;
+  loop_options.port = cfg.bind_port;
+  loop_options.send_queue_limit = size_t(cfg.send_buffer);
+  loop_options.max_connections = cfg.max_connections;
+  loop_options.ping_interval_secs = int(cfg.ping_interval);
+  loop_options.connection_count = &connection_count;
+  std::vector<std::unique_ptr<net::Loop>> loops;
+  try {
+    for (int i = 0; i < threads; ++i) {
+      loops.push_back(std::make_unique<net::Loop>(uint16_t(i), loop_options, relay));
+      // Port 0 asks the kernel for a free port: every other loop shares the first one's.
+      loop_options.port = loops.front()->port();
+    }
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  std::vector<net::Loop*> loop_ptrs;
+  for (auto& l : loops) loop_ptrs.push_back(l.get());
+  metrics.loops.assign(loop_ptrs.begin(), loop_ptrs.end());
+  HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
+               {relay, store, team, membership, presence, tokens, profiles, gatekeeper, throttle, history, writer, media,
+                health, metrics, stats},
+               *key, loops.size());
+  relay.attach(loop_ptrs, &http);
+  writer.start([&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
+  if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
+
+  (*ops)->start();
+
+  std::vector<std::thread> loop_threads;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    loop_threads.emplace_back([&l = loops[i], i] {
+      engine::set_thread_role(("buzz-loop-" + std::to_string(i)).c_str(), engine::ThreadRole::kForeground);
+      l->run();
+    });
+  }
+
+  std::string listen = cfg.bind_host + ":" + std::to_string(loops.front()->port());
+  std::printf("buzz %s listening on %s (relay URL %s), data in %s\n", BUZZ_VERSION, listen.c_str(),
+              cfg.effective_relay_url().c_str(), std::filesystem::absolute(cfg.data_dir).c_str());
+  for (const auto& [port, path] : {std::pair{cfg.health_port, "/_readiness"}, std::pair{cfg.metrics_port, "/metrics"}}) {
+    if (port != 0) std::printf("  and http://%s:%u%s\n", cfg.bind_host.c_str(), unsigned(port), path);
+  }
+  std::fflush(stdout);
+  log_info("listening", {{"addr", listen}, {"relay_url", cfg.effective_relay_url()}, {"data_dir", cfg.data_dir},
+                         {"loops", std::to_string(threads)}, {"relay_pubkey", engine::to_hex(key->pubkey)},
+                         {"membership", cfg.require_membership ? "closed" : "open"}});
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  log_info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+  health.begin_shutdown();  // the health port answers 503 until the process exits
+  for (auto& l : loops) l->stop();
+  for (auto& t : loop_threads) t.join();
+  writer.stop();
+  search_feeder.stop();  // everything offered becomes searchable before exit
+  audit_feed->flush();
+  (*audit_log)->stop();  // drains every queued entry into the chain
+  (*ops)->stop();
+  return kExitOk;
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,185 @@
+// HttpApi: the plain-HTTP half of the relay's port (the relay hands it every
+// request that is not a WebSocket upgrade): NIP-11, the health probes and
+// metrics, NIP-05 names, the REST API (rest-api.md §3, one api_*.cpp per
+// area), the Nostr HTTP bridge (§6), and the /media/ area, which it passes to
+// Media. Every REST call is authenticated once, in the router, and each
+// handler is handed its Caller.
+//
+// Loop thread: every call runs on the loop that owns the request; a request
+// whose answer waits for the store writer is answered through HttpSide.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/api_tokens.h"
+#include "engine/event_store.h"
+#include "engine/signature.h"
+#include "engine/team_state.h"
+#include "engine/thread_row.h"
+#include "server/access/gatekeeper.h"
+#include "server/access/grant.h"
+#include "server/access/nip98.h"
+#include "server/access/relay_membership.h"
+#include "server/http/cors.h"
+#include "server/media/media.h"
+#include "server/ops/health.h"
+#include "server/ops/metrics.h"
+#include "server/relay/history.h"
+#include "server/relay/http_side.h"
+#include "server/relay/rate_limiter.h"
+#include "server/relay/relay.h"
+#include "server/team/presence_store.h"
+#include "server/team/profile_directory.h"
+
+namespace buzz::server {
+
+// One filter of an HTTP-bridge /query or /count, with the extension keys of its object (rest-api.md §6).
+struct BridgeFilter {
+  engine::Filter filter;
+  std::optional<engine::Id> before_id;  // keyset cursor: what follows (until, before_id) in query order
+  std::optional<uint64_t> depth_limit;  // with one #e: that thread's replies, to this depth
+  std::vector<std::string> feed_types;  // mentions, needs_action, activity, agent_activity
+};
+
+class HttpApi final : public HttpSide {
+ public:
+  struct Options {
+    std::string relay_url;     // the public URL: NIP-98's base, NIP-05's relay
+    std::string cors_origins;  // comma list of browser origins; empty = any
+    uint32_t mint_rate_limit = 50;  // API tokens one pubkey may mint per hour
+  };
+  // The services the API uses, each owned by the wiring (server/app/serve.cpp).
+  struct Services {
+    Relay& relay;  // the event pipeline: POST /api/events and the bridge's POST /events ingest through it
+    engine::EventStore& store;
+    engine::TeamState& team;
+    const RelayMembership& membership;
+    PresenceStore& presence;
+    engine::ApiTokens& tokens;
+    ProfileDirectory& profiles;
+    Gatekeeper& gatekeeper;
+    Throttle& throttle;
+    History& history;
+    StoreWriter& writer;
+    Media& media;
+    const Health& health;
+    const MetricsSources& metrics;
+    RelayStats& stats;
+  };
+  // `loops`: how many loops will hand it requests.
+  HttpApi(Options options, const Services& services, const engine::Keypair& key, size_t loops);
+
+  net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
+  std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req) override;
+  void answer_event(net::Loop& loop, net::ConnId to, const engine::Id& id, const Verdict& verdict) override;
+  void answer_dm(net::Loop& loop, const DmReply& reply) override;
+
+ private:
+  // An authenticated REST caller.
+  struct Caller {
+    engine::Pubkey pubkey{};
+    Grant grant;
+    std::optional<engine::TokenHash> token;  // set when a bearer token authenticated the call
+  };
+
+  std::string nip11_document() const;
+  // api_*.cpp: the REST API (rest-api.md §3). The router authenticates once per
+  // request (authenticate_http answers the refusal, or nullopt with *who set)
+  // and hands each handler its Caller. nullopt from a route = answered later.
+  std::optional<net::HttpResponse> route_api(net::Connection& conn, const net::HttpRequest& req);
+  // kMint: the NIP-98 bootstrap of POST /api/tokens (payload tag required);
+  // kNoMembershipGate: GET /api/relay/members/me, which answers non-members too.
+  // kNip98Only: the HTTP bridge, which takes no bearer tokens.
+  enum class AuthMode : uint8_t { kStandard, kMint, kNoMembershipGate, kNip98Only };
+  std::optional<net::HttpResponse> authenticate_http(const net::HttpRequest& req, std::optional<Scope> need, Caller* who,
+                                                     AuthMode mode = AuthMode::kStandard);
+  // The token channel list, then channel access (rest-api.md §1.6).
+  std::optional<net::HttpResponse> check_channel(const Caller& who, std::string_view channel);
+  std::optional<net::HttpResponse> post_event(const Caller& who, net::Connection& conn, const net::HttpRequest& req);
+  net::HttpResponse event_response(const engine::Id& id, const Verdict& verdict);
+  net::HttpResponse get_event(const Caller& who, std::string_view id_hex);
+  net::HttpResponse list_channels(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse get_channel(const Caller& who, std::string_view id, bool members);
+  net::HttpResponse get_canvas(const Caller& who, std::string_view id);
+  net::HttpResponse get_presence(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse put_presence(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse get_messages(const Caller& who, std::string_view channel, const net::HttpRequest& req);
+  net::HttpResponse get_thread(const Caller& who, std::string_view channel, std::string_view root_hex,
+                               const net::HttpRequest& req);
+  net::HttpResponse get_reactions(const Caller& who, std::string_view target_hex, const net::HttpRequest& req);
+  // One message as the REST pages show it (api_messages.cpp).
+  struct MessageView {
+    engine::Id id{};
+    engine::Pubkey author{};  // the effective author
+    uint64_t created_at = 0;
+    uint16_t kind = 0;
+    std::string content_json, tags_json;
+    std::vector<std::pair<std::string, std::string>> fields(std::string_view channel) const;
+  };
+  std::optional<MessageView> view_message(std::string_view raw, const engine::EventFields& fields) const;
+  std::optional<engine::ThreadRow> thread_row(const engine::Id& id);
+  net::HttpResponse get_feed(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse get_search(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse mint_token(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse list_tokens(const Caller& who);
+  net::HttpResponse revoke_token(const Caller& who, std::string_view id);
+  net::HttpResponse revoke_all_tokens(const Caller& who);
+  // Users, agents, DMs, relay members and NIP-05 (rest-api.md §3.9–§3.12, §3.15):
+  // api_users.cpp, api_agents.cpp, api_dms.cpp, api_relay_members.cpp, nip05.cpp.
+  net::HttpResponse get_profile(const Caller& who, std::string_view pubkey);  // "me" = the caller
+  net::HttpResponse batch_profiles(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse search_users(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse put_channel_add_policy(const Caller& who, const net::HttpRequest& req);
+  net::HttpResponse get_notes(const Caller& who, std::string_view pubkey, const net::HttpRequest& req);
+  net::HttpResponse get_contact_list(const Caller& who, std::string_view pubkey);
+  net::HttpResponse list_agents(const Caller& who);
+  net::HttpResponse list_dms(const Caller& who, const net::HttpRequest& req);
+  // POST /api/dms (`dm` empty), …/{dm}/members and …/{dm}/hide: answered by the store writer.
+  std::optional<net::HttpResponse> change_dm(const Caller& who, net::Connection& conn, const net::HttpRequest& req,
+                                             DmOp op, std::string_view dm);
+  // The HTTP answer to a DM operation (answer_dm).
+  net::HttpResponse dm_response(const DmReply& reply) const;
+  net::HttpResponse list_relay_members(const Caller& who);
+  net::HttpResponse get_relay_membership(const Caller& who);
+  net::HttpResponse nip05_names(const net::HttpRequest& req) const;
+
+  // bridge.cpp: the Nostr HTTP bridge, POST /events, /query, /count (rest-api.md §6).
+  static bool is_bridge_path(std::string_view path);
+  std::optional<net::HttpResponse> route_bridge(net::Connection& conn, const net::HttpRequest& req);
+  net::HttpResponse bridge_query(const Caller& who, const std::vector<BridgeFilter>& filters);
+  net::HttpResponse bridge_count(const Caller& who, const std::vector<BridgeFilter>& filters);
+  std::vector<EventRow> feed_events(const Caller& who, const BridgeFilter& bf);
+  std::vector<engine::Event> presence_events(const Caller& who, const engine::Filter& f);
+  // A deferred answer, with the CORS header of the request's Origin.
+  void respond_later(net::Loop& loop, net::ConnId to, net::HttpResponse response);
+
+  const Options options_;
+  Relay& relay_;
+  engine::EventStore& store_;
+  engine::TeamState& team_;
+  const RelayMembership& membership_;
+  PresenceStore& presence_;
+  engine::ApiTokens& tokens_;
+  ProfileDirectory& profiles_;
+  Gatekeeper& gatekeeper_;
+  Throttle& throttle_;
+  History& history_;
+  StoreWriter& writer_;
+  Media& media_;
+  const Health& health_;
+  const MetricsSources& metrics_;
+  RelayStats& stats_;
+  const engine::Keypair key_;
+  CorsPolicy cors_;
+  RateLimiter mint_limiter_;
+  Nip98ReplayCache nip98_replays_;
+  // Per loop, the requests waiting for the writer's answer: their Origin, for
+  // CORS. Every submitted job is answered, so each entry is consumed.
+  std::vector<std::unordered_map<uint64_t, std::string>> deferred_origins_;
+};
+
+}  // namespace buzz::server

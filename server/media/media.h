@@ -1,0 +1,70 @@
+// Media: the /media/ area of the relay's port (media.md) — Blossom uploads
+// (PUT /media/upload, authorized by a kind 24242 and, when the operator asks,
+// an API token) and the blobs they stored (GET/HEAD /media/<sha256>.<ext>,
+// with ranges), plus 404/405 for the Blossom routes Buzz leaves out.
+//
+// Loop thread: every call runs on the loop that owns the request.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/api_tokens.h"
+#include "engine/media_store.h"
+#include "net/http.h"
+#include "net/service.h"
+#include "server/access/gatekeeper.h"
+#include "server/access/relay_membership.h"
+#include "server/relay/relay_stats.h"
+#include "server/relay/store_writer.h"
+#include "server/relay/throttle.h"
+
+namespace buzz::server {
+
+class Media {
+ public:
+  struct Options {
+    bool require_auth_token = false;  // false = dev mode: an upload needs no API token
+    uint64_t max_image_bytes = 50 << 20;
+    uint64_t max_gif_bytes = 10 << 20;
+    std::string base_url;   // descriptor URLs: <base>/<sha>.<ext>
+    std::string authority;  // what Blossom `server` tags must name
+  };
+  struct Services {
+    engine::MediaStore& blobs;
+    const RelayMembership& membership;
+    engine::ApiTokens& tokens;
+    Gatekeeper& gatekeeper;
+    Throttle& throttle;
+    StoreWriter& writer;
+    RelayStats& stats;
+  };
+  Media(Options options, const Services& services);
+
+  // Any request under /media/.
+  net::HttpResponse route(const net::HttpRequest& req);
+  // PUT /media/upload before its body is read: refused, or allowed the image limit.
+  net::HeadDecision admit_upload(const net::HttpRequest& head);
+
+ private:
+  // Steps 1–16 of media.md §2.2 (and 17 given the body's hash): the refusal,
+  // or nullopt with *who set to the signer.
+  std::optional<net::HttpResponse> authorize_upload(const net::HttpRequest& req, uint64_t max_age,
+                                                    std::string_view body_sha256, engine::Pubkey* who);
+  engine::Result<std::vector<std::string>> upload_scopes(std::string_view token, const engine::Pubkey& signer) const;
+  net::HttpResponse upload(const net::HttpRequest& req);
+  net::HttpResponse serve(const net::HttpRequest& req, std::string_view name);
+
+  const Options options_;
+  engine::MediaStore& blobs_;
+  const RelayMembership& membership_;
+  engine::ApiTokens& tokens_;
+  Gatekeeper& gatekeeper_;
+  Throttle& throttle_;
+  StoreWriter& writer_;
+  RelayStats& stats_;
+};
+
+}  // namespace buzz::server

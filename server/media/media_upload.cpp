@@ -1,0 +1,178 @@
+// PUT /media/upload (Blossom BUD-02, media.md §2–§5): images only — JPEG,
+// PNG, GIF and WebP, typed by their bytes and bounded in bytes and pixels —
+// stored content-addressed and answered with a blob descriptor.
+//
+// Authorization runs twice: on the head, before the body is buffered
+// (on_request_head → admit_upload, with the hour-long window), and again with
+// the body's hash and the image window. Every authentication failure answers
+// the same 401; the real reason is only logged.
+//
+// Ordering: the blob is stored, then its sidecar (the commit point), then the
+// audit entry is queued and the descriptor sent. A failure after the blob
+// leaves an orphan nobody can see, never a visible half-upload.
+// Runs on the loop thread and blocks it for the hash and the fsyncs.
+#include <algorithm>
+
+#include "engine/audit_entry.h"
+#include "engine/canonical.h"
+#include "engine/clock.h"
+#include "engine/image_info.h"
+#include "engine/mime_sniff.h"
+#include "server/access/blossom_auth.h"
+#include "server/common/json_text.h"
+#include "server/common/log.h"
+#include "server/common/api_error.h"
+#include "server/media/media.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr std::string_view kAuthFailed = "authentication failed";
+constexpr uint64_t kMaxImagePixels = 25'000'000;
+
+// The previewable image types and their extensions (media.md §3.2); "" for any other.
+std::string_view image_extension(std::string_view mime) {
+  if (mime == "image/jpeg") return "jpg";
+  if (mime == "image/png") return "png";
+  if (mime == "image/gif") return "gif";
+  if (mime == "image/webp") return "webp";
+  return "";
+}
+
+std::string file_too_large(uint64_t size, uint64_t max) {
+  return "file too large: " + std::to_string(size) + " bytes (max " + std::to_string(max) + ")";
+}
+
+net::HttpResponse internal_error(std::string_view what, const std::string& why) {
+  log_error("media upload failed", {{"step", std::string(what)}, {"error", why}});
+  return api_error(500, "internal error");
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  uint8_t digest[32];
+  engine::sha256(bytes.data(), bytes.size(), digest);
+  return engine::to_hex(digest, sizeof digest);
+}
+
+// The BUD-02 blob descriptor (§5.4). `size` is this upload's; the rest comes
+// from the sidecar, which holds the first upload's time.
+std::string descriptor_json(std::string_view base_url, std::string_view sha, uint64_t size, const engine::MediaMeta& meta) {
+  std::string out = "{\"url\":";
+  engine::append_json_string(out, std::string(base_url) + "/" + std::string(sha) + "." + meta.ext);
+  out += ",\"sha256\":";
+  engine::append_json_string(out, sha);
+  out += ",\"size\":" + std::to_string(size) + ",\"type\":";
+  engine::append_json_string(out, meta.mime_type);
+  out += ",\"uploaded\":" + std::to_string(meta.uploaded_at);
+  if (!meta.dim.empty()) {
+    out += ",\"dim\":";
+    engine::append_json_string(out, meta.dim);
+  }
+  return out + "}";
+}
+
+engine::AuditRecord upload_audit_record(std::string_view sha, const engine::Pubkey& signer, std::string_view mime,
+                                        uint64_t size) {
+  std::string meta = json_object({{"mime", json_string(mime)}, {"sha256", json_string(sha)}, {"size", std::to_string(size)}});
+  return {std::string(sha), engine::kKindMediaUpload, engine::to_hex(signer), std::string(engine::kActionMediaUploaded), "",
+          std::move(meta)};
+}
+
+}  // namespace
+
+net::HeadDecision Media::admit_upload(const net::HttpRequest& head) {
+  engine::Pubkey signer;
+  if (auto refusal = authorize_upload(head, kBlossomMaxAgeBeforeBody, "", &signer)) return {std::nullopt, std::move(refusal)};
+  // Counted here, once per upload: the body's second authorization is the same call.
+  if (auto refusal = throttle_.admit_api_call(signer)) return {std::nullopt, std::move(refusal)};
+  uint64_t max = uint64_t(options_.max_image_bytes);
+  if (head.content_length > max) return {std::nullopt, api_error(413, file_too_large(head.content_length, max))};
+  return {size_t(max), std::nullopt};
+}
+
+engine::Result<std::vector<std::string>> Media::upload_scopes(std::string_view token, const engine::Pubkey& signer) const {
+  if (token.starts_with(engine::kTokenPrefix)) {  // media.md §2.3: the token's owner must be the signer
+    auto t = tokens_.find(engine::hash_token(token));
+    if (!t) return engine::Error{"unknown API token"};
+    if (!t->active(engine::unix_now())) return engine::Error{"API token revoked or expired"};
+    if (t->owner != signer) return engine::Error{"API token belongs to another pubkey"};
+    tokens_.touch(t->hash, engine::unix_now());
+    return t->scopes;
+  }
+  if (options_.require_auth_token) return engine::Error{"missing API token (BUZZ_REQUIRE_AUTH_TOKEN)"};
+  if (!gatekeeper_.allowlisted(signer)) return engine::Error{"signer not on the pubkey allow-list"};
+  return std::vector<std::string>{"files:read", "files:write"};  // dev mode (§2.3)
+}
+
+std::optional<net::HttpResponse> Media::authorize_upload(const net::HttpRequest& req, uint64_t max_age,
+                                                         std::string_view body_sha256, engine::Pubkey* who) {
+  auto refuse = [&](int status, std::string_view message, const std::string& reason) {
+    log_info("media upload refused", {{"reason", reason}, {"peer", req.peer}});
+    return api_error(status, message);
+  };
+  BlossomUpload upload{req.header("authorization"), req.header("x-sha-256"), body_sha256};
+  auto signer = verify_blossom_upload(upload, options_.authority, engine::unix_now(), max_age);
+  if (!signer) return refuse(401, kAuthFailed, signer.error());
+  auto scopes = upload_scopes(req.header("x-auth-token"), *signer);
+  if (!scopes) return refuse(401, kAuthFailed, scopes.error());
+  if (std::find(scopes->begin(), scopes->end(), "files:write") == scopes->end()) {
+    return refuse(403, "insufficient scope", "no files:write scope");
+  }
+  if (membership_.enforced() && !membership_.role(*signer)) {
+    Gatekeeper::HeaderVouch vouch = gatekeeper_.vouched_by_header(req, *signer, {24242, engine::unix_now()});
+    if (vouch == Gatekeeper::HeaderVouch::kMultipleHeaders) {
+      return api_error(400, "invalid_auth_tag", "multiple X-Auth-Tag headers not allowed");
+    }
+    if (vouch == Gatekeeper::HeaderVouch::kNot) {
+      return refuse(403, "relay membership required", "not a relay member: " + engine::to_hex(*signer));
+    }
+  }
+  *who = *signer;
+  return std::nullopt;
+}
+
+net::HttpResponse Media::upload(const net::HttpRequest& req) {
+  const std::string& body = req.body;
+  // Validation in media.md §3.2's order: type from the bytes (never from
+  // Content-Type), allowed type, size, dimensions; then auth with the hash.
+  auto sniffed = engine::sniff_mime(body);
+  if (!sniffed) return internal_error("mime sniffing", sniffed.error());
+  if (!*sniffed) return api_error(400, "unknown content type");
+  const std::string& mime = **sniffed;
+  std::string_view ext = image_extension(mime);
+  if (ext.empty()) return api_error(415, "disallowed content type: " + mime);
+  uint64_t max = uint64_t(mime == "image/gif" ? options_.max_gif_bytes : options_.max_image_bytes);
+  if (body.size() > max) return api_error(413, file_too_large(body.size(), max));
+  auto size = engine::read_image_size(mime, body);
+  if (!size) return api_error(400, "invalid image data");
+  if (uint64_t(size->width) * size->height > kMaxImagePixels) return api_error(413, "image dimensions too large");
+  std::string sha = sha256_hex(body);
+  engine::Pubkey signer;
+  if (auto refusal = authorize_upload(req, kBlossomMaxAgeImage, sha, &signer)) return std::move(*refusal);
+
+  // A blob already stored (sidecar and object) is answered from its sidecar,
+  // writing nothing (§5.3); a sidecar without its object is uploaded again.
+  auto stored = blobs_.meta(sha);
+  if (!stored) return internal_error("reading the sidecar", stored.error());
+  std::optional<engine::MediaMeta> meta = std::move(*stored);
+  if (meta) {
+    auto object = blobs_.open_blob(sha + "." + meta->ext);
+    if (!object) return internal_error("opening the blob", object.error());
+    if (!*object) meta.reset();
+  }
+  if (!meta) {
+    meta = engine::MediaMeta{std::to_string(size->width) + "x" + std::to_string(size->height), "", "", std::string(ext),
+                             mime, body.size(), engine::unix_now()};
+    if (auto s = blobs_.put_blob(sha, ext, body); !s) return internal_error("storing the blob", s.error());
+    if (auto s = blobs_.put_meta(sha, *meta); !s) return internal_error("storing the sidecar", s.error());
+  }
+  // Every successful answer is audited (audit.md §5.1); one that cannot be
+  // is not given, and the client's retry takes the idempotent path above.
+  if (!writer_.submit_audit(upload_audit_record(sha, signer, meta->mime_type, body.size()))) {
+    return internal_error("auditing", "store writer queue full");
+  }
+  stats_.media_uploads[media_upload_label(meta->mime_type)].fetch_add(1, std::memory_order_relaxed);
+  return net::HttpResponse::json(200, descriptor_json(options_.base_url, sha, body.size(), *meta));
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,23 @@
+// The health probes; see health.h.
+#include "server/ops/health.h"
+
+#include <string>
+
+namespace buzz::server {
+
+std::optional<net::HttpResponse> Health::check(std::string_view path, bool health_port) const {
+  if (path == "/health" || path == "/_liveness") return net::HttpResponse::text(200, "ok");
+  if (path == "/_readiness") {
+    // The appliance has no Postgres or Redis to ping; it names its store instead.
+    if (shutting_down_.load(std::memory_order_relaxed)) return net::HttpResponse::json(503, R"({"status":"shutting_down"})");
+    return net::HttpResponse::json(200, R"({"status":"ready","storage":"rocksdb"})");
+  }
+  if (health_port && path == "/_status") {
+    auto uptime = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_);
+    return net::HttpResponse::json(200, R"({"service":"buzz-relay","version":")" BUZZ_VERSION R"(","uptime_seconds":)" +
+                                            std::to_string(uptime.count()) + "}");
+  }
+  return std::nullopt;
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,26 @@
+// Health: the probes of rest-api.md §3.16, answered on the main port and on
+// the health port (which alone serves /_status). Any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string_view>
+
+#include "net/http.h"
+
+namespace buzz::server {
+
+class Health {
+ public:
+  // The answer for a probe path, or nullopt if `path` is not one.
+  std::optional<net::HttpResponse> check(std::string_view path, bool health_port) const;
+  // SIGTERM handling began: readiness answers 503 from now until exit.
+  void begin_shutdown() { shutting_down_.store(true, std::memory_order_relaxed); }
+
+ private:
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::atomic<bool> shutting_down_{false};
+};
+
+}  // namespace buzz::server

@@ -1,0 +1,103 @@
+// Prometheus text format 0.0.4; see metrics.h.
+#include "server/ops/metrics.h"
+
+namespace buzz::server {
+namespace {
+
+void metric(std::string& out, const char* name, const char* type, const char* help, double value) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += type;
+  out += '\n';
+  out += name;
+  out += ' ';
+  out += std::to_string(int64_t(value));
+  out += '\n';
+}
+
+}  // namespace
+
+std::string render_metrics(const MetricsSources& m) {
+  std::string out;
+  auto get = [](const auto& a) { return double(a.load(std::memory_order_relaxed)); };
+  if (m.relay) {
+    out += "# HELP buzz_events_received_total EVENTs submitted by authenticated callers, by kind\n"
+           "# TYPE buzz_events_received_total counter\n";
+    const auto kinds = engine::all_kinds();
+    for (size_t i = 0; i <= kinds.size(); ++i) {
+      const uint64_t n = m.relay->received_by_kind[i].load(std::memory_order_relaxed);
+      if (n == 0) continue;  // a series appears once its kind has been seen
+      out += "buzz_events_received_total{kind=\"" + (i < kinds.size() ? std::to_string(kinds[i].kind) : "other") +
+             "\"} " + std::to_string(n) + "\n";
+    }
+    metric(out, "buzz_events_accepted_total", "counter", "EVENTs answered OK true (duplicates included)", get(m.relay->events_accepted));
+    metric(out, "buzz_events_rejected_total", "counter", "EVENTs answered OK false", get(m.relay->events_rejected));
+    metric(out, "buzz_events_delivered_total", "counter", "live deliveries to subscriptions", get(m.relay->events_delivered));
+    metric(out, "buzz_reqs_total", "counter", "REQ messages received", get(m.relay->reqs));
+    metric(out, "buzz_auth_successes_total", "counter", "NIP-42 AUTH accepted", get(m.relay->auth_successes));
+    metric(out, "buzz_auth_failures_total", "counter", "NIP-42 AUTH refused", get(m.relay->auth_failures));
+    metric(out, "buzz_subscriptions_active", "gauge", "registered live subscriptions", get(m.relay->subscriptions_active));
+    out += "# HELP buzz_media_uploads_total successful PUT /media/upload responses by stored MIME type\n"
+           "# TYPE buzz_media_uploads_total counter\n";
+    for (size_t i = 0; i < kMediaUploadLabels.size(); ++i) {
+      out += "buzz_media_uploads_total{mime=\"" + std::string(kMediaUploadLabels[i]) + "\"} " +
+             std::to_string(m.relay->media_uploads[i].load(std::memory_order_relaxed)) + "\n";
+    }
+    out += "# HELP buzz_rate_limited_total requests refused by a rate limit (protocol.md §14)\n"
+           "# TYPE buzz_rate_limited_total counter\n";
+    for (size_t i = 0; i < kRateLimitCount; ++i) {
+      out += "buzz_rate_limited_total{limit=\"" + std::string(rate_limit_name(RateLimit(i))) + "\"} " +
+             std::to_string(m.relay->rate_limited[i].load(std::memory_order_relaxed)) + "\n";
+    }
+  }
+  if (m.connections) metric(out, "buzz_ws_connections_active", "gauge", "open connections", get(*m.connections));
+  if (!m.loops.empty()) {
+    auto sum = [&](std::atomic<uint64_t> net::LoopStats::*field) {
+      double total = 0;
+      for (const net::Loop* l : m.loops) total += get(l->stats().*field);
+      return total;
+    };
+    metric(out, "buzz_ws_connections_total", "counter", "connections accepted", sum(&net::LoopStats::accepted));
+    metric(out, "buzz_connections_refused_total", "counter", "connections refused at the connection cap (HTTP 503)",
+           sum(&net::LoopStats::refused));
+    metric(out, "buzz_ws_backpressure_disconnects_total", "counter", "connections closed as slow consumers (1008)",
+           sum(&net::LoopStats::slow_disconnects));
+    metric(out, "buzz_ws_messages_received_total", "counter", "WebSocket messages received", sum(&net::LoopStats::messages_in));
+    metric(out, "buzz_ws_frames_sent_total", "counter", "frames queued for sending", sum(&net::LoopStats::frames_out));
+  }
+  if (m.writer) {
+    metric(out, "buzz_events_stored_total", "counter", "new events written to the store", double(m.writer->stored()));
+    metric(out, "buzz_store_writer_queue", "gauge", "events waiting for the store writer", double(m.writer->queued()));
+    metric(out, "buzz_store_batches_total", "counter", "write batches committed (one WAL append each)", double(m.writer->batches()));
+    metric(out, "buzz_store_batched_jobs_total", "counter", "jobs those batches held (divided by batches: events per WAL append)",
+           double(m.writer->batched_jobs()));
+  }
+  if (m.search) {
+    const SearchFeederMetrics& s = m.search->metrics();
+    metric(out, "buzz_search_indexed_total", "counter", "documents added to the full-text index", get(s.indexed));
+    metric(out, "buzz_search_overflowed_total", "counter", "events that found the index queue full (indexed later from the store)", get(s.overflowed));
+    metric(out, "buzz_search_backlog", "gauge", "events waiting to be re-read from the store for the index", get(s.backlog));
+    metric(out, "buzz_search_lag_ms", "gauge", "age of the oldest change not yet searchable", m.search->lag_seconds() * 1000);
+    metric(out, "buzz_search_index_errors_total", "counter", "index updates that failed", get(s.errors));
+  }
+  if (m.audit) {
+    metric(out, "buzz_audit_entries_written_total", "counter", "entries appended to the hash chain", get(m.audit->entries_written));
+    metric(out, "buzz_audit_queue_depth", "gauge", "audit entries queued for the writer", get(m.audit->queue_depth));
+    metric(out, "buzz_audit_tail_truncated_total", "counter", "torn tails cut off at start-up", get(m.audit->tail_truncated));
+    metric(out, "buzz_audit_log_errors_total", "counter", "audit records refused as invalid", get(m.audit->records_rejected));
+  }
+  return out;
+}
+
+net::HttpResponse metrics_page(const MetricsSources& m) {
+  net::HttpResponse r = net::HttpResponse::text(200, render_metrics(m));
+  r.content_type = "text/plain; version=0.0.4";
+  return r;
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,36 @@
+// Prometheus text exposition (GET /metrics): the relay's counters and gauges,
+// read from the atomics the threads keep anyway, so a scrape takes no lock on
+// any hot path. Names follow the upstream set where the meaning matches
+// (rest-api.md §3.16).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/audit_log.h"
+#include "net/loop.h"
+#include "server/relay/relay_stats.h"
+#include "server/feeds/search_feeder.h"
+#include "server/relay/store_writer.h"
+
+namespace buzz::server {
+
+struct MetricsSources {
+  const RelayStats* relay = nullptr;
+  const std::atomic<int64_t>* connections = nullptr;  // open connections across loops
+  const engine::AuditMetrics* audit = nullptr;
+  const StoreWriter* writer = nullptr;
+  const SearchFeeder* search = nullptr;
+  std::vector<const net::Loop*> loops;  // their counters, summed
+};
+
+std::string render_metrics(const MetricsSources& m);
+// GET /metrics: the same text as a Prometheus response (the main port and the metrics port).
+net::HttpResponse metrics_page(const MetricsSources& m);
+
+}  // namespace buzz::server

@@ -1,0 +1,161 @@
+// EVENT (protocol.md §8) and POST /api/events (rest-api.md §3.4): one
+// pipeline for both. Order matters — the first failing check decides the
+// reply — and follows protocol.md §8.2. Checks that need a consistent view of
+// the store (duplicates within a batch, channel rules, deletion rights) run on
+// the writer thread, which answers through on_write_batch().
+#include <cstdlib>
+
+#include "engine/clock.h"
+#include "engine/kinds.h"
+#include "engine/signature.h"
+#include "server/relay/relay.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr size_t kMaxContentBytes = 262144;
+constexpr const char* kNotYourEvent = "invalid: event pubkey does not match authenticated identity";
+
+Verdict refuse(std::string reason) { return {false, std::move(reason)}; }
+
+}  // namespace
+
+void Relay::handle_event(Context& c, engine::Event&& e) {
+  if (!c.session.authenticated()) return send_ok(c, e.id, false, "auth-required: not authenticated");
+  if (!throttle_.admit_frame(c.session)) return send_ok(c, e.id, false, "rate-limited: too many events per second");
+  const engine::Id id = e.id;
+  Submitter who{c.conn.id(), c.session.pubkey, c.session.grant, false};
+  std::optional<Verdict> v = ingest(who, std::move(e));
+  if (!v) return;
+  // A full writer queue drops the message with a NOTICE and no OK (protocol.md §2.5).
+  if (v->busy) return send_notice(c, v->reason);
+  send_ok(c, id, v->accepted, v->reason);
+}
+
+std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
+  const engine::KindInfo* info = engine::find_kind(e.kind);
+  stats_.count_received(info);
+  const bool proxy = who.grant.has(Scope::kProxySubmit);
+  // Gift wraps are signed by throw-away keys (NIP-59); a proxy submits for others.
+  const bool own_event = e.pubkey == who.pubkey || e.kind == 1059 || proxy;
+  // The socket checks the author before anything else (§8.1 W2, W3); HTTP
+  // reaches the same check only after the signature (§8.2 step 3).
+  if (!who.via_http) {
+    if (!own_event) return refuse(kNotYourEvent);
+    if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted via EVENT");
+  }
+  if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted");
+  if (e.kind == 44100 || e.kind == 44101) return refuse("invalid: membership notifications are relay-signed only");
+  if (who.via_http && (e.kind == 1059 || e.kind == 20001)) {
+    return refuse("invalid: kind " + std::to_string(e.kind) + " is only accepted via WebSocket");
+  }
+  if (info && info->sender == engine::Sender::kRelayOnly) return refuse("restricted: relay-only kind");
+  const bool known = info && info->sender == engine::Sender::kClient;
+  const bool membership_kind =
+      known && (info->role == engine::KindRole::kRelayAdmin || info->role == engine::KindRole::kRelayLeave);
+  if (engine::kind_class(e.kind) == engine::KindClass::kEphemeral && !membership_kind) {
+    return ingest_ephemeral(who, std::move(e), known ? info : nullptr, own_event);
+  }
+
+  // An id already stored is answered without verifying it again: the stored
+  // copy was verified, and this one is not stored either way.
+  if (!membership_kind && store_.contains(e.id, e.kind)) return Verdict{true, std::string(duplicate_reason(e.kind))};
+  std::string reason;
+  if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
+  if (!proxy && std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) > engine::kIngestClockSkewSecs) {
+    return refuse("invalid: event timestamp too far from server time");
+  }
+  if (e.content.size() > kMaxContentBytes) {
+    return refuse("invalid: content exceeds maximum size of 262144 bytes (got " + std::to_string(e.content.size()) + ")");
+  }
+  if (!own_event) return refuse(kNotYourEvent);
+  if (!known) return refuse("restricted: unknown event kind");
+  if (auto refused = check_grant(who.grant, e, *info)) return refused;
+  if (auto refused = throttle_.admit_message(e)) return refused;
+  auto event = std::make_shared<const engine::Event>(std::move(e));
+  if (membership_kind) return submit_write({WriteJob::Type::kMembership, event, {}, who.origin, who.pubkey});
+  if (event->kind == 0) {
+    // NIP-01 profile metadata must be JSON (kinds.md §2.1).
+    thread_local simdjson::dom::parser parser;
+    if (parser.parse(event->content).error()) return refuse("invalid: kind:0 content must be valid JSON");
+  }
+  // Channel rules need a consistent view of the team state: the writer runs them (server/team_model.h).
+  WriteJob job{WriteJob::Type::kStore, event, {}, who.origin, who.pubkey};
+  job.proxy = proxy;
+  return submit_write(std::move(job));
+}
+
+// Ephemeral kinds (protocol.md §12): the allow-list and scope, then the
+// signature, then the kind's own handling. No clock window, no content cap.
+std::optional<Verdict> Relay::ingest_ephemeral(const Submitter& who, engine::Event&& e,
+                                                      const engine::KindInfo* info, bool own_event) {
+  if (!info) return refuse("restricted: unknown event kind");
+  if (auto refused = check_grant(who.grant, e, *info)) return refused;
+  std::string reason;
+  if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
+  if (!own_event) return refuse(kNotYourEvent);  // reached only over HTTP
+  if (auto refused = throttle_.admit_message(e)) return refused;
+  return handle_ephemeral(std::make_shared<const engine::Event>(std::move(e)));
+}
+
+// Scopes and the token channel list (protocol.md §6.5–6.6). A session without
+// a token holds every scope and no list, so this only ever refuses tokens.
+std::optional<Verdict> Relay::check_grant(const Grant& g, const engine::Event& e, const engine::KindInfo& info) {
+  // The common case on the hot path: a session without a token may do anything a scope allows.
+  if (g.unrestricted()) return std::nullopt;
+  const bool proxy = g.has(Scope::kProxySubmit);
+  if (info.role == engine::KindRole::kRelayAdmin) {
+    if (proxy) return refuse("invalid: relay admin commands cannot be submitted via proxy");
+    if (g.channel_restricted()) return refuse("restricted: relay admin commands require a global token, not a channel-scoped token");
+  }
+  if (info.role == engine::KindRole::kRelayLeave && g.channel_restricted()) {
+    return refuse("restricted: leave requests require a global token");
+  }
+  if (engine::kind_class(e.kind) == engine::KindClass::kEphemeral) {
+    if (!g.has(Scope::kMessagesWrite) && !proxy) return refuse("restricted: insufficient scope for ephemeral events");
+  } else if (!proxy) {
+    std::optional<Scope> need = parse_scope(info.scope);
+    if (need && !g.has(*need)) return refuse("restricted: insufficient scope (need " + std::string(info.scope) + ")");
+  }
+  if (!g.channel_restricted() || info.role == engine::KindRole::kRelayAdmin || info.role == engine::KindRole::kRelayLeave) {
+    return std::nullopt;
+  }
+  std::string channel = resolve_channel(e, store_);
+  if (channel.empty()) return refuse("restricted: channel-scoped tokens cannot publish global events");
+  if (!g.allows_channel(channel)) return refuse("restricted: token does not have access to this channel");
+  return std::nullopt;
+}
+
+std::optional<Verdict> Relay::submit_write(WriteJob&& job) {
+  if (writer_.submit(std::move(job))) return std::nullopt;
+  Verdict busy{false, "rate-limited: too many concurrent requests"};
+  busy.busy = true;
+  return busy;
+}
+
+std::optional<Verdict> Relay::handle_ephemeral(std::shared_ptr<const engine::Event> event) {
+  const uint64_t now = engine::unix_now();
+  if (event->kind == 20001) {
+    presence_.set_status(event->pubkey, presence_status(event->content), now);
+    broadcast(std::move(event), "");
+    return Verdict{true, ""};
+  }
+  // Typing (20002) lives in a channel: members, or anyone on an open channel.
+  std::string_view h = event->first_tag_value("h");
+  if (h.empty()) return refuse("invalid: channel-scoped events must include an h tag");
+  if (!engine::is_canonical_uuid(h)) return refuse("invalid: h tag must be a canonical lowercase UUID");
+  if (!team_.access(h, event->pubkey).can_post()) return refuse("restricted: not a channel member");
+  presence_.set_typing(h, event->pubkey, now);
+  std::string channel(h);
+  broadcast(std::move(event), std::move(channel));
+  return Verdict{true, ""};
+}
+
+void Relay::broadcast( std::shared_ptr<const engine::Event> event, std::string channel) {
+  auto committed = std::make_shared<const std::vector<CommittedEvent>>(
+      std::vector<CommittedEvent>{{event, std::move(channel), raw_of(event)}});
+  // Posted on this loop too, so the sender's OK goes out before its own echo.
+  for (net::Loop* loop : loops_) loop->post([this, loop, committed] { fanout(*loop, *committed); });
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,130 @@
+// REQ, COUNT and CLOSE (protocol.md §9): history from the store, then live
+// events through this loop's SubscriptionIndex.
+//
+// Security: a subscription is checked (auth, p-gate, channel access) before it
+// is registered, so a refused REQ never sees a single live event.
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+
+#include "engine/canonical.h"
+#include "server/access/read_access.h"
+#include "server/relay/relay.h"
+
+namespace buzz::server {
+namespace {
+
+std::string count_reply(std::string_view sub_id, uint64_t n) {
+  std::string out = "[\"COUNT\",";
+  engine::append_json_string(out, sub_id);
+  return out + ",{\"count\":" + std::to_string(n) + "}]";
+}
+
+}  // namespace
+
+void Relay::handle_req(Context& c, ReqMessage&& req) {
+  stats_.reqs.fetch_add(1, std::memory_order_relaxed);
+  if (!c.session.authenticated()) {
+    send_notice(c, "auth-required: authenticate before subscribing");
+    return send_closed(c, req.sub_id, "auth-required: not authenticated");
+  }
+  bool replacing = c.session.subs.count(req.sub_id) > 0;
+  // A reused id replaces its subscription, so the old one ends here: if the
+  // new REQ is refused below, the CLOSED for this id leaves nothing running.
+  if (replacing) drop_subscription(c.state, c.session, req.sub_id);
+  if (!throttle_.admit_frame(c.session)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
+  if (!replacing && c.session.subs.size() >= kMaxSubscriptionsPerConnection) {
+    return send_closed(c, req.sub_id, "error: too many subscriptions");
+  }
+  // A token without messages:read may not read (protocol.md §6.6).
+  if (!c.session.grant.has(Scope::kMessagesRead)) {
+    send_notice(c, "restricted: insufficient scope");
+    return send_closed(c, req.sub_id, "restricted: insufficient scope");
+  }
+  std::string channel = channel_scope(req.filters);
+  if (channel.empty() && !passes_p_gate(req.filters, c.session.pubkey)) {
+    return send_closed(c, req.sub_id, "restricted: p-gated events require #p matching your pubkey");
+  }
+  // NIP-50 (protocol.md §9.1 step 6, §9.8): answered from the search index,
+  // once; a search is not a live feed, so a REQ is all searches or none. It
+  // registers nothing, and reads within the caller's channels (a #h outside
+  // them finds nothing), so the membership check below is not its.
+  auto searches = [](const engine::Filter& f) { return f.search.has_value(); };
+  if (std::any_of(req.filters.begin(), req.filters.end(), searches)) {
+    if (!std::all_of(req.filters.begin(), req.filters.end(), searches)) {
+      return send_closed(c, req.sub_id, "error: mixed search and non-search filters not supported");
+    }
+    return handle_search_req(c, req);
+  }
+  // Checked before registration: a refused REQ never sees a live event.
+  if (!channel.empty() && !team_.can_read(channel, c.session.pubkey)) {
+    return send_closed(c, req.sub_id, "restricted: not a channel member");
+  }
+  if (!channel.empty() && !c.session.grant.allows_channel(channel)) {
+    return send_closed(c, req.sub_id, "restricted: token does not have access to this channel");
+  }
+
+  const size_t cost = filter_values(req.filters);
+  if (c.session.held_filter_values + cost > kMaxFilterValuesPerConnection) {
+    return send_closed(c, req.sub_id, "error: too many filter values across this connection's subscriptions (max " +
+                                          std::to_string(kMaxFilterValuesPerConnection) + ")");
+  }
+  c.session.held_filter_values += cost;
+
+  auto sub = std::make_unique<index::Subscription>();
+  sub->owner = subscription_owner(c.conn.id());
+  sub->id = req.sub_id;
+  sub->filters = std::move(req.filters);
+  sub->channel = channel;
+  sub->event_prefix = "[\"EVENT\",";
+  engine::append_json_string(sub->event_prefix, sub->id);
+  sub->event_prefix += ",";
+  index::Subscription* registered = sub.get();
+  c.state.subs.add(registered);  // registered before replay: nothing published meanwhile is missed
+  stats_.subscriptions_active.fetch_add(1, std::memory_order_relaxed);
+  c.session.subs[registered->id] = std::move(sub);
+
+  std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // an event matching two filters is sent once
+  const Readable readable = history_.readable_to(c.session.grant, c.session.pubkey);
+  engine::QueryOptions options;
+  options.accept = [&](const engine::EventFields& f) {
+    if (!readable(f)) return false;
+    if (registered->filters.size() == 1) return true;
+    return sent.insert(engine::id_of(f)).second;
+  };
+  std::string frame;
+  bool whole = true;  // a full send queue ends the replay, without EOSE (protocol.md §5.4)
+  for (const engine::Filter& f : registered->filters) {
+    (void)store_.query(f, options, [&](std::string_view raw, const engine::EventFields&) {
+      if (!whole) return;
+      frame.assign(registered->event_prefix).append(raw).push_back(']');
+      whole = c.loop.send_history(c.conn, frame);
+    });
+    if (!whole) return;
+  }
+  std::string eose = "[\"EOSE\",";
+  engine::append_json_string(eose, registered->id);
+  c.loop.send_text(c.conn, eose + "]");
+}
+
+void Relay::handle_count(Context& c, const ReqMessage& req) {
+  if (!c.session.authenticated()) return send_closed(c, req.sub_id, "auth-required: not authenticated");
+  if (!throttle_.admit_frame(c.session)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
+  if (!c.session.grant.has(Scope::kMessagesRead)) return send_closed(c, req.sub_id, "restricted: insufficient scope");
+  if (!passes_p_gate(req.filters, c.session.pubkey)) {
+    return send_closed(c, req.sub_id, "restricted: p-gated kinds require #p tag matching your pubkey");
+  }
+  // Events of channels the caller may not read are not counted (they count zero).
+  engine::QueryOptions options;
+  options.accept = history_.readable_to(c.session.grant, c.session.pubkey);
+  auto n = store_.count(req.filters, options);
+  if (!n) return send_closed(c, req.sub_id, "error: " + n.error());
+  c.loop.send_text(c.conn, count_reply(req.sub_id, *n));
+}
+
+void Relay::handle_close(Context& c, const std::string& sub_id) {
+  drop_subscription(c.state, c.session, sub_id);
+  send_closed(c, sub_id, "");
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,104 @@
+#include "server/relay/rate_limits.h"
+
+#include <algorithm>
+
+namespace buzz::server {
+namespace {
+
+constexpr std::array<std::string_view, kTierCount> kTierNames = {"human", "agent-standard", "agent-elevated",
+                                                                 "agent-platform"};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::string_view tier_name(Tier t) { return kTierNames[size_t(t)]; }
+
+std::optional<Tier> parse_tier(std::string_view s) {
+  for (size_t i = 0; i < kTierCount; ++i) {
+    if (kTierNames[i] == s) return Tier(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view rate_limit_name(RateLimit l) {
+  switch (l) {
+    case RateLimit::kMessages: return "msg";
+    case RateLimit::kApiCalls: return "api";
+    case RateLimit::kWsEvents: return "ws";
+    case RateLimit::kMint: return "mint";
+  }
+  return "";
+}
+
+engine::Status parse_tier_assignments(std::string_view text,
+                                      std::unordered_map<engine::Pubkey, Tier, engine::KeyBytesHash>* out) {
+  out->clear();
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view entry = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (entry.empty()) continue;
+    size_t eq = entry.find('=');
+    engine::Pubkey pk;
+    std::optional<Tier> tier = eq == std::string_view::npos ? std::nullopt : parse_tier(trim(entry.substr(eq + 1)));
+    if (!tier || !engine::from_hex_any_case(trim(entry.substr(0, eq)), pk.data(), pk.size())) {
+      return engine::Error{"'" + std::string(entry) + "' is not HEX_PUBKEY=TIER (tiers: human, agent-standard, "
+                           "agent-elevated, agent-platform)"};
+    }
+    (*out)[pk] = *tier;
+  }
+  return {};
+}
+
+bool counts_as_message(uint32_t kind) {
+  return kind == 1 || kind == 7 || kind == 9 || (kind >= 40002 && kind <= 40008) || (kind >= 45001 && kind <= 45003);
+}
+
+RateCounters::RateCounters(size_t max_keys) : max_per_shard_(std::max<size_t>(1, max_keys / kShards)) {}
+
+RateCounters::Window& RateCounters::slot(Shard& shard, const Key& key, uint64_t now) {
+  auto it = shard.windows.find(key);
+  if (it != shard.windows.end()) return it->second;
+  if (shard.windows.size() >= max_per_shard_) {
+    std::erase_if(shard.windows, [&](const auto& kv) {
+      return kv.second.end <= now && kv.second.audited_at + kAuditIntervalSecs <= now;
+    });
+    // Still full: the table is bounded before it is exact.
+    if (shard.windows.size() >= max_per_shard_) shard.windows.erase(shard.windows.begin());
+  }
+  return shard.windows[key];
+}
+
+RateCounters::Outcome RateCounters::acquire(const engine::Pubkey& pk, RateLimit limit, uint32_t max,
+                                            uint64_t window_secs, uint64_t now) {
+  if (max == 0) return {};  // no limit
+  const Key key{pk, limit};
+  Shard& shard = shard_of(key);
+  std::lock_guard lock(shard.mu);
+  Window& w = slot(shard, key, now);
+  if (now >= w.end || now < w.start) {  // a new window (or the clock went back)
+    w.start = now - now % window_secs;
+    w.end = w.start + window_secs;
+    w.count = 0;
+  }
+  if (w.count >= max) return {false, w.end - now};
+  ++w.count;
+  return {};
+}
+
+bool RateCounters::audit_due(const engine::Pubkey& pk, RateLimit limit, uint64_t now) {
+  const Key key{pk, limit};
+  Shard& shard = shard_of(key);
+  std::lock_guard lock(shard.mu);
+  Window& w = slot(shard, key, now);
+  if (w.audited_at != 0 && now < w.audited_at + kAuditIntervalSecs) return false;
+  w.audited_at = now;
+  return true;
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,296 @@
+// The relay service: connection lifecycle, dispatch and fan-out; see relay.h.
+// The message handlers live in handle_*.cpp, one file per message type.
+#include "server/relay/relay.h"
+
+#include <unordered_map>
+
+#include "engine/canonical.h"
+#include "engine/clock.h"
+#include "engine/kinds.h"
+#include "server/common/log.h"
+#include "server/access/read_access.h"
+#include "server/common/relay_url.h"
+
+namespace buzz::server {
+
+Relay::Relay(const Services& s, std::string_view relay_url, const engine::Keypair& key)
+    : store_(s.store),
+      team_(s.team),
+      membership_(s.membership),
+      presence_(s.presence),
+      tokens_(s.tokens),
+      profiles_(s.profiles),
+      gatekeeper_(s.gatekeeper),
+      throttle_(s.throttle),
+      history_(s.history),
+      writer_(s.writer),
+      search_feeder_(s.search_feeder),
+      stats_(s.stats),
+      key_(key),
+      relay_url_normalized_(normalize_relay_url(relay_url)) {}
+
+Relay::~Relay() = default;
+
+void Relay::attach(std::vector<net::Loop*> loops, HttpSide* http) {
+  loops_ = std::move(loops);
+  http_ = http;
+  states_.clear();
+  for (size_t i = 0; i < loops_.size(); ++i) states_.push_back(std::make_unique<LoopState>());
+}
+
+net::HeadDecision Relay::on_request_head(net::Loop& loop, const net::HttpRequest& head) {
+  return http_->on_request_head(loop, head);
+}
+
+std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& request) {
+  return http_->on_http(loop, conn, request);
+}
+
+bool Relay::on_upgrade(net::Loop&, const net::HttpRequest& request, net::HttpResponse* refusal) {
+  if (request.path == "/") return true;
+  *refusal = net::HttpResponse::json(404, R"({"error":"no WebSocket endpoint at this path; the relay is at /"})");
+  return false;
+}
+
+void Relay::on_open(net::Loop& loop, net::Connection& conn) {
+  auto session = std::make_unique<Session>();
+  engine::random_bytes(session->challenge.data(), session->challenge.size());
+  std::string auth = "[\"AUTH\",\"" + session->challenge_hex() + "\"]";
+  conn.set_context(std::move(session));
+  loop.send_text(conn, auth);  // the challenge is the first frame (NIP-42)
+}
+
+void Relay::on_close(net::Loop& loop, net::Connection& conn) {
+  auto* session = static_cast<Session*>(conn.context());
+  if (!session) return;
+  LoopState& st = state(loop);
+  for (auto& [id, sub] : session->subs) st.subs.remove(sub.get());
+  stats_.subscriptions_active.fetch_sub(int64_t(session->subs.size()), std::memory_order_relaxed);
+  session->subs.clear();
+  if (session->authenticated()) {
+    auto it = st.by_pubkey.find(session->pubkey);
+    if (it != st.by_pubkey.end()) {
+      std::erase(it->second, conn.id());
+      if (it->second.empty()) st.by_pubkey.erase(it);
+    }
+    std::lock_guard lock(online_mu_);
+    auto online = online_.find(session->pubkey);
+    if (online != online_.end() && --online->second == 0) {
+      online_.erase(online);
+      // The last connection is gone (protocol.md §12.1): offline, and said so.
+      if (presence_.clear(session->pubkey, engine::unix_now())) announce_offline(session->pubkey);
+    }
+  }
+}
+
+void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view text) {
+  auto* session = static_cast<Session*>(conn.context());
+  if (!session) return;
+  Context c{loop, conn, *session, state(loop)};
+  ClientMessage msg = parse_client_message(text);
+  if (auto* m = std::get_if<EventMessage>(&msg)) return handle_event(c, std::move(m->event));
+  if (auto* m = std::get_if<ReqMessage>(&msg)) return m->is_count ? handle_count(c, *m) : handle_req(c, std::move(*m));
+  if (auto* m = std::get_if<CloseMessage>(&msg)) return handle_close(c, m->sub_id);
+  if (auto* m = std::get_if<AuthMessage>(&msg)) {
+    bool was_pending = session->auth == Session::Auth::kPending;
+    handle_auth(c, m->event);
+    if (was_pending && session->authenticated()) {
+      c.state.by_pubkey[session->pubkey].push_back(conn.id());
+      std::lock_guard lock(online_mu_);
+      ++online_[session->pubkey];
+    }
+    return;
+  }
+  handle_parse_failure(c, std::get<ParseFailure>(msg));
+}
+
+void Relay::handle_parse_failure(Context& c, const ParseFailure& f) {
+  send_notice(c, f.notice);
+  if (f.event_id) send_ok(c, *f.event_id, false, "invalid: malformed event");
+  if (f.sub_id) send_closed(c, *f.sub_id, "invalid: malformed filter");
+}
+
+void Relay::send_ok(Context& c, const engine::Id& id, bool accepted, std::string_view reason) {
+  send_ok(c, engine::to_hex(id), accepted, reason);
+}
+
+std::string Relay::ok_frame(std::string_view id_hex, bool accepted, std::string_view reason) {
+  std::string out = "[\"OK\",";
+  engine::append_json_string(out, id_hex);
+  out += accepted ? ",true," : ",false,";
+  engine::append_json_string(out, reason);
+  out += "]";
+  return out;
+}
+
+void Relay::send_ok(Context& c, std::string_view id_hex, bool accepted, std::string_view reason) {
+  c.loop.send_text(c.conn, ok_frame(id_hex, accepted, reason));
+  (accepted ? stats_.events_accepted : stats_.events_rejected).fetch_add(1, std::memory_order_relaxed);
+}
+
+void Relay::send_closed(Context& c, std::string_view sub_id, std::string_view reason) {
+  std::string out = "[\"CLOSED\",";
+  engine::append_json_string(out, sub_id);
+  out += ",";
+  engine::append_json_string(out, reason);
+  out += "]";
+  c.loop.send_text(c.conn, out);
+}
+
+void Relay::send_notice(Context& c, std::string_view text) {
+  std::string out = "[\"NOTICE\",";
+  engine::append_json_string(out, text);
+  out += "]";
+  c.loop.send_text(c.conn, out);
+}
+
+void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
+  if (search_feeder_) {  // never blocks: a full queue keeps only ids (server/search_feeder.h)
+    for (const engine::Id& id : outcome.removed) search_feeder_->remove(id);
+    for (const CommittedEvent& ev : outcome.committed) {
+      if (ev.event->kind == 9008) search_feeder_->remove_channel(ev.channel);
+      search_feeder_->offer(ev.event, ev.channel);
+    }
+  }
+  // Profiles change before any reply goes out: whoever hears OK reads the new one.
+  for (const CommittedEvent& c : outcome.committed) profiles_.apply(*c.event);
+  // DM calls over REST: their HTTP answers, ready here (the batch is durable).
+  for (DmReply& r : outcome.dm_replies) {
+    if (r.to.loop >= loops_.size()) continue;
+    net::Loop* loop = loops_[r.to.loop];
+    loop->post([this, loop, reply = std::move(r)] { http_->answer_dm(*loop, reply); });
+  }
+  // Replies go to the loop that owns each connection, in one task per loop.
+  std::vector<std::vector<OkReply>> by_loop(loops_.size());
+  for (OkReply& r : outcome.replies) {
+    if (r.to.loop < loops_.size()) by_loop[r.to.loop].push_back(std::move(r));
+  }
+  auto committed = std::make_shared<const std::vector<CommittedEvent>>(std::move(outcome.committed));
+  auto lost = std::make_shared<const std::vector<engine::Pubkey>>(std::move(outcome.lost_membership));
+  auto revoked = std::make_shared<const std::vector<Revocation>>(std::move(outcome.revoked));
+  for (size_t i = 0; i < loops_.size(); ++i) {
+    net::Loop* loop = loops_[i];
+    if (by_loop[i].empty() && committed->empty() && lost->empty() && revoked->empty()) continue;
+    loop->post([this, loop, replies = std::move(by_loop[i]), committed, lost, revoked] {
+      for (const OkReply& r : replies) {
+        net::Connection* conn = loop->find(r.to);
+        if (!conn || !conn->is_websocket()) {  // a deferred HTTP request, or one whose connection is gone
+          http_->answer_event(*loop, r.to, r.event_id, Verdict{r.accepted, r.reason});
+          continue;
+        }
+        auto* session = static_cast<Session*>(conn->context());
+        if (!session) continue;
+        Context c{*loop, *conn, *session, state(*loop)};
+        send_ok(c, r.event_id, r.accepted, r.reason);
+      }
+      if (!committed->empty()) fanout(*loop, *committed);
+      for (const Revocation& r : *revoked) revoke(*loop, r);
+      if (membership_.enforced()) {
+        for (const engine::Pubkey& pk : *lost) close_pubkey(*loop, pk);
+      }
+    });
+  }
+}
+
+void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
+  LoopState& st = state(loop);
+  if (st.subs.size() == 0) return;  // a loop with no live subscriptions has no one to deliver to
+  engine::EventFields fields;
+  for (const CommittedEvent& ev : events) {
+    fields.assign(*ev.event, ev.channel);
+    // A private channel's event goes to its current members only, checked per
+    // delivery: a subscription that outlived its access never sees it.
+    const bool members_only = !ev.channel.empty() && team_.is_private(ev.channel);
+    // Presence is visible to the members sharing a channel with the pubkey it reports.
+    std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> audience;
+    if (ev.event->kind == 20001) audience = team_.co_members(presence_subject(*ev.event));
+    // A p-gated kind goes only to the pubkeys it names, whatever else a filter matched on.
+    const bool p_gated = engine::is_p_gated(ev.event->kind);
+    st.subs.match(fields, [&](index::Subscription& sub) {
+      net::Connection* conn = loop.find(subscription_conn(loop.index(), sub.owner));
+      auto* session = conn ? static_cast<const Session*>(conn->context()) : nullptr;
+      if (!session) return;
+      if (members_only && !team_.is_member(ev.channel, session->pubkey)) return;
+      if (!ev.channel.empty() && !session->grant.allows_channel(ev.channel)) return;  // a channel-scoped token
+      if (audience && !audience->count(session->pubkey)) return;
+      if (p_gated && !names_reader(fields, engine::to_hex(session->pubkey))) return;
+      // Per recipient only the prefix differs; the event bytes are shared.
+      if (loop.send_shared(*conn, sub.event_prefix, ev.raw, "]")) {
+        stats_.events_delivered.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+  }
+}
+
+engine::Pubkey Relay::presence_subject(const engine::Event& e) const {
+  engine::Pubkey pk;
+  if (e.pubkey == key_.pubkey && engine::from_hex(e.first_tag_value("p"), &pk)) return pk;
+  return e.pubkey;
+}
+
+void Relay::announce_offline(const engine::Pubkey& pk) {
+  auto e = std::make_shared<engine::Event>();
+  e->kind = 20001;
+  e->created_at = engine::unix_now();
+  e->tags = {{"p", engine::to_hex(pk)}};
+  e->content = "offline";
+  engine::sign_event(key_, e.get());
+  broadcast(std::move(e), "");
+}
+
+void Relay::on_tick(net::Loop& loop) {
+  // One loop sweeps for the whole relay: statuses not refreshed within their
+  // 90 s go offline, and say so (protocol.md §12.1).
+  if (loop.index() != 0) return;
+  for (const engine::Pubkey& pk : presence_.expire(engine::unix_now())) announce_offline(pk);
+}
+
+void Relay::drop_subscription(LoopState& st, Session& session, const std::string& sub_id) {
+  auto it = session.subs.find(sub_id);
+  if (it == session.subs.end()) return;
+  st.subs.remove(it->second.get());
+  session.held_filter_values -= filter_values(it->second->filters);
+  session.subs.erase(it);
+  stats_.subscriptions_active.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void Relay::revoke(net::Loop& loop, const Revocation& r) {
+  LoopState& st = state(loop);
+  auto revoke_conn = [&](net::ConnId id) {
+    net::Connection* conn = loop.find(id);
+    auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
+    if (!session) return;
+    std::vector<std::string> ended;
+    for (const auto& [sub_id, sub] : session->subs) {
+      if (sub->channel == r.channel) ended.push_back(sub_id);
+    }
+    Context c{loop, *conn, *session, st};
+    for (const std::string& sub_id : ended) {
+      drop_subscription(st, *session, sub_id);
+      send_closed(c, sub_id, r.reason);
+    }
+  };
+  if (r.pubkey) {
+    auto it = st.by_pubkey.find(*r.pubkey);
+    if (it == st.by_pubkey.end()) return;
+    for (net::ConnId id : std::vector<net::ConnId>(it->second)) revoke_conn(id);
+    return;
+  }
+  // Everyone who can no longer read the channel (it turned private, or was deleted).
+  for (const auto& [pk, conns] : st.by_pubkey) {
+    if (team_.can_read(r.channel, pk)) continue;
+    for (net::ConnId id : std::vector<net::ConnId>(conns)) revoke_conn(id);
+  }
+}
+
+void Relay::close_pubkey(net::Loop& loop, const engine::Pubkey& pk) {
+  LoopState& st = state(loop);
+  auto it = st.by_pubkey.find(pk);
+  if (it == st.by_pubkey.end()) return;
+  std::vector<net::ConnId> ids = it->second;
+  for (net::ConnId id : ids) {
+    if (net::Connection* conn = loop.find(id)) loop.close(*conn, 1008, "relay membership revoked");
+  }
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,165 @@
+// Relay: the event pipeline, and the net::Service of the relay's port.
+//
+// It owns the connections: WebSocket sessions at "/" (NIP-42, EVENT, REQ,
+// COUNT, CLOSE, one handle_*.cpp each), the ingest rules shared with the HTTP
+// API (`ingest`), the store writer's outcomes and the fan-out of committed
+// events. Plain HTTP requests go to the HttpSide (server/http/).
+//
+// Threads: the Service callbacks and every handler run on the loop thread that
+// owns the connection and never block on another thread. Events that must be
+// stored go to the StoreWriter; its results come back through
+// on_write_batch() (writer thread), which only posts work to the loops.
+// Each loop has its own LoopState (subscription index, sessions by pubkey):
+// nothing in it is shared, so nothing in it is locked.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/api_tokens.h"
+#include "engine/event_store.h"
+#include "engine/signature.h"
+#include "engine/team_state.h"
+#include "net/loop.h"
+#include "net/service.h"
+#include "server/access/gatekeeper.h"
+#include "server/access/grant.h"
+#include "server/access/relay_membership.h"
+#include "server/feeds/search_feeder.h"
+#include "server/relay/client_message.h"
+#include "server/relay/history.h"
+#include "server/relay/http_side.h"
+#include "server/relay/relay_stats.h"
+#include "server/relay/session.h"
+#include "server/relay/store_writer.h"
+#include "server/relay/throttle.h"
+#include "server/relay/verdict.h"
+#include "server/team/presence_store.h"
+#include "server/team/profile_directory.h"
+
+namespace buzz::server {
+
+class Relay final : public net::Service {
+ public:
+  // Who submits an event, and where the writer's answer goes (a WebSocket OK,
+  // or the HTTP response of a deferred request).
+  struct Submitter {
+    net::ConnId origin;
+    engine::Pubkey pubkey;
+    const Grant& grant;
+    bool via_http;
+  };
+  // The services the pipeline uses, each owned by the wiring (server/app/serve.cpp).
+  struct Services {
+    engine::EventStore& store;
+    engine::TeamState& team;
+    RelayMembership& membership;
+    PresenceStore& presence;
+    engine::ApiTokens& tokens;
+    ProfileDirectory& profiles;
+    Gatekeeper& gatekeeper;
+    Throttle& throttle;
+    History& history;
+    StoreWriter& writer;
+    SearchFeeder* search_feeder;  // null: no full-text index to feed
+    RelayStats& stats;
+  };
+
+  // `relay_url`: the public URL a NIP-42 AUTH must name.
+  Relay(const Services& services, std::string_view relay_url, const engine::Keypair& key);
+  ~Relay() override;
+
+  // Before the loops run: the loops to fan out to, and the HTTP half of the port.
+  void attach(std::vector<net::Loop*> loops, HttpSide* http);
+  net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
+  std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& request) override;
+  bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
+  void on_open(net::Loop& loop, net::Connection& conn) override;
+  void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
+  void on_close(net::Loop& loop, net::Connection& conn) override;
+  void on_tick(net::Loop& loop) override;
+
+  // Writer thread: hands replies and committed events to their loops.
+  void on_write_batch(WriteBatchOutcome&& outcome);
+
+  // The event pipeline shared by EVENT and the HTTP API: the verdict now, or
+  // nullopt when the store writer answers later (to `who.origin`). Loop thread.
+  std::optional<Verdict> ingest(const Submitter& who, engine::Event&& event);
+
+ private:
+  // What one loop knows; touched only on that loop's thread.
+  struct LoopState {
+    index::SubscriptionIndex subs;
+    // Authenticated connections by pubkey, to close them when membership ends.
+    std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_pubkey;
+  };
+  struct Context {  // one message being handled
+    net::Loop& loop;
+    net::Connection& conn;
+    Session& session;
+    LoopState& state;
+  };
+
+  // handle_*.cpp, one per message type
+  void handle_event(Context& c, engine::Event&& event);
+  void handle_auth(Context& c, const engine::Event& event);
+  void handle_req(Context& c, ReqMessage&& req);
+  void handle_count(Context& c, const ReqMessage& req);
+  void handle_close(Context& c, const std::string& sub_id);
+  void handle_parse_failure(Context& c, const ParseFailure& failure);
+  std::optional<Verdict> ingest_ephemeral(const Submitter& who, engine::Event&& event, const engine::KindInfo* info,
+                                          bool own_event);
+  std::optional<Verdict> check_grant(const Grant& grant, const engine::Event& e, const engine::KindInfo& info);
+  std::optional<Verdict> handle_ephemeral(std::shared_ptr<const engine::Event> event);
+  std::optional<Verdict> submit_write(WriteJob&& job);
+  // A relay-signed kind 20001 "offline" for pk (["p", hex]), fanned out like
+  // the user's own presence (protocol.md §12.1).
+  void announce_offline(const engine::Pubkey& pk);
+  // Whose presence a 20001 reports: its author, or the p tag of the relay's own.
+  engine::Pubkey presence_subject(const engine::Event& e) const;
+  // Fans an ephemeral event out on every loop (it is never stored).
+  void broadcast(std::shared_ptr<const engine::Event> event, std::string channel);
+  // Matches committed events against this loop's subscriptions and sends them.
+  void fanout(net::Loop& loop, const std::vector<CommittedEvent>& events);
+  void drop_subscription(LoopState& state, Session& session, const std::string& sub_id);
+  void close_pubkey(net::Loop& loop, const engine::Pubkey& pk);
+  // Ends the channel subscriptions a membership change took away (protocol.md §9.7).
+  void revoke(net::Loop& loop, const Revocation& r);
+
+  static std::string ok_frame(std::string_view id_hex, bool accepted, std::string_view reason);
+  void send_ok(Context& c, const engine::Id& id, bool accepted, std::string_view reason);
+  void send_ok(Context& c, std::string_view id_hex, bool accepted, std::string_view reason);
+  void send_closed(Context& c, std::string_view sub_id, std::string_view reason);
+  void send_notice(Context& c, std::string_view text);
+
+  // search.cpp: a REQ of NIP-50 filters.
+  void handle_search_req(Context& c, const ReqMessage& req);
+  LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
+
+  engine::EventStore& store_;
+  engine::TeamState& team_;
+  RelayMembership& membership_;
+  PresenceStore& presence_;
+  engine::ApiTokens& tokens_;
+  ProfileDirectory& profiles_;
+  Gatekeeper& gatekeeper_;
+  Throttle& throttle_;
+  History& history_;
+  StoreWriter& writer_;
+  SearchFeeder* search_feeder_;
+  RelayStats& stats_;
+  const engine::Keypair key_;
+  const std::string relay_url_normalized_;
+  std::vector<net::Loop*> loops_;
+  std::vector<std::unique_ptr<LoopState>> states_;
+  HttpSide* http_ = nullptr;
+  // Authenticated connections per pubkey across loops: the last one to close clears its presence.
+  std::mutex online_mu_;
+  std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;
+};
+
+}  // namespace buzz::server

@@ -1,0 +1,43 @@
+// RelayStats: the counters the request paths bump (the pipeline, the HTTP API,
+// media, the rate limits), as relaxed atomics any thread may read; GET /metrics
+// renders them (server/ops/metrics.h). One instance, owned by the wiring.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "engine/kinds.h"
+#include "server/relay/rate_limits.h"
+
+namespace buzz::server {
+
+// The `mime` labels of buzz_media_uploads_total (media.md §5.3).
+inline constexpr std::array<std::string_view, 6> kMediaUploadLabels = {"image/jpeg", "image/png", "image/gif",
+                                                                       "image/webp", "video/mp4", "other"};
+// The label index of a stored MIME type.
+size_t media_upload_label(std::string_view mime);
+
+struct RelayStats {
+  // EVENTs submitted by authenticated callers (WebSocket and HTTP), by their
+  // place in engine::all_kinds(); the last slot counts every other kind.
+  std::unique_ptr<std::atomic<uint64_t>[]> received_by_kind =
+      std::make_unique<std::atomic<uint64_t>[]>(engine::all_kinds().size() + 1);
+  void count_received(const engine::KindInfo* info) {
+    const size_t slot = info ? size_t(info - engine::all_kinds().data()) : engine::all_kinds().size();
+    received_by_kind[slot].fetch_add(1, std::memory_order_relaxed);
+  }
+  std::atomic<uint64_t> events_accepted{0};  // EVENTs answered OK true, duplicates included
+  std::atomic<uint64_t> events_rejected{0};  // EVENTs answered OK false
+  std::atomic<uint64_t> events_delivered{0};
+  std::atomic<uint64_t> reqs{0};
+  std::atomic<uint64_t> auth_successes{0};
+  std::atomic<uint64_t> auth_failures{0};
+  std::atomic<int64_t> subscriptions_active{0};
+  std::array<std::atomic<uint64_t>, kMediaUploadLabels.size()> media_uploads{};  // by kMediaUploadLabels
+  std::array<std::atomic<uint64_t>, kRateLimitCount> rate_limited{};               // refusals, by RateLimit
+};
+
+}  // namespace buzz::server

@@ -1,0 +1,58 @@
+// Session: what the relay knows about one WebSocket connection.
+//
+// Owned by the connection (net::ConnectionContext) and touched only on the
+// connection's loop thread. Kept small: an idle authenticated session holds no
+// heap memory beyond its subscriptions.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/hex.h"
+#include "index/subscription_index.h"
+#include "net/connection.h"
+#include "server/access/grant.h"
+
+namespace buzz::server {
+
+inline constexpr size_t kMaxSubscriptionsPerConnection = 1024;
+// Filter values (Filter::value_count) held by one connection's live
+// subscriptions. 1,024 subscriptions of 64 KiB filters each held about 360 MB
+// per connection; this keeps one connection under a megabyte while leaving
+// room for a thousand channel subscriptions or a follow list of thousands.
+inline constexpr size_t kMaxFilterValuesPerConnection = 20000;
+
+// What a subscription's filters cost against kMaxFilterValuesPerConnection.
+inline size_t filter_values(const std::vector<engine::Filter>& filters) {
+  size_t n = 0;
+  for (const engine::Filter& f : filters) n += f.value_count();
+  return n;
+}
+
+// A subscription names its connection by slot and generation (the loop is implied).
+inline uint64_t subscription_owner(net::ConnId id) { return uint64_t(id.slot) << 32 | id.gen; }
+inline net::ConnId subscription_conn(uint16_t loop, uint64_t owner) {
+  return {loop, uint32_t(owner >> 32), uint32_t(owner)};
+}
+
+struct Session final : net::ConnectionContext {
+  enum class Auth : uint8_t { kPending, kAuthenticated, kFailed };
+
+  std::array<uint8_t, 32> challenge{};
+  Auth auth = Auth::kPending;
+  engine::Pubkey pubkey{};
+  Grant grant;  // every scope, unless the AUTH carried an API token
+  std::unordered_map<std::string, std::unique_ptr<index::Subscription>> subs;
+  size_t held_filter_values = 0;  // by subs, at most kMaxFilterValuesPerConnection
+  // EVENT/REQ/COUNT frames in the current second (the human frame limit, protocol.md §14).
+  uint64_t frame_second = 0;
+  uint32_t frames_in_second = 0;
+
+  bool authenticated() const { return auth == Auth::kAuthenticated; }
+  std::string challenge_hex() const { return engine::to_hex(challenge); }
+};
+
+}  // namespace buzz::server

@@ -1,0 +1,244 @@
+// The store-writer thread; see store_writer.h.
+#include "server/relay/store_writer.h"
+
+#include <unordered_set>
+
+#include "engine/clock.h"
+#include "engine/thread_role.h"
+#include "server/common/log.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr auto kBacklogRetry = std::chrono::milliseconds(5);
+
+}  // namespace
+
+StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, AuditFeed& audit,
+                         size_t capacity, std::chrono::seconds reaper_interval)
+    : store_(store),
+      membership_(membership),
+      team_(team),
+      audit_(audit),
+      capacity_(capacity),
+      reaper_interval_(reaper_interval),
+      next_reap_(std::chrono::steady_clock::now() + reaper_interval) {}
+
+void StoreWriter::start(Sink sink) {
+  sink_ = std::move(sink);
+  thread_ = std::thread([this] {
+    engine::set_thread_role("buzz-store", engine::ThreadRole::kForeground);
+    run();
+  });
+}
+
+StoreWriter::~StoreWriter() { stop(); }
+
+void StoreWriter::stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+size_t StoreWriter::queued() const {
+  std::lock_guard lock(mu_);
+  return queue_.size();
+}
+
+bool StoreWriter::submit(WriteJob&& job) {
+  {
+    std::lock_guard lock(mu_);
+    if (queue_.size() >= capacity_ || stopping_) return false;
+    queue_.push_back(std::move(job));
+    if (queue_.size() > 1) return true;  // the writer is already awake for this batch
+  }
+  cv_.notify_one();
+  return true;
+}
+
+bool StoreWriter::submit_audit(engine::AuditRecord record) {
+  WriteJob job;
+  job.type = WriteJob::Type::kAudit;
+  job.origin.loop = kNoReply;
+  job.audit = std::move(record);
+  return submit(std::move(job));
+}
+
+void StoreWriter::submit_relay_events(std::vector<engine::Event> events) {
+  std::lock_guard lock(mu_);
+  for (auto& e : events) {
+    WriteJob job;
+    job.event = std::make_shared<const engine::Event>(std::move(e));
+    job.origin.loop = kNoReply;
+    queue_.push_back(std::move(job));
+  }
+  cv_.notify_one();
+}
+
+void StoreWriter::run() {
+  std::vector<WriteJob> jobs;
+  for (;;) {
+    {
+      std::unique_lock lock(mu_);
+      // The reaper's turn comes with the next batch, or alone when the relay is
+      // idle; an audit backlog is retried every few milliseconds even then.
+      auto wake = next_reap_;
+      if (audit_.backlogged()) wake = std::min(wake, std::chrono::steady_clock::now() + kBacklogRetry);
+      cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty() && stopping_) return;
+      jobs.swap(queue_);
+    }
+    if (!jobs.empty() || audit_.backlogged() || std::chrono::steady_clock::now() >= next_reap_) process(jobs);
+    jobs.clear();
+  }
+}
+
+void StoreWriter::process(std::vector<WriteJob>& jobs) {
+  Batch batch;
+  plan(jobs, engine::unix_now(), batch);
+  std::vector<engine::WriteRequest> requests;
+  requests.reserve(batch.pending.size());
+  for (const Pending& p : batch.pending) requests.push_back({p.event.get(), p.channel, p.deletes});
+  // Audit records depend on each outcome (only new events are logged), so they
+  // join the batch once the results are known, before it commits.
+  auto results = store_.write(requests, batch.state, [&](auto results, std::vector<engine::StateWrite>& more) {
+    audit_records(batch, results);
+    if (auto w = audit_.pending_write()) more.push_back(std::move(*w));
+  });
+  team_.end_batch(bool(results));
+  audit_.commit(bool(results));
+  if (!jobs.empty()) {
+    batches_.fetch_add(1, std::memory_order_relaxed);
+    batched_jobs_.fetch_add(jobs.size(), std::memory_order_relaxed);
+  }
+  settle(batch, results);
+  sink_(std::move(batch.out));
+}
+
+void StoreWriter::follow(Batch& batch, engine::Event&& event, std::string channel) {
+  batch.pending.push_back({std::make_shared<const engine::Event>(std::move(event)), std::move(channel)});
+}
+
+void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) {
+  batch.pending.reserve(jobs.size());
+  std::unordered_set<engine::Id, engine::KeyBytesHash> admitted;  // channel changes this batch already runs
+  // While the audit log cannot take more, client events are refused, never stored unaudited.
+  const std::string audit_refusal = audit_.refusal();
+  if (std::chrono::steady_clock::now() >= next_reap_) {
+    next_reap_ = std::chrono::steady_clock::now() + reaper_interval_;
+    Admission reaped = team_.reap(now);
+    for (Emitted& f : reaped.emitted) follow(batch, std::move(f.event), std::move(f.channel));
+    std::move(reaped.state.begin(), reaped.state.end(), std::back_inserter(batch.state));
+  }
+  for (WriteJob& job : jobs) {
+    if (job.type == WriteJob::Type::kAudit) {
+      audit_.add(std::move(*job.audit));
+      continue;
+    }
+    if (job.type == WriteJob::Type::kDm) {
+      plan_dm(job, now, !audit_refusal.empty(), batch);
+      continue;
+    }
+    const engine::Event& e = *job.event;
+    const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
+    if (!audit_refusal.empty() && waiting) {
+      batch.out.replies.push_back({job.origin, e.id, false, audit_refusal});
+      continue;
+    }
+    if (job.type == WriteJob::Type::kMembership) {
+      RelayMembership::Outcome m = membership_.apply(e, now);
+      batch.out.replies.push_back({job.origin, e.id, m.ok, m.reason});
+      for (auto& ev : m.emitted) follow(batch, std::move(ev), "");
+      if (m.removed) batch.out.lost_membership.push_back(*m.removed);
+      continue;
+    }
+    if (!waiting || !TeamModel::handles(e.kind)) {
+      batch.pending.push_back({job.event, std::move(job.channel), waiting, {}, true, {}, job.actor});
+      continue;
+    }
+    // A channel change must run once: a repeat is answered before it touches the team state.
+    if (!admitted.insert(e.id).second || store_.contains(e.id, e.kind)) {
+      batch.out.replies.push_back({job.origin, e.id, true, std::string(duplicate_reason(e.kind))});
+      continue;
+    }
+    Admission a = team_.admit(e, now, job.proxy);
+    if (!a.ok) {
+      batch.out.replies.push_back({job.origin, e.id, false, std::move(a.reason)});
+      continue;
+    }
+    batch.pending.push_back({job.event, std::move(a.channel), waiting, std::move(a.reason), a.fanout,
+                             std::move(a.deletes), job.actor, std::move(a.audit)});
+    for (Emitted& f : a.emitted) follow(batch, std::move(f.event), std::move(f.channel));
+    std::move(a.state.begin(), a.state.end(), std::back_inserter(batch.state));
+    std::move(a.revoked.begin(), a.revoked.end(), std::back_inserter(batch.out.revoked));
+  }
+}
+
+void StoreWriter::plan_dm(WriteJob& job, uint64_t now, bool audit_backlogged, Batch& batch) {
+  DmReply reply{job.origin, job.dm->op, {}};
+  if (audit_backlogged) {
+    reply.outcome.status = DmStatus::kBusy;
+  } else if (Admission a = team_.run_dm(*job.dm, now, &reply.outcome); a.ok) {
+    for (Emitted& f : a.emitted) follow(batch, std::move(f.event), std::move(f.channel));
+    std::move(a.state.begin(), a.state.end(), std::back_inserter(batch.state));
+    std::move(a.audit.begin(), a.audit.end(), std::back_inserter(batch.audit));
+  }
+  batch.dm_replies.push_back(std::move(reply));
+}
+
+void StoreWriter::audit_records(const Batch& batch, std::span<const engine::WriteResult> results) {
+  for (const engine::AuditRecord& rec : batch.audit) audit_.add(rec);
+  for (size_t r = 0; r < batch.pending.size(); ++r) {
+    if (results[r].outcome != engine::WriteOutcome::kStored) continue;
+    const Pending& p = batch.pending[r];
+    const engine::Event& e = *p.event;
+    // Relay-signed follow-ups are the relay's own acts.
+    const std::string actor = engine::to_hex(p.job ? p.actor : e.pubkey);
+    audit_.add({e.id_hex(), e.kind, actor, std::string(engine::kActionEventCreated), p.channel, "null"});
+    for (const engine::AuditRecord& rec : p.audit) audit_.add(rec);
+    if (e.kind != 5 && e.kind != 9005) continue;
+    for (const engine::Id& gone : results[r].removed) {
+      auto target = store_.lookup(gone);
+      audit_.add({engine::to_hex(gone), target ? target->kind : 0u, actor, std::string(engine::kActionEventDeleted),
+                  target ? target->channel : "", "{\"deleted_by_event\":\"" + e.id_hex() + "\"}"});
+    }
+  }
+}
+
+void StoreWriter::settle(Batch& batch, const engine::Result<std::vector<engine::WriteResult>>& results) {
+  WriteBatchOutcome& out = batch.out;
+  if (!results) {
+    log_error("store write failed", {{"error", results.error()}});
+    out.revoked.clear();
+  }
+  for (DmReply& r : batch.dm_replies) {
+    if (!results && r.outcome.status == DmStatus::kOk) r.outcome.status = DmStatus::kFailed;
+    out.dm_replies.push_back(std::move(r));
+  }
+  for (size_t r = 0; r < batch.pending.size(); ++r) {
+    Pending& p = batch.pending[r];
+    if (!results) {
+      if (p.job) out.replies.push_back({p.job->origin, p.event->id, false, "error: internal server error"});
+      continue;
+    }
+    const engine::WriteResult& res = (*results)[r];
+    if (res.outcome == engine::WriteOutcome::kStored) stored_.fetch_add(1, std::memory_order_relaxed);
+    if (res.outcome == engine::WriteOutcome::kStored && p.fanout) {
+      out.committed.push_back({p.event, p.channel, raw_of(p.event)});
+    }
+    out.removed.insert(out.removed.end(), res.removed.begin(), res.removed.end());
+    if (!p.job) continue;
+    switch (res.outcome) {
+      case engine::WriteOutcome::kStored: out.replies.push_back({p.job->origin, p.event->id, true, std::move(p.ok_reason)}); break;
+      case engine::WriteOutcome::kDuplicate:
+      case engine::WriteOutcome::kStale: out.replies.push_back({p.job->origin, p.event->id, true, "duplicate:"}); break;
+      case engine::WriteOutcome::kInvalid: out.replies.push_back({p.job->origin, p.event->id, false, res.reason}); break;
+    }
+  }
+}
+
+}  // namespace buzz::server

@@ -1,0 +1,169 @@
+// StoreWriter: the one thread that writes to the event store (docs/threads.md).
+//
+// Loops submit verified events; the writer drains its whole queue into one
+// batch (group commit across connections), writes it, and only then hands the
+// OK replies and the committed events back to the relay. Ordering rule: no OK
+// true leaves before the batch holding its event is durable in the WAL.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/event.h"
+#include "engine/event_store.h"
+#include "engine/kinds.h"
+#include "net/connection.h"
+#include "server/feeds/audit_feed.h"
+#include "server/team/dm_request.h"
+#include "server/access/relay_membership.h"
+#include "server/team/team_model.h"
+
+namespace buzz::server {
+
+// WriteJob::origin.loop for events nobody waits an OK for (relay-signed ones).
+inline constexpr uint16_t kNoReply = UINT16_MAX;
+
+struct WriteJob {
+  enum class Type : uint8_t {
+    kStore,       // a client event, or a relay-signed one (origin.loop == kNoReply)
+    kMembership,  // NIP-43 9030–9032 / 28936: executed, not stored
+    kAudit,       // an audit entry with no event (AUTH): recorded, no reply
+    kDm,          // a DM operation asked over REST: run by the team model, answered with a DmReply
+  };
+  Type type = Type::kStore;
+  std::shared_ptr<const engine::Event> event;
+  std::string channel;
+  net::ConnId origin;
+  engine::Pubkey actor{};              // the authenticated submitter (audit actor)
+  std::optional<engine::AuditRecord> audit{};  // kAudit only
+  std::optional<DmRequest> dm{};               // kDm only
+  bool proxy = false;  // submitted under proxy:submit: the channel-membership check is skipped (protocol.md §6.6)
+};
+
+struct OkReply {
+  net::ConnId to;
+  engine::Id event_id;
+  bool accepted;
+  std::string reason;
+};
+
+// The answer to a kDm job, for the HTTP request waiting on `to`.
+struct DmReply {
+  net::ConnId to;
+  DmOp op;
+  DmOutcome outcome;
+};
+
+// An event now in the store, ready for fan-out. `raw` is shared by every recipient.
+struct CommittedEvent {
+  std::shared_ptr<const engine::Event> event;
+  std::string channel;
+  std::shared_ptr<const std::string> raw;
+};
+
+// The OK reason for an event whose id is already stored: command kinds say
+// they were already run (kinds.md §2.5).
+inline std::string_view duplicate_reason(uint16_t kind) {
+  const engine::KindInfo* info = engine::find_kind(kind);
+  return info && info->role == engine::KindRole::kCommand ? "duplicate: already processed" : "duplicate:";
+}
+
+// The event's JSON as a shared buffer that keeps the event alive: no copy.
+inline std::shared_ptr<const std::string> raw_of(const std::shared_ptr<const engine::Event>& e) {
+  return std::shared_ptr<const std::string>(e, &e->raw);
+}
+
+struct WriteBatchOutcome {
+  std::vector<OkReply> replies;
+  std::vector<CommittedEvent> committed;
+  std::vector<engine::Id> removed;  // events this batch deleted or superseded
+  std::vector<engine::Pubkey> lost_membership;
+  std::vector<Revocation> revoked;  // applied after the batch's fan-out
+  std::vector<DmReply> dm_replies;
+};
+
+class StoreWriter {
+ public:
+  using Sink = std::function<void(WriteBatchOutcome&&)>;
+
+  StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, AuditFeed& audit,
+              size_t capacity, std::chrono::seconds reaper_interval);
+  ~StoreWriter();
+
+  // Starts the thread, which hands every batch's outcome to `sink`. Jobs
+  // submitted before wait for it: the rooms that submit are built first, the
+  // relay that receives the outcomes last.
+  void start(Sink sink);
+  // Any thread. False if the queue is full (the caller answers rate-limited).
+  bool submit(WriteJob&& job);
+  // Any thread: an audit entry that belongs to no stored event (AUTH, a refusal,
+  // an upload). False if the queue is full.
+  bool submit_audit(engine::AuditRecord record);
+  // Stores relay-signed events (start-up 13534, ...) as one batch.
+  void submit_relay_events(std::vector<engine::Event> events);
+  void stop();
+  size_t queued() const;
+  // Write batches committed, and the jobs they held: jobs ÷ batches is the
+  // group-commit size (how many events share one WAL append).
+  uint64_t batches() const { return batches_.load(std::memory_order_relaxed); }
+  uint64_t batched_jobs() const { return batched_jobs_.load(std::memory_order_relaxed); }
+  uint64_t stored() const { return stored_.load(std::memory_order_relaxed); }  // new events, relay-signed ones included
+
+ private:
+  // One event to store in this batch: a client's own, or a relay-signed one
+  // that follows from it (no job waits for its OK).
+  struct Pending {
+    std::shared_ptr<const engine::Event> event;
+    std::string channel;
+    const WriteJob* job = nullptr;
+    std::string ok_reason{};  // a command's result, sent with OK true
+    bool fanout = true;
+    std::vector<engine::Id> deletes{};
+    engine::Pubkey actor{};
+    std::vector<engine::AuditRecord> audit{};  // the admission's channel / member actions
+  };
+  struct Batch {
+    std::vector<Pending> pending;
+    std::vector<engine::StateWrite> state;
+    std::vector<engine::AuditRecord> audit;  // actions with no event of their own (a DM opened over REST)
+    std::vector<DmReply> dm_replies;         // answered once the batch is durable
+    WriteBatchOutcome out;
+  };
+
+  void run();
+  void process(std::vector<WriteJob>& jobs);
+  // Runs the checks that need the batch's order (membership, channel rules) and
+  // lays out what to store.
+  void plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch);
+  void follow(Batch& batch, engine::Event&& event, std::string channel);
+  // Runs a DM operation asked over REST; its reply waits for the batch.
+  void plan_dm(WriteJob& job, uint64_t now, bool audit_backlogged, Batch& batch);
+  // The audit records of what the write stored (audit.md §5).
+  void audit_records(const Batch& batch, std::span<const engine::WriteResult> results);
+  // OK replies and fan-out once the batch is durable (or failed).
+  void settle(Batch& batch, const engine::Result<std::vector<engine::WriteResult>>& results);
+
+  engine::EventStore& store_;
+  RelayMembership& membership_;
+  TeamModel& team_;
+  AuditFeed& audit_;
+  size_t capacity_;
+  std::chrono::seconds reaper_interval_;
+  std::chrono::steady_clock::time_point next_reap_;
+  Sink sink_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<WriteJob> queue_;
+  bool stopping_ = false;
+  std::atomic<uint64_t> batches_{0};
+  std::atomic<uint64_t> batched_jobs_{0};
+  std::atomic<uint64_t> stored_{0};
+  std::thread thread_;
+};
+
+}  // namespace buzz::server

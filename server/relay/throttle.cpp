@@ -1,0 +1,80 @@
+// Throttle (protocol.md §14): the three checks the request paths call, and what
+// a refusal leaves behind — a reason on the wire, a metric, and at most one
+// `rate_limit_exceeded` audit entry per (pubkey, limit) per minute.
+#include "engine/audit_entry.h"
+#include "engine/clock.h"
+#include "engine/channel.h"
+#include "server/common/json_text.h"
+#include "server/common/log.h"
+#include "server/common/api_error.h"
+#include "server/relay/throttle.h"
+#include "server/team/team_model.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr uint64_t kMinute = 60;
+
+}  // namespace
+
+Tier Throttle::tier_of(const engine::Pubkey& pk) const {
+  const auto& assigned = limits_.assigned;
+  if (!assigned.empty()) {
+    auto it = assigned.find(pk);
+    if (it != assigned.end()) return it->second;
+  }
+  return profiles_.is_agent(pk) ? Tier::kAgentStandard : Tier::kHuman;
+}
+
+bool Throttle::admit_frame(Session& s) {
+  const RateLimitConfig& r = limits_;
+  // Before AUTH every frame is refused anyway, and cheaply.
+  if (!r.enabled || r.human_ws_events_per_sec == 0 || !s.authenticated()) return true;
+  const uint64_t now = engine::unix_now();
+  if (now != s.frame_second) {
+    s.frame_second = now;
+    s.frames_in_second = 0;
+  }
+  if (++s.frames_in_second <= r.human_ws_events_per_sec) return true;
+  // Agents have no frame limit; only a connection past the human one pays for the lookup.
+  if (tier_of(s.pubkey) != Tier::kHuman) return true;
+  note_rate_limited(s.pubkey, RateLimit::kWsEvents, "");
+  return false;
+}
+
+std::optional<Verdict> Throttle::admit_message(const engine::Event& e) {
+  const RateLimitConfig& r = limits_;
+  if (!r.enabled || !counts_as_message(e.kind)) return std::nullopt;
+  const uint32_t max = r.messages_per_min[size_t(tier_of(e.pubkey))];
+  RateCounters::Outcome o = counters_.acquire(e.pubkey, RateLimit::kMessages, max, kMinute, engine::unix_now());
+  if (o.allowed) return std::nullopt;
+  // The channel for the audit entry; a refusal is rare, so resolving it (a store read for a reaction) is affordable.
+  std::string channel = resolve_channel(e, store_);
+  note_rate_limited(e.pubkey, RateLimit::kMessages, engine::is_canonical_uuid(channel) ? channel : "");
+  Verdict v{false, "rate-limited: message rate exceeded (" + std::to_string(max) + "/min)"};
+  v.retry_after = o.retry_after;
+  return v;
+}
+
+std::optional<net::HttpResponse> Throttle::admit_api_call(const engine::Pubkey& pk) {
+  const RateLimitConfig& r = limits_;
+  if (!r.enabled) return std::nullopt;
+  const uint32_t max = r.api_calls_per_min[size_t(tier_of(pk))];
+  RateCounters::Outcome o = counters_.acquire(pk, RateLimit::kApiCalls, max, kMinute, engine::unix_now());
+  if (o.allowed) return std::nullopt;
+  note_rate_limited(pk, RateLimit::kApiCalls, "");
+  net::HttpResponse refusal = api_error(429, "rate-limited: API call rate exceeded (" + std::to_string(max) + "/min)");
+  refusal.headers.emplace_back("Retry-After", std::to_string(o.retry_after));
+  return refusal;
+}
+
+void Throttle::note_rate_limited(const engine::Pubkey& pk, RateLimit limit, std::string_view channel) {
+  stats_.rate_limited[size_t(limit)].fetch_add(1, std::memory_order_relaxed);
+  if (!counters_.audit_due(pk, limit, engine::unix_now())) return;
+  engine::AuditRecord record{"", engine::kKindAuditEntry, engine::to_hex(pk),
+                             std::string(engine::kActionRateLimitExceeded), std::string(channel),
+                             json_object({{"limit", json_string(rate_limit_name(limit))}})};
+  if (!writer_.submit_audit(std::move(record))) log_warn("rate-limit refusal not audited: writer queue full");
+}
+
+}  // namespace buzz::server

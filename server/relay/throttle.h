@@ -1,0 +1,50 @@
+// Throttle: the per-tier rate limits of protocol.md §14 applied to callers —
+// WebSocket frames, messages and HTTP API calls. Each check counts one use and
+// answers whether it may proceed; a refusal is counted (buzz_rate_limited_total)
+// and audited at most once per (pubkey, limit) per minute.
+//
+// Any thread: the counters are RateCounters' sharded table; the per-connection
+// frame count lives in the Session, touched only by its loop.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "engine/event.h"
+#include "engine/event_store.h"
+#include "net/http.h"
+#include "server/relay/rate_limits.h"
+#include "server/relay/relay_stats.h"
+#include "server/relay/session.h"
+#include "server/relay/store_writer.h"
+#include "server/relay/verdict.h"
+#include "server/team/profile_directory.h"
+
+namespace buzz::server {
+
+class Throttle {
+ public:
+  Throttle(const RateLimitConfig& limits, const ProfileDirectory& profiles, engine::EventStore& store,
+           StoreWriter& writer, RelayStats& stats)
+      : limits_(limits), profiles_(profiles), store_(store), writer_(writer), stats_(stats) {}
+
+  Tier tier_of(const engine::Pubkey& pk) const;
+  // An EVENT, REQ or COUNT frame on this connection: false past the human frame limit.
+  bool admit_frame(Session& session);
+  // A message (counts_as_message) by its author: the refusal, or nullopt.
+  std::optional<Verdict> admit_message(const engine::Event& e);
+  // An authenticated HTTP API call (or upload): the 429, or nullopt.
+  std::optional<net::HttpResponse> admit_api_call(const engine::Pubkey& pk);
+  // Counts and (debounced) audits a refusal decided elsewhere, e.g. the token-mint limit.
+  void note_rate_limited(const engine::Pubkey& pk, RateLimit limit, std::string_view channel);
+
+ private:
+  const RateLimitConfig& limits_;
+  const ProfileDirectory& profiles_;
+  engine::EventStore& store_;
+  StoreWriter& writer_;
+  RelayStats& stats_;
+  RateCounters counters_;
+};
+
+}  // namespace buzz::server

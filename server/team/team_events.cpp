@@ -1,0 +1,107 @@
+// The relay-signed follow-ups of channel changes, exactly as kinds.md §4
+// shapes them: 39000–39002 group state, 40099 system messages, 44100/44101
+// notifications, 41001 DM created, 30622 DM visibility.
+#include <algorithm>
+
+#include "engine/canonical.h"
+#include "server/team/team_model.h"
+
+namespace buzz::server {
+
+using engine::Channel;
+using engine::ChannelMember;
+using engine::Tag;
+
+void TeamModel::audit(Admission& a, const engine::Event& cause, std::string_view action, const std::string& channel,
+                      std::vector<std::pair<std::string, std::string>> meta) {
+  audit(a, AuditCause{cause.id_hex(), cause.kind, cause.pubkey}, action, channel, std::move(meta));
+}
+
+void TeamModel::audit(Admission& a, const AuditCause& cause, std::string_view action, const std::string& channel,
+                      std::vector<std::pair<std::string, std::string>> meta) {
+  a.audit.push_back({cause.event_id, cause.kind, engine::to_hex(cause.actor), std::string(action), channel,
+                     meta.empty() ? "null" : json_object(std::move(meta))});
+}
+
+engine::Event TeamModel::sign(uint16_t kind, uint64_t created_at, std::vector<Tag> tags, std::string content) {
+  engine::Event e;
+  e.kind = kind;
+  e.created_at = created_at;
+  e.tags = std::move(tags);
+  e.content = std::move(content);
+  engine::sign_event(relay_key_, &e);
+  return e;
+}
+
+uint64_t TeamModel::state_time(const std::string& key, uint64_t now) {
+  uint64_t& last = state_times_[key];
+  last = std::max(now, last + 1);
+  return last;
+}
+
+void TeamModel::emit_group_state(Admission& a, const Channel& ch, uint64_t now) {
+  std::vector<const ChannelMember*> members = team_.active_members(ch.id);
+  std::vector<Tag> meta = {{"d", ch.id}, {"name", ch.name}};
+  if (!ch.description.empty()) meta.push_back({"about", ch.description});
+  meta.push_back({ch.is_private() ? "private" : "public"});
+  if (ch.type == engine::ChannelType::kDm) {
+    meta.push_back({"hidden"});
+    for (const ChannelMember* m : members) meta.push_back({"p", engine::to_hex(m->pubkey)});
+  }
+  meta.push_back({"closed"});
+  meta.push_back({"t", std::string(engine::channel_type_name(ch.type))});
+  if (!ch.topic.empty()) meta.push_back({"topic", ch.topic});
+  if (!ch.purpose.empty()) meta.push_back({"purpose", ch.purpose});
+  if (ch.archived()) meta.push_back({"archived", "true"});
+  if (ch.ttl_seconds) {
+    meta.push_back({"ttl", std::to_string(ch.ttl_seconds)});
+    meta.push_back({"ttl_deadline", engine::rfc3339(ch.ttl_deadline)});
+  }
+  std::vector<Tag> admins = {{"d", ch.id}}, all = {{"d", ch.id}};
+  for (const ChannelMember* m : members) {
+    std::string role(engine::channel_role_name(m->role));
+    if (engine::is_elevated(m->role)) admins.push_back({"p", engine::to_hex(m->pubkey), role});
+    if (all.size() <= 1000) all.push_back({"p", engine::to_hex(m->pubkey), "", role});
+  }
+  a.emitted.push_back({sign(39000, state_time("39000" + ch.id, now), std::move(meta)), ch.id});
+  a.emitted.push_back({sign(39001, state_time("39001" + ch.id, now), std::move(admins)), ch.id});
+  a.emitted.push_back({sign(39002, state_time("39002" + ch.id, now), std::move(all)), ch.id});
+}
+
+void TeamModel::emit_system(Admission& a, const std::string& channel,
+                            std::vector<std::pair<std::string, std::string>> fields, uint64_t now) {
+  a.emitted.push_back({sign(40099, now, {{"h", channel}}, json_object(std::move(fields))), channel});
+}
+
+void TeamModel::emit_notice(Admission& a, uint16_t kind, const engine::Pubkey& target, const std::string& channel,
+                            const engine::Pubkey& actor, uint64_t now) {
+  std::string content = json_object({{"actor", json_string(engine::to_hex(actor))},
+                                     {"channel_id", json_string(channel)},
+                                     {"type", json_string(kind == 44100 ? "member_added" : "member_removed")}});
+  // Stored globally although it carries an h tag: readable through #p only (kinds.md §4.3).
+  a.emitted.push_back({sign(kind, now, {{"p", engine::to_hex(target)}, {"h", channel}}, std::move(content)), ""});
+}
+
+void TeamModel::emit_dm_created(Admission& a, const Channel& ch, const engine::Pubkey& creator, uint64_t now) {
+  std::vector<Tag> tags = {{"d", ch.id}, {"h", ch.id}};
+  for (const ChannelMember* m : team_.active_members(ch.id)) tags.push_back({"p", engine::to_hex(m->pubkey)});
+  std::string content =
+      json_object({{"channel_id", json_string(ch.id)}, {"created_by", json_string(engine::to_hex(creator))}});
+  a.emitted.push_back({sign(41001, now, std::move(tags), std::move(content)), ""});
+}
+
+void TeamModel::emit_dm_visibility(Admission& a, const engine::Pubkey& viewer, uint64_t now) {
+  std::string hex = engine::to_hex(viewer);
+  std::vector<std::string> hidden;
+  for (const std::string& id : team_.readable_channels(viewer)) {
+    const Channel* ch = team_.channel(id);
+    const ChannelMember* m = team_.member(id, viewer);
+    if (ch && m && ch->type == engine::ChannelType::kDm && m->active() && m->hidden_at) hidden.push_back(id);
+  }
+  std::sort(hidden.begin(), hidden.end());
+  std::vector<Tag> tags = {{"d", hex}, {"p", hex}};
+  for (std::string& id : hidden) tags.push_back({"h", std::move(id)});
+  a.emitted.push_back({sign(30622, state_time("30622" + hex, now), std::move(tags)), ""});
+}
+
+}  // namespace buzz::server
