@@ -23,7 +23,7 @@ index/              engine/ index/
 migrate/            engine/ index/ migrate/     # engine interfaces, never server/
 tools/              engine/ net/ tools/         # client side: never server/ or index/
 
-server/common/      engine/
+server/common/      engine/ net/
 server/team/        engine/ index/ server/common/
 server/access/      engine/ net/ server/common/ server/team/
 server/feeds/       engine/ index/ server/common/
@@ -33,11 +33,6 @@ server/media/       engine/ net/ server/common/ server/team/ server/access/ serv
 server/workflows/   engine/ net/ server/common/ server/team/ server/access/ server/relay/
 server/http/        engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/ server/relay/ server/ops/ server/media/
 server/app/         engine/ index/ net/ server/  # the wiring and the CLI
-
-# TEMPORARY, while server/ is still flat: delete these two lines once the
-# rooms above hold every server/ file.
-server/*            engine/ index/ net/ server/
-server/handlers/    engine/ index/ net/ server/
 '
 # ------------------------------------------------------------------------------
 
