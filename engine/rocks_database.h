@@ -34,7 +34,7 @@ enum class Family : uint8_t {
   kThreads,          // event id -> thread row (parent, root, depth, counters)
   kAuditPending,     // ticket u64 -> audit record not yet in the chain
   kApiTokens,        // SHA-256(token) -> token record (engine/api_tokens.h)
-  kUsers,            // pubkey -> what REST set for a user (server/profile_directory.h)
+  kUsers,            // pubkey -> what REST set for a user (server/team/profile_directory.h)
   kPubkeyAllowlist,  // pubkey -> legacy allow-list entry (engine/pubkey_allowlist.h)
   kCount,
 };

@@ -32,7 +32,7 @@ server/ops/         engine/ net/ server/common/ server/relay/ server/feeds/
 server/media/       engine/ net/ server/common/ server/team/ server/access/ server/relay/
 server/workflows/   engine/ net/ server/common/ server/team/ server/access/ server/relay/
 server/http/        engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/ server/relay/ server/ops/ server/media/
-server/app/         engine/ index/ net/ server/  # the wiring and the CLI
+server/app/         engine/ index/ net/ server/ tools/  # the wiring and the CLI (client subcommands live in tools/)
 '
 # ------------------------------------------------------------------------------
 
