@@ -212,9 +212,9 @@ int run_serve(int argc, char** argv) {
   if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
   Throttle throttle(cfg.rate_limits, profiles, store, writer, stats);
   History history(store, team, search_index->get());
-  Relay relay({store, team, membership, presence, tokens, profiles, gatekeeper, throttle, history, writer, &search_feeder,
-               stats},
-              cfg.effective_relay_url(), *key);
+  const Services services{store, team, membership, presence, tokens, profiles, gatekeeper, throttle, history, writer,
+                          stats};
+  Relay relay(services, &search_feeder, cfg.effective_relay_url(), *key);
   const std::string media_url =
       cfg.media_base_url.empty() ? nip98_base_url(cfg.effective_relay_url()) + "/media" : cfg.media_base_url;
   Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes), media_url,
@@ -261,9 +261,7 @@ int run_serve(int argc, char** argv) {
   for (auto& l : loops) loop_ptrs.push_back(l.get());
   metrics.loops.assign(loop_ptrs.begin(), loop_ptrs.end());
   HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
-               {relay, store, team, membership, presence, tokens, profiles, gatekeeper, throttle, history, writer, media,
-                health, metrics, stats},
-               *key, loops.size());
+               services, {relay, media, health, metrics}, *key, loops.size());
   relay.attach(loop_ptrs, &http);
   writer.start([&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});

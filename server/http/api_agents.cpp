@@ -19,10 +19,10 @@ constexpr size_t kMaxAgents = 1000;
 
 net::HttpResponse HttpApi::list_agents(const Caller& who) {
   std::map<engine::Pubkey, std::vector<std::string>> bots;  // pubkey -> its channels
-  for (auto& [channel, pk] : team_.role_holders(engine::ChannelRole::kBot)) bots[pk].push_back(std::move(channel));
-  std::vector<std::string> readable = team_.readable_channels(who.pubkey);
+  for (auto& [channel, pk] : s_.team.role_holders(engine::ChannelRole::kBot)) bots[pk].push_back(std::move(channel));
+  std::vector<std::string> readable = s_.team.readable_channels(who.pubkey);
   std::sort(readable.begin(), readable.end());
-  const auto audience = team_.co_members(who.pubkey);
+  const auto audience = s_.team.co_members(who.pubkey);
   const uint64_t now = engine::unix_now();
 
   struct Agent {
@@ -35,15 +35,15 @@ net::HttpResponse HttpApi::list_agents(const Caller& who) {
     std::vector<std::string> names, ids;
     for (const std::string& id : channels) {
       if (!who.grant.allows_channel(id) || !std::binary_search(readable.begin(), readable.end(), id)) continue;
-      if (auto ch = team_.find_channel(id)) {
+      if (auto ch = s_.team.find_channel(id)) {
         names.push_back(ch->name);
         ids.push_back(id);
       }
     }
     const std::string hex = engine::to_hex(pk);
-    const Profile p = profiles_.find(pk).value_or(Profile{});
+    const Profile p = s_.profiles.find(pk).value_or(Profile{});
     std::string name = p.display_name.empty() ? "agent-" + hex.substr(0, 8) : p.display_name;
-    auto status = audience.count(pk) ? presence_.status(pk, now) : std::nullopt;
+    auto status = audience.count(pk) ? s_.presence.status(pk, now) : std::nullopt;
     std::string json = json_object({{"pubkey", json_string(hex)},
                                     {"name", json_string(name)},
                                     {"agent_type", json_string(p.agent_type)},

@@ -23,11 +23,11 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
   if (auth.starts_with("Bearer ")) {
     std::string_view token = auth.substr(7);
     if (!token.starts_with(engine::kTokenPrefix)) return api_error(401, "authentication failed");
-    auto t = tokens_.find(engine::hash_token(token));
+    auto t = s_.tokens.find(engine::hash_token(token));
     if (!t) return api_error(401, "invalid_token");
     if (t->revoked_at) return api_error(401, "token_revoked");
     if (t->expires_at && t->expires_at < now) return api_error(401, "token_expired");
-    tokens_.touch(t->hash, now);
+    s_.tokens.touch(t->hash, now);
     who->pubkey = t->owner;
     who->grant = grant_of(*t);
     who->token = t->hash;
@@ -51,24 +51,24 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
   // Calls that change state are audited like a WebSocket AUTH (audit.md §5.2).
   const bool mutating = req.method != "GET" && req.method != "HEAD";
   const std::string_view method = who->token ? "token" : "nip98";
-  if (mode != AuthMode::kNoMembershipGate && membership_.enforced() && !membership_.role(who->pubkey)) {
+  if (mode != AuthMode::kNoMembershipGate && s_.membership.enforced() && !s_.membership.role(who->pubkey)) {
     // A NIP-98 request is a kind 27235; a bearer token has no event, so no kind condition holds for it.
     AttestedUse use{who->token ? std::nullopt : std::optional<uint32_t>(27235), now};
-    Gatekeeper::HeaderVouch vouch = gatekeeper_.vouched_by_header(req, who->pubkey, use);
+    Gatekeeper::HeaderVouch vouch = s_.gatekeeper.vouched_by_header(req, who->pubkey, use);
     if (vouch == Gatekeeper::HeaderVouch::kMultipleHeaders) {
       return api_error(400, "invalid_auth_tag", "multiple X-Auth-Tag headers not allowed");
     }
     if (vouch == Gatekeeper::HeaderVouch::kNot) {
-      if (mutating) writer_.submit_audit(auth_audit_record(who->pubkey, method, "not_relay_member"));
+      if (mutating) s_.writer.submit_audit(auth_audit_record(who->pubkey, method, "not_relay_member"));
       return api_error(403, "relay_membership_required", "You must be a relay member to access this relay");
     }
   }
   // Only past the gate does a request's id take a place in the bounded replay
   // cache: a non-member cannot push members' ids out of it.
   if (nip98_event && !nip98_replays_.first_use(*nip98_event, now)) return api_error(401, "NIP-98: replay detected");
-  if (auto refused = throttle_.admit_api_call(who->pubkey)) return refused;
-  if (auto ensured = profiles_.ensure(who->pubkey); !ensured) return api_error(500, "internal server error");
-  if (mutating && !writer_.submit_audit(auth_audit_record(who->pubkey, method, ""))) {
+  if (auto refused = s_.throttle.admit_api_call(who->pubkey)) return refused;
+  if (auto ensured = s_.profiles.ensure(who->pubkey); !ensured) return api_error(500, "internal server error");
+  if (mutating && !s_.writer.submit_audit(auth_audit_record(who->pubkey, method, ""))) {
     return api_error(503, "error: audit backlog full, retry");
   }
   if (need && !who->grant.has(*need)) {
@@ -82,7 +82,7 @@ std::optional<net::HttpResponse> HttpApi::check_channel(const Caller& who, std::
     return api_error(403, "channel_not_permitted", "Token does not have access to this channel");
   }
   // A channel that does not exist answers like one the caller may not read (§1.6).
-  if (!team_.can_read(channel, who.pubkey)) return api_error(403, "not a member of this channel");
+  if (!s_.team.can_read(channel, who.pubkey)) return api_error(403, "not a member of this channel");
   return std::nullopt;
 }
 

@@ -72,9 +72,9 @@ std::string channel_json(const engine::Channel& c, size_t member_count) {
 net::HttpResponse HttpApi::get_channel(const Caller& who, std::string_view id, bool members) {
   if (!engine::is_canonical_uuid(id)) return api_error(400, "invalid channel_id");
   if (auto refused = check_channel(who, id)) return *refused;
-  auto channel = team_.find_channel(id);
+  auto channel = s_.team.find_channel(id);
   if (!channel) return api_error(404, "channel not found");
-  std::vector<engine::ChannelMember> active = team_.members_of(id);
+  std::vector<engine::ChannelMember> active = s_.team.members_of(id);
   if (!members) return net::HttpResponse::json(200, channel_json(*channel, active.size()));
   std::string list = "[";
   for (const engine::ChannelMember& m : active) {
@@ -82,7 +82,7 @@ net::HttpResponse HttpApi::get_channel(const Caller& who, std::string_view id, b
     list += json_object({{"pubkey", json_string(engine::to_hex(m.pubkey))},
                          {"role", json_string(engine::channel_role_name(m.role))},
                          {"joined_at", json_time_or_null(m.joined_at)},
-                         {"display_name", json_string_or_null(profiles_.display_name(m.pubkey))}});
+                         {"display_name", json_string_or_null(s_.profiles.display_name(m.pubkey))}});
   }
   return net::HttpResponse::json(200, json_object({{"members", list + "]"}, {"next_cursor", "null"}}));
 }
@@ -96,11 +96,11 @@ net::HttpResponse HttpApi::list_channels(const Caller& who, const net::HttpReque
     bool is_member = false;
   };
   std::vector<Row> rows;
-  for (const std::string& id : team_.readable_channels(who.pubkey)) {
+  for (const std::string& id : s_.team.readable_channels(who.pubkey)) {
     if (!who.grant.allows_channel(id)) continue;
-    auto channel = team_.find_channel(id);
+    auto channel = s_.team.find_channel(id);
     if (!channel) continue;
-    Row row{std::move(*channel), team_.members_of(id), false};
+    Row row{std::move(*channel), s_.team.members_of(id), false};
     auto self = std::find_if(row.members.begin(), row.members.end(), [&](const auto& m) { return m.pubkey == who.pubkey; });
     row.is_member = self != row.members.end();
     if (row.is_member && self->hidden_at) continue;  // a hidden DM leaves the list, not the access set
@@ -124,7 +124,7 @@ net::HttpResponse HttpApi::list_channels(const Caller& who, const net::HttpReque
         names += ',';
         keys += ',';
       }
-      std::string name = profiles_.display_name(m.pubkey);
+      std::string name = s_.profiles.display_name(m.pubkey);
       names += json_string(name.empty() ? hex.substr(0, 8) : name);  // the documented fallback
       keys += json_string(hex);
     }
@@ -151,7 +151,7 @@ net::HttpResponse HttpApi::get_canvas(const Caller& who, std::string_view id) {
   engine::QueryOptions one;
   one.limit = 1;
   std::string body = R"({"content":null})";
-  (void)store_.query(newest, one, [&](std::string_view raw, const engine::EventFields&) {
+  (void)s_.store.query(newest, one, [&](std::string_view raw, const engine::EventFields&) {
     auto e = engine::parse_event_json(raw);
     if (!e) return;
     // A relay-signed canvas names its human author in its first p tag.
@@ -166,7 +166,7 @@ net::HttpResponse HttpApi::get_canvas(const Caller& who, std::string_view id) {
 net::HttpResponse HttpApi::get_presence(const Caller& who, const net::HttpRequest& req) {
   std::vector<std::pair<std::string, std::string>> statuses;
   // Presence is visible to those sharing a channel; anyone else reads as offline.
-  const auto audience = team_.co_members(who.pubkey);
+  const auto audience = s_.team.co_members(who.pubkey);
   std::string keys = req.query_param("pubkeys");
   const uint64_t now = engine::unix_now();
   size_t taken = 0;
@@ -181,7 +181,7 @@ net::HttpResponse HttpApi::get_presence(const Caller& who, const net::HttpReques
     engine::Pubkey pk;
     if (!engine::from_hex_any_case(key, pk.data(), pk.size())) continue;  // invalid keys are dropped silently
     std::string hex = engine::to_hex(pk);
-    auto status = audience.count(pk) ? presence_.status(pk, now) : std::nullopt;
+    auto status = audience.count(pk) ? s_.presence.status(pk, now) : std::nullopt;
     statuses.emplace_back(hex, json_string(status.value_or("offline")));
   }
   return net::HttpResponse::json(200, json_object(std::move(statuses)));
@@ -195,7 +195,7 @@ net::HttpResponse HttpApi::put_presence(const Caller& who, const net::HttpReques
   if (body["status"].get(status) || (status != "online" && status != "away" && status != "offline")) {
     return api_error(422, "status must be \"online\", \"away\" or \"offline\"");
   }
-  presence_.set_status(who.pubkey, status, engine::unix_now());
+  s_.presence.set_status(who.pubkey, status, engine::unix_now());
   const bool offline = status == "offline";
   return net::HttpResponse::json(
       200, json_object({{"status", json_string(status)}, {"ttl_seconds", offline ? "0" : std::to_string(kPresenceTtlSecs)}}));

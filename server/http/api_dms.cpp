@@ -58,16 +58,16 @@ net::HttpResponse HttpApi::list_dms(const Caller& who, const net::HttpRequest& r
   std::optional<engine::Channel> after;
   if (has_query_param(req, "cursor")) {
     const std::string cursor = req.query_param("cursor");
-    if (engine::is_canonical_uuid(cursor) && team_.is_member(cursor, who.pubkey)) after = team_.find_channel(cursor);
+    if (engine::is_canonical_uuid(cursor) && s_.team.is_member(cursor, who.pubkey)) after = s_.team.find_channel(cursor);
     if (!after || after->type != engine::ChannelType::kDm) return api_error(400, "invalid cursor format");
   }
   std::vector<DmRow> rows;
-  for (const std::string& id : team_.readable_channels(who.pubkey)) {
+  for (const std::string& id : s_.team.readable_channels(who.pubkey)) {
     if (!who.grant.allows_channel(id)) continue;
-    std::optional<engine::Channel> ch = team_.find_channel(id);
+    std::optional<engine::Channel> ch = s_.team.find_channel(id);
     if (!ch || ch->type != engine::ChannelType::kDm) continue;
     if (after && !listed_before(*after, *ch)) continue;
-    DmRow row{std::move(*ch), team_.members_of(id)};
+    DmRow row{std::move(*ch), s_.team.members_of(id)};
     auto self = std::find_if(row.members.begin(), row.members.end(), [&](const auto& m) { return m.pubkey == who.pubkey; });
     if (self == row.members.end() || self->hidden_at) continue;
     rows.push_back(std::move(row));
@@ -80,7 +80,7 @@ net::HttpResponse HttpApi::list_dms(const Caller& who, const net::HttpRequest& r
     std::vector<std::string> participants;
     for (const engine::ChannelMember& m : r.members) {
       participants.push_back(json_object({{"pubkey", json_string(engine::to_hex(m.pubkey))},
-                                          {"display_name", json_string_or_null(profiles_.display_name(m.pubkey))},
+                                          {"display_name", json_string_or_null(s_.profiles.display_name(m.pubkey))},
                                           {"role", json_string(engine::channel_role_name(m.role))}}));
     }
     dms.push_back(json_object({{"channel_id", json_string(r.channel.id)},
@@ -126,7 +126,7 @@ std::optional<net::HttpResponse> HttpApi::change_dm(const Caller& who, net::Conn
   job.origin = conn.id();
   job.actor = who.pubkey;
   job.dm = std::move(r);
-  if (!writer_.submit(std::move(job))) return api_error(503, "rate-limited: too many concurrent requests");
+  if (!s_.writer.submit(std::move(job))) return api_error(503, "rate-limited: too many concurrent requests");
   return std::nullopt;  // dm_response() answers once the batch is durable
 }
 
@@ -137,7 +137,7 @@ net::HttpResponse HttpApi::dm_response(const DmReply& reply) const {
   std::vector<std::string> participants;
   for (const engine::Pubkey& pk : out.participants) {
     participants.push_back(json_object({{"pubkey", json_string(engine::to_hex(pk))},
-                                        {"display_name", json_string_or_null(profiles_.display_name(pk))},
+                                        {"display_name", json_string_or_null(s_.profiles.display_name(pk))},
                                         {"role", json_string("member")}}));  // every DM participant is a member
   }
   std::vector<std::pair<std::string, std::string>> body = {{"channel_id", json_string(out.channel_id)},

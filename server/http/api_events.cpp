@@ -41,7 +41,7 @@ bool is_authorization_refusal(std::string_view reason) {
 }  // namespace
 
 net::HttpResponse HttpApi::event_response(const engine::Id& id, const Verdict& v) {
-  (v.accepted ? stats_.events_accepted : stats_.events_rejected).fetch_add(1, std::memory_order_relaxed);
+  (v.accepted ? s_.stats.events_accepted : s_.stats.events_rejected).fetch_add(1, std::memory_order_relaxed);
   if (v.busy) return api_error(503, v.reason);
   if (v.accepted || v.reason.starts_with("duplicate:")) {
     return net::HttpResponse::json(200, json_object({{"event_id", json_string(engine::to_hex(id))},
@@ -71,7 +71,7 @@ std::optional<net::HttpResponse> HttpApi::post_event(const Caller& who, net::Con
 net::HttpResponse HttpApi::get_event(const Caller& who, std::string_view id_hex) {
   engine::Id id;
   if (!engine::from_hex(id_hex, &id)) return api_error(400, "invalid event ID");
-  auto stored = store_.lookup(id);
+  auto stored = s_.store.lookup(id);
   const net::HttpResponse not_found = api_error(404, "event not found");
   if (!stored || stored->deleted) return not_found;
   if (stored->channel.empty()) {

@@ -46,9 +46,9 @@ net::HttpResponse HttpApi::get_feed(const Caller& who, const net::HttpRequest& r
 
   // The channels this caller may read (and its token may reach), with what the rows show of them.
   std::unordered_map<std::string, engine::Channel> readable;
-  for (const std::string& id : team_.readable_channels(who.pubkey)) {
+  for (const std::string& id : s_.team.readable_channels(who.pubkey)) {
     if (!who.grant.allows_channel(id)) continue;
-    if (auto ch = team_.find_channel(id)) readable.emplace(id, std::move(*ch));
+    if (auto ch = s_.team.find_channel(id)) readable.emplace(id, std::move(*ch));
   }
   std::unordered_map<std::string, std::vector<std::string>> rows;
   const std::string me = engine::to_hex(who.pubkey);
@@ -58,7 +58,7 @@ net::HttpResponse HttpApi::get_feed(const Caller& who, const net::HttpRequest& r
     engine::QueryOptions opts;
     opts.limit = std::min(kStoreCap, limit);
     opts.accept = [&](const engine::EventFields& e) { return !e.channel.empty() && readable.count(std::string(e.channel)); };
-    engine::Status s = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& fields) {
+    engine::Status s = s_.store.query(f, opts, [&](std::string_view raw, const engine::EventFields& fields) {
       auto e = engine::parse_event_json(raw);
       if (!e) return;
       const engine::Channel& ch = readable.at(std::string(fields.channel));

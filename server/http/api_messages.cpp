@@ -43,7 +43,7 @@ using Reactions = std::map<std::string, ReactionGroup>;  // by emoji
 }  // namespace
 
 std::optional<engine::ThreadRow> HttpApi::thread_row(const Id& id) {
-  auto v = store_.get_state(engine::StateTable::kThreads, engine::thread_key(id));
+  auto v = s_.store.get_state(engine::StateTable::kThreads, engine::thread_key(id));
   return v ? engine::ThreadRow::decode(*v) : std::nullopt;
 }
 
@@ -189,7 +189,7 @@ net::HttpResponse HttpApi::get_messages(const Caller& who, std::string_view chan
     return !row || row->depth == 0 || (row->depth == 1 && row->broadcast);
   };
   auto collect = [&](const engine::Filter& window) {
-    return store_.query(window, opts, [&](std::string_view raw, const engine::EventFields& fields) {
+    return s_.store.query(window, opts, [&](std::string_view raw, const engine::EventFields& fields) {
       if (auto view = view_message(raw, fields)) rows.push_back({std::move(*view), std::move(row)});
     });
   };
@@ -222,7 +222,7 @@ net::HttpResponse HttpApi::get_messages(const Caller& who, std::string_view chan
   }
   std::vector<Id> ids;
   for (const Row& r : rows) ids.push_back(r.message.id);
-  auto reactions = reactions_on(store_, ids);
+  auto reactions = reactions_on(s_.store, ids);
   std::vector<std::string> out;
   for (const Row& r : rows) {
     std::vector<std::pair<std::string, std::string>> fields = r.message.fields(channel);
@@ -242,7 +242,7 @@ net::HttpResponse HttpApi::get_thread(const Caller& who, std::string_view channe
   if (auto refused = check_channel(who, channel)) return *refused;
   Id root;
   if (!engine::from_hex(root_hex, &root)) return api_error(400, "invalid event_id hex");
-  auto stored = store_.lookup(root);
+  auto stored = s_.store.lookup(root);
   if (!stored || stored->deleted) return api_error(404, "event not found");
   if (stored->channel != channel) return api_error(400, "event belongs to a different channel");
   bool bad = false;
@@ -289,7 +289,7 @@ net::HttpResponse HttpApi::get_thread(const Caller& who, std::string_view channe
     row = thread_row(id_of(fields));
     return row && row->depth > 0 && row->root == root && !(depth_limit && int64_t(row->depth) > *depth_limit);
   };
-  engine::Status scanned = store_.query(f, opts, [&](std::string_view raw, const engine::EventFields& fields) {
+  engine::Status scanned = s_.store.query(f, opts, [&](std::string_view raw, const engine::EventFields& fields) {
     if (auto view = view_message(raw, fields)) replies.push_back({std::move(*view), std::move(*row)});
   });
   if (!scanned) return api_error(500, "internal server error");
@@ -298,7 +298,7 @@ net::HttpResponse HttpApi::get_thread(const Caller& who, std::string_view channe
 
   std::vector<Id> ids{root};
   for (const Reply& r : replies) ids.push_back(r.message.id);
-  auto reactions = reactions_on(store_, ids);
+  auto reactions = reactions_on(s_.store, ids);
   auto with_reactions = [&](std::vector<std::pair<std::string, std::string>>& fields, const Id& id) {
     if (auto it = reactions.find(id); it != reactions.end()) fields.emplace_back("reactions", reaction_counts_json(it->second));
   };
@@ -336,21 +336,21 @@ net::HttpResponse HttpApi::get_reactions(const Caller& who, std::string_view tar
   if (!engine::from_hex_any_case(target_hex, target.data(), target.size()) || target_hex.size() != 64) {
     return api_error(400, "invalid event_id: must be 32 bytes (64 hex chars)");
   }
-  auto stored = store_.lookup(target);
+  auto stored = s_.store.lookup(target);
   if (!stored || stored->deleted) return api_error(404, "event not found");
   if (!stored->channel.empty()) {
     if (auto refused = check_channel(who, stored->channel)) return *refused;
   }
   const std::optional<int64_t> limit = query_int(req, "limit", kDefaultReactionGroups, 1, kMaxReactionGroups);
   if (!limit) return api_error(400, "invalid query parameter: limit is an integer");
-  auto reactions = reactions_on(store_, {target});
+  auto reactions = reactions_on(s_.store, {target});
   std::vector<std::string> groups;
   for (const auto& [emoji, g] : reactions[target]) {
     if (groups.size() == size_t(*limit)) break;
     std::vector<std::string> users;
     for (const auto& [pk, id] : g.users) {
       std::string hex = engine::to_hex(pk);
-      std::string name = profiles_.display_name(pk);  // the first 8 hex characters when there is none (§3.5)
+      std::string name = s_.profiles.display_name(pk);  // the first 8 hex characters when there is none (§3.5)
       users.push_back(json_object({{"pubkey", json_string(hex)},
                                    {"display_name", json_string(name.empty() ? hex.substr(0, 8) : name)},
                                    {"reaction_event_id", json_string(engine::to_hex(id))}}));

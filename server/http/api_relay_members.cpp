@@ -22,7 +22,7 @@ net::HttpResponse HttpApi::list_relay_members(const Caller& who) {
   if (!who.grant.has(Scope::kUsersRead) && !who.grant.has(Scope::kAdminUsers)) {
     return api_error(403, "insufficient_scope", "Requires users:read or admin:users scope");
   }
-  auto all = membership_.members();
+  auto all = s_.membership.members();
   if (!all) return api_error(500, "internal server error");
   std::vector<std::string> rows;
   for (const engine::RelayMember& m : *all) rows.push_back(member_json(m));
@@ -30,7 +30,7 @@ net::HttpResponse HttpApi::list_relay_members(const Caller& who) {
 }
 
 net::HttpResponse HttpApi::get_relay_membership(const Caller& who) {
-  std::optional<engine::RelayMember> m = membership_.member(who.pubkey);
+  std::optional<engine::RelayMember> m = s_.membership.member(who.pubkey);
   if (!m) return api_error(404, "not_a_member", "You are not a relay member");
   return net::HttpResponse::json(200, member_json(*m));
 }

@@ -18,8 +18,8 @@ constexpr int64_t kDefaultRestLimit = 20, kMaxRestLimit = 100;
 }  // namespace
 
 net::HttpResponse HttpApi::get_search(const Caller& who, const net::HttpRequest& req) {
-  if (!history_.search_index()) return api_error(503, "full-text search is not enabled on this relay");
-  index::SearchQuery q = history_.search_scope(who.pubkey, who.grant);
+  if (!s_.history.search_index()) return api_error(503, "full-text search is not enabled on this relay");
+  index::SearchQuery q = s_.history.search_scope(who.pubkey, who.grant);
   q.text = req.query_param("q");
   q.order = index::SearchOrder::kNewest;  // sort_by=created_at:desc (§3.6)
   std::optional<int64_t> limit = query_int(req, "limit", kDefaultRestLimit, 1, kMaxRestLimit);
@@ -32,20 +32,20 @@ net::HttpResponse HttpApi::get_search(const Caller& who, const net::HttpRequest&
     q.include_global = false;
   }
   if (q.channels.empty() && !q.include_global) return empty;
-  auto result = history_.search_index()->search(q);
+  auto result = s_.history.search_index()->search(q);
   if (!result) {
     // A backend error degrades to no hits (rest-api.md §3.6); the reason goes to the log.
     log_info("search degraded to no hits", {{"error", result.error()}});
     return empty;
   }
-  const Readable readable = history_.readable_to(who.grant, who.pubkey);
+  const Readable readable = s_.history.readable_to(who.grant, who.pubkey);
   std::vector<std::string> hits;
   std::unordered_map<engine::Id, float, engine::KeyBytesHash> scores;
   for (const index::SearchHit& h : result->hits) scores.emplace(h.id, h.score);
-  for (const EventRow& row : history_.search_hits(*result, engine::Filter{}, readable)) {
+  for (const EventRow& row : s_.history.search_hits(*result, engine::Filter{}, readable)) {
     auto e = engine::parse_event_json(row.raw);
     if (!e) continue;
-    auto ch = row.channel.empty() ? std::nullopt : team_.find_channel(row.channel);
+    auto ch = row.channel.empty() ? std::nullopt : s_.team.find_channel(row.channel);
     hits.push_back(json_object({{"event_id", json_string(e->id_hex())},
                                 {"content", json_string(e->content)},
                                 {"kind", std::to_string(e->kind)},

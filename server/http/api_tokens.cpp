@@ -121,7 +121,7 @@ net::HttpResponse HttpApi::mint_token(const Caller& who, const net::HttpRequest&
   }
   const uint64_t now = engine::unix_now();
   if (uint64_t wait = mint_limiter_.acquire(who.pubkey, now)) {
-    throttle_.note_rate_limited(who.pubkey, RateLimit::kMint, "");
+    s_.throttle.note_rate_limited(who.pubkey, RateLimit::kMint, "");
     std::string message = "Mint limit exceeded: " + std::to_string(options_.mint_rate_limit) +
                           " per hour. Try again in " + std::to_string(wait) + " seconds.";
     return net::HttpResponse::json(429, json_object({{"error", json_string("rate_limited")},
@@ -140,9 +140,9 @@ net::HttpResponse HttpApi::mint_token(const Caller& who, const net::HttpRequest&
       if (!engine::parses_as_uuid(c) || !engine::is_canonical_uuid(c)) {
         return api_error(400, "invalid_channel_ids", "malformed UUID: " + c);
       }
-      auto channel = team_.find_channel(c);
+      auto channel = s_.team.find_channel(c);
       if (!channel || channel->deleted()) return api_error(400, "invalid_channel_ids", "channel not found: " + c);
-      if (!team_.is_member(c, who.pubkey)) return api_error(403, "not_channel_member", "not a member of channel: " + c);
+      if (!s_.team.is_member(c, who.pubkey)) return api_error(403, "not_channel_member", "not a member of channel: " + c);
     }
     std::sort(m.channel_ids.begin(), m.channel_ids.end());
     m.channel_ids.erase(std::unique(m.channel_ids.begin(), m.channel_ids.end()), m.channel_ids.end());
@@ -161,7 +161,7 @@ net::HttpResponse HttpApi::mint_token(const Caller& who, const net::HttpRequest&
     return api_error(400, "invalid expires_in_days: must be 1–365");
   }
   // An owned agent's token must let its owner see and steer it.
-  if (owner || profiles_.add_rule(who.pubkey).owner) {
+  if (owner || s_.profiles.add_rule(who.pubkey).owner) {
     for (Scope s : kControllability) {
       if (!scopes.has(s)) {
         return api_error(400, "owned agents require the '" + std::string(scope_name(s)) + "' scope for controllability");
@@ -169,7 +169,7 @@ net::HttpResponse HttpApi::mint_token(const Caller& who, const net::HttpRequest&
     }
   }
   if (owner) {  // the first bootstrap mint that names an owner records it (rest-api.md §3.1)
-    auto claim = profiles_.claim_owner(who.pubkey, *owner);
+    auto claim = s_.profiles.claim_owner(who.pubkey, *owner);
     if (!claim) return api_error(500, "internal server error");
     if (*claim == ProfileDirectory::OwnerClaim::kOwnedByOther) return api_error(409, "agent already has a different owner");
   }
@@ -185,7 +185,7 @@ net::HttpResponse HttpApi::mint_token(const Caller& who, const net::HttpRequest&
   t.created_at = now;
   t.expires_at = m.expires_in_days ? now + uint64_t(*m.expires_in_days) * kSecsPerDay : 0;
   t.self_minted = true;
-  auto inserted = tokens_.insert(t, now);
+  auto inserted = s_.tokens.insert(t, now);
   if (!inserted) return api_error(500, "internal server error");
   if (!*inserted) return api_error(409, "token_limit_exceeded", "Maximum of 10 active tokens per pubkey");
   return net::HttpResponse::json(201, json_object({{"id", json_string(t.id)},
@@ -200,14 +200,14 @@ net::HttpResponse HttpApi::mint_token(const Caller& who, const net::HttpRequest&
 net::HttpResponse HttpApi::list_tokens(const Caller& who) {
   if (!who.token) return api_error(401, "Bearer token required to list tokens");
   std::vector<std::string> rows;
-  for (const engine::ApiToken& t : tokens_.owned_by(who.pubkey)) rows.push_back(token_json(t));
+  for (const engine::ApiToken& t : s_.tokens.owned_by(who.pubkey)) rows.push_back(token_json(t));
   return net::HttpResponse::json(200, json_object({{"tokens", json_array(rows)}}));
 }
 
 net::HttpResponse HttpApi::revoke_token(const Caller& who, std::string_view id) {
   if (!who.token) return api_error(401, "Bearer token required to revoke tokens");
   if (!engine::parses_as_uuid(id)) return api_error(400, "invalid token id");
-  auto outcome = tokens_.revoke(id, who.pubkey, engine::unix_now());
+  auto outcome = s_.tokens.revoke(id, who.pubkey, engine::unix_now());
   if (!outcome) return api_error(500, "internal server error");
   switch (*outcome) {
     case engine::RevokeOutcome::kRevoked: return net::HttpResponse{204, "", "", {}, {}};
@@ -219,7 +219,7 @@ net::HttpResponse HttpApi::revoke_token(const Caller& who, std::string_view id) 
 
 net::HttpResponse HttpApi::revoke_all_tokens(const Caller& who) {
   if (!who.token) return api_error(401, "Bearer token required to revoke tokens");
-  auto n = tokens_.revoke_all(who.pubkey, engine::unix_now());
+  auto n = s_.tokens.revoke_all(who.pubkey, engine::unix_now());
   if (!n) return api_error(500, "internal server error");
   return net::HttpResponse::json(200, json_object({{"revoked_count", std::to_string(*n)}}));
 }

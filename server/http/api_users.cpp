@@ -61,7 +61,7 @@ net::HttpResponse HttpApi::get_profile(const Caller& who, std::string_view id) {
   if (id != "me") {
     if (auto bad = path_pubkey(id, &pk)) return *bad;
   }
-  std::optional<Profile> p = profiles_.find(pk);
+  std::optional<Profile> p = s_.profiles.find(pk);
   // The caller is a user of this relay even before any profile of theirs exists.
   if (!p && pk == who.pubkey) {
     p.emplace();
@@ -85,7 +85,7 @@ net::HttpResponse HttpApi::batch_profiles(const Caller&, const net::HttpRequest&
       continue;
     }
     if (!seen.insert(pk).second) continue;
-    if (auto p = profiles_.find(pk)) {
+    if (auto p = s_.profiles.find(pk)) {
       found.emplace_back(engine::to_hex(pk), json_object(summary_fields(*p)));
     } else {
       missing.push_back(engine::to_hex(pk));
@@ -102,7 +102,7 @@ net::HttpResponse HttpApi::search_users(const Caller&, const net::HttpRequest& r
   std::optional<int64_t> limit = query_int(req, "limit", kSearchLimit, 1, kMaxSearchLimit);
   if (!limit) return api_error(400, "invalid limit");
   std::vector<std::string> users;
-  for (const Profile& p : profiles_.search(q, size_t(*limit))) {
+  for (const Profile& p : s_.profiles.search(q, size_t(*limit))) {
     auto f = summary_fields(p);
     f.emplace_back("pubkey", json_string(engine::to_hex(p.pubkey)));
     users.push_back(json_object(std::move(f)));
@@ -118,7 +118,7 @@ net::HttpResponse HttpApi::put_channel_add_policy(const Caller& who, const net::
   if (body["channel_add_policy"].get(value)) return api_error(422, "missing field `channel_add_policy`");
   std::optional<AddPolicy> policy = parse_add_policy(value);
   if (!policy) return api_error(400, "channel_add_policy must be 'anyone', 'owner_only', or 'nobody'");
-  engine::Result<Profile> p = profiles_.set_add_policy(who.pubkey, *policy, engine::unix_now_ms());
+  engine::Result<Profile> p = s_.profiles.set_add_policy(who.pubkey, *policy, engine::unix_now_ms());
   if (!p) return api_error(500, "internal server error");
   return net::HttpResponse::json(
       200, json_object({{"channel_add_policy", json_string(add_policy_name(p->channel_add_policy))},
@@ -161,7 +161,7 @@ net::HttpResponse HttpApi::get_notes(const Caller&, std::string_view id, const n
   }
   std::vector<std::string> notes;
   std::string cursor = "null";
-  (void)store_.query(f, options, [&](std::string_view raw, const engine::EventFields&) {
+  (void)s_.store.query(f, options, [&](std::string_view raw, const engine::EventFields&) {
     auto e = engine::parse_event_json(raw);
     if (!e) return;
     notes.push_back(json_object({{"id", json_string(e->id_hex())},
@@ -183,7 +183,7 @@ net::HttpResponse HttpApi::get_contact_list(const Caller&, std::string_view id) 
   engine::QueryOptions newest;
   newest.limit = 1;
   std::optional<net::HttpResponse> found;
-  (void)store_.query(f, newest, [&](std::string_view raw, const engine::EventFields&) {
+  (void)s_.store.query(f, newest, [&](std::string_view raw, const engine::EventFields&) {
     auto e = engine::parse_event_json(raw);
     if (!e) return;
     std::vector<std::string> tags;

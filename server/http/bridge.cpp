@@ -124,18 +124,18 @@ std::optional<net::HttpResponse> HttpApi::route_bridge(net::Connection& conn, co
 
 net::HttpResponse HttpApi::bridge_count(const Caller& who, const std::vector<BridgeFilter>& filters) {
   engine::QueryOptions options;
-  options.accept = history_.readable_to(who.grant, who.pubkey);
+  options.accept = s_.history.readable_to(who.grant, who.pubkey);
   uint64_t total = 0;  // summed over the filters (rest-api.md §6)
   for (const BridgeFilter& bf : filters) {
     std::string_view channel = single_channel(bf.filter);
-    if (!channel.empty() && !team_.can_read(channel, who.pubkey)) continue;  // skipped silently
+    if (!channel.empty() && !s_.team.can_read(channel, who.pubkey)) continue;  // skipped silently
     if (bf.filter.search) {  // the hits a /query would list
-      auto rows = history_.rows(bf.filter, who.pubkey, who.grant, options.accept);
+      auto rows = s_.history.rows(bf.filter, who.pubkey, who.grant, options.accept);
       if (!rows) return bridge_failure(rows.error());
       total += rows->size();
       continue;
     }
-    auto n = store_.count(std::span(&bf.filter, 1), options);
+    auto n = s_.store.count(std::span(&bf.filter, 1), options);
     if (!n) return bridge_failure(n.error());
     total += *n;
   }
@@ -143,7 +143,7 @@ net::HttpResponse HttpApi::bridge_count(const Caller& who, const std::vector<Bri
 }
 
 net::HttpResponse HttpApi::bridge_query(const Caller& who, const std::vector<BridgeFilter>& filters) {
-  const Readable readable = history_.readable_to(who.grant, who.pubkey);
+  const Readable readable = s_.history.readable_to(who.grant, who.pubkey);
   std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // an event two filters match is listed once
   std::vector<std::string> out;
   auto add = [&](const engine::Id& id, std::string raw) {
@@ -152,7 +152,7 @@ net::HttpResponse HttpApi::bridge_query(const Caller& who, const std::vector<Bri
   for (const BridgeFilter& bf : filters) {
     const engine::Filter& f = bf.filter;
     std::string_view channel = single_channel(f);
-    if (!channel.empty() && !team_.can_read(channel, who.pubkey)) continue;  // skipped silently
+    if (!channel.empty() && !s_.team.can_read(channel, who.pubkey)) continue;  // skipped silently
     if (!bf.feed_types.empty()) {
       for (EventRow& row : feed_events(who, bf)) add(row.id, std::move(row.raw));
       continue;
@@ -183,7 +183,7 @@ net::HttpResponse HttpApi::bridge_query(const Caller& who, const std::vector<Bri
         return row && row->depth > 0 && row->root == root && row->depth <= depth && readable(e);
       };
     }
-    auto rows = history_.rows(query, who.pubkey, who.grant, accept);
+    auto rows = s_.history.rows(query, who.pubkey, who.grant, accept);
     if (!rows) return bridge_failure(rows.error());
     for (EventRow& row : *rows) add(row.id, std::move(row.raw));
   }
@@ -195,7 +195,7 @@ net::HttpResponse HttpApi::bridge_query(const Caller& who, const std::vector<Bri
 std::vector<EventRow> HttpApi::feed_events(const Caller& who, const BridgeFilter& bf) {
   const size_t limit = std::min(bf.filter.limit.value_or(kDefaultFeedLimit), kMaxFeedLimit);
   const std::string me = engine::to_hex(who.pubkey);
-  const Readable readable = history_.readable_to(who.grant, who.pubkey);
+  const Readable readable = s_.history.readable_to(who.grant, who.pubkey);
   std::unordered_set<engine::Id, engine::KeyBytesHash> seen;
   std::vector<EventRow> out;
   for (const std::string& type : bf.feed_types) {
@@ -205,7 +205,7 @@ std::vector<EventRow> HttpApi::feed_events(const Caller& who, const BridgeFilter
     opts.accept = [&](const engine::EventFields& e) {
       return !e.channel.empty() && readable(e) && !seen.count(id_of(e));
     };
-    (void)store_.query(feed_filter(*feed_selection(type), me, bf.filter.since), opts,
+    (void)s_.store.query(feed_filter(*feed_selection(type), me, bf.filter.since), opts,
                        [&](std::string_view raw, const engine::EventFields& e) {
                          const engine::Id id = id_of(e);
                          seen.insert(id);
@@ -220,11 +220,11 @@ std::vector<EventRow> HttpApi::feed_events(const Caller& who, const BridgeFilter
 // channel with it, as GET /api/presence shows them. Offline authors have none.
 std::vector<engine::Event> HttpApi::presence_events(const Caller& who, const engine::Filter& f) {
   const uint64_t now = engine::unix_now();
-  const auto audience = team_.co_members(who.pubkey);
+  const auto audience = s_.team.co_members(who.pubkey);
   std::vector<engine::Event> out;
   for (const engine::Pubkey& pk : *f.authors) {
     if (pk != who.pubkey && !audience.count(pk)) continue;
-    std::optional<std::string> status = presence_.status(pk, now);
+    std::optional<std::string> status = s_.presence.status(pk, now);
     if (!status) continue;
     engine::Event e;
     e.kind = 20001;

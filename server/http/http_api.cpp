@@ -17,23 +17,14 @@ net::HttpResponse public_cors(net::HttpResponse r) {
 
 }  // namespace
 
-HttpApi::HttpApi(Options options, const Services& s, const engine::Keypair& key, size_t loops)
+HttpApi::HttpApi(Options options, const Services& services, const Rooms& rooms, const engine::Keypair& key,
+                 size_t loops)
     : options_(std::move(options)),
-      relay_(s.relay),
-      store_(s.store),
-      team_(s.team),
-      membership_(s.membership),
-      presence_(s.presence),
-      tokens_(s.tokens),
-      profiles_(s.profiles),
-      gatekeeper_(s.gatekeeper),
-      throttle_(s.throttle),
-      history_(s.history),
-      writer_(s.writer),
-      media_(s.media),
-      health_(s.health),
-      metrics_(s.metrics),
-      stats_(s.stats),
+      s_(services),
+      relay_(rooms.relay),
+      media_(rooms.media),
+      health_(rooms.health),
+      metrics_(rooms.metrics),
       key_(key),
       cors_(options_.cors_origins),
       mint_limiter_(options_.mint_rate_limit, 3600),
@@ -42,7 +33,7 @@ HttpApi::HttpApi(Options options, const Services& s, const engine::Keypair& key,
 std::string HttpApi::nip11_document() const {
   // protocol.md §15's list, with 45 (COUNT) and 9 (deletion), which we implement too.
   std::string nips = "[1,2,9,10,11,16,17,23,25,29,33,38,42,45,50";
-  if (membership_.enforced()) nips += ",43";
+  if (s_.membership.enforced()) nips += ",43";
   nips += "]";
   return "{\"name\":\"Buzz Relay\",\"description\":\"Buzz \\u2014 private team communication relay\","
          "\"pubkey\":null,\"contact\":null,\"supported_nips\":" + nips +

@@ -15,25 +15,18 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/api_tokens.h"
-#include "engine/event_store.h"
 #include "engine/signature.h"
-#include "engine/team_state.h"
 #include "engine/thread_row.h"
-#include "server/access/gatekeeper.h"
 #include "server/access/grant.h"
 #include "server/access/nip98.h"
-#include "server/access/relay_membership.h"
 #include "server/http/cors.h"
 #include "server/media/media.h"
 #include "server/ops/health.h"
 #include "server/ops/metrics.h"
-#include "server/relay/history.h"
 #include "server/relay/http_side.h"
 #include "server/relay/rate_limiter.h"
 #include "server/relay/relay.h"
-#include "server/team/presence_store.h"
-#include "server/team/profile_directory.h"
+#include "server/relay/services.h"
 
 namespace buzz::server {
 
@@ -52,26 +45,16 @@ class HttpApi final : public HttpSide {
     std::string cors_origins;  // comma list of browser origins; empty = any
     uint32_t mint_rate_limit = 50;  // API tokens one pubkey may mint per hour
   };
-  // The services the API uses, each owned by the wiring (server/app/serve.cpp).
-  struct Services {
-    Relay& relay;  // the event pipeline: POST /api/events and the bridge's POST /events ingest through it
-    engine::EventStore& store;
-    engine::TeamState& team;
-    const RelayMembership& membership;
-    PresenceStore& presence;
-    engine::ApiTokens& tokens;
-    ProfileDirectory& profiles;
-    Gatekeeper& gatekeeper;
-    Throttle& throttle;
-    History& history;
-    StoreWriter& writer;
+  // Beyond the shared Services: the pipeline (POST /api/events and the bridge's
+  // POST /events ingest through it), the media area, the probes and the metrics.
+  struct Rooms {
+    Relay& relay;
     Media& media;
     const Health& health;
     const MetricsSources& metrics;
-    RelayStats& stats;
   };
   // `loops`: how many loops will hand it requests.
-  HttpApi(Options options, const Services& services, const engine::Keypair& key, size_t loops);
+  HttpApi(Options options, const Services& services, const Rooms& rooms, const engine::Keypair& key, size_t loops);
 
   net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
   std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req) override;
@@ -158,21 +141,11 @@ class HttpApi final : public HttpSide {
   void respond_later(net::Loop& loop, net::ConnId to, net::HttpResponse response);
 
   const Options options_;
+  const Services& s_;
   Relay& relay_;
-  engine::EventStore& store_;
-  engine::TeamState& team_;
-  const RelayMembership& membership_;
-  PresenceStore& presence_;
-  engine::ApiTokens& tokens_;
-  ProfileDirectory& profiles_;
-  Gatekeeper& gatekeeper_;
-  Throttle& throttle_;
-  History& history_;
-  StoreWriter& writer_;
   Media& media_;
   const Health& health_;
   const MetricsSources& metrics_;
-  RelayStats& stats_;
   const engine::Keypair key_;
   CorsPolicy cors_;
   RateLimiter mint_limiter_;

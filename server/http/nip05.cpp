@@ -12,7 +12,7 @@ net::HttpResponse HttpApi::nip05_names(const net::HttpRequest& req) const {
   std::string name = req.query_param("name");
   for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
   std::optional<engine::Pubkey> pk;
-  if (!name.empty()) pk = profiles_.by_nip05(name + "@" + profiles_.nip05_domain());
+  if (!name.empty()) pk = s_.profiles.by_nip05(name + "@" + s_.profiles.nip05_domain());
   if (!pk) return net::HttpResponse::json(200, R"({"names":{},"relays":{}})");
   const std::string hex = engine::to_hex(*pk);
   return net::HttpResponse::json(

@@ -18,7 +18,7 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   // AUTH answers are counted as authentications, not as events.
   auto reply = [&](bool accepted, std::string_view reason) {
     c.loop.send_text(c.conn, ok_frame(e.id_hex(), accepted, reason));
-    (accepted ? stats_.auth_successes : stats_.auth_failures).fetch_add(1, std::memory_order_relaxed);
+    (accepted ? s_.stats.auth_successes : s_.stats.auth_failures).fetch_add(1, std::memory_order_relaxed);
   };
   if (s.auth == Session::Auth::kAuthenticated) return reply(false, "auth-required: already authenticated");
   if (s.auth == Session::Auth::kFailed) return reply(false, "auth-required: authentication already failed");
@@ -34,7 +34,7 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   std::string_view method = e.first_tag("auth_token") ? "token" : "nip42";
   auto fail = [&](std::string_view audit_reason, std::string_view wire_reason) {
     s.auth = Session::Auth::kFailed;
-    if (!writer_.submit_audit(auth_audit_record(e.pubkey, method, audit_reason))) log_warn("auth failure not audited: writer queue full");
+    if (!s_.writer.submit_audit(auth_audit_record(e.pubkey, method, audit_reason))) log_warn("auth failure not audited: writer queue full");
     reply(false, wire_reason);
   };
   if (!verified()) return fail("verification_failed", "auth-required: verification failed");
@@ -43,23 +43,23 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   if (const engine::Tag* tag = e.first_tag("auth_token")) {
     std::string_view token = (*tag)[1];
     if (!token.starts_with(engine::kTokenPrefix)) return fail("verification_failed", "auth-required: verification failed");
-    auto t = tokens_.find(engine::hash_token(token));
+    auto t = s_.tokens.find(engine::hash_token(token));
     if (!t || t->revoked_at) return fail("invalid_token", "auth-required: invalid token");
     if (!t->active(engine::unix_now()) || t->owner != e.pubkey) {
       return fail("verification_failed", "auth-required: verification failed");
     }
-    tokens_.touch(t->hash, engine::unix_now());
+    s_.tokens.touch(t->hash, engine::unix_now());
     grant = grant_of(*t);
   }
   // The legacy allow-list gates key-only AUTH; an API token bypasses it (protocol.md §6.5).
-  if (!grant && !gatekeeper_.allowlisted(e.pubkey)) return fail("not_allowlisted", "auth-required: verification failed");
-  if (membership_.enforced() && !membership_.role(e.pubkey) &&
-      !gatekeeper_.vouched_by_owner(attestation_of(e), e.pubkey, {e.kind, e.created_at})) {
+  if (!grant && !s_.gatekeeper.allowlisted(e.pubkey)) return fail("not_allowlisted", "auth-required: verification failed");
+  if (s_.membership.enforced() && !s_.membership.role(e.pubkey) &&
+      !s_.gatekeeper.vouched_by_owner(attestation_of(e), e.pubkey, {e.kind, e.created_at})) {
     return fail("not_relay_member", "restricted: not a relay member");
   }
   // No session starts unaudited: a full writer queue refuses the attempt (the client may retry).
-  if (!writer_.submit_audit(auth_audit_record(e.pubkey, method, ""))) return reply(false, "error: audit backlog full, retry");
-  if (auto ensured = profiles_.ensure(e.pubkey); !ensured) log_warn("user record not written", {{"error", ensured.error()}});
+  if (!s_.writer.submit_audit(auth_audit_record(e.pubkey, method, ""))) return reply(false, "error: audit backlog full, retry");
+  if (auto ensured = s_.profiles.ensure(e.pubkey); !ensured) log_warn("user record not written", {{"error", ensured.error()}});
   s.auth = Session::Auth::kAuthenticated;
   s.pubkey = e.pubkey;
   if (grant) s.grant = std::move(*grant);

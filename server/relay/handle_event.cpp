@@ -22,7 +22,7 @@ Verdict refuse(std::string reason) { return {false, std::move(reason)}; }
 
 void Relay::handle_event(Context& c, engine::Event&& e) {
   if (!c.session.authenticated()) return send_ok(c, e.id, false, "auth-required: not authenticated");
-  if (!throttle_.admit_frame(c.session)) return send_ok(c, e.id, false, "rate-limited: too many events per second");
+  if (!s_.throttle.admit_frame(c.session)) return send_ok(c, e.id, false, "rate-limited: too many events per second");
   const engine::Id id = e.id;
   Submitter who{c.conn.id(), c.session.pubkey, c.session.grant, false};
   std::optional<Verdict> v = ingest(who, std::move(e));
@@ -34,7 +34,7 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
 
 std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   const engine::KindInfo* info = engine::find_kind(e.kind);
-  stats_.count_received(info);
+  s_.stats.count_received(info);
   const bool proxy = who.grant.has(Scope::kProxySubmit);
   // Gift wraps are signed by throw-away keys (NIP-59); a proxy submits for others.
   const bool own_event = e.pubkey == who.pubkey || e.kind == 1059 || proxy;
@@ -59,7 +59,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
 
   // An id already stored is answered without verifying it again: the stored
   // copy was verified, and this one is not stored either way.
-  if (!membership_kind && store_.contains(e.id, e.kind)) return Verdict{true, std::string(duplicate_reason(e.kind))};
+  if (!membership_kind && s_.store.contains(e.id, e.kind)) return Verdict{true, std::string(duplicate_reason(e.kind))};
   std::string reason;
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
   if (!proxy && std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) > engine::kIngestClockSkewSecs) {
@@ -71,7 +71,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   if (!own_event) return refuse(kNotYourEvent);
   if (!known) return refuse("restricted: unknown event kind");
   if (auto refused = check_grant(who.grant, e, *info)) return refused;
-  if (auto refused = throttle_.admit_message(e)) return refused;
+  if (auto refused = s_.throttle.admit_message(e)) return refused;
   auto event = std::make_shared<const engine::Event>(std::move(e));
   if (membership_kind) return submit_write({WriteJob::Type::kMembership, event, {}, who.origin, who.pubkey});
   if (event->kind == 0) {
@@ -94,7 +94,7 @@ std::optional<Verdict> Relay::ingest_ephemeral(const Submitter& who, engine::Eve
   std::string reason;
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
   if (!own_event) return refuse(kNotYourEvent);  // reached only over HTTP
-  if (auto refused = throttle_.admit_message(e)) return refused;
+  if (auto refused = s_.throttle.admit_message(e)) return refused;
   return handle_ephemeral(std::make_shared<const engine::Event>(std::move(e)));
 }
 
@@ -120,14 +120,14 @@ std::optional<Verdict> Relay::check_grant(const Grant& g, const engine::Event& e
   if (!g.channel_restricted() || info.role == engine::KindRole::kRelayAdmin || info.role == engine::KindRole::kRelayLeave) {
     return std::nullopt;
   }
-  std::string channel = resolve_channel(e, store_);
+  std::string channel = resolve_channel(e, s_.store);
   if (channel.empty()) return refuse("restricted: channel-scoped tokens cannot publish global events");
   if (!g.allows_channel(channel)) return refuse("restricted: token does not have access to this channel");
   return std::nullopt;
 }
 
 std::optional<Verdict> Relay::submit_write(WriteJob&& job) {
-  if (writer_.submit(std::move(job))) return std::nullopt;
+  if (s_.writer.submit(std::move(job))) return std::nullopt;
   Verdict busy{false, "rate-limited: too many concurrent requests"};
   busy.busy = true;
   return busy;
@@ -136,7 +136,7 @@ std::optional<Verdict> Relay::submit_write(WriteJob&& job) {
 std::optional<Verdict> Relay::handle_ephemeral(std::shared_ptr<const engine::Event> event) {
   const uint64_t now = engine::unix_now();
   if (event->kind == 20001) {
-    presence_.set_status(event->pubkey, presence_status(event->content), now);
+    s_.presence.set_status(event->pubkey, presence_status(event->content), now);
     broadcast(std::move(event), "");
     return Verdict{true, ""};
   }
@@ -144,8 +144,8 @@ std::optional<Verdict> Relay::handle_ephemeral(std::shared_ptr<const engine::Eve
   std::string_view h = event->first_tag_value("h");
   if (h.empty()) return refuse("invalid: channel-scoped events must include an h tag");
   if (!engine::is_canonical_uuid(h)) return refuse("invalid: h tag must be a canonical lowercase UUID");
-  if (!team_.access(h, event->pubkey).can_post()) return refuse("restricted: not a channel member");
-  presence_.set_typing(h, event->pubkey, now);
+  if (!s_.team.access(h, event->pubkey).can_post()) return refuse("restricted: not a channel member");
+  s_.presence.set_typing(h, event->pubkey, now);
   std::string channel(h);
   broadcast(std::move(event), std::move(channel));
   return Verdict{true, ""};

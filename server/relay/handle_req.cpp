@@ -23,7 +23,7 @@ std::string count_reply(std::string_view sub_id, uint64_t n) {
 }  // namespace
 
 void Relay::handle_req(Context& c, ReqMessage&& req) {
-  stats_.reqs.fetch_add(1, std::memory_order_relaxed);
+  s_.stats.reqs.fetch_add(1, std::memory_order_relaxed);
   if (!c.session.authenticated()) {
     send_notice(c, "auth-required: authenticate before subscribing");
     return send_closed(c, req.sub_id, "auth-required: not authenticated");
@@ -32,7 +32,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   // A reused id replaces its subscription, so the old one ends here: if the
   // new REQ is refused below, the CLOSED for this id leaves nothing running.
   if (replacing) drop_subscription(c.state, c.session, req.sub_id);
-  if (!throttle_.admit_frame(c.session)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
+  if (!s_.throttle.admit_frame(c.session)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
   if (!replacing && c.session.subs.size() >= kMaxSubscriptionsPerConnection) {
     return send_closed(c, req.sub_id, "error: too many subscriptions");
   }
@@ -57,7 +57,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
     return handle_search_req(c, req);
   }
   // Checked before registration: a refused REQ never sees a live event.
-  if (!channel.empty() && !team_.can_read(channel, c.session.pubkey)) {
+  if (!channel.empty() && !s_.team.can_read(channel, c.session.pubkey)) {
     return send_closed(c, req.sub_id, "restricted: not a channel member");
   }
   if (!channel.empty() && !c.session.grant.allows_channel(channel)) {
@@ -81,11 +81,11 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   sub->event_prefix += ",";
   index::Subscription* registered = sub.get();
   c.state.subs.add(registered);  // registered before replay: nothing published meanwhile is missed
-  stats_.subscriptions_active.fetch_add(1, std::memory_order_relaxed);
+  s_.stats.subscriptions_active.fetch_add(1, std::memory_order_relaxed);
   c.session.subs[registered->id] = std::move(sub);
 
   std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // an event matching two filters is sent once
-  const Readable readable = history_.readable_to(c.session.grant, c.session.pubkey);
+  const Readable readable = s_.history.readable_to(c.session.grant, c.session.pubkey);
   engine::QueryOptions options;
   options.accept = [&](const engine::EventFields& f) {
     if (!readable(f)) return false;
@@ -95,7 +95,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   std::string frame;
   bool whole = true;  // a full send queue ends the replay, without EOSE (protocol.md §5.4)
   for (const engine::Filter& f : registered->filters) {
-    (void)store_.query(f, options, [&](std::string_view raw, const engine::EventFields&) {
+    (void)s_.store.query(f, options, [&](std::string_view raw, const engine::EventFields&) {
       if (!whole) return;
       frame.assign(registered->event_prefix).append(raw).push_back(']');
       whole = c.loop.send_history(c.conn, frame);
@@ -109,15 +109,15 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
 
 void Relay::handle_count(Context& c, const ReqMessage& req) {
   if (!c.session.authenticated()) return send_closed(c, req.sub_id, "auth-required: not authenticated");
-  if (!throttle_.admit_frame(c.session)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
+  if (!s_.throttle.admit_frame(c.session)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
   if (!c.session.grant.has(Scope::kMessagesRead)) return send_closed(c, req.sub_id, "restricted: insufficient scope");
   if (!passes_p_gate(req.filters, c.session.pubkey)) {
     return send_closed(c, req.sub_id, "restricted: p-gated kinds require #p tag matching your pubkey");
   }
   // Events of channels the caller may not read are not counted (they count zero).
   engine::QueryOptions options;
-  options.accept = history_.readable_to(c.session.grant, c.session.pubkey);
-  auto n = store_.count(req.filters, options);
+  options.accept = s_.history.readable_to(c.session.grant, c.session.pubkey);
+  auto n = s_.store.count(req.filters, options);
   if (!n) return send_closed(c, req.sub_id, "error: " + n.error());
   c.loop.send_text(c.conn, count_reply(req.sub_id, *n));
 }

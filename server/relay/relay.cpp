@@ -13,19 +13,10 @@
 
 namespace buzz::server {
 
-Relay::Relay(const Services& s, std::string_view relay_url, const engine::Keypair& key)
-    : store_(s.store),
-      team_(s.team),
-      membership_(s.membership),
-      presence_(s.presence),
-      tokens_(s.tokens),
-      profiles_(s.profiles),
-      gatekeeper_(s.gatekeeper),
-      throttle_(s.throttle),
-      history_(s.history),
-      writer_(s.writer),
-      search_feeder_(s.search_feeder),
-      stats_(s.stats),
+Relay::Relay(const Services& services, SearchFeeder* search_feeder, std::string_view relay_url,
+             const engine::Keypair& key)
+    : s_(services),
+      search_feeder_(search_feeder),
       key_(key),
       relay_url_normalized_(normalize_relay_url(relay_url)) {}
 
@@ -65,7 +56,7 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
   if (!session) return;
   LoopState& st = state(loop);
   for (auto& [id, sub] : session->subs) st.subs.remove(sub.get());
-  stats_.subscriptions_active.fetch_sub(int64_t(session->subs.size()), std::memory_order_relaxed);
+  s_.stats.subscriptions_active.fetch_sub(int64_t(session->subs.size()), std::memory_order_relaxed);
   session->subs.clear();
   if (session->authenticated()) {
     auto it = st.by_pubkey.find(session->pubkey);
@@ -78,7 +69,7 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
     if (online != online_.end() && --online->second == 0) {
       online_.erase(online);
       // The last connection is gone (protocol.md §12.1): offline, and said so.
-      if (presence_.clear(session->pubkey, engine::unix_now())) announce_offline(session->pubkey);
+      if (s_.presence.clear(session->pubkey, engine::unix_now())) announce_offline(session->pubkey);
     }
   }
 }
@@ -125,7 +116,7 @@ std::string Relay::ok_frame(std::string_view id_hex, bool accepted, std::string_
 
 void Relay::send_ok(Context& c, std::string_view id_hex, bool accepted, std::string_view reason) {
   c.loop.send_text(c.conn, ok_frame(id_hex, accepted, reason));
-  (accepted ? stats_.events_accepted : stats_.events_rejected).fetch_add(1, std::memory_order_relaxed);
+  (accepted ? s_.stats.events_accepted : s_.stats.events_rejected).fetch_add(1, std::memory_order_relaxed);
 }
 
 void Relay::send_closed(Context& c, std::string_view sub_id, std::string_view reason) {
@@ -153,7 +144,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
     }
   }
   // Profiles change before any reply goes out: whoever hears OK reads the new one.
-  for (const CommittedEvent& c : outcome.committed) profiles_.apply(*c.event);
+  for (const CommittedEvent& c : outcome.committed) s_.profiles.apply(*c.event);
   // DM calls over REST: their HTTP answers, ready here (the batch is durable).
   for (DmReply& r : outcome.dm_replies) {
     if (r.to.loop >= loops_.size()) continue;
@@ -185,7 +176,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
       }
       if (!committed->empty()) fanout(*loop, *committed);
       for (const Revocation& r : *revoked) revoke(*loop, r);
-      if (membership_.enforced()) {
+      if (s_.membership.enforced()) {
         for (const engine::Pubkey& pk : *lost) close_pubkey(*loop, pk);
       }
     });
@@ -200,23 +191,23 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
     fields.assign(*ev.event, ev.channel);
     // A private channel's event goes to its current members only, checked per
     // delivery: a subscription that outlived its access never sees it.
-    const bool members_only = !ev.channel.empty() && team_.is_private(ev.channel);
+    const bool members_only = !ev.channel.empty() && s_.team.is_private(ev.channel);
     // Presence is visible to the members sharing a channel with the pubkey it reports.
     std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> audience;
-    if (ev.event->kind == 20001) audience = team_.co_members(presence_subject(*ev.event));
+    if (ev.event->kind == 20001) audience = s_.team.co_members(presence_subject(*ev.event));
     // A p-gated kind goes only to the pubkeys it names, whatever else a filter matched on.
     const bool p_gated = engine::is_p_gated(ev.event->kind);
     st.subs.match(fields, [&](index::Subscription& sub) {
       net::Connection* conn = loop.find(subscription_conn(loop.index(), sub.owner));
       auto* session = conn ? static_cast<const Session*>(conn->context()) : nullptr;
       if (!session) return;
-      if (members_only && !team_.is_member(ev.channel, session->pubkey)) return;
+      if (members_only && !s_.team.is_member(ev.channel, session->pubkey)) return;
       if (!ev.channel.empty() && !session->grant.allows_channel(ev.channel)) return;  // a channel-scoped token
       if (audience && !audience->count(session->pubkey)) return;
       if (p_gated && !names_reader(fields, engine::to_hex(session->pubkey))) return;
       // Per recipient only the prefix differs; the event bytes are shared.
       if (loop.send_shared(*conn, sub.event_prefix, ev.raw, "]")) {
-        stats_.events_delivered.fetch_add(1, std::memory_order_relaxed);
+        s_.stats.events_delivered.fetch_add(1, std::memory_order_relaxed);
       }
     });
   }
@@ -242,7 +233,7 @@ void Relay::on_tick(net::Loop& loop) {
   // One loop sweeps for the whole relay: statuses not refreshed within their
   // 90 s go offline, and say so (protocol.md §12.1).
   if (loop.index() != 0) return;
-  for (const engine::Pubkey& pk : presence_.expire(engine::unix_now())) announce_offline(pk);
+  for (const engine::Pubkey& pk : s_.presence.expire(engine::unix_now())) announce_offline(pk);
 }
 
 void Relay::drop_subscription(LoopState& st, Session& session, const std::string& sub_id) {
@@ -251,7 +242,7 @@ void Relay::drop_subscription(LoopState& st, Session& session, const std::string
   st.subs.remove(it->second.get());
   session.held_filter_values -= filter_values(it->second->filters);
   session.subs.erase(it);
-  stats_.subscriptions_active.fetch_sub(1, std::memory_order_relaxed);
+  s_.stats.subscriptions_active.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void Relay::revoke(net::Loop& loop, const Revocation& r) {
@@ -278,7 +269,7 @@ void Relay::revoke(net::Loop& loop, const Revocation& r) {
   }
   // Everyone who can no longer read the channel (it turned private, or was deleted).
   for (const auto& [pk, conns] : st.by_pubkey) {
-    if (team_.can_read(r.channel, pk)) continue;
+    if (s_.team.can_read(r.channel, pk)) continue;
     for (net::ConnId id : std::vector<net::ConnId>(conns)) revoke_conn(id);
   }
 }

@@ -20,26 +20,17 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/api_tokens.h"
-#include "engine/event_store.h"
 #include "engine/signature.h"
-#include "engine/team_state.h"
 #include "net/loop.h"
 #include "net/service.h"
-#include "server/access/gatekeeper.h"
 #include "server/access/grant.h"
-#include "server/access/relay_membership.h"
 #include "server/feeds/search_feeder.h"
 #include "server/relay/client_message.h"
-#include "server/relay/history.h"
 #include "server/relay/http_side.h"
-#include "server/relay/relay_stats.h"
+#include "server/relay/services.h"
 #include "server/relay/session.h"
 #include "server/relay/store_writer.h"
-#include "server/relay/throttle.h"
 #include "server/relay/verdict.h"
-#include "server/team/presence_store.h"
-#include "server/team/profile_directory.h"
 
 namespace buzz::server {
 
@@ -53,24 +44,9 @@ class Relay final : public net::Service {
     const Grant& grant;
     bool via_http;
   };
-  // The services the pipeline uses, each owned by the wiring (server/app/serve.cpp).
-  struct Services {
-    engine::EventStore& store;
-    engine::TeamState& team;
-    RelayMembership& membership;
-    PresenceStore& presence;
-    engine::ApiTokens& tokens;
-    ProfileDirectory& profiles;
-    Gatekeeper& gatekeeper;
-    Throttle& throttle;
-    History& history;
-    StoreWriter& writer;
-    SearchFeeder* search_feeder;  // null: no full-text index to feed
-    RelayStats& stats;
-  };
-
   // `relay_url`: the public URL a NIP-42 AUTH must name.
-  Relay(const Services& services, std::string_view relay_url, const engine::Keypair& key);
+  // `search_feeder` may be null: no full-text index to feed.
+  Relay(const Services& services, SearchFeeder* search_feeder, std::string_view relay_url, const engine::Keypair& key);
   ~Relay() override;
 
   // Before the loops run: the loops to fan out to, and the HTTP half of the port.
@@ -140,18 +116,8 @@ class Relay final : public net::Service {
   void handle_search_req(Context& c, const ReqMessage& req);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
 
-  engine::EventStore& store_;
-  engine::TeamState& team_;
-  RelayMembership& membership_;
-  PresenceStore& presence_;
-  engine::ApiTokens& tokens_;
-  ProfileDirectory& profiles_;
-  Gatekeeper& gatekeeper_;
-  Throttle& throttle_;
-  History& history_;
-  StoreWriter& writer_;
+  const Services& s_;
   SearchFeeder* search_feeder_;
-  RelayStats& stats_;
   const engine::Keypair key_;
   const std::string relay_url_normalized_;
   std::vector<net::Loop*> loops_;

@@ -9,12 +9,12 @@ namespace buzz::server {
 
 void Relay::handle_search_req(Context& c, const ReqMessage& req) {
   std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // a hit of two filters is sent once
-  const Readable readable = history_.readable_to(c.session.grant, c.session.pubkey);
+  const Readable readable = s_.history.readable_to(c.session.grant, c.session.pubkey);
   std::string prefix = "[\"EVENT\",";
   engine::append_json_string(prefix, req.sub_id);
   prefix += ",";
   for (const engine::Filter& f : req.filters) {
-    auto rows = history_.rows(f, c.session.pubkey, c.session.grant, readable);
+    auto rows = s_.history.rows(f, c.session.pubkey, c.session.grant, readable);
     if (!rows) return send_closed(c, req.sub_id, rows.error());
     for (const EventRow& row : *rows) {
       // A full send queue ends the replay, without EOSE (protocol.md §5.4).

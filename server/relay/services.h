@@ -1,0 +1,35 @@
+// Services: what the request paths share — the store, the team state and model
+// views, the access rules, the rate limits, the read path, the store writer and
+// the counters. One instance, built by the wiring (server/app/serve.cpp) before
+// any room and outliving them all; Relay and HttpApi are each handed it.
+#pragma once
+
+#include "engine/api_tokens.h"
+#include "engine/event_store.h"
+#include "engine/team_state.h"
+#include "server/access/gatekeeper.h"
+#include "server/access/relay_membership.h"
+#include "server/relay/history.h"
+#include "server/relay/relay_stats.h"
+#include "server/relay/store_writer.h"
+#include "server/relay/throttle.h"
+#include "server/team/presence_store.h"
+#include "server/team/profile_directory.h"
+
+namespace buzz::server {
+
+struct Services {
+  engine::EventStore& store;
+  engine::TeamState& team;
+  RelayMembership& membership;
+  PresenceStore& presence;
+  engine::ApiTokens& tokens;
+  ProfileDirectory& profiles;
+  Gatekeeper& gatekeeper;
+  Throttle& throttle;
+  History& history;
+  StoreWriter& writer;
+  RelayStats& stats;
+};
+
+}  // namespace buzz::server
