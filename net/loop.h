@@ -3,6 +3,9 @@
 // Each loop has its own ring, its own SO_REUSEPORT listener, its own provided
 // buffer ring for receives and its own connection table. Everything here runs
 // on the loop's thread except post(), stop() and the constructor.
+// Its member functions live in three files: loop.cpp (the ring and every
+// completion), loop_http_ws.cpp (received bytes to HTTP requests and WebSocket
+// messages) and loop_send.cpp (the outbound queue and its limits).
 #pragma once
 
 #include <liburing.h>
@@ -96,6 +99,7 @@ class Loop {
     return uint64_t(op) << 56 | uint64_t(slot & 0xffffff) << 32 | gen;
   }
 
+  // --- loop.cpp: the ring ---
   io_uring_sqe* sqe();
   // After io_uring_prep_* (which resets the flags): names c's socket by its
   // entry in the ring's file table when it has one, so the kernel skips a file
@@ -107,19 +111,26 @@ class Loop {
   void arm_inbox();
   void on_accept(int res, uint32_t flags);
   void on_recv(Connection& c, int res, uint32_t flags);
+  // Starts one writev of the queued frames (at most kMaxFramesPerSend), or,
+  // with none left, finishes a close; on_send completes a short write first.
+  void flush(Connection& c);
   void on_send(Connection& c, int res);
   void on_tick();
   void on_inbox();
+  void destroy(Connection& c);
+  void maybe_free(Connection& c);
 
+  // --- loop_http_ws.cpp: received bytes ---
   // Feeds received bytes to the connection's protocol phase. False = close it.
   bool consume(Connection& c, char* data, size_t len);
   size_t consume_http(Connection& c, std::string_view data);
-  // Queues an HTTP response: the head is serialized, the body is sent without a copy.
-  void send_response(Connection& c, HttpResponse&& r, bool keep_alive, bool head_only = false);
   size_t consume_frames(Connection& c, char* data, size_t len, bool* ok);
   bool on_frame(Connection& c, const ws::FrameHeader& h, char* payload);
   bool deliver(Connection& c, ws::Opcode op, std::string_view payload);
 
+  // --- loop_send.cpp: the outbound queue ---
+  // Queues an HTTP response: the head is serialized, the body is sent without a copy.
+  void send_response(Connection& c, HttpResponse&& r, bool keep_alive, bool head_only = false);
   // What a frame is, for the queue limits: control frames always go (the
   // heartbeats within their own 8 slots); live fan-out is held to
   // send_queue_limit; answers and history get answer_allowance more.
@@ -128,13 +139,12 @@ class Loop {
   void queue_raw(Connection& c, std::string bytes);
   // A heartbeat ping; counts as unanswered until a pong arrives.
   void ping(Connection& c);
+  // Answers a Ping with its payload; false as queue_heartbeat.
+  bool pong(Connection& c, std::string_view payload);
   // Queues a Ping or Pong on the control queue; false when its 8 slots are
   // full: a peer that sends Pings but never reads must not grow the queue
   // (protocol.md §5.3 counts it as a dead writer).
   bool queue_heartbeat(Connection& c, OutFrame&& f);
-  void flush(Connection& c);
-  void destroy(Connection& c);
-  void maybe_free(Connection& c);
 
   uint16_t index_;
   LoopOptions options_;

@@ -1,0 +1,132 @@
+// The outbound queue of a connection: every frame and HTTP response a loop
+// sends a connection is built and queued here, under the limits of LoopOptions
+// (the live send_queue_limit, the answer_allowance, the heartbeats' own 8
+// slots) and the slow-consumer strikes. Nothing here touches the ring: Loop::run
+// flushes each connection queued to once per batch of completions (flush and
+// on_send, in loop.cpp).
+#include "net/loop.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace buzz::net {
+namespace {
+
+constexpr uint8_t kControlQueueSlots = 8;  // Pings and Pongs waiting to be written (protocol.md §5.3)
+
+// A frame holding `head_bytes` after its WebSocket header; `payload_len` counts
+// every payload byte, including any shared body and tail added later.
+OutFrame make_frame(ws::Opcode op, size_t payload_len, std::string_view head_bytes = {}) {
+  OutFrame f;
+  f.head.resize(ws::kMaxHeaderBytes + head_bytes.size());
+  size_t header = ws::encode_header(reinterpret_cast<uint8_t*>(f.head.data()), op, payload_len);
+  if (!head_bytes.empty()) std::memcpy(f.head.data() + header, head_bytes.data(), head_bytes.size());
+  f.head.resize(header + head_bytes.size());
+  return f;
+}
+
+}  // namespace
+
+void Loop::send_response(Connection& c, HttpResponse&& r, bool keep_alive, bool head_only) {
+  OutFrame f;
+  f.head = serialize_response_head(r, keep_alive);
+  // A large body (a media file) goes out as it is, not copied behind the head.
+  if (!head_only && !r.body.empty()) f.shared = std::make_shared<const std::string>(std::move(r.body));
+  enqueue(c, std::move(f), Traffic::kControl);
+}
+
+bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
+  const bool control = traffic == Traffic::kControl;
+  if (c.phase_ == Connection::Phase::kDead || (c.phase_ == Connection::Phase::kClosing && !control)) return false;
+  const size_t limit = options_.send_queue_limit + (traffic == Traffic::kLive ? 0 : options_.answer_allowance);
+  if (!control && c.pending_.size() >= limit) {
+    if (traffic == Traffic::kHistory) return false;  // the replay stops; the client is not at fault yet
+    LoopStats::bump(stats_.dropped_slow);
+    // A client that cannot keep up is cut off rather than buffered without bound.
+    if (++c.full_strikes_ >= options_.slow_client_strikes) {
+      LoopStats::bump(stats_.slow_disconnects);
+      close(c, 1008, "slow consumer");
+    }
+    return false;
+  }
+  if (!control) c.full_strikes_ = 0;
+  c.pending_.push_back(std::move(f));
+  LoopStats::bump(stats_.frames_out);
+  if (!c.dirty_ && !c.sending_) {
+    c.dirty_ = true;
+    dirty_.push_back(&c);
+  }
+  return true;
+}
+
+void Loop::ping(Connection& c) {
+  ++c.silent_intervals_;
+  if (!queue_heartbeat(c, make_frame(ws::Opcode::kPing, 0))) close(c, 1001, "not reading");
+}
+
+bool Loop::pong(Connection& c, std::string_view payload) {
+  return queue_heartbeat(c, make_frame(ws::Opcode::kPong, payload.size(), payload));
+}
+
+bool Loop::queue_heartbeat(Connection& c, OutFrame&& f) {
+  if (c.heartbeats_queued_ >= kControlQueueSlots) return false;
+  f.heartbeat = true;
+  if (!enqueue(c, std::move(f), Traffic::kControl)) return true;  // closing or dead: nothing more to send
+  ++c.heartbeats_queued_;
+  return true;
+}
+
+void Loop::queue_raw(Connection& c, std::string bytes) {
+  OutFrame f;
+  f.head = std::move(bytes);
+  enqueue(c, std::move(f), Traffic::kControl);
+}
+
+bool Loop::send_text(Connection& c, std::string_view payload) {
+  return enqueue(c, make_frame(ws::Opcode::kText, payload.size(), payload), Traffic::kAnswer);
+}
+
+bool Loop::send_history(Connection& c, std::string_view payload) {
+  return enqueue(c, make_frame(ws::Opcode::kText, payload.size(), payload), Traffic::kHistory);
+}
+
+bool Loop::send_shared(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
+                       std::string_view suffix) {
+  OutFrame f = make_frame(ws::Opcode::kText, prefix.size() + shared->size() + suffix.size(), prefix);
+  f.shared = std::move(shared);
+  f.tail.assign(suffix);
+  return enqueue(c, std::move(f), Traffic::kLive);
+}
+
+void Loop::respond(ConnId id, const HttpResponse& response) {
+  Connection* c = find(id);
+  if (!c || !c->awaiting_response_) return;
+  c->awaiting_response_ = false;
+  send_response(*c, HttpResponse(response), c->response_keep_alive_, c->response_head_only_);
+  if (!c->response_keep_alive_) return close(*c);
+  // A pipelined request that arrived meanwhile waits in inbuf_.
+  if (!c->inbuf_.empty() && !consume(*c, nullptr, 0)) close(*c);
+}
+
+void Loop::close(Connection& c, uint16_t code, std::string_view reason) {
+  if (c.phase_ == Connection::Phase::kDead || c.phase_ == Connection::Phase::kClosing) return;
+  if (c.phase_ == Connection::Phase::kWebSocket) {
+    std::string payload = ws::close_payload(code, reason);
+    enqueue(c, make_frame(ws::Opcode::kClose, payload.size(), payload), Traffic::kControl);
+  }
+  // A client may still be sending a body we refused: closing outright would
+  // reset the connection and could destroy the answer before it is read.
+  c.linger_ = c.phase_ == Connection::Phase::kHttp;
+  c.phase_ = Connection::Phase::kClosing;
+  c.close_after_flush_ = true;
+  closing_.push_back(c.id_);
+  if (!c.sending_ && !c.dirty_) {
+    c.dirty_ = true;
+    dirty_.push_back(&c);
+  }
+}
+
+}  // namespace buzz::net

@@ -1,0 +1,281 @@
+// End-to-end tests of reading: REQ filters and history order, live delivery
+// until CLOSE, COUNT, and the p-gated kinds only their recipient may read.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/event.h"
+#include "engine/signature.h"
+#include "tests/e2e/nostr_client.h"
+#include "tests/e2e/open_relay_fixture.h"
+
+namespace buzz::test {
+namespace {
+
+using engine::Event;
+using engine::Keypair;
+
+std::vector<uint64_t> times_of(const std::vector<Event>& events) {
+  std::vector<uint64_t> out;
+  for (const auto& e : events) out.push_back(e.created_at);
+  return out;
+}
+
+// --- Filters -------------------------------------------------------------------
+
+TEST_F(OpenRelayTest, FilterByIdsReturnsExactlyTheListedEvents) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  auto events = publish_series(*c, key, 4, unix_now() - 100);
+  ReqResult r = c->req("ids", R"({"ids":[")" + events[1].id_hex() + R"(",")" + events[3].id_hex() + R"("]})");
+  ASSERT_TRUE(r.eose) << why(r);
+  EXPECT_EQ(ids_of(r.events), (std::vector<std::string>{events[3].id_hex(), events[1].id_hex()}));
+}
+
+TEST_F(OpenRelayTest, FilterByAuthorsReturnsOnlyThoseAuthors) {
+  Keypair a = engine::generate_keypair(), b = engine::generate_keypair(), other = engine::generate_keypair();
+  auto ca = authed_client(relay(), a);
+  auto cb = authed_client(relay(), b);
+  auto co = authed_client(relay(), other);
+  ASSERT_TRUE(ca && cb && co);
+  const uint64_t t = unix_now() - 50;
+  Event ea = make_event(a, 1, "a", {}, t);
+  Event eb = make_event(b, 1, "b", {}, t + 1);
+  ASSERT_TRUE(ca->publish(ea).accepted);
+  ASSERT_TRUE(cb->publish(eb).accepted);
+  ASSERT_TRUE(co->publish(make_event(other, 1, "other", {}, t + 2)).accepted);
+  ReqResult r = ca->req("authors", R"({"kinds":[1],"authors":[")" + hex(a) + R"(",")" + hex(b) + R"("]})");
+  ASSERT_TRUE(r.eose) << why(r);
+  EXPECT_EQ(ids_of(r.events), (std::vector<std::string>{eb.id_hex(), ea.id_hex()}));
+}
+
+TEST_F(OpenRelayTest, FilterByKindsMatchesOnlyThoseKinds) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  Event note = make_event(key, 1, "note");
+  Event article = make_event(key, 30023, "article", {{"d", "kinds-test"}});
+  ASSERT_TRUE(c->publish(note).accepted);
+  ASSERT_TRUE(c->publish(article).accepted);
+  ReqResult r = c->req("k", R"({"kinds":[30023],"authors":[")" + hex(key) + R"("]})");
+  ASSERT_TRUE(r.eose) << why(r);
+  EXPECT_EQ(ids_of(r.events), (std::vector<std::string>{article.id_hex()}));
+}
+
+TEST_F(OpenRelayTest, EmptyKindsListMatchesNothing) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  publish_series(*c, key, 2, unix_now() - 100);
+  const std::string author = R"("authors":[")" + hex(key) + R"("])";
+  ReqResult r = c->req("none", R"({"kinds":[],)" + author + "}");
+  EXPECT_TRUE(r.eose) << why(r);
+  EXPECT_FALSE(r.closed.has_value());
+  EXPECT_TRUE(r.events.empty());
+  // Empty ids, authors and tag-value lists match nothing too.
+  for (const std::string& filter : {R"({"kinds":[1],"ids":[],)" + author + "}", std::string(R"({"kinds":[1],"authors":[]})"),
+                                    R"({"kinds":[1],"#t":[],)" + author + "}"}) {
+    SCOPED_TRACE(filter);
+    ReqResult empty = c->req("empty", filter);
+    EXPECT_TRUE(empty.eose) << why(empty);
+    EXPECT_TRUE(empty.events.empty());
+  }
+  // ... and never anything live either.
+  ASSERT_TRUE(c->publish(make_event(key, 1, "live")).accepted);
+  EXPECT_FALSE(c->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, kQuietMs));
+}
+
+TEST_F(OpenRelayTest, ReqWithZeroFiltersGetsImmediateEose) {
+  auto c = authed_client(relay(), engine::generate_keypair());
+  ASSERT_TRUE(c);
+  ReqResult r = c->req("zero", "");
+  EXPECT_TRUE(r.eose) << why(r);
+  EXPECT_TRUE(r.events.empty());
+}
+
+TEST_F(OpenRelayTest, ReqAtTheSubIdAndFilterCountLimitsIsServed) {
+  auto c = authed_client(relay(), engine::generate_keypair());
+  ASSERT_TRUE(c);
+  std::string ten;
+  for (int i = 0; i < 10; ++i) ten += std::string(i ? "," : "") + R"({"kinds":[1],"limit":0})";
+  ReqResult r = c->req(std::string(256, 's'), ten);
+  EXPECT_TRUE(r.eose) << why(r);
+}
+
+TEST_F(OpenRelayTest, TagFilterMatchesEventsWithThatTagValue) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  auto events = publish_series(*c, key, 4, unix_now() - 100);
+  ReqResult r = c->req("t", R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"#t":["odd"]})");
+  ASSERT_TRUE(r.eose) << why(r);
+  EXPECT_EQ(ids_of(r.events), (std::vector<std::string>{events[3].id_hex(), events[1].id_hex()}));
+  ReqResult none = c->req("t2", R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"#t":["ODD"]})");
+  ASSERT_TRUE(none.eose) << why(none);
+  EXPECT_TRUE(none.events.empty()) << "tag values match case-sensitively";
+  ReqResult multi = c->req("t3", R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"#ab":["zzz"]})");
+  ASSERT_TRUE(multi.eose) << why(multi);
+  EXPECT_EQ(multi.events.size(), 4u) << "keys of two or more letters after # are ignored";
+}
+
+TEST_F(OpenRelayTest, SinceAndUntilAreInclusive) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  const uint64_t base = unix_now() - 100;
+  publish_series(*c, key, 5, base);
+  ReqResult r = c->req("window", R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"since":)" +
+                                     std::to_string(base + 1) + R"(,"until":)" + std::to_string(base + 3) + "}");
+  ASSERT_TRUE(r.eose) << why(r);
+  EXPECT_EQ(times_of(r.events), (std::vector<uint64_t>{base + 3, base + 2, base + 1}));
+}
+
+TEST_F(OpenRelayTest, LimitReturnsTheNewestEvents) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  const uint64_t base = unix_now() - 100;
+  publish_series(*c, key, 5, base);
+  ReqResult r = c->req("lim", R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"limit":2})");
+  ASSERT_TRUE(r.eose) << why(r);
+  EXPECT_EQ(times_of(r.events), (std::vector<uint64_t>{base + 4, base + 3}));
+  ReqResult zero = c->req("lim0", R"({"kinds":[1],"authors":[")" + hex(key) + R"("],"limit":0})");
+  ASSERT_TRUE(zero.eose) << why(zero);
+  EXPECT_TRUE(zero.events.empty());
+}
+
+TEST_F(OpenRelayTest, HistoryIsNewestFirstThenLowestIdFirst) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  const uint64_t base = unix_now() - 100;
+  // Published out of order; two share the newest timestamp.
+  Event e1 = make_event(key, 1, "1", {}, base + 1);
+  Event e3 = make_event(key, 1, "3", {}, base + 3);
+  Event e2 = make_event(key, 1, "2", {}, base + 2);
+  Event t1 = make_event(key, 1, "tie a", {}, base + 5);
+  Event t2 = make_event(key, 1, "tie b", {}, base + 5);
+  for (const Event* e : {&e1, &e3, &t1, &e2, &t2}) ASSERT_TRUE(c->publish(*e).accepted);
+  const Event& lo = t1.id_hex() < t2.id_hex() ? t1 : t2;
+  const Event& hi = t1.id_hex() < t2.id_hex() ? t2 : t1;
+  ReqResult r = c->req("order", R"({"kinds":[1],"authors":[")" + hex(key) + R"("]})");
+  ASSERT_TRUE(r.eose) << why(r);
+  EXPECT_EQ(ids_of(r.events), (std::vector<std::string>{lo.id_hex(), hi.id_hex(), e3.id_hex(), e2.id_hex(),
+                                                         e1.id_hex()}));
+}
+
+TEST_F(OpenRelayTest, FiltersInOneReqAreOredWithoutDuplicates) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  auto events = publish_series(*c, key, 3, unix_now() - 100);
+  const std::string author = R"("authors":[")" + hex(key) + R"("])";
+  ReqResult r = c->req("or", R"({"kinds":[1],)" + author + R"(,"#t":["even"]},{"kinds":[1],)" + author +
+                                 R"(,"ids":[")" + events[0].id_hex() + R"(",")" + events[1].id_hex() + R"("]})");
+  ASSERT_TRUE(r.eose) << why(r);
+  std::vector<std::string> got = ids_of(r.events);
+  std::sort(got.begin(), got.end());
+  std::vector<std::string> want = ids_of(events);
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want);
+}
+
+// --- Live delivery, CLOSE, COUNT ---------------------------------------------------
+
+TEST_F(OpenRelayTest, SubscriberReceivesLiveEventsUntilClose) {
+  Keypair author = engine::generate_keypair();
+  auto pub = authed_client(relay(), author);
+  auto sub = authed_client(relay(), engine::generate_keypair());
+  ASSERT_TRUE(pub && sub);
+  ReqResult r = sub->req("live", R"({"kinds":[1],"authors":[")" + hex(author) + R"("]})");
+  ASSERT_TRUE(r.eose) << why(r);
+  Event e = make_event(author, 1, "live one");
+  ASSERT_TRUE(pub->publish(e).accepted);
+  auto live = sub->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.id == "live"; });
+  ASSERT_TRUE(live) << "no live EVENT";
+  EXPECT_EQ(live->event.id, e.id);
+
+  ASSERT_TRUE(sub->send(R"(["CLOSE","live"])"));
+  auto closed = sub->wait_for([](const RelayMessage& m) { return m.type == "CLOSED"; });
+  ASSERT_TRUE(closed);
+  EXPECT_EQ(closed->raw, R"(["CLOSED","live",""])");
+  ASSERT_TRUE(pub->publish(make_event(author, 1, "after close")).accepted);
+  EXPECT_FALSE(sub->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, kQuietMs));
+}
+
+// A reused sub id replaces its subscription; when the new REQ is refused, the
+// CLOSED for that id must leave nothing behind that still delivers.
+TEST_F(OpenRelayTest, RefusedReplacementEndsTheOldSubscription) {
+  Keypair author = engine::generate_keypair();
+  auto pub = authed_client(relay(), author);
+  auto sub = authed_client(relay(), engine::generate_keypair());
+  ASSERT_TRUE(pub && sub);
+  ASSERT_TRUE(sub->req("x", R"({"kinds":[1],"authors":[")" + hex(author) + R"("]})").eose);
+  ReqResult refused = sub->req("x", R"({"kinds":[1059]})");  // p-gated without the caller's #p
+  ASSERT_TRUE(refused.closed.has_value());
+  EXPECT_EQ(*refused.closed, "restricted: p-gated events require #p matching your pubkey");
+  ASSERT_TRUE(pub->publish(make_event(author, 1, "after the refused replacement")).accepted);
+  EXPECT_FALSE(sub->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, kQuietMs));
+}
+
+TEST_F(OpenRelayTest, CountReturnsTheNumberOfDistinctMatchingEvents) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  auto events = publish_series(*c, key, 3, unix_now() - 100);
+  const std::string filter = R"({"kinds":[1],"authors":[")" + hex(key) + R"("]})";
+  auto reply = c->count("n", filter);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->type, "COUNT");
+  EXPECT_EQ(reply->raw, R"(["COUNT","n",{"count":3}])");
+  // Two overlapping filters count each event once.
+  auto both = c->count("n2", filter + "," + filter);
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->count, 3);
+}
+
+// --- p-gated kinds -----------------------------------------------------------------
+
+TEST_F(OpenRelayTest, GiftWrapReqWithoutOwnPTagIsClosed) {
+  Keypair me = engine::generate_keypair();
+  auto c = authed_client(relay(), me);
+  ASSERT_TRUE(c);
+  const std::string reason = "restricted: p-gated events require #p matching your pubkey";
+  const std::string other = hex(engine::generate_keypair());
+  for (const std::string& filter : {std::string(R"({"kinds":[1059]})"),
+                                   R"({"kinds":[1059],"#p":[")" + other + R"("]})",
+                                   R"({"kinds":[1059],"#p":[")" + hex(me) + R"(",")" + other + R"("]})",
+                                   R"({"authors":[")" + hex(me) + R"("]})", std::string("{}")}) {
+    SCOPED_TRACE(filter);
+    ReqResult r = c->req("gated", filter);
+    ASSERT_TRUE(r.closed.has_value()) << "no CLOSED";
+    EXPECT_EQ(*r.closed, reason);
+  }
+  ReqResult own = c->req("mine", R"({"kinds":[1059],"#p":[")" + hex(me) + R"("]})");
+  EXPECT_TRUE(own.eose) << why(own);
+  EXPECT_FALSE(own.closed.has_value());
+  auto n = c->count("gated-count", R"({"kinds":[1059]})");
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->type, "CLOSED");
+  EXPECT_EQ(n->text, "restricted: p-gated kinds require #p tag matching your pubkey");
+}
+
+TEST_F(OpenRelayTest, GiftWrapFromThrowawayKeyReachesOnlyItsRecipient) {
+  Keypair sender = engine::generate_keypair(), recipient = engine::generate_keypair();
+  auto cs = authed_client(relay(), sender);
+  auto cr = authed_client(relay(), recipient);
+  ASSERT_TRUE(cs && cr);
+  Event wrap = make_event(engine::generate_keypair(), 1059, "ciphertext", {{"p", hex(recipient)}});
+  OkReply ok = cs->publish(wrap);
+  EXPECT_TRUE(ok.accepted) << ok.reason;
+  ReqResult r = cr->req("inbox", R"({"kinds":[1059],"#p":[")" + hex(recipient) + R"("]})");
+  ASSERT_TRUE(r.eose) << why(r);
+  EXPECT_EQ(ids_of(r.events), (std::vector<std::string>{wrap.id_hex()}));
+}
+
+}  // namespace
+}  // namespace buzz::test
