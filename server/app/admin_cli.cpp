@@ -12,8 +12,8 @@
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
 #include "engine/signature.h"
-#include "server/app/cli.h"
 #include "server/access/grant.h"
+#include "server/app/cli.h"
 #include "server/common/json_text.h"
 
 namespace buzz::server {

@@ -9,9 +9,9 @@
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/event_parse.h"
-#include "server/http/feed_selection.h"
-#include "server/common/json_text.h"
 #include "server/common/api_error.h"
+#include "server/common/json_text.h"
+#include "server/http/feed_selection.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
 

@@ -17,8 +17,8 @@
 #include "engine/event_parse.h"
 #include "engine/event_record.h"
 #include "engine/thread_row.h"
-#include "server/common/json_text.h"
 #include "server/common/api_error.h"
+#include "server/common/json_text.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
 

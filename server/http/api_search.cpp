@@ -4,9 +4,9 @@
 #include <unordered_map>
 
 #include "engine/event_parse.h"
+#include "server/common/api_error.h"
 #include "server/common/json_text.h"
 #include "server/common/log.h"
-#include "server/common/api_error.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
 

@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "engine/hex.h"
-#include "server/media/byte_range.h"
-#include "server/common/log.h"
 #include "server/common/api_error.h"
+#include "server/common/log.h"
+#include "server/media/byte_range.h"
 #include "server/media/media.h"
 
 namespace buzz::server {

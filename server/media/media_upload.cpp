@@ -19,9 +19,9 @@
 #include "engine/image_info.h"
 #include "engine/mime_sniff.h"
 #include "server/access/blossom_auth.h"
+#include "server/common/api_error.h"
 #include "server/common/json_text.h"
 #include "server/common/log.h"
-#include "server/common/api_error.h"
 #include "server/media/media.h"
 
 namespace buzz::server {

@@ -14,8 +14,8 @@
 
 #include "engine/audit_log.h"
 #include "net/loop.h"
-#include "server/relay/relay_stats.h"
 #include "server/feeds/search_feeder.h"
+#include "server/relay/relay_stats.h"
 #include "server/relay/store_writer.h"
 
 namespace buzz::server {

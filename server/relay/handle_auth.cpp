@@ -8,8 +8,8 @@
 #include "engine/signature.h"
 #include "server/access/auth_audit.h"
 #include "server/common/log.h"
-#include "server/relay/relay.h"
 #include "server/common/relay_url.h"
+#include "server/relay/relay.h"
 
 namespace buzz::server {
 

@@ -7,8 +7,8 @@
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/kinds.h"
-#include "server/common/log.h"
 #include "server/access/read_access.h"
+#include "server/common/log.h"
 #include "server/common/relay_url.h"
 
 namespace buzz::server {

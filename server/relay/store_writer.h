@@ -18,9 +18,9 @@
 #include "engine/event_store.h"
 #include "engine/kinds.h"
 #include "net/connection.h"
+#include "server/access/relay_membership.h"
 #include "server/feeds/audit_feed.h"
 #include "server/team/dm_request.h"
-#include "server/access/relay_membership.h"
 #include "server/team/team_model.h"
 
 namespace buzz::server {

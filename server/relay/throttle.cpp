@@ -2,11 +2,11 @@
 // a refusal leaves behind — a reason on the wire, a metric, and at most one
 // `rate_limit_exceeded` audit entry per (pubkey, limit) per minute.
 #include "engine/audit_entry.h"
-#include "engine/clock.h"
 #include "engine/channel.h"
+#include "engine/clock.h"
+#include "server/common/api_error.h"
 #include "server/common/json_text.h"
 #include "server/common/log.h"
-#include "server/common/api_error.h"
 #include "server/relay/throttle.h"
 #include "server/team/team_model.h"
 

@@ -25,8 +25,8 @@
 #include "engine/event_store.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
-#include "server/team/dm_request.h"
 #include "server/common/json_text.h"
+#include "server/team/dm_request.h"
 #include "server/team/profile_directory.h"
 
 namespace buzz::server {
