@@ -151,7 +151,7 @@ std::optional<Verdict> Relay::handle_ephemeral(std::shared_ptr<const engine::Eve
   return Verdict{true, ""};
 }
 
-void Relay::broadcast( std::shared_ptr<const engine::Event> event, std::string channel) {
+void Relay::broadcast(std::shared_ptr<const engine::Event> event, std::string channel) {
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(
       std::vector<CommittedEvent>{{event, std::move(channel), raw_of(event)}});
   // Posted on this loop too, so the sender's OK goes out before its own echo.
