@@ -31,7 +31,8 @@ server/relay/       engine/ index/ net/ server/common/ server/team/ server/acces
 server/ops/         engine/ net/ server/common/ server/relay/ server/feeds/
 server/media/       engine/ net/ server/common/ server/team/ server/access/ server/relay/
 server/workflows/   engine/ net/ server/common/ server/team/ server/access/ server/relay/
-server/http/        engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/ server/relay/ server/ops/ server/media/
+server/huddle/      engine/ net/ server/common/ server/team/ server/access/ server/relay/
+server/http/        engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/ server/relay/ server/ops/ server/media/ server/workflows/
 server/app/         engine/ index/ net/ server/ tools/  # the wiring and the CLI (client subcommands live in tools/)
 '
 # ------------------------------------------------------------------------------
