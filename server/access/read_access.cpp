@@ -1,3 +1,4 @@
+// The read rules; see read_access.h.
 #include "server/access/read_access.h"
 
 #include <algorithm>
@@ -6,27 +7,6 @@
 #include "engine/kinds.h"
 
 namespace buzz::server {
-namespace {
-
-bool can_match_gated(const engine::Filter& f) {
-  if (!f.kinds) return true;
-  return std::any_of(f.kinds->begin(), f.kinds->end(), [](uint16_t k) { return engine::is_p_gated(k); });
-}
-
-}  // namespace
-
-bool passes_p_gate(const engine::Filter& f, const engine::Pubkey& self) {
-  if (!can_match_gated(f)) return true;
-  if (f.ids && !f.ids->empty() && !(f.kinds && f.has_kind(30622))) return true;
-  const engine::TagFilter* p = f.tag('p');
-  if (!p || p->values.empty()) return false;
-  const std::string me = engine::to_hex(self);
-  return std::all_of(p->values.begin(), p->values.end(), [&](const std::string& v) { return v == me; });
-}
-
-bool passes_p_gate(const std::vector<engine::Filter>& filters, const engine::Pubkey& self) {
-  return std::all_of(filters.begin(), filters.end(), [&](const engine::Filter& f) { return passes_p_gate(f, self); });
-}
 
 std::string channel_scope(const std::vector<engine::Filter>& filters) {
   // Only #h values that parse as UUIDs name channels (protocol.md §9.1 step 4).

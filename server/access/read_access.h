@@ -13,12 +13,6 @@
 
 namespace buzz::server {
 
-// The p-gate: a filter that could return events readable only by their
-// p-tagged recipients must ask for the caller's own #p (a filter of ids
-// passes, unless it names kind 30622).
-bool passes_p_gate(const engine::Filter& f, const engine::Pubkey& self);
-bool passes_p_gate(const std::vector<engine::Filter>& filters, const engine::Pubkey& self);
-
 // The single channel every filter names in #h (values that parse as UUIDs),
 // or empty for a global subscription.
 std::string channel_scope(const std::vector<engine::Filter>& filters);
@@ -27,7 +21,8 @@ std::string channel_scope(const std::vector<engine::Filter>& filters);
 // channels it may read (open, or a member of) and its grant reaches; a
 // p-gated kind (engine::is_p_gated) only to a pubkey it names in a p tag,
 // wherever it appears — such events are stored globally yet may carry a
-// channel's h tag.
+// channel's h tag. This is the p-gate (protocol.md §9.3), applied per event:
+// a filter that could match gated kinds is narrowed by it, never refused.
 bool readable_by(const engine::EventFields& f, const engine::TeamState& team, const Grant& grant,
                  const engine::Pubkey& reader, std::string_view reader_hex);
 

@@ -5,7 +5,7 @@
 // NIP-98 only (no bearer tokens), then the relay-membership gate with
 // X-Auth-Tag; the caller holds every scope and no channel list. /events is the
 // pipeline of a WebSocket EVENT; /query and /count read under the rules REQ
-// and COUNT obey (server/read_access.h), plus the bridge's extension keys.
+// and COUNT obey (server/access/read_access.h), plus the bridge's extension keys.
 #include <simdjson.h>
 
 #include <cstring>
@@ -28,7 +28,6 @@ constexpr size_t kMaxFilters = 10;  // as a REQ (NIP-11 max_filters)
 constexpr uint64_t kDefaultThreadLimit = 100, kMaxThreadLimit = 500;
 constexpr uint64_t kDefaultFeedLimit = 20, kMaxFeedLimit = 100;
 constexpr uint64_t kDefaultSearchLimit = 100;
-constexpr std::string_view kPGateRefusal = "restricted: p-gated kinds require #p tag matching your pubkey";
 
 engine::Result<BridgeFilter> parse_bridge_filter(simdjson::dom::element el) {
   auto parsed = engine::parse_filter(el);
@@ -111,14 +110,6 @@ std::optional<net::HttpResponse> HttpApi::route_bridge(net::Connection& conn, co
   if (req.path == "/events") return post_event(who, conn, req);
   auto filters = parse_bridge_filters(req.body);
   if (!filters) return api_error(400, filters.error());
-  // The p-gate refuses the whole request, as it refuses a whole REQ. Channel
-  // filters, feeds, threads and presence lookups read no p-gated kind (and
-  // readable_by would drop one anyway).
-  for (const BridgeFilter& bf : *filters) {
-    const engine::Filter& f = bf.filter;
-    const bool global = single_channel(f).empty() && bf.feed_types.empty() && !bf.depth_limit && !asks_presence(f);
-    if (global && !passes_p_gate(f, who.pubkey)) return api_error(403, kPGateRefusal);
-  }
   return req.path == "/query" ? bridge_query(who, *filters) : bridge_count(who, *filters);
 }
 

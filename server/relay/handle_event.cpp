@@ -79,7 +79,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
     thread_local simdjson::dom::parser parser;
     if (parser.parse(event->content).error()) return refuse("invalid: kind:0 content must be valid JSON");
   }
-  // Channel rules need a consistent view of the team state: the writer runs them (server/team_model.h).
+  // Channel rules need a consistent view of the team state: the writer runs them (server/team/team_model.h).
   WriteJob job{WriteJob::Type::kStore, event, {}, who.origin, who.pubkey};
   job.proxy = proxy;
   return submit_write(std::move(job));

@@ -1,8 +1,9 @@
 // REQ, COUNT and CLOSE (protocol.md §9): history from the store, then live
 // events through this loop's SubscriptionIndex.
 //
-// Security: a subscription is checked (auth, p-gate, channel access) before it
-// is registered, so a refused REQ never sees a single live event.
+// Security: a subscription is checked (auth, scope, channel access) before it
+// is registered, so a refused REQ never sees a single live event; history,
+// COUNT and live delivery all pass each event through readable_by.
 #include <algorithm>
 #include <cstring>
 #include <unordered_set>
@@ -41,10 +42,9 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
     send_notice(c, "restricted: insufficient scope");
     return send_closed(c, req.sub_id, "restricted: insufficient scope");
   }
+  // p-gated kinds are narrowed, not refused: every path reads through
+  // readable_by, which drops those not addressed to the caller (docs/channels.md).
   std::string channel = channel_scope(req.filters);
-  if (channel.empty() && !passes_p_gate(req.filters, c.session.pubkey)) {
-    return send_closed(c, req.sub_id, "restricted: p-gated events require #p matching your pubkey");
-  }
   // NIP-50 (protocol.md §9.1 step 6, §9.8): answered from the search index,
   // once; a search is not a live feed, so a REQ is all searches or none. It
   // registers nothing, and reads within the caller's channels (a #h outside
@@ -84,19 +84,18 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   s_.stats.subscriptions_active.fetch_add(1, std::memory_order_relaxed);
   c.session.subs[registered->id] = std::move(sub);
 
-  std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // an event matching two filters is sent once
-  const Readable readable = s_.history.readable_to(c.session.grant, c.session.pubkey);
+  // Each filter returns its own `limit` newest matches (NIP-01). An event an
+  // earlier filter already sent still counts toward a later filter's limit —
+  // it is not sent twice, and no older event takes its place.
+  std::unordered_set<engine::Id, engine::KeyBytesHash> sent;
+  const bool several = registered->filters.size() > 1;
   engine::QueryOptions options;
-  options.accept = [&](const engine::EventFields& f) {
-    if (!readable(f)) return false;
-    if (registered->filters.size() == 1) return true;
-    return sent.insert(engine::id_of(f)).second;
-  };
+  options.accept = s_.history.readable_to(c.session.grant, c.session.pubkey);
   std::string frame;
   bool whole = true;  // a full send queue ends the replay, without EOSE (protocol.md §5.4)
   for (const engine::Filter& f : registered->filters) {
-    (void)s_.store.query(f, options, [&](std::string_view raw, const engine::EventFields&) {
-      if (!whole) return;
+    (void)s_.store.query(f, options, [&](std::string_view raw, const engine::EventFields& e) {
+      if (!whole || (several && !sent.insert(engine::id_of(e)).second)) return;
       frame.assign(registered->event_prefix).append(raw).push_back(']');
       whole = c.loop.send_history(c.conn, frame);
     });
@@ -111,10 +110,7 @@ void Relay::handle_count(Context& c, const ReqMessage& req) {
   if (!c.session.authenticated()) return send_closed(c, req.sub_id, "auth-required: not authenticated");
   if (!s_.throttle.admit_frame(c.session)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
   if (!c.session.grant.has(Scope::kMessagesRead)) return send_closed(c, req.sub_id, "restricted: insufficient scope");
-  if (!passes_p_gate(req.filters, c.session.pubkey)) {
-    return send_closed(c, req.sub_id, "restricted: p-gated kinds require #p tag matching your pubkey");
-  }
-  // Events of channels the caller may not read are not counted (they count zero).
+  // What the caller may not read (other channels, p-gated events addressed to others) counts zero.
   engine::QueryOptions options;
   options.accept = s_.history.readable_to(c.session.grant, c.session.pubkey);
   auto n = s_.store.count(req.filters, options);

@@ -136,7 +136,7 @@ void Relay::send_notice(Context& c, std::string_view text) {
 }
 
 void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
-  if (search_feeder_) {  // never blocks: a full queue keeps only ids (server/search_feeder.h)
+  if (search_feeder_) {  // never blocks: a full queue keeps only ids (server/feeds/search_feeder.h)
     for (const engine::Id& id : outcome.removed) search_feeder_->remove(id);
     for (const CommittedEvent& ev : outcome.committed) {
       if (ev.event->kind == 9008) search_feeder_->remove_channel(ev.channel);

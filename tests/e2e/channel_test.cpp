@@ -414,7 +414,8 @@ TEST_F(ChannelTest, MembershipNotificationsAreReadThroughPOnly) {
   }
   auto n = d->count("n", gated);
   ASSERT_TRUE(n);
-  EXPECT_EQ(n->text, "restricted: p-gated kinds require #p tag matching your pubkey");
+  EXPECT_EQ(n->type, "COUNT");
+  EXPECT_EQ(n->count, 0);
   // Live as well: e joining notifies e, not d.
   subscribe(d, "live", gated);
   Peer e = user();

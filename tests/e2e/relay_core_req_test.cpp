@@ -66,6 +66,21 @@ TEST_F(OpenRelayTest, FilterByKindsMatchesOnlyThoseKinds) {
   EXPECT_EQ(ids_of(r.events), (std::vector<std::string>{article.id_hex()}));
 }
 
+// NIP-01: each filter returns its own `limit` newest matches. An event the
+// first filter sent counts toward the second's limit: it is not sent again,
+// and no older event is sent in its place.
+TEST_F(OpenRelayTest, EachFilterKeepsItsOwnLimitAcrossOverlappingFilters) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  auto events = publish_series(*c, key, 4, unix_now() - 100);  // oldest first
+  const std::string author = R"("authors":[")" + hex(key) + R"("])";
+  ReqResult r = c->req("limits", R"({"kinds":[1],"limit":1,)" + author + R"(},{"kinds":[1],"limit":2,)" + author + "}");
+  ASSERT_TRUE(r.eose) << why(r);
+  // Filter 1: the newest. Filter 2: the two newest, of which the newest was sent already.
+  EXPECT_EQ(ids_of(r.events), (std::vector<std::string>{events[3].id_hex(), events[2].id_hex()}));
+}
+
 TEST_F(OpenRelayTest, EmptyKindsListMatchesNothing) {
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
@@ -215,9 +230,10 @@ TEST_F(OpenRelayTest, RefusedReplacementEndsTheOldSubscription) {
   auto sub = authed_client(relay(), engine::generate_keypair());
   ASSERT_TRUE(pub && sub);
   ASSERT_TRUE(sub->req("x", R"({"kinds":[1],"authors":[")" + hex(author) + R"("]})").eose);
-  ReqResult refused = sub->req("x", R"({"kinds":[1059]})");  // p-gated without the caller's #p
+  // A channel nobody created reads like one the caller is not a member of: refused.
+  ReqResult refused = sub->req("x", R"({"kinds":[9],"#h":["5f0c2a4e-7d1b-4c3a-9e8f-0a1b2c3d4e5f"]})");
   ASSERT_TRUE(refused.closed.has_value());
-  EXPECT_EQ(*refused.closed, "restricted: p-gated events require #p matching your pubkey");
+  EXPECT_EQ(*refused.closed, "restricted: not a channel member");
   ASSERT_TRUE(pub->publish(make_event(author, 1, "after the refused replacement")).accepted);
   EXPECT_FALSE(sub->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, kQuietMs));
 }
@@ -240,28 +256,51 @@ TEST_F(OpenRelayTest, CountReturnsTheNumberOfDistinctMatchingEvents) {
 
 // --- p-gated kinds -----------------------------------------------------------------
 
-TEST_F(OpenRelayTest, GiftWrapReqWithoutOwnPTagIsClosed) {
-  Keypair me = engine::generate_keypair();
+// The p-gate narrows (a Buzz decision, docs/channels.md): a filter that could
+// match a gated kind is answered, without the gated events addressed to others,
+// in history, live and COUNT alike. Protocol.md §9.3 refused the whole REQ.
+TEST_F(OpenRelayTest, GiftWrapsAddressedToOthersAreLeftOutNotRefused) {
+  Keypair me = engine::generate_keypair(), them = engine::generate_keypair();
   auto c = authed_client(relay(), me);
-  ASSERT_TRUE(c);
-  const std::string reason = "restricted: p-gated events require #p matching your pubkey";
-  const std::string other = hex(engine::generate_keypair());
-  for (const std::string& filter : {std::string(R"({"kinds":[1059]})"),
-                                   R"({"kinds":[1059],"#p":[")" + other + R"("]})",
+  auto sender = authed_client(relay(), engine::generate_keypair());
+  ASSERT_TRUE(c && sender);
+  // One wrap to me, one to them; the first filter below also matches my own note.
+  Event to_me = make_event(engine::generate_keypair(), 1059, "for me", {{"p", hex(me)}});
+  Event to_them = make_event(engine::generate_keypair(), 1059, "for them", {{"p", hex(them)}});
+  ASSERT_TRUE(sender->publish(to_me).accepted);
+  ASSERT_TRUE(sender->publish(to_them).accepted);
+  Event note = make_event(me, 1, "my profile feed");
+  ASSERT_TRUE(c->publish(note).accepted);
+  const std::string other = hex(them);
+  for (const std::string& filter : {std::string(R"({"kinds":[1059]})"), R"({"kinds":[1059],"#p":[")" + other + R"("]})",
                                    R"({"kinds":[1059],"#p":[")" + hex(me) + R"(",")" + other + R"("]})",
-                                   R"({"authors":[")" + hex(me) + R"("]})", std::string("{}")}) {
+                                   R"({"ids":[")" + to_them.id_hex() + R"("]})", std::string("{}")}) {
     SCOPED_TRACE(filter);
     ReqResult r = c->req("gated", filter);
-    ASSERT_TRUE(r.closed.has_value()) << "no CLOSED";
-    EXPECT_EQ(*r.closed, reason);
+    ASSERT_TRUE(r.eose) << why(r);
+    const std::vector<std::string> ids = ids_of(r.events);
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), to_them.id_hex()), 0);
   }
-  ReqResult own = c->req("mine", R"({"kinds":[1059],"#p":[")" + hex(me) + R"("]})");
-  EXPECT_TRUE(own.eose) << why(own);
-  EXPECT_FALSE(own.closed.has_value());
-  auto n = c->count("gated-count", R"({"kinds":[1059]})");
+  // A standard client's profile feed is answered.
+  ReqResult feed = c->req("feed", R"({"authors":[")" + hex(me) + R"("]})");
+  ASSERT_TRUE(feed.eose) << why(feed);
+  EXPECT_EQ(ids_of(feed.events), std::vector<std::string>{note.id_hex()});
+  ReqResult own = c->req("mine", R"({"kinds":[1059],"#p":[")" + hex(me) + R"(",")" + other + R"("]})");
+  ASSERT_TRUE(own.eose) << why(own);
+  EXPECT_EQ(ids_of(own.events), std::vector<std::string>{to_me.id_hex()});
+  auto n = c->count("gated-count", R"({"kinds":[1059],"#p":[")" + hex(me) + R"(",")" + other + R"("]})");
   ASSERT_TRUE(n);
-  EXPECT_EQ(n->type, "CLOSED");
-  EXPECT_EQ(n->text, "restricted: p-gated kinds require #p tag matching your pubkey");
+  EXPECT_EQ(n->type, "COUNT");
+  EXPECT_EQ(n->count, 1);
+  // Live: a subscription for every wrap hears only its own.
+  ASSERT_TRUE(c->req("live-gated", R"({"kinds":[1059]})").eose);
+  Event later_them = make_event(engine::generate_keypair(), 1059, "later, for them", {{"p", other}});
+  Event later_me = make_event(engine::generate_keypair(), 1059, "later, for me", {{"p", hex(me)}});
+  ASSERT_TRUE(sender->publish(later_them).accepted);
+  ASSERT_TRUE(sender->publish(later_me).accepted);
+  auto live = c->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.id == "live-gated"; });
+  ASSERT_TRUE(live) << "no live EVENT";
+  EXPECT_EQ(live->event.id, later_me.id);
 }
 
 TEST_F(OpenRelayTest, GiftWrapFromThrowawayKeyReachesOnlyItsRecipient) {
