@@ -45,7 +45,9 @@ const std::vector<ConfigKey> kKeys = {
      "messages (kinds 1, 7, 9, 40002-40008, 45001-45003) one human may send per minute; 0 = no limit"},
     {"human-api-calls-per-min", "BUZZ_HUMAN_API_CALLS_PER_MIN", "300", "HTTP API calls per human pubkey per minute; 0 = no limit"},
     {"human-ws-events-per-sec", "BUZZ_HUMAN_WS_EVENTS_PER_SEC", "10",
-     "EVENT, REQ and COUNT frames per human connection per second; 0 = no limit"},
+     "EVENT, REQ and COUNT frames per human connection per second, sustained; 0 = no limit"},
+    {"human-ws-events-burst", "BUZZ_HUMAN_WS_EVENTS_BURST", "50",
+     "frames a human connection may send at once before the per-second rate applies (a token bucket; at least that rate)"},
     {"agent-standard-messages-per-min", "BUZZ_AGENT_STANDARD_MESSAGES_PER_MIN", "120",
      "messages per minute for agents (a 10100 agent_type or an owner link)"},
     {"agent-standard-api-calls-per-min", "BUZZ_AGENT_STANDARD_API_CALLS_PER_MIN", "600", "API calls per minute for agents"},
@@ -88,6 +90,7 @@ uint32_t* rate_limit_field(RateLimitConfig* r, const std::string& key) {
   if (key == "human-messages-per-min") return &r->messages_per_min[human];
   if (key == "human-api-calls-per-min") return &r->api_calls_per_min[human];
   if (key == "human-ws-events-per-sec") return &r->human_ws_events_per_sec;
+  if (key == "human-ws-events-burst") return &r->human_ws_events_burst;
   if (key == "agent-standard-messages-per-min") return &r->messages_per_min[standard];
   if (key == "agent-standard-api-calls-per-min") return &r->api_calls_per_min[standard];
   if (key == "agent-elevated-messages-per-min") return &r->messages_per_min[size_t(Tier::kAgentElevated)];

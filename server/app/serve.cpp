@@ -210,7 +210,7 @@ int run_serve(int argc, char** argv) {
   MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}};
   Gatekeeper gatekeeper(cfg.allow_nip_oa_auth, membership, profiles);
   if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
-  Throttle throttle(cfg.rate_limits, profiles, store, writer, stats);
+  Throttle throttle(cfg.rate_limits, profiles, membership, store, writer, stats);
   History history(store, team, search_index->get());
   const Services services{store, team, membership, presence, tokens, profiles, gatekeeper, throttle, history, writer,
                           stats};

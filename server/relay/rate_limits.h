@@ -38,7 +38,8 @@ struct RateLimitConfig {
   // By tier (Tier's order); 0 = no limit.
   std::array<uint32_t, kTierCount> messages_per_min = {60, 120, 300, 600};
   std::array<uint32_t, kTierCount> api_calls_per_min = {300, 600, 0, 0};
-  uint32_t human_ws_events_per_sec = 10;  // agents have no frame limit
+  uint32_t human_ws_events_per_sec = 10;  // agents, the owner and admins have no frame limit
+  uint32_t human_ws_events_burst = 50;    // the frame bucket's size (at least the per-second rate)
   // Tiers the operator assigned; everyone else is human or agent-standard.
   std::unordered_map<engine::Pubkey, Tier, engine::KeyBytesHash> assigned;
 };

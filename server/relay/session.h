@@ -47,9 +47,10 @@ struct Session final : net::ConnectionContext {
   Grant grant;  // every scope, unless the AUTH carried an API token
   std::unordered_map<std::string, std::unique_ptr<index::Subscription>> subs;
   size_t held_filter_values = 0;  // by subs, at most kMaxFilterValuesPerConnection
-  // EVENT/REQ/COUNT frames in the current second (the human frame limit, protocol.md §14).
-  uint64_t frame_second = 0;
-  uint32_t frames_in_second = 0;
+  // The human frame limit's token bucket (protocol.md §14, server/relay/throttle.h):
+  // frames it may still send, as of frame_tokens_at_ms (steady clock; -1 = full, never used).
+  float frame_tokens = 0;
+  int64_t frame_tokens_at_ms = -1;
 
   bool authenticated() const { return auth == Auth::kAuthenticated; }
   std::string challenge_hex() const { return engine::to_hex(challenge); }

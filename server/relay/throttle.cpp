@@ -1,6 +1,9 @@
 // Throttle (protocol.md §14): the three checks the request paths call, and what
 // a refusal leaves behind — a reason on the wire, a metric, and at most one
 // `rate_limit_exceeded` audit entry per (pubkey, limit) per minute.
+#include <algorithm>
+#include <chrono>
+
 #include "engine/audit_entry.h"
 #include "engine/channel.h"
 #include "engine/clock.h"
@@ -26,18 +29,29 @@ Tier Throttle::tier_of(const engine::Pubkey& pk) const {
   return profiles_.is_agent(pk) ? Tier::kAgentStandard : Tier::kHuman;
 }
 
+bool Throttle::administers(const engine::Pubkey& pk) const {
+  const std::optional<engine::RelayRole> role = membership_.role(pk);
+  return role && *role != engine::RelayRole::kMember;
+}
+
 bool Throttle::admit_frame(Session& s) {
   const RateLimitConfig& r = limits_;
   // Before AUTH every frame is refused anyway, and cheaply.
   if (!r.enabled || r.human_ws_events_per_sec == 0 || !s.authenticated()) return true;
-  const uint64_t now = engine::unix_now();
-  if (now != s.frame_second) {
-    s.frame_second = now;
-    s.frames_in_second = 0;
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now().time_since_epoch()).count();
+  const float size = float(std::max(r.human_ws_events_burst, r.human_ws_events_per_sec));
+  s.frame_tokens = s.frame_tokens_at_ms < 0
+                       ? size
+                       : std::min(size, s.frame_tokens + float(now_ms - s.frame_tokens_at_ms) *
+                                                             float(r.human_ws_events_per_sec) / 1000.0f);
+  s.frame_tokens_at_ms = now_ms;
+  if (s.frame_tokens >= 1) {
+    s.frame_tokens -= 1;
+    return true;
   }
-  if (++s.frames_in_second <= r.human_ws_events_per_sec) return true;
-  // Agents have no frame limit; only a connection past the human one pays for the lookup.
-  if (tier_of(s.pubkey) != Tier::kHuman) return true;
+  // Only a connection past the human limit pays for the lookups.
+  if (tier_of(s.pubkey) != Tier::kHuman || administers(s.pubkey)) return true;
   note_rate_limited(s.pubkey, RateLimit::kWsEvents, "");
   return false;
 }
@@ -47,7 +61,7 @@ std::optional<Verdict> Throttle::admit_message(const engine::Event& e) {
   if (!r.enabled || !counts_as_message(e.kind)) return std::nullopt;
   const uint32_t max = r.messages_per_min[size_t(tier_of(e.pubkey))];
   RateCounters::Outcome o = counters_.acquire(e.pubkey, RateLimit::kMessages, max, kMinute, engine::unix_now());
-  if (o.allowed) return std::nullopt;
+  if (o.allowed || administers(e.pubkey)) return std::nullopt;
   // The channel for the audit entry; a refusal is rare, so resolving it (a store read for a reaction) is affordable.
   std::string channel = resolve_channel(e, store_);
   note_rate_limited(e.pubkey, RateLimit::kMessages, engine::is_canonical_uuid(channel) ? channel : "");

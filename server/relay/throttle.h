@@ -3,6 +3,11 @@
 // answers whether it may proceed; a refusal is counted (buzz_rate_limited_total)
 // and audited at most once per (pubkey, limit) per minute.
 //
+// Frames are a token bucket per connection (a burst, then the per-second rate),
+// so a client that opens its subscriptions on connect is not refused; messages
+// and API calls are fixed windows per pubkey. The relay owner and admins are
+// exempt from the frame and message limits: their scripts administer the relay.
+//
 // Any thread: the counters are RateCounters' sharded table; the per-connection
 // frame count lives in the Session, touched only by its loop.
 #pragma once
@@ -13,6 +18,7 @@
 #include "engine/event.h"
 #include "engine/event_store.h"
 #include "net/http.h"
+#include "server/access/relay_membership.h"
 #include "server/relay/rate_limits.h"
 #include "server/relay/relay_stats.h"
 #include "server/relay/session.h"
@@ -24,9 +30,9 @@ namespace buzz::server {
 
 class Throttle {
  public:
-  Throttle(const RateLimitConfig& limits, const ProfileDirectory& profiles, engine::EventStore& store,
-           StoreWriter& writer, RelayStats& stats)
-      : limits_(limits), profiles_(profiles), store_(store), writer_(writer), stats_(stats) {}
+  Throttle(const RateLimitConfig& limits, const ProfileDirectory& profiles, const RelayMembership& membership,
+           engine::EventStore& store, StoreWriter& writer, RelayStats& stats)
+      : limits_(limits), profiles_(profiles), membership_(membership), store_(store), writer_(writer), stats_(stats) {}
 
   Tier tier_of(const engine::Pubkey& pk) const;
   // An EVENT, REQ or COUNT frame on this connection: false past the human frame limit.
@@ -39,8 +45,12 @@ class Throttle {
   void note_rate_limited(const engine::Pubkey& pk, RateLimit limit, std::string_view channel);
 
  private:
+  // The relay owner and admins: no frame or message limit.
+  bool administers(const engine::Pubkey& pk) const;
+
   const RateLimitConfig& limits_;
   const ProfileDirectory& profiles_;
+  const RelayMembership& membership_;
   engine::EventStore& store_;
   StoreWriter& writer_;
   RelayStats& stats_;

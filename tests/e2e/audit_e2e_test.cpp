@@ -148,7 +148,7 @@ TEST(AuditE2eTest, RateLimitRefusalsLeaveOneEntryPerPubkeyAndLimitPerMinute) {
   Keypair alice = engine::generate_keypair(), dave = engine::generate_keypair();
   const std::string channel = "a0d17000-0000-4000-8000-" + hex(alice).substr(0, 12);
   {
-    auto relay = start(dir, {"--human-messages-per-min", "1", "--human-ws-events-per-sec", "3",
+    auto relay = start(dir, {"--human-messages-per-min", "1", "--human-ws-events-per-sec", "3", "--human-ws-events-burst", "3",
                              "--human-api-calls-per-min", "2", "--mint-rate-limit", "1"});
     ASSERT_TRUE(relay);
     std::string error;

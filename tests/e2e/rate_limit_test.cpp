@@ -7,9 +7,11 @@
 // The audit entries the refusals leave are checked in audit_e2e_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/e2e/api_fixture.h"
@@ -56,7 +58,9 @@ void become_agent(NostrClient& c, const Keypair& key) {
 
 class RateLimitFrames : public ApiFixture<RateLimitFrames> {
  public:
-  static std::vector<std::string> relay_args() { return {"--human-ws-events-per-sec", "5"}; }
+  static std::vector<std::string> relay_args() {
+    return {"--human-ws-events-per-sec", "5", "--human-ws-events-burst", "5"};
+  }
 };
 
 TEST_F(RateLimitFrames, RequestsPastTheHumanLimitAreClosedAndTheConnectionSurvives) {
@@ -111,6 +115,78 @@ TEST_F(RateLimitFrames, AgentsHaveNoFrameLimit) {
   for (const RelayMessage& reply : req_burst(*c, "a", 8, author_filter(bot))) {
     EXPECT_EQ(reply.type, "EOSE") << reply.id << ": " << reply.text;
   }
+}
+
+// --- the frame bucket, and who is exempt ----------------------------------------
+
+class RateLimitBurst : public ApiFixture<RateLimitBurst> {
+ public:
+  static const Keypair& owner() {
+    static const Keypair key = engine::generate_keypair();
+    return key;
+  }
+  static std::vector<std::string> relay_args() {
+    return {"--owner", hex(owner()), "--human-ws-events-per-sec", "2", "--human-ws-events-burst", "12",
+            "--human-messages-per-min", "3"};
+  }
+
+  // Publishes n kind-1 notes; how many were accepted, and the last reason.
+  static std::pair<int, std::string> publish_notes(NostrClient& c, const Keypair& key, int n) {
+    int accepted = 0;
+    std::string last;
+    for (int i = 0; i < n; ++i) {
+      OkReply ok = c.publish(make_event(key, 1, "note " + std::to_string(i)));
+      accepted += ok.accepted;
+      last = ok.reason;
+    }
+    return {accepted, last};
+  }
+  static int eoses(const std::vector<RelayMessage>& replies) {
+    return int(std::count_if(replies.begin(), replies.end(), [](const RelayMessage& m) { return m.type == "EOSE"; }));
+  }
+};
+
+TEST_F(RateLimitBurst, AConnectionOpensItsSubscriptionsAtOnceThenWaitsForTheRate) {
+  Keypair alice = engine::generate_keypair();
+  auto c = client(alice);
+  ASSERT_TRUE(c);
+  std::vector<RelayMessage> replies = req_burst(*c, "s", 13, author_filter(alice));
+  for (size_t i = 0; i < replies.size(); ++i) {
+    if (i < 12) {
+      EXPECT_EQ(replies[i].type, "EOSE") << i;
+    } else {
+      EXPECT_EQ(replies[i].type, "CLOSED") << i;
+      EXPECT_EQ(replies[i].text, "rate-limited: too many requests per second");
+    }
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // 2 per second: a frame's worth and more
+  EXPECT_TRUE(c->req("after", author_filter(alice)).eose);
+}
+
+TEST_F(RateLimitBurst, TheOwnerAndAdminsHaveNoFrameOrMessageLimitAndOthersDo) {
+  auto boss = client(owner());
+  ASSERT_TRUE(boss);
+  EXPECT_EQ(eoses(req_burst(*boss, "o", 20, author_filter(owner()))), 20);
+  EXPECT_EQ(publish_notes(*boss, owner(), 5).first, 5);
+
+  Keypair admin = engine::generate_keypair(), member = engine::generate_keypair();
+  OkReply promoted = boss->publish(make_event(owner(), 9030, "", {{"p", hex(admin)}, {"role", "admin"}}));
+  ASSERT_TRUE(promoted.accepted) << promoted.reason;
+  ASSERT_TRUE(boss->publish(make_event(owner(), 9030, "", {{"p", hex(member)}})).accepted);
+  auto a = client(admin);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(eoses(req_burst(*a, "a", 20, author_filter(admin))), 20);
+  EXPECT_EQ(publish_notes(*a, admin, 5).first, 5);
+
+  // A plain relay member is held to the human limits.
+  auto m = client(member);
+  ASSERT_TRUE(m);
+  auto [accepted, reason] = publish_notes(*m, member, 4);
+  EXPECT_EQ(accepted, 3);
+  EXPECT_EQ(reason, "rate-limited: message rate exceeded (3/min)");
+  auto m2 = client(member);  // a fresh connection: a full bucket
+  ASSERT_TRUE(m2);
+  EXPECT_EQ(eoses(req_burst(*m2, "m", 20, author_filter(member))), 12);
 }
 
 // --- messages per author per minute, by tier ---------------------------------
