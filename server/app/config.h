@@ -31,7 +31,7 @@ struct Config {
   int64_t max_concurrent_handlers = 1024;
   int64_t send_buffer = 1000;
   int threads = 0;                 // 0 = one network loop per core
-  bool sync_writes = false;
+  bool sync_writes = true;         // an OK true survives a power loss (one fsync per writer batch)
   int64_t audit_queue = 65536;     // audit entries queued for the log before events are refused
   int64_t ping_interval = 30;      // seconds between WebSocket pings; also the HTTP idle unit
   int64_t reaper_interval = 60;    // seconds between TTL reaper runs

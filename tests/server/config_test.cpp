@@ -38,7 +38,7 @@ TEST(Config, Defaults) {
   EXPECT_EQ(c.max_concurrent_handlers, 1024);
   EXPECT_EQ(c.send_buffer, 1000);
   EXPECT_EQ(c.threads, 0);
-  EXPECT_FALSE(c.sync_writes);
+  EXPECT_TRUE(c.sync_writes);  // durable by default (issue 20)
   EXPECT_EQ(c.log_level, "info");
 }
 
