@@ -48,6 +48,7 @@ class Connection {
   ConnectionContext* context() const { return context_.get(); }
   void set_context(std::unique_ptr<ConnectionContext> c) { context_ = std::move(c); }
   bool is_websocket() const { return phase_ == Phase::kWebSocket; }
+  bool reading_paused() const { return read_paused_; }
 
  private:
   friend class Loop;
@@ -73,6 +74,7 @@ class Connection {
   ConnId id_;
   Phase phase_ = Phase::kHttp;
   bool recv_armed_ = false;
+  bool read_paused_ = false;      // Loop::pause_reading: no receive is armed until resume_reading
   bool sending_ = false;
   bool dirty_ = false;            // on the loop's list of connections to flush
   bool close_after_flush_ = false;

@@ -210,7 +210,7 @@ void Loop::run() {
     if (recv_starved_) {
       recv_starved_ = false;
       for (Connection* c : starved_) {
-        if (c->phase_ != Connection::Phase::kDead && !c->recv_armed_) arm_recv(*c);
+        if (c->phase_ != Connection::Phase::kDead && !c->recv_armed_ && !c->read_paused_) arm_recv(*c);
       }
       starved_.clear();
     }
@@ -312,14 +312,34 @@ void Loop::on_recv(Connection& c, int res, uint32_t flags) {
     recv_starved_ = true;
     starved_.push_back(&c);
     return;
+  } else if (res == -ECANCELED && c.phase_ != Connection::Phase::kDead) {
+    // pause_reading cancelled it; resume_reading arms the next one.
   } else if (res != -ECANCELED || c.phase_ != Connection::Phase::kDead) {
     destroy(c);  // EOF (0) or a socket error
   }
   if (c.phase_ == Connection::Phase::kDead) {
     maybe_free(c);
-  } else if (!c.recv_armed_) {
+  } else if (!c.recv_armed_ && !c.read_paused_) {
     arm_recv(c);
   }
+}
+
+void Loop::pause_reading(Connection& c) {
+  if (c.read_paused_ || c.phase_ == Connection::Phase::kDead) return;
+  c.read_paused_ = true;
+  if (!c.recv_armed_) return;
+  io_uring_sqe* q = sqe();
+  io_uring_prep_cancel64(q, tag(Op::kRecv, c.id_.slot, c.id_.gen), 0);
+  io_uring_sqe_set_data64(q, tag(Op::kIgnore));
+}
+
+void Loop::resume_reading(Connection& c) {
+  if (!c.read_paused_ || c.phase_ == Connection::Phase::kDead) return;
+  c.read_paused_ = false;
+  // First what was received but not handled when the pause came; it may pause again.
+  if (!c.inbuf_.empty() && !consume(c, nullptr, 0)) return destroy(c);
+  // Still armed: the cancel is in flight, and its completion re-arms (on_recv).
+  if (c.phase_ != Connection::Phase::kDead && !c.recv_armed_ && !c.read_paused_) arm_recv(c);
 }
 
 void Loop::flush(Connection& c) {

@@ -92,6 +92,14 @@ class Loop {
   // Closes once everything queued is written; a WebSocket gets a close frame
   // with `code` first.
   void close(Connection& c, uint16_t code = 1000, std::string_view reason = {});
+  // Back-pressure: stops reading from c until resume_reading, so once the
+  // kernel's buffers fill the peer's sends block (TCP flow control). Frames
+  // already received but not yet handled wait for the resume, which handles
+  // them first; sending goes on. While paused the
+  // connection reads no pong either, so a pause must be short next to the
+  // ping interval. Both are no-ops when there is nothing to change.
+  void pause_reading(Connection& c);
+  void resume_reading(Connection& c);
 
  private:
   enum class Op : uint8_t { kAccept, kRecv, kSend, kTick, kInbox, kIgnore };

@@ -25,7 +25,8 @@ bool Loop::consume(Connection& c, char* data, size_t len) {
   }
   bool ok = true;
   size_t used = 0;
-  while (ok && used < n) {
+  // A paused connection's unhandled bytes wait in inbuf_ for resume_reading.
+  while (ok && used < n && !c.read_paused_) {
     size_t step = 0;
     if (c.phase_ == Connection::Phase::kHttp) {
       step = consume_http(c, std::string_view(buf + used, n - used));
@@ -130,7 +131,7 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
 
 size_t Loop::consume_frames(Connection& c, char* data, size_t len, bool* ok) {
   size_t used = 0;
-  while (c.phase_ == Connection::Phase::kWebSocket && used < len) {
+  while (c.phase_ == Connection::Phase::kWebSocket && used < len && !c.read_paused_) {
     ws::FrameHeader h;
     auto* p = reinterpret_cast<uint8_t*>(data + used);
     ws::HeaderStatus st = ws::parse_header(p, len - used, &h);

@@ -42,6 +42,9 @@ class AuditFeed {
   std::string refusal();
   // Whether committed records still wait for room in the log.
   bool backlogged() const { return !backlog_.empty(); }
+  // Entries committed but not yet in the chain: held here, or queued in the log.
+  size_t queued() const { return backlog_.size() + size_t(log_.metrics().queue_depth.load(std::memory_order_relaxed)); }
+  size_t capacity() const { return capacity_; }
   // Adds a record to the batch being built.
   void add(engine::AuditRecord record);
   // The pending copy of every record added to this batch, to commit with it.

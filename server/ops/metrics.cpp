@@ -42,6 +42,8 @@ std::string render_metrics(const MetricsSources& m) {
     metric(out, "buzz_auth_successes_total", "counter", "NIP-42 AUTH accepted", get(m.relay->auth_successes));
     metric(out, "buzz_auth_failures_total", "counter", "NIP-42 AUTH refused", get(m.relay->auth_failures));
     metric(out, "buzz_subscriptions_active", "gauge", "registered live subscriptions", get(m.relay->subscriptions_active));
+    metric(out, "buzz_ingest_paused_total", "counter", "connections not read from while the store writer caught up (back-pressure)",
+           get(m.relay->ingest_pauses));
     out += "# HELP buzz_media_uploads_total successful PUT /media/upload responses by stored MIME type\n"
            "# TYPE buzz_media_uploads_total counter\n";
     for (size_t i = 0; i < kMediaUploadLabels.size(); ++i) {

@@ -26,6 +26,7 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
   const engine::Id id = e.id;
   Submitter who{c.conn.id(), c.session.pubkey, c.session.grant, false};
   std::optional<Verdict> v = ingest(who, std::move(e));
+  if (s_.writer.congested()) hold_back(c);
   if (!v) return;
   // A full writer queue drops the message with a NOTICE and no OK (protocol.md §2.5).
   if (v->busy) return send_notice(c, v->reason);

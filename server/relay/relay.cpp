@@ -161,8 +161,10 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
   auto revoked = std::make_shared<const std::vector<Revocation>>(std::move(outcome.revoked));
   for (size_t i = 0; i < loops_.size(); ++i) {
     net::Loop* loop = loops_[i];
-    if (by_loop[i].empty() && committed->empty() && lost->empty() && revoked->empty()) continue;
+    // Every batch's task resumes the loop's paused readers once the writer has caught up.
+    if (by_loop[i].empty() && committed->empty() && lost->empty() && revoked->empty() && !outcome.relieved) continue;
     loop->post([this, loop, replies = std::move(by_loop[i]), committed, lost, revoked] {
+      resume_paused(*loop);
       for (const OkReply& r : replies) {
         net::Connection* conn = loop->find(r.to);
         if (!conn || !conn->is_websocket()) {  // a deferred HTTP request, or one whose connection is gone
@@ -230,10 +232,29 @@ void Relay::announce_offline(const engine::Pubkey& pk) {
 }
 
 void Relay::on_tick(net::Loop& loop) {
+  resume_paused(loop);  // a safety net: the writer's relief normally comes with a batch
   // One loop sweeps for the whole relay: statuses not refreshed within their
   // 90 s go offline, and say so (protocol.md §12.1).
   if (loop.index() != 0) return;
   for (const engine::Pubkey& pk : s_.presence.expire(engine::unix_now())) announce_offline(pk);
+}
+
+void Relay::hold_back(Context& c) {
+  if (c.conn.reading_paused()) return;
+  c.loop.pause_reading(c.conn);
+  c.state.paused.push_back(c.conn.id());
+  s_.stats.ingest_pauses.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Relay::resume_paused(net::Loop& loop) {
+  LoopState& st = state(loop);
+  if (st.paused.empty() || s_.writer.congested()) return;
+  // Resuming handles what each one had buffered, which may pause it again.
+  std::vector<net::ConnId> resumed;
+  resumed.swap(st.paused);
+  for (net::ConnId id : resumed) {
+    if (net::Connection* conn = loop.find(id)) loop.resume_reading(*conn);
+  }
 }
 
 void Relay::drop_subscription(LoopState& st, Session& session, const std::string& sub_id) {

@@ -72,6 +72,8 @@ class Relay final : public net::Service {
     index::SubscriptionIndex subs;
     // Authenticated connections by pubkey, to close them when membership ends.
     std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_pubkey;
+    // Connections not read from while the store writer is congested (back-pressure).
+    std::vector<net::ConnId> paused;
   };
   struct Context {  // one message being handled
     net::Loop& loop;
@@ -102,6 +104,10 @@ class Relay final : public net::Service {
   // Matches committed events against this loop's subscriptions and sends them.
   void fanout(net::Loop& loop, const std::vector<CommittedEvent>& events);
   void drop_subscription(LoopState& state, Session& session, const std::string& sub_id);
+  // Back-pressure: a connection that sends EVENTs while the writer is
+  // congested is not read from until it is not (StoreWriter::congested).
+  void hold_back(Context& c);
+  void resume_paused(net::Loop& loop);
   void close_pubkey(net::Loop& loop, const engine::Pubkey& pk);
   // Ends the channel subscriptions a membership change took away (protocol.md §9.7).
   void revoke(net::Loop& loop, const Revocation& r);

@@ -11,6 +11,8 @@ namespace buzz::server {
 namespace {
 
 constexpr auto kBacklogRetry = std::chrono::milliseconds(5);
+// How long a batch waits for a full audit log before refusing its client events.
+constexpr auto kAuditWait = std::chrono::seconds(2);
 
 }  // namespace
 
@@ -54,6 +56,9 @@ bool StoreWriter::submit(WriteJob&& job) {
     std::lock_guard lock(mu_);
     if (queue_.size() >= capacity_ || stopping_) return false;
     queue_.push_back(std::move(job));
+    // Raised here, the moment the queue passes half, so the sender is held
+    // back before the queue can fill; only the writer lowers it (update_congestion).
+    if (queue_.size() >= capacity_ / 2) congested_.store(true, std::memory_order_relaxed);
     if (queue_.size() > 1) return true;  // the writer is already awake for this batch
   }
   cv_.notify_one();
@@ -85,16 +90,42 @@ void StoreWriter::run() {
     {
       std::unique_lock lock(mu_);
       // The reaper's turn comes with the next batch, or alone when the relay is
-      // idle; an audit backlog is retried every few milliseconds even then.
+      // idle; an audit backlog, or congestion, is looked at every few
+      // milliseconds even then.
       auto wake = next_reap_;
-      if (audit_.backlogged()) wake = std::min(wake, std::chrono::steady_clock::now() + kBacklogRetry);
+      if (audit_.backlogged() || congested()) wake = std::min(wake, std::chrono::steady_clock::now() + kBacklogRetry);
       cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty() && stopping_) return;
       jobs.swap(queue_);
     }
+    update_congestion(jobs.size());
     if (!jobs.empty() || audit_.backlogged() || std::chrono::steady_clock::now() >= next_reap_) process(jobs);
     jobs.clear();
   }
+}
+
+void StoreWriter::update_congestion(size_t queued) {
+  const size_t audit = audit_.queued(), audit_capacity = audit_.capacity();
+  const bool was = congested();
+  const bool now = was ? queued > capacity_ / 8 || audit > audit_capacity / 8 || audit_.backlogged()
+                       : queued >= capacity_ / 2 || audit >= audit_capacity / 2 || audit_.backlogged();
+  if (now == was) return;
+  congested_.store(now, std::memory_order_relaxed);
+  if (!now && sink_) {
+    WriteBatchOutcome relief;
+    relief.relieved = true;
+    sink_(std::move(relief));
+  }
+}
+
+std::string StoreWriter::audit_refusal() {
+  const auto deadline = std::chrono::steady_clock::now() + kAuditWait;
+  std::string refusal = audit_.refusal();
+  while (!refusal.empty() && audit_.backlogged() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(kBacklogRetry);
+    refusal = audit_.refusal();
+  }
+  return refusal;
 }
 
 void StoreWriter::process(std::vector<WriteJob>& jobs) {
@@ -127,7 +158,7 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
   batch.pending.reserve(jobs.size());
   std::unordered_set<engine::Id, engine::KeyBytesHash> admitted;  // channel changes this batch already runs
   // While the audit log cannot take more, client events are refused, never stored unaudited.
-  const std::string audit_refusal = audit_.refusal();
+  const std::string audit_refused = audit_refusal();
   if (std::chrono::steady_clock::now() >= next_reap_) {
     next_reap_ = std::chrono::steady_clock::now() + reaper_interval_;
     Admission reaped = team_.reap(now);
@@ -140,13 +171,13 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
       continue;
     }
     if (job.type == WriteJob::Type::kDm) {
-      plan_dm(job, now, !audit_refusal.empty(), batch);
+      plan_dm(job, now, !audit_refused.empty(), batch);
       continue;
     }
     const engine::Event& e = *job.event;
     const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
-    if (!audit_refusal.empty() && waiting) {
-      batch.out.replies.push_back({job.origin, e.id, false, audit_refusal});
+    if (!audit_refused.empty() && waiting) {
+      batch.out.replies.push_back({job.origin, e.id, false, audit_refused});
       continue;
     }
     if (job.type == WriteJob::Type::kMembership) {

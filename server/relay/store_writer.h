@@ -85,6 +85,7 @@ struct WriteBatchOutcome {
   std::vector<engine::Pubkey> lost_membership;
   std::vector<Revocation> revoked;  // applied after the batch's fan-out
   std::vector<DmReply> dm_replies;
+  bool relieved = false;  // the writer is no longer congested: paused readers may resume
 };
 
 class StoreWriter {
@@ -113,6 +114,11 @@ class StoreWriter {
   uint64_t batches() const { return batches_.load(std::memory_order_relaxed); }
   uint64_t batched_jobs() const { return batched_jobs_.load(std::memory_order_relaxed); }
   uint64_t stored() const { return stored_.load(std::memory_order_relaxed); }  // new events, relay-signed ones included
+  // Any thread. True from the moment the queue or the audit log's passes half
+  // its capacity until both are back under an eighth: the relay then stops
+  // reading from connections that send EVENTs (back-pressure), so a sustained
+  // overload makes OKs slower instead of refusing them.
+  bool congested() const { return congested_.load(std::memory_order_relaxed); }
 
  private:
   // One event to store in this batch: a client's own, or a relay-signed one
@@ -137,6 +143,13 @@ class StoreWriter {
 
   void run();
   void process(std::vector<WriteJob>& jobs);
+  // Writer thread: recomputes congested() from `queued` jobs and the audit log;
+  // says so to the sink when it clears.
+  void update_congestion(size_t queued);
+  // The audit refusal for this batch's client events, after waiting up to
+  // kAuditWait for the log to take its backlog: a refusal only for a log
+  // that stays full.
+  std::string audit_refusal();
   // Runs the checks that need the batch's order (membership, channel rules) and
   // lays out what to store.
   void plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch);
@@ -163,6 +176,7 @@ class StoreWriter {
   std::atomic<uint64_t> batches_{0};
   std::atomic<uint64_t> batched_jobs_{0};
   std::atomic<uint64_t> stored_{0};
+  std::atomic<bool> congested_{false};
   std::thread thread_;
 };
 

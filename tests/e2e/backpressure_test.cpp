@@ -3,9 +3,13 @@
 // answers the connection past it with a plain HTTP 503 and serves again once
 // one closes, and the bounded send queue, which closes a subscriber that stops
 // reading (1008) after three consecutive events found its queue full, while the
-// publisher and other readers carry on. The metrics port counts both.
+// publisher and other readers carry on. The metrics port counts both. And
+// back-pressure on ingest (issue 20): a relay whose store or audit log falls
+// behind stops reading from the senders of EVENTs instead of refusing them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -93,6 +97,66 @@ TEST(BackpressureTest, SubscriberThatStopsReadingIsClosedAndOthersCarryOn) {
   EXPECT_EQ(sleepy->ws().close_code(), 1008);
   EXPECT_TRUE(publisher->publish(make_event(author, 1, "still here")).accepted);
   EXPECT_TRUE(reader->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.event.content == "still here"; }));
+}
+
+// Queues this small fill within milliseconds under four pipelining writers:
+// without back-pressure the writer refused most of these events ("busy" or
+// "audit backlog full"). With it, the senders are paused, every EVENT is
+// stored and answered OK true, and a reader on another connection is answered
+// meanwhile.
+TEST(BackpressureTest, SustainedIngestPastTheWritersPaceSlowsSendersAndRefusesNothing) {
+  const uint16_t metrics = free_tcp_port();
+  auto relay = start({"--max-concurrent-handlers", "16", "--audit-queue", "8"}, metrics);
+  ASSERT_TRUE(relay);
+  constexpr int kWriters = 4, kEvents = 300, kWindow = 48;
+  std::atomic<int> refused{0}, answered{0};
+  std::vector<Keypair> keys;
+  for (int w = 0; w < kWriters; ++w) keys.push_back(engine::generate_keypair());
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      std::string error;
+      auto c = NostrClient::connect_authed(*relay, keys[size_t(w)], &error);
+      ASSERT_TRUE(c) << error;
+      std::vector<std::string> ids;
+      size_t acked = 0;
+      // A refusal (or a NOTICE instead of an OK) ends this writer: the test has failed.
+      auto take_ok = [&] {
+        OkReply ok = c->wait_ok(ids[acked++], 10000);
+        if (ok.accepted) return ++answered, true;
+        ++refused;
+        ADD_FAILURE() << "refused: " << ok.reason;
+        return false;
+      };
+      for (int i = 0; i < kEvents; ++i) {
+        engine::Event e = make_event(keys[size_t(w)], 1, "sustained " + std::to_string(i));
+        ids.push_back(e.id_hex());
+        ASSERT_TRUE(c->send(R"(["EVENT",)" + e.raw + "]"));
+        if (ids.size() - acked >= kWindow && !take_ok()) return;
+      }
+      while (acked < ids.size()) {
+        if (!take_ok()) return;
+      }
+    });
+  }
+  // A reader is answered while the writers are held back.
+  std::string error;
+  auto reader = NostrClient::connect_authed(*relay, engine::generate_keypair(), &error);
+  ASSERT_TRUE(reader) << error;
+  const std::string past = std::to_string(unix_now() - 3600);  // history only: no live events to fall behind on
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_TRUE(reader->req("r" + std::to_string(i), R"({"kinds":[1],"limit":5,"until":)" + past + "}").eose)
+        << "a reader stalled";
+  }
+  for (auto& t : writers) t.join();
+  EXPECT_EQ(answered.load(), kWriters * kEvents);
+  EXPECT_EQ(refused.load(), 0);
+  EXPECT_GT(counter(metrics, "buzz_ingest_paused_total"), 0) << "the writers were never held back";
+  for (const Keypair& k : keys) {
+    auto n = reader->count("n", R"({"kinds":[1],"authors":[")" + hex(k) + R"("]})");
+    ASSERT_TRUE(n);
+    EXPECT_EQ(n->count, kEvents);
+  }
 }
 
 }  // namespace
