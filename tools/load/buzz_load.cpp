@@ -8,6 +8,7 @@
 //   buzz-load idle    --connections 10000
 //   buzz-load channels --channels 200 --members 2000 --per-member 2 --rate 2000 --seconds 10
 //   buzz-load messages --events 5000 --connections 32 --seconds 10
+//   buzz-load crash    --cycles 50 --connections 4
 // Common: --binary ./build/buzz  --json (one JSON object on stdout)
 #include <openssl/evp.h>
 #include <sys/epoll.h>
@@ -30,12 +31,16 @@
 #include "engine/rocks_event_store.h"
 #include "engine/signature.h"
 #include "tools/client/ws_client.h"
+#include "tools/load/crash.h"
 #include "tools/load/http_client.h"
+#include "tools/load/load_client.h"
 #include "tools/load/server_process.h"
 
 namespace {
 
 using namespace buzz;
+using load::connect_authed;
+using load::note;
 using Clock = std::chrono::steady_clock;
 
 struct Options {
@@ -51,6 +56,7 @@ struct Options {
   int members = 2000;
   int per_member = 2;  // channels each member belongs to (and subscribes to)
   int in_flight = 16;  // ingest: EVENTs each connection keeps unanswered
+  int cycles = 50;     // crash: kill -9 cycles
   bool json = false;
 };
 
@@ -80,24 +86,6 @@ double verify_us() {
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / n;
 }
 
-std::unique_ptr<client::WsClient> connect_authed(const load::ServerProcess& server, const engine::Keypair& key) {
-  std::string err;
-  auto c = client::WsClient::connect("127.0.0.1", server.port(), &err, "/", 10000);
-  if (!c) throw std::runtime_error("connect: " + err);
-  auto first = c->recv(5000);
-  if (!first || first->rfind("[\"AUTH\",\"", 0) != 0) throw std::runtime_error("no AUTH challenge");
-  std::string challenge = first->substr(9, 64);
-  engine::Event auth;
-  auth.kind = 22242;
-  auth.created_at = engine::unix_now();
-  auth.tags = {{"relay", server.url()}, {"challenge", challenge}};
-  engine::sign_event(key, &auth);
-  c->send_text("[\"AUTH\"," + auth.raw + "]");
-  auto ok = c->recv(5000);
-  if (!ok || ok->find("true") == std::string::npos) throw std::runtime_error("AUTH refused: " + ok.value_or("timeout"));
-  return c;
-}
-
 // The store writer's group-commit counters from the relay's /metrics.
 struct BatchCounters {
   double batches = 0, jobs = 0;
@@ -110,17 +98,6 @@ BatchCounters scrape_batches(const load::ServerProcess& server) {
     return at == std::string::npos ? 0.0 : std::strtod(body.c_str() + at + name.size() + 2, nullptr);
   };
   return {value("buzz_store_batches_total"), value("buzz_store_batched_jobs_total")};
-}
-
-engine::Event note(const engine::Keypair& key, std::string content, std::vector<engine::Tag> tags = {},
-                   uint16_t kind = 1) {
-  engine::Event e;
-  e.kind = kind;
-  e.created_at = engine::unix_now();
-  e.tags = std::move(tags);
-  e.content = std::move(content);
-  engine::sign_event(key, &e);
-  return e;
 }
 
 void report(const Options& o, const std::map<std::string, double>& figures) {
@@ -577,6 +554,15 @@ void messages(const Options& o) {
          before, after);
 }
 
+void crash(const Options& o) {
+  const std::string dir = temp_dir();
+  const int connections = std::min(o.connections, 8);
+  auto figures = load::run_crash({o.binary, dir + "/data", o.cycles, connections, uint32_t(getpid())});
+  std::filesystem::remove_all(dir);
+  report(o, figures);
+  if (figures["missing"] != 0 || figures["audit_verify_ok"] != 1) throw std::runtime_error("an acknowledged event was lost");
+}
+
 void idle(const Options& o) {
   std::string dir = temp_dir();
   load::ServerProcess server(o.binary, dir, pick_port());
@@ -604,9 +590,9 @@ void idle(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages [--binary PATH] [--connections N] [--events N]\n"
-               "       [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N] [--members N]\n"
-               "       [--per-member N] [--in-flight N] [--json]\n", stderr);
+    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash [--binary PATH] [--connections N]\n"
+               "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
+               "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--json]\n", stderr);
     return argc < 2 ? 2 : 0;
   }
   o.scenario = argv[1];
@@ -618,6 +604,7 @@ int main(int argc, char** argv) {
     else if (a == "--connections") o.connections = std::stoi(next());
     else if (a == "--events") o.events = std::stoi(next());
     else if (a == "--in-flight") o.in_flight = std::max(1, std::stoi(next()));
+    else if (a == "--cycles") o.cycles = std::max(1, std::stoi(next()));
     else if (a == "--subscribers") o.subscribers = std::stoi(next());
     else if (a == "--rate") o.rate = std::stoi(next());
     else if (a == "--seconds") o.seconds = std::stoi(next());
@@ -638,6 +625,7 @@ int main(int argc, char** argv) {
     else if (o.scenario == "idle") idle(o);
     else if (o.scenario == "channels") channels(o);
     else if (o.scenario == "messages") messages(o);
+    else if (o.scenario == "crash") crash(o);
     else return std::fprintf(stderr, "buzz-load: unknown scenario %s\n", o.scenario.c_str()), 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "buzz-load: %s\n", e.what());

@@ -60,8 +60,8 @@ ProcessUsage read_usage(pid_t pid) {
   return u;
 }
 
-ServerProcess::ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port)
-    : port_(port), data_dir_(data_dir) {
+ServerProcess::ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port, bool keep_data)
+    : port_(port), data_dir_(data_dir), keep_data_(keep_data) {
   pid_ = fork();
   if (pid_ == 0) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);  // a load run that dies takes its server with it
@@ -93,6 +93,7 @@ ServerProcess::~ServerProcess() {
   kill(pid_, SIGTERM);
   int status;
   waitpid(pid_, &status, 0);
+  if (keep_data_) return;
   std::error_code ec;  // best effort
   std::filesystem::remove_all(data_dir_, ec);
 }

@@ -26,9 +26,10 @@ ProcessUsage read_usage(pid_t pid);
 class ServerProcess {
  public:
   // Starts `binary serve --open --bind 127.0.0.1:port --data-dir dir` and waits for /health.
-  ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port);
-  // SIGTERM, wait for the exit, then remove the data directory (scratch for one
-  // run; removing it earlier would pull files from under the running server).
+  // `keep_data`: the directory outlives this server (a crash run restarts on it).
+  ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port, bool keep_data = false);
+  // SIGTERM, wait for the exit, then remove the data directory unless kept (scratch
+  // for one run; removing it earlier would pull files from under the running server).
   ~ServerProcess();
   pid_t pid() const { return pid_; }
   uint16_t port() const { return port_; }
@@ -38,6 +39,7 @@ class ServerProcess {
   pid_t pid_ = -1;
   uint16_t port_;
   std::string data_dir_;
+  bool keep_data_;
 };
 
 }  // namespace buzz::load
