@@ -87,6 +87,7 @@ void StoreWriter::submit_relay_events(std::vector<engine::Event> events) {
 void StoreWriter::run() {
   std::vector<WriteJob> jobs;
   for (;;) {
+    bool relieved = false;
     {
       std::unique_lock lock(mu_);
       // The reaper's turn comes with the next batch, or alone when the relay is
@@ -97,25 +98,26 @@ void StoreWriter::run() {
       cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty() && stopping_) return;
       jobs.swap(queue_);
+      // Under the lock: no submit can raise the flag between this reading and its store.
+      relieved = update_congestion(jobs.size());
     }
-    update_congestion(jobs.size());
+    if (relieved) {
+      WriteBatchOutcome relief;
+      relief.relieved = true;
+      sink_(std::move(relief));
+    }
     if (!jobs.empty() || audit_.backlogged() || std::chrono::steady_clock::now() >= next_reap_) process(jobs);
     jobs.clear();
   }
 }
 
-void StoreWriter::update_congestion(size_t queued) {
+bool StoreWriter::update_congestion(size_t queued) {
   const size_t audit = audit_.queued(), audit_capacity = audit_.capacity();
   const bool was = congested();
   const bool now = was ? queued > capacity_ / 8 || audit > audit_capacity / 8 || audit_.backlogged()
                        : queued >= capacity_ / 2 || audit >= audit_capacity / 2 || audit_.backlogged();
-  if (now == was) return;
   congested_.store(now, std::memory_order_relaxed);
-  if (!now && sink_) {
-    WriteBatchOutcome relief;
-    relief.relieved = true;
-    sink_(std::move(relief));
-  }
+  return was && !now;
 }
 
 std::string StoreWriter::audit_refusal() {

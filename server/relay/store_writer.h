@@ -143,9 +143,9 @@ class StoreWriter {
 
   void run();
   void process(std::vector<WriteJob>& jobs);
-  // Writer thread: recomputes congested() from `queued` jobs and the audit log;
-  // says so to the sink when it clears.
-  void update_congestion(size_t queued);
+  // Writer thread, under mu_: recomputes congested() from `queued` jobs and the
+  // audit log; true when it just cleared (the sink is then told, unlocked).
+  bool update_congestion(size_t queued);
   // The audit refusal for this batch's client events, after waiting up to
   // kAuditWait for the log to take its backlog: a refusal only for a log
   // that stays full.
