@@ -34,7 +34,6 @@ class Throttle {
            engine::EventStore& store, StoreWriter& writer, RelayStats& stats)
       : limits_(limits), profiles_(profiles), membership_(membership), store_(store), writer_(writer), stats_(stats) {}
 
-  Tier tier_of(const engine::Pubkey& pk) const;
   // An EVENT, REQ or COUNT frame on this connection: false past the human frame limit.
   bool admit_frame(Session& session);
   // A message (counts_as_message) by its author: the refusal, or nullopt.
@@ -45,6 +44,8 @@ class Throttle {
   void note_rate_limited(const engine::Pubkey& pk, RateLimit limit, std::string_view channel);
 
  private:
+  // The operator's assignment, else agent-standard for a declared agent, else human.
+  Tier tier_of(const engine::Pubkey& pk) const;
   // The relay owner and admins: no frame or message limit.
   bool administers(const engine::Pubkey& pk) const;
 
