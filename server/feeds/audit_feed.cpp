@@ -122,10 +122,14 @@ void AuditFeed::flush() {
 }
 
 void AuditFeed::on_durable(uint64_t ticket) {
-  if (auto s = store_.erase_state(StateTable::kAuditPending, audit_ticket_key(0), audit_ticket_key(ticket + 1)); !s) {
+  if (ticket < erased_below_) return;
+  auto s = store_.erase_state(StateTable::kAuditPending, audit_ticket_key(erased_below_), audit_ticket_key(ticket + 1));
+  if (!s) {
     // Harmless: the copies are replayed and skipped at the next start.
     log_warn("could not erase pending audit records", {{"error", s.error()}});
+    return;
   }
+  erased_below_ = ticket + 1;
 }
 
 }  // namespace buzz::server

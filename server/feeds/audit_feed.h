@@ -67,6 +67,11 @@ class AuditFeed {
   engine::AuditLog& log_;
   size_t capacity_;
   uint64_t next_ticket_ = 1;
+  // on_durable's own: pending copies below this ticket are already erased.
+  // Each erase covers only what the last one did not: overlapping range
+  // deletes (all from 0) cost RocksDB memory quadratic in their number when
+  // the family's memtable is flushed (gigabytes after some 50,000 events).
+  uint64_t erased_below_ = 0;
   std::vector<engine::AuditLog::TicketedRecord> batch_;    // added, not yet committed
   std::deque<engine::AuditLog::TicketedRecord> backlog_;   // committed, not yet taken by the log
 };
