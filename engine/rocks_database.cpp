@@ -6,6 +6,7 @@
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
+#include <rocksdb/write_buffer_manager.h>
 
 #include <optional>
 
@@ -52,6 +53,8 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   db_options.env->LowerThreadPoolCPUPriority(rocksdb::Env::Priority::LOW, rocksdb::CpuPriority::kLow);
   db_options.max_open_files = 512;
   db_options.allow_concurrent_memtable_write = false;  // hash memtables (below) need it; one thread writes anyway
+
+  db_options.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(options.memtable_budget_bytes);
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   rocksdb::BlockBasedTableOptions table;

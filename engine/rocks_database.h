@@ -42,6 +42,10 @@ enum class Family : uint8_t {
 struct DatabaseOptions {
   bool sync_writes = false;  // fsync the WAL on every batch (power-loss durability)
   size_t block_cache_bytes = 256 << 20;
+  // All memtables together, over every family: past it RocksDB flushes the
+  // largest. Without it each of the ~20 families may hold two 64 MiB memtables,
+  // and the relay's memory would grow with the number of families, not the load.
+  size_t memtable_budget_bytes = 64 << 20;
 };
 
 class RocksDatabase {
