@@ -9,9 +9,8 @@
 //   buzz-load channels --channels 200 --members 2000 --per-member 2 --rate 2000 --seconds 10
 //   buzz-load messages --events 5000 --connections 32 --seconds 10
 //   buzz-load crash    --cycles 50 --connections 4
+//   buzz-load soak     --minutes 10 --connections 5000 --rate 500 --csv soak.csv
 // Common: --binary ./build/buzz  --json (one JSON object on stdout)
-#include <openssl/evp.h>
-#include <sys/epoll.h>
 #include <unistd.h>
 #include <sys/resource.h>
 
@@ -34,22 +33,29 @@
 #include "tools/load/crash.h"
 #include "tools/load/http_client.h"
 #include "tools/load/load_client.h"
+#include "tools/load/ready_set.h"
+#include "tools/load/send_floor.h"
+#include "tools/load/soak.h"
 #include "tools/load/server_process.h"
 
 namespace {
 
 using namespace buzz;
 using load::connect_authed;
+using load::send_all;
 using load::note;
+using load::now_s;
+using load::query;
+using load::ReadySet;
 using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::string scenario;
   std::string binary = "./build/buzz";
-  int connections = 50;
+  int connections = 0;  // 0: the scenario's own default (main)
   int events = 20000;
   int subscribers = 1000;
-  int rate = 50;
+  int rate = 0;  // 0: the scenario's own default (main)
   int seconds = 10;
   int queries = 300;
   int channels = 200;
@@ -57,10 +63,10 @@ struct Options {
   int per_member = 2;  // channels each member belongs to (and subscribes to)
   int in_flight = 16;  // ingest: EVENTs each connection keeps unanswered
   int cycles = 50;     // crash: kill -9 cycles
+  int minutes = 10;    // soak
+  std::string csv;     // soak: where the per-second samples go
   bool json = false;
 };
-
-double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
 // Sleeps until the steady-clock time `due` (seconds): one wake-up per send, not a
 // polling loop, so the publishers leave the shared cores to the relay.
@@ -124,38 +130,6 @@ void report(const Options& o, std::map<std::string, double> figures, const load:
   }
   report(o, figures);
 }
-
-// Readiness over many connections with epoll: poll() over thousands of sockets
-// would cost the load tool more CPU than the relay spends delivering to them.
-class ReadySet {
- public:
-  // Watches conns[i] for every i in `which` (all of them when it is empty).
-  explicit ReadySet(const std::vector<std::unique_ptr<client::WsClient>>& conns, const std::vector<size_t>& which = {})
-      : fd_(epoll_create1(0)) {
-    auto watch = [&](size_t i) {
-      epoll_event ev{};
-      ev.events = EPOLLIN;
-      ev.data.u64 = i;
-      epoll_ctl(fd_, EPOLL_CTL_ADD, conns[i]->fd(), &ev);
-    };
-    if (which.empty()) {
-      for (size_t i = 0; i < conns.size(); ++i) watch(i);
-    }
-    for (size_t i : which) watch(i);
-  }
-  ~ReadySet() { close(fd_); }
-  // Calls on_ready(index) for each connection with data; false on timeout.
-  template <class F>
-  bool wait(int timeout_ms, F&& on_ready) {
-    epoll_event events[256];
-    int n = epoll_wait(fd_, events, 256, timeout_ms);
-    for (int i = 0; i < n; ++i) on_ready(size_t(events[i].data.u64));
-    return n > 0;
-  }
-
- private:
-  int fd_;
-};
 
 // Live deliveries until `expected` arrived or the deadline passed; each event's
 // content is its index into sent_at. Two reader threads share the sockets, so
@@ -301,24 +275,16 @@ void fanout(const Options& o) {
   auto after = load::read_usage(server.pid());
   size_t got = latencies.size();
   double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
+  const double per_delivery = cpu_us / double(std::max<size_t>(1, got));
+  // The floor over as many connections as there are subscribers, with the
+  // relay idle but still holding them: what one delivery costs the kernel.
+  const double floor = load::loopback_send_floor_us(o.subscribers);
   report(o, {{"deliveries_expected", double(expected)}, {"deliveries_received", double(got)},
              {"lost", double(expected - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
              {"p99_ms", percentile_ms(latencies, 0.99)},
-             {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))}, {"bare_verify_us", verify_us()}},
+             {"server_cpu_us_per_delivery", per_delivery}, {"send_floor_us", floor},
+             {"ratio_to_send_floor", per_delivery / floor}, {"bare_verify_us", verify_us()}},
          before, after);
-}
-
-// Sends frames on one connection, at most `window` unanswered, and waits for every OK.
-void send_all(client::WsClient& c, const std::vector<std::string>& frames, size_t window = 64) {
-  size_t sent = 0, acked = 0;
-  while (acked < frames.size()) {
-    while (sent < frames.size() && sent - acked < window) c.send_text(frames[sent++]);
-    auto m = c.recv(10000);
-    if (!m) throw std::runtime_error("timeout waiting for OK");
-    if (m->rfind("[\"OK\"", 0) != 0) continue;
-    if (m->find("\",true,") == std::string::npos) throw std::runtime_error("refused: " + *m);
-    ++acked;
-  }
 }
 
 // Team traffic: private channels, each member subscribed to its own channels
@@ -401,6 +367,40 @@ void channels(const Options& o) {
          before, after);
 }
 
+// --connections clients, each on its own thread, asking one query after another
+// for --seconds: by kind, by author and by tag in turn, each naming a different
+// author or tag than the last, with the same limit of 500 as the latency shapes.
+void mixed_history(const Options& o, const load::ServerProcess& server, const std::vector<engine::Keypair>& authors,
+                   std::map<std::string, double>& figures) {
+  std::vector<std::unique_ptr<client::WsClient>> conns;
+  for (int i = 0; i < o.connections; ++i) conns.push_back(connect_authed(server, engine::generate_keypair()));
+  std::atomic<uint64_t> queries{0}, results{0};
+  auto before = load::read_usage(server.pid());
+  const double t0 = now_s(), deadline = t0 + o.seconds;
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < conns.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t q = t; now_s() < deadline; q += conns.size()) {
+        std::string filter;
+        switch (q % 3) {
+          case 0: filter = R"({"kinds":[1],"limit":500})"; break;
+          case 1: filter = "{\"kinds\":[1],\"authors\":[\"" + engine::to_hex(authors[q % authors.size()].pubkey) + "\"],\"limit\":500}"; break;
+          default: filter = "{\"kinds\":[1],\"#t\":[\"tag" + std::to_string(q % 200) + "\"],\"limit\":500}"; break;
+        }
+        results.fetch_add(query(*conns[t], filter), std::memory_order_relaxed);
+        queries.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double elapsed = now_s() - t0;
+  auto after = load::read_usage(server.pid());
+  figures["mixed_connections"] = double(conns.size());
+  figures["mixed_queries_per_s"] = double(queries.load()) / elapsed;
+  figures["mixed_results_per_query"] = double(results.load()) / double(std::max<uint64_t>(1, queries.load()));
+  figures["mixed_server_cpu_us_per_query"] = (after.cpu_seconds - before.cpu_seconds) * 1e6 / double(std::max<uint64_t>(1, queries.load()));
+}
+
 void history(const Options& o) {
   std::string dir = temp_dir();
   std::vector<engine::Keypair> authors;
@@ -448,17 +448,9 @@ void history(const Options& o) {
     std::vector<double> lat;
     size_t results = 0;
     for (int q = 0; q < o.queries; ++q) {
-      double t0 = now_s();
-      c->send_text("[\"REQ\",\"h\"," + filter + "]");
-      results = 0;
-      while (auto m = c->recv(10000)) {
-        if (m->rfind("[\"EOSE\"", 0) == 0) break;
-        if (m->rfind("[\"CLOSED\"", 0) == 0) throw std::runtime_error("query refused: " + *m);
-        ++results;
-      }
-      lat.push_back((now_s() - t0) * 1e3);
-      c->send_text(R"(["CLOSE","h"])");
-      c->recv(5000);
+      double t0 = now_s(), eose_at = 0;
+      results = query(*c, filter, &eose_at);
+      lat.push_back((eose_at - t0) * 1e3);
     }
     std::sort(lat.begin(), lat.end());
     figures[std::string(name) + "_results"] = double(results);
@@ -466,21 +458,8 @@ void history(const Options& o) {
     figures[std::string(name) + "_p99_ms"] = lat[size_t(0.99 * double(lat.size() - 1))];
   }
   figures["stored_events"] = o.events;
+  mixed_history(o, server, authors, figures);
   report(o, figures);
-}
-
-std::string base64(std::string_view in) {
-  std::string out(4 * ((in.size() + 2) / 3), '\0');
-  EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(in.data()), int(in.size()));
-  return out;
-}
-
-// A NIP-98 Authorization value for one request (rest-api.md §1.3).
-std::string nip98(const engine::Keypair& key, const std::string& url, const std::string& method, const std::string& body) {
-  uint8_t digest[32];
-  engine::sha256(body.data(), body.size(), digest);
-  engine::Event e = note(key, "", {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, 32)}}, 27235);
-  return "Nostr " + base64(e.raw);
 }
 
 // REST reads: one open channel holding --events messages (every tenth with a
@@ -514,13 +493,8 @@ void messages(const Options& o) {
   send_all(*ws, posts);
   send_all(*ws, follow_ups);
 
-  const std::string base = "http://127.0.0.1:" + std::to_string(server.port());
-  const std::string mint_body = R"({"name":"bench","scopes":["messages:read"]})";
+  const std::string bearer = load::mint_bearer(server, owner, "messages:read");
   load::HttpClient setup(server.port());
-  load::HttpAnswer minted = setup.call("POST", "/api/tokens", {{"Authorization", nip98(owner, base + "/api/tokens", "POST", mint_body)}}, mint_body);
-  size_t at_token = minted.body.find("\"token\":\"");
-  if (minted.status != 201 || at_token == std::string::npos) throw std::runtime_error("mint failed: " + minted.body);
-  const std::string bearer = "Bearer " + minted.body.substr(at_token + 9, 69);
   const std::string target = "/api/channels/" + channel + "/messages";
   load::HttpAnswer page = setup.call("GET", target, {{"Authorization", bearer}});
   if (page.status != 200) throw std::runtime_error("messages failed: " + page.body);
@@ -563,6 +537,21 @@ void crash(const Options& o) {
   if (figures["missing"] != 0 || figures["audit_verify_ok"] != 1) throw std::runtime_error("an acknowledged event was lost");
 }
 
+void soak(const Options& o) {
+  std::string dir = temp_dir();
+  load::ServerProcess server(o.binary, dir, pick_port());
+  load::SoakRun run;
+  run.minutes = o.minutes;
+  run.connections = o.connections;
+  run.rate = o.rate;
+  run.csv = o.csv;
+  run.progress = !o.json;
+  auto usage_before = load::read_usage(server.pid());
+  auto figures = load::run_soak(run, server);
+  report(o, figures, usage_before, load::read_usage(server.pid()));
+  if (figures["errors"] != 0 || figures["lost"] != 0) throw std::runtime_error("the soak saw errors or lost deliveries");
+}
+
 void idle(const Options& o) {
   std::string dir = temp_dir();
   load::ServerProcess server(o.binary, dir, pick_port());
@@ -590,9 +579,9 @@ void idle(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash [--binary PATH] [--connections N]\n"
+    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
-               "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--json]\n", stderr);
+               "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--minutes N] [--csv FILE] [--json]\n", stderr);
     return argc < 2 ? 2 : 0;
   }
   o.scenario = argv[1];
@@ -605,6 +594,8 @@ int main(int argc, char** argv) {
     else if (a == "--events") o.events = std::stoi(next());
     else if (a == "--in-flight") o.in_flight = std::max(1, std::stoi(next()));
     else if (a == "--cycles") o.cycles = std::max(1, std::stoi(next()));
+    else if (a == "--minutes") o.minutes = std::max(1, std::stoi(next()));
+    else if (a == "--csv") o.csv = next();
     else if (a == "--subscribers") o.subscribers = std::stoi(next());
     else if (a == "--rate") o.rate = std::stoi(next());
     else if (a == "--seconds") o.seconds = std::stoi(next());
@@ -614,6 +605,8 @@ int main(int argc, char** argv) {
     else if (a == "--per-member") o.per_member = std::stoi(next());
     else return std::fprintf(stderr, "buzz-load: unknown option %s\n", a.c_str()), 2;
   }
+  if (o.connections <= 0) o.connections = o.scenario == "soak" ? 5000 : o.scenario == "history" ? 8 : 50;
+  if (o.rate <= 0) o.rate = o.scenario == "soak" ? 500 : 50;
   rlimit lim;
   getrlimit(RLIMIT_NOFILE, &lim);
   lim.rlim_cur = lim.rlim_max;
@@ -626,6 +619,7 @@ int main(int argc, char** argv) {
     else if (o.scenario == "channels") channels(o);
     else if (o.scenario == "messages") messages(o);
     else if (o.scenario == "crash") crash(o);
+    else if (o.scenario == "soak") soak(o);
     else return std::fprintf(stderr, "buzz-load: unknown scenario %s\n", o.scenario.c_str()), 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "buzz-load: %s\n", e.what());

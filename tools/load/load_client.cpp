@@ -1,9 +1,15 @@
 // What every scenario says to the relay; see load_client.h.
 #include "tools/load/load_client.h"
 
+#include <openssl/evp.h>
+
+#include <chrono>
 #include <stdexcept>
 
 #include "engine/clock.h"
+#include "engine/hex.h"
+#include "tools/load/http_client.h"
+#include "engine/canonical.h"
 
 namespace buzz::load {
 
@@ -33,6 +39,60 @@ engine::Event note(const engine::Keypair& key, std::string content, std::vector<
   e.content = std::move(content);
   engine::sign_event(key, &e);
   return e;
+}
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+std::string nip98(const engine::Keypair& key, const std::string& url, const std::string& method, const std::string& body) {
+  uint8_t digest[32];
+  engine::sha256(body.data(), body.size(), digest);
+  const engine::Event e = note(key, "", {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, 32)}}, 27235);
+  std::string b64(4 * ((e.raw.size() + 2) / 3), '\0');
+  EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()), reinterpret_cast<const unsigned char*>(e.raw.data()),
+                  int(e.raw.size()));
+  return "Nostr " + b64;
+}
+
+std::string mint_bearer(const ServerProcess& server, const engine::Keypair& key, const std::string& scope) {
+  const std::string body = R"({"name":"load","scopes":[")" + scope + R"("]})";
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + "/api/tokens";
+  HttpClient http(server.port());
+  const HttpAnswer minted = http.call("POST", "/api/tokens", {{"Authorization", nip98(key, url, "POST", body)}}, body);
+  const size_t at = minted.body.find("\"token\":\"");
+  if (minted.status != 201 || at == std::string::npos) throw std::runtime_error("mint failed: " + minted.body);
+  return "Bearer " + minted.body.substr(at + 9, minted.body.find('"', at + 9) - (at + 9));
+}
+
+void send_all(client::WsClient& c, const std::vector<std::string>& frames, size_t window) {
+  size_t sent = 0, acked = 0;
+  while (acked < frames.size()) {
+    while (sent < frames.size() && sent - acked < window) c.send_text(frames[sent++]);
+    auto m = c.recv(10000);
+    if (!m) throw std::runtime_error("timeout waiting for OK");
+    if (m->rfind("[\"OK\"", 0) != 0) continue;
+    if (m->find("\",true,") == std::string::npos) throw std::runtime_error("refused: " + *m);
+    ++acked;
+  }
+}
+
+size_t query(client::WsClient& c, const std::string& filter, double* eose_at) {
+  c.send_text("[\"REQ\",\"q\"," + filter + "]");
+  size_t results = 0;
+  while (auto m = c.recv(10000)) {
+    if (m->rfind("[\"CLOSED\"", 0) == 0) throw std::runtime_error("query refused: " + *m);
+    if (m->rfind("[\"EOSE\"", 0) != 0) {
+      ++results;
+      continue;
+    }
+    if (eose_at) *eose_at = now_s();
+    // Live events of the subscription may still come before the CLOSED.
+    c.send_text(R"(["CLOSE","q"])");
+    while (auto closed = c.recv(5000)) {
+      if (closed->rfind("[\"CLOSED\"", 0) == 0) return results;
+    }
+    throw std::runtime_error("no CLOSED after CLOSE: " + filter);
+  }
+  throw std::runtime_error("query timed out: " + filter);
 }
 
 }  // namespace buzz::load

@@ -1,5 +1,5 @@
 // What every buzz-load scenario says to the relay: an authenticated
-// connection (NIP-42), and a signed event.
+// connection (NIP-42), a signed event, a NIP-98 header, a history query.
 #pragma once
 
 #include <cstdint>
@@ -19,5 +19,19 @@ std::unique_ptr<client::WsClient> connect_authed(const ServerProcess& server, co
 // A signed event of `kind` (a kind-1 note unless told), created now.
 engine::Event note(const engine::Keypair& key, std::string content, std::vector<engine::Tag> tags = {},
                    uint16_t kind = 1);
+// A NIP-98 Authorization header value for one request (rest-api.md §1.3).
+std::string nip98(const engine::Keypair& key, const std::string& url, const std::string& method, const std::string& body);
+// A bearer token minted over REST with NIP-98 (POST /api/tokens) holding one
+// scope: "Bearer buzz_…". Throws std::runtime_error if the relay refuses.
+std::string mint_bearer(const ServerProcess& server, const engine::Keypair& key, const std::string& scope);
+// Sends frames on one connection, at most `window` unanswered, and waits for
+// every OK; throws std::runtime_error on a refusal or a timeout.
+void send_all(client::WsClient& c, const std::vector<std::string>& frames, size_t window = 64);
+// One REQ answered to its EOSE, then its CLOSE (which the relay answers with
+// CLOSED); returns the events it carried, and the time its EOSE came (steady
+// clock, seconds) in `eose_at`. Throws std::runtime_error on CLOSED or a timeout.
+size_t query(client::WsClient& c, const std::string& filter, double* eose_at = nullptr);
+// Steady-clock seconds.
+double now_s();
 
 }  // namespace buzz::load
