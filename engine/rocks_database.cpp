@@ -54,7 +54,8 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   db_options.max_open_files = 512;
   db_options.allow_concurrent_memtable_write = false;  // hash memtables (below) need it; one thread writes anyway
 
-  db_options.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(options.memtable_budget_bytes);
+  auto memtable_budget = std::make_shared<rocksdb::WriteBufferManager>(options.memtable_budget_bytes);
+  db_options.write_buffer_manager = memtable_budget;
 
   auto cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   rocksdb::BlockBasedTableOptions table;
@@ -111,7 +112,20 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   out->default_handle_ = handles[0];
   out->handles_.assign(handles.begin() + 1, handles.end());
   out->write_options_.sync = options.sync_writes;
+  out->block_cache_ = cache;
+  out->memtable_budget_ = memtable_budget;
   return out;
+}
+
+StoreMemory RocksDatabase::memory() const {
+  StoreMemory m;
+  m.block_cache = block_cache_->GetUsage();
+  m.memtables = memtable_budget_->memory_usage();
+  uint64_t readers = 0;
+  for (auto* h : handles_) {
+    if (db_->GetIntProperty(h, rocksdb::DB::Properties::kEstimateTableReadersMem, &readers)) m.table_readers += readers;
+  }
+  return m;
 }
 
 RocksDatabase::~RocksDatabase() {

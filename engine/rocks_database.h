@@ -48,6 +48,14 @@ struct DatabaseOptions {
   size_t memtable_budget_bytes = 64 << 20;
 };
 
+// Where the store's memory is, for /metrics: the two bounded pools of
+// DatabaseOptions and the table readers (index and filter blocks not in the cache).
+struct StoreMemory {
+  uint64_t block_cache = 0;
+  uint64_t memtables = 0;  // active, immutable and being flushed
+  uint64_t table_readers = 0;
+};
+
 class RocksDatabase {
  public:
   static Result<std::unique_ptr<RocksDatabase>> open(const std::string& path, const DatabaseOptions& options);
@@ -57,6 +65,8 @@ class RocksDatabase {
   rocksdb::ColumnFamilyHandle* family(Family f) const { return handles_[size_t(f)]; }
   rocksdb::ColumnFamilyHandle* events(StorageFamily f) const { return handles_[size_t(f)]; }
   const rocksdb::WriteOptions& write_options() const { return write_options_; }
+  // Any thread; takes RocksDB's property locks, so not for a hot path.
+  StoreMemory memory() const;
 
  private:
   RocksDatabase() = default;
@@ -64,6 +74,8 @@ class RocksDatabase {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   rocksdb::ColumnFamilyHandle* default_handle_ = nullptr;
   rocksdb::WriteOptions write_options_;
+  std::shared_ptr<rocksdb::Cache> block_cache_;
+  std::shared_ptr<rocksdb::WriteBufferManager> memtable_budget_;
 };
 
 }  // namespace buzz::engine

@@ -207,7 +207,7 @@ int run_serve(int argc, char** argv) {
   // The rooms of server/, each handed the services it uses (docs/architecture.md).
   RelayStats stats;
   Health health;
-  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}};
+  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, db->get()};
   Gatekeeper gatekeeper(cfg.allow_nip_oa_auth, membership, profiles);
   if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
   Throttle throttle(cfg.rate_limits, profiles, membership, store, writer, stats);

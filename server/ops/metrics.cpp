@@ -79,6 +79,15 @@ std::string render_metrics(const MetricsSources& m) {
     metric(out, "buzz_store_batched_jobs_total", "counter", "jobs those batches held (divided by batches: events per WAL append)",
            double(m.writer->batched_jobs()));
   }
+  if (m.store) {
+    const engine::StoreMemory mem = m.store->memory();
+    metric(out, "buzz_store_block_cache_bytes", "gauge", "the store's block cache in use (bounded, docs/storage.md)",
+           double(mem.block_cache));
+    metric(out, "buzz_store_memtable_bytes", "gauge", "the store's memtables, all families (bounded, docs/storage.md)",
+           double(mem.memtables));
+    metric(out, "buzz_store_table_readers_bytes", "gauge", "the store's open table files outside the block cache",
+           double(mem.table_readers));
+  }
   if (m.search) {
     const SearchFeederMetrics& s = m.search->metrics();
     metric(out, "buzz_search_indexed_total", "counter", "documents added to the full-text index", get(s.indexed));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/audit_log.h"
+#include "engine/rocks_database.h"
 #include "net/loop.h"
 #include "server/feeds/search_feeder.h"
 #include "server/relay/relay_stats.h"
@@ -27,6 +28,7 @@ struct MetricsSources {
   const StoreWriter* writer = nullptr;
   const SearchFeeder* search = nullptr;
   std::vector<const net::Loop*> loops;  // their counters, summed
+  const engine::RocksDatabase* store = nullptr;  // its memory pools
 };
 
 std::string render_metrics(const MetricsSources& m);

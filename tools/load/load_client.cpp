@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "engine/clock.h"
@@ -39,6 +40,11 @@ engine::Event note(const engine::Keypair& key, std::string content, std::vector<
   e.content = std::move(content);
   engine::sign_event(key, &e);
   return e;
+}
+
+double metric_value(const std::string& page, const std::string& name) {
+  const size_t at = page.find("\n" + name + " ");
+  return at == std::string::npos ? 0.0 : std::strtod(page.c_str() + at + name.size() + 2, nullptr);
 }
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }

@@ -31,6 +31,8 @@ void send_all(client::WsClient& c, const std::vector<std::string>& frames, size_
 // CLOSED); returns the events it carried, and the time its EOSE came (steady
 // clock, seconds) in `eose_at`. Throws std::runtime_error on CLOSED or a timeout.
 size_t query(client::WsClient& c, const std::string& filter, double* eose_at = nullptr);
+// One unlabelled series' value in a Prometheus text page (GET /metrics), 0 if absent.
+double metric_value(const std::string& page, const std::string& name);
 // Steady-clock seconds.
 double now_s();
 

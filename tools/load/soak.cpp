@@ -47,6 +47,7 @@ struct Sample {
   double second = 0;
   double rss_mib = 0;
   double cpu_pct = 0;
+  double block_cache_mib = 0, memtables_mib = 0;  // the store's two bounded pools, from /metrics
 };
 
 void sleep_until_s(double due) {
@@ -232,21 +233,26 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
   std::ofstream csv;
   if (!run.csv.empty()) {
     csv.open(run.csv);
-    csv << "second,rss_mib,cpu_pct,posted,delivered,errors\n";
+    csv << "second,rss_mib,cpu_pct,posted,delivered,errors,block_cache_mib,memtables_mib\n";
   }
+  HttpClient metrics(server.port());
   ProcessUsage last = first;
   double last_t = t0;
   for (int s = 1; now_s() < deadline + kDrainSeconds; ++s) {
     sleep_until_s(t0 + s);
     const ProcessUsage now = read_usage(server.pid());
     const double t = now_s();
-    const Sample sample{t - t0, double(now.rss_bytes) / 1048576, 100 * (now.cpu_seconds - last.cpu_seconds) / (t - last_t)};
+    const std::string page = metrics.call("GET", "/metrics").body;
+    const Sample sample{t - t0, double(now.rss_bytes) / 1048576, 100 * (now.cpu_seconds - last.cpu_seconds) / (t - last_t),
+                        metric_value(page, "buzz_store_block_cache_bytes") / 1048576,
+                        metric_value(page, "buzz_store_memtable_bytes") / 1048576};
     samples.push_back(sample);
     last = now;
     last_t = t;
     if (csv) {
       csv << int(sample.second + 0.5) << ',' << sample.rss_mib << ',' << sample.cpu_pct << ',' << tally.posted.load() << ','
-          << tally.delivered.load() << ',' << tally.errors.load() << '\n';
+          << tally.delivered.load() << ',' << tally.errors.load() << ',' << sample.block_cache_mib << ','
+          << sample.memtables_mib << '\n';
     }
     // One line rewritten in place on a terminal; a line every ten seconds into a log.
     if (run.progress && (tty || s % 10 == 0)) {
@@ -267,12 +273,17 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
   std::vector<double> all;
   for (auto& part : latencies) all.insert(all.end(), part.begin(), part.end());
   std::sort(all.begin(), all.end());
-  double rss_warm = 0, rss_max = 0;
+  // RSS, and RSS beyond the store's two pools (which fill up to their bounds
+  // as the data grows): the second must be flat for nothing to be leaking.
+  double rss_warm = 0, rss_max = 0, beyond_warm = 0, beyond_max = 0;
   for (const Sample& s : samples) {
     if (s.second < seconds * kWarmupShare) continue;
-    if (rss_warm == 0) rss_warm = s.rss_mib;
+    const double beyond = s.rss_mib - s.block_cache_mib - s.memtables_mib;
+    if (rss_warm == 0) rss_warm = s.rss_mib, beyond_warm = beyond;
     rss_max = std::max(rss_max, s.rss_mib);
+    beyond_max = std::max(beyond_max, beyond);
   }
+  const Sample last_sample = samples.empty() ? Sample{} : samples.back();
   if (!tally.first_error.empty()) std::fprintf(stderr, "first error: %s\n", tally.first_error.c_str());
   const double expected = double(tally.expected.load()), delivered = double(tally.delivered.load());
   return {{"connections", double(run.connections)},
@@ -290,6 +301,11 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
           {"rss_max_mib", rss_max},
           {"rss_end_mib", double(end.rss_bytes) / 1048576},
           {"rss_growth_pct", rss_warm > 0 ? 100 * (rss_max - rss_warm) / rss_warm : 0},
+          {"block_cache_end_mib", last_sample.block_cache_mib},
+          {"memtables_end_mib", last_sample.memtables_mib},
+          {"rss_beyond_store_pools_warm_mib", beyond_warm},
+          {"rss_beyond_store_pools_max_mib", beyond_max},
+          {"rss_beyond_store_pools_growth_pct", beyond_warm > 0 ? 100 * (beyond_max - beyond_warm) / beyond_warm : 0},
           {"cpu_pct_mean", 100 * (end.cpu_seconds - first.cpu_seconds) / (now_s() - t0)}};
 }
 
