@@ -39,9 +39,12 @@ TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
   for (const char* name : {"buzz_events_accepted_total", "buzz_ws_connections_active", "buzz_audit_entries_written_total",
                            "buzz_subscriptions_active", "buzz_store_writer_queue", "buzz_store_batches_total",
                            "buzz_store_batched_jobs_total", "buzz_events_stored_total", "buzz_ws_connections_total",
-                           "buzz_connections_refused_total", "buzz_ws_backpressure_disconnects_total"}) {
+                           "buzz_connections_refused_total", "buzz_ws_backpressure_disconnects_total",
+                           "buzz_store_block_cache_bytes", "buzz_store_table_readers_bytes"}) {
     EXPECT_GE(metric_value(before.body, name), 0) << name << " missing from\n" << before.body;
   }
+  // Every family has a memtable from the start, counted against the budget.
+  EXPECT_GT(metric_value(before.body, "buzz_store_memtable_bytes"), 0) << before.body;
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
   ASSERT_TRUE(c);

@@ -394,7 +394,13 @@ void mixed_history(const Options& o, const load::ServerProcess& server, const st
   figures["mixed_connections"] = double(conns.size());
   figures["mixed_queries_per_s"] = double(queries.load()) / elapsed;
   figures["mixed_results_per_query"] = double(results.load()) / double(std::max<uint64_t>(1, queries.load()));
-  figures["mixed_server_cpu_us_per_query"] = (after.cpu_seconds - before.cpu_seconds) * 1e6 / double(std::max<uint64_t>(1, queries.load()));
+  const double cpu = after.cpu_seconds - before.cpu_seconds;
+  figures["mixed_server_cpu_us_per_query"] = cpu * 1e6 / double(std::max<uint64_t>(1, queries.load()));
+  for (const auto& [role, used] : after.cpu_by_thread) {
+    const auto was = before.cpu_by_thread.find(role);
+    const double share = used - (was == before.cpu_by_thread.end() ? 0 : was->second);
+    if (cpu > 0 && share > 0) figures["mixed_cpu_pct_" + role] = 100 * share / cpu;
+  }
 }
 
 void history(const Options& o) {
