@@ -32,6 +32,7 @@ std::optional<net::HttpResponse> HttpApi::route_api(net::Connection& conn, const
   };
   auto is = [&](std::string_view m) { return method == m; };
   bool known = true;  // the path exists (for 405 versus 404)
+  if (auto r = route_workflows(req)) return r;
 
   if (path == "/api/tokens") {
     if (is("POST")) return as(std::nullopt, [&](const Caller& c) { return mint_token(c, req); }, AuthMode::kMint);
