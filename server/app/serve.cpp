@@ -208,7 +208,7 @@ int run_serve(int argc, char** argv) {
   // The rooms of server/, each handed the services it uses (docs/architecture.md).
   RelayStats stats;
   Health health;
-  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}};
+  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, {}};
   Gatekeeper gatekeeper(cfg.allow_nip_oa_auth, membership, profiles);
   if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
   Throttle throttle(cfg.rate_limits, profiles, membership, store, writer, stats);
@@ -228,6 +228,7 @@ int run_serve(int argc, char** argv) {
   workflow_options.public_http_url = nip98_base_url(cfg.effective_relay_url());
   Workflows workflows(workflow_options, {store, team, writer}, *key);
   if (auto s = workflows.load(); !s) return fail(s.error());
+  metrics.more = [&workflows] { return workflows.metrics_text(); };
   auto ops = open_side_ports(cfg, health, metrics);
   if (!ops) return fail(ops.error());
 

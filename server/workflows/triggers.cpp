@@ -73,6 +73,12 @@ void Workflows::match_event(const Offered& o) {
 
 void Workflows::tick(uint64_t now) {
   expire_approvals(now);
+  std::vector<RunJob> retry;
+  {
+    std::lock_guard lock(mu_);
+    retry.swap(awaiting_permit_);
+  }
+  for (RunJob& job : retry) launch(std::move(job));
   std::unordered_map<std::string, uint64_t> seen;
   for (const WorkflowPtr& w : all()) {
     const Definition& d = w->def;
@@ -126,6 +132,11 @@ engine::Result<std::string> Workflows::start_run(const WorkflowPtr& w, TriggerCo
   run.workflow_id = w->record.id;
   run.status = engine::RunStatus::kPending;
   run.trigger_context = context.to_json();
+  size_t kind = 5;  // manual
+  for (size_t k = 0; k < 5; ++k) {
+    if (trigger_name(TriggerKind(k)) == trigger_kind) kind = k;
+  }
+  counters_.runs_by_trigger[kind].fetch_add(1, std::memory_order_relaxed);
   run.trigger_kind = std::move(trigger_kind);
   run.trigger_event_id = std::move(trigger_event_id);
   run.created_at_ms = engine::unix_now_ms();

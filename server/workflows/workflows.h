@@ -69,6 +69,7 @@ class Workflows {
   struct Counters {
     std::atomic<uint64_t> runs_completed{0}, runs_failed{0}, runs_cancelled{0};
     std::atomic<uint64_t> actions[7] = {};
+    std::atomic<uint64_t> runs_by_trigger[6] = {};  // TriggerKind order, then manual
     std::atomic<uint64_t> triggers_dropped{0};
     std::atomic<uint64_t> webhook_calls{0}, webhook_ms_total{0};
   };
@@ -101,6 +102,8 @@ class Workflows {
                                     const net::HttpRequest& req);
 
   const Counters& counters() const { return counters_; }
+  // The Prometheus lines of the counters (workflow_metrics.cpp), for /metrics.
+  std::string metrics_text() const;
   size_t approvals_pending() const { return approvals_pending_.load(std::memory_order_relaxed); }
   size_t runs_active() const { return size_t(active_.load(std::memory_order_relaxed)); }
 
@@ -118,6 +121,7 @@ class Workflows {
     size_t start_step = 0;
     bool resuming_delay = false;  // step start_step is a delay in progress (run.resume_at)
     bool parked = false;          // set by request_approval: the run waits, its thread ends
+    bool after_approval = false;  // resumed by a grant: no permit means wait for one, not fail
   };
   // A committed event that may trigger workflows, taken off the writer thread.
   struct Offered {
@@ -161,6 +165,8 @@ class Workflows {
   void expire_approvals(uint64_t now);
   // After a decision is stored: resumes (grant) or cancels (deny) the run if it still waits.
   void decide(const engine::ApprovalRecord& a, bool grant);
+  // The approval step's trace entry ({"approved","approver","note"}) and the outputs rebuilt from the trace.
+  void append_decision(RunJob& job, const engine::ApprovalRecord& a, bool granted);
   // Writes `e` (relay-signed) through the store writer and waits until it is
   // committed; the error text ("webhook error: …") otherwise.
   // admit: run the channel rules on it (a 9002 acting for the owner).
@@ -172,6 +178,8 @@ class Workflows {
 
   // --- REST helpers (workflow_api.cpp) ---
   std::string workflow_json(const Workflow& w, const std::string& secret = {}) const;
+  net::HttpResponse start_from_request(const WorkflowPtr& w, TriggerContext context, std::string kind,
+                                       const net::HttpRequest& req);
   // Loads a workflow for a caller: 400/404/403 as rest-api.md words them.
   std::optional<net::HttpResponse> load_for(const WorkflowCaller& who, std::string_view id, WorkflowPtr* out,
                                             std::string_view forbidden);
@@ -198,6 +206,7 @@ class Workflows {
   std::condition_variable cv_;
   std::deque<Offered> queue_;
   std::vector<RunJob> resumable_;  // parked runs found by load(), started by start()
+  std::vector<RunJob> awaiting_permit_;  // granted runs that found no permit: retried each tick
   std::unordered_map<std::string, uint64_t> last_fired_;  // interval schedules
   bool stopping_ = false;
   std::thread dispatcher_;

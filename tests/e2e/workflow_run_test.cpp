@@ -153,6 +153,12 @@ steps:
   auto run = wait_run(owner, id, 3);
   ASSERT_TRUE(run.has_value());
   EXPECT_EQ(runs(owner, id).size(), 3u);
+  // /metrics counts runs by trigger and steps by action.
+  const std::string metrics = http_get(relay().port(), "/metrics").body;
+  EXPECT_GE(metric_value(metrics, R"(buzz_workflow_runs_total{trigger="webhook"})"), 2);
+  EXPECT_GE(metric_value(metrics, R"(buzz_workflow_runs_total{trigger="manual"})"), 1);
+  EXPECT_GE(metric_value(metrics, R"(buzz_workflow_actions_total{action="send_message"})"), 1);
+  EXPECT_GE(metric_value(metrics, "buzz_workflow_approvals_pending"), 0);
 }
 
 TEST_F(WorkflowTest, CallWebhookPostsTheTemplatedBodyAndBranchesOnStatus) {
