@@ -199,6 +199,13 @@ net::HttpResponse Workflows::act_on_approval(const WorkflowCaller& who, std::str
                                                    {"workflow_id", json_string(a.workflow_id)}}));
 }
 
+void Workflows::append_decision(RunJob& job, const engine::ApprovalRecord& a, bool granted) {
+  append_trace(job.run, json_object({{"output", decision_output(granted, a.approver_pubkey, a.note)},
+                                     {"status", json_string(granted ? "completed" : "denied")},
+                                     {"step_id", json_string(a.step_id)}}));
+  job.context.outputs = outputs_from_trace(job.run.execution_trace);
+}
+
 void Workflows::decide(const engine::ApprovalRecord& a, bool grant) {
   WorkflowPtr w = find(a.workflow_id);
   if (!w) return;
@@ -207,11 +214,9 @@ void Workflows::decide(const engine::ApprovalRecord& a, bool grant) {
   // Only a run still waiting moves: anything else makes this approval stale.
   if (!run || run->status != engine::RunStatus::kWaitingApproval) return;
   RunJob job{w, std::move(*run), {}, a.step_index + 1, false};
+  job.after_approval = grant;
   job.context.trigger = TriggerContext::from_json(job.run.trigger_context);
-  append_trace(job.run, json_object({{"output", decision_output(grant, a.approver_pubkey, a.note)},
-                                     {"status", json_string(grant ? "completed" : "denied")},
-                                     {"step_id", json_string(a.step_id)}}));
-  job.context.outputs = outputs_from_trace(job.run.execution_trace);
+  append_decision(job, a, grant);
   std::vector<engine::Tag> tags = {{"step", a.step_id}, {"approval", a.token_hash}, {"p", a.approver_pubkey}};
   if (grant) {
     job.run.status = engine::RunStatus::kRunning;

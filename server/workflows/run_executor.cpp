@@ -53,6 +53,15 @@ void Workflows::execute(RunJob job) {
   // A permit for the whole execution, delays included; none free: the run fails (no queue, §8.1).
   if (active_.fetch_add(1) >= int(options_.max_concurrent)) {
     active_.fetch_sub(1);
+    if (job.after_approval) {
+      // Buzz decision (§11.2 grant, step 5): a granted run waits for a permit
+      // in waiting_approval (its approval stays granted) and is retried each tick.
+      run.status = engine::RunStatus::kWaitingApproval;
+      save(run);
+      std::lock_guard lock(mu_);
+      awaiting_permit_.push_back(std::move(job));
+      return;
+    }
     finish(job, engine::RunStatus::kFailed, "capacity exceeded");
     return;
   }

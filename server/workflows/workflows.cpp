@@ -46,7 +46,23 @@ engine::Status Workflows::load() {
   const uint64_t now = engine::unix_now();
   size_t failed = 0;
   for (engine::RunRecord& run : *runs) {
-    if (run.status == engine::RunStatus::kWaitingApproval) continue;
+    if (run.status == engine::RunStatus::kWaitingApproval) {
+      // Granted but not yet resumed (no permit, or the process ended first): resume now.
+      WorkflowPtr w = find(run.workflow_id);
+      auto approvals = tables_.approvals(run.workflow_id, run.id);
+      if (!w || !approvals) continue;
+      for (const engine::ApprovalRecord& a : *approvals) {
+        if (a.status != engine::ApprovalStatus::kGranted || a.step_index != run.current_step) continue;
+        RunJob job{w, run, {}, a.step_index + 1, false};
+        job.after_approval = true;
+        job.context.trigger = TriggerContext::from_json(run.trigger_context);
+        job.context.outputs = outputs_from_trace(run.execution_trace);
+        if (!job.context.outputs.contains(a.step_id)) append_decision(job, a, /*granted=*/true);
+        resumable_.push_back(std::move(job));
+        break;
+      }
+      continue;
+    }
     if (run.status != engine::RunStatus::kPending && run.status != engine::RunStatus::kRunning) continue;
     WorkflowPtr w = find(run.workflow_id);
     if (w && run.status == engine::RunStatus::kRunning && run.resume_at != 0) {

@@ -91,13 +91,8 @@ TEST_F(WorkflowTest, GrantedByTheNamedApproverResumesAtTheNextStep) {
   EXPECT_EQ(rest(approver.key, "POST", "/api/approvals/by-hash/" + hash + "/deny").status, 409);
   ASSERT_TRUE(receiver.wait_for(1));
   EXPECT_EQ(receiver.received()[0].body, R"({"approved_by": ")" + approver.hex + R"(", "note": "go"})");
-  auto done = wait_run(owner, id);
+  auto done = wait_status(owner, id, "completed");
   ASSERT_TRUE(done.has_value());
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (done->status == "waiting_approval" && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    done = wait_run(owner, id);
-  }
   EXPECT_EQ(done->status, "completed") << done->error;
   EXPECT_NE(done->trace.find(R"("approved":true,"approver":")" + approver.hex), std::string::npos) << done->trace;
 }
@@ -117,13 +112,7 @@ TEST_F(WorkflowTest, DeniedByHashCancelsTheRun) {
   EXPECT_EQ(rest(approver.key, "POST", "/api/approvals/" + new_uuid() + "/deny").body, R"({"error":"approval not found"})");
   HttpReply denied = rest(approver.key, "POST", "/api/approvals/by-hash/" + hash + "/deny", R"({"note":"not now"})");
   ASSERT_EQ(denied.status, 202) << denied.body;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  std::optional<RunView> run;
-  while (std::chrono::steady_clock::now() < deadline) {
-    run = wait_run(owner, id);
-    if (run && run->status == "cancelled") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  auto run = wait_status(owner, id, "cancelled");
   ASSERT_TRUE(run.has_value());
   EXPECT_EQ(run->status, "cancelled");
   EXPECT_EQ(run->error, "workflow cancelled: approval denied by " + approver.hex);
@@ -143,13 +132,7 @@ TEST_F(WorkflowTest, AnExpiredApprovalFailsTheRun) {
   ASSERT_EQ(rest(owner.key, "POST", "/api/workflows/" + id + "/trigger", R"({"summary":"x"})").status, 202);
   const std::string hash = approval_hash(owner, "asks");
   ASSERT_EQ(hash.size(), 64u);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  std::optional<RunView> run;
-  while (std::chrono::steady_clock::now() < deadline) {
-    run = wait_run(owner, id);
-    if (run && run->status == "failed") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  auto run = wait_status(owner, id, "failed");
   ASSERT_TRUE(run.has_value());
   EXPECT_EQ(run->status, "failed");
   EXPECT_EQ(run->error, "approval for step 'approve' expired");

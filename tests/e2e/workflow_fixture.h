@@ -116,6 +116,19 @@ class WorkflowTest : public ::testing::Test {
     }
     return std::nullopt;
   }
+  // Waits until the newest run has this status; the newest run last seen.
+  static std::optional<RunView> wait_status(Peer& owner, const std::string& workflow, const std::string& status,
+                                            int timeout_ms = 10000, RelayProcess* on = nullptr) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    std::optional<RunView> last;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto all = runs(owner, workflow, on);
+      if (!all.empty()) last = all.front();
+      if (last && last->status == status) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return last;
+  }
 
  private:
   static inline std::unique_ptr<RelayProcess> relay_;

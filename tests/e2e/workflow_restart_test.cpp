@@ -39,13 +39,7 @@ steps:
   auto second = start_on(first->data_dir());
   ASSERT_NE(second, nullptr);
   Peer again{owner.key, owner.hex, nullptr};
-  std::optional<RunView> run;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-  while (std::chrono::steady_clock::now() < deadline) {
-    run = wait_run(again, id, 1, 1000, second.get());
-    if (run && run->status != "running") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  auto run = wait_status(again, id, "completed", 15000, second.get());
   ASSERT_TRUE(run.has_value());
   EXPECT_EQ(run->status, "completed") << run->error;
   // It woke at the stored time, not five seconds after the restart.
@@ -83,13 +77,7 @@ steps:
   EXPECT_EQ(parked->status, "waiting_approval");
   HttpReply granted = rest(owner.key, "POST", "/api/approvals/by-hash/" + hash + "/grant", "", second.get());
   ASSERT_EQ(granted.status, 202) << granted.body;
-  std::optional<RunView> run;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
-    run = wait_run(again, id, 1, 1000, second.get());
-    if (run && run->status == "completed") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  auto run = wait_status(again, id, "completed", 10000, second.get());
   ASSERT_TRUE(run.has_value());
   EXPECT_EQ(run->status, "completed") << run->error;
 }
