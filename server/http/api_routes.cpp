@@ -5,20 +5,9 @@
 
 #include "server/common/api_error.h"
 #include "server/http/http_api.h"
+#include "server/http/rest_params.h"
 
 namespace buzz::server {
-namespace {
-
-// "{id}/{sub…}" → (id, "/{sub…}"), the sub-path empty when there is none.
-// Callers std::tie the pair: their lambdas capture both parts, and clang
-// before 16 cannot capture a structured binding.
-std::pair<std::string_view, std::string_view> split_id(std::string_view rest) {
-  size_t slash = rest.find('/');
-  if (slash == std::string_view::npos) return {rest, {}};
-  return {rest.substr(0, slash), rest.substr(slash)};
-}
-
-}  // namespace
 
 std::optional<net::HttpResponse> HttpApi::route_api(net::Connection& conn, const net::HttpRequest& req) {
   const std::string_view path = req.path;

@@ -5,17 +5,9 @@
 
 #include "server/common/api_error.h"
 #include "server/http/http_api.h"
+#include "server/http/rest_params.h"
 
 namespace buzz::server {
-namespace {
-
-std::pair<std::string_view, std::string_view> split_first(std::string_view rest) {
-  size_t slash = rest.find('/');
-  if (slash == std::string_view::npos) return {rest, {}};
-  return {rest.substr(0, slash), rest.substr(slash)};
-}
-
-}  // namespace
 
 std::optional<net::HttpResponse> HttpApi::route_workflows(const net::HttpRequest& req) {
   if (!workflows_) return std::nullopt;
@@ -37,7 +29,7 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(const net::HttpRequest
   }
   if (path.starts_with("/api/channels/")) {
     std::string_view channel, sub;
-    std::tie(channel, sub) = split_first(path.substr(14));
+    std::tie(channel, sub) = split_id(path.substr(14));
     if (sub != "/workflows") return std::nullopt;
     if (is("GET")) return as(Scope::kChannelsRead, [&](const WorkflowCaller& c) { return wf.list_workflows(c, channel); });
     if (is("POST")) {
@@ -47,7 +39,7 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(const net::HttpRequest
   }
   if (path.starts_with("/api/workflows/")) {
     std::string_view id, sub;
-    std::tie(id, sub) = split_first(path.substr(15));
+    std::tie(id, sub) = split_id(path.substr(15));
     if (sub.empty()) {
       if (is("GET")) return as(Scope::kChannelsRead, [&](const WorkflowCaller& c) { return wf.get_workflow(c, id); });
       if (is("PUT")) return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.update_workflow(c, id, req); });
@@ -75,7 +67,7 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(const net::HttpRequest
     const bool by_hash = rest.starts_with("by-hash/");
     if (by_hash) rest = rest.substr(8);
     std::string_view key, action;
-    std::tie(key, action) = split_first(rest);
+    std::tie(key, action) = split_id(rest);
     if (action != "/grant" && action != "/deny") return api_error(404, "not found");
     if (!is("POST")) return not_allowed;
     const bool grant = action == "/grant";

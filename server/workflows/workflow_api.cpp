@@ -243,12 +243,11 @@ net::HttpResponse Workflows::list_approvals(const WorkflowCaller& who, std::stri
   return net::HttpResponse::json(200, json_array(out));
 }
 
-net::HttpResponse Workflows::trigger_workflow(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req) {
-  WorkflowPtr w;
-  if (auto refused = load_for(who, id, &w, "not authorized to trigger this workflow")) return *refused;
+// The run a REST call starts (manual trigger, webhook): the body's keys as
+// trigger fields, 202 with the pending run.
+net::HttpResponse Workflows::start_from_request(const WorkflowPtr& w, TriggerContext context, std::string kind,
+                                                const net::HttpRequest& req) {
   if (w->record.status != "active" || !w->def.enabled) return api_error(409, "workflow is not active");
-  TriggerContext context;
-  context.author = engine::to_hex(who.pubkey);  // Buzz decision: the caller, not ""
   context.channel_id = w->record.channel_id;
   if (!req.body.empty()) {
     simdjson::dom::parser parser;
@@ -258,11 +257,19 @@ net::HttpResponse Workflows::trigger_workflow(const WorkflowCaller& who, std::st
     }
     context.webhook_fields = TriggerContext::fields_of(req.body);
   }
-  auto run = start_run(w, std::move(context), "manual", "");
+  auto run = start_run(w, std::move(context), std::move(kind), "");
   if (!run) return api_error(500, run.error());
   return net::HttpResponse::json(202, json_object({{"run_id", json_string(*run)},
                                                    {"workflow_id", json_string(w->record.id)},
                                                    {"status", json_string("pending")}}));
+}
+
+net::HttpResponse Workflows::trigger_workflow(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req) {
+  WorkflowPtr w;
+  if (auto refused = load_for(who, id, &w, "not authorized to trigger this workflow")) return *refused;
+  TriggerContext context;
+  context.author = engine::to_hex(who.pubkey);  // Buzz decision: the caller, not ""
+  return start_from_request(w, std::move(context), "manual", req);
 }
 
 net::HttpResponse Workflows::webhook(std::string_view id, const net::HttpRequest& req) {
@@ -276,22 +283,7 @@ net::HttpResponse Workflows::webhook(std::string_view id, const net::HttpRequest
   std::string given(req.header("x-webhook-secret"));
   if (given.empty()) given = req.query_param("secret");
   if (!secrets_equal(given, w->def.webhook_secret)) return api_error(401, "authentication failed");
-  if (w->record.status != "active" || !w->def.enabled) return api_error(409, "workflow is not active");
-  TriggerContext context;
-  context.channel_id = w->record.channel_id;
-  if (!req.body.empty()) {
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    if (auto error = parser.parse(req.body).get(doc)) {
-      return api_error(400, std::string("invalid JSON body: ") + simdjson::error_message(error));
-    }
-    context.webhook_fields = TriggerContext::fields_of(req.body);
-  }
-  auto run = start_run(w, std::move(context), "webhook", "");
-  if (!run) return api_error(500, run.error());
-  return net::HttpResponse::json(202, json_object({{"run_id", json_string(*run)},
-                                                   {"workflow_id", json_string(w->record.id)},
-                                                   {"status", json_string("pending")}}));
+  return start_from_request(w, TriggerContext{}, "webhook", req);
 }
 
 }  // namespace buzz::server
