@@ -237,7 +237,8 @@ engine::Result<StepOutput> Workflows::delay(RunJob& job, size_t step_index, uint
   return StepOutput{{"slept_secs", OutputValue::integer(int64_t(secs))}};
 }
 
-void Workflows::publish_run_event(const RunJob& job, uint16_t kind, std::vector<engine::Tag> extra, std::string content) {
+void Workflows::publish_run_event(const RunJob& job, uint16_t kind, std::vector<engine::Tag> extra, std::string content,
+                                  const std::optional<engine::Pubkey>& actor) {
   const std::string& channel = job.workflow->record.channel_id;
   if (channel.empty()) return;
   std::vector<engine::Tag> tags = {{"h", channel}, {"workflow", job.workflow->record.id}, {"run", job.run.id}, kWorkflowTag};
@@ -248,7 +249,7 @@ void Workflows::publish_run_event(const RunJob& job, uint16_t kind, std::vector<
   write.event = std::move(event);
   write.channel = channel;
   write.origin = net::ConnId{kNoReply, 0, 0};
-  write.actor = key_.pubkey;
+  write.actor = actor.value_or(key_.pubkey);
   write.proxy = true;
   if (!writer_.submit(std::move(write))) log_warn("workflow event dropped: writer queue full", {{"kind", std::to_string(kind)}});
 }

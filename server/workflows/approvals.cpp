@@ -218,14 +218,17 @@ void Workflows::decide(const engine::ApprovalRecord& a, bool grant) {
   job.context.trigger = TriggerContext::from_json(job.run.trigger_context);
   append_decision(job, a, grant);
   std::vector<engine::Tag> tags = {{"step", a.step_id}, {"approval", a.token_hash}, {"p", a.approver_pubkey}};
+  // The decision's event_created names the approver: every grant and denial is in the audit chain.
+  engine::Pubkey approver{};
+  engine::from_hex(a.approver_pubkey, &approver);
   if (grant) {
     job.run.status = engine::RunStatus::kRunning;
     save(job.run);
-    publish_run_event(job, 46011, std::move(tags), a.note.value_or(""));
+    publish_run_event(job, 46011, std::move(tags), a.note.value_or(""), approver);
     launch(std::move(job));
     return;
   }
-  publish_run_event(job, 46012, std::move(tags), a.note.value_or(""));
+  publish_run_event(job, 46012, std::move(tags), a.note.value_or(""), approver);
   finish(job, engine::RunStatus::kCancelled, "workflow cancelled: approval denied by " + a.approver_pubkey);
   publish_run_event(job, 46007, {}, json_object({{"reason", json_string("approval denied")}}));
 }

@@ -173,8 +173,10 @@ class Workflows {
   engine::Status store_event(engine::Event e, const std::string& channel, const engine::Pubkey& actor,
                              bool admit = false);
   engine::Event relay_event(uint16_t kind, std::vector<engine::Tag> tags, std::string content) const;
-  // The 46xxx events of a run (workflows.md §12), best effort.
-  void publish_run_event(const RunJob& job, uint16_t kind, std::vector<engine::Tag> extra, std::string content);
+  // The 46xxx events of a run (workflows.md §12), best effort. `actor`: whom the
+  // audit log names for it (an approver's decision), else the relay.
+  void publish_run_event(const RunJob& job, uint16_t kind, std::vector<engine::Tag> extra, std::string content,
+                         const std::optional<engine::Pubkey>& actor = std::nullopt);
 
   // --- REST helpers (workflow_api.cpp) ---
   std::string workflow_json(const Workflow& w, const std::string& secret = {}) const;

@@ -80,6 +80,15 @@ steps:
   auto run = wait_status(again, id, "completed", 10000, second.get());
   ASSERT_TRUE(run.has_value());
   EXPECT_EQ(run->status, "completed") << run->error;
+  // The grant is in the audit chain, under the approver's name.
+  ASSERT_TRUE(second->terminate());
+  int status = -1;
+  const std::string chain = run_buzz("audit tail -n 200 --data-dir " + first->data_dir(), &status);
+  EXPECT_EQ(status, 0) << chain;
+  size_t at = chain.find("\"kind\":46011");
+  ASSERT_NE(at, std::string::npos) << chain;
+  const std::string line = chain.substr(chain.rfind('\n', at) + 1, chain.find('\n', at) - chain.rfind('\n', at) - 1);
+  EXPECT_NE(line.find("\"actor\":\"" + owner.hex + "\""), std::string::npos) << line;
 }
 
 }  // namespace
