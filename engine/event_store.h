@@ -45,7 +45,7 @@ struct WriteResult {
 
 // Team state kept beside the events and changed in the same atomic write
 // (channels.md: "every change is one atomic write").
-enum class StateTable : uint8_t { kChannels, kChannelMembers, kThreads, kAuditPending, kApiTokens, kUsers };
+enum class StateTable : uint8_t { kChannels, kChannelMembers, kThreads, kAuditPending, kApiTokens, kUsers, kWorkflows };
 
 struct StateWrite {
   StateTable table;
@@ -110,9 +110,15 @@ class EventStore {
   virtual std::optional<std::string> get_state(StateTable table, std::string_view key) = 0;
   virtual Status scan_state(StateTable table,
                             const std::function<void(std::string_view key, std::string_view value)>& visit) = 0;
+  // Every (key, value) of a table whose key starts with prefix, in key order.
+  virtual Status scan_state_prefix(StateTable table, std::string_view prefix,
+                                   const std::function<void(std::string_view key, std::string_view value)>& visit) = 0;
   // Writes one value outside any event write (API tokens, which no event
   // changes). Any thread.
   virtual Status put_state(StateTable table, std::string_view key, std::string_view value) = 0;
+  // Writes (or, for an empty value, deletes) several keys as one atomic batch
+  // outside any event write (a workflow run and its approval). Any thread.
+  virtual Status put_states(std::span<const StateWrite> writes) = 0;
   // Deletes keys in [from, to) outside any event write (the audit writer's
   // acknowledgements). Any thread.
   virtual Status erase_state(StateTable table, std::string_view from, std::string_view to) = 0;

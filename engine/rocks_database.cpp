@@ -21,7 +21,7 @@ constexpr const char* kFamilyNames[] = {
     "index.time",     "index.kind",         "index.author",       "index.author_kind",
     "index.tag",      "pointers",           "relay_members",      "channels",
     "channel_members", "threads",           "audit_pending",
-    "api_tokens",     "users",              "pubkey_allowlist",
+    "api_tokens",     "users",              "pubkey_allowlist",   "workflows",
 };
 static_assert(std::size(kFamilyNames) == size_t(Family::kCount));
 

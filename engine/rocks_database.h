@@ -36,6 +36,7 @@ enum class Family : uint8_t {
   kApiTokens,        // SHA-256(token) -> token record (engine/api_tokens.h)
   kUsers,            // pubkey -> what REST set for a user (server/team/profile_directory.h)
   kPubkeyAllowlist,  // pubkey -> legacy allow-list entry (engine/pubkey_allowlist.h)
+  kWorkflows,        // workflows, their runs and approvals, by key prefix (engine/workflow_records.h)
   kCount,
 };
 

@@ -289,6 +289,7 @@ rocksdb::ColumnFamilyHandle* RocksEventStore::state_family(StateTable table) con
     case StateTable::kAuditPending: return db_.family(Family::kAuditPending);
     case StateTable::kApiTokens: return db_.family(Family::kApiTokens);
     case StateTable::kUsers: return db_.family(Family::kUsers);
+    case StateTable::kWorkflows: return db_.family(Family::kWorkflows);
   }
   return nullptr;
 }
@@ -309,6 +310,28 @@ Status RocksEventStore::scan_state(StateTable table,
 
 Status RocksEventStore::put_state(StateTable table, std::string_view key, std::string_view value) {
   rocksdb::Status s = db_.db()->Put(db_.write_options(), state_family(table), key, value);
+  if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
+  return {};
+}
+
+Status RocksEventStore::scan_state_prefix(StateTable table, std::string_view prefix,
+                                          const std::function<void(std::string_view, std::string_view)>& visit) {
+  std::unique_ptr<rocksdb::Iterator> it(db_.db()->NewIterator(rocksdb::ReadOptions(), state_family(table)));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    visit(it->key().ToStringView(), it->value().ToStringView());
+  }
+  if (!it->status().ok()) return Error{"error: database read failed: " + it->status().ToString()};
+  return {};
+}
+
+Status RocksEventStore::put_states(std::span<const StateWrite> writes) {
+  rocksdb::WriteBatch batch;
+  for (const StateWrite& w : writes) {
+    rocksdb::Status s = w.value.empty() ? batch.Delete(state_family(w.table), w.key)
+                                        : batch.Put(state_family(w.table), w.key, w.value);
+    if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
+  }
+  rocksdb::Status s = db_.db()->Write(db_.write_options(), &batch);
   if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
   return {};
 }

@@ -29,6 +29,9 @@ class RocksEventStore final : public EventStore {
   Status scan_state(StateTable table,
                     const std::function<void(std::string_view key, std::string_view value)>& visit) override;
   Status put_state(StateTable table, std::string_view key, std::string_view value) override;
+  Status put_states(std::span<const StateWrite> writes) override;
+  Status scan_state_prefix(StateTable table, std::string_view prefix,
+                           const std::function<void(std::string_view, std::string_view)>& visit) override;
   Status erase_state(StateTable table, std::string_view from, std::string_view to) override;
 
  private:

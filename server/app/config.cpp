@@ -68,6 +68,12 @@ const std::vector<ConfigKey> kKeys = {
      "the server that Blossom auth `server` tags must name"},
     {"max-image-bytes", "BUZZ_MAX_IMAGE_BYTES", "52428800", "largest image upload, and the body limit of PUT /media/upload"},
     {"max-gif-bytes", "BUZZ_MAX_GIF_BYTES", "10485760", "largest GIF upload; at most max-image-bytes"},
+    {"workflow-max-concurrent", "BUZZ_WORKFLOW_MAX_CONCURRENT", "100",
+     "workflow runs executing at once; a run triggered beyond it fails with \"capacity exceeded\""},
+    {"workflow-tick", "BUZZ_WORKFLOW_TICK_SECS", "60",
+     "seconds between runs of the workflow scheduler (cron, interval, approval expiry); lower only for tests"},
+    {"workflow-webhook-allow-hosts", "BUZZ_WORKFLOW_WEBHOOK_ALLOW_HOSTS", "",
+     "comma list of internal hosts call_webhook may reach despite the SSRF rules (exact host, e.g. 127.0.0.1)"},
 };
 
 Error bad(const std::string& key, const char* source, const std::string& value, const std::string& expected) {
@@ -184,6 +190,23 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     c->threads = int(n);
   } else if (key == "sync-writes") {
     if (!parse_bool(v, &c->sync_writes)) return bad(key, source, v, "true or false");
+  } else if (key == "workflow-max-concurrent") {
+    if (!parse_int(v, 1, 10000, &n)) return bad(key, source, v, "an integer from 1 to 10000");
+    c->workflow_max_concurrent = n;
+  } else if (key == "workflow-tick") {
+    if (!parse_int(v, 1, 3600, &n)) return bad(key, source, v, "seconds between 1 and 3600");
+    c->workflow_tick = n;
+  } else if (key == "workflow-webhook-allow-hosts") {
+    c->workflow_webhook_allow_hosts.clear();
+    size_t start = 0;
+    while (start <= v.size()) {
+      size_t comma = v.find(',', start);
+      std::string host = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      size_t b = host.find_first_not_of(" \t"), e = host.find_last_not_of(" \t");
+      if (b != std::string::npos) c->workflow_webhook_allow_hosts.push_back(host.substr(b, e - b + 1));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
   } else if (key == "cors-origins") {
     c->cors_origins = v;
   } else if (key == "log-level") {

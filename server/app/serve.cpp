@@ -38,6 +38,7 @@
 #include "server/relay/history.h"
 #include "server/relay/relay.h"
 #include "server/relay/throttle.h"
+#include "server/workflows/workflows.h"
 
 namespace buzz::server {
 namespace {
@@ -207,7 +208,7 @@ int run_serve(int argc, char** argv) {
   // The rooms of server/, each handed the services it uses (docs/architecture.md).
   RelayStats stats;
   Health health;
-  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, db->get()};
+  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, db->get(), {}};
   Gatekeeper gatekeeper(cfg.allow_nip_oa_auth, membership, profiles);
   if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
   Throttle throttle(cfg.rate_limits, profiles, membership, store, writer, stats);
@@ -220,6 +221,14 @@ int run_serve(int argc, char** argv) {
   Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes), media_url,
                blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url())},
               {*media_store, membership, tokens, gatekeeper, throttle, writer, stats});
+  Workflows::Options workflow_options;
+  workflow_options.max_concurrent = uint32_t(cfg.workflow_max_concurrent);
+  workflow_options.tick = std::chrono::seconds(cfg.workflow_tick);
+  workflow_options.http.allow_hosts = cfg.workflow_webhook_allow_hosts;
+  workflow_options.public_http_url = nip98_base_url(cfg.effective_relay_url());
+  Workflows workflows(workflow_options, {store, team, writer}, *key);
+  if (auto s = workflows.load(); !s) return fail(s.error());
+  metrics.more = [&workflows] { return workflows.metrics_text(); };
   auto ops = open_side_ports(cfg, health, metrics);
   if (!ops) return fail(ops.error());
 
@@ -261,9 +270,14 @@ int run_serve(int argc, char** argv) {
   for (auto& l : loops) loop_ptrs.push_back(l.get());
   metrics.loops.assign(loop_ptrs.begin(), loop_ptrs.end());
   HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
-               services, {relay, media, health, metrics}, *key, loops.size());
+               services, {relay, media, health, metrics, &workflows}, *key, loops.size());
   relay.attach(loop_ptrs, &http);
-  writer.start([&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); });
+  // The workflows see each committed batch first (they take their own DM answers out of it).
+  writer.start([&relay, &workflows](WriteBatchOutcome&& o) {
+    workflows.observe(o);
+    relay.on_write_batch(std::move(o));
+  });
+  workflows.start();
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
 
   (*ops)->start();
@@ -293,6 +307,7 @@ int run_serve(int argc, char** argv) {
   health.begin_shutdown();  // the health port answers 503 until the process exits
   for (auto& l : loops) l->stop();
   for (auto& t : loop_threads) t.join();
+  workflows.stop();  // before the writer: a run may be waiting for a commit
   writer.stop();
   search_feeder.stop();  // everything offered becomes searchable before exit
   audit_feed->flush();

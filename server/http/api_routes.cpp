@@ -5,20 +5,9 @@
 
 #include "server/common/api_error.h"
 #include "server/http/http_api.h"
+#include "server/http/rest_params.h"
 
 namespace buzz::server {
-namespace {
-
-// "{id}/{sub…}" → (id, "/{sub…}"), the sub-path empty when there is none.
-// Callers std::tie the pair: their lambdas capture both parts, and clang
-// before 16 cannot capture a structured binding.
-std::pair<std::string_view, std::string_view> split_id(std::string_view rest) {
-  size_t slash = rest.find('/');
-  if (slash == std::string_view::npos) return {rest, {}};
-  return {rest.substr(0, slash), rest.substr(slash)};
-}
-
-}  // namespace
 
 std::optional<net::HttpResponse> HttpApi::route_api(net::Connection& conn, const net::HttpRequest& req) {
   const std::string_view path = req.path;
@@ -32,6 +21,7 @@ std::optional<net::HttpResponse> HttpApi::route_api(net::Connection& conn, const
   };
   auto is = [&](std::string_view m) { return method == m; };
   bool known = true;  // the path exists (for 405 versus 404)
+  if (auto r = route_workflows(req)) return r;
 
   if (path == "/api/tokens") {
     if (is("POST")) return as(std::nullopt, [&](const Caller& c) { return mint_token(c, req); }, AuthMode::kMint);

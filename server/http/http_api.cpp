@@ -25,6 +25,7 @@ HttpApi::HttpApi(Options options, const Services& services, const Rooms& rooms, 
       media_(rooms.media),
       health_(rooms.health),
       metrics_(rooms.metrics),
+      workflows_(rooms.workflows),
       key_(key),
       cors_(options_.cors_origins),
       mint_limiter_(options_.mint_rate_limit, 3600),
@@ -66,6 +67,12 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
     return public_cors(std::move(r));
   }
   if (get && req.path == "/.well-known/nostr.json") return public_cors(nip05_names(req));
+  if (req.path.starts_with("/hooks/")) {  // the webhook trigger's HEAD-era path: no user auth
+    if (auto r = route_workflows(req)) {
+      cors_.apply(origin, *r);
+      return r;
+    }
+  }
   if (req.path.starts_with("/api/") || is_bridge_path(req.path)) {
     std::optional<net::HttpResponse> r = req.path.starts_with("/api/") ? route_api(conn, req) : route_bridge(conn, req);
     if (!r) {  // answered later (answer_event, answer_dm), with this origin's CORS header

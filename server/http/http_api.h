@@ -27,6 +27,7 @@
 #include "server/relay/rate_limiter.h"
 #include "server/relay/relay.h"
 #include "server/relay/services.h"
+#include "server/workflows/workflows.h"
 
 namespace buzz::server {
 
@@ -52,6 +53,7 @@ class HttpApi final : public HttpSide {
     Media& media;
     const Health& health;
     const MetricsSources& metrics;
+    Workflows* workflows = nullptr;  // null: no workflow endpoints
   };
   // `loops`: how many loops will hand it requests.
   HttpApi(Options options, const Services& services, const Rooms& rooms, const engine::Keypair& key, size_t loops);
@@ -74,6 +76,9 @@ class HttpApi final : public HttpSide {
   // request (authenticate_http answers the refusal, or nullopt with *who set)
   // and hands each handler its Caller. nullopt from a route = answered later.
   std::optional<net::HttpResponse> route_api(net::Connection& conn, const net::HttpRequest& req);
+  // api_workflows.cpp: the workflow and approval endpoints (rest-api.md §3.13–§3.14)
+  // and POST /hooks/{id}; nullopt when the path is none of theirs.
+  std::optional<net::HttpResponse> route_workflows(const net::HttpRequest& req);
   // kMint: the NIP-98 bootstrap of POST /api/tokens (payload tag required);
   // kNoMembershipGate: GET /api/relay/members/me, which answers non-members too.
   // kNip98Only: the HTTP bridge, which takes no bearer tokens.
@@ -146,6 +151,7 @@ class HttpApi final : public HttpSide {
   Media& media_;
   const Health& health_;
   const MetricsSources& metrics_;
+  Workflows* workflows_;
   const engine::Keypair key_;
   CorsPolicy cors_;
   RateLimiter mint_limiter_;

@@ -8,6 +8,12 @@
 
 namespace buzz::server {
 
+std::pair<std::string_view, std::string_view> split_id(std::string_view rest) {
+  size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return {rest, {}};
+  return {rest.substr(0, slash), rest.substr(slash)};
+}
+
 KeyParse parse_pubkey(std::string_view text, engine::Pubkey* out) {
   if (text.size() % 2 || text.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) {
     return KeyParse::kNotHex;

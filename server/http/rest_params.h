@@ -16,6 +16,11 @@
 
 namespace buzz::server {
 
+// "{id}/{sub…}" → (id, "/{sub…}"), the sub-path empty when there is none.
+// Callers std::tie the pair: their lambdas capture both parts, and clang
+// before 16 cannot capture a structured binding.
+std::pair<std::string_view, std::string_view> split_id(std::string_view rest);
+
 enum class KeyParse : uint8_t { kOk, kNotHex, kWrongLength };
 // 64 hex characters of either case. Odd-length text or a non-hex character is
 // kNotHex; whole bytes of the wrong count are kWrongLength.

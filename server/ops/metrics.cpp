@@ -102,6 +102,7 @@ std::string render_metrics(const MetricsSources& m) {
     metric(out, "buzz_audit_tail_truncated_total", "counter", "torn tails cut off at start-up", get(m.audit->tail_truncated));
     metric(out, "buzz_audit_log_errors_total", "counter", "audit records refused as invalid", get(m.audit->records_rejected));
   }
+  if (m.more) out += m.more();
   return out;
 }
 

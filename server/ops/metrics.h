@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,6 +30,8 @@ struct MetricsSources {
   const SearchFeeder* search = nullptr;
   std::vector<const net::Loop*> loops;  // their counters, summed
   const engine::RocksDatabase* store = nullptr;  // its memory pools
+  // Exposition text of rooms above this one (the workflows), appended as it is.
+  std::function<std::string()> more;
 };
 
 std::string render_metrics(const MetricsSources& m);

@@ -189,7 +189,7 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
       if (m.removed) batch.out.lost_membership.push_back(*m.removed);
       continue;
     }
-    if (!waiting || !TeamModel::handles(e.kind)) {
+    if ((!waiting && !job.admit) || !TeamModel::handles(e.kind)) {
       batch.pending.push_back({job.event, std::move(job.channel), waiting, {}, true, {}, job.actor});
       continue;
     }
@@ -229,8 +229,9 @@ void StoreWriter::audit_records(const Batch& batch, std::span<const engine::Writ
     if (results[r].outcome != engine::WriteOutcome::kStored) continue;
     const Pending& p = batch.pending[r];
     const engine::Event& e = *p.event;
-    // Relay-signed follow-ups are the relay's own acts.
-    const std::string actor = engine::to_hex(p.job ? p.actor : e.pubkey);
+    // Relay-signed follow-ups are the relay's own acts; a workflow's events name
+    // the owner they act for (audit.md §5.2: event_created of send_message output).
+    const std::string actor = engine::to_hex(p.job || p.actor != engine::Pubkey{} ? p.actor : e.pubkey);
     audit_.add({e.id_hex(), e.kind, actor, std::string(engine::kActionEventCreated), p.channel, "null"});
     for (const engine::AuditRecord& rec : p.audit) audit_.add(rec);
     if (e.kind != 5 && e.kind != 9005) continue;

@@ -43,6 +43,9 @@ struct WriteJob {
   std::optional<engine::AuditRecord> audit{};  // kAudit only
   std::optional<DmRequest> dm{};               // kDm only
   bool proxy = false;  // submitted under proxy:submit: the channel-membership check is skipped (protocol.md §6.6)
+  // A relay-signed event (origin.loop == kNoReply) that still runs the channel rules: a
+  // workflow's 9002 acting for its owner. A refusal comes back in the outcome's replies.
+  bool admit = false;
 };
 
 struct OkReply {

@@ -208,14 +208,16 @@ Admission TeamModel::edit_metadata(const engine::Event& e, const Channel& curren
   if (!any) {
     return invalid("kind:9002 must include at least one metadata tag (name, about, archived, topic, purpose, visibility, ttl)");
   }
-  auto actor = active_role(team_.member(current.id, e.pubkey));
+  // A relay-signed edit with an actor tag acts for that actor (a workflow's set_channel_topic).
+  const Pubkey acting = acting_for(e);
+  auto actor = active_role(team_.member(current.id, acting));
   if (needs_admin && !elevated(actor)) return invalid("actor not authorized for name/about/archived/visibility/ttl changes");
   if (!actor) return invalid("not a member");
 
   Channel ch = current;
   Admission a;
   a.channel = ch.id;
-  const std::string actor_hex = json_string(e.pubkey_hex());
+  const std::string actor_hex = json_string(engine::to_hex(acting));
   std::vector<std::vector<std::pair<std::string, std::string>>> messages;
   for (const engine::Tag& t : e.tags) {
     if (t.empty()) continue;
@@ -229,7 +231,7 @@ Admission TeamModel::edit_metadata(const engine::Event& e, const Channel& curren
     } else if ((name == "topic" || name == "purpose") && has_value) {
       bool topic = name == "topic";
       (topic ? ch.topic : ch.purpose) = value;
-      (topic ? ch.topic_set_by : ch.purpose_set_by) = e.pubkey;
+      (topic ? ch.topic_set_by : ch.purpose_set_by) = acting;
       (topic ? ch.topic_set_at : ch.purpose_set_at) = now;
       messages.push_back({{"actor", actor_hex}, {name, json_string(value)}, {"type", json_string(name + "_changed")}});
     } else if (name == "visibility") {

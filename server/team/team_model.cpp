@@ -115,6 +115,12 @@ engine::Pubkey TeamModel::effective_author(const engine::StoredEvent& stored) co
   return author;
 }
 
+engine::Pubkey TeamModel::acting_for(const engine::Event& e) const {
+  engine::Pubkey actor;
+  if (e.pubkey == relay_key_.pubkey && engine::from_hex(e.first_tag_value("actor"), &actor)) return actor;
+  return e.pubkey;
+}
+
 Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now, bool proxy) {
   // The first h tag whose value parses as a UUID names the channel (channels.md §1).
   std::string_view h;

@@ -107,6 +107,8 @@ class TeamModel {
   // Who a stored event speaks for: its pubkey, or for a relay-signed one its
   // actor tag, else its first p tag (protocol.md §11).
   engine::Pubkey effective_author(const engine::StoredEvent& stored) const;
+  // Who an incoming event acts for: its pubkey, or for a relay-signed one its actor tag.
+  engine::Pubkey acting_for(const engine::Event& e) const;
   // A deleted reply no longer counts toward its parent and root (channels.md §7).
   void lower_thread_counts(const engine::Id& id, Admission& a);
   // channel_admin.cpp: NIP-29 9000–9022

@@ -1,0 +1,289 @@
+// The workflow endpoints of rest-api.md §3.13: list, create, get, update,
+// delete, runs, a run's approvals, the manual trigger and the webhook. The
+// HTTP room authenticates and checks the scope; each handler checks channel
+// access (WorkflowCaller::check_channel) and ownership as the table words it.
+// Loop thread of the request.
+#include <simdjson.h>
+
+#include "engine/canonical.h"
+#include "engine/channel.h"
+#include "engine/clock.h"
+#include "engine/hex.h"
+#include "server/common/api_error.h"
+#include "server/common/json_text.h"
+#include "server/workflows/ssrf.h"
+#include "server/workflows/workflows.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr size_t kMaxListed = 100;
+
+std::string sha256_hex(std::string_view s) {
+  uint8_t digest[32];
+  engine::sha256(s.data(), s.size(), digest);
+  return engine::to_hex(digest, sizeof digest);
+}
+
+std::string num_or_null(uint64_t n) { return n ? std::to_string(n) : "null"; }
+
+std::string run_json(const engine::RunRecord& r) {
+  return json_object({{"id", json_string(r.id)},
+                      {"workflow_id", json_string(r.workflow_id)},
+                      {"status", json_string(engine::run_status_name(r.status))},
+                      {"current_step", std::to_string(r.current_step)},
+                      {"execution_trace", r.execution_trace},
+                      {"started_at", num_or_null(r.started_at)},
+                      {"completed_at", num_or_null(r.completed_at)},
+                      {"error_message", r.error_message ? json_string(*r.error_message) : "null"},
+                      {"created_at", std::to_string(r.created_at)}});
+}
+
+std::string approval_json(const engine::ApprovalRecord& a) {
+  return json_object({{"token", json_string(a.token_hash)},
+                      {"workflow_id", json_string(a.workflow_id)},
+                      {"run_id", json_string(a.run_id)},
+                      {"step_id", json_string(a.step_id)},
+                      {"step_index", std::to_string(a.step_index)},
+                      {"approver_spec", json_string(a.approver_spec)},
+                      {"status", json_string(engine::approval_status_name(a.status))},
+                      {"approver_pubkey", json_string_or_null(a.approver_pubkey)},
+                      {"note", a.note ? json_string(*a.note) : "null"},
+                      {"expires_at", json_string(engine::rfc3339(a.expires_at))},
+                      {"created_at", std::to_string(a.created_at)}});
+}
+
+// {"yaml_definition": "..."}: the YAML, or the refusal (rest-api.md §0.1: not JSON 400, wrong shape 422).
+std::optional<net::HttpResponse> yaml_of(const net::HttpRequest& req, std::string* yaml) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(req.body).get(doc)) return api_error(400, "invalid JSON body");
+  std::string_view v;
+  if (doc["yaml_definition"].get_string().get(v)) return api_error(422, "missing field `yaml_definition`");
+  *yaml = std::string(v);
+  return std::nullopt;
+}
+
+// Constant time over equal lengths: XOR-fold every byte (§10).
+bool secrets_equal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  uint8_t diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= uint8_t(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+}  // namespace
+
+std::string Workflows::workflow_json(const Workflow& w, const std::string& secret) const {
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"id", json_string(w.record.id)},
+      {"name", json_string(w.record.name)},
+      {"owner_pubkey", json_string(engine::to_hex(w.record.owner))},
+      {"channel_id", json_string_or_null(w.record.channel_id)},
+      {"definition", definition_json(w.def, /*with_secret=*/false)},
+      {"status", json_string(w.record.status)},
+      {"created_at", std::to_string(w.record.created_at)},
+      {"updated_at", std::to_string(w.record.updated_at)}};
+  if (!secret.empty()) fields.emplace_back("webhook_secret", json_string(secret));
+  return json_object(std::move(fields));
+}
+
+std::optional<net::HttpResponse> Workflows::load_for(const WorkflowCaller& who, std::string_view id, WorkflowPtr* out,
+                                                     std::string_view forbidden) {
+  if (!engine::is_canonical_uuid(id)) return api_error(400, "invalid workflow UUID");
+  WorkflowPtr w = find(id);
+  if (!w) return api_error(404, "workflow not found");
+  if (w->record.channel_id.empty()) {
+    if (w->record.owner != who.pubkey) return api_error(403, forbidden);
+  } else if (who.check_channel(w->record.channel_id)) {
+    return api_error(403, forbidden);
+  }
+  *out = std::move(w);
+  return std::nullopt;
+}
+
+// Seed-era REST checks beyond §3: send_message.channel overrides and call_webhook URLs.
+static std::optional<std::string> rest_checks(const Definition& d, std::string_view channel,
+                                              const std::vector<std::string>& allow_hosts) {
+  for (const Step& s : d.steps) {
+    if (s.action == ActionKind::kSendMessage) {
+      if (auto override_id = s.field("channel")) {
+        if (!engine::parses_as_uuid(*override_id)) {
+          return "invalid workflow YAML: step '" + s.id + "' has an invalid send_message.channel UUID";
+        }
+        if (*override_id != channel) {
+          return "invalid workflow YAML: step '" + s.id + "' cannot override send_message.channel outside workflow channel " +
+                 std::string(channel);
+        }
+      }
+    }
+    if (s.action == ActionKind::kCallWebhook) {
+      if (auto error = check_webhook_url(s.field("url").value_or(""), s.id, allow_hosts)) return error;
+    }
+  }
+  return std::nullopt;
+}
+
+net::HttpResponse Workflows::list_workflows(const WorkflowCaller& who, std::string_view channel) {
+  if (!engine::is_canonical_uuid(channel)) return api_error(400, "invalid channel UUID");
+  if (auto refused = who.check_channel(channel)) return *refused;
+  std::vector<WorkflowPtr> found = in_channel(channel);
+  std::sort(found.begin(), found.end(), [](const WorkflowPtr& a, const WorkflowPtr& b) {
+    return a->record.created_at != b->record.created_at ? a->record.created_at > b->record.created_at
+                                                        : a->record.id > b->record.id;
+  });
+  std::vector<std::string> out;
+  for (const WorkflowPtr& w : found) {
+    if (out.size() == kMaxListed) break;
+    out.push_back(workflow_json(*w));
+  }
+  return net::HttpResponse::json(200, json_array(out));
+}
+
+net::HttpResponse Workflows::create_workflow(const WorkflowCaller& who, std::string_view channel,
+                                             const net::HttpRequest& req) {
+  if (!engine::is_canonical_uuid(channel)) return api_error(400, "invalid channel UUID");
+  if (auto refused = who.check_channel(channel)) return *refused;
+  std::string yaml;
+  if (auto refused = yaml_of(req, &yaml)) return *refused;
+  auto def = parse_definition(yaml);
+  if (!def) return api_error(400, "invalid workflow YAML: " + def.error());
+  if (auto error = rest_checks(*def, channel, http_.options().allow_hosts)) return api_error(400, *error);
+  std::string secret;
+  if (def->trigger.on == TriggerKind::kWebhook) secret = def->webhook_secret = engine::random_uuid();
+  Workflow w;
+  w.record.id = engine::random_uuid();
+  w.record.name = def->name;
+  w.record.owner = who.pubkey;
+  w.record.channel_id = std::string(channel);
+  w.record.definition = definition_json(*def, /*with_secret=*/true);
+  w.record.definition_hash = sha256_hex(w.record.definition);
+  w.record.created_at = w.record.updated_at = engine::unix_now();
+  w.def = std::move(*def);
+  if (auto s = tables_.put_workflow(w.record); !s) return api_error(500, "database error: " + s.error());
+  auto stored = std::make_shared<const Workflow>(std::move(w));
+  put(stored);
+  return net::HttpResponse::json(200, workflow_json(*stored, secret));
+}
+
+net::HttpResponse Workflows::get_workflow(const WorkflowCaller& who, std::string_view id) {
+  WorkflowPtr w;
+  if (auto refused = load_for(who, id, &w, "not authorized to access this workflow")) return *refused;
+  return net::HttpResponse::json(200, workflow_json(*w));
+}
+
+net::HttpResponse Workflows::update_workflow(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req) {
+  WorkflowPtr old;
+  if (auto refused = load_for(who, id, &old, "not authorized to update this workflow")) return *refused;
+  if (old->record.owner != who.pubkey) return api_error(403, "not authorized to update this workflow");
+  std::string yaml;
+  if (auto refused = yaml_of(req, &yaml)) return *refused;
+  auto def = parse_definition(yaml);
+  if (!def) return api_error(400, "invalid workflow YAML: " + def.error());
+  if (auto error = rest_checks(*def, old->record.channel_id, http_.options().allow_hosts)) return api_error(400, *error);
+  // The secret: kept while the trigger stays a webhook, made when it becomes one, dropped otherwise (§10).
+  std::string new_secret;
+  def->webhook_secret.clear();
+  if (def->trigger.on == TriggerKind::kWebhook) {
+    if (!old->def.webhook_secret.empty()) {
+      def->webhook_secret = old->def.webhook_secret;
+    } else {
+      new_secret = def->webhook_secret = engine::random_uuid();
+    }
+  }
+  Workflow w{old->record, std::move(*def)};
+  w.record.name = w.def.name;
+  w.record.definition = definition_json(w.def, /*with_secret=*/true);
+  w.record.definition_hash = sha256_hex(w.record.definition);
+  w.record.updated_at = engine::unix_now();
+  if (auto s = tables_.put_workflow(w.record); !s) return api_error(500, "database error: " + s.error());
+  auto stored = std::make_shared<const Workflow>(std::move(w));
+  put(stored);
+  return net::HttpResponse::json(200, workflow_json(*stored, new_secret));
+}
+
+net::HttpResponse Workflows::delete_workflow(const WorkflowCaller& who, std::string_view id) {
+  WorkflowPtr w;
+  if (auto refused = load_for(who, id, &w, "not authorized to delete this workflow")) return *refused;
+  if (w->record.owner != who.pubkey) return api_error(403, "not authorized to delete this workflow");
+  if (auto s = tables_.delete_workflow(id); !s) return api_error(500, "database error: " + s.error());
+  erase(id);
+  net::HttpResponse r = net::HttpResponse::json(204, "");
+  return r;
+}
+
+net::HttpResponse Workflows::list_runs(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req) {
+  WorkflowPtr w;
+  if (auto refused = load_for(who, id, &w, "not authorized to trigger this workflow")) return *refused;
+  if (w->record.owner != who.pubkey) return api_error(403, "not authorized to trigger this workflow");
+  size_t limit = 20;
+  if (std::string l = req.query_param("limit"); !l.empty()) {
+    char* end = nullptr;
+    long n = std::strtol(l.c_str(), &end, 10);
+    if (end && *end == '\0') limit = size_t(std::clamp(n, 1L, 100L));
+  }
+  auto runs = tables_.runs(id);
+  if (!runs) return api_error(500, "database error: " + runs.error());
+  std::vector<std::string> out;
+  for (const engine::RunRecord& r : *runs) {
+    if (out.size() == limit) break;
+    out.push_back(run_json(r));
+  }
+  return net::HttpResponse::json(200, json_array(out));
+}
+
+net::HttpResponse Workflows::list_approvals(const WorkflowCaller& who, std::string_view id, std::string_view run_id) {
+  WorkflowPtr w;
+  if (auto refused = load_for(who, id, &w, "not authorized to access this workflow")) return *refused;
+  if (!engine::is_canonical_uuid(run_id)) return api_error(400, "invalid run UUID");
+  auto approvals = tables_.approvals(id, run_id);
+  if (!approvals) return api_error(500, "database error: " + approvals.error());
+  std::vector<std::string> out;
+  for (const engine::ApprovalRecord& a : *approvals) out.push_back(approval_json(a));
+  return net::HttpResponse::json(200, json_array(out));
+}
+
+// The run a REST call starts (manual trigger, webhook): the body's keys as
+// trigger fields, 202 with the pending run.
+net::HttpResponse Workflows::start_from_request(const WorkflowPtr& w, TriggerContext context, std::string kind,
+                                                const net::HttpRequest& req) {
+  if (w->record.status != "active" || !w->def.enabled) return api_error(409, "workflow is not active");
+  context.channel_id = w->record.channel_id;
+  if (!req.body.empty()) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    if (auto error = parser.parse(req.body).get(doc)) {
+      return api_error(400, std::string("invalid JSON body: ") + simdjson::error_message(error));
+    }
+    context.webhook_fields = TriggerContext::fields_of(req.body);
+  }
+  auto run = start_run(w, std::move(context), std::move(kind), "");
+  if (!run) return api_error(500, run.error());
+  return net::HttpResponse::json(202, json_object({{"run_id", json_string(*run)},
+                                                   {"workflow_id", json_string(w->record.id)},
+                                                   {"status", json_string("pending")}}));
+}
+
+net::HttpResponse Workflows::trigger_workflow(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req) {
+  WorkflowPtr w;
+  if (auto refused = load_for(who, id, &w, "not authorized to trigger this workflow")) return *refused;
+  TriggerContext context;
+  context.author = engine::to_hex(who.pubkey);  // Buzz decision: the caller, not ""
+  return start_from_request(w, std::move(context), "manual", req);
+}
+
+net::HttpResponse Workflows::webhook(std::string_view id, const net::HttpRequest& req) {
+  if (!engine::is_canonical_uuid(id)) return api_error(400, "invalid workflow UUID");
+  WorkflowPtr w = find(id);
+  if (!w) return api_error(404, "workflow not found");
+  if (w->def.trigger.on != TriggerKind::kWebhook) return api_error(400, "workflow does not have a webhook trigger");
+  if (w->def.webhook_secret.empty()) {
+    return api_error(401, "webhook secret required but not configured — re-save the workflow to generate one");
+  }
+  std::string given(req.header("x-webhook-secret"));
+  if (given.empty()) given = req.query_param("secret");
+  if (!secrets_equal(given, w->def.webhook_secret)) return api_error(401, "authentication failed");
+  return start_from_request(w, TriggerContext{}, "webhook", req);
+}
+
+}  // namespace buzz::server

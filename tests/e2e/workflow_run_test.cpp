@@ -1,0 +1,304 @@
+// Workflow runs against the real binary (workflows.md §4–§9, §13): each
+// trigger fires and a non-matching one does not; each action's visible effect
+// (a message in the channel, a DM, a topic, a reaction, a webhook received by a
+// local receiver with its templated body); loop prevention; the complete
+// examples of §15; the run records.
+#include "tests/e2e/workflow_fixture.h"
+
+namespace buzz::test {
+namespace {
+
+// The REST JSON of one channel's field.
+std::string channel_field(const engine::Keypair& key, const std::string& channel, const char* field,
+                          RelayProcess& relay) {
+  const std::string path = "/api/channels/" + channel;
+  const std::string url = "http://127.0.0.1:" + std::to_string(relay.port()) + path;
+  HttpReply r = http_call(relay.port(), "GET", path, {{"Authorization", nip98_header(key, url, "GET", "")}});
+  return json_str(r.body, field);
+}
+
+TEST_F(WorkflowTest, MessagePostedWithFilterSendsAMessageSubscribersSee) {
+  Peer owner = user(), watcher = user();
+  std::string channel = create_channel(owner);
+  std::string id = create_workflow(owner, channel, R"(name: Triage
+trigger:
+  on: message_posted
+  filter: 'str_contains(trigger_text, "P1")'
+steps:
+  - id: ack
+    action: send_message
+    text: "P1 noted from {{trigger.author | truncate_pubkey}}: {{trigger.text | truncate(20)}}"
+)");
+  subscribe(watcher, "live", h_filter(channel));
+  post(owner, channel, "nothing to see");  // no match: no run
+  engine::Event p1 = post(owner, channel, "P1 database is down, all hands");
+  auto m = watcher->wait_for([&](const RelayMessage& r) {
+    return r.type == "EVENT" && r.event.content.starts_with("P1 noted from");
+  });
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->event.content, "P1 noted from " + owner.hex.substr(0, 6) + "..." + owner.hex.substr(58) +
+                                  ": P1 database is down,");
+  EXPECT_TRUE(has_tag(m->event, {"p", owner.hex}));
+  EXPECT_TRUE(has_tag(m->event, {"h", channel}));
+  EXPECT_TRUE(has_tag(m->event, {"buzz:workflow", "true"}));
+  auto run = wait_run(owner, id);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->status, "completed") << run->error;
+  EXPECT_NE(run->trace.find(R"("sent":true)"), std::string::npos) << run->trace;
+  EXPECT_NE(run->trace.find(m->event.id_hex()), std::string::npos);
+  // The workflow's own message contains "P1" but never triggers a workflow: still one run.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(runs(owner, id).size(), 1u);
+}
+
+TEST_F(WorkflowTest, ReactionAddedWithEmojiReactsDmsAndSetsTheTopic) {
+  Peer owner = user(), member = user();
+  std::string channel = create_channel(owner);
+  add_member(owner, channel, member);
+  std::string id = create_workflow(owner, channel, R"(name: Ticket
+trigger:
+  on: reaction_added
+  emoji: "🎫"
+steps:
+  - id: react
+    action: add_reaction
+    emoji: "✅"
+  - id: dm
+    action: send_dm
+    to: "{{trigger.author}}"
+    text: "ticket filed for {{trigger.message_id}}"
+  - id: topic
+    action: set_channel_topic
+    topic: "last ticket: {{trigger.message_id | truncate(8)}}"
+)");
+  engine::Event msg = post(member, channel, "please file this");
+  OkReply wrong = member->publish(make_event(member.key, 7, "👍", {{"e", msg.id_hex()}}));
+  ASSERT_TRUE(wrong.accepted) << wrong.reason;
+  OkReply ticket = member->publish(make_event(member.key, 7, "🎫", {{"e", msg.id_hex()}}));
+  ASSERT_TRUE(ticket.accepted) << ticket.reason;
+  auto run = wait_run(owner, id);
+  ASSERT_TRUE(run.has_value());
+  ASSERT_EQ(run->status, "completed") << run->error;
+  EXPECT_EQ(runs(owner, id).size(), 1u);  // the 👍 did not fire
+  // The reaction is stored for the owner.
+  ReqResult reactions = member->req("r", R"({"kinds":[7],"#e":[")" + msg.id_hex() + R"("]})");
+  bool found = false;
+  for (const engine::Event& e : reactions.events) found |= e.content == "✅" && has_tag(e, {"actor", owner.hex});
+  EXPECT_TRUE(found);
+  // The DM reached the member: a message from the owner in their DM (live
+  // subscriptions to channel events need the #h, so read it from history).
+  ReqResult dms = member->req("d", R"({"kinds":[9],"#p":[")" + owner.hex + R"("]})");
+  bool dm = false;
+  for (const engine::Event& e : dms.events) dm |= e.content == "ticket filed for " + msg.id_hex();
+  EXPECT_TRUE(dm);
+  // The topic changed, set by the owner.
+  EXPECT_EQ(channel_field(owner.key, channel, "topic", relay()), "last ticket: " + msg.id_hex().substr(0, 8));
+}
+
+TEST_F(WorkflowTest, ANonMembersWorkflowCannotPostToAPrivateChannel) {
+  Peer owner = user(), admin = user();
+  std::string channel = create_channel(admin, "private");
+  add_member(admin, channel, owner);
+  std::string id = create_workflow(owner, channel, "name: W\ntrigger: {on: webhook}\nsteps:\n"
+                                                   "  - {id: say, action: send_message, text: hello}\n");
+  ASSERT_FALSE(id.empty());
+  // The owner leaves the channel: the workflow may no longer act in it.
+  OkReply removed = admin->publish(make_event(admin.key, 9001, unique_text("rm"), {{"h", channel}, {"p", owner.hex}}));
+  ASSERT_TRUE(removed.accepted) << removed.reason;
+  EXPECT_EQ(rest(owner.key, "GET", "/api/workflows/" + id).status, 403);
+  HttpReply trig = rest(admin.key, "POST", "/api/workflows/" + id + "/trigger");
+  ASSERT_EQ(trig.status, 202) << trig.body;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ReqResult msgs = admin->req("m", h_filter(channel));
+  ASSERT_TRUE(msgs.eose);
+  for (const engine::Event& e : msgs.events) EXPECT_NE(e.content, "hello");
+}
+
+TEST_F(WorkflowTest, ManualTriggerAndWebhookTriggerBothPaths) {
+  Peer owner = user();
+  std::string channel = create_channel(owner);
+  HttpReply created;
+  std::string id = create_workflow(owner, channel, R"(name: Deploy watcher
+trigger:
+  on: webhook
+steps:
+  - id: announce
+    action: send_message
+    text: "Deploy of {{trigger.service}} finished with status {{trigger.status}} by [{{trigger.author}}]."
+)", &created);
+  const std::string secret = json_str(created.body, "webhook_secret");
+  subscribe(owner, "live", h_filter(channel));
+  const std::string body = R"({"service":"api","status":"ok"})";
+  EXPECT_EQ(http_call(relay().port(), "POST", "/api/workflows/" + id + "/webhook", {{"X-Webhook-Secret", "wrong"}}, body).body,
+            R"({"error":"authentication failed"})");
+  EXPECT_EQ(http_call(relay().port(), "POST", "/hooks/" + id + "?secret=" + secret.substr(1), {}, body).status, 401);
+  EXPECT_EQ(http_call(relay().port(), "POST", "/hooks/" + id, {{"X-Webhook-Secret", secret}}, "{bad").status, 400);
+  HttpReply fired = http_call(relay().port(), "POST", "/api/workflows/" + id + "/webhook", {{"X-Webhook-Secret", secret}}, body);
+  ASSERT_EQ(fired.status, 202) << fired.body;
+  EXPECT_EQ(json_str(fired.body, "status"), "pending");
+  EXPECT_EQ(json_str(fired.body, "workflow_id"), id);
+  auto m = owner->wait_for([&](const RelayMessage& r) { return r.type == "EVENT" && r.event.content.starts_with("Deploy of"); });
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->event.content, "Deploy of api finished with status ok by [].");
+  HttpReply hooked = http_call(relay().port(), "POST", "/hooks/" + id + "?secret=" + secret, {}, body);
+  EXPECT_EQ(hooked.status, 202) << hooked.body;
+  // Manual trigger: author is the caller (Buzz decision).
+  HttpReply manual = rest(owner.key, "POST", "/api/workflows/" + id + "/trigger", R"({"service":"web","status":"x"})");
+  ASSERT_EQ(manual.status, 202) << manual.body;
+  auto m2 = owner->wait_for([&](const RelayMessage& r) {
+    return r.type == "EVENT" && r.event.content.starts_with("Deploy of web");
+  });
+  ASSERT_TRUE(m2.has_value());
+  EXPECT_EQ(m2->event.content, "Deploy of web finished with status x by [" + owner.hex + "].");
+  auto run = wait_run(owner, id, 3);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(runs(owner, id).size(), 3u);
+  // /metrics counts runs by trigger and steps by action.
+  const std::string metrics = http_get(relay().port(), "/metrics").body;
+  EXPECT_GE(metric_value(metrics, R"(buzz_workflow_runs_total{trigger="webhook"})"), 2);
+  EXPECT_GE(metric_value(metrics, R"(buzz_workflow_runs_total{trigger="manual"})"), 1);
+  EXPECT_GE(metric_value(metrics, R"(buzz_workflow_actions_total{action="send_message"})"), 1);
+  EXPECT_GE(metric_value(metrics, "buzz_workflow_approvals_pending"), 0);
+}
+
+TEST_F(WorkflowTest, CallWebhookPostsTheTemplatedBodyAndBranchesOnStatus) {
+  HttpReceiver receiver;
+  receiver.respond(201, R"({"ticket":42})");
+  Peer owner = user();
+  std::string channel = create_channel(owner);
+  std::string id = create_workflow(owner, channel, R"(name: Ticket on reaction
+trigger:
+  on: webhook
+steps:
+  - id: create
+    action: call_webhook
+    url: ")" + receiver.url("/api/issues") + R"("
+    headers:
+      Content-Type: application/json
+      X-Source: "{{trigger.service}}"
+    body: '{"source_message": "{{trigger.message_id}}", "service": "{{trigger.service}}"}'
+    timeout_secs: 20
+  - id: ok
+    if: "steps_create_output_status == 201"
+    action: send_message
+    text: "Ticket created: {{steps.create.output.body}}"
+  - id: failed
+    if: "steps_create_output_status != 201"
+    action: send_message
+    text: "Ticket creation failed (HTTP {{steps.create.output.status}})."
+)");
+  ASSERT_FALSE(id.empty());
+  HttpReply fired = rest(owner.key, "POST", "/api/workflows/" + id + "/trigger", R"({"service":"billing"})");
+  ASSERT_EQ(fired.status, 202);
+  ASSERT_TRUE(receiver.wait_for(1));
+  ReceivedRequest got = receiver.received()[0];
+  EXPECT_EQ(got.method, "POST");
+  EXPECT_EQ(got.target, "/api/issues");
+  EXPECT_EQ(got.body, R"({"source_message": "", "service": "billing"})");
+  EXPECT_NE(got.head.find("X-Source: billing"), std::string::npos) << got.head;
+  EXPECT_NE(got.head.find("Content-Type: application/json"), std::string::npos);
+  auto run = wait_run(owner, id);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->status, "completed") << run->error;
+  EXPECT_NE(run->trace.find(R"({"status":201,"body":"{\"ticket\":42}"})"), std::string::npos) << run->trace;
+  EXPECT_NE(run->trace.find(R"("status":"skipped","step_id":"failed")"), std::string::npos) << run->trace;
+}
+
+TEST_F(WorkflowTest, CallWebhookNeverFollowsARedirectToAnInternalAddress) {
+  HttpReceiver receiver;
+  receiver.respond(302, "", "Location: http://169.254.169.254/latest/meta-data\r\n");
+  Peer owner = user();
+  std::string channel = create_channel(owner);
+  std::string id = create_workflow(owner, channel, "name: R\ntrigger: {on: webhook}\nsteps:\n"
+                                                   "  - {id: call, action: call_webhook, method: GET, url: '" +
+                                                       receiver.url("/go") + "'}\n");
+  ASSERT_EQ(rest(owner.key, "POST", "/api/workflows/" + id + "/trigger").status, 202);
+  auto run = wait_run(owner, id);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->status, "completed") << run->error;
+  EXPECT_NE(run->trace.find(R"("status":302)"), std::string::npos) << run->trace;
+  EXPECT_EQ(receiver.received().size(), 1u);
+}
+
+TEST_F(WorkflowTest, FailingStepsRecordTheirErrors) {
+  Peer owner = user();
+  std::string channel = create_channel(owner);
+  // §15.1's pitfall: a condition that references a skipped step's output fails the run.
+  std::string id = create_workflow(owner, channel, R"(name: Pitfall
+trigger: {on: webhook}
+steps:
+  - id: page
+    if: 'str_contains(trigger_text, "production")'
+    action: send_message
+    text: paged
+  - id: report
+    if: 'str_contains(trigger_text, "production") && steps_page_output_sent'
+    action: send_message
+    text: reported
+)");
+  ASSERT_EQ(rest(owner.key, "POST", "/api/workflows/" + id + "/trigger").status, 202);
+  auto run = wait_run(owner, id);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->status, "failed");
+  EXPECT_EQ(run->current_step, 1);
+  EXPECT_EQ(run->error.rfind("condition evaluation error: 'str_contains(trigger_text, \"production\") && steps_page_output_sent': ", 0), 0u)
+      << run->error;
+  // A template error fails the step.
+  std::string bad = create_workflow(owner, channel, "name: T\ntrigger: {on: webhook}\nsteps:\n"
+                                                    "  - {id: s, action: send_message, text: '{{trigger.text | shout}}'}\n");
+  ASSERT_EQ(rest(owner.key, "POST", "/api/workflows/" + bad + "/trigger").status, 202);
+  auto failed = wait_run(owner, bad);
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_EQ(failed->error, "template error: unknown filter: shout");
+}
+
+TEST_F(WorkflowTest, CronScheduleFiresOnTheTick) {
+  Peer owner = user();
+  std::string channel = create_channel(owner);
+  std::string id = create_workflow(owner, channel, R"(name: Every second
+trigger:
+  on: schedule
+  cron: "* * * * * *"
+steps:
+  - id: tick
+    action: send_message
+    text: "tick at {{trigger.timestamp}}"
+)");
+  auto run = wait_run(owner, id, 1, 15000);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->status, "completed") << run->error;
+  // Disabled: no more runs.
+  HttpReply off = rest(owner.key, "PUT", "/api/workflows/" + id,
+                       wf_body("name: Every second\nenabled: false\ntrigger:\n  on: schedule\n  cron: '* * * * * *'\n"
+                               "steps:\n  - {id: tick, action: send_message, text: x}\n"));
+  ASSERT_EQ(off.status, 200) << off.body;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  size_t count = runs(owner, id).size();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  EXPECT_EQ(runs(owner, id).size(), count);
+  EXPECT_EQ(rest(owner.key, "POST", "/api/workflows/" + id + "/trigger").body, R"({"error":"workflow is not active"})");
+}
+
+TEST_F(WorkflowTest, DiffPostedTriggers) {
+  Peer owner = user();
+  std::string channel = create_channel(owner);
+  std::string id = create_workflow(owner, channel, R"(name: Diffs
+trigger:
+  on: diff_posted
+  filter: 'str_contains(trigger_text, "+")'
+steps:
+  - id: say
+    action: send_message
+    text: "diff {{trigger.message_id | truncate(8)}}"
+)");
+  OkReply ok = owner->publish(make_event(owner.key, 40008, "--- a\n+++ b\n+line", {{"h", channel},
+                                                                                   {"repo", "https://example.com/r"},
+                                                                                   {"commit", "abcdef1"}}));
+  ASSERT_TRUE(ok.accepted) << ok.reason;
+  auto run = wait_run(owner, id);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->status, "completed") << run->error;
+}
+
+}  // namespace
+}  // namespace buzz::test
