@@ -50,9 +50,14 @@ class NotingStore : public engine::EventStore {
                             const std::function<void(std::string_view, std::string_view)>& visit) override {
     return inner_.scan_state(t, visit);
   }
+  engine::Status scan_state_prefix(engine::StateTable t, std::string_view prefix,
+                                  const std::function<void(std::string_view, std::string_view)>& visit) override {
+    return inner_.scan_state_prefix(t, prefix, visit);
+  }
   engine::Status put_state(engine::StateTable t, std::string_view key, std::string_view value) override {
     return inner_.put_state(t, key, value);
   }
+  engine::Status put_states(std::span<const engine::StateWrite> writes) override { return inner_.put_states(writes); }
   engine::Status erase_state(engine::StateTable t, std::string_view from, std::string_view to) override {
     {
       std::lock_guard lock(mutex_);
