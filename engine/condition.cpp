@@ -253,16 +253,26 @@ Status check_condition(std::string_view expression) {
   return {};
 }
 
-Result<bool> evaluate_condition(std::string_view expression, const ConditionVariables& variables,
-                                std::chrono::milliseconds budget) {
+Result<Condition> Condition::compile(std::string_view expression) {
   auto tree = parse_condition(expression);
-  if (!tree) return Error{wrap(expression, tree.error())};
-  auto value = Evaluator(variables, budget).eval(*tree);
-  if (!value) return Error{wrap(expression, value.error())};
+  if (!tree) return Error{tree.error()};
+  return Condition(std::string(expression), std::move(*tree));
+}
+
+Result<bool> Condition::evaluate(const ConditionVariables& variables, std::chrono::milliseconds budget) const {
+  auto value = Evaluator(variables, budget).eval(tree_);
+  if (!value) return Error{wrap(text_, value.error())};
   if (value->type != Type::kBool) {
-    return Error{wrap(expression, "expected a boolean result, got " + std::string(type_name(value->type)))};
+    return Error{wrap(text_, "expected a boolean result, got " + std::string(type_name(value->type)))};
   }
   return value->b;
+}
+
+Result<bool> evaluate_condition(std::string_view expression, const ConditionVariables& variables,
+                                std::chrono::milliseconds budget) {
+  auto condition = Condition::compile(expression);
+  if (!condition) return Error{wrap(expression, condition.error())};
+  return condition->evaluate(variables, budget);
 }
 
 }  // namespace buzz::engine

@@ -57,7 +57,24 @@ inline constexpr std::chrono::milliseconds kConditionBudget{100};
 // error is the bare detail.
 Status check_condition(std::string_view expression);
 
-// Evaluates to a boolean, or the full error text.
+// A parsed expression, for one evaluated many times: a trigger filter is
+// checked against every message of its channel, and parsing it once takes the
+// lexer and parser off each of those.
+class Condition {
+ public:
+  // Parses (limits included); the error is the bare detail, as check_condition's.
+  static Result<Condition> compile(std::string_view expression);
+  // A boolean, or the full error text.
+  Result<bool> evaluate(const ConditionVariables& variables, std::chrono::milliseconds budget = kConditionBudget) const;
+  const std::string& text() const { return text_; }
+
+ private:
+  Condition(std::string text, ConditionNode tree) : text_(std::move(text)), tree_(std::move(tree)) {}
+  std::string text_;
+  ConditionNode tree_;
+};
+
+// Compiles and evaluates once: a boolean, or the full error text.
 Result<bool> evaluate_condition(std::string_view expression, const ConditionVariables& variables,
                                 std::chrono::milliseconds budget = kConditionBudget);
 

@@ -270,6 +270,11 @@ engine::Result<Definition> parse_definition(std::string_view yaml) {
     return engine::Error{std::string("invalid YAML: ") + e.what()};
   }
   if (auto s = validate(d); !s) return engine::Error{s.error()};
+  if (d.trigger.filter) {
+    auto compiled = engine::Condition::compile(*d.trigger.filter);
+    if (!compiled) return engine::Error{"invalid definition: trigger filter: " + compiled.error()};
+    d.trigger.compiled_filter = std::make_shared<const engine::Condition>(std::move(*compiled));
+  }
   return d;
 }
 

@@ -9,12 +9,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "engine/condition.h"
 #include "engine/result.h"
 
 namespace buzz::server {
@@ -43,6 +45,7 @@ std::string_view action_name(ActionKind k);
 struct Trigger {
   TriggerKind on = TriggerKind::kMessagePosted;
   std::optional<std::string> filter;    // message_posted, diff_posted
+  std::shared_ptr<const engine::Condition> compiled_filter;  // the filter, parsed once (parse_definition)
   std::optional<std::string> emoji;     // reaction_added
   std::optional<std::string> cron;      // schedule
   std::optional<std::string> interval;  // schedule

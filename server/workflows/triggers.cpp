@@ -3,6 +3,7 @@
 // handlers (manual trigger, webhook) call too.
 #include "engine/channel.h"
 #include "engine/clock.h"
+#include "engine/condition.h"
 #include "engine/cron.h"
 #include "engine/hex.h"
 #include "engine/kinds.h"
@@ -56,14 +57,16 @@ void Workflows::match_event(const Offered& o) {
       if (t.size() >= 2 && t[0] == "e" && engine::from_hex(t[1], &id)) context.message_id = t[1];
     }
   }
-  RunContext filter_context{context, {}};
+  // Built once per event, however many filters read them.
+  std::optional<engine::ConditionVariables> variables;
   for (const WorkflowPtr& w : candidates) {
     const Definition& d = w->def;
     if (!d.enabled || w->record.status != "active" || d.trigger.on != kind) continue;
     if (kind == TriggerKind::kReactionAdded && d.trigger.emoji && *d.trigger.emoji != e.content) continue;
-    if (d.trigger.filter) {
+    if (d.trigger.compiled_filter) {
+      if (!variables) variables = RunContext{context, {}}.variables(false);
       // false or an evaluation error: skipped silently, no run (§2.2).
-      auto pass = engine::evaluate_condition(*d.trigger.filter, filter_context.variables(false));
+      auto pass = d.trigger.compiled_filter->evaluate(*variables);
       if (!pass || !*pass) continue;
     }
     auto run = start_run(w, context, std::string(trigger_name(kind)), e.id_hex());

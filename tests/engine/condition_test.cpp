@@ -30,6 +30,21 @@ std::string error(std::string_view expr) {
   return r ? "" : r.error();
 }
 
+TEST(Condition, CompiledOnceEvaluatesLikeTheTextEachTime) {
+  auto c = Condition::compile(R"(str_contains(trigger_text, "P1") && str_len(trigger_author) == 3)");
+  ASSERT_TRUE(c.ok()) << c.error();
+  ConditionVariables other = vars();
+  other["trigger_text"] = V::string("all quiet");
+  for (int i = 0; i < 3; ++i) {  // the tree is read, never changed, by an evaluation
+    EXPECT_TRUE(*c->evaluate(vars()));
+    EXPECT_FALSE(*c->evaluate(other));
+  }
+  auto missing = c->evaluate({});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().rfind("condition evaluation error: '" + c->text() + "': ", 0), 0u) << missing.error();
+  EXPECT_FALSE(Condition::compile("1 +").ok());
+}
+
 TEST(ConditionLexer, TokensAndLiterals) {
   auto t = lex_condition(R"(a_b::c >= 0x1F && "x\"y" || 'q\'r' != 2.5e-3 // note)");
   ASSERT_TRUE(t.ok()) << t.error();
