@@ -10,6 +10,7 @@
 //   buzz-load messages --events 5000 --connections 32 --seconds 10
 //   buzz-load crash    --cycles 50 --connections 4
 //   buzz-load soak     --minutes 10 --connections 5000 --rate 500 --csv soak.csv
+//   buzz-load workflows --events 20000 --rate 200 --seconds 10
 // Common: --binary ./build/buzz  --json (one JSON object on stdout)
 #include <unistd.h>
 #include <sys/resource.h>
@@ -36,6 +37,7 @@
 #include "tools/load/ready_set.h"
 #include "tools/load/send_floor.h"
 #include "tools/load/soak.h"
+#include "tools/load/workflow_load.h"
 #include "tools/load/server_process.h"
 
 namespace {
@@ -559,6 +561,31 @@ void soak(const Options& o) {
 // buffers (a fixed pool, docs/limits.md) become resident as the first
 // connections' handshakes cycle through them, which is no connection's own
 // cost; the all-in average is printed beside it.
+// Issue 16's two figures, each on a fresh relay: ingest CPU without and with
+// 1,000 workflows evaluating every message, then trigger-to-effect latency.
+void workflows(const Options& o) {
+  load::WorkflowLoad w;
+  w.messages = o.events;
+  w.rate = o.rate;
+  w.seconds = o.seconds;
+  std::map<std::string, double> figures;
+  auto measure = [&](auto&& run) {
+    std::string dir = temp_dir();
+    load::ServerProcess server(o.binary, dir, pick_port());
+    return run(server);
+  };
+  const double plain = measure([&](auto& s) { return load::run_workflow_overhead(s, w, false); })["server_cpu_us_per_message"];
+  const double watched = measure([&](auto& s) { return load::run_workflow_overhead(s, w, true); })["server_cpu_us_per_message"];
+  figures["workflows"] = w.workflows;
+  figures["messages"] = w.messages;
+  figures["server_cpu_us_per_message_without"] = plain;
+  figures["server_cpu_us_per_message_with"] = watched;
+  figures["overhead_pct"] = 100 * (watched - plain) / plain;
+  for (const auto& [k, v] : measure([&](auto& s) { return load::run_workflow_latency(s, w); })) figures["trigger_" + k] = v;
+  report(o, figures);
+  if (figures["trigger_lost"] != 0) throw std::runtime_error("a triggered workflow did not answer");
+}
+
 void idle(const Options& o) {
   std::string dir = temp_dir();
   load::ServerProcess server(o.binary, dir, pick_port());
@@ -590,7 +617,7 @@ void idle(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak [--binary PATH] [--connections N]\n"
+    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
                "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--minutes N] [--csv FILE] [--json]\n", stderr);
     return argc < 2 ? 2 : 0;
@@ -617,7 +644,7 @@ int main(int argc, char** argv) {
     else return std::fprintf(stderr, "buzz-load: unknown option %s\n", a.c_str()), 2;
   }
   if (o.connections <= 0) o.connections = o.scenario == "soak" ? 5000 : o.scenario == "history" ? 8 : 50;
-  if (o.rate <= 0) o.rate = o.scenario == "soak" ? 500 : 50;
+  if (o.rate <= 0) o.rate = o.scenario == "soak" ? 500 : o.scenario == "workflows" ? 200 : 50;
   rlimit lim;
   getrlimit(RLIMIT_NOFILE, &lim);
   lim.rlim_cur = lim.rlim_max;
@@ -631,6 +658,7 @@ int main(int argc, char** argv) {
     else if (o.scenario == "messages") messages(o);
     else if (o.scenario == "crash") crash(o);
     else if (o.scenario == "soak") soak(o);
+    else if (o.scenario == "workflows") workflows(o);
     else return std::fprintf(stderr, "buzz-load: unknown scenario %s\n", o.scenario.c_str()), 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "buzz-load: %s\n", e.what());
