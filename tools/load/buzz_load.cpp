@@ -295,10 +295,8 @@ void channels(const Options& o) {
   std::vector<std::string> ids;
   std::vector<std::string> setup;
   for (int i = 0; i < o.channels; ++i) {
-    char id[40];
-    std::snprintf(id, sizeof id, "%08x-0000-4000-8000-%012x", unsigned(getpid()), unsigned(i + 1));
-    ids.push_back(id);
-    setup.push_back("[\"EVENT\"," + note(owner, "", {{"h", id}, {"name", "load " + std::to_string(i)}, {"visibility", "private"}}, 9007).raw + "]");
+    ids.push_back(load::channel_uuid(i));
+    setup.push_back("[\"EVENT\"," + note(owner, "", {{"h", ids.back()}, {"name", "load " + std::to_string(i)}, {"visibility", "private"}}, 9007).raw + "]");
   }
   std::vector<engine::Keypair> members;
   std::vector<std::vector<int>> member_channels(size_t(o.members));

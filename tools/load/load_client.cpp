@@ -2,8 +2,10 @@
 #include "tools/load/load_client.h"
 
 #include <openssl/evp.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -40,6 +42,12 @@ engine::Event note(const engine::Keypair& key, std::string content, std::vector<
   e.content = std::move(content);
   engine::sign_event(key, &e);
   return e;
+}
+
+std::string channel_uuid(int i) {
+  char id[40];
+  std::snprintf(id, sizeof id, "%08x-0000-4000-8000-%012x", unsigned(getpid()), unsigned(i + 1));
+  return id;
 }
 
 double metric_value(const std::string& page, const std::string& name) {

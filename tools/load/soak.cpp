@@ -55,12 +55,6 @@ void sleep_until_s(double due) {
   std::this_thread::sleep_until(Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due))));
 }
 
-std::string channel_id(int i) {
-  char id[40];
-  std::snprintf(id, sizeof id, "%08x-0000-4000-8000-%012x", unsigned(getpid()), unsigned(i + 1));
-  return id;
-}
-
 // Each publisher posts its share of --rate into the channels in turn and counts
 // every OK; a message's content is its global index, so a delivery names the
 // moment it was sent.
@@ -183,7 +177,7 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
   std::vector<std::string> channels;
   std::vector<std::string> setup;
   for (int i = 0; i < run.channels; ++i) {
-    channels.push_back(channel_id(i));
+    channels.push_back(channel_uuid(i));
     setup.push_back("[\"EVENT\"," + note(owner, "", {{"h", channels.back()}, {"name", "soak " + std::to_string(i)}}, 9007).raw + "]");
   }
   send_all(*connect_authed(server, owner), setup);
@@ -266,6 +260,10 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
   }
   if (run.progress && tty) std::fprintf(stderr, "\n");
   for (auto& w : workers) w.join();
+  // Every OK is in, so `expected` is final: give the last deliveries a moment.
+  for (const double until = now_s() + kDrainSeconds; tally.delivered.load() < tally.expected.load() && now_s() < until;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   tally.reading = false;
   for (auto& f : subscriber_threads) f.join();
   const ProcessUsage end = read_usage(server.pid());

@@ -1,12 +1,9 @@
 // The workflow benchmarks of `buzz-load workflows`; see workflow_load.h.
 #include "tools/load/workflow_load.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -21,16 +18,10 @@ namespace {
 
 constexpr int kPublishers = 8;
 
-std::string channel_id(int i) {
-  char id[40];
-  std::snprintf(id, sizeof id, "%08x-0000-4000-9000-%012x", unsigned(getpid()), unsigned(i + 1));
-  return id;
-}
-
 std::vector<std::string> open_channels(const ServerProcess& server, const engine::Keypair& owner, int n) {
   std::vector<std::string> ids, frames;
   for (int i = 0; i < n; ++i) {
-    ids.push_back(channel_id(i));
+    ids.push_back(channel_uuid(i));
     frames.push_back("[\"EVENT\"," + note(owner, "", {{"h", ids.back()}, {"name", "wf " + std::to_string(i)}}, 9007).raw + "]");
   }
   send_all(*connect_authed(server, owner), frames);
