@@ -8,18 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <stdexcept>
-#include <string>
-#include <thread>
-#include <vector>
 
 namespace buzz::load {
 namespace {
-
-void check(bool ok, const char* what) {
-  if (!ok) throw std::runtime_error(std::string("send floor: ") + what + " failed");
-}
 
 double thread_cpu_s() {
   timespec ts{};
@@ -27,52 +19,36 @@ double thread_cpu_s() {
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
-// `n` connected pairs: senders[i] writes (TCP_NODELAY, as the relay's sockets), receivers[i] reads.
-struct LoopbackPairs {
-  std::vector<int> senders, receivers;
-
-  explicit LoopbackPairs(int n) {
-    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-    check(listener >= 0, "socket");
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    const bool listening = ::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-                           ::listen(listener, 1024) == 0 &&
-                           ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-    for (int i = 0; listening && i < n; ++i) {
-      const int client = ::socket(AF_INET, SOCK_STREAM, 0);
-      if (client < 0 || ::connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) break;
-      receivers.push_back(client);
-      const int server = ::accept(listener, nullptr, nullptr);
-      if (server < 0) break;
-      int one = 1;
-      ::setsockopt(server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      senders.push_back(server);
-    }
-    ::close(listener);
-    if (senders.size() != size_t(n)) {
-      close_all();  // the destructor does not run for a constructor that throws
-      check(false, "connecting the loopback pairs");
-    }
-  }
-  ~LoopbackPairs() { close_all(); }
-
-  void close_all() {
-    for (int fd : senders) ::close(fd);
-    for (int fd : receivers) ::close(fd);
-  }
-};
-
 }  // namespace
 
-double loopback_send_floor_us(int connections, size_t frame_bytes, int sends) {
-  LoopbackPairs pairs(connections);
-  std::atomic<bool> done{false};
-  std::thread reader([&] {
+LoopbackFloor::LoopbackFloor(int connections, size_t frame_bytes) : frame_(frame_bytes, 'x') {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  const bool listening = listener >= 0 && ::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+                         ::listen(listener, 1024) == 0 &&
+                         ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  for (int i = 0; listening && i < connections; ++i) {
+    const int client = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (client < 0) break;
+    receivers_.push_back(client);
+    if (::connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) break;
+    const int server = ::accept(listener, nullptr, nullptr);
+    if (server < 0) break;
+    int one = 1;
+    ::setsockopt(server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    senders_.push_back(server);
+  }
+  if (listener >= 0) ::close(listener);
+  if (senders_.size() != size_t(connections) || connections < 1) {
+    close_all();  // the destructor does not run for a constructor that throws
+    throw std::runtime_error("send floor: cannot connect " + std::to_string(connections) + " loopback pairs");
+  }
+  reader_ = std::thread([this] {
     const int ep = ::epoll_create1(0);
-    for (int fd : pairs.receivers) {
+    for (int fd : receivers_) {
       epoll_event ev{};
       ev.events = EPOLLIN;
       ev.data.fd = fd;
@@ -80,7 +56,7 @@ double loopback_send_floor_us(int connections, size_t frame_bytes, int sends) {
     }
     epoll_event ready[64];
     static thread_local char buf[65536];
-    while (!done.load(std::memory_order_relaxed)) {
+    while (!done_.load(std::memory_order_relaxed)) {
       const int n = ::epoll_wait(ep, ready, 64, 50);
       for (int i = 0; i < n; ++i) {
         while (::recv(ready[i].data.fd, buf, sizeof buf, MSG_DONTWAIT) > 0) {
@@ -89,18 +65,32 @@ double loopback_send_floor_us(int connections, size_t frame_bytes, int sends) {
     }
     ::close(ep);
   });
-  const std::string frame(frame_bytes, 'x');
+}
+
+LoopbackFloor::~LoopbackFloor() {
+  done_ = true;
+  reader_.join();
+  close_all();
+}
+
+void LoopbackFloor::close_all() {
+  for (int fd : senders_) ::close(fd);
+  for (int fd : receivers_) ::close(fd);
+}
+
+bool LoopbackFloor::send_next() {
+  const bool whole = ::send(senders_[next_], frame_.data(), frame_.size(), 0) == ssize_t(frame_.size());
+  next_ = (next_ + 1) % senders_.size();
+  return whole;
+}
+
+double loopback_send_floor_us(int connections, size_t frame_bytes, int sends) {
+  LoopbackFloor floor(connections, frame_bytes);
   const double t0 = thread_cpu_s();
-  size_t next = 0;
-  bool short_send = false;
-  for (int i = 0; i < sends; ++i) {
-    short_send |= ::send(pairs.senders[next], frame.data(), frame.size(), 0) != ssize_t(frame.size());
-    next = (next + 1) % pairs.senders.size();
-  }
+  bool whole = true;
+  for (int i = 0; i < sends; ++i) whole &= floor.send_next();
   const double cpu = thread_cpu_s() - t0;
-  done = true;
-  reader.join();
-  check(!short_send, "a full-size send");
+  if (!whole) throw std::runtime_error("send floor: a short send");
   return cpu * 1e6 / sends;
 }
 

@@ -1,19 +1,44 @@
-// The kernel's floor under live fan-out, measured in the load run itself: one
-// send() of a delivery-sized frame to each of N loopback TCP connections in turn
-// while another thread drains them through epoll, as the subscribers do. Over
-// loopback the receiving half (TCP input, waking the reader) runs inside the
-// sender's system call, so the sending thread's CPU per send is the least a
-// relay can pay per delivery. bench/net/loopback_send_bench.cpp measures the
-// same on 256 connections; over 1,000 the sockets no longer fit the caches and
-// the floor is about a third higher (issue 20 §3).
+// The kernel's floor under live fan-out: one send() of a delivery-sized frame
+// to each of N loopback TCP connections in turn while another thread drains
+// them through epoll, as the subscribers do. Over loopback the receiving half
+// (TCP input, waking the reader) runs inside the sender's system call, so the
+// sending thread's CPU per send is the least a relay can pay per delivery.
+// `buzz-load fanout` measures it over as many connections as subscribers, in
+// the same run; BM_LoopbackSend (bench/net/) over 256. Over 1,000 the sockets
+// no longer fit the caches and the floor is about a third higher (issue 20 §3).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <string>
+#include <thread>
+#include <vector>
 
 namespace buzz::load {
 
-// CPU microseconds of the sending thread per send(), over `connections`
-// loopback pairs and `sends` sends of `frame_bytes` each.
+class LoopbackFloor {
+ public:
+  // `connections` connected pairs (the sending side TCP_NODELAY, as the
+  // relay's sockets) and the reader draining them; throws std::runtime_error.
+  LoopbackFloor(int connections, size_t frame_bytes);
+  ~LoopbackFloor();
+  LoopbackFloor(const LoopbackFloor&) = delete;
+  LoopbackFloor& operator=(const LoopbackFloor&) = delete;
+
+  // One frame to the next connection in turn; false on a short send.
+  bool send_next();
+
+ private:
+  void close_all();
+
+  std::vector<int> senders_, receivers_;
+  std::string frame_;
+  size_t next_ = 0;
+  std::atomic<bool> done_{false};
+  std::thread reader_;
+};
+
+// CPU microseconds of the sending thread per send(), over `sends` sends.
 double loopback_send_floor_us(int connections, size_t frame_bytes = 400, int sends = 200000);
 
 }  // namespace buzz::load
