@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/hex.h"
+#include "engine/canonical.h"
 #include "tools/load/http_client.h"
 #include "tools/load/load_client.h"
 
@@ -28,24 +28,12 @@ std::vector<std::string> open_channels(const ServerProcess& server, const engine
   return ids;
 }
 
-// A JSON string holding `text` (YAML here: quotes, backslashes and newlines).
-std::string json_quote(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 void create_workflow(HttpClient& http, const ServerProcess& server, const engine::Keypair& owner,
                      const std::string& channel, const std::string& yaml) {
   const std::string path = "/api/channels/" + channel + "/workflows";
-  const std::string body = "{\"yaml_definition\":" + json_quote(yaml) + "}";
+  std::string body = "{\"yaml_definition\":";
+  engine::append_json_string(body, yaml);
+  body += "}";
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + path;
   const HttpAnswer r = http.call("POST", path, {{"Authorization", nip98(owner, url, "POST", body)}}, body);
   if (r.status != 200) throw std::runtime_error("workflow not created: " + std::to_string(r.status) + " " + r.body);
