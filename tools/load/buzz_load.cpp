@@ -45,8 +45,10 @@ namespace {
 using namespace buzz;
 using load::connect_authed;
 using load::send_all;
+using load::sleep_until_s;
 using load::note;
 using load::now_s;
+using load::percentile_ms;
 using load::query;
 using load::ReadySet;
 using Clock = std::chrono::steady_clock;
@@ -69,12 +71,6 @@ struct Options {
   std::string csv;     // soak: where the per-second samples go
   bool json = false;
 };
-
-// Sleeps until the steady-clock time `due` (seconds): one wake-up per send, not a
-// polling loop, so the publishers leave the shared cores to the relay.
-void sleep_until_s(double due) {
-  std::this_thread::sleep_until(Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due))));
-}
 
 // Below Linux's ephemeral range (32768–60999): a port drawn from it can be held
 // by some outgoing connection, and the server would then refuse to start.
@@ -163,10 +159,6 @@ std::vector<double> collect_latencies(const std::vector<std::unique_ptr<client::
   for (auto& part : parts) latencies.insert(latencies.end(), part.begin(), part.end());
   std::sort(latencies.begin(), latencies.end());
   return latencies;
-}
-
-double percentile_ms(const std::vector<double>& sorted, double q) {
-  return sorted.empty() ? 0 : sorted[size_t(q * double(sorted.size() - 1))] * 1e3;
 }
 
 std::string temp_dir() {

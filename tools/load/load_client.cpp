@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 #include "engine/clock.h"
 #include "engine/hex.h"
@@ -87,6 +88,15 @@ void send_all(client::WsClient& c, const std::vector<std::string>& frames, size_
     if (m->find("\",true,") == std::string::npos) throw std::runtime_error("refused: " + *m);
     ++acked;
   }
+}
+
+void sleep_until_s(double due) {
+  using Clock = std::chrono::steady_clock;
+  std::this_thread::sleep_until(Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due))));
+}
+
+double percentile_ms(const std::vector<double>& sorted, double q) {
+  return sorted.empty() ? 0 : sorted[size_t(q * double(sorted.size() - 1))] * 1e3;
 }
 
 size_t query(client::WsClient& c, const std::string& filter, double* eose_at) {

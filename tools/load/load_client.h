@@ -37,5 +37,10 @@ size_t query(client::WsClient& c, const std::string& filter, double* eose_at = n
 double metric_value(const std::string& page, const std::string& name);
 // Steady-clock seconds.
 double now_s();
+// Sleeps until the steady-clock time `due` (seconds): one wake-up per send, not a
+// polling loop, so the load's publishers leave the shared cores to the relay.
+void sleep_until_s(double due);
+// The q-quantile (0..1) of latencies in seconds, sorted, in milliseconds; 0 if none.
+double percentile_ms(const std::vector<double>& sorted, double q);
 
 }  // namespace buzz::load

@@ -50,11 +50,6 @@ struct Sample {
   double block_cache_mib = 0, memtables_mib = 0;  // the store's two bounded pools, from /metrics
 };
 
-void sleep_until_s(double due) {
-  using Clock = std::chrono::steady_clock;
-  std::this_thread::sleep_until(Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(due))));
-}
-
 // Each publisher posts its share of --rate into the channels in turn and counts
 // every OK; a message's content is its global index, so a delivery names the
 // moment it was sent.
@@ -159,10 +154,6 @@ void read_rest(const SoakRun& run, double deadline, const ServerProcess& server,
       tally.error("REST: status " + std::to_string(page.status) + " " + page.body);
     }
   }
-}
-
-double percentile_ms(const std::vector<double>& sorted, double q) {
-  return sorted.empty() ? 0 : sorted[size_t(q * double(sorted.size() - 1))] * 1e3;
 }
 
 }  // namespace

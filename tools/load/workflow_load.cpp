@@ -95,8 +95,7 @@ std::map<std::string, double> run_workflow_latency(const ServerProcess& server, 
   std::thread pub([&] {
     const double start = now_s();
     for (int i = 0; i < total; ++i) {
-      std::this_thread::sleep_until(std::chrono::steady_clock::time_point(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(start + double(i) / load.rate))));
+      sleep_until_s(start + double(i) / load.rate);
       sent_at[size_t(i)].store(now_s());
       publisher->send_text(frames[size_t(i)]);
       while (publisher->recv(0)) {
@@ -116,12 +115,11 @@ std::map<std::string, double> run_workflow_latency(const ServerProcess& server, 
   }
   pub.join();
   std::sort(latencies.begin(), latencies.end());
-  auto pct = [&](double q) { return latencies.empty() ? 0 : latencies[size_t(q * double(latencies.size() - 1))] * 1e3; };
   return {{"triggers", double(total)},
           {"answered", double(latencies.size())},
           {"lost", double(total - int(latencies.size()))},
-          {"p50_ms", pct(0.5)},
-          {"p99_ms", pct(0.99)}};
+          {"p50_ms", percentile_ms(latencies, 0.5)},
+          {"p99_ms", percentile_ms(latencies, 0.99)}};
 }
 
 }  // namespace buzz::load
