@@ -18,6 +18,16 @@ engine::Result<std::string> templated(const Step& step, std::string_view field, 
   return render_template(*value, context);
 }
 
+// A step's output as its 46003 event carries it (workflows.md §12): as it is up
+// to 4 KiB; past that, its first 4 KiB as a JSON string (cut on a UTF-8 boundary).
+std::string announced_output(const std::string& output_json) {
+  constexpr size_t kMaxAnnounced = 4096;
+  if (output_json.size() <= kMaxAnnounced) return output_json;
+  size_t cut = kMaxAnnounced;
+  while (cut > 0 && (uint8_t(output_json[cut]) & 0xC0) == 0x80) --cut;
+  return json_string(std::string_view(output_json).substr(0, cut));
+}
+
 }  // namespace
 
 void Workflows::save(const engine::RunRecord& run) {
@@ -71,7 +81,12 @@ void Workflows::execute(RunJob job) {
   } permit{active_};
 
   run.status = engine::RunStatus::kRunning;
-  if (run.started_at == 0) run.started_at = engine::unix_now();
+  if (run.started_at == 0) {
+    run.started_at = engine::unix_now();
+    std::vector<engine::Tag> tags;
+    if (!run.trigger_event_id.empty()) tags.push_back({"e", run.trigger_event_id});
+    publish_run_event(job, 46001, std::move(tags), json_object({{"trigger", json_string(run.trigger_kind)}}));
+  }
   save(run);
   const std::vector<Step>& steps = job.workflow->def.steps;
   size_t i = job.start_step;
@@ -107,15 +122,22 @@ void Workflows::execute(RunJob job) {
       auto secs = parse_duration(step.field("duration").value_or(""));
       timeout = (secs ? *secs : 0) + 30;
     }
+    publish_run_event(job, 46002, {{"step", step.id}},
+                      json_object({{"step_index", std::to_string(i)}, {"action", json_string(action_name(step.action))}}));
     auto output = run_action(job, i, step, timeout);
     if (job.parked) return;  // waiting_approval: the record is saved, the permit is released
     if (!output) {
       if (stopping_now()) return;  // shutting down: the record stays for the next start-up
+      publish_run_event(job, 46004, {{"step", step.id}},
+                        json_object({{"step_index", std::to_string(i)}, {"error", json_string(output.error())}}));
       finish(job, engine::RunStatus::kFailed, output.error());
       return;
     }
     counters_.actions[size_t(step.action)].fetch_add(1, std::memory_order_relaxed);
-    append_trace(run, json_object({{"output", output_json(*output)}, {"status", json_string("completed")},
+    std::string output_text = output_json(*output);
+    publish_run_event(job, 46003, {{"step", step.id}},
+                      json_object({{"step_index", std::to_string(i)}, {"output", announced_output(output_text)}}));
+    append_trace(run, json_object({{"output", std::move(output_text)}, {"status", json_string("completed")},
                                    {"step_id", json_string(step.id)}}));
     job.context.outputs[step.id] = std::move(*output);
     save(run);

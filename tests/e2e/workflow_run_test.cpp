@@ -252,6 +252,50 @@ steps:
   EXPECT_EQ(failed->error, "template error: unknown filter: shout");
 }
 
+// The relay narrates each run with kinds 46001–46006 (workflows.md §12), in order.
+TEST_F(WorkflowTest, ExecutionEventsNarrateTheRun) {
+  HttpReceiver receiver;
+  receiver.respond(200, std::string(5000, 'x'));
+  Peer owner = user();
+  std::string channel = create_channel(owner);
+  std::string id = create_workflow(owner, channel, R"(name: Narrated
+trigger: {on: webhook}
+steps:
+  - {id: hello, action: send_message, text: "hello"}
+  - {id: skipped, if: 'trigger_text == "never"', action: send_message, text: "no"}
+  - {id: big, action: call_webhook, url: ")" + receiver.url("/big") + R"("}
+  - {id: oops, action: send_dm, to: "not-a-pubkey", text: "hi"}
+)");
+  subscribe(owner, "narration", h_filter(channel, "46001,46002,46003,46004,46005,46006"));
+  HttpReply started = rest(owner.key, "POST", "/api/workflows/" + id + "/trigger");
+  ASSERT_EQ(started.status, 202) << started.body;
+  const std::string run_id = json_str(started.body, "run_id");
+  std::vector<engine::Event> told;
+  while (told.empty() || told.back().kind != 46006) {
+    auto m = owner->wait_for([](const RelayMessage& r) { return r.type == "EVENT" && r.id == "narration"; });
+    ASSERT_TRUE(m.has_value()) << told.size() << " events before the wait ended";
+    told.push_back(m->event);
+  }
+  std::vector<uint16_t> kinds;
+  for (const engine::Event& e : told) {
+    kinds.push_back(e.kind);
+    EXPECT_TRUE(has_tag(e, {"workflow", id}));
+    EXPECT_TRUE(has_tag(e, {"run", run_id}));
+    EXPECT_TRUE(has_tag(e, {"buzz:workflow", "true"}));
+  }
+  EXPECT_EQ(kinds, (std::vector<uint16_t>{46001, 46002, 46003, 46002, 46003, 46002, 46004, 46006}));
+  EXPECT_EQ(told[0].content, R"({"trigger":"manual"})");
+  EXPECT_TRUE(has_tag(told[1], {"step", "hello"}));
+  EXPECT_EQ(told[1].content, R"({"action":"send_message","step_index":0})");
+  EXPECT_EQ(told[2].content.rfind(R"({"output":{"sent":true,"event_id":)", 0), 0u) << told[2].content;
+  EXPECT_TRUE(told[2].content.ends_with(R"("},"step_index":0})")) << told[2].content;
+  // An output past 4 KiB is announced as its first 4 KiB, in a JSON string.
+  ASSERT_EQ(told[4].content.rfind(R"({"output":"{\"status\":200,\"body\":\"xxx)", 0), 0u) << told[4].content.substr(0, 40);
+  EXPECT_LT(told[4].content.size(), 4200u);
+  EXPECT_TRUE(has_tag(told[6], {"step", "oops"}));
+  EXPECT_EQ(told[6].content, R"({"error":"invalid definition: SendDm: 'to' must be a 64-char hex pubkey","step_index":3})");
+}
+
 TEST_F(WorkflowTest, CronScheduleFiresOnTheTick) {
   Peer owner = user();
   std::string channel = create_channel(owner);
