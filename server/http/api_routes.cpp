@@ -9,7 +9,7 @@
 
 namespace buzz::server {
 
-std::optional<net::HttpResponse> HttpApi::route_api(net::Connection& conn, const net::HttpRequest& req) {
+std::optional<net::HttpResponse> HttpApi::route_api(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req) {
   const std::string_view path = req.path;
   const std::string_view method = req.method == "HEAD" ? "GET" : std::string_view(req.method);
   // Authenticates for one route, then runs it with the caller.
@@ -21,7 +21,7 @@ std::optional<net::HttpResponse> HttpApi::route_api(net::Connection& conn, const
   };
   auto is = [&](std::string_view m) { return method == m; };
   bool known = true;  // the path exists (for 405 versus 404)
-  if (auto r = route_workflows(req)) return r;
+  if (is_workflow_path(path)) return route_workflows(loop, conn, req);
 
   if (path == "/api/tokens") {
     if (is("POST")) return as(std::nullopt, [&](const Caller& c) { return mint_token(c, req); }, AuthMode::kMint);

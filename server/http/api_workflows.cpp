@@ -9,13 +9,31 @@
 
 namespace buzz::server {
 
-std::optional<net::HttpResponse> HttpApi::route_workflows(const net::HttpRequest& req) {
-  if (!workflows_) return std::nullopt;
+bool HttpApi::is_workflow_path(std::string_view path) {
+  if (path.starts_with("/hooks/") || path.starts_with("/api/workflows/") || path.starts_with("/api/approvals/")) {
+    return true;
+  }
+  return path.starts_with("/api/channels/") && std::get<1>(split_id(path.substr(14))) == "/workflows";
+}
+
+std::optional<net::HttpResponse> HttpApi::route_workflows(net::Loop& loop, net::Connection& conn,
+                                                          const net::HttpRequest& req) {
+  if (!workflows_) return api_error(404, "not found");
   Workflows& wf = *workflows_;
+  // A save that resolves webhook hosts answers from another thread: back to this loop first.
+  Workflows::Later later = [this, &loop, to = conn.id()](net::HttpResponse r) {
+    loop.post([this, &loop, to, r = std::move(r)] {
+      if (loop.find(to)) {
+        respond_later(loop, to, r);
+      } else {  // the client left before the answer
+        deferred_origins_[loop.index()].erase(subscription_owner(to));
+      }
+    });
+  };
   const std::string_view path = req.path;
   const std::string_view method = req.method == "HEAD" ? "GET" : std::string_view(req.method);
   auto is = [&](std::string_view m) { return method == m; };
-  auto as = [&](Scope need, auto&& handler) -> net::HttpResponse {
+  auto as = [&](Scope need, auto&& handler) -> std::optional<net::HttpResponse> {
     Caller who;
     if (auto refused = authenticate_http(req, need, &who)) return *refused;
     WorkflowCaller caller{who.pubkey, [this, who](std::string_view channel) { return check_channel(who, channel); }};
@@ -30,10 +48,9 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(const net::HttpRequest
   if (path.starts_with("/api/channels/")) {
     std::string_view channel, sub;
     std::tie(channel, sub) = split_id(path.substr(14));
-    if (sub != "/workflows") return std::nullopt;
     if (is("GET")) return as(Scope::kChannelsRead, [&](const WorkflowCaller& c) { return wf.list_workflows(c, channel); });
     if (is("POST")) {
-      return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.create_workflow(c, channel, req); });
+      return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.create_workflow(c, channel, req, later); });
     }
     return not_allowed;
   }
@@ -42,7 +59,9 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(const net::HttpRequest
     std::tie(id, sub) = split_id(path.substr(15));
     if (sub.empty()) {
       if (is("GET")) return as(Scope::kChannelsRead, [&](const WorkflowCaller& c) { return wf.get_workflow(c, id); });
-      if (is("PUT")) return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.update_workflow(c, id, req); });
+      if (is("PUT")) {
+        return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.update_workflow(c, id, req, later); });
+      }
       if (is("DELETE")) return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.delete_workflow(c, id); });
       return not_allowed;
     }
@@ -74,7 +93,7 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(const net::HttpRequest
     return as(Scope::kChannelsWrite,
               [&](const WorkflowCaller& c) { return wf.act_on_approval(c, key, by_hash, grant, req); });
   }
-  return std::nullopt;
+  return api_error(404, "not found");
 }
 
 }  // namespace buzz::server

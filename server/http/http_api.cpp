@@ -67,15 +67,11 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
     return public_cors(std::move(r));
   }
   if (get && req.path == "/.well-known/nostr.json") return public_cors(nip05_names(req));
-  if (req.path.starts_with("/hooks/")) {  // the webhook trigger's HEAD-era path: no user auth
-    if (auto r = route_workflows(req)) {
-      cors_.apply(origin, *r);
-      return r;
-    }
-  }
-  if (req.path.starts_with("/api/") || is_bridge_path(req.path)) {
-    std::optional<net::HttpResponse> r = req.path.starts_with("/api/") ? route_api(conn, req) : route_bridge(conn, req);
-    if (!r) {  // answered later (answer_event, answer_dm), with this origin's CORS header
+  if (req.path.starts_with("/api/") || req.path.starts_with("/hooks/") || is_bridge_path(req.path)) {
+    std::optional<net::HttpResponse> r = req.path.starts_with("/api/")   ? route_api(loop, conn, req)
+                                         : is_workflow_path(req.path) ? route_workflows(loop, conn, req)
+                                                                      : route_bridge(conn, req);
+    if (!r) {  // answered later (answer_event, answer_dm, a workflow save), with this origin's CORS header
       deferred_origins_[loop.index()][subscription_owner(conn.id())] = std::string(origin);
       return std::nullopt;
     }

@@ -75,10 +75,11 @@ class HttpApi final : public HttpSide {
   // api_*.cpp: the REST API (rest-api.md §3). The router authenticates once per
   // request (authenticate_http answers the refusal, or nullopt with *who set)
   // and hands each handler its Caller. nullopt from a route = answered later.
-  std::optional<net::HttpResponse> route_api(net::Connection& conn, const net::HttpRequest& req);
+  std::optional<net::HttpResponse> route_api(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req);
   // api_workflows.cpp: the workflow and approval endpoints (rest-api.md §3.13–§3.14)
-  // and POST /hooks/{id}; nullopt when the path is none of theirs.
-  std::optional<net::HttpResponse> route_workflows(const net::HttpRequest& req);
+  // and POST /hooks/{id}: the paths is_workflow_path() names. nullopt = answered later.
+  static bool is_workflow_path(std::string_view path);
+  std::optional<net::HttpResponse> route_workflows(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req);
   // kMint: the NIP-98 bootstrap of POST /api/tokens (payload tag required);
   // kNoMembershipGate: GET /api/relay/members/me, which answers non-members too.
   // kNip98Only: the HTTP bridge, which takes no bearer tokens.

@@ -131,7 +131,8 @@ bool host_allowed(std::string_view host, const std::vector<std::string>& allow_h
 }
 
 std::optional<std::string> check_webhook_url(std::string_view url, std::string_view step_id,
-                                             const std::vector<std::string>& allow_hosts) {
+                                             const std::vector<std::string>& allow_hosts, std::string* resolve_later) {
+  if (resolve_later) resolve_later->clear();
   const std::string step = "step '" + std::string(step_id) + "'";
   CurlUrl u;
   const std::string text(url);
@@ -156,6 +157,15 @@ std::optional<std::string> check_webhook_url(std::string_view url, std::string_v
     if (is_private_address(*ip)) return "webhook URL in " + step + " targets private/internal network";
     return std::nullopt;
   }
+  if (resolve_later) {
+    *resolve_later = host;
+    return std::nullopt;
+  }
+  return check_webhook_host(host, step_id);
+}
+
+std::optional<std::string> check_webhook_host(const std::string& host, std::string_view step_id) {
+  const std::string step = "step '" + std::string(step_id) + "'";
   std::string error;
   auto addresses = resolve_host(host, &error);
   if (!addresses || addresses->empty()) return "webhook URL in " + step + " hostname could not be resolved";

@@ -3,7 +3,8 @@
 // octal, hex and short forms; IPv6 with IPv4-mapped, -compatible and NAT64
 // embeddings), and the save-time check of a step's URL.
 //
-// Pure except check_webhook_url, which resolves host names (blocking).
+// Pure except check_webhook_host (and check_webhook_url without a
+// `resolve_later`), which resolve host names: blocking, seconds at worst.
 #pragma once
 
 #include <array>
@@ -39,7 +40,13 @@ std::optional<std::vector<IpAddress>> resolve_host(const std::string& host, std:
 bool host_allowed(std::string_view host, const std::vector<std::string>& allow_hosts);
 
 // The save-time check of one call_webhook URL: nullopt, or the error text.
+// With `resolve_later`, a host name is not resolved here but put there (""
+// when nothing is left to resolve), for check_webhook_host on another thread.
 std::optional<std::string> check_webhook_url(std::string_view url, std::string_view step_id,
-                                             const std::vector<std::string>& allow_hosts);
+                                             const std::vector<std::string>& allow_hosts,
+                                             std::string* resolve_later = nullptr);
+
+// The save-time check of a host name: every address it resolves to is public.
+std::optional<std::string> check_webhook_host(const std::string& host, std::string_view step_id);
 
 }  // namespace buzz::server

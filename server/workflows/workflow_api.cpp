@@ -2,13 +2,15 @@
 // delete, runs, a run's approvals, the manual trigger and the webhook. The
 // HTTP room authenticates and checks the scope; each handler checks channel
 // access (WorkflowCaller::check_channel) and ownership as the table words it.
-// Loop thread of the request.
+// Loop thread of the request, except a save that must resolve webhook host
+// names: that finishes on a thread of its own (after_resolving).
 #include <simdjson.h>
 
 #include "engine/canonical.h"
 #include "engine/channel.h"
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/thread_role.h"
 #include "server/common/api_error.h"
 #include "server/common/json_text.h"
 #include "server/workflows/ssrf.h"
@@ -102,9 +104,11 @@ std::optional<net::HttpResponse> Workflows::load_for(const WorkflowCaller& who, 
   return std::nullopt;
 }
 
-// Seed-era REST checks beyond §3: send_message.channel overrides and call_webhook URLs.
+// Seed-era REST checks beyond §3: send_message.channel overrides and call_webhook
+// URLs. The webhook host names still to resolve are added to *resolve.
 static std::optional<std::string> rest_checks(const Definition& d, std::string_view channel,
-                                              const std::vector<std::string>& allow_hosts) {
+                                              const std::vector<std::string>& allow_hosts,
+                                              std::vector<Workflows::HostCheck>* resolve) {
   for (const Step& s : d.steps) {
     if (s.action == ActionKind::kSendMessage) {
       if (auto override_id = s.field("channel")) {
@@ -118,9 +122,39 @@ static std::optional<std::string> rest_checks(const Definition& d, std::string_v
       }
     }
     if (s.action == ActionKind::kCallWebhook) {
-      if (auto error = check_webhook_url(s.field("url").value_or(""), s.id, allow_hosts)) return error;
+      std::string host;
+      if (auto error = check_webhook_url(s.field("url").value_or(""), s.id, allow_hosts, &host)) return error;
+      if (!host.empty()) resolve->push_back({std::move(host), s.id});
     }
   }
+  return std::nullopt;
+}
+
+std::optional<net::HttpResponse> Workflows::after_resolving(std::vector<HostCheck> hosts,
+                                                            std::function<net::HttpResponse()> save, Later later) {
+  if (hosts.empty()) return save();
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return api_error(503, "shutting down");
+    if (resolving_ == kMaxResolving) return api_error(503, "too many workflow saves resolving webhook hosts, retry");
+    ++resolving_;
+    ++live_threads_;
+  }
+  std::thread([this, hosts = std::move(hosts), save = std::move(save), later = std::move(later)] {
+    engine::set_thread_role("buzz-workflow-dns", engine::ThreadRole::kBackground);
+    std::optional<net::HttpResponse> refused;
+    for (const HostCheck& h : hosts) {
+      if (auto error = check_webhook_host(h.host, h.step_id)) {
+        refused = api_error(400, *error);
+        break;
+      }
+    }
+    later(refused ? std::move(*refused) : save());
+    std::lock_guard done(mu_);
+    --resolving_;
+    --live_threads_;
+    cv_.notify_all();
+  }).detach();
   return std::nullopt;
 }
 
@@ -140,30 +174,34 @@ net::HttpResponse Workflows::list_workflows(const WorkflowCaller& who, std::stri
   return net::HttpResponse::json(200, json_array(out));
 }
 
-net::HttpResponse Workflows::create_workflow(const WorkflowCaller& who, std::string_view channel,
-                                             const net::HttpRequest& req) {
+std::optional<net::HttpResponse> Workflows::create_workflow(const WorkflowCaller& who, std::string_view channel,
+                                                            const net::HttpRequest& req, Later later) {
   if (!engine::is_canonical_uuid(channel)) return api_error(400, "invalid channel UUID");
   if (auto refused = who.check_channel(channel)) return *refused;
   std::string yaml;
   if (auto refused = yaml_of(req, &yaml)) return *refused;
   auto def = parse_definition(yaml);
   if (!def) return api_error(400, "invalid workflow YAML: " + def.error());
-  if (auto error = rest_checks(*def, channel, http_.options().allow_hosts)) return api_error(400, *error);
-  std::string secret;
-  if (def->trigger.on == TriggerKind::kWebhook) secret = def->webhook_secret = engine::random_uuid();
-  Workflow w;
-  w.record.id = engine::random_uuid();
-  w.record.name = def->name;
-  w.record.owner = who.pubkey;
-  w.record.channel_id = std::string(channel);
-  w.record.definition = definition_json(*def, /*with_secret=*/true);
-  w.record.definition_hash = sha256_hex(w.record.definition);
-  w.record.created_at = w.record.updated_at = engine::unix_now();
-  w.def = std::move(*def);
-  if (auto s = tables_.put_workflow(w.record); !s) return api_error(500, "database error: " + s.error());
-  auto stored = std::make_shared<const Workflow>(std::move(w));
-  put(stored);
-  return net::HttpResponse::json(200, workflow_json(*stored, secret));
+  std::vector<HostCheck> resolve;
+  if (auto error = rest_checks(*def, channel, http_.options().allow_hosts, &resolve)) return api_error(400, *error);
+  auto save = [this, owner = who.pubkey, channel = std::string(channel), def = std::move(*def)]() mutable {
+    std::string secret;
+    if (def.trigger.on == TriggerKind::kWebhook) secret = def.webhook_secret = engine::random_uuid();
+    Workflow w;
+    w.record.id = engine::random_uuid();
+    w.record.name = def.name;
+    w.record.owner = owner;
+    w.record.channel_id = channel;
+    w.record.definition = definition_json(def, /*with_secret=*/true);
+    w.record.definition_hash = sha256_hex(w.record.definition);
+    w.record.created_at = w.record.updated_at = engine::unix_now();
+    w.def = std::move(def);
+    if (auto s = tables_.put_workflow(w.record); !s) return api_error(500, "database error: " + s.error());
+    auto stored = std::make_shared<const Workflow>(std::move(w));
+    put(stored);
+    return net::HttpResponse::json(200, workflow_json(*stored, secret));
+  };
+  return after_resolving(std::move(resolve), std::move(save), std::move(later));
 }
 
 net::HttpResponse Workflows::get_workflow(const WorkflowCaller& who, std::string_view id) {
@@ -172,7 +210,8 @@ net::HttpResponse Workflows::get_workflow(const WorkflowCaller& who, std::string
   return net::HttpResponse::json(200, workflow_json(*w));
 }
 
-net::HttpResponse Workflows::update_workflow(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req) {
+std::optional<net::HttpResponse> Workflows::update_workflow(const WorkflowCaller& who, std::string_view id,
+                                                            const net::HttpRequest& req, Later later) {
   WorkflowPtr old;
   if (auto refused = load_for(who, id, &old, "not authorized to update this workflow")) return *refused;
   if (old->record.owner != who.pubkey) return api_error(403, "not authorized to update this workflow");
@@ -180,26 +219,32 @@ net::HttpResponse Workflows::update_workflow(const WorkflowCaller& who, std::str
   if (auto refused = yaml_of(req, &yaml)) return *refused;
   auto def = parse_definition(yaml);
   if (!def) return api_error(400, "invalid workflow YAML: " + def.error());
-  if (auto error = rest_checks(*def, old->record.channel_id, http_.options().allow_hosts)) return api_error(400, *error);
-  // The secret: kept while the trigger stays a webhook, made when it becomes one, dropped otherwise (§10).
-  std::string new_secret;
-  def->webhook_secret.clear();
-  if (def->trigger.on == TriggerKind::kWebhook) {
-    if (!old->def.webhook_secret.empty()) {
-      def->webhook_secret = old->def.webhook_secret;
-    } else {
-      new_secret = def->webhook_secret = engine::random_uuid();
-    }
+  std::vector<HostCheck> resolve;
+  if (auto error = rest_checks(*def, old->record.channel_id, http_.options().allow_hosts, &resolve)) {
+    return api_error(400, *error);
   }
-  Workflow w{old->record, std::move(*def)};
-  w.record.name = w.def.name;
-  w.record.definition = definition_json(w.def, /*with_secret=*/true);
-  w.record.definition_hash = sha256_hex(w.record.definition);
-  w.record.updated_at = engine::unix_now();
-  if (auto s = tables_.put_workflow(w.record); !s) return api_error(500, "database error: " + s.error());
-  auto stored = std::make_shared<const Workflow>(std::move(w));
-  put(stored);
-  return net::HttpResponse::json(200, workflow_json(*stored, new_secret));
+  auto save = [this, old = std::move(old), def = std::move(*def)]() mutable {
+    // The secret: kept while the trigger stays a webhook, made when it becomes one, dropped otherwise (§10).
+    std::string new_secret;
+    def.webhook_secret.clear();
+    if (def.trigger.on == TriggerKind::kWebhook) {
+      if (!old->def.webhook_secret.empty()) {
+        def.webhook_secret = old->def.webhook_secret;
+      } else {
+        new_secret = def.webhook_secret = engine::random_uuid();
+      }
+    }
+    Workflow w{old->record, std::move(def)};
+    w.record.name = w.def.name;
+    w.record.definition = definition_json(w.def, /*with_secret=*/true);
+    w.record.definition_hash = sha256_hex(w.record.definition);
+    w.record.updated_at = engine::unix_now();
+    if (auto s = tables_.put_workflow(w.record); !s) return api_error(500, "database error: " + s.error());
+    auto stored = std::make_shared<const Workflow>(std::move(w));
+    put(stored);
+    return net::HttpResponse::json(200, workflow_json(*stored, new_secret));
+  };
+  return after_resolving(std::move(resolve), std::move(save), std::move(later));
 }
 
 net::HttpResponse Workflows::delete_workflow(const WorkflowCaller& who, std::string_view id) {

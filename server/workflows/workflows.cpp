@@ -117,7 +117,7 @@ void Workflows::stop() {
   // Run threads end at their next wait (a delay, a commit) or when their
   // webhook call returns; a parked record stays for the next start-up.
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return live_runs_ == 0; });
+  cv_.wait(lock, [&] { return live_threads_ == 0; });
 }
 
 bool Workflows::stopping_now() {
@@ -247,12 +247,12 @@ void Workflows::dispatch_loop() {
 void Workflows::launch(RunJob job) {
   std::lock_guard lock(mu_);
   if (stopping_) return;  // the record stays as it is; the next start-up sees it
-  ++live_runs_;
+  ++live_threads_;
   std::thread([this, job = std::move(job)]() mutable {
     engine::set_thread_role("buzz-workflow-run", engine::ThreadRole::kBackground);
     execute(std::move(job));
     std::lock_guard done(mu_);
-    --live_runs_;
+    --live_threads_;
     cv_.notify_all();
   }).detach();
 }

@@ -88,9 +88,16 @@ class Workflows {
 
   // REST (workflow_api.cpp): rest-api.md §3.13–§3.14. Loop thread.
   net::HttpResponse list_workflows(const WorkflowCaller& who, std::string_view channel);
-  net::HttpResponse create_workflow(const WorkflowCaller& who, std::string_view channel, const net::HttpRequest& req);
+  // An answer given later, from another thread.
+  using Later = std::function<void(net::HttpResponse)>;
+  // Create and update answer at once, or nullopt when the save must first
+  // resolve webhook host names (§9.5; a lookup can take seconds, never on a
+  // loop thread): the answer then comes through `later`.
+  std::optional<net::HttpResponse> create_workflow(const WorkflowCaller& who, std::string_view channel,
+                                                   const net::HttpRequest& req, Later later);
   net::HttpResponse get_workflow(const WorkflowCaller& who, std::string_view id);
-  net::HttpResponse update_workflow(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req);
+  std::optional<net::HttpResponse> update_workflow(const WorkflowCaller& who, std::string_view id,
+                                                   const net::HttpRequest& req, Later later);
   net::HttpResponse delete_workflow(const WorkflowCaller& who, std::string_view id);
   net::HttpResponse list_runs(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req);
   net::HttpResponse list_approvals(const WorkflowCaller& who, std::string_view id, std::string_view run_id);
@@ -100,6 +107,11 @@ class Workflows {
   // `key` is the raw token, or with by_hash its SHA-256 hex.
   net::HttpResponse act_on_approval(const WorkflowCaller& who, std::string_view key, bool by_hash, bool grant,
                                     const net::HttpRequest& req);
+
+  // A webhook host name a save must resolve, and the step whose URL names it.
+  struct HostCheck {
+    std::string host, step_id;
+  };
 
   const Counters& counters() const { return counters_; }
   // The Prometheus lines of the counters (workflow_metrics.cpp), for /metrics.
@@ -179,6 +191,11 @@ class Workflows {
                          const std::optional<engine::Pubkey>& actor = std::nullopt);
 
   // --- REST helpers (workflow_api.cpp) ---
+  // save() at once when there is nothing to resolve; else the lookups and
+  // save() on a thread of their own (at most kMaxResolving), answered through later.
+  std::optional<net::HttpResponse> after_resolving(std::vector<HostCheck> hosts, std::function<net::HttpResponse()> save,
+                                                   Later later);
+  static constexpr size_t kMaxResolving = 8;
   std::string workflow_json(const Workflow& w, const std::string& secret = {}) const;
   net::HttpResponse start_from_request(const WorkflowPtr& w, TriggerContext context, std::string kind,
                                        const net::HttpRequest& req);
@@ -212,7 +229,8 @@ class Workflows {
   std::unordered_map<std::string, uint64_t> last_fired_;  // interval schedules
   bool stopping_ = false;
   std::thread dispatcher_;
-  size_t live_runs_ = 0;  // run threads not yet ended (stop() waits for them)
+  size_t live_threads_ = 0;  // run and host-lookup threads not yet ended (stop() waits for them)
+  size_t resolving_ = 0;     // saves resolving webhook hosts
   std::atomic<int> active_{0};  // runs holding a permit
   std::atomic<size_t> approvals_pending_{0};
   std::mutex approvals_mu_;  // approval decisions and the run changes they make are compare-and-sets

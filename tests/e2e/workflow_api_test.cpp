@@ -131,6 +131,13 @@ TEST_F(WorkflowTest, SsrfRefusalsAtSaveTime) {
   EXPECT_EQ(refused("http://127.0.0.2/"), "webhook URL in step 'call' targets private/internal network");
   EXPECT_EQ(refused("ftp://example.com/"), "webhook URL scheme 'ftp' not allowed in step 'call' (only http/https)");
   EXPECT_EQ(refused("http://{{trigger.host}}/x").rfind("invalid webhook URL in step 'call': ", 0), 0u);
+  // A host name is resolved off the loop thread and answered from there (RFC 6761: .invalid never resolves).
+  EXPECT_EQ(refused("https://nothing.invalid/hook"), "webhook URL in step 'call' hostname could not be resolved");
+  HttpReply update = rest(owner.key, "PUT", "/api/workflows/" + create_workflow(owner, channel, kSimple),
+                          wf_body("name: W\ntrigger: {on: webhook}\nsteps: [{id: c, action: call_webhook, "
+                                  "url: 'http://a.invalid/'}]"));
+  EXPECT_EQ(update.status, 400);
+  EXPECT_EQ(json_str(update.body, "error"), "webhook URL in step 'c' hostname could not be resolved");
 }
 
 TEST_F(WorkflowTest, NonMemberCannotCreateReadOrTriggerInAPrivateChannel) {
