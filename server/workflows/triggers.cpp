@@ -82,7 +82,7 @@ void Workflows::tick(uint64_t now) {
     retry.swap(awaiting_permit_);
   }
   for (RunJob& job : retry) launch(std::move(job));
-  std::unordered_map<std::string, uint64_t> seen;
+  std::unordered_set<std::string> listed;
   for (const WorkflowPtr& w : all()) {
     const Definition& d = w->def;
     if (d.trigger.on != TriggerKind::kSchedule || !d.enabled || w->record.status != "active") continue;
@@ -97,26 +97,16 @@ void Workflows::tick(uint64_t now) {
     } else if (d.trigger.interval) {
       auto interval = parse_duration(*d.trigger.interval);
       if (!interval) continue;
-      std::lock_guard lock(mu_);
-      auto it = last_fired_.find(w->record.id);
-      if (it == last_fired_.end()) {
-        // First seen: the last schedule run's time if there is one (a restart
-        // keeps the clock), else now — the first fire is one interval later.
-        uint64_t last = now;
-        if (auto runs = tables_.runs(w->record.id)) {
-          for (const engine::RunRecord& r : *runs) {
-            if (r.trigger_kind == "schedule") {
-              last = r.created_at;
-              break;
-            }
-          }
+      fire = intervals_.due(w->record.id, *interval, now, [&]() -> std::optional<uint64_t> {
+        auto runs = tables_.runs(w->record.id);  // newest first
+        if (!runs) return std::nullopt;
+        for (const engine::RunRecord& r : *runs) {
+          if (r.trigger_kind == "schedule") return r.created_at;
         }
-        it = last_fired_.emplace(w->record.id, last).first;
-      }
-      fire = now - std::min(now, it->second) >= *interval;
-      if (fire) it->second = now;
+        return std::nullopt;
+      });
     }
-    seen[w->record.id] = 0;
+    listed.insert(w->record.id);
     if (!fire) continue;
     TriggerContext context;
     context.channel_id = w->record.channel_id;
@@ -124,8 +114,7 @@ void Workflows::tick(uint64_t now) {
     auto run = start_run(w, std::move(context), "schedule", "");
     if (!run) log_warn("scheduled run not started", {{"workflow_id", w->record.id}, {"error", run.error()}});
   }
-  std::lock_guard lock(mu_);
-  std::erase_if(last_fired_, [&](const auto& kv) { return !seen.contains(kv.first); });
+  intervals_.keep_only(listed);
 }
 
 engine::Result<std::string> Workflows::start_run(const WorkflowPtr& w, TriggerContext context, std::string trigger_kind,

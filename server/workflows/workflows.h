@@ -40,6 +40,7 @@
 #include "net/http.h"
 #include "server/relay/store_writer.h"
 #include "server/workflows/definition.h"
+#include "server/workflows/interval_clock.h"
 #include "server/workflows/outbound_http.h"
 #include "server/workflows/run_context.h"
 
@@ -215,6 +216,7 @@ class Workflows {
   const engine::Keypair key_;
   OutboundHttp http_;
   Counters counters_;
+  IntervalClock intervals_;  // the dispatcher thread's
 
   mutable std::shared_mutex registry_mu_;
   std::map<std::string, WorkflowPtr, std::less<>> by_id_;
@@ -226,7 +228,6 @@ class Workflows {
   std::deque<Offered> queue_;
   std::vector<RunJob> resumable_;  // parked runs found by load(), started by start()
   std::vector<RunJob> awaiting_permit_;  // granted runs that found no permit: retried each tick
-  std::unordered_map<std::string, uint64_t> last_fired_;  // interval schedules
   bool stopping_ = false;
   std::thread dispatcher_;
   size_t live_threads_ = 0;  // run and host-lookup threads not yet ended (stop() waits for them)

@@ -323,6 +323,29 @@ steps:
   EXPECT_EQ(rest(owner.key, "POST", "/api/workflows/" + id + "/trigger").body, R"({"error":"workflow is not active"})");
 }
 
+// An interval schedule fires one interval after the scheduler first sees it
+// (workflows.md §4.2, Buzz decision; the unit tests cover restarts and pruning).
+// The shortest interval is 60 s, so this test waits that long.
+TEST_F(WorkflowTest, IntervalScheduleFiresOneIntervalAfterItIsSeen) {
+  Peer owner = user();
+  std::string channel = create_channel(owner);
+  std::string id = create_workflow(owner, channel, R"(name: Every minute
+trigger:
+  on: schedule
+  interval: "60s"
+steps:
+  - {id: tick, action: send_message, text: "a minute passed"}
+)");
+  const auto saved = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(50));
+  EXPECT_EQ(runs(owner, id).size(), 0u) << "fired before its interval";
+  auto run = wait_run(owner, id, 1, 20000);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->status, "completed") << run->error;
+  EXPECT_GE(std::chrono::steady_clock::now() - saved, std::chrono::seconds(59));
+  EXPECT_EQ(runs(owner, id).size(), 1u);
+}
+
 TEST_F(WorkflowTest, DiffPostedTriggers) {
   Peer owner = user();
   std::string channel = create_channel(owner);
