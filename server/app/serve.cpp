@@ -271,7 +271,7 @@ int run_serve(int argc, char** argv) {
   metrics.loops.assign(loop_ptrs.begin(), loop_ptrs.end());
   HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
                services, {relay, media, health, metrics, &workflows}, *key, loops.size());
-  relay.attach(loop_ptrs, &http);
+  relay.attach(loop_ptrs, &http, &workflows);
   // The workflows see each committed batch first (they take their own DM answers out of it).
   writer.start([&relay, &workflows](WriteBatchOutcome&& o) {
     workflows.observe(o);

@@ -80,6 +80,13 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
     thread_local simdjson::dom::parser parser;
     if (parser.parse(event->content).error()) return refuse("invalid: kind:0 content must be valid JSON");
   }
+  if (commands_ && info->role == engine::KindRole::kCommand && commands_->runs(event->kind)) {
+    CommandRunner::Outcome ran = commands_->run(*event);
+    if (!ran.accepted) return refuse(std::move(ran.reason));
+    WriteJob job{WriteJob::Type::kStore, event, std::move(ran.channel), who.origin, who.pubkey};
+    job.ran = std::move(ran.reason);
+    return submit_write(std::move(job));
+  }
   // Channel rules need a consistent view of the team state: the writer runs them (server/team/team_model.h).
   WriteJob job{WriteJob::Type::kStore, event, {}, who.origin, who.pubkey};
   job.proxy = proxy;

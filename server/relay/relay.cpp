@@ -22,9 +22,10 @@ Relay::Relay(const Services& services, SearchFeeder* search_feeder, std::string_
 
 Relay::~Relay() = default;
 
-void Relay::attach(std::vector<net::Loop*> loops, HttpSide* http) {
+void Relay::attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner* commands) {
   loops_ = std::move(loops);
   http_ = http;
+  commands_ = commands;
   states_.clear();
   for (size_t i = 0; i < loops_.size(); ++i) states_.push_back(std::make_unique<LoopState>());
 }

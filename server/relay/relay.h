@@ -26,6 +26,7 @@
 #include "server/access/grant.h"
 #include "server/feeds/search_feeder.h"
 #include "server/relay/client_message.h"
+#include "server/relay/command_runner.h"
 #include "server/relay/http_side.h"
 #include "server/relay/services.h"
 #include "server/relay/session.h"
@@ -49,8 +50,9 @@ class Relay final : public net::Service {
   Relay(const Services& services, SearchFeeder* search_feeder, std::string_view relay_url, const engine::Keypair& key);
   ~Relay() override;
 
-  // Before the loops run: the loops to fan out to, and the HTTP half of the port.
-  void attach(std::vector<net::Loop*> loops, HttpSide* http);
+  // Before the loops run: the loops to fan out to, the HTTP half of the port,
+  // and the room that runs command kinds beyond the team's (null: refused).
+  void attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner* commands = nullptr);
   net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
   std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& request) override;
   bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
@@ -129,6 +131,7 @@ class Relay final : public net::Service {
   std::vector<net::Loop*> loops_;
   std::vector<std::unique_ptr<LoopState>> states_;
   HttpSide* http_ = nullptr;
+  CommandRunner* commands_ = nullptr;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;

@@ -189,6 +189,10 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
       if (m.removed) batch.out.lost_membership.push_back(*m.removed);
       continue;
     }
+    if (job.ran) {
+      batch.pending.push_back({job.event, std::move(job.channel), waiting, std::move(*job.ran), false, {}, job.actor});
+      continue;
+    }
     if ((!waiting && !job.admit) || !TeamModel::handles(e.kind)) {
       batch.pending.push_back({job.event, std::move(job.channel), waiting, {}, true, {}, job.actor});
       continue;

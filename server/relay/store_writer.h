@@ -46,6 +46,9 @@ struct WriteJob {
   // A relay-signed event (origin.loop == kNoReply) that still runs the channel rules: a
   // workflow's 9002 acting for its owner. A refusal comes back in the outcome's replies.
   bool admit = false;
+  // A command a CommandRunner already ran: stored in `channel` as it is, never
+  // fanned out, answered OK with this message.
+  std::optional<std::string> ran{};
 };
 
 struct OkReply {

@@ -75,6 +75,8 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now, bool proxy) {
   if (is_dm_command(e.kind)) return dm_command(e, now);
   const engine::KindInfo* info = engine::find_kind(e.kind);
   if (info && info->role == engine::KindRole::kCommand) {
+    // The workflow commands run in their own room (CommandRunner) before the
+    // writer; one reaches here only on a relay wired without it.
     return Admission::refused("restricted: workflows are not enabled on this relay");
   }
   if (e.kind != 5 && e.kind != 7) return admit_channel_event(e, now, proxy);

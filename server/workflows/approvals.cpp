@@ -143,6 +143,51 @@ std::optional<std::string> Workflows::request_approval(RunJob& job, size_t step_
   return std::nullopt;
 }
 
+std::optional<Workflows::ApprovalRefusal> Workflows::record_decision(const engine::Pubkey& who, const ChannelCheck& can_read,
+                                                                    const std::string& hash, bool grant,
+                                                                    std::optional<std::string> note,
+                                                                    engine::ApprovalRecord* out) {
+  const std::string who_hex = engine::to_hex(who);
+  const uint64_t now = engine::unix_now();
+  engine::ApprovalRecord& a = *out;
+  {
+    // exists → pending → not expired → approver spec → channel access → compare-and-set (§3.14).
+    std::lock_guard lock(approvals_mu_);
+    auto found = tables_.approval(hash);
+    if (!found) return ApprovalRefusal{404, "approval not found", "invalid: approval not found"};
+    a = std::move(*found);
+    if (a.status != engine::ApprovalStatus::kPending) {
+      const std::string already = "approval already " + std::string(engine::approval_status_name(a.status));
+      return ApprovalRefusal{409, already, "invalid: " + already};
+    }
+    if (now > a.expires_at) return ApprovalRefusal{410, "approval token has expired", "invalid: approval token has expired"};
+    const ApprovalRefusal not_approver{403, "you are not the designated approver for this request",
+                                       "forbidden: not the designated approver for this request"};
+    if (a.approver_spec != "any") {
+      if (!is_hex64(a.approver_spec)) {
+        const std::string unsupported = "approver spec '" + a.approver_spec +
+                                        "' is not yet supported — only 'any' or a specific pubkey hex are currently accepted";
+        return ApprovalRefusal{403, unsupported, "forbidden: " + unsupported};
+      }
+      if (a.approver_spec != who_hex) return not_approver;
+    }
+    WorkflowPtr w = find(a.workflow_id);
+    if (!w) return ApprovalRefusal{404, "approval not found", "invalid: approval not found"};
+    // Buzz: the approver must be able to read the workflow's channel.
+    if (!w->record.channel_id.empty() && !can_read(w->record.channel_id)) return not_approver;
+    a.status = grant ? engine::ApprovalStatus::kGranted : engine::ApprovalStatus::kDenied;
+    a.approver_pubkey = who_hex;
+    a.note = std::move(note);
+    (grant ? a.granted_at : a.denied_at) = now;
+    if (auto s = tables_.put_approval(a); !s) {
+      return ApprovalRefusal{500, "database error: " + s.error(), "error: database error"};
+    }
+  }
+  approvals_pending_.fetch_sub(1, std::memory_order_relaxed);
+  decide(a, grant);
+  return std::nullopt;
+}
+
 net::HttpResponse Workflows::act_on_approval(const WorkflowCaller& who, std::string_view key, bool by_hash, bool grant,
                                              const net::HttpRequest& req) {
   std::string hash;
@@ -160,40 +205,11 @@ net::HttpResponse Workflows::act_on_approval(const WorkflowCaller& who, std::str
     std::string_view n;
     if (!doc["note"].get_string().get(n)) note = std::string(n);
   }
-  const std::string who_hex = engine::to_hex(who.pubkey);
-  const uint64_t now = engine::unix_now();
   engine::ApprovalRecord a;
-  {
-    // exists → pending → not expired → approver spec → channel access → compare-and-set (§3.14).
-    std::lock_guard lock(approvals_mu_);
-    auto found = tables_.approval(hash);
-    if (!found) return api_error(404, "approval not found");
-    a = std::move(*found);
-    if (a.status != engine::ApprovalStatus::kPending) {
-      return api_error(409, "approval already " + std::string(engine::approval_status_name(a.status)));
-    }
-    if (now > a.expires_at) return api_error(410, "approval token has expired");
-    if (a.approver_spec != "any") {
-      if (!is_hex64(a.approver_spec)) {
-        return api_error(403, "approver spec '" + a.approver_spec +
-                                  "' is not yet supported — only 'any' or a specific pubkey hex are currently accepted");
-      }
-      if (a.approver_spec != who_hex) return api_error(403, "you are not the designated approver for this request");
-    }
-    WorkflowPtr w = find(a.workflow_id);
-    if (!w) return api_error(404, "approval not found");
-    // Buzz: the approver must be able to read the workflow's channel.
-    if (!w->record.channel_id.empty() && who.check_channel(w->record.channel_id)) {
-      return api_error(403, "you are not the designated approver for this request");
-    }
-    a.status = grant ? engine::ApprovalStatus::kGranted : engine::ApprovalStatus::kDenied;
-    a.approver_pubkey = who_hex;
-    a.note = note;
-    (grant ? a.granted_at : a.denied_at) = now;
-    if (auto s = tables_.put_approval(a); !s) return api_error(500, "database error: " + s.error());
+  auto can_read = [&](std::string_view channel) { return !who.check_channel(channel); };
+  if (auto refused = record_decision(who.pubkey, can_read, hash, grant, std::move(note), &a)) {
+    return api_error(refused->status, refused->rest);
   }
-  approvals_pending_.fetch_sub(1, std::memory_order_relaxed);
-  decide(a, grant);
   return net::HttpResponse::json(202, json_object({{"status", json_string(grant ? "granted" : "denied")},
                                                    {"run_id", json_string(a.run_id)},
                                                    {"workflow_id", json_string(a.workflow_id)}}));

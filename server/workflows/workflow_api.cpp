@@ -13,6 +13,7 @@
 #include "engine/thread_role.h"
 #include "server/common/api_error.h"
 #include "server/common/json_text.h"
+#include "server/workflows/save_checks.h"
 #include "server/workflows/ssrf.h"
 #include "server/workflows/workflows.h"
 
@@ -104,32 +105,6 @@ std::optional<net::HttpResponse> Workflows::load_for(const WorkflowCaller& who, 
   return std::nullopt;
 }
 
-// Seed-era REST checks beyond §3: send_message.channel overrides and call_webhook
-// URLs. The webhook host names still to resolve are added to *resolve.
-static std::optional<std::string> rest_checks(const Definition& d, std::string_view channel,
-                                              const std::vector<std::string>& allow_hosts,
-                                              std::vector<Workflows::HostCheck>* resolve) {
-  for (const Step& s : d.steps) {
-    if (s.action == ActionKind::kSendMessage) {
-      if (auto override_id = s.field("channel")) {
-        if (!engine::parses_as_uuid(*override_id)) {
-          return "invalid workflow YAML: step '" + s.id + "' has an invalid send_message.channel UUID";
-        }
-        if (*override_id != channel) {
-          return "invalid workflow YAML: step '" + s.id + "' cannot override send_message.channel outside workflow channel " +
-                 std::string(channel);
-        }
-      }
-    }
-    if (s.action == ActionKind::kCallWebhook) {
-      std::string host;
-      if (auto error = check_webhook_url(s.field("url").value_or(""), s.id, allow_hosts, &host)) return error;
-      if (!host.empty()) resolve->push_back({std::move(host), s.id});
-    }
-  }
-  return std::nullopt;
-}
-
 std::optional<net::HttpResponse> Workflows::after_resolving(std::vector<HostCheck> hosts,
                                                             std::function<net::HttpResponse()> save, Later later) {
   if (hosts.empty()) return save();
@@ -174,6 +149,25 @@ net::HttpResponse Workflows::list_workflows(const WorkflowCaller& who, std::stri
   return net::HttpResponse::json(200, json_array(out));
 }
 
+engine::Result<Workflows::Created> Workflows::store_new(const engine::Pubkey& owner, const std::string& channel,
+                                                       Definition def, std::string name) {
+  Created out;
+  if (def.trigger.on == TriggerKind::kWebhook) out.secret = def.webhook_secret = engine::random_uuid();
+  Workflow w;
+  w.record.id = engine::random_uuid();
+  w.record.name = name.empty() ? def.name : std::move(name);
+  w.record.owner = owner;
+  w.record.channel_id = channel;
+  w.record.definition = definition_json(def, /*with_secret=*/true);
+  w.record.definition_hash = sha256_hex(w.record.definition);
+  w.record.created_at = w.record.updated_at = engine::unix_now();
+  w.def = std::move(def);
+  if (auto s = tables_.put_workflow(w.record); !s) return engine::Error{"database error: " + s.error()};
+  out.workflow = std::make_shared<const Workflow>(std::move(w));
+  put(out.workflow);
+  return out;
+}
+
 std::optional<net::HttpResponse> Workflows::create_workflow(const WorkflowCaller& who, std::string_view channel,
                                                             const net::HttpRequest& req, Later later) {
   if (!engine::is_canonical_uuid(channel)) return api_error(400, "invalid channel UUID");
@@ -183,23 +177,11 @@ std::optional<net::HttpResponse> Workflows::create_workflow(const WorkflowCaller
   auto def = parse_definition(yaml);
   if (!def) return api_error(400, "invalid workflow YAML: " + def.error());
   std::vector<HostCheck> resolve;
-  if (auto error = rest_checks(*def, channel, http_.options().allow_hosts, &resolve)) return api_error(400, *error);
+  if (auto error = save_checks(*def, channel, http_.options().allow_hosts, &resolve)) return api_error(400, *error);
   auto save = [this, owner = who.pubkey, channel = std::string(channel), def = std::move(*def)]() mutable {
-    std::string secret;
-    if (def.trigger.on == TriggerKind::kWebhook) secret = def.webhook_secret = engine::random_uuid();
-    Workflow w;
-    w.record.id = engine::random_uuid();
-    w.record.name = def.name;
-    w.record.owner = owner;
-    w.record.channel_id = channel;
-    w.record.definition = definition_json(def, /*with_secret=*/true);
-    w.record.definition_hash = sha256_hex(w.record.definition);
-    w.record.created_at = w.record.updated_at = engine::unix_now();
-    w.def = std::move(def);
-    if (auto s = tables_.put_workflow(w.record); !s) return api_error(500, "database error: " + s.error());
-    auto stored = std::make_shared<const Workflow>(std::move(w));
-    put(stored);
-    return net::HttpResponse::json(200, workflow_json(*stored, secret));
+    auto stored = store_new(owner, channel, std::move(def), "");
+    if (!stored) return api_error(500, stored.error());
+    return net::HttpResponse::json(200, workflow_json(*stored->workflow, stored->secret));
   };
   return after_resolving(std::move(resolve), std::move(save), std::move(later));
 }
@@ -220,7 +202,7 @@ std::optional<net::HttpResponse> Workflows::update_workflow(const WorkflowCaller
   auto def = parse_definition(yaml);
   if (!def) return api_error(400, "invalid workflow YAML: " + def.error());
   std::vector<HostCheck> resolve;
-  if (auto error = rest_checks(*def, old->record.channel_id, http_.options().allow_hosts, &resolve)) {
+  if (auto error = save_checks(*def, old->record.channel_id, http_.options().allow_hosts, &resolve)) {
     return api_error(400, *error);
   }
   auto save = [this, old = std::move(old), def = std::move(*def)]() mutable {

@@ -38,11 +38,13 @@
 #include "engine/team_state.h"
 #include "engine/workflow_records.h"
 #include "net/http.h"
+#include "server/relay/command_runner.h"
 #include "server/relay/store_writer.h"
 #include "server/workflows/definition.h"
 #include "server/workflows/interval_clock.h"
 #include "server/workflows/outbound_http.h"
 #include "server/workflows/run_context.h"
+#include "server/workflows/save_checks.h"
 
 namespace buzz::server {
 
@@ -53,7 +55,7 @@ struct WorkflowCaller {
   std::function<std::optional<net::HttpResponse>(std::string_view channel)> check_channel;
 };
 
-class Workflows {
+class Workflows final : public CommandRunner {
  public:
   struct Options {
     uint32_t max_concurrent = 100;
@@ -109,10 +111,10 @@ class Workflows {
   net::HttpResponse act_on_approval(const WorkflowCaller& who, std::string_view key, bool by_hash, bool grant,
                                     const net::HttpRequest& req);
 
-  // A webhook host name a save must resolve, and the step whose URL names it.
-  struct HostCheck {
-    std::string host, step_id;
-  };
+  // The HEAD-era control plane (workflow_commands.cpp, workflows.md §14): kinds
+  // 30620 (create), 46020 (trigger), 46030 / 46031 (grant / deny). Loop thread.
+  bool runs(uint16_t kind) const override;
+  Outcome run(const engine::Event& command) override;
 
   const Counters& counters() const { return counters_; }
   // The Prometheus lines of the counters (workflow_metrics.cpp), for /metrics.
@@ -191,7 +193,28 @@ class Workflows {
   void publish_run_event(const RunJob& job, uint16_t kind, std::vector<engine::Tag> extra, std::string content,
                          const std::optional<engine::Pubkey>& actor = std::nullopt);
 
-  // --- REST helpers (workflow_api.cpp) ---
+  // --- REST and command helpers (workflow_api.cpp, approvals.cpp, workflow_commands.cpp) ---
+  struct Created {
+    WorkflowPtr workflow;
+    std::string secret;  // the new webhook secret, for a webhook trigger
+  };
+  // Stores a new workflow (named `name`, or its definition's name when empty).
+  engine::Result<Created> store_new(const engine::Pubkey& owner, const std::string& channel, Definition def,
+                                    std::string name);
+  // A refused approval decision, as REST (status, error) and a command's OK (reason) word it.
+  struct ApprovalRefusal {
+    int status;
+    std::string rest, command;
+  };
+  using ChannelCheck = std::function<bool(std::string_view channel)>;
+  // Grants or denies the approval whose token hash is `hash` for `who`, who must
+  // be able to read the workflow's channel (`can_read`); the stored record in *out.
+  std::optional<ApprovalRefusal> record_decision(const engine::Pubkey& who, const ChannelCheck& can_read,
+                                                 const std::string& hash, bool grant, std::optional<std::string> note,
+                                                 engine::ApprovalRecord* out);
+  Outcome create_by_command(const engine::Event& e);
+  Outcome trigger_by_command(const engine::Event& e);
+  Outcome decide_by_command(const engine::Event& e);
   // save() at once when there is nothing to resolve; else the lookups and
   // save() on a thread of their own (at most kMaxResolving), answered through later.
   std::optional<net::HttpResponse> after_resolving(std::vector<HostCheck> hosts, std::function<net::HttpResponse()> save,

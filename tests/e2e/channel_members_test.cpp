@@ -83,17 +83,19 @@ TEST_F(ChannelTest, PutUserValidation) {
   EXPECT_TRUE(c->req("r", h_filter(priv)).closed);
 }
 
-TEST_F(ChannelTest, WorkflowCommandsAreRefusedUntilWorkflowsExist) {
+// A refused workflow command (workflows.md §14) is answered and never stored.
+TEST_F(ChannelTest, RefusedWorkflowCommandsAreNeverStored) {
   Peer a = user();
   ASSERT_TRUE(a.c);
   const std::string ch = create(a, "open");
-  const std::string refusal = "restricted: workflows are not enabled on this relay";
-  expect_refused(a->publish(make_event(a.key, 30620, "name: x", {{"h", ch}, {"d", "x"}})), refusal);
+  Event create_command = make_event(a.key, 30620, "name: x", {{"h", ch}, {"d", "x"}});
+  expect_refused(a->publish(create_command), "invalid: workflow YAML parse error: invalid YAML: missing field `trigger` at line 1 column 1");
+  EXPECT_TRUE(read(a, "cmd", ids_filter(create_command.id_hex())).empty());
   for (uint16_t kind : {46020, 46030, 46031}) {
     SCOPED_TRACE(kind);
     Event command = make_event(a.key, kind, "", {{"d", std::string(64, 'a')}});
-    expect_refused(a->publish(command), refusal);
-    EXPECT_TRUE(read(a, "cmd", ids_filter(command.id_hex())).empty());  // never stored
+    expect_refused(a->publish(command), kind == 46020 ? "invalid: workflow not found" : "invalid: approval not found");
+    EXPECT_TRUE(read(a, "cmd", ids_filter(command.id_hex())).empty());
   }
 }
 
