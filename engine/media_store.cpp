@@ -186,6 +186,12 @@ Status MediaStore::put_blob(std::string_view sha256_hex, std::string_view ext, s
   return write_file(path, bytes);
 }
 
+Status MediaStore::put_thumbnail(std::string_view sha256_hex, std::string_view jpeg) {
+  std::string path = path_of(std::string(sha256_hex) + ".thumb.jpg");
+  if (path.empty()) return Error{"media store: not a hash: " + std::string(sha256_hex)};
+  return write_file(path, jpeg);
+}
+
 Status MediaStore::put_meta(std::string_view sha256_hex, const MediaMeta& meta) {
   std::string path = path_of("_meta/" + std::string(sha256_hex) + ".json");
   if (path.empty()) return Error{"media store: not a hash: " + std::string(sha256_hex)};

@@ -72,6 +72,8 @@ class MediaStore {
   // Stores `bytes` under {sha256_hex}.{ext}, refusing bytes that do not hash
   // to that name. A blob already stored with the same size is left as it is.
   Status put_blob(std::string_view sha256_hex, std::string_view ext, std::string_view bytes);
+  // Stores an image blob's thumbnail under {sha256_hex}.thumb.jpg (media.md §4).
+  Status put_thumbnail(std::string_view sha256_hex, std::string_view jpeg);
   // Writes the sidecar of an already stored blob: the commit point.
   Status put_meta(std::string_view sha256_hex, const MediaMeta& meta);
 

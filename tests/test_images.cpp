@@ -1,9 +1,15 @@
 // Test image bytes; see test_images.h.
 #include "tests/test_images.h"
 
+#include <gif_lib.h>
+#include <png.h>
+#include <turbojpeg.h>
+#include <webp/encode.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "engine/canonical.h"
 #include "engine/hex.h"
@@ -116,6 +122,97 @@ std::string sha256_hex(const std::string& bytes) {
   uint8_t digest[32];
   engine::sha256(bytes.data(), bytes.size(), digest);
   return engine::to_hex(digest, sizeof digest);
+}
+
+namespace {
+
+// RGBA of the gradient make_png draws, with the left half transparent when asked.
+std::vector<uint8_t> rgba_gradient(uint32_t width, uint32_t height, bool transparent_left) {
+  std::vector<uint8_t> px(size_t(width) * height * 4);
+  for (uint32_t y = 0; y < height; ++y) {
+    for (uint32_t x = 0; x < width; ++x) {
+      uint8_t* p = &px[(size_t(y) * width + x) * 4];
+      p[0] = uint8_t(x * 255 / std::max<uint32_t>(width, 2));
+      p[1] = uint8_t(y * 255 / std::max<uint32_t>(height, 2));
+      p[2] = 0x80;
+      p[3] = transparent_left && x < width / 2 ? 0 : 255;
+    }
+  }
+  return px;
+}
+
+}  // namespace
+
+std::string make_jpeg(uint32_t width, uint32_t height) {
+  std::vector<uint8_t> px = rgba_gradient(width, height, false);
+  tjhandle tj = tjInitCompress();
+  unsigned char* jpeg = nullptr;
+  unsigned long size = 0;
+  tjCompress2(tj, px.data(), int(width), 0, int(height), TJPF_RGBA, &jpeg, &size, TJSAMP_420, 90, 0);
+  std::string out(reinterpret_cast<const char*>(jpeg), size);
+  tjFree(jpeg);
+  tjDestroy(tj);
+  return out;
+}
+
+std::string make_webp(uint32_t width, uint32_t height, bool transparent_left) {
+  std::vector<uint8_t> px = rgba_gradient(width, height, transparent_left);
+  uint8_t* out = nullptr;
+  size_t size = WebPEncodeLosslessRGBA(px.data(), int(width), int(height), int(width * 4), &out);
+  std::string webp(reinterpret_cast<const char*>(out), size);
+  WebPFree(out);
+  return webp;
+}
+
+std::string make_rgba_png(uint32_t width, uint32_t height, bool transparent_left) {
+  std::vector<uint8_t> px = rgba_gradient(width, height, transparent_left);
+  png_image image;
+  std::memset(&image, 0, sizeof image);
+  image.version = PNG_IMAGE_VERSION;
+  image.width = width;
+  image.height = height;
+  image.format = PNG_FORMAT_RGBA;
+  png_alloc_size_t size = 0;
+  png_image_write_get_memory_size(image, size, 0, px.data(), 0, nullptr);
+  std::string png(size, '\0');
+  png_image_write_to_memory(&image, png.data(), &size, 0, px.data(), 0, nullptr);
+  png.resize(size);
+  return png;
+}
+
+namespace {
+
+int write_gif(GifFileType* gif, const GifByteType* bytes, int n) {
+  static_cast<std::string*>(gif->UserData)->append(reinterpret_cast<const char*>(bytes), size_t(n));
+  return n;
+}
+
+}  // namespace
+
+std::string make_animated_gif(uint32_t width, uint32_t height) {
+  std::string out;
+  int error = 0;
+  GifFileType* gif = EGifOpen(&out, write_gif, &error);
+  GifColorType colors[4] = {{0, 0, 0}, {255, 0, 0}, {0, 0, 255}, {0, 255, 0}};
+  ColorMapObject* map = GifMakeMapObject(4, colors);
+  EGifPutScreenDesc(gif, int(width), int(height), 2, 0, map);
+  for (int frame = 0; frame < 2; ++frame) {
+    // Graphics control: colour 0 is transparent.
+    GifByteType control[4] = {0x01, 10, 0, 0};
+    EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, control);
+    EGifPutImageDesc(gif, 0, 0, int(width), int(height), false, nullptr);
+    std::vector<GifPixelType> row(width);
+    for (uint32_t y = 0; y < height; ++y) {
+      for (uint32_t x = 0; x < width; ++x) {
+        const bool border = x == 0 || y == 0 || x + 1 == width || y + 1 == height;
+        row[x] = border ? 0 : GifPixelType(frame == 0 ? 1 : 2);
+      }
+      EGifPutLine(gif, row.data(), int(width));
+    }
+  }
+  EGifCloseFile(gif, &error);
+  GifFreeMapObject(map);
+  return out;
 }
 
 }  // namespace buzz::test

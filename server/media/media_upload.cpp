@@ -1,13 +1,14 @@
 // PUT /media/upload (Blossom BUD-02, media.md §2–§5): images only — JPEG,
 // PNG, GIF and WebP, typed by their bytes and bounded in bytes and pixels —
-// stored content-addressed and answered with a blob descriptor.
+// stored content-addressed with a 320 px JPEG thumbnail and a blurhash, and
+// answered with a blob descriptor.
 //
 // Authorization runs twice: on the head, before the body is buffered
 // (on_request_head → admit_upload, with the hour-long window), and again with
 // the body's hash and the image window. Every authentication failure answers
 // the same 401; the real reason is only logged.
 //
-// Ordering: the blob is stored, then its sidecar (the commit point), then the
+// Ordering: the blob is stored, then its thumbnail, then its sidecar (the commit point), then the
 // audit entry is queued and the descriptor sent. A failure after the blob
 // leaves an orphan nobody can see, never a visible half-upload.
 // Runs on the loop thread and blocks it for the hash and the fsyncs.
@@ -22,7 +23,10 @@
 #include "server/common/api_error.h"
 #include "server/common/json_text.h"
 #include "server/common/log.h"
+#include "server/media/blurhash.h"
+#include "server/media/image_pixels.h"
 #include "server/media/media.h"
+#include "server/media/thumbnail.h"
 
 namespace buzz::server {
 namespace {
@@ -67,6 +71,14 @@ std::string descriptor_json(std::string_view base_url, std::string_view sha, uin
   if (!meta.dim.empty()) {
     out += ",\"dim\":";
     engine::append_json_string(out, meta.dim);
+  }
+  if (!meta.blurhash.empty()) {
+    out += ",\"blurhash\":";
+    engine::append_json_string(out, meta.blurhash);
+  }
+  if (!meta.thumb_url.empty()) {  // the sidecar keeps the key; the URL follows today's base (§4, Buzz)
+    out += ",\"thumb\":";
+    engine::append_json_string(out, std::string(base_url) + "/" + meta.thumb_url);
   }
   return out + "}";
 }
@@ -161,9 +173,21 @@ net::HttpResponse Media::upload(const net::HttpRequest& req) {
     if (!*object) meta.reset();
   }
   if (!meta) {
-    meta = engine::MediaMeta{std::to_string(size->width) + "x" + std::to_string(size->height), "", "", std::string(ext),
-                             mime, body.size(), engine::unix_now()};
+    // §3.2 step 6 and §4: the full decode, then the thumbnail and its blurhash.
+    // An image that does not decode is refused before anything is stored.
+    auto pixels = decode_image(mime, body, kMaxImagePixels);
+    if (!pixels) {
+      log_info("media upload refused", {{"reason", pixels.error()}, {"peer", req.peer}});
+      return api_error(400, "invalid image data");
+    }
+    const Pixels thumb = fit_within(*pixels, kThumbnailBox);
+    pixels->rgba = {};  // the full image is no longer needed
+    auto jpeg = encode_jpeg(thumb, kThumbnailQuality);
+    if (!jpeg) return internal_error("encoding the thumbnail", jpeg.error());
+    meta = engine::MediaMeta{std::to_string(size->width) + "x" + std::to_string(size->height), blurhash(thumb, 4, 3),
+                             sha + ".thumb.jpg", std::string(ext), mime, body.size(), engine::unix_now()};
     if (auto s = blobs_.put_blob(sha, ext, body); !s) return internal_error("storing the blob", s.error());
+    if (auto s = blobs_.put_thumbnail(sha, *jpeg); !s) return internal_error("storing the thumbnail", s.error());
     if (auto s = blobs_.put_meta(sha, *meta); !s) return internal_error("storing the sidecar", s.error());
   }
   // Every successful answer is audited (audit.md §5.1); one that cannot be

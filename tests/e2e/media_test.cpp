@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/image_info.h"
 #include "engine/signature.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/raw_connection.h"
@@ -139,9 +140,19 @@ TEST_F(MediaTest, PngRoundTrip) {
   const uint64_t uploaded = std::stoull(up.body.substr(up.body.find("\"uploaded\":") + 11));
   EXPECT_LE(uploaded, unix_now());
   EXPECT_GE(uploaded + 5, unix_now());
+  // The blurhash's value is the unit tests' business (media_image_test.cpp): here, its place and shape.
+  const size_t bh = up.body.find(",\"blurhash\":\"");
+  ASSERT_NE(bh, std::string::npos) << up.body;
+  const std::string blurhash = up.body.substr(bh + 13, 28);
   EXPECT_EQ(up.body, "{\"url\":\"" + media_url(sha + ".png") + "\",\"sha256\":\"" + sha + "\",\"size\":" +
                          std::to_string(png.size()) + ",\"type\":\"image/png\",\"uploaded\":" + std::to_string(uploaded) +
-                         ",\"dim\":\"16x16\"}");
+                         ",\"dim\":\"16x16\",\"blurhash\":\"" + blurhash + "\",\"thumb\":\"" +
+                         media_url(sha + ".thumb.jpg") + "\"}");
+  // The thumbnail: a JPEG of the same 16 × 16 (never enlarged).
+  HttpReply thumb = get("/media/" + sha + ".thumb.jpg");
+  ASSERT_EQ(thumb.status, 200);
+  EXPECT_EQ(thumb.headers["content-type"], "image/jpeg");
+  EXPECT_EQ(engine::read_image_size("image/jpeg", thumb.body), (engine::ImageSize{16, 16}));
 
   HttpReply got = get("/media/" + sha + ".png");
   ASSERT_EQ(got.status, 200);
@@ -169,6 +180,7 @@ TEST_F(MediaTest, PngRoundTrip) {
   // On disk: the fanned-out blob and its sidecar, nothing left in tmp/.
   fs::path root = fs::path(relay_->data_dir()) / "media";
   EXPECT_TRUE(fs::exists(root / "blobs" / sha.substr(0, 2) / sha.substr(2, 2) / (sha + ".png")));
+  EXPECT_TRUE(fs::exists(root / "blobs" / sha.substr(0, 2) / sha.substr(2, 2) / (sha + ".thumb.jpg")));
   EXPECT_TRUE(fs::exists(root / "meta" / sha.substr(0, 2) / sha.substr(2, 2) / (sha + ".json")));
   EXPECT_EQ(files_in("tmp"), 0u);
 
@@ -313,11 +325,46 @@ TEST_F(MediaTest, TheHeadIsJudgedBeforeTheBodyIsSent) {
   EXPECT_TRUE(patient.read("}").starts_with("HTTP/1.1 200 "));
 }
 
+// Every previewable type gets its 320 px JPEG thumbnail and a blurhash (media.md §4);
+// a file that does not decode is refused and leaves nothing behind.
+TEST_F(MediaTest, EveryPreviewableTypeGetsAThumbnail) {
+  struct Case {
+    std::string mime, bytes, dim;
+    engine::ImageSize thumb;
+  };
+  for (const Case& c : std::vector<Case>{{"image/jpeg", make_jpeg(1000, 500), "1000x500", {320, 160}},
+                                         {"image/png", make_rgba_png(300, 600, true), "300x600", {160, 320}},
+                                         {"image/webp", make_webp(640, 480, true), "640x480", {320, 240}},
+                                         {"image/gif", make_animated_gif(50, 40), "50x40", {50, 40}}}) {
+    SCOPED_TRACE(c.mime);
+    const std::string sha = sha256_hex(c.bytes);
+    HttpReply up = upload(c.bytes, alice_);
+    ASSERT_EQ(up.status, 200) << up.body;
+    EXPECT_NE(up.body.find("\"type\":\"" + c.mime + "\""), std::string::npos) << up.body;
+    EXPECT_NE(up.body.find("\"dim\":\"" + c.dim + "\""), std::string::npos) << up.body;
+    EXPECT_NE(up.body.find("\"blurhash\":\"L"), std::string::npos) << up.body;  // 4 × 3 components
+    EXPECT_NE(up.body.find("\"thumb\":\"" + media_url(sha + ".thumb.jpg") + "\""), std::string::npos) << up.body;
+    HttpReply thumb = get("/media/" + sha + ".thumb.jpg");
+    ASSERT_EQ(thumb.status, 200);
+    EXPECT_EQ(engine::read_image_size("image/jpeg", thumb.body), c.thumb);
+  }
+  const std::string jpeg = make_jpeg(200, 200);
+  const std::string truncated = jpeg.substr(0, jpeg.size() * 2 / 3);
+  HttpReply bad = upload(truncated, alice_);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.body, R"({"error":"invalid image data"})");
+  EXPECT_EQ(get("/media/" + sha256_hex(truncated)).status, 404);
+  EXPECT_EQ(files_in("tmp"), 0u);
+}
+
 TEST_F(MediaTest, ImagesAreBoundedInPixels) {
   HttpReply bomb = upload(png_header_only(10000, 10000), alice_);
   EXPECT_EQ(bomb.status, 413);
   EXPECT_EQ(bomb.body, R"({"error":"image dimensions too large"})");
-  EXPECT_EQ(upload(png_header_only(5000, 5000), alice_).status, 200);  // exactly 25 Mpx
+  // Exactly 25 Mpx passes the header check, and then the decoder finds no pixels.
+  HttpReply at_limit = upload(png_header_only(5000, 5000), alice_);
+  EXPECT_EQ(at_limit.status, 400);
+  EXPECT_EQ(at_limit.body, R"({"error":"invalid image data"})");
   HttpReply unreadable = upload(png_header_only(0, 10), alice_);
   EXPECT_EQ(unreadable.status, 400);
   EXPECT_EQ(unreadable.body, R"({"error":"invalid image data"})");

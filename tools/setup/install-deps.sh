@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   librocksdb-dev liburing-dev libsimdjson-dev libsecp256k1-dev libssl-dev
   libxxhash-dev libyaml-cpp-dev libclucene-dev libmagic-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcurl4-openssl-dev
+  libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libwebp-dev libgif-dev
 )
 # The end-to-end test driven by nostr-tools needs Node.js with npm; machines that
 # already carry a Node.js build (with its own npm) keep it.
