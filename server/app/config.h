@@ -45,6 +45,7 @@ struct Config {
   std::string media_server_domain;   // empty = RELAY_URL's host[:port]
   int64_t max_image_bytes = 50 << 20;
   int64_t max_gif_bytes = 10 << 20;
+  int64_t max_file_bytes = 100 << 20;
   int64_t workflow_max_concurrent = 100;  // workflow runs executing at once
   int64_t workflow_tick = 60;             // seconds between scheduler ticks
   std::vector<std::string> workflow_webhook_allow_hosts;  // internal hosts call_webhook may reach

@@ -218,7 +218,8 @@ int run_serve(int argc, char** argv) {
   Relay relay(services, &search_feeder, cfg.effective_relay_url(), *key);
   const std::string media_url =
       cfg.media_base_url.empty() ? nip98_base_url(cfg.effective_relay_url()) + "/media" : cfg.media_base_url;
-  Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes), media_url,
+  Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes),
+               uint64_t(cfg.max_file_bytes), media_url,
                blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url())},
               {*media_store, membership, tokens, gatekeeper, throttle, writer, stats});
   Workflows::Options workflow_options;

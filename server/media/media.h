@@ -29,6 +29,7 @@ class Media {
     bool require_auth_token = false;  // false = dev mode: an upload needs no API token
     uint64_t max_image_bytes = 50 << 20;
     uint64_t max_gif_bytes = 10 << 20;
+    uint64_t max_file_bytes = 100 << 20;  // every other type (media.md §3.4)
     std::string base_url;   // descriptor URLs: <base>/<sha>.<ext>
     std::string authority;  // what Blossom `server` tags must name
   };
@@ -45,7 +46,8 @@ class Media {
 
   // Any request under /media/.
   net::HttpResponse route(const net::HttpRequest& req);
-  // PUT /media/upload before its body is read: refused, or allowed the image limit.
+  // PUT /media/upload before its body is read: refused, or allowed the larger of
+  // the image and file limits (the type is known only from the bytes).
   net::HeadDecision admit_upload(const net::HttpRequest& head);
 
  private:

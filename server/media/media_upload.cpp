@@ -1,7 +1,8 @@
-// PUT /media/upload (Blossom BUD-02, media.md §2–§5): images only — JPEG,
-// PNG, GIF and WebP, typed by their bytes and bounded in bytes and pixels —
-// stored content-addressed with a 320 px JPEG thumbnail and a blurhash, and
-// answered with a blob descriptor.
+// PUT /media/upload (Blossom BUD-02, media.md §2–§5), typed by the bytes:
+// JPEG, PNG, GIF and WebP images, bounded in bytes and pixels and stored with
+// a 320 px JPEG thumbnail and a blurhash; any other file (PDF, archives,
+// audio, …) as a download, except active content and executables. Stored
+// content-addressed and answered with a blob descriptor.
 //
 // Authorization runs twice: on the head, before the body is buffered
 // (on_request_head → admit_upload, with the hour-long window), and again with
@@ -24,6 +25,7 @@
 #include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/media/blurhash.h"
+#include "server/media/file_types.h"
 #include "server/media/image_pixels.h"
 #include "server/media/media.h"
 #include "server/media/thumbnail.h"
@@ -33,15 +35,6 @@ namespace {
 
 constexpr std::string_view kAuthFailed = "authentication failed";
 constexpr uint64_t kMaxImagePixels = 25'000'000;
-
-// The previewable image types and their extensions (media.md §3.2); "" for any other.
-std::string_view image_extension(std::string_view mime) {
-  if (mime == "image/jpeg") return "jpg";
-  if (mime == "image/png") return "png";
-  if (mime == "image/gif") return "gif";
-  if (mime == "image/webp") return "webp";
-  return "";
-}
 
 std::string file_too_large(uint64_t size, uint64_t max) {
   return "file too large: " + std::to_string(size) + " bytes (max " + std::to_string(max) + ")";
@@ -97,7 +90,7 @@ net::HeadDecision Media::admit_upload(const net::HttpRequest& head) {
   if (auto refusal = authorize_upload(head, kBlossomMaxAgeBeforeBody, "", &signer)) return {std::nullopt, std::move(refusal)};
   // Counted here, once per upload: the body's second authorization is the same call.
   if (auto refusal = throttle_.admit_api_call(signer)) return {std::nullopt, std::move(refusal)};
-  uint64_t max = uint64_t(options_.max_image_bytes);
+  uint64_t max = std::max(options_.max_image_bytes, options_.max_file_bytes);
   if (head.content_length > max) return {std::nullopt, api_error(413, file_too_large(head.content_length, max))};
   return {size_t(max), std::nullopt};
 }
@@ -145,19 +138,27 @@ std::optional<net::HttpResponse> Media::authorize_upload(const net::HttpRequest&
 
 net::HttpResponse Media::upload(const net::HttpRequest& req) {
   const std::string& body = req.body;
-  // Validation in media.md §3.2's order: type from the bytes (never from
-  // Content-Type), allowed type, size, dimensions; then auth with the hash.
+  // The type comes from the bytes, never from Content-Type (§3.1): one of the
+  // four previewable images takes the image path, anything else the file path.
   auto sniffed = engine::sniff_mime(body);
   if (!sniffed) return internal_error("mime sniffing", sniffed.error());
-  if (!*sniffed) return api_error(400, "unknown content type");
-  const std::string& mime = **sniffed;
+  std::string mime = sniffed->value_or("");
   std::string_view ext = image_extension(mime);
-  if (ext.empty()) return api_error(415, "disallowed content type: " + mime);
-  uint64_t max = uint64_t(mime == "image/gif" ? options_.max_gif_bytes : options_.max_image_bytes);
-  if (body.size() > max) return api_error(413, file_too_large(body.size(), max));
-  auto size = engine::read_image_size(mime, body);
-  if (!size) return api_error(400, "invalid image data");
-  if (uint64_t(size->width) * size->height > kMaxImagePixels) return api_error(413, "image dimensions too large");
+  std::optional<engine::ImageSize> size;
+  if (!ext.empty()) {
+    // §3.2 in its order: size by type, then the dimensions from the header.
+    uint64_t max = mime == "image/gif" ? options_.max_gif_bytes : options_.max_image_bytes;
+    if (body.size() > max) return api_error(413, file_too_large(body.size(), max));
+    size = engine::read_image_size(mime, body);
+    if (!size) return api_error(400, "invalid image data");
+    if (uint64_t(size->width) * size->height > kMaxImagePixels) return api_error(413, "image dimensions too large");
+  } else {
+    // §3.4: no signature is a plain download; active content and executables never are.
+    if (body.size() > options_.max_file_bytes) return api_error(413, file_too_large(body.size(), options_.max_file_bytes));
+    if (mime.empty()) mime = "application/octet-stream";
+    if (denied_file_type(mime)) return api_error(415, "disallowed content type: " + mime);
+    ext = file_extension(mime);
+  }
   std::string sha = sha256_hex(body);
   engine::Pubkey signer;
   if (auto refusal = authorize_upload(req, kBlossomMaxAgeImage, sha, &signer)) return std::move(*refusal);
@@ -173,21 +174,29 @@ net::HttpResponse Media::upload(const net::HttpRequest& req) {
     if (!*object) meta.reset();
   }
   if (!meta) {
-    // §3.2 step 6 and §4: the full decode, then the thumbnail and its blurhash.
-    // An image that does not decode is refused before anything is stored.
-    auto pixels = decode_image(mime, body, kMaxImagePixels);
-    if (!pixels) {
-      log_info("media upload refused", {{"reason", pixels.error()}, {"peer", req.peer}});
-      return api_error(400, "invalid image data");
+    meta = engine::MediaMeta{"", "", "", std::string(ext), mime, body.size(), engine::unix_now()};
+    std::string thumbnail;
+    if (size) {
+      // §3.2 step 6 and §4: the full decode, then the thumbnail and its blurhash.
+      // An image that does not decode is refused before anything is stored.
+      auto pixels = decode_image(mime, body, kMaxImagePixels);
+      if (!pixels) {
+        log_info("media upload refused", {{"reason", pixels.error()}, {"peer", req.peer}});
+        return api_error(400, "invalid image data");
+      }
+      const Pixels thumb = fit_within(*pixels, kThumbnailBox);
+      pixels->rgba = {};  // the full image is no longer needed
+      auto jpeg = encode_jpeg(thumb, kThumbnailQuality);
+      if (!jpeg) return internal_error("encoding the thumbnail", jpeg.error());
+      thumbnail = std::move(*jpeg);
+      meta->dim = std::to_string(size->width) + "x" + std::to_string(size->height);
+      meta->blurhash = blurhash(thumb, 4, 3);
+      meta->thumb_url = sha + ".thumb.jpg";
     }
-    const Pixels thumb = fit_within(*pixels, kThumbnailBox);
-    pixels->rgba = {};  // the full image is no longer needed
-    auto jpeg = encode_jpeg(thumb, kThumbnailQuality);
-    if (!jpeg) return internal_error("encoding the thumbnail", jpeg.error());
-    meta = engine::MediaMeta{std::to_string(size->width) + "x" + std::to_string(size->height), blurhash(thumb, 4, 3),
-                             sha + ".thumb.jpg", std::string(ext), mime, body.size(), engine::unix_now()};
     if (auto s = blobs_.put_blob(sha, ext, body); !s) return internal_error("storing the blob", s.error());
-    if (auto s = blobs_.put_thumbnail(sha, *jpeg); !s) return internal_error("storing the thumbnail", s.error());
+    if (!thumbnail.empty()) {
+      if (auto s = blobs_.put_thumbnail(sha, thumbnail); !s) return internal_error("storing the thumbnail", s.error());
+    }
     if (auto s = blobs_.put_meta(sha, *meta); !s) return internal_error("storing the sidecar", s.error());
   }
   // Every successful answer is audited (audit.md §5.1); one that cannot be

@@ -46,6 +46,8 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
     if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted via EVENT");
   }
   if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted");
+  // A still-valid upload authorization must never be broadcast (media.md §8.4).
+  if (e.kind == 24242) return refuse("restricted: blossom auth events are not relayed");
   if (e.kind == 44100 || e.kind == 44101) return refuse("invalid: membership notifications are relay-signed only");
   if (who.via_http && (e.kind == 1059 || e.kind == 20001)) {
     return refuse("invalid: kind " + std::to_string(e.kind) + " is only accepted via WebSocket");

@@ -89,6 +89,10 @@ TEST_F(ApiWriteTest, PostedEventRefusals) {
   HttpReply auth = post_event(author, make_event(author, 22242, "", {{"relay", "ws://x"}, {"challenge", "c"}}));
   EXPECT_EQ(auth.status, 400);
   EXPECT_EQ(auth.body, R"({"error":"invalid: AUTH events cannot be submitted"})");
+  // A Blossom upload authorization is never relayed (media.md §8.4).
+  HttpReply blossom = post_event(author, make_event(author, 24242, "upload", {{"t", "upload"}}));
+  EXPECT_EQ(blossom.status, 400);
+  EXPECT_EQ(blossom.body, R"({"error":"restricted: blossom auth events are not relayed"})");
   HttpReply forged = post_event(author, with_bad_signature(make_event(other, 1, "not mine either")));
   EXPECT_EQ(forged.status, 400);
   EXPECT_EQ(forged.body, R"({"error":"invalid: invalid schnorr signature"})");

@@ -277,7 +277,8 @@ TEST_F(MediaTest, NothingRefusedIsStored) {
   EXPECT_EQ(upload(png, alice_, opts([](AuthOptions& o) { o.verb = "list"; })).status, 401);
   EXPECT_EQ(put(png + "x", {{"Authorization", blossom_auth(alice_, sha256_hex(png))}, {"X-SHA-256", sha256_hex(png)}}).status,
             401);
-  EXPECT_EQ(upload("plain text", alice_).status, 400);
+  EXPECT_EQ(upload("<!DOCTYPE html><html><body>hi</body></html>\n", alice_).status, 415);
+  EXPECT_EQ(upload(png.substr(0, png.size() / 2), alice_).status, 400);  // does not decode
   EXPECT_EQ(get("/media/" + sha256_hex(png) + ".png").status, 404);
   expect_nothing_stored();
 }
@@ -315,7 +316,7 @@ TEST_F(MediaTest, TheHeadIsJudgedBeforeTheBodyIsSent) {
   EXPECT_TRUE(refused.starts_with("HTTP/1.1 401 ")) << refused;
   EXPECT_NE(refused.find("Connection: close"), std::string::npos) << refused;
   RawConnection large(relay_->port());
-  large.send(upload_head(blossom_auth(alice_, sha), sha, 60u << 20));
+  large.send(upload_head(blossom_auth(alice_, sha), sha, 101u << 20));  // over the 100 MiB file limit
   EXPECT_TRUE(large.read("}").starts_with("HTTP/1.1 413 "));
   // A client that waits for the go-ahead gets it, then its answer.
   RawConnection patient(relay_->port());
@@ -371,9 +372,19 @@ TEST_F(MediaTest, ImagesAreBoundedInPixels) {
 }
 
 TEST_F(MediaTest, TheTypeComesFromTheBytes) {
-  HttpReply text = upload("just some text\n", alice_, {}, "", "image/png");
-  EXPECT_EQ(text.status, 400);
-  EXPECT_EQ(text.body, R"({"error":"unknown content type"})");
+  // No signature: a download, whatever the client says it is (media.md §3.4).
+  const std::string plain = "just some text\n";
+  HttpReply text = upload(plain, alice_, {}, "", "image/png");
+  ASSERT_EQ(text.status, 200) << text.body;
+  EXPECT_NE(text.body.find("\"url\":\"" + media_url(sha256_hex(plain) + ".bin") + "\""), std::string::npos) << text.body;
+  EXPECT_NE(text.body.find("\"type\":\"application/octet-stream\""), std::string::npos) << text.body;
+  EXPECT_EQ(text.body.find("\"dim\""), std::string::npos) << text.body;
+  EXPECT_EQ(text.body.find("\"thumb\""), std::string::npos) << text.body;
+  HttpReply served = get("/media/" + sha256_hex(plain) + ".bin");
+  EXPECT_EQ(served.body, plain);
+  EXPECT_EQ(served.headers["content-type"], "application/octet-stream");
+  EXPECT_EQ(served.headers["content-disposition"], "attachment");
+  EXPECT_EQ(get("/media/" + sha256_hex(plain) + ".thumb.jpg").status, 404);
   std::ifstream in("/proc/self/exe", std::ios::binary);
   std::string elf(65536, '\0');
   in.read(elf.data(), std::streamsize(elf.size()));
@@ -384,6 +395,21 @@ TEST_F(MediaTest, TheTypeComesFromTheBytes) {
                          "image/png");
   EXPECT_EQ(svg.status, 415);
   EXPECT_EQ(svg.body, R"({"error":"disallowed content type: image/svg+xml"})");
+  HttpReply html = upload("<!DOCTYPE html>\n<html><head><title>x</title></head><body><script>alert(1)</script></body></html>\n",
+                          alice_);
+  EXPECT_EQ(html.status, 415);
+  EXPECT_EQ(html.body, R"({"error":"disallowed content type: text/html"})");
+  // Files with a signature keep their type and extension, and download as attachments.
+  const std::string pdf = "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n";
+  HttpReply doc = upload(pdf, alice_);
+  ASSERT_EQ(doc.status, 200) << doc.body;
+  EXPECT_NE(doc.body.find("\"url\":\"" + media_url(sha256_hex(pdf) + ".pdf") + "\""), std::string::npos) << doc.body;
+  EXPECT_NE(doc.body.find("\"type\":\"application/pdf\""), std::string::npos) << doc.body;
+  EXPECT_EQ(get("/media/" + sha256_hex(pdf)).headers["content-disposition"], "attachment");
+  const std::string gz("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00", 20);
+  HttpReply archive = upload(gz, alice_);
+  ASSERT_EQ(archive.status, 200) << archive.body;
+  EXPECT_NE(archive.body.find(".gz\""), std::string::npos) << archive.body;
 
   // A GIF declared as PNG is stored, described and served as the GIF it is.
   const std::string gif = tiny_gif();
@@ -395,6 +421,22 @@ TEST_F(MediaTest, TheTypeComesFromTheBytes) {
   EXPECT_NE(up.body.find("\"dim\":\"1x1\""), std::string::npos) << up.body;
   EXPECT_EQ(get("/media/" + sha + ".gif").headers["content-type"], "image/gif");
   EXPECT_EQ(get("/media/" + sha + ".png").status, 404);
+}
+
+// An upload authorization sent as an EVENT is refused, never broadcast (media.md §8.4).
+TEST_F(MediaTest, BlossomAuthEventsAreNotRelayed) {
+  std::string error;
+  auto sender = NostrClient::connect_authed(*relay_, alice_, &error);
+  ASSERT_TRUE(sender) << error;
+  Keypair watcher_key = engine::generate_keypair();
+  auto watcher = NostrClient::connect_authed(*relay_, watcher_key, &error);
+  ASSERT_TRUE(watcher) << error;
+  watcher->send(R"(["REQ","b",{"kinds":[24242]}])");
+  ASSERT_TRUE(watcher->wait_for([](const RelayMessage& m) { return m.type == "EOSE"; }).has_value());
+  OkReply ok = sender->publish(make_event(alice_, 24242, "upload", {{"t", "upload"}}));
+  EXPECT_FALSE(ok.accepted);
+  EXPECT_EQ(ok.reason, "restricted: blossom auth events are not relayed");
+  EXPECT_FALSE(watcher->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, 300).has_value());
 }
 
 TEST_F(MediaTest, ClosedRelayNeedsAMember) {
