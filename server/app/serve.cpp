@@ -213,11 +213,12 @@ int run_serve(int argc, char** argv) {
   if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
   Throttle throttle(cfg.rate_limits, profiles, membership, store, writer, stats);
   History history(store, team, search_index->get());
-  const Services services{store, team, membership, presence, tokens, profiles, gatekeeper, throttle, history, writer,
-                          stats};
-  Relay relay(services, &search_feeder, cfg.effective_relay_url(), *key);
   const std::string media_url =
       cfg.media_base_url.empty() ? nip98_base_url(cfg.effective_relay_url()) + "/media" : cfg.media_base_url;
+  const engine::ImetaChecker imeta(*media_store, media_url);
+  const Services services{store,      team,    membership, presence, tokens, profiles, gatekeeper,
+                          throttle,   history, writer,     stats,    imeta};
+  Relay relay(services, &search_feeder, cfg.effective_relay_url(), *key);
   Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes),
                uint64_t(cfg.max_file_bytes), media_url,
                blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url())},

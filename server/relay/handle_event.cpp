@@ -74,6 +74,11 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   if (!own_event) return refuse(kNotYourEvent);
   if (!known) return refuse("restricted: unknown event kind");
   if (auto refused = check_grant(who.grant, e, *info)) return refused;
+  // Attachments (media.md §8) are checked here, on the loop, not on the writer
+  // thread the channel rules run on: they read the media store's files.
+  if (engine::ImetaChecker::has_imeta(e)) {
+    if (auto refused = s_.imeta.check(e)) return refuse("invalid: " + *refused);
+  }
   if (auto refused = s_.throttle.admit_message(e)) return refused;
   auto event = std::make_shared<const engine::Event>(std::move(e));
   if (membership_kind) return submit_write({WriteJob::Type::kMembership, event, {}, who.origin, who.pubkey});

@@ -1,11 +1,12 @@
 // Services: what the request paths share — the store, the team state and model
-// views, the access rules, the rate limits, the read path, the store writer and
-// the counters. One instance, built by the wiring (server/app/serve.cpp) before
+// views, the access rules, the rate limits, the read path, the store writer,
+// the counters and the attachment rules. One instance, built by the wiring (server/app/serve.cpp) before
 // any room and outliving them all; Relay and HttpApi are each handed it.
 #pragma once
 
 #include "engine/api_tokens.h"
 #include "engine/event_store.h"
+#include "engine/imeta.h"
 #include "engine/team_state.h"
 #include "server/access/gatekeeper.h"
 #include "server/access/relay_membership.h"
@@ -30,6 +31,7 @@ struct Services {
   History& history;
   StoreWriter& writer;
   RelayStats& stats;
+  const engine::ImetaChecker& imeta;  // attachments on events must match the media store (media.md §8)
 };
 
 }  // namespace buzz::server

@@ -439,6 +439,32 @@ TEST_F(MediaTest, BlossomAuthEventsAreNotRelayed) {
   EXPECT_FALSE(watcher->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, 300).has_value());
 }
 
+// A message's attachments (NIP-92 imeta) must be blobs stored here, as stored (media.md §8).
+TEST_F(MediaTest, ImetaTagsMustMatchTheStoredBlob) {
+  const std::string png = make_png(12, 12);
+  const std::string sha = sha256_hex(png);
+  ASSERT_EQ(upload(png, alice_).status, 200);
+  std::string error;
+  auto c = NostrClient::connect_authed(*relay_, alice_, &error);
+  ASSERT_TRUE(c) << error;
+  auto imeta = [&](const std::string& size) {
+    return std::vector<std::string>{"imeta", "url " + media_url(sha + ".png"), "m image/png", "x " + sha, "size " + size,
+                                     "dim 12x12", "thumb " + media_url(sha + ".thumb.jpg")};
+  };
+  OkReply ok = c->publish(make_event(alice_, 1, "look", {imeta(std::to_string(png.size()))}));
+  EXPECT_TRUE(ok.accepted) << ok.reason;
+  OkReply wrong = c->publish(make_event(alice_, 1, "look again", {imeta("5")}));
+  EXPECT_FALSE(wrong.accepted);
+  EXPECT_EQ(wrong.reason, "invalid: imeta size (5) does not match stored size (" + std::to_string(png.size()) + ")");
+  const std::string other = sha256_hex("never uploaded");
+  OkReply missing = c->publish(make_event(alice_, 1, "ghost", {{"imeta", "url /media/" + other + ".png", "m image/png",
+                                                                 "x " + other, "size 3"}}));
+  EXPECT_EQ(missing.reason, "invalid: imeta references nonexistent blob: " + other);
+  OkReply foreign = c->publish(make_event(alice_, 1, "hotlink", {{"imeta", "url https://cdn.example/" + sha + ".png",
+                                                                  "m image/png", "x " + sha, "size 3"}}));
+  EXPECT_EQ(foreign.reason, "invalid: imeta url must be a local /media/ path");
+}
+
 TEST_F(MediaTest, ClosedRelayNeedsAMember) {
   Keypair owner = engine::generate_keypair();
   auto closed = start({}, {{"RELAY_OWNER_PUBKEY", engine::to_hex(owner.pubkey)}});
