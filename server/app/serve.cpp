@@ -280,6 +280,7 @@ int run_serve(int argc, char** argv) {
     relay.on_write_batch(std::move(o));
   });
   workflows.start();
+  media.start();
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
 
   (*ops)->start();
@@ -309,6 +310,7 @@ int run_serve(int argc, char** argv) {
   health.begin_shutdown();  // the health port answers 503 until the process exits
   for (auto& l : loops) l->stop();
   for (auto& t : loop_threads) t.join();
+  media.stop();      // answers the uploads it holds (their loops are stopped: nobody reads them)
   workflows.stop();  // before the writer: a run may be waiting for a commit
   writer.stop();
   search_feeder.stop();  // everything offered becomes searchable before exit

@@ -20,16 +20,8 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(net::Loop& loop, net::
                                                           const net::HttpRequest& req) {
   if (!workflows_) return api_error(404, "not found");
   Workflows& wf = *workflows_;
-  // A save that resolves webhook hosts answers from another thread: back to this loop first.
-  Workflows::Later later = [this, &loop, to = conn.id()](net::HttpResponse r) {
-    loop.post([this, &loop, to, r = std::move(r)] {
-      if (loop.find(to)) {
-        respond_later(loop, to, r);
-      } else {  // the client left before the answer
-        deferred_origins_[loop.index()].erase(subscription_owner(to));
-      }
-    });
-  };
+  // A save that resolves webhook hosts answers from another thread.
+  Workflows::Later later = answer_later(loop, conn.id());
   const std::string_view path = req.path;
   const std::string_view method = req.method == "HEAD" ? "GET" : std::string_view(req.method);
   auto is = [&](std::string_view m) { return method == m; };

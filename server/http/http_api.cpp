@@ -79,8 +79,12 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
     return r;
   }
   if (req.path.starts_with("/media/")) {
-    net::HttpResponse r = media_.route(req);
-    cors_.apply(origin, r);
+    std::optional<net::HttpResponse> r = media_.route(req, answer_later(loop, conn.id()));
+    if (!r) {  // an upload, answered by the media worker
+      deferred_origins_[loop.index()][subscription_owner(conn.id())] = std::string(origin);
+      return std::nullopt;
+    }
+    cors_.apply(origin, *r);
     return r;
   }
   if (get && req.path == "/metrics") return metrics_page(metrics_);
@@ -88,6 +92,18 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
     return net::HttpResponse::json(405, R"({"error":"method not allowed"})");
   }
   return api_error(404, "not found");
+}
+
+std::function<void(net::HttpResponse)> HttpApi::answer_later(net::Loop& loop, net::ConnId to) {
+  return [this, &loop, to](net::HttpResponse r) {
+    loop.post([this, &loop, to, r = std::move(r)] {
+      if (loop.find(to)) {
+        respond_later(loop, to, r);
+      } else {  // the client left before the answer
+        deferred_origins_[loop.index()].erase(subscription_owner(to));
+      }
+    });
+  };
 }
 
 void HttpApi::respond_later(net::Loop& loop, net::ConnId to, net::HttpResponse response) {

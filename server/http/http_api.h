@@ -145,6 +145,9 @@ class HttpApi final : public HttpSide {
   std::vector<engine::Event> presence_events(const Caller& who, const engine::Filter& f);
   // A deferred answer, with the CORS header of the request's Origin.
   void respond_later(net::Loop& loop, net::ConnId to, net::HttpResponse response);
+  // What a room calls, from any thread, to answer a request it deferred: the
+  // answer goes back to the request's loop (respond_later), if the client is still there.
+  std::function<void(net::HttpResponse)> answer_later(net::Loop& loop, net::ConnId to);
 
   const Options options_;
   const Services& s_;

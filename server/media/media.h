@@ -3,12 +3,20 @@
 // an API token) and the blobs they stored (GET/HEAD /media/<sha256>.<ext>,
 // with ranges), plus 404/405 for the Blossom routes Buzz leaves out.
 //
-// Loop thread: every call runs on the loop that owns the request.
+// Threads: routing and serving run on the loop that owns the request; an
+// upload (hashing, decoding, the thumbnail, the fsyncs: up to seconds for a
+// large image) runs on the media worker thread, which answers through the
+// request's `Later`. At most kMaxQueuedUploads wait; past that, 503.
 #pragma once
 
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "engine/api_tokens.h"
@@ -44,8 +52,16 @@ class Media {
   };
   Media(Options options, const Services& services);
 
-  // Any request under /media/.
-  net::HttpResponse route(const net::HttpRequest& req);
+  Media(const Media&) = delete;
+  ~Media();
+
+  // An answer given later, from the media worker.
+  using Later = std::function<void(net::HttpResponse)>;
+  // Any request under /media/: answered now, or (an upload) nullopt and later through `later`.
+  std::optional<net::HttpResponse> route(const net::HttpRequest& req, Later later);
+  // Starts the media worker; stop() finishes the uploads it holds and ends it.
+  void start();
+  void stop();
   // PUT /media/upload before its body is read: refused, or allowed the larger of
   // the image and file limits (the type is known only from the bytes).
   net::HeadDecision admit_upload(const net::HttpRequest& head);
@@ -59,6 +75,13 @@ class Media {
   net::HttpResponse upload(const net::HttpRequest& req);
   net::HttpResponse serve(const net::HttpRequest& req, std::string_view name);
 
+  struct Upload {
+    net::HttpRequest req;
+    Later later;
+  };
+  static constexpr size_t kMaxQueuedUploads = 8;
+  void work();
+
   const Options options_;
   engine::MediaStore& blobs_;
   const RelayMembership& membership_;
@@ -67,6 +90,12 @@ class Media {
   Throttle& throttle_;
   StoreWriter& writer_;
   RelayStats& stats_;
+
+  std::mutex mu_;  // guards the queue and stopping_
+  std::condition_variable cv_;
+  std::deque<Upload> uploads_;
+  bool stopping_ = false;
+  std::thread worker_;
 };
 
 }  // namespace buzz::server

@@ -12,7 +12,8 @@
 // Ordering: the blob is stored, then its thumbnail, then its sidecar (the commit point), then the
 // audit entry is queued and the descriptor sent. A failure after the blob
 // leaves an orphan nobody can see, never a visible half-upload.
-// Runs on the loop thread and blocks it for the hash and the fsyncs.
+// Runs on the media worker (media.h), never on a loop: the hash, the decode
+// and the fsyncs take as long as they take without holding up connections.
 #include <algorithm>
 
 #include "engine/audit_entry.h"
