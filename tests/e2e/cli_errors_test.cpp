@@ -124,13 +124,14 @@ TEST_F(CliErrorsTest, RequestsOnTheWire) {
   EXPECT_EQ(r.target, "/api/search?q=a%20b%26c%2F%C3%A9~&limit=100");
   EXPECT_NE(r.head.find("X-Pubkey: " + kHex), std::string::npos) << r.head;
 
-  // Auto-mint: a NIP-98 POST /api/tokens with the §B.3 body, then the call with the minted token.
-  fake.respond(200, R"({"token":"buzz_minted"})");
+  // Auto-mint: a NIP-98 POST /api/tokens with the §B.3 body, the call with the
+  // minted token, then that token's revocation.
+  fake.respond(201, R"({"token":"buzz_minted","id":")" + kChannel + R"("})");
   engine::Keypair key = engine::generate_keypair();
   CliRun listed = run_cli({"list-tokens"}, {{"BUZZ_RELAY_URL", fake.url("")}, {"BUZZ_PRIVATE_KEY", engine::to_hex(key.secret)}});
   EXPECT_EQ(listed.status, 0) << listed.err;
-  ASSERT_TRUE(fake.wait_for(3));
-  ReceivedRequest mint = fake.received()[1], call = fake.received()[2];
+  ASSERT_TRUE(fake.wait_for(4));
+  ReceivedRequest mint = fake.received()[1], call = fake.received()[2], revoke = fake.received()[3];
   EXPECT_EQ(mint.method + " " + mint.target, "POST /api/tokens");
   EXPECT_EQ(mint.body,
             R"({"name":"buzz-cli-auto","scopes":["messages:read","messages:write","channels:read","channels:write",)"
@@ -139,6 +140,8 @@ TEST_F(CliErrorsTest, RequestsOnTheWire) {
   EXPECT_NE(mint.head.find("Authorization: Nostr "), std::string::npos) << mint.head;
   EXPECT_EQ(call.method + " " + call.target, "GET /api/tokens");
   EXPECT_NE(call.head.find("Authorization: Bearer buzz_minted"), std::string::npos) << call.head;
+  EXPECT_EQ(revoke.method + " " + revoke.target, "DELETE /api/tokens/" + kChannel);
+  EXPECT_NE(revoke.head.find("Authorization: Bearer buzz_minted"), std::string::npos) << revoke.head;
 
   // approve-step: grant or deny by the flag, with the note.
   fake.respond(200, "{}");
@@ -146,8 +149,8 @@ TEST_F(CliErrorsTest, RequestsOnTheWire) {
                     {{"BUZZ_RELAY_URL", fake.url("")}, {"BUZZ_API_TOKEN", "buzz_t"}})
                 .status,
             0);
-  ASSERT_TRUE(fake.wait_for(4));
-  ReceivedRequest deny = fake.received()[3];
+  ASSERT_TRUE(fake.wait_for(5));
+  ReceivedRequest deny = fake.received()[4];
   EXPECT_EQ(deny.method + " " + deny.target, "POST /api/approvals/" + kChannel + "/deny");
   EXPECT_EQ(deny.body, R"({"note":"not now"})");
 

@@ -2,10 +2,17 @@
 // as a child process, with the identity of one of the suite's users in its
 // environment (BUZZ_RELAY_URL, BUZZ_API_TOKEN, BUZZ_PRIVATE_KEY). Effects are
 // checked over REST with the same user's NIP-98 signature, not through the CLI.
+//
+// Self-minted tokens (`buzz auth`) hold the eight self-service scopes; kinds
+// 9000, 9001 and 9008 need admin:channels as well, which only the operator
+// grants. So before the relay starts, `buzz admin mint-token` gives the
+// suite's admin() a token with it, as an operator would.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,7 +35,28 @@ template <class Suite>
 class CliFixture : public ApiFixture<Suite> {
  protected:
   using Base = ApiFixture<Suite>;
-  using Env = std::vector<std::pair<std::string, std::string>>;
+
+  static void SetUpTestSuite() {
+    dir_ = (std::filesystem::temp_directory_path() / ("buzz-cli-" + std::to_string(getpid()) + "-" + new_uuid())).string();
+    admin_.key = engine::generate_keypair();
+    admin_.hex = engine::to_hex(admin_.key.pubkey);
+    int status = -1;
+    const std::string out = run_buzz("admin mint-token --data-dir " + dir_ + " --pubkey " + admin_.hex +
+                                         " --name cli-admin --json --scopes messages:read,messages:write,channels:read,"
+                                         "channels:write,users:read,users:write,admin:channels",
+                                     &status);
+    ASSERT_EQ(status, 0) << out;
+    admin_.token = json_str(out, "token");
+    std::string error;
+    Base::relay_ = RelayProcess::start(RelayOptions{{"--open"}, {}, dir_}, &error);
+    ASSERT_NE(Base::relay_, nullptr) << error;
+  }
+  static void TearDownTestSuite() {
+    Base::relay_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  // A user whose token also holds admin:channels.
+  static const CliUser& admin() { return admin_; }
 
   // The relay's URL as the CLI is given it: ws:// on purpose, which the CLI maps to http://.
   static std::string relay_env() { return Base::relay_->relay_url() + "/"; }
@@ -82,6 +110,10 @@ class CliFixture : public ApiFixture<Suite> {
     EXPECT_TRUE(e.has_value()) << "kind 9007 " << id << " not readable";
     return e ? std::string(e->first_tag_value("h")) : "";
   }
+
+ private:
+  static inline std::string dir_;
+  static inline CliUser admin_;
 };
 
 // One stderr error line's category and message.

@@ -3,6 +3,7 @@
 // user, and the exact tags of the events it signs (§B.4). The bad inputs are
 // in cli_errors_test.cpp, on the same relay.
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "tests/e2e/cli_fixture.h"
@@ -112,7 +113,11 @@ TEST_F(CliTest, ReactionsAddGetRemove) {
 TEST_F(CliTest, VoteOnAForumPost) {
   CliUser alice = new_user();
   const std::string forum = new_channel(alice, "forum");
-  const std::string post = accepted(alice, {"send-message", "--channel", forum, "--content", unique_text("a post")});
+  // A forum post is a kind 45001, which no seed-era command writes: posted over REST.
+  engine::Event post_event = make_event(alice.key, 45001, unique_text("a post"), {{"h", forum}});
+  HttpReply posted = signed_call(alice.key, "POST", "/api/events", post_event.raw);
+  ASSERT_EQ(posted.status, 200) << posted.body;
+  const std::string post = post_event.id_hex();
   const std::string vote = accepted(alice, {"vote-on-post", "--event", post, "--direction", "down"});
   auto v = stored(alice, vote);
   ASSERT_TRUE(v.has_value());
@@ -154,8 +159,11 @@ TEST_F(CliTest, DiffMessageFromStdinWithItsTagsAndTruncation) {
   ASSERT_TRUE(cut.has_value());
   const std::string notice = "\n\n[diff truncated \xE2\x80\x94 exceeded size limit]";
   EXPECT_LE(cut->content.size(), 61440u);
-  EXPECT_TRUE(cut->content.ends_with("\n" + notice)) << cut->content.substr(cut->content.size() - 100);
-  EXPECT_EQ(cut->content.substr(0, cut->content.size() - notice.size()), big.substr(0, cut->content.size() - notice.size()));
+  ASSERT_TRUE(cut->content.ends_with(notice)) << cut->content.substr(cut->content.size() - 100);
+  const size_t kept = cut->content.size() - notice.size();
+  EXPECT_EQ(cut->content.substr(0, kept), big.substr(0, kept));
+  EXPECT_EQ(big.substr(kept, 3), "\n@@") << "cut at a hunk boundary";
+  EXPECT_GT(kept + hunk.size(), 61440 - notice.size()) << "the last boundary that fits";
   EXPECT_TRUE(has_tag(*cut, {"truncated", "true"}));
   EXPECT_TRUE(has_tag(*cut, {"alt", "Diff"}));
 }
@@ -169,10 +177,12 @@ TEST_F(CliTest, SearchFindsAMessage) {
 }
 
 TEST_F(CliTest, ChannelLifecycle) {
-  CliUser alice = new_user(), bob = new_user();
+  const CliUser& alice = admin();  // kinds 9000, 9001 and 9008 need admin:channels
+  CliUser bob = new_user();
   const std::string ch = new_channel(alice);
   EXPECT_TRUE(contains(ok(alice, {"list-channels", "--member"}), ch));
   EXPECT_FALSE(contains(ok(alice, {"list-channels", "--visibility", "private"}), ch));
+  EXPECT_TRUE(contains(ok(alice, {"list-channels", "--visibility", "open"}), ch));
 
   accepted(alice, {"update-channel", "--channel", ch, "--name", "renamed-by-cli", "--description", "about it"});
   accepted(alice, {"set-channel-topic", "--channel", ch, "--topic", "the topic"});
@@ -183,11 +193,22 @@ TEST_F(CliTest, ChannelLifecycle) {
   EXPECT_EQ(json_str(got, "topic"), "the topic");
   EXPECT_EQ(json_str(got, "purpose"), "the purpose");
 
-  accepted(alice, {"add-channel-member", "--channel", ch, "--pubkey", bob.hex, "--role", "admin"});
+  const std::string added = accepted(alice, {"add-channel-member", "--channel", ch, "--pubkey", bob.hex, "--role", "admin"});
+  EXPECT_EQ(stored(alice, added).value_or(engine::Event{}).tags,
+            (std::vector<engine::Tag>{{"h", ch}, {"p", bob.hex}, {"role", "admin"}}));
   std::string members = ok(alice, {"list-channel-members", "--channel", ch});
-  EXPECT_TRUE(contains(members, "{\"pubkey\":\"" + bob.hex + "\",\"role\":\"admin\"")) << members;
+  EXPECT_TRUE(contains(members, "\"pubkey\":\"" + bob.hex + "\"")) << members;
+  EXPECT_TRUE(contains(members, "\"role\":\"admin\"")) << members;
   accepted(alice, {"remove-channel-member", "--channel", ch, "--pubkey", bob.hex});
   EXPECT_FALSE(contains(ok(alice, {"list-channel-members", "--channel", ch}), bob.hex));
+
+  // A self-minted token lacks admin:channels: the relay's 403 is an auth error.
+  CliUser carol = new_user();
+  const std::string own = new_channel(carol);
+  CliRun denied = cli(carol, {"add-channel-member", "--channel", own, "--pubkey", bob.hex});
+  EXPECT_EQ(denied.status, 3);
+  EXPECT_EQ(error_of(denied), std::make_pair(std::string("auth_error"),
+                                             std::string("relay error 403: restricted: insufficient scope (need admin:channels)")));
 
   accepted(bob, {"join-channel", "--channel", ch});
   EXPECT_TRUE(contains(ok(alice, {"list-channel-members", "--channel", ch}), bob.hex));
@@ -201,7 +222,7 @@ TEST_F(CliTest, ChannelLifecycle) {
 
   accepted(alice, {"delete-channel", "--channel", ch});
   CliRun gone = cli(alice, {"get-channel", "--channel", ch});
-  EXPECT_NE(gone.status, 0);
+  EXPECT_EQ(gone.status, 3) << gone.err;  // a deleted channel answers like one the caller may not read
   EXPECT_FALSE(contains(ok(alice, {"list-channels"}), ch));
 }
 
@@ -216,7 +237,10 @@ TEST_F(CliTest, CanvasFromStdin) {
 TEST_F(CliTest, ProfilesPresenceAndAddPolicy) {
   CliUser alice = new_user(), bob = new_user();
   accepted(alice, {"set-profile", "--name", "Alice CLI", "--about", "first"});
-  // A second update keeps the fields it does not name.
+  // Kind 0 is replaceable, and of two in one second the lower id wins: the next
+  // update waits for the next second.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  // The update keeps the fields it does not name.
   accepted(alice, {"set-profile", "--about", "second", "--avatar", "https://example.com/a.png"});
   std::string me = eventually([&] { return ok(alice, {"get-users"}); }, "second");
   EXPECT_EQ(json_str(me, "display_name"), "Alice CLI") << me;
@@ -226,16 +250,21 @@ TEST_F(CliTest, ProfilesPresenceAndAddPolicy) {
   std::string batch = ok(bob, {"get-users", "--pubkey", alice.hex, "--pubkey", bob.hex});
   EXPECT_TRUE(contains(batch, "Alice CLI")) << batch;
 
-  ok(alice, {"set-presence", "--status", "away"});
-  EXPECT_TRUE(contains(ok(bob, {"get-presence", "--pubkeys", alice.hex + "," + bob.hex}), "\"" + alice.hex + "\":\"away\""));
-  ok(alice, {"set-channel-add-policy", "--policy", "nobody"});
-  CliUser carol = new_user();
-  const std::string ch = new_channel(carol);
-  CliRun refused = cli(carol, {"add-channel-member", "--channel", ch, "--pubkey", alice.hex});
-  EXPECT_TRUE(contains(refused.out + refused.err, "policy") || contains(refused.out, "\"accepted\":false"))
-      << refused.out << refused.err;
-  std::string feed = ok(alice, {"get-feed", "--types", "mentions"});
-  EXPECT_TRUE(contains(feed, "\"feed\"") || contains(feed, "mentions")) << feed;
+  // Presence shows to those who share a channel.
+  const std::string ch = new_channel(alice);
+  accepted(bob, {"join-channel", "--channel", ch});
+  EXPECT_EQ(ok(alice, {"set-presence", "--status", "away"}), R"({"status":"away","ttl_seconds":90})");
+  std::string presence = ok(bob, {"get-presence", "--pubkeys", alice.hex + "," + bob.hex});
+  EXPECT_TRUE(contains(presence, "\"" + alice.hex + "\":\"away\"")) << presence;
+
+  EXPECT_TRUE(contains(ok(alice, {"set-channel-add-policy", "--policy", "nobody"}), "\"channel_add_policy\":\"nobody\""));
+  const std::string other = new_channel(admin());
+  CliRun refused = cli(admin(), {"add-channel-member", "--channel", other, "--pubkey", alice.hex});
+  EXPECT_TRUE(contains(refused.out + refused.err, "policy")) << refused.out << refused.err;
+  EXPECT_FALSE(contains(ok(admin(), {"list-channel-members", "--channel", other}), alice.hex));
+
+  std::string feed = ok(alice, {"get-feed", "--types", "mentions", "--limit", "99"});
+  EXPECT_TRUE(contains(feed, "\"feed\"")) << feed;
 }
 
 TEST_F(CliTest, DirectMessages) {
@@ -274,35 +303,50 @@ TEST_F(CliTest, WorkflowsCreateRunUpdateDelete) {
   EXPECT_EQ(error_of(unknown).first, "relay_error");
 }
 
-TEST_F(CliTest, TokensAuthListAutoMintAndRevoke) {
+// The ids of the tokens named `name` in a list-tokens body, and whether each is revoked.
+std::map<std::string, bool> token_ids(const std::string& tokens, std::string_view name) {
+  std::map<std::string, bool> ids;
+  simdjson::dom::parser parser;
+  simdjson::dom::array list;
+  if (parser.parse(tokens)["tokens"].get(list)) return ids;
+  for (simdjson::dom::element t : list) {
+    std::string_view n, id;
+    if (!t["name"].get(n) && n == name && !t["id"].get(id)) ids[std::string(id)] = !t["revoked_at"].is_null();
+  }
+  return ids;
+}
+
+TEST_F(CliTest, TokensAuthAutoMintListAndRevoke) {
   CliUser alice = new_user();
   EXPECT_TRUE(alice.token.starts_with("buzz_")) << alice.token;
-  // Only a private key: the CLI mints a 1-day token for the call.
-  CliRun auto_minted = run_cli({"list-tokens"}, {{"BUZZ_RELAY_URL", relay_env()}, {"BUZZ_PRIVATE_KEY", secret_hex(alice)}});
-  EXPECT_EQ(auto_minted.status, 0) << auto_minted.err;
-  std::string tokens = ok(alice, {"list-tokens"});
-  EXPECT_TRUE(contains(tokens, "\"name\":\"buzz-cli\"")) << tokens;
-  EXPECT_TRUE(contains(tokens, "\"name\":\"buzz-cli-auto\"")) << tokens;
+  // Only a private key: the CLI mints a 1-day token for the run and revokes it at the end.
+  CliRun auto_run = run_cli({"list-tokens"}, {{"BUZZ_RELAY_URL", relay_env()}, {"BUZZ_PRIVATE_KEY", secret_hex(alice)}});
+  EXPECT_EQ(auto_run.status, 0) << auto_run.err;
+  const auto during = token_ids(auto_run.out, "buzz-cli-auto");
+  ASSERT_EQ(during.size(), 1u) << auto_run.out;
+  EXPECT_FALSE(during.begin()->second) << "the run's own token, while it ran";
+  const auto after = token_ids(ok(alice, {"list-tokens"}), "buzz-cli-auto");
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_TRUE(after.begin()->second) << "revoked when the run ended";
 
-  // Revoke the auto-minted one by id.
-  simdjson::dom::parser parser;
-  std::string auto_id;
-  simdjson::dom::element root = parser.parse(tokens);
-  simdjson::dom::array list;
-  if (root.is_array()) list = root.get_array();
-  else ASSERT_FALSE(root["tokens"].get(list)) << tokens;
-  for (simdjson::dom::element t : list) {
-    std::string_view name, id;
-    if (!t["name"].get(name) && name == "buzz-cli-auto" && !t["id"].get(id)) auto_id = id;
+  // A second `buzz auth` token, revoked by id: it stops working, the first does not.
+  const auto before = token_ids(ok(alice, {"list-tokens"}), "buzz-cli");
+  CliUser second = alice;
+  const std::string minted = run_cli({"auth"}, {{"BUZZ_RELAY_URL", relay_env()}, {"BUZZ_PRIVATE_KEY", secret_hex(alice)}}).out;
+  second.token = minted.substr(0, minted.find('\n'));
+  std::string second_id;
+  for (const auto& [id, revoked] : token_ids(ok(alice, {"list-tokens"}), "buzz-cli")) {
+    if (!before.count(id)) second_id = id;
   }
-  ASSERT_FALSE(auto_id.empty()) << tokens;
-  ok(alice, {"delete-token", "--id", auto_id});
-  EXPECT_TRUE(contains(ok(alice, {"list-tokens"}), auto_id));  // still listed, now revoked
+  ASSERT_FALSE(second_id.empty());
+  EXPECT_EQ(ok(alice, {"delete-token", "--id", second_id}), "");  // 204: an empty body, then the newline
+  EXPECT_EQ(error_of(cli(second, {"list-tokens"})), std::make_pair(std::string("auth_error"), std::string("relay error 401: token_revoked")));
+  EXPECT_EQ(cli(alice, {"list-tokens"}).status, 0);
 
   ok(alice, {"delete-all-tokens"});
-  CliRun revoked = cli(alice, {"list-tokens"});
-  EXPECT_EQ(revoked.status, 3);
-  EXPECT_EQ(error_of(revoked), std::make_pair(std::string("auth_error"), std::string("relay error 401: token_revoked")));
+  CliRun after_panic = cli(alice, {"list-tokens"});
+  EXPECT_EQ(after_panic.status, 3);
+  EXPECT_EQ(error_of(after_panic), std::make_pair(std::string("auth_error"), std::string("relay error 401: token_revoked")));
 }
 
 }  // namespace buzz::test

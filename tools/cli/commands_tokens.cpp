@@ -9,7 +9,7 @@ namespace buzz::cli {
 namespace {
 
 std::string auth(Session& s, const Args&) {
-  return mint_token(s.http(), s.relay(), s.key(), {"buzz-cli", 7, "token mint failed"});
+  return mint_token(s.http(), s.relay(), s.key(), {"buzz-cli", 7, "token mint failed"}).token;
 }
 
 std::string list_tokens(Session& s, const Args&) { return s.request("GET", "/api/tokens"); }

@@ -48,12 +48,22 @@ Session::Session(const GlobalOptions& options, bool authenticate)
   if (options.token) {
     auth_header_ = {"Authorization", "Bearer " + *options.token};
   } else if (key_) {
-    const std::string token = mint_token(http_, relay_, *key_, {"buzz-cli-auto", 1, "auto-mint failed"});
-    auth_header_ = {"Authorization", "Bearer " + token};
+    MintedToken minted = mint_token(http_, relay_, *key_, {"buzz-cli-auto", 1, "auto-mint failed"});
+    auth_header_ = {"Authorization", "Bearer " + minted.token};
+    auto_minted_id_ = minted.id;
   } else if (options.pubkey) {
     auth_header_ = {"X-Pubkey", *options.pubkey};
   } else {
     throw CliError(Category::kAuth, "Set BUZZ_API_TOKEN, BUZZ_PRIVATE_KEY, or BUZZ_PUBKEY");
+  }
+}
+
+Session::~Session() {
+  if (auto_minted_id_.empty()) return;
+  try {
+    http_.call("DELETE", relay_ + "/api/tokens/" + auto_minted_id_, {auth_header_});
+  } catch (const CliError&) {
+    // The command's answer is out already; the token expires within a day anyway.
   }
 }
 

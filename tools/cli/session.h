@@ -5,6 +5,12 @@
 //   else --pubkey / BUZZ_PUBKEY        → X-Pubkey (the original's dev mode)
 //   none                               → auth_error
 // A private key is kept for signing whatever authenticates the requests.
+//
+// An auto-minted token serves this run only and is revoked when the session
+// ends. The seed left it to expire after a day, but the relay allows a pubkey
+// 10 active tokens: an agent on a key alone would be refused from its 11th
+// command of the day. (The relay's 50 mints per hour still bound such an
+// agent; `export BUZZ_API_TOKEN=$(buzz auth)` is the way past both.)
 #pragma once
 
 #include <optional>
@@ -29,6 +35,9 @@ class Session {
  public:
   // authenticate = false: only parse the key (the `auth` command mints by itself).
   Session(const GlobalOptions& options, bool authenticate);
+  ~Session();  // revokes an auto-minted token, best effort
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   const std::string& relay() const { return relay_; }
   RelayHttp& http() { return http_; }
@@ -48,6 +57,7 @@ class Session {
   std::string relay_;
   std::optional<engine::Keypair> key_;
   std::pair<std::string, std::string> auth_header_;
+  std::string auto_minted_id_;  // the token this session minted, to revoke at the end
 };
 
 // The CliError for a non-2xx answer: `relay error <status>: <msg>`, where msg

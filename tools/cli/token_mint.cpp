@@ -39,7 +39,7 @@ std::string nip98_authorization(const engine::Keypair& key, const std::string& u
   return "Nostr " + base64(e.raw);
 }
 
-std::string mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request) {
+MintedToken mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request) {
   std::string body = "{\"name\":";
   engine::append_json_string(body, request.name);
   body += ",\"scopes\":" + std::string(kScopes) + ",\"expires_in_days\":" + std::to_string(request.expires_in_days) + "}";
@@ -53,7 +53,7 @@ std::string mint_token(RelayHttp& http, const std::string& relay, const engine::
   if (!token) {
     throw CliError(Category::kAuth, std::string(request.failure) + " (" + std::to_string(answer.status) + "): " + answer.body);
   }
-  return *token;
+  return {*token, string_field(answer.body, "id").value_or("")};
 }
 
 }  // namespace buzz::cli

@@ -16,8 +16,12 @@ struct MintRequest {
   const char* failure;  // the error's opening words: "auto-mint failed" or "token mint failed"
 };
 
+struct MintedToken {
+  std::string token, id;
+};
+
 // The minted token, or auth_error `<failure> (<status>): <body>`.
-std::string mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request);
+MintedToken mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request);
 
 // `Nostr <base64 of a kind 27235>` for one request: u, method, payload (sha256
 // of the body). A nonce tag keeps two identical requests within a second from
