@@ -16,9 +16,8 @@ extern char** environ;
 namespace buzz::load {
 namespace {
 
-// One `buzz send-message` run with these extra environment entries; its wall time in seconds.
-double timed_send(const std::string& binary, const std::vector<std::string>& env, const std::string& channel, int i) {
-  std::vector<std::string> args = {binary, "send-message", "--channel", channel, "--content", "cli load " + std::to_string(i)};
+// One run of `binary args…` with these extra environment entries; its wall time in seconds.
+double timed_run(std::vector<std::string> args, const std::vector<std::string>& env) {
   std::vector<std::string> envs = env;
   for (char** e = environ; *e; ++e) {
     if (std::string_view(*e).substr(0, 5) != "BUZZ_") envs.emplace_back(*e);
@@ -35,14 +34,14 @@ double timed_send(const std::string& binary, const std::vector<std::string>& env
   posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
   const double t0 = now_s();
   pid_t pid;
-  if (posix_spawn(&pid, binary.c_str(), &quiet, nullptr, argv.data(), envp.data()) != 0) {
-    throw std::runtime_error("cannot start " + binary);
+  if (posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), envp.data()) != 0) {
+    throw std::runtime_error("cannot start " + args[0]);
   }
   int status = 0;
   waitpid(pid, &status, 0);
   const double took = now_s() - t0;
   posix_spawn_file_actions_destroy(&quiet);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("buzz send-message failed");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("buzz " + args[1] + " failed");
   return took;
 }
 
@@ -60,12 +59,17 @@ std::map<std::string, double> run_cli_load(const ServerProcess& server, const st
   std::map<std::string, double> figures;
   auto measure = [&](const char* mode, const std::vector<std::string>& env) {
     std::vector<double> took;
-    for (int i = 0; i < runs; ++i) took.push_back(timed_send(binary, env, channel, i));
+    for (int i = 0; i < runs; ++i) {
+      std::vector<std::string> args = {binary, "send-message", "--channel", channel, "--content", "cli load " + std::to_string(i)};
+      if (std::string_view(mode) == "start_only") args = {binary, "version"};
+      took.push_back(timed_run(std::move(args), env));
+    }
     std::sort(took.begin(), took.end());
     figures[std::string(mode) + "_p50_ms"] = percentile_ms(took, 0.50);
     figures[std::string(mode) + "_p90_ms"] = percentile_ms(took, 0.90);
     figures[std::string(mode) + "_p99_ms"] = percentile_ms(took, 0.99);
   };
+  measure("start_only", {});  // `buzz version`: what loading the binary costs, for comparison
   measure("token", {relay, key, token});
   measure("key_only", {relay, key});
   figures["runs_per_mode"] = runs;

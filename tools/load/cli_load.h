@@ -1,7 +1,9 @@
 // buzz-load cli: `buzz send-message` end to end, as an agent runs it — a new
 // process each time (start, auth, sign, POST, answer, exit), timed from spawn
 // to reaped exit. Two auth modes: a token in BUZZ_API_TOKEN (one request), and
-// a private key alone (the CLI auto-mints a token first: two requests).
+// a private key alone (the CLI auto-mints a token first and revokes it after:
+// three requests). `buzz version`, timed the same way, is the floor: the cost
+// of starting the binary at all.
 #pragma once
 
 #include <map>
