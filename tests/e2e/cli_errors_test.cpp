@@ -73,6 +73,16 @@ TEST_F(CliErrorsTest, ValidationMessages) {
   }
 }
 
+// Global flags go before or after the command and win over the environment.
+TEST_F(CliErrorsTest, GlobalFlagsBeforeOrAfterTheCommand) {
+  CliUser u = new_user();
+  const std::string down = "http://127.0.0.1:" + std::to_string(free_tcp_port());
+  const std::vector<std::pair<std::string, std::string>> wrong_env = {{"BUZZ_RELAY_URL", down}, {"BUZZ_API_TOKEN", "buzz_nope"}};
+  EXPECT_EQ(run_cli({"--relay", relay_env(), "--token=" + u.token, "list-channels"}, wrong_env).status, 0);
+  EXPECT_EQ(run_cli({"list-channels", "--relay=" + relay_env(), "--token", u.token}, wrong_env).status, 0);
+  expect_error(run_cli({"--relay"}), 1, "user_error", "a value is required for '--relay' but none was supplied");
+}
+
 TEST_F(CliErrorsTest, MissingAuthAndMissingKey) {
   expect_error(run_cli({"list-channels"}, {{"BUZZ_RELAY_URL", relay_env()}}), 3, "auth_error",
                "Set BUZZ_API_TOKEN, BUZZ_PRIVATE_KEY, or BUZZ_PUBKEY");

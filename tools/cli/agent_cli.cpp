@@ -146,14 +146,11 @@ int run_agent_cli(int argc, char** argv) {
     int i = 1;
     // Global flags may come before the command.
     for (; i < argc && std::string_view(argv[i]).starts_with("--"); ++i) {
-      std::string_view arg = argv[i] + 2;
-      const size_t eq = arg.find('=');
-      std::string value;
-      if (eq != std::string_view::npos) value = std::string(arg.substr(eq + 1));
-      else if (i + 1 < argc) value = argv[++i];
-      if (!set_global(g, arg.substr(0, eq), value)) {
-        throw CliError(Category::kUser, "unexpected argument '" + std::string(argv[i]) + "' found");
-      }
+      const std::string_view arg = argv[i] + 2, name = arg.substr(0, arg.find('='));
+      if (!set_global(g, name, "")) throw CliError(Category::kUser, "unexpected argument '" + std::string(argv[i]) + "' found");
+      if (name.size() < arg.size()) set_global(g, name, std::string(arg.substr(name.size() + 1)));
+      else if (i + 1 < argc) set_global(g, name, argv[++i]);
+      else throw CliError(Category::kUser, "a value is required for '" + std::string(argv[i]) + "' but none was supplied");
     }
     if (i >= argc) throw CliError(Category::kUser, "a command is required (see buzz --help)");
     const Command* c = find_command(argv[i]);
