@@ -48,6 +48,9 @@ TEST_F(CliTest, HelpListsEveryCommandAndEveryCommandAnswersHelp) {
     EXPECT_TRUE(contains(help.out, std::string("Usage: buzz ") + c)) << help.out;
     EXPECT_TRUE(contains(help.out, "BUZZ_RELAY_URL")) << c;
   }
+  CliRun version = run_cli({"send-message", "--version"});
+  EXPECT_EQ(version.status, 0);
+  EXPECT_TRUE(version.out.starts_with("buzz ")) << version.out;
 }
 
 TEST_F(CliTest, MessagesRepliesEditsAndDeletes) {
@@ -70,7 +73,7 @@ TEST_F(CliTest, MessagesRepliesEditsAndDeletes) {
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->tags, (std::vector<engine::Tag>{{"h", ch}, {"e", root, "", "reply"}, {"p", alice.hex}, {"broadcast", "1"}}));
 
-  const std::string messages = ok(alice, {"get-messages", "--channel", ch, "--kinds", "9", "--limit", "500"});
+  const std::string messages = ok(alice, {"get-messages", "--channel", ch, "--kinds", "9,40008", "--limit", "500"});
   EXPECT_TRUE(contains(messages, root)) << messages;
   EXPECT_TRUE(contains(ok(alice, {"get-thread", "--channel", ch, "--event", root}), reply));
 

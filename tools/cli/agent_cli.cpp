@@ -160,6 +160,10 @@ int run_agent_cli(int argc, char** argv) {
         print_help(*c);
         return 0;
       }
+      if (!std::strcmp(argv[k], "--version") || !std::strcmp(argv[k], "-V")) {
+        std::printf("buzz %s\n", BUZZ_VERSION);
+        return 0;
+      }
     }
     Args args;
     parse_command_line(*c, argc, argv, i + 1, args, g);
