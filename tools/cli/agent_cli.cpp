@@ -69,8 +69,8 @@ void print_help(const Command& c) {
     if (f.kind == Flag::kRepeated) note += " (repeatable)";
     options += "  " + left + std::string(left.size() < 28 ? 28 - left.size() : 1, ' ') + note + "\n";
   }
-  std::printf("%s\n\nUsage: %s\n\n%s%s\n%s", c.summary, usage.c_str(), options.empty() ? "" : "Options:\n",
-              options.c_str(), kGlobalHelp);
+  if (!options.empty()) options = "Options:\n" + options + "\n";
+  std::printf("%s\n\nUsage: %s\n\n%s%s", c.summary, usage.c_str(), options.c_str(), kGlobalHelp);
 }
 
 std::string missing_required(const Command& c, const Args& args) {
