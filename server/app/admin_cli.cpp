@@ -155,7 +155,9 @@ int run_admin(int argc, char** argv) {
       std::printf("{\"secret_key\":\"%s\",\"pubkey\":\"%s\"}\n", engine::to_hex(kp.secret).c_str(),
                   engine::to_hex(kp.pubkey).c_str());
     } else {
-      std::printf("secret key: %s\npubkey:     %s\n", engine::to_hex(kp.secret).c_str(), engine::to_hex(kp.pubkey).c_str());
+      // The original's words (agents-and-cli.md Part C), so its operators' scripts still read it.
+      std::printf("Public key:  %s\nSecret key:  %s\n\nSet BUZZ_PRIVATE_KEY to the secret key to use this identity.\n",
+                  engine::to_hex(kp.pubkey).c_str(), engine::to_hex(kp.secret).c_str());
     }
     return kExitOk;
   }
@@ -170,7 +172,7 @@ int run_admin(int argc, char** argv) {
   if (cmd != "list-members" && cmd != "allowlist-list") {
     auto hex = args.get("pubkey");
     if (!hex || !engine::from_hex_any_case(*hex, pk.data(), pk.size())) {
-      return usage_error("--pubkey must be 64 hex characters");
+      return usage_error("pubkey must be 32 bytes (64 hex chars)");
     }
   }
   engine::RelayRole role = engine::RelayRole::kMember;
@@ -194,7 +196,13 @@ int run_admin(int argc, char** argv) {
   if (cmd == "list-members") {
     auto all = members.list();
     if (!all) return std::fprintf(stderr, "buzz admin: %s\n", all.error().c_str()), kExitFailure;
-    if (json) std::printf("[");
+    if (json) {
+      std::printf("[");
+    } else if (all->empty()) {
+      std::printf("No relay members found.\n");
+    } else {
+      std::printf("%-66s  %-10s\n%s\n", "Pubkey", "Role", std::string(78, '-').c_str());
+    }
     for (size_t i = 0; i < all->size(); ++i) {
       const auto& m = (*all)[i];
       std::string hex = engine::to_hex(m.pubkey);
@@ -203,7 +211,7 @@ int run_admin(int argc, char** argv) {
         std::printf("%s{\"pubkey\":\"%s\",\"role\":\"%s\",\"created_at\":%llu}", i ? "," : "", hex.c_str(),
                     role_name.c_str(), static_cast<unsigned long long>(m.created_at));
       } else {
-        std::printf("%s  %s\n", hex.c_str(), role_name.c_str());
+        std::printf("%-66s  %-10s\n", hex.c_str(), role_name.c_str());
       }
     }
     if (json) std::printf("]\n");
@@ -218,17 +226,29 @@ int run_admin(int argc, char** argv) {
   }
   uint64_t now = engine::unix_now();
   engine::Status s;
-  if (role == engine::RelayRole::kOwner) {
+  auto existing = members.get(pk);
+  const bool unchanged = existing && existing->role == role;
+  if (unchanged) {
+    // Nothing to write; said plainly, where the original printed "Added" again.
+  } else if (role == engine::RelayRole::kOwner) {
     s = members.set_owner(pk, now);
   } else {
-    auto existing = members.get(pk);
     engine::RelayMember m{pk, role, std::nullopt, existing ? existing->created_at : now, now};
     s = members.put(m);
   }
   if (!s) return std::fprintf(stderr, "buzz admin: %s\n", s.error().c_str()), kExitFailure;
-  std::string role_name(relay_role_name(role));
-  std::printf(json ? "{\"pubkey\":\"%s\",\"role\":\"%s\"}\n" : "%s is now a relay %s\n", engine::to_hex(pk).c_str(),
-              role_name.c_str());
+  const std::string hex = engine::to_hex(pk), role_name(relay_role_name(role));
+  if (json) {
+    std::printf("{\"pubkey\":\"%s\",\"role\":\"%s\",\"already_member\":%s}\n", hex.c_str(), role_name.c_str(),
+                unchanged ? "true" : "false");
+  } else if (unchanged) {
+    std::printf("%s is already a relay member as %s.\n", hex.c_str(), role_name.c_str());
+  } else if (existing) {
+    std::printf("Changed %s from %s to %s in relay membership list.\n", hex.c_str(),
+                std::string(relay_role_name(existing->role)).c_str(), role_name.c_str());
+  } else {
+    std::printf("Added %s as %s to relay membership list.\n", hex.c_str(), role_name.c_str());
+  }
   return kExitOk;
 }
 

@@ -1,10 +1,12 @@
 // buzz: the single binary. `buzz serve` runs the relay; `buzz admin …` works
-// offline on a data directory. Each subcommand answers --help.
+// offline on a data directory; `buzz send-message …` and the other agent
+// commands talk to a relay over HTTP (tools/cli). Each subcommand answers --help.
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "server/app/cli.h"
+#include "tools/cli/agent_cli.h"
 
 namespace {
 
@@ -21,15 +23,26 @@ Commands:
   version    print the version
   help       show this help
 
+Agent commands (talk to a relay over HTTP; JSON on stdout, errors as JSON on stderr;
+auth from BUZZ_API_TOKEN, BUZZ_PRIVATE_KEY or BUZZ_PUBKEY, relay from BUZZ_RELAY_URL):
+)";
+
+constexpr const char* kUsageTail = R"(
 Run 'buzz <command> --help' for a command's options.
 )";
+
+void print_usage(FILE* out) {
+  std::fputs(kUsage, out);
+  std::fputs(buzz::cli::agent_command_list().c_str(), out);
+  std::fputs(kUsageTail, out);
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace buzz::server;
   if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    print_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? kExitUsage : kExitOk;
   }
   std::string cmd = argv[1];
@@ -37,10 +50,12 @@ int main(int argc, char** argv) {
   if (cmd == "admin") return run_admin(argc, argv);
   if (cmd == "audit") return run_audit(argc, argv);
   if (cmd == "reindex") return run_reindex(argc, argv);
+  if (buzz::cli::is_agent_cli(argc, argv)) return buzz::cli::run_agent_cli(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::printf("buzz %s\n", BUZZ_VERSION);
     return kExitOk;
   }
-  std::fprintf(stderr, "buzz: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
+  std::fprintf(stderr, "buzz: unknown command '%s'\n\n", cmd.c_str());
+  print_usage(stderr);
   return kExitUsage;
 }

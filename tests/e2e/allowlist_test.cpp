@@ -99,9 +99,9 @@ TEST_F(AllowlistTest, FirstStartWithoutMembersCopiesTheListIn) {
     std::string error;
     EXPECT_TRUE(NostrClient::connect_authed(*relay, listed, &error)) << "a copied member: " << error;
   }
-  std::string members = admin("list-members");
-  EXPECT_NE(members.find(hex(listed) + "  member"), std::string::npos) << members;
-  EXPECT_NE(members.find(hex(owner) + "  owner"), std::string::npos) << members;
+  std::string members = admin("list-members");  // Part C: the pubkey padded to 66, two spaces, the role
+  EXPECT_NE(members.find(hex(listed) + "    member"), std::string::npos) << members;
+  EXPECT_NE(members.find(hex(owner) + "    owner"), std::string::npos) << members;
   // Once there are members, a later allow-list entry is not copied again.
   Keypair later = engine::generate_keypair();
   admin("allowlist-add --pubkey " + hex(later));

@@ -38,6 +38,7 @@
 #include "tools/load/send_floor.h"
 #include "tools/load/soak.h"
 #include "tools/load/workflow_load.h"
+#include "tools/load/cli_load.h"
 #include "tools/load/server_process.h"
 
 namespace {
@@ -57,7 +58,7 @@ struct Options {
   std::string scenario;
   std::string binary = "./build/buzz";
   int connections = 0;  // 0: the scenario's own default (main)
-  int events = 20000;
+  int events = 0;  // 0: the scenario's own default (main)
   int subscribers = 1000;
   int rate = 0;  // 0: the scenario's own default (main)
   int seconds = 10;
@@ -576,6 +577,14 @@ void workflows(const Options& o) {
   if (figures["trigger_lost"] != 0) throw std::runtime_error("a triggered workflow did not answer");
 }
 
+// Issue 18: `buzz send-message` end to end, a process per message.
+void cli(const Options& o) {
+  setenv("BUZZ_MINT_RATE_LIMIT", "1000000", 1);  // the key-only runs mint once each
+  std::string dir = temp_dir();
+  load::ServerProcess server(o.binary, dir, pick_port());
+  report(o, load::run_cli_load(server, o.binary, o.events));
+}
+
 void idle(const Options& o) {
   std::string dir = temp_dir();
   load::ServerProcess server(o.binary, dir, pick_port());
@@ -607,7 +616,7 @@ void idle(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows [--binary PATH] [--connections N]\n"
+    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
                "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--minutes N] [--csv FILE] [--json]\n", stderr);
     return argc < 2 ? 2 : 0;
@@ -634,6 +643,7 @@ int main(int argc, char** argv) {
     else return std::fprintf(stderr, "buzz-load: unknown option %s\n", a.c_str()), 2;
   }
   if (o.connections <= 0) o.connections = o.scenario == "soak" ? 5000 : o.scenario == "history" ? 8 : 50;
+  if (o.events <= 0) o.events = o.scenario == "cli" ? 200 : 20000;
   if (o.rate <= 0) o.rate = o.scenario == "soak" ? 500 : o.scenario == "workflows" ? 200 : 50;
   rlimit lim;
   getrlimit(RLIMIT_NOFILE, &lim);
@@ -649,6 +659,7 @@ int main(int argc, char** argv) {
     else if (o.scenario == "crash") crash(o);
     else if (o.scenario == "soak") soak(o);
     else if (o.scenario == "workflows") workflows(o);
+    else if (o.scenario == "cli") cli(o);
     else return std::fprintf(stderr, "buzz-load: unknown scenario %s\n", o.scenario.c_str()), 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "buzz-load: %s\n", e.what());

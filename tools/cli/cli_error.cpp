@@ -1,0 +1,43 @@
+#include "tools/cli/cli_error.h"
+
+#include <cstdio>
+
+#include "engine/canonical.h"
+
+namespace buzz::cli {
+
+const char* category_name(Category c) {
+  switch (c) {
+    case Category::kUser: return "user_error";
+    case Category::kRelay: return "relay_error";
+    case Category::kNetwork: return "network_error";
+    case Category::kAuth: return "auth_error";
+    case Category::kKey: return "key_error";
+    case Category::kOther: return "error";
+  }
+  return "error";
+}
+
+int exit_code(Category c) {
+  switch (c) {
+    case Category::kUser: return 1;
+    case Category::kRelay:
+    case Category::kNetwork: return 2;
+    case Category::kAuth:
+    case Category::kKey: return 3;
+    case Category::kOther: return 4;
+  }
+  return 4;
+}
+
+int report(const CliError& e) {
+  std::string line = "{\"error\":";
+  engine::append_json_string(line, category_name(e.category));
+  line += ",\"message\":";
+  engine::append_json_string(line, e.what());
+  line += "}\n";
+  std::fputs(line.c_str(), stderr);
+  return exit_code(e.category);
+}
+
+}  // namespace buzz::cli

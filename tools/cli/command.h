@@ -1,0 +1,59 @@
+// One agent CLI command as the table declares it: its name, the flags it
+// takes, a line of help, and the function that runs it. The handler returns
+// what goes to stdout (the relay's body, or a bare token for `auth`).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace buzz::cli {
+
+class Session;
+
+struct Flag {
+  enum Kind { kValue, kSwitch, kRepeated };
+  const char* name;  // without the leading dashes
+  Kind kind = kValue;
+  bool required = false;
+  const char* help = "";
+};
+
+// A command's parsed flags: every value given, by flag name.
+class Args {
+ public:
+  bool has(const std::string& name) const { return values_.count(name) > 0; }
+  std::optional<std::string> get(const std::string& name) const;
+  const std::string& value(const std::string& name) const;  // a required flag's value
+  std::vector<std::string> all(const std::string& name) const;
+  void add(const std::string& name, std::string value) { values_[name].push_back(std::move(value)); }
+
+ private:
+  std::map<std::string, std::vector<std::string>> values_;
+};
+
+struct Command {
+  const char* name;
+  const char* summary;
+  std::vector<Flag> flags;
+  std::string (*run)(Session& session, const Args& args);
+  bool needs_auth = true;  // false: `auth`, which proves itself by signing
+};
+
+// The 48 commands of §B.2, by area (commands_*.cpp).
+std::vector<Command> message_commands();
+std::vector<Command> channel_commands();
+std::vector<Command> people_commands();
+std::vector<Command> workflow_commands();
+std::vector<Command> token_commands();
+
+}  // namespace buzz::cli
+
+namespace buzz::cli {
+
+// The flag's value, or all of stdin when the value is `-` (--diff, --yaml,
+// set-canvas --content).
+std::string value_or_stdin(const std::string& value);
+
+}  // namespace buzz::cli

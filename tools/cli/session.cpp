@@ -1,0 +1,99 @@
+#include "tools/cli/session.h"
+
+#include <cstdlib>
+
+#include "engine/clock.h"
+#include "tools/cli/cli_error.h"
+#include "tools/cli/json_read.h"
+#include "tools/cli/token_mint.h"
+
+namespace buzz::cli {
+namespace {
+
+void from_env(std::optional<std::string>& value, const char* name) {
+  if (value) return;
+  if (const char* v = std::getenv(name); v && *v) value = v;
+}
+
+engine::Keypair parse_private_key(const std::string& text) {
+  engine::SecretKey secret;
+  if (text.size() != 64 || !engine::from_hex_any_case(text, secret.data(), secret.size())) {
+    throw CliError(Category::kKey, "invalid private key: expected 64 hex characters");
+  }
+  auto key = engine::keypair_from_secret(secret);
+  if (!key) throw CliError(Category::kKey, "invalid private key: not a valid secp256k1 secret");
+  return *key;
+}
+
+}  // namespace
+
+void GlobalOptions::fill_from_environment() {
+  from_env(relay, "BUZZ_RELAY_URL");
+  from_env(token, "BUZZ_API_TOKEN");
+  from_env(private_key, "BUZZ_PRIVATE_KEY");
+  from_env(pubkey, "BUZZ_PUBKEY");
+}
+
+std::string normalize_relay_url(std::string url) {
+  if (url.starts_with("wss://")) url.replace(0, 3, "https");
+  else if (url.starts_with("ws://")) url.replace(0, 2, "http");
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
+Session::Session(const GlobalOptions& options, bool authenticate)
+    : relay_(normalize_relay_url(options.relay.value_or("http://localhost:3000"))) {
+  if (options.private_key) key_ = parse_private_key(*options.private_key);
+  if (!authenticate) return;
+  if (options.token) {
+    auth_header_ = {"Authorization", "Bearer " + *options.token};
+  } else if (key_) {
+    MintedToken minted = mint_token(http_, relay_, *key_, {"buzz-cli-auto", 1, "auto-mint failed"});
+    auth_header_ = {"Authorization", "Bearer " + minted.token};
+    auto_minted_id_ = minted.id;
+  } else if (options.pubkey) {
+    auth_header_ = {"X-Pubkey", *options.pubkey};
+  } else {
+    throw CliError(Category::kAuth, "Set BUZZ_API_TOKEN, BUZZ_PRIVATE_KEY, or BUZZ_PUBKEY");
+  }
+}
+
+Session::~Session() {
+  if (auto_minted_id_.empty()) return;
+  try {
+    http_.call("DELETE", relay_ + "/api/tokens/" + auto_minted_id_, {auth_header_});
+  } catch (const CliError&) {
+    // The command's answer is out already; the token expires within a day anyway.
+  }
+}
+
+const engine::Keypair& Session::key() const {
+  if (!key_) throw CliError(Category::kKey, "private key required for write operations (set BUZZ_PRIVATE_KEY)");
+  return *key_;
+}
+
+HttpAnswer Session::request_any(const std::string& method, const std::string& path, const std::string& json_body) {
+  Headers headers = {auth_header_};
+  if (!json_body.empty()) headers.emplace_back("Content-Type", "application/json");
+  return http_.call(method, relay_ + path, headers, json_body);
+}
+
+std::string Session::request(const std::string& method, const std::string& path, const std::string& json_body) {
+  HttpAnswer answer = request_any(method, path, json_body);
+  if (answer.status / 100 != 2) throw_relay_error(answer);
+  return std::move(answer.body);
+}
+
+std::string Session::post_event(engine::Event e) {
+  e.created_at = engine::unix_now();
+  engine::sign_event(key(), &e);
+  return request("POST", "/api/events", e.raw);
+}
+
+void throw_relay_error(const HttpAnswer& answer) {
+  std::string message = string_field(answer.body, "error").value_or(string_field(answer.body, "message").value_or(answer.body));
+  const Category c = answer.status == 401 || answer.status == 403 ? Category::kAuth : Category::kRelay;
+  throw CliError(c, "relay error " + std::to_string(answer.status) + ": " + message);
+}
+
+}  // namespace buzz::cli

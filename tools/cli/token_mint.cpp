@@ -1,0 +1,59 @@
+#include "tools/cli/token_mint.h"
+
+#include <openssl/evp.h>
+
+#include "engine/canonical.h"
+#include "engine/clock.h"
+#include "engine/hex.h"
+#include "tools/cli/cli_error.h"
+#include "tools/cli/json_read.h"
+
+namespace buzz::cli {
+namespace {
+
+constexpr const char* kScopes =
+    R"(["messages:read","messages:write","channels:read","channels:write","users:read","users:write","files:read","files:write"])";
+
+std::string base64(const std::string& bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(bytes.data()), int(bytes.size()));
+  out.resize(size_t(n));
+  return out;
+}
+
+}  // namespace
+
+std::string nip98_authorization(const engine::Keypair& key, const std::string& url, const std::string& method,
+                                const std::string& body) {
+  uint8_t digest[32];
+  engine::sha256(body.data(), body.size(), digest);
+  uint8_t nonce[8];
+  engine::random_bytes(nonce, sizeof nonce);
+  engine::Event e;
+  e.kind = 27235;
+  e.created_at = engine::unix_now();
+  e.tags = {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, sizeof digest)},
+            {"nonce", engine::to_hex(nonce, sizeof nonce)}};
+  engine::sign_event(key, &e);
+  return "Nostr " + base64(e.raw);
+}
+
+MintedToken mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request) {
+  std::string body = "{\"name\":";
+  engine::append_json_string(body, request.name);
+  body += ",\"scopes\":" + std::string(kScopes) + ",\"expires_in_days\":" + std::to_string(request.expires_in_days) + "}";
+  const std::string url = relay + "/api/tokens";
+  const Headers headers = {{"Authorization", nip98_authorization(key, url, "POST", body)},
+                           {"Content-Type", "application/json"},
+                           {"X-Forwarded-Proto", relay.starts_with("https://") ? "https" : "http"}};
+  HttpAnswer answer = http.call("POST", url, headers, body);
+  std::optional<std::string> token;
+  if (answer.status / 100 == 2) token = string_field(answer.body, "token");
+  if (!token) {
+    throw CliError(Category::kAuth, std::string(request.failure) + " (" + std::to_string(answer.status) + "): " + answer.body);
+  }
+  return {*token, string_field(answer.body, "id").value_or("")};
+}
+
+}  // namespace buzz::cli
