@@ -32,7 +32,8 @@ server/ops/         engine/ net/ server/common/ server/relay/ server/feeds/
 server/media/       engine/ net/ server/common/ server/team/ server/access/ server/relay/
 server/workflows/   engine/ net/ server/common/ server/team/ server/access/ server/relay/
 server/huddle/      engine/ net/ server/common/ server/team/ server/access/ server/relay/
-server/http/        engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/ server/relay/ server/ops/ server/media/ server/workflows/
+server/web/         net/                        # the embedded browser client: bytes and HTTP only
+server/http/        engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/ server/relay/ server/ops/ server/media/ server/web/ server/workflows/
 server/app/         engine/ index/ net/ server/ tools/  # the wiring and the CLI (client subcommands live in tools/)
 '
 # ------------------------------------------------------------------------------

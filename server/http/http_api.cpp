@@ -5,6 +5,7 @@
 
 #include "engine/event_store.h"
 #include "server/common/api_error.h"
+#include "server/web/web_client.h"
 
 namespace buzz::server {
 namespace {
@@ -60,6 +61,12 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
   bool get = req.method == "GET" || req.method == "HEAD";
   if (get) {
     if (auto r = health_.check(req.path, /*health_port=*/false)) return r;
+  }
+  if (get) {  // a browser asking for / gets the web client; NIP-11 clients send application/nostr+json
+    bool nostr = req.header("accept").find("application/nostr+json") != std::string_view::npos;
+    if (!nostr) {
+      if (auto r = web_client_response(req)) return r;
+    }
   }
   if (get && (req.path == "/info" || req.path == "/")) {  // GET / without an upgrade is NIP-11 too (protocol.md §1)
     net::HttpResponse r = net::HttpResponse::json(200, nip11_document());

@@ -1,0 +1,46 @@
+// The relay's REST API with NIP-98 and its Blossom upload (kind 24242).
+import { getToken } from 'nostr-tools/nip98';
+import { bytesToHex } from 'nostr-tools/utils';
+
+export function makeApi(signer) {
+  async function call(method, path, body) {
+    const url = location.origin + path;
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const token = await getToken(url, method, signer.sign, true, body);
+    const r = await fetch(url, {
+      method, body: text,
+      headers: { Authorization: token, ...(text ? { 'Content-Type': 'application/json' } : {}) },
+    });
+    const json = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(json.error || `HTTP ${r.status}`);
+    return json;
+  }
+
+  async function upload(file) {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const sha = bytesToHex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
+    const now = Math.floor(Date.now() / 1000);
+    const auth = await signer.sign({
+      kind: 24242, created_at: now, content: 'Upload file',
+      tags: [['t', 'upload'], ['x', sha], ['expiration', String(now + 600)], ['server', location.host]],
+    });
+    const r = await fetch('/media/upload', {
+      method: 'PUT', body: bytes,
+      headers: {
+        Authorization: 'Nostr ' + btoa(JSON.stringify(auth)),
+        'X-SHA-256': sha,
+        'Content-Type': file.type || 'application/octet-stream',
+      },
+    });
+    const json = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(json.error || `upload failed: HTTP ${r.status}`);
+    return json;  // {url, sha256, size, type, dim?}
+  }
+
+  return {
+    get: (path) => call('GET', path),
+    post: (path, body) => call('POST', path, body),
+    put: (path, body) => call('PUT', path, body),
+    upload,
+  };
+}

@@ -1,0 +1,65 @@
+// Search results and the feed (mentions, needs-action with approvals).
+import { useEffect, useState } from 'preact/hooks';
+import { shortKey, tag } from './model.js';
+
+export function SearchView({ q, api, onOpen }) {
+  const [result, setResult] = useState(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    api.get('/api/search?limit=50&q=' + encodeURIComponent(q)).then(setResult, (e) => setError(e.message));
+  }, [q]);
+  return (
+    <section class="panel" id="search-results">
+      <h1>Search: {q}</h1>
+      {error && <p class="error">{error}</p>}
+      {result && !result.hits.length && <p class="empty">Nothing found.</p>}
+      <ul>{result?.hits.map((h) => (
+        <li key={h.event_id}>
+          <button class="hit" disabled={!h.channel_id} onClick={() => onOpen(h.channel_id)}>
+            <small>#{h.channel_name || 'global'} · {shortKey(h.pubkey)}</small>
+            <span>{h.content}</span>
+          </button>
+        </li>
+      ))}</ul>
+    </section>
+  );
+}
+
+function Approval({ item, relay }) {
+  const [done, setDone] = useState('');
+  const answer = async (kind, word) => {
+    const r = await relay.publish({ kind, tags: [['d', tag(item, 'approval')], ['h', item.channel_id]] });
+    setDone(r.ok ? word : 'refused: ' + r.message);
+  };
+  return (
+    <li class="approval">
+      <small>#{item.channel_name}</small> <span>{item.content}</span>
+      {done ? <em>{done}</em> : (
+        <span>
+          <button class="grant" onClick={() => answer(46030, 'granted')}>Grant</button>
+          <button class="deny" onClick={() => answer(46031, 'denied')}>Deny</button>
+        </span>
+      )}
+    </li>
+  );
+}
+
+export function FeedView({ api, relay, onOpen }) {
+  const [feed, setFeed] = useState(null);
+  const [error, setError] = useState('');
+  useEffect(() => { api.get('/api/feed?types=mentions,needs_action').then((r) => setFeed(r.feed), (e) => setError(e.message)); }, []);
+  return (
+    <section class="panel" id="feed">
+      <h1>Feed</h1>
+      {error && <p class="error">{error}</p>}
+      <h2>Needs action</h2>
+      <ul>{feed?.needs_action.filter((i) => i.kind === 46010).map((i) => <Approval key={i.id} item={i} relay={relay} />)}</ul>
+      {feed && !feed.needs_action.length && <p class="empty">Nothing waiting for you.</p>}
+      <h2>Mentions</h2>
+      <ul>{feed?.mentions.map((i) => (
+        <li key={i.id}><button class="hit" onClick={() => onOpen(i.channel_id)}><small>#{i.channel_name} · {shortKey(i.pubkey)}</small><span>{i.content}</span></button></li>
+      ))}</ul>
+      {feed && !feed.mentions.length && <p class="empty">No mentions.</p>}
+    </section>
+  );
+}

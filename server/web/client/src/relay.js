@@ -1,0 +1,82 @@
+// The relay's own WebSocket (same origin as the page): answers the NIP-42
+// challenge, keeps subscriptions across reconnects, and resolves publishes
+// with the relay's OK.
+export class Relay {
+  constructor(url, signer, onStatus) {
+    this.url = url;
+    this.signer = signer;
+    this.onStatus = onStatus;
+    this.subs = new Map();     // id -> {filters, onEvent, onEose}
+    this.pending = new Map();  // event id -> {resolve}
+    this.counts = new Map();
+    this.authed = false;
+    this.queue = [];
+    this.next = 0;
+    this.connect();
+  }
+
+  connect() {
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    this.authed = false;
+    ws.onmessage = (m) => this.receive(JSON.parse(m.data));
+    ws.onclose = () => {
+      this.onStatus('offline');
+      setTimeout(() => this.connect(), 1500);
+    };
+  }
+
+  async receive(msg) {
+    const [type, a, b, c] = msg;
+    if (type === 'AUTH') {
+      const ev = await this.signer.sign({
+        kind: 22242, created_at: Math.floor(Date.now() / 1000), content: '',
+        tags: [['relay', this.url], ['challenge', a]],
+      });
+      this.authId = ev.id;
+      this.ws.send(JSON.stringify(['AUTH', ev]));
+    } else if (type === 'OK' && a === this.authId) {
+      if (!b) { this.onStatus('refused: ' + c); return; }
+      this.authed = true;
+      this.onStatus('online');
+      for (const [id, s] of this.subs) this.ws.send(JSON.stringify(['REQ', id, ...s.filters]));
+      for (const frame of this.queue.splice(0)) this.ws.send(frame);
+    } else if (type === 'OK') {
+      const p = this.pending.get(a);
+      if (p) { this.pending.delete(a); p({ ok: b, message: c }); }
+    } else if (type === 'EVENT') {
+      this.subs.get(a)?.onEvent(b);
+    } else if (type === 'EOSE') {
+      this.subs.get(a)?.onEose?.();
+    } else if (type === 'COUNT') {
+      const p = this.counts.get(a);
+      if (p) { this.counts.delete(a); p(b.count); }
+    }
+  }
+
+  send(frame) {
+    const text = JSON.stringify(frame);
+    if (this.authed && this.ws.readyState === 1) this.ws.send(text);
+    else this.queue.push(text);
+  }
+
+  subscribe(filters, onEvent, onEose) {
+    const id = 's' + this.next++;
+    this.subs.set(id, { filters, onEvent, onEose });
+    if (this.authed) this.send(['REQ', id, ...filters]);
+    return () => { this.subs.delete(id); this.send(['CLOSE', id]); };
+  }
+
+  count(filter) {
+    const id = 'c' + this.next++;
+    return new Promise((resolve) => { this.counts.set(id, resolve); this.send(['COUNT', id, filter]); });
+  }
+
+  // Signs and sends; resolves with {ok, message, event}.
+  async publish(template) {
+    const event = await this.signer.sign({ created_at: Math.floor(Date.now() / 1000), content: '', ...template });
+    const answer = new Promise((resolve) => this.pending.set(event.id, resolve));
+    this.send(['EVENT', event]);
+    return { ...(await answer), event };
+  }
+}
