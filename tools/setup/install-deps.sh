@@ -8,8 +8,9 @@ packages=(
   librocksdb-dev liburing-dev libsimdjson-dev libsecp256k1-dev libssl-dev
   libxxhash-dev libyaml-cpp-dev libclucene-dev libmagic-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libwebp-dev libgif-dev
+  chromium fonts-noto-color-emoji   # the web client's browser tests (tests/web), headless
 )
-# The end-to-end test driven by nostr-tools needs Node.js with npm; machines that
+# The web client's build and the npm-driven tests need Node.js with npm; machines that
 # already carry a Node.js build (with its own npm) keep it.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Quick start, part 2: install dependencies, build with warnings as errors, and
-# run every test (unit, end-to-end against the real binary, nostr-tools).
+# run every test (unit, end-to-end against the real binary, nostr-tools, the
+# web client in headless Chromium). The web client itself is bundled by the
+# CMake build (server/web/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/setup/install-deps.sh
 (cd tests/e2e/js && npm ci --no-audit --no-fund --silent)
+(cd tests/web && npm ci --no-audit --no-fund --silent)
 cmake --preset ci >/dev/null
 cmake --build --preset ci
 ctest --preset ci -j2 --timeout 300

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, useMemo } from 'preact/hooks';
 import { apply, emptyChannel, timeline, thread, shortKey } from './model.js';
 import { pubkeyFrom } from './signer.js';
 
+const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
 const REACTIONS = ['👍', '🎉', '❤️'];
 const IMAGE_URL = /(https?:\/\/\S+\.(?:png|jpe?g|gif|webp))(?=\s|$)/gi;
 
@@ -25,7 +26,7 @@ function Message({ ev, state, me, names, onReact, onReply, onEdit, onDelete, inT
   const edit = state.edits.get(ev.id);
   const reactions = state.reactions.get(ev.id);
   const replies = state.replies.get(ev.id)?.filter((id) => !state.deleted.has(id)).length ?? 0;
-  const time = new Date(ev.created_at * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const time = CLOCK.format(ev.created_at * 1000);
   return (
     <article class="msg" data-id={ev.id} tabindex="0">
       <header>
@@ -138,8 +139,11 @@ export function ChannelView({ channel, relay, api, me, onError }) {
   const lastTyping = useRef(0);
 
   useEffect(() => {
+    // History is folded in once at EOSE (one render for 500 messages); live
+    // events after it are batched per animation frame.
     let batch = [];
     let scheduled = false;
+    let live = false;
     const flush = () => { scheduled = false; apply(state.current, batch); batch = []; setVersion((v) => v + 1); };
     const unsub = relay.subscribe(
       [{ kinds: [9, 40003, 5, 9005, 7], '#h': [channel.id], limit: 500 }, { kinds: [20002], '#h': [channel.id] }],
@@ -149,9 +153,9 @@ export function ChannelView({ channel, relay, api, me, onError }) {
           return;
         }
         batch.push(ev);
-        if (!scheduled) { scheduled = true; requestAnimationFrame(flush); }
+        if (live && !scheduled) { scheduled = true; requestAnimationFrame(flush); }
       },
-      () => { apply(state.current, batch); batch = []; setLoaded(true); setVersion((v) => v + 1); },
+      () => { live = true; flush(); setLoaded(true); },
     );
     const t = setInterval(() => setTyping((t) => Object.fromEntries(Object.entries(t).filter(([, at]) => Date.now() - at < 5000))), 1000);
     return () => { unsub(); clearInterval(t); };

@@ -1,0 +1,225 @@
+// The web client in headless Chromium (puppeteer-core) against the real buzz
+// binary on a loopback port: three people in three browser contexts; two
+// share a private channel, the third never sees it. Also records the first
+// render of a 500-message channel (docs/performance.md).
+//   BUZZ_BINARY=build-ci/buzz node --test web_client.test.mjs
+// BUZZ_WEB_SCREENSHOT=docs/web-client.png also saves the main screen.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import net from 'node:net';
+import zlib from 'node:zlib';
+import { randomUUID } from 'node:crypto';
+import puppeteer from 'puppeteer-core';
+import WebSocket from 'ws';
+import { useWebSocketImplementation, Relay } from 'nostr-tools/relay';
+import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
+import { hexToBytes } from 'nostr-tools/utils';
+
+useWebSocketImplementation(WebSocket);
+
+const binary = process.env.BUZZ_BINARY ?? new URL('../../build-ci/buzz', import.meta.url).pathname;
+const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium';
+let server, dataDir, base, browser;
+const people = {};
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitHealthy() {
+  for (let i = 0; i < 100; i++) {
+    try { if ((await fetch(`${base}/health`)).ok) return; } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('relay did not become healthy');
+}
+
+function crc32(bytes) {  // zlib.crc32 is newer than Debian 12's Node.js
+  let c = ~0;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+// A real 160x90 PNG (a red banner), so the media service's image checks pass.
+function png() {
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(160, 0); ihdr.writeUInt32BE(90, 4); ihdr[8] = 8; ihdr[9] = 2;
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(480).fill(Buffer.from([220, 30, 60]))]);
+  const raw = Buffer.concat(Array(90).fill(row));
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+// A person in a browser context of their own, signed in with a new key.
+async function signIn(name) {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  await page.setViewport({ width: 1200, height: 760 });
+  page.on('pageerror', (e) => console.error(`[${name}] page error:`, e.message));
+  await page.goto(base + '/');
+  await page.click('#signin-key');
+  await page.waitForSelector('.status.online', { timeout: 10000 });
+  const secret = await page.evaluate(() => localStorage.getItem('buzz.secret'));
+  return { page, pubkey: getPublicKey(hexToBytes(secret)) };
+}
+
+const textOf = (page, selector) => page.$$eval(selector, (els) => els.map((e) => e.textContent));
+async function waitText(page, selector, text, timeout = 10000) {
+  await page.waitForFunction((s, t) => [...document.querySelectorAll(s)].some((e) => e.textContent.includes(t)),
+    { timeout }, selector, text);
+}
+async function type(page, selector, text) {
+  await page.focus(selector);
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+}
+const messageWith = (page, text) => page.evaluateHandle((t) =>
+  [...document.querySelectorAll('.messages .msg')].find((m) => m.textContent.includes(t)), text);
+
+before(async () => {
+  const port = await freePort();
+  dataDir = mkdtempSync(join(tmpdir(), 'buzz-web-'));
+  base = `http://127.0.0.1:${port}`;
+  server = spawn(binary, ['serve', '--open', '--rate-limits', 'false', '--bind', `127.0.0.1:${port}`,
+    '--relay-url', `ws://127.0.0.1:${port}`, '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  await waitHealthy();
+  browser = await puppeteer.launch({ executablePath: chromium, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  for (const name of ['alice', 'bob', 'carol']) people[name] = await signIn(name);
+});
+
+after(async () => {
+  await browser?.close();
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a browser gets the client at /, a Nostr client still gets NIP-11', async () => {
+  const html = await fetch(base + '/', { headers: { Accept: 'text/html' } });
+  assert.match(html.headers.get('content-type'), /^text\/html/);
+  assert.match(html.headers.get('content-security-policy'), /connect-src 'self' ws:\/\/127\.0\.0\.1/);
+  const etag = html.headers.get('etag');
+  assert.equal((await fetch(base + '/', { headers: { Accept: 'text/html', 'If-None-Match': etag } })).status, 304);
+  const nip11 = await fetch(base + '/', { headers: { Accept: 'application/nostr+json' } });
+  assert.equal(nip11.headers.get('content-type'), 'application/nostr+json');
+  assert.equal((await fetch(base + '/info', { headers: { Accept: 'text/html' } })).headers.get('content-type'), 'application/nostr+json');
+  assert.match((await fetch(base + '/app/app.js')).headers.get('content-type'), /^text\/javascript/);
+  assert.equal((await fetch(base + '/app/missing.js')).status, 404);
+});
+
+test('two people share a private channel live; a third never sees it', async () => {
+  const { alice, bob, carol } = people;
+  // Alice creates the private channel and adds Bob.
+  await alice.page.type('#new-channel', 'secret-room');
+  await alice.page.select('#new-visibility', 'private');
+  await alice.page.click('#create-channel');
+  await waitText(alice.page, '.channel-head h1', 'secret-room');
+  await alice.page.click('#toggle-members');
+  await alice.page.type('#add-member', bob.pubkey);
+  await alice.page.click('#add-member-button');
+  await waitText(alice.page, '.members h3', 'Members (2)');
+
+  // Bob sees it in his list (the list refreshes every 5 s) and opens it.
+  await bob.page.waitForSelector('[data-channel="secret-room"]', { timeout: 15000 });
+  await bob.page.click('[data-channel="secret-room"]');
+  await bob.page.waitForSelector('.messages[aria-busy="false"]');
+
+  // Live chat both ways.
+  await type(alice.page, '#message-input', 'hello bob, the plan is ready');
+  await waitText(bob.page, '.messages .msg', 'hello bob, the plan is ready');
+  await type(bob.page, '#message-input', 'thanks alice');
+  await waitText(alice.page, '.messages .msg', 'thanks alice');
+
+  // Bob reacts; Alice sees the count.
+  const target = await messageWith(bob.page, 'hello bob');
+  await target.$eval('button[aria-label="react 👍"]', (b) => b.click());
+  await waitText(alice.page, '.msg .reaction', '👍 1');
+
+  // Bob replies in a thread; Alice sees the reply count and the reply in the thread pane.
+  await (await messageWith(bob.page, 'hello bob')).$eval('button.reply', (b) => b.click());
+  await type(bob.page, '#thread-input', 'replying in the thread');
+  await waitText(alice.page, '.messages .msg button.reply', '1 reply');
+  await (await messageWith(alice.page, 'hello bob')).$eval('button.reply', (b) => b.click());
+  await waitText(alice.page, '.thread .msg', 'replying in the thread');
+  assert.ok(!(await textOf(alice.page, '.messages .msg')).some((t) => t.includes('replying in the thread')),
+    'a thread reply stays out of the channel timeline');
+
+  // Alice uploads an image; Bob's page shows it inline, loaded from the relay.
+  const file = join(dataDir, 'red.png');
+  writeFileSync(file, png());
+  await (await alice.page.$('.channel > .composer input[type=file]')).uploadFile(file);
+  await alice.page.waitForSelector('.channel > .composer .preview img');
+  await alice.page.click('.channel > .composer button[type=submit]');
+  await bob.page.waitForFunction(() => [...document.querySelectorAll('.messages img.inline')]
+    .some((i) => i.complete && i.naturalWidth === 160), { timeout: 10000 });
+
+  // Search finds the message for Bob.
+  await type(bob.page, '#search', 'plan');
+  await waitText(bob.page, '#search-results', 'hello bob, the plan is ready');
+
+  if (process.env.BUZZ_WEB_SCREENSHOT) {
+    await alice.page.screenshot({ path: process.env.BUZZ_WEB_SCREENSHOT });
+  }
+
+  // Carol: not in her list after a refresh, not in her search.
+  await carol.page.reload();
+  await carol.page.waitForSelector('.status.online');
+  await new Promise((r) => setTimeout(r, 5500));
+  assert.equal(await carol.page.$('[data-channel="secret-room"]'), null);
+  await type(carol.page, '#search', 'plan');
+  await carol.page.waitForSelector('#search-results .empty');
+  assert.ok(!(await textOf(carol.page, '#search-results')).some((t) => t.includes('hello bob')));
+});
+
+test('first render of a channel with 500 messages', async () => {
+  const sk = generateSecretKey();
+  const relay = await Relay.connect(base.replace('http', 'ws'));
+  for (let i = 0; i < 50 && !relay.challenge; i++) await new Promise((r) => setTimeout(r, 20));
+  await relay.auth((evt) => finalizeEvent(evt, sk));
+  const id = randomUUID();
+  const now = Math.floor(Date.now() / 1000);
+  await relay.publish(finalizeEvent({ kind: 9007, created_at: now, content: '', tags: [['h', id], ['name', 'busy'], ['visibility', 'open']] }, sk));
+  await Promise.all(Array.from({ length: 500 }, (_, i) => relay.publish(finalizeEvent({
+    kind: 9, created_at: now - 500 + i, content: `message ${i}: the quick brown fox jumps over the lazy dog`, tags: [['h', id]],
+  }, sk))));
+  relay.close();
+
+  const { page } = people.carol;
+  await page.reload();
+  await page.waitForSelector('[data-channel="busy"]', { timeout: 15000 });
+  const runs = [];
+  for (let i = 0; i < 5; i++) {
+    await page.evaluate(() => { window.__buzzFirstRender = null; });
+    await page.click('#open-feed');
+    await page.click('[data-channel="busy"]');
+    const r = await (await page.waitForFunction(() => window.__buzzFirstRender, { timeout: 10000 })).jsonValue();
+    assert.equal(r.messages, 500);
+    assert.equal((await page.$$('.messages .msg')).length, 500);
+    runs.push(r.ms);
+  }
+  runs.sort((a, b) => a - b);
+  console.log(`first render of a 500-message channel: median ${runs[2].toFixed(0)} ms (runs: ${runs.map((m) => m.toFixed(0)).join(', ')} ms)`);
+  assert.ok(runs[2] < 1000, 'well under a second even on a loaded CI machine');
+});
