@@ -160,8 +160,8 @@ test('two people share a private channel live; a third never sees it', async () 
   // Bob replies in a thread; Alice sees the reply count and the reply in the thread pane.
   await (await messageWith(bob.page, 'hello bob')).$eval('button.reply', (b) => b.click());
   await type(bob.page, '#thread-input', 'replying in the thread');
-  await waitText(alice.page, '.messages .msg button.reply', '1 reply');
-  await (await messageWith(alice.page, 'hello bob')).$eval('button.reply', (b) => b.click());
+  await waitText(alice.page, '.messages .msg button.replies', '1 reply');
+  await (await messageWith(alice.page, 'hello bob')).$eval('button.replies', (b) => b.click());
   await waitText(alice.page, '.thread .msg', 'replying in the thread');
   assert.ok(!(await textOf(alice.page, '.messages .msg')).some((t) => t.includes('replying in the thread')),
     'a thread reply stays out of the channel timeline');
@@ -174,6 +174,23 @@ test('two people share a private channel live; a third never sees it', async () 
   await alice.page.click('.channel > .composer button[type=submit]');
   await bob.page.waitForFunction(() => [...document.querySelectorAll('.messages img.inline')]
     .some((i) => i.complete && i.naturalWidth === 160), { timeout: 10000 });
+
+  // Typing shows on the other side; an edit and a deletion reach Bob live.
+  await alice.page.focus('#message-input');
+  await alice.page.keyboard.type('x');
+  await waitText(bob.page, '.typing', alice.pubkey.slice(0, 8));
+  await alice.page.keyboard.press('Backspace');
+  await type(alice.page, '#message-input', 'a message with a typo');
+  await waitText(bob.page, '.messages .msg', 'a message with a typo');
+  alice.page.once('dialog', (d) => d.accept('a message, corrected'));
+  await (await messageWith(alice.page, 'a message with a typo')).$eval('button.edit', (b) => b.click());
+  await waitText(bob.page, '.messages .msg', 'a message, corrected');
+  await waitText(bob.page, '.messages .msg .edited', '(edited)');
+  await type(alice.page, '#message-input', 'a message to take back');
+  await waitText(bob.page, '.messages .msg', 'a message to take back');
+  await (await messageWith(alice.page, 'a message to take back')).$eval('button.delete', (b) => b.click());
+  await bob.page.waitForFunction(() => ![...document.querySelectorAll('.messages .msg')]
+    .some((m) => m.textContent.includes('a message to take back')), { timeout: 10000 });
 
   // Search finds the message for Bob.
   await type(bob.page, '#search', 'plan');
@@ -191,6 +208,20 @@ test('two people share a private channel live; a third never sees it', async () 
   await type(carol.page, '#search', 'plan');
   await carol.page.waitForSelector('#search-results .empty');
   assert.ok(!(await textOf(carol.page, '#search-results')).some((t) => t.includes('hello bob')));
+});
+
+test('a DM between two people, invisible to the third', async () => {
+  const { alice, bob, carol } = people;
+  await type(bob.page, '#new-dm', alice.pubkey);
+  await bob.page.waitForSelector('#dm-list .chan.active');
+  await type(bob.page, '#message-input', 'a private word, alice');
+  await alice.page.waitForSelector('#dm-list .chan', { timeout: 15000 });
+  await alice.page.click('#dm-list .chan');
+  await waitText(alice.page, '.messages .msg', 'a private word, alice');
+  await carol.page.reload();
+  await carol.page.waitForSelector('.status.online');
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(await carol.page.$('#dm-list .chan'), null);
 });
 
 test('first render of a channel with 500 messages', async () => {

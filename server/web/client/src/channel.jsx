@@ -39,9 +39,10 @@ function Message({ ev, state, me, names, onReact, onReply, onEdit, onDelete, inT
         {reactions && [...reactions].map(([emoji, who]) => (
           <button class={who.has(me) ? 'reaction mine' : 'reaction'} onClick={() => onReact(ev, emoji)}>{emoji} {who.size}</button>
         ))}
+        {!inThread && replies > 0 && <button class="reply replies" onClick={() => onReply(ev)}>{`${replies} repl${replies === 1 ? 'y' : 'ies'}`}</button>}
         <span class="actions">
           {REACTIONS.map((e) => <button class="react" aria-label={'react ' + e} onClick={() => onReact(ev, e)}>{e}</button>)}
-          {!inThread && <button class="reply" onClick={() => onReply(ev)}>{replies ? `${replies} repl${replies === 1 ? 'y' : 'ies'}` : 'Reply'}</button>}
+          {!inThread && !replies && <button class="reply" onClick={() => onReply(ev)}>Reply</button>}
           {ev.pubkey === me && <button class="edit" onClick={() => onEdit(ev)}>Edit</button>}
           {ev.pubkey === me && <button class="delete" onClick={() => onDelete(ev)}>Delete</button>}
         </span>
