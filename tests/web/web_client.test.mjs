@@ -91,8 +91,14 @@ async function type(page, selector, text) {
   await page.keyboard.type(text);
   await page.keyboard.press('Enter');
 }
-const messageWith = (page, text) => page.evaluateHandle((t) =>
-  [...document.querySelectorAll('.messages .msg')].find((m) => m.textContent.includes(t)), text);
+// Clicks a button of the message holding this text, as a person would: the
+// message's action buttons appear on hover.
+async function act(page, text, button, scope = '.messages') {
+  const message = await page.evaluateHandle((s, t) =>
+    [...document.querySelectorAll(s + ' .msg')].find((m) => m.textContent.includes(t)), scope, text).then((h) => h.asElement());
+  await message.hover();
+  await (await message.waitForSelector(button)).click();
+}
 
 before(async () => {
   const port = await freePort();
@@ -153,15 +159,14 @@ test('two people share a private channel live; a third never sees it', async () 
   await waitText(alice.page, '.messages .msg', 'thanks alice');
 
   // Bob reacts; Alice sees the count.
-  const target = await messageWith(bob.page, 'hello bob');
-  await target.$eval('button[aria-label="react 👍"]', (b) => b.click());
+  await act(bob.page, 'hello bob', 'button[aria-label="react 👍"]');
   await waitText(alice.page, '.msg .reaction', '👍 1');
 
   // Bob replies in a thread; Alice sees the reply count and the reply in the thread pane.
-  await (await messageWith(bob.page, 'hello bob')).$eval('button.reply', (b) => b.click());
+  await act(bob.page, 'hello bob', 'button.reply');
   await type(bob.page, '#thread-input', 'replying in the thread');
   await waitText(alice.page, '.messages .msg button.replies', '1 reply');
-  await (await messageWith(alice.page, 'hello bob')).$eval('button.replies', (b) => b.click());
+  await act(alice.page, 'hello bob', 'button.replies');
   await waitText(alice.page, '.thread .msg', 'replying in the thread');
   assert.ok(!(await textOf(alice.page, '.messages .msg')).some((t) => t.includes('replying in the thread')),
     'a thread reply stays out of the channel timeline');
@@ -183,12 +188,12 @@ test('two people share a private channel live; a third never sees it', async () 
   await type(alice.page, '#message-input', 'a message with a typo');
   await waitText(bob.page, '.messages .msg', 'a message with a typo');
   alice.page.once('dialog', (d) => d.accept('a message, corrected'));
-  await (await messageWith(alice.page, 'a message with a typo')).$eval('button.edit', (b) => b.click());
+  await act(alice.page, 'a message with a typo', 'button.edit');
   await waitText(bob.page, '.messages .msg', 'a message, corrected');
   await waitText(bob.page, '.messages .msg .edited', '(edited)');
   await type(alice.page, '#message-input', 'a message to take back');
   await waitText(bob.page, '.messages .msg', 'a message to take back');
-  await (await messageWith(alice.page, 'a message to take back')).$eval('button.delete', (b) => b.click());
+  await act(alice.page, 'a message to take back', 'button.delete');
   await bob.page.waitForFunction(() => ![...document.querySelectorAll('.messages .msg')]
     .some((m) => m.textContent.includes('a message to take back')), { timeout: 10000 });
 

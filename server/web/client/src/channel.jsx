@@ -27,8 +27,12 @@ function Message({ ev, state, me, names, onReact, onReply, onEdit, onDelete, inT
   const reactions = state.reactions.get(ev.id);
   const replies = state.replies.get(ev.id)?.filter((id) => !state.deleted.has(id)).length ?? 0;
   const time = CLOCK.format(ev.created_at * 1000);
+  // The action buttons exist only for the message under the pointer or the
+  // focus: six buttons times 500 messages would double the first render.
+  const [hot, setHot] = useState(false);
   return (
-    <article class="msg" data-id={ev.id} tabindex="0">
+    <article class="msg" data-id={ev.id} tabindex="0" onMouseEnter={() => setHot(true)} onFocusIn={() => setHot(true)}
+      onMouseLeave={(e) => setHot(e.currentTarget.contains(document.activeElement))}>
       <header>
         <strong>{ev.pubkey === me ? 'you' : names[ev.pubkey] || shortKey(ev.pubkey)}</strong>
         <time>{time}</time>
@@ -40,12 +44,12 @@ function Message({ ev, state, me, names, onReact, onReply, onEdit, onDelete, inT
           <button class={who.has(me) ? 'reaction mine' : 'reaction'} onClick={() => onReact(ev, emoji)}>{emoji} {who.size}</button>
         ))}
         {!inThread && replies > 0 && <button class="reply replies" onClick={() => onReply(ev)}>{`${replies} repl${replies === 1 ? 'y' : 'ies'}`}</button>}
-        <span class="actions">
+        {hot && <span class="actions">
           {REACTIONS.map((e) => <button class="react" aria-label={'react ' + e} onClick={() => onReact(ev, e)}>{e}</button>)}
           {!inThread && !replies && <button class="reply" onClick={() => onReply(ev)}>Reply</button>}
           {ev.pubkey === me && <button class="edit" onClick={() => onEdit(ev)}>Edit</button>}
           {ev.pubkey === me && <button class="delete" onClick={() => onDelete(ev)}>Delete</button>}
-        </span>
+        </span>}
       </footer>
     </article>
   );
