@@ -91,6 +91,12 @@ async function type(page, selector, text) {
   await page.keyboard.type(text);
   await page.keyboard.press('Enter');
 }
+// One person sends a message; another sees it arrive in the open channel.
+async function say(from, to, text) {
+  await type(from.page, '#message-input', text);
+  await waitText(to.page, '.messages .msg', text);
+}
+
 // Clicks a button of the message holding this text, as a person would: the
 // message's action buttons appear on hover.
 async function act(page, text, button, scope = '.messages') {
@@ -153,10 +159,8 @@ test('two people share a private channel live; a third never sees it', async () 
   await bob.page.waitForSelector('.messages[aria-busy="false"]');
 
   // Live chat both ways.
-  await type(alice.page, '#message-input', 'hello bob, the plan is ready');
-  await waitText(bob.page, '.messages .msg', 'hello bob, the plan is ready');
-  await type(bob.page, '#message-input', 'thanks alice');
-  await waitText(alice.page, '.messages .msg', 'thanks alice');
+  await say(alice, bob, 'hello bob, the plan is ready');
+  await say(bob, alice, 'thanks alice');
 
   // Bob reacts; Alice sees the count.
   await act(bob.page, 'hello bob', 'button[aria-label="react 👍"]');
@@ -185,23 +189,42 @@ test('two people share a private channel live; a third never sees it', async () 
   await alice.page.keyboard.type('x');
   await waitText(bob.page, '.typing', alice.pubkey.slice(0, 8));
   await alice.page.keyboard.press('Backspace');
-  await type(alice.page, '#message-input', 'a message with a typo');
-  await waitText(bob.page, '.messages .msg', 'a message with a typo');
+  await say(alice, bob, 'a message with a typo');
   alice.page.once('dialog', (d) => d.accept('a message, corrected'));
   await act(alice.page, 'a message with a typo', 'button.edit');
   await waitText(bob.page, '.messages .msg', 'a message, corrected');
   await waitText(bob.page, '.messages .msg .edited', '(edited)');
-  await type(alice.page, '#message-input', 'a message to take back');
-  await waitText(bob.page, '.messages .msg', 'a message to take back');
+  await say(alice, bob, 'a message to take back');
   await act(alice.page, 'a message to take back', 'button.delete');
   await bob.page.waitForFunction(() => ![...document.querySelectorAll('.messages .msg')]
     .some((m) => m.textContent.includes('a message to take back')), { timeout: 10000 });
+
+  // Bob mentions Alice through the autocomplete; it lands in her feed.
+  await bob.page.focus('#message-input');
+  await bob.page.keyboard.type('@' + alice.pubkey.slice(0, 3));
+  await waitText(bob.page, '.mentions', '@' + alice.pubkey.slice(0, 8));
+  await bob.page.keyboard.press('Tab');
+  await say(bob, alice, 'please look at the budget');
+  await alice.page.click('#open-feed');
+  await waitText(alice.page, '#feed', 'please look at the budget');
+  await alice.page.click('[data-channel="secret-room"]');
+  await alice.page.waitForSelector('.messages[aria-busy="false"]');
+
+  // Alice sets the topic in the channel's settings; Bob's header shows it.
+  await alice.page.click('#toggle-settings');
+  await alice.page.type('#settings-topic', 'Q3 planning');
+  await alice.page.click('#save-settings');
+  await waitText(bob.page, '.channel-head .topic', 'Q3 planning', 15000);
 
   // Search finds the message for Bob.
   await type(bob.page, '#search', 'plan');
   await waitText(bob.page, '#search-results', 'hello bob, the plan is ready');
 
   if (process.env.BUZZ_WEB_SCREENSHOT) {
+    await act(alice.page, 'hello bob', 'button.replies');
+    await alice.page.click('#toggle-members');
+    await alice.page.waitForSelector('.members li');
+    await alice.page.mouse.move(0, 0);
     await alice.page.screenshot({ path: process.env.BUZZ_WEB_SCREENSHOT });
   }
 

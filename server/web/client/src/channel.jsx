@@ -55,56 +55,77 @@ function Message({ ev, state, me, names, onReact, onReply, onEdit, onDelete, inT
   );
 }
 
-function Composer({ placeholder, onSend, onTyping, api, onError, id }) {
+const label = (m) => m.display_name || shortKey(m.pubkey);
+
+// "@al" at the end of the text: the members whose name starts with "al".
+function suggestions(text, members, me) {
+  const m = /(?:^|\s)@([\w.-]*)$/.exec(text);
+  if (!m) return [];
+  const q = m[1].toLowerCase();
+  return members.filter((x) => x.pubkey !== me && label(x).toLowerCase().startsWith(q)).slice(0, 6);
+}
+
+function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me }) {
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [preview, setPreview] = useState(null);
   const file = useRef(null);
+  const mentioned = useRef(new Map());  // "@label" -> pubkey, for the p tags
+  const options = suggestions(text, members, me);
+  const pick = (m) => {
+    setText(text.replace(/@[\w.-]*$/, '@' + label(m) + ' '));
+    mentioned.current.set('@' + label(m), m.pubkey);
+    document.getElementById(id)?.focus();
+  };
   const send = async () => {
     if (!text.trim() && !preview) return;
     setBusy(true);
     try {
       let content = text.trim();
       const tags = [];
+      for (const [name, pubkey] of mentioned.current) if (content.includes(name)) tags.push(['p', pubkey]);
       if (preview) {
         const d = await api.upload(preview.file);
         content = (content ? content + '\n' : '') + d.url;
-        tags.push(['imeta', 'url ' + d.url, 'm ' + d.type, 'x ' + d.sha256, ...(d.dim ? ['dim ' + d.dim] : [])]);
+        // NIP-92, checked by the relay against the upload (media.md §8).
+        const extra = ['dim', 'blurhash', 'thumb'].filter((k) => d[k]).map((k) => `${k} ${d[k]}`);
+        tags.push(['imeta', 'url ' + d.url, 'm ' + d.type, 'x ' + d.sha256, 'size ' + d.size, ...extra]);
       }
       await onSend(content, tags);
       setText('');
+      mentioned.current.clear();
       if (preview) URL.revokeObjectURL(preview.url);
       setPreview(null);
     } catch (e) { onError(e.message); }
     setBusy(false);
   };
-  const pick = (e) => {
+  const attach = (e) => {
     const f = e.target.files[0];
     if (f) setPreview({ file: f, url: URL.createObjectURL(f) });
     e.target.value = '';
   };
   return (
     <form class="composer" onSubmit={(e) => { e.preventDefault(); send(); }}>
+      {options.length > 0 && (
+        <ul class="mentions" role="listbox" aria-label="mention">
+          {options.map((m) => <li key={m.pubkey}><button type="button" onClick={() => pick(m)}>@{label(m)}</button></li>)}
+        </ul>
+      )}
       {preview && <div class="preview"><img src={preview.url} alt="to upload" /><button type="button" onClick={() => setPreview(null)}>✕</button></div>}
       <textarea id={id} rows="1" value={text} placeholder={placeholder} aria-label={placeholder}
         onInput={(e) => { setText(e.target.value); onTyping?.(); }}
-        onKeyDown={(e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); send(); } }} />
-      <input type="file" accept="image/*" ref={file} onChange={pick} hidden class="file" />
+        onKeyDown={(e) => {
+          if ((e.key === 'Tab' || e.key === 'Enter') && options.length) { e.preventDefault(); pick(options[0]); }
+          else if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); send(); }
+        }} />
+      <input type="file" accept="image/*" ref={file} onChange={attach} hidden class="file" />
       <button type="button" class="attach" aria-label="attach an image" onClick={() => file.current.click()}>📎</button>
       <button type="submit" disabled={busy}>Send</button>
     </form>
   );
 }
 
-function Members({ channel, api, relay, onError }) {
-  const [members, setMembers] = useState([]);
-  const [presence, setPresence] = useState({});
-  const load = async () => {
-    const r = await api.get(`/api/channels/${channel.id}/members`);
-    setMembers(r.members);
-    if (r.members.length) setPresence(await api.get('/api/presence?pubkeys=' + r.members.map((m) => m.pubkey).join(',')));
-  };
-  useEffect(() => { load().catch((e) => onError(e.message)); const t = setInterval(() => load().catch(() => {}), 30000); return () => clearInterval(t); }, [channel.id]);
+function Members({ channel, members, presence, relay, onChange, onError }) {
   const add = async (e) => {
     e.preventDefault();
     const who = e.target.who.value.trim();
@@ -112,7 +133,7 @@ function Members({ channel, api, relay, onError }) {
       const r = await relay.publish({ kind: 9000, tags: [['h', channel.id], ['p', pubkeyFrom(who)]] });
       if (!r.ok) throw new Error(r.message);
       e.target.reset();
-      await load();
+      onChange();
     } catch (err) { onError(err.message); }
   };
   return (
@@ -120,7 +141,7 @@ function Members({ channel, api, relay, onError }) {
       <h3>Members ({members.length})</h3>
       <ul>{members.map((m) => (
         <li key={m.pubkey}><span class={'dot ' + (presence[m.pubkey] || 'offline')} title={presence[m.pubkey] || 'offline'} />
-          {m.display_name || shortKey(m.pubkey)} <small>{m.role}</small></li>
+          {label(m)} <small>{m.role}</small></li>
       ))}</ul>
       {channel.channel_type !== 'dm' && (
         <form onSubmit={add}>
@@ -132,13 +153,14 @@ function Members({ channel, api, relay, onError }) {
   );
 }
 
-export function ChannelView({ channel, relay, api, me, onError }) {
+export function ChannelView({ channel, relay, api, me, onError, onChanged }) {
   const state = useRef(emptyChannel());
   const [version, setVersion] = useState(0);
   const [loaded, setLoaded] = useState(false);
   const [openThread, setOpenThread] = useState(null);
   const [typing, setTyping] = useState({});
   const [showMembers, setShowMembers] = useState(false);
+  const [showSettings, setShowSettings] = useState(false);
   const started = useRef(performance.now());
   const list = useRef(null);
   const lastTyping = useRef(0);
@@ -164,6 +186,20 @@ export function ChannelView({ channel, relay, api, me, onError }) {
     );
     const t = setInterval(() => setTyping((t) => Object.fromEntries(Object.entries(t).filter(([, at]) => Date.now() - at < 5000))), 1000);
     return () => { unsub(); clearInterval(t); };
+  }, [channel.id]);
+
+  // Members: the member pane, authors' names and mention suggestions.
+  const [members, setMembers] = useState([]);
+  const [presence, setPresence] = useState({});
+  const loadMembers = async () => {
+    const r = await api.get(`/api/channels/${channel.id}/members`);
+    setMembers(r.members);
+    if (r.members.length) setPresence(await api.get('/api/presence?pubkeys=' + r.members.map((m) => m.pubkey).join(',')));
+  };
+  useEffect(() => {
+    loadMembers().catch((e) => onError(e.message));
+    const t = setInterval(() => loadMembers().catch(() => {}), 30000);
+    return () => clearInterval(t);
   }, [channel.id]);
 
   const items = useMemo(() => timeline(state.current), [version]);
@@ -207,15 +243,41 @@ export function ChannelView({ channel, relay, api, me, onError }) {
     relay.publish({ kind: 20002, tags: [['h', channel.id]] });
   };
 
-  const names = {};
+  const role = members.find((m) => m.pubkey === me)?.role;
+  const admin = role === 'owner' || role === 'admin';
+  // 9002: the topic is any member's to set; name and description the admins'.
+  const saveSettings = async (e) => {
+    e.preventDefault();
+    const f = e.target;
+    const tags = [['h', channel.id], ['topic', f.topic.value]];
+    if (admin) tags.push(['name', f.name.value], ['about', f.about.value]);
+    const r = await relay.publish({ kind: 9002, tags });
+    if (!r.ok) return onError(r.message);
+    setShowSettings(false);
+    onChanged();
+  };
+
+  const names = Object.fromEntries(members.map((m) => [m.pubkey, label(m)]));
   const props = { state: state.current, me, names, onReact: react, onReply: setOpenThread, onEdit: edit, onDelete: del };
   const typers = Object.keys(typing);
   return (
     <div class="channel">
       <header class="channel-head">
         <h1>{channel.channel_type === 'dm' ? (channel.participants || []).join(', ') : (channel.visibility === 'private' ? '🔒 ' : '# ') + channel.name}</h1>
-        <button id="toggle-members" onClick={() => setShowMembers(!showMembers)}>Members</button>
+        {channel.topic && <span class="topic">{channel.topic}</span>}
+        <span>
+          {channel.channel_type !== 'dm' && <button id="toggle-settings" onClick={() => setShowSettings(!showSettings)}>Settings</button>}
+          <button id="toggle-members" onClick={() => setShowMembers(!showMembers)}>Members</button>
+        </span>
       </header>
+      {showSettings && (
+        <form class="settings" onSubmit={saveSettings} aria-label="channel settings">
+          <input name="topic" id="settings-topic" placeholder="topic" defaultValue={channel.topic || ''} aria-label="topic" />
+          {admin && <input name="name" placeholder="name" defaultValue={channel.name} aria-label="name" />}
+          {admin && <input name="about" placeholder="description" defaultValue={channel.description} aria-label="description" />}
+          <button type="submit" id="save-settings">Save</button>
+        </form>
+      )}
       <div class="body">
         <section class="messages" ref={list} aria-live="polite" aria-busy={!loaded}>
           {items.map((ev) => <Message key={ev.id} ev={ev} {...props} />)}
@@ -226,14 +288,15 @@ export function ChannelView({ channel, relay, api, me, onError }) {
             <header><h3>Thread</h3><button aria-label="close thread" onClick={() => setOpenThread(null)}>✕</button></header>
             <Message ev={openThread} {...props} inThread />
             {thread(state.current, openThread.id).map((ev) => <Message key={ev.id} ev={ev} {...props} inThread />)}
-            <Composer id="thread-input" placeholder="Reply in thread" api={api} onError={onError}
+            <Composer id="thread-input" placeholder="Reply in thread" api={api} onError={onError} members={members} me={me}
               onSend={(c, tags) => send(c, tags, openThread)} />
           </aside>
         )}
-        {showMembers && <Members channel={channel} api={api} relay={relay} onError={onError} />}
+        {showMembers && <Members channel={channel} members={members} presence={presence} relay={relay} onError={onError}
+          onChange={() => loadMembers().catch((e) => onError(e.message))} />}
       </div>
-      <p class="typing">{typers.length ? `${typers.map(shortKey).join(', ')} typing…` : ''}</p>
-      <Composer id="message-input" placeholder={'Message ' + (channel.name || 'DM')} api={api} onError={onError}
+      <p class="typing">{typers.length ? `${typers.map((pk) => names[pk] || shortKey(pk)).join(', ')} typing…` : ''}</p>
+      <Composer id="message-input" placeholder={'Message ' + (channel.name || 'DM')} api={api} onError={onError} members={members} me={me}
         onSend={(c, tags) => send(c, tags)} onTyping={typingNow} />
     </div>
   );

@@ -144,7 +144,7 @@ export function Workspace({ signer, onSignOut }) {
         <button class="menu-toggle" aria-label="channels" onClick={() => setMenu(!menu)}>☰</button>
         {error && <p class="error" role="alert" onClick={() => setError('')}>{error}</p>}
         {view.type === 'channel' && current && (
-          <ChannelView key={current.id} channel={current} relay={relay} api={api} me={signer.pubkey} onError={setError} />
+          <ChannelView key={current.id} channel={current} relay={relay} api={api} me={signer.pubkey} onError={setError} onChanged={refresh} />
         )}
         {view.type === 'channel' && !current && <p class="empty">Loading…</p>}
         {view.type === 'search' && <SearchView key={view.q} q={view.q} api={api} onOpen={open} />}
