@@ -85,9 +85,12 @@ TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
 }
 
 TEST_F(OpenRelayTest, InfoServesNip11Document) {
-  // GET / is the relay's document whatever it accepts (protocol.md §1).
+  // /info is the relay's document whatever it accepts; / is too unless a browser
+  // asks for text/html without nostr+json (rest-api.md §3.15; the web client's
+  // page is tested in tests/web).
   const std::vector<std::pair<const char*, const char*>> requests = {
-      {"/info", "application/nostr+json"}, {"/", "application/nostr+json"}, {"/info", ""}, {"/", "text/html"}};
+      {"/info", "application/nostr+json"}, {"/", "application/nostr+json"}, {"/info", ""}, {"/", ""},
+      {"/", "*/*"}, {"/info", "text/html"}, {"/", "application/nostr+json, text/html"}};
   for (const auto& [path, accept] : requests) {
     SCOPED_TRACE(std::string(path) + " Accept: " + accept);
     HttpReply r = http_get(relay().port(), path, accept);

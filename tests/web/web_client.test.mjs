@@ -18,6 +18,7 @@ import WebSocket from 'ws';
 import { useWebSocketImplementation, Relay } from 'nostr-tools/relay';
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
 import { hexToBytes } from 'nostr-tools/utils';
+import { getToken } from 'nostr-tools/nip98';
 
 useWebSocketImplementation(WebSocket);
 
@@ -78,7 +79,7 @@ async function signIn(name) {
   await page.click('#signin-key');
   await page.waitForSelector('.status.online', { timeout: 10000 });
   const secret = await page.evaluate(() => localStorage.getItem('buzz.secret'));
-  return { page, pubkey: getPublicKey(hexToBytes(secret)) };
+  return { page, secret: hexToBytes(secret), pubkey: getPublicKey(hexToBytes(secret)) };
 }
 
 const textOf = (page, selector) => page.$$eval(selector, (els) => els.map((e) => e.textContent));
@@ -100,6 +101,7 @@ async function say(from, to, text) {
 // Clicks a button of the message holding this text, as a person would: the
 // message's action buttons appear on hover.
 async function act(page, text, button, scope = '.messages') {
+  await waitText(page, scope + ' .msg', text);
   const message = await page.evaluateHandle((s, t) =>
     [...document.querySelectorAll(s + ' .msg')].find((m) => m.textContent.includes(t)), scope, text).then((h) => h.asElement());
   await message.hover();
@@ -238,6 +240,45 @@ test('two people share a private channel live; a third never sees it', async () 
   assert.ok(!(await textOf(carol.page, '#search-results')).some((t) => t.includes('hello bob')));
 });
 
+test('a workflow approval is granted from the feed', async () => {
+  const { alice, bob } = people;
+  // Alice (owner of secret-room) saves a workflow that asks Bob before it answers.
+  const list = await (await fetch(base + '/api/channels', { headers: { Authorization:
+    await getToken(base + '/api/channels', 'GET', (e) => finalizeEvent(e, alice.secret), true) } })).json();
+  const room = list.find((c) => c.name === 'secret-room');
+  const yaml = `name: Ask Bob
+trigger:
+  on: message_posted
+  filter: 'str_contains(trigger_text, "deploy")'
+steps:
+  - id: approve
+    action: request_approval
+    from: ${bob.pubkey}
+    message: "Deploy to production?"
+  - id: done
+    action: send_message
+    text: "deploy approved"
+`;
+  const url = `${base}/api/channels/${room.id}/workflows`;
+  const body = { yaml_definition: yaml };
+  const saved = await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json',
+    Authorization: await getToken(url, 'POST', (e) => finalizeEvent(e, alice.secret), true, body) } });
+  assert.equal(saved.status, 200, await saved.text());
+
+  await bob.page.click('[data-channel="secret-room"]');
+  await bob.page.waitForSelector('.messages[aria-busy="false"]');
+  await say(bob, alice, 'deploy the release please');
+  await bob.page.click('#open-feed');
+  for (let i = 0; i < 20 && !(await bob.page.$('#feed .approval')); i++) {  // the run is asynchronous
+    await new Promise((r) => setTimeout(r, 500));
+    await bob.page.click('#open-feed');
+  }
+  await waitText(bob.page, '#feed .approval', 'Deploy to production?');
+  await bob.page.click('#feed .approval button.grant');
+  await waitText(bob.page, '#feed .approval', 'granted');
+  await waitText(alice.page, '.messages .msg', 'deploy approved', 15000);
+});
+
 test('a DM between two people, invisible to the third', async () => {
   const { alice, bob, carol } = people;
   await type(bob.page, '#new-dm', alice.pubkey);
@@ -260,9 +301,13 @@ test('first render of a channel with 500 messages', async () => {
   const id = randomUUID();
   const now = Math.floor(Date.now() / 1000);
   await relay.publish(finalizeEvent({ kind: 9007, created_at: now, content: '', tags: [['h', id], ['name', 'busy'], ['visibility', 'open']] }, sk));
-  await Promise.all(Array.from({ length: 500 }, (_, i) => relay.publish(finalizeEvent({
-    kind: 9, created_at: now - 500 + i, content: `message ${i}: the quick brown fox jumps over the lazy dog`, tags: [['h', id]],
-  }, sk))));
+  relay.publishTimeout = 60000;  // a loaded CI machine
+  for (let chunk = 0; chunk < 500; chunk += 50) {
+    await Promise.all(Array.from({ length: 50 }, (_, j) => relay.publish(finalizeEvent({
+      kind: 9, created_at: now - 500 + chunk + j, content: `message ${chunk + j}: the quick brown fox jumps over the lazy dog`,
+      tags: [['h', id]],
+    }, sk))));
+  }
   relay.close();
 
   const { page } = people.carol;

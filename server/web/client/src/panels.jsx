@@ -28,7 +28,7 @@ export function SearchView({ q, api, onOpen }) {
 function Approval({ item, relay }) {
   const [done, setDone] = useState('');
   const answer = async (kind, word) => {
-    const r = await relay.publish({ kind, tags: [['d', tag(item, 'approval')], ['h', item.channel_id]] });
+    const r = await relay.publish({ kind, tags: [['d', tag(item, 'approval')]] });
     setDone(r.ok ? word : 'refused: ' + r.message);
   };
   return (

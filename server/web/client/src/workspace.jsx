@@ -118,7 +118,7 @@ export function Workspace({ signer, onSignOut }) {
         <form class="search" onSubmit={search} role="search">
           <input name="q" id="search" placeholder="Search (/)" aria-label="search" />
         </form>
-        <button class="chan" id="open-feed" onClick={() => { setView({ type: 'feed' }); setMenu(false); }}>Feed</button>
+        <button class="chan" id="open-feed" onClick={() => { setView({ type: 'feed', at: Date.now() }); setMenu(false); }}>Feed</button>
         <h2>Channels</h2>
         <ul id="channel-list">{streams.map((c) => entry(c, (c.visibility === 'private' ? '🔒 ' : '# ') + c.name))}</ul>
         <form class="create" onSubmit={createChannel}>
@@ -148,7 +148,7 @@ export function Workspace({ signer, onSignOut }) {
         )}
         {view.type === 'channel' && !current && <p class="empty">Loading…</p>}
         {view.type === 'search' && <SearchView key={view.q} q={view.q} api={api} onOpen={open} />}
-        {view.type === 'feed' && <FeedView api={api} relay={relay} onOpen={open} />}
+        {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open} />}
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}
       </main>
     </div>
