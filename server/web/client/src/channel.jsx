@@ -125,7 +125,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
   );
 }
 
-function Members({ channel, members, presence, relay, onChange, onError }) {
+function Members({ channel, members, presence, relay, onChange, onError, onClose }) {
   const add = async (e) => {
     e.preventDefault();
     const who = e.target.who.value.trim();
@@ -138,7 +138,7 @@ function Members({ channel, members, presence, relay, onChange, onError }) {
   };
   return (
     <aside class="members" aria-label="members">
-      <h3>Members ({members.length})</h3>
+      <header><h3>Members ({members.length})</h3><button aria-label="close members" onClick={onClose}>✕</button></header>
       <ul>{members.map((m) => (
         <li key={m.pubkey}><span class={'dot ' + (presence[m.pubkey] || 'offline')} title={presence[m.pubkey] || 'offline'} />
           {label(m)} <small>{m.role}</small></li>
@@ -293,7 +293,7 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged }) {
           </aside>
         )}
         {showMembers && <Members channel={channel} members={members} presence={presence} relay={relay} onError={onError}
-          onChange={() => loadMembers().catch((e) => onError(e.message))} />}
+          onChange={() => loadMembers().catch((e) => onError(e.message))} onClose={() => setShowMembers(false)} />}
       </div>
       <p class="typing">{typers.length ? `${typers.map((pk) => names[pk] || shortKey(pk)).join(', ')} typing…` : ''}</p>
       <Composer id="message-input" placeholder={'Message ' + (channel.name || 'DM')} api={api} onError={onError} members={members} me={me}
