@@ -1,6 +1,7 @@
 // LocalRelay; see local_relay.h.
 #include "tools/sync/local_relay.h"
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -43,6 +44,9 @@ engine::Result<std::unique_ptr<LocalRelay>> LocalRelay::start(const std::string&
   pid_t pid = ::fork();
   if (pid < 0) return engine::Error{"fork failed"};
   if (pid == 0) {
+    // Our stdout is the sync's report; the relay's banner goes nowhere, its logs to stderr.
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    if (null_fd >= 0) ::dup2(null_fd, STDOUT_FILENO);
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

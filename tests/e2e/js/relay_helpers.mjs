@@ -40,11 +40,10 @@ export async function waitHealthy(port) {
   throw new Error('relay did not become healthy');
 }
 
-// A relay on a fresh data directory. `prepare(dataDir)` runs before it starts
-// (offline admin commands); stop() ends it and removes the directory.
-export async function startRelay(args = [], prepare = null) {
+// A relay on a fresh data directory (or `dataDir`). `prepare(dataDir)` runs
+// before it starts (offline admin commands); stop() ends it and removes the directory.
+export async function startRelay(args = [], prepare = null, dataDir = mkdtempSync(join(tmpdir(), 'buzz-js-'))) {
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'buzz-js-'));
   const url = `ws://127.0.0.1:${port}`;
   if (prepare) prepare(dataDir);
   const proc = spawn(binary, ['serve', '--bind', `127.0.0.1:${port}`, '--relay-url', url, '--data-dir', dataDir, ...args],
@@ -62,6 +61,11 @@ export async function startRelay(args = [], prepare = null) {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+// `buzz admin add-member` on a stopped relay's data directory.
+export function addMember(dataDir, pubkey) {
+  execFileSync(binary, ['admin', 'add-member', '--data-dir', dataDir, '--pubkey', pubkey, '--role', 'member']);
 }
 
 // `buzz admin mint-token` on a stopped relay's data directory; returns the token.

@@ -10,7 +10,10 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
 import { WebSocketServer } from 'ws';
-import { Conn, binary, mintToken, publishAll, referenceNegentropy, startRelay } from './relay_helpers.mjs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Conn, addMember, binary, mintToken, publishAll, referenceNegentropy, startRelay } from './relay_helpers.mjs';
 
 const { Negentropy, NegentropyStorageVector } = referenceNegentropy();
 
@@ -180,4 +183,28 @@ test('our negentropy client agrees with the reference implementation as the serv
   assert.equal(report.stored_up, 30);
   assert.equal(reference.store.size, 1000, 'the reference relay got what it lacked');
   reference.close();
+});
+
+test('--data-dir syncs into a stopped appliance through its own relay, closed to non-members', async () => {
+  const central = await relayWithToken();
+  const author = generateSecretKey();
+  const events = Array.from({ length: 12 }, (_, i) => note(author, `edge ${i} ${randomUUID()}`, i));
+  const c = await Conn.open(central.url, author);
+  await publishAll(c, events);
+  c.close();
+  // The appliance: a closed relay (the default) where the sync key is a member with a proxy token.
+  const dir = mkdtempSync(join(tmpdir(), 'buzz-edge-'));
+  addMember(dir, syncPub);
+  const token = mintToken(dir, syncPub, 'messages:read,proxy:submit');
+  const { stdout } = await run(binary, ['sync', '--from', central.url, '--data-dir', dir, '--key',
+                                        Buffer.from(syncKey).toString('hex'), '--from-token', central.token,
+                                        '--to-token', token, '--json', '--filter', '{"kinds":[1]}']);
+  const report = JSON.parse(stdout);
+  assert.equal(report.stored_down, 12, stdout);
+  // Started again as the appliance, it holds them.
+  const edge = await startRelay([], null, dir);
+  relays.push(edge);
+  const reader = await Conn.open(edge.url, syncKey, token);
+  assert.equal((await reader.history({ kinds: [1] })).length, 12);
+  reader.close();
 });
