@@ -11,6 +11,7 @@ namespace {
 
 enum Mode : uint64_t { kSkip = 0, kFingerprint = 1, kIdList = 2 };
 constexpr size_t kBuckets = 16;
+constexpr size_t kBlock = 64;  // items between kept sums (ItemSet)
 
 // The shortest bound that sorts above `prev` and not above `curr` (prev < curr).
 Bound minimal_bound(const Item& prev, const Item& curr) {
@@ -40,6 +41,24 @@ void Accumulator::add(const Id& id) {
     unsigned __int128 s = (unsigned __int128)sum_[limb] + v + carry;
     sum_[limb] = uint64_t(s);
     carry = unsigned(s >> 64);
+  }
+}
+
+void Accumulator::add(const Accumulator& other) {
+  unsigned carry = 0;
+  for (size_t limb = 0; limb < 4; ++limb) {
+    unsigned __int128 s = (unsigned __int128)sum_[limb] + other.sum_[limb] + carry;
+    sum_[limb] = uint64_t(s);
+    carry = unsigned(s >> 64);
+  }
+}
+
+void Accumulator::subtract(const Accumulator& other) {
+  unsigned borrow = 0;
+  for (size_t limb = 0; limb < 4; ++limb) {
+    const uint64_t a = sum_[limb], b = other.sum_[limb];
+    sum_[limb] = a - b - borrow;
+    borrow = (a < b || (a == b && borrow)) ? 1 : 0;
   }
 }
 
@@ -84,11 +103,24 @@ bool get_varint(std::string_view in, size_t& pos, uint64_t& n) {
 ItemSet::ItemSet(std::vector<Item> items) : items_(std::move(items)) {
   std::sort(items_.begin(), items_.end());
   items_.erase(std::unique(items_.begin(), items_.end()), items_.end());
+  block_sums_.reserve(items_.size() / kBlock + 1);
+  Accumulator running;
+  for (size_t i = 0; i < items_.size(); ++i) {
+    if (i % kBlock == 0) block_sums_.push_back(running);
+    running.add(items_[i].id);
+  }
+  if (items_.size() % kBlock == 0) block_sums_.push_back(running);
+}
+
+Accumulator ItemSet::sum_before(size_t end) const {
+  Accumulator acc = block_sums_[end / kBlock];
+  for (size_t i = end / kBlock * kBlock; i < end; ++i) acc.add(items_[i].id);
+  return acc;
 }
 
 Fingerprint ItemSet::fingerprint(size_t begin, size_t end) const {
-  Accumulator acc;
-  for (size_t i = begin; i < end; ++i) acc.add(items_[i].id);
+  Accumulator acc = sum_before(end);
+  acc.subtract(sum_before(begin));
   return acc.fingerprint(end - begin);
 }
 

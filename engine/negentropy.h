@@ -53,6 +53,8 @@ using Fingerprint = std::array<uint8_t, kFingerprintBytes>;
 class Accumulator {
  public:
   void add(const Id& id);
+  void add(const Accumulator& other);
+  void subtract(const Accumulator& other);
   Fingerprint fingerprint(uint64_t count) const;
 
  private:
@@ -64,7 +66,10 @@ void put_varint(std::string& out, uint64_t n);
 // Reads one varint at `pos`, advancing it; false if it is cut short or overflows 64 bits.
 bool get_varint(std::string_view in, size_t& pos, uint64_t& n);
 
-// The items of one side, sorted by (created_at, id), no duplicates.
+// The items of one side, sorted by (created_at, id), no duplicates. The sum
+// of the ids before every 64th item is kept (half a byte an item), so the
+// fingerprint of any range costs at most 126 additions and one sha256, not a
+// pass over the range: a round's work follows its message, not the set.
 class ItemSet {
  public:
   ItemSet() = default;
@@ -78,7 +83,10 @@ class ItemSet {
   size_t lower_bound(size_t begin, size_t end, const Item& bound) const;
 
  private:
+  Accumulator sum_before(size_t end) const;  // the ids of [0, end)
+
   std::vector<Item> items_;
+  std::vector<Accumulator> block_sums_;  // [k]: the ids of [0, 64 k)
 };
 
 struct Outcome {

@@ -59,6 +59,24 @@ TEST(NegentropyFingerprint, SumsIdsModTwoToThe256) {
   EXPECT_EQ(Accumulator().fingerprint(0), expected);
 }
 
+Item item(std::mt19937_64& rng, uint64_t ts);
+
+TEST(NegentropyFingerprint, RangeFromKeptSumsEqualsTheDirectSum) {
+  std::mt19937_64 rng(11);
+  for (size_t n : {size_t(0), size_t(1), size_t(63), size_t(64), size_t(65), size_t(1000)}) {
+    std::vector<Item> items;
+    for (size_t i = 0; i < n; ++i) items.push_back(item(rng, i));
+    ItemSet set(items);
+    for (int trial = 0; trial < 50; ++trial) {
+      size_t a = n ? rng() % (n + 1) : 0, b = n ? rng() % (n + 1) : 0;
+      if (a > b) std::swap(a, b);
+      Accumulator direct;
+      for (size_t i = a; i < b; ++i) direct.add(set[i].id);
+      ASSERT_EQ(set.fingerprint(a, b), direct.fingerprint(b - a)) << n << " [" << a << ", " << b << ")";
+    }
+  }
+}
+
 TEST(NegentropyWire, HexIsStrict) {
   std::string bin;
   EXPECT_TRUE(from_wire("6100", bin));
