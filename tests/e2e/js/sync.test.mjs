@@ -22,11 +22,11 @@ const syncKey = generateSecretKey();
 const syncPub = getPublicKey(syncKey);
 const relays = [];
 
-// An open relay where the sync key holds a proxy token (to publish what others signed).
-async function relayWithToken() {
+// An open relay where `pubkey` (the sync key) holds a proxy token (to publish what others signed).
+async function relayWithToken(pubkey = syncPub) {
   let token;
   const r = await startRelay(['--open', '--rate-limits', 'false'], (dir) => {
-    token = mintToken(dir, syncPub, 'messages:read,proxy:submit');
+    token = mintToken(dir, pubkey, 'messages:read,proxy:submit');
   });
   relays.push(r);
   return { ...r, token };
@@ -136,12 +136,8 @@ test('a member syncs its private channel to an edge relay; a non-member syncs no
   const filter = JSON.stringify({ kinds: [9007, 9000, 9] });
 
   // The member: its key reads the channel on central; a proxy token writes on the edge.
-  let memberToken;
-  const edge = await startRelay(['--open', '--rate-limits', 'false'], (dir) => {
-    memberToken = mintToken(dir, getPublicKey(member), 'messages:read,proxy:submit');
-  });
-  relays.push(edge);
-  const down = await sync({ url: central.url }, { url: edge.url, token: memberToken }, ['--filter', filter], member);
+  const edge = await relayWithToken(getPublicKey(member));
+  const down = await sync({ url: central.url }, edge, ['--filter', filter], member);
   assert.equal(down.missing_on_destination, 6);
   assert.equal(down.stored_down, 6, JSON.stringify(down));
   const mc = await Conn.open(edge.url, member);
@@ -151,12 +147,8 @@ test('a member syncs its private channel to an edge relay; a non-member syncs no
 
   // The outsider: nothing of the channel is in its set, so nothing moves.
   const outsider = generateSecretKey();
-  let outsiderToken;
-  const edge2 = await startRelay(['--open', '--rate-limits', 'false'], (dir) => {
-    outsiderToken = mintToken(dir, getPublicKey(outsider), 'messages:read,proxy:submit');
-  });
-  relays.push(edge2);
-  const none = await sync({ url: central.url }, { url: edge2.url, token: outsiderToken }, ['--filter', filter], outsider);
+  const edge2 = await relayWithToken(getPublicKey(outsider));
+  const none = await sync({ url: central.url }, edge2, ['--filter', filter], outsider);
   assert.equal(none.missing_on_destination, 0);
   assert.equal(none.stored_down, 0);
   const xc = await Conn.open(edge2.url, outsider);
