@@ -97,6 +97,12 @@ class EventStore {
   // for start-up loaders that rebuild an in-memory view from the events.
   virtual Status scan_kind(uint16_t kind, const EventSink& sink) = 0;
 
+  // Every matching event `options.accept` lets through, newest first, up to
+  // the filter's limit, with no scan budget: the set a NIP-77 session
+  // reconciles. More than `max_events` is an error ("blocked: …").
+  virtual Status scan_all(const Filter& filter, const QueryOptions& options, size_t max_events,
+                          const std::function<void(const EventFields&)>& sink) = 0;
+
   // Number of distinct stored events matching any of the filters.
   virtual Result<uint64_t> count(std::span<const Filter> filters, const QueryOptions& options) = 0;
 

@@ -520,6 +520,22 @@ Status RocksEventStore::scan_kind(uint16_t kind, const EventSink& sink) {
   });
 }
 
+Status RocksEventStore::scan_all(const Filter& filter, const QueryOptions& options, size_t max_events,
+                                 const std::function<void(const EventFields&)>& sink) {
+  const uint64_t limit = filter.limit.value_or(UINT64_MAX);
+  uint64_t n = 0;
+  bool too_many = false;
+  Status s = scan(filter, std::numeric_limits<size_t>::max(), [&](const RecordView& rec) {
+    if (options.accept && !options.accept(rec.fields)) return true;
+    if (n == max_events) return !(too_many = true);
+    sink(rec.fields);
+    return ++n < limit;
+  });
+  if (!s) return s;
+  if (too_many) return Error{"blocked: more than " + std::to_string(max_events) + " events match, narrow the filter"};
+  return {};
+}
+
 Result<uint64_t> RocksEventStore::count(std::span<const Filter> filters, const QueryOptions& options) {
   std::unordered_set<Id, KeyBytesHash> seen;
   uint64_t n = 0;

@@ -22,6 +22,8 @@ class RocksEventStore final : public EventStore {
   bool contains(const Id& id, uint16_t kind) override;
   Status query(const Filter& filter, const QueryOptions& options, const EventSink& sink) override;
   Status scan_kind(uint16_t kind, const EventSink& sink) override;
+  Status scan_all(const Filter& filter, const QueryOptions& options, size_t max_events,
+                  const std::function<void(const EventFields&)>& sink) override;
   Result<uint64_t> count(std::span<const Filter> filters, const QueryOptions& options) override;
   std::optional<std::string> get(const Id& id) override;
   std::optional<StoredEvent> lookup(const Id& id) override;

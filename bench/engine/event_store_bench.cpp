@@ -3,8 +3,10 @@
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
+#include <map>
 
 #include "bench/engine/bench_events.h"
+#include "engine/canonical.h"
 #include "engine/rocks_event_store.h"
 
 namespace {
@@ -82,5 +84,45 @@ void BM_StoreQuery(benchmark::State& state) {
   state.counters["results"] = double(n);
 }
 BENCHMARK(BM_StoreQuery)->ArgsProduct({{0, 1}, {0, 1}})->Unit(benchmark::kMicrosecond);
+
+// scan_all over n stored events, compacted: what a NIP-77 NEG-OPEN costs the
+// relay before its first reply (the set of (created_at, id), 40 bytes each).
+// The events are unsigned (the store does not verify), so a million build in
+// seconds; one read-gate call per event, as the relay's readable_by.
+void BM_StoreScanAll(benchmark::State& state) {
+  const size_t n = size_t(state.range(0));
+  static std::map<size_t, TempStore*> stores;
+  TempStore*& t = stores[n];
+  if (!t) {
+    t = new TempStore();
+    std::vector<Event> batch;
+    for (size_t i = 0; i < n; ++i) {
+      Event e;
+      e.kind = 1;
+      e.created_at = 1'700'000'000 + i / 4;
+      const std::string seed = std::to_string(i);
+      sha256(seed.data(), seed.size(), e.id.data());
+      e.pubkey[0] = uint8_t(i % 16);
+      e.raw = "{\"id\":\"" + to_hex(e.id) + "\"}";
+      batch.push_back(std::move(e));
+      if (batch.size() == 1000 || i + 1 == n) {
+        t->insert(batch, 1000);
+        batch.clear();
+      }
+    }
+    for (size_t f = 0; f < size_t(Family::kCount); ++f) {
+      (void)t->db->db()->CompactRange(rocksdb::CompactRangeOptions(), t->db->family(Family(f)), nullptr, nullptr);
+    }
+  }
+  QueryOptions gate;
+  gate.accept = [](const EventFields& f) { return f.channel.empty(); };
+  size_t items = 0;
+  for (auto _ : state) {
+    items = 0;
+    (void)t->store->scan_all(Filter{}, gate, 2'000'000, [&](const EventFields&) { ++items; });
+  }
+  state.counters["items"] = double(items);
+}
+BENCHMARK(BM_StoreScanAll)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace

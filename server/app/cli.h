@@ -30,5 +30,6 @@ int run_serve(int argc, char** argv);
 int run_admin(int argc, char** argv);
 int run_audit(int argc, char** argv);
 int run_reindex(int argc, char** argv);
+int run_sync(int argc, char** argv);
 
 }  // namespace buzz::server

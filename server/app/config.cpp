@@ -37,6 +37,10 @@ const std::vector<ConfigKey> kKeys = {
     {"audit-queue", "BUZZ_AUDIT_QUEUE", "65536", "audit entries waiting for the log; when full, events are refused"},
     {"ping-interval", "BUZZ_PING_INTERVAL_SECS", "30",
      "seconds between WebSocket pings (the first at connect; no pong by the third closes); HTTP connections idle 2 intervals close"},
+    {"neg-idle-timeout", "BUZZ_NEG_IDLE_TIMEOUT_SECS", "60",
+     "seconds a NIP-77 reconciliation (NEG-OPEN) may wait for its next NEG-MSG before it is closed with NEG-ERR"},
+    {"neg-max-events", "BUZZ_NEG_MAX_EVENTS", "2000000",
+     "events one NIP-77 reconciliation may cover (40 bytes each in memory); a bigger set gets NEG-ERR blocked"},
     {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
     {"ephemeral-ttl-override", "BUZZ_EPHEMERAL_TTL_OVERRIDE", "",
      "seconds that replace the ttl of every channel created with one (a testing aid); unset = as sent"},
@@ -171,6 +175,12 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
   } else if (key == "ephemeral-ttl-override") {
     if (!parse_int(v, 1, INT32_MAX, &n)) return bad(key, source, v, "a positive number of seconds");
     c->ephemeral_ttl_override = n;
+  } else if (key == "neg-idle-timeout") {
+    if (!parse_int(v, 1, 86400, &n)) return bad(key, source, v, "seconds between 1 and 86400");
+    c->neg_idle_timeout = n;
+  } else if (key == "neg-max-events") {
+    if (!parse_int(v, 1, 100'000'000, &n)) return bad(key, source, v, "a count from 1 to 100000000");
+    c->neg_max_events = n;
   } else if (key == "ping-interval") {
     if (!parse_int(v, 1, 3600, &n)) return bad(key, source, v, "seconds between 1 and 3600");
     c->ping_interval = n;

@@ -34,6 +34,8 @@ struct Config {
   bool sync_writes = true;         // an OK true survives a power loss (one fsync per writer batch)
   int64_t audit_queue = 65536;     // audit entries queued for the log before events are refused
   int64_t ping_interval = 30;      // seconds between WebSocket pings; also the HTTP idle unit
+  int64_t neg_idle_timeout = 60;   // seconds an idle NIP-77 reconciliation stays open
+  int64_t neg_max_events = 2'000'000;  // events one NIP-77 reconciliation may cover
   int64_t reaper_interval = 60;    // seconds between TTL reaper runs
   int64_t ephemeral_ttl_override = 0;  // seconds; nonzero replaces every 9007 ttl (testing aid)
   int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour

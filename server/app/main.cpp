@@ -20,6 +20,7 @@ Commands:
              list-members, generate-key, mint-token)
   audit      check the hash-chained audit log (verify, tail, head); read-only
   reindex    rebuild the full-text search index from the stored events (offline)
+  sync       bring a relay up to date with another over NIP-77 (an edge appliance)
   version    print the version
   help       show this help
 
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
   if (cmd == "admin") return run_admin(argc, argv);
   if (cmd == "audit") return run_audit(argc, argv);
   if (cmd == "reindex") return run_reindex(argc, argv);
+  if (cmd == "sync") return run_sync(argc, argv);
   if (buzz::cli::is_agent_cli(argc, argv)) return buzz::cli::run_agent_cli(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::printf("buzz %s\n", BUZZ_VERSION);

@@ -218,7 +218,10 @@ int run_serve(int argc, char** argv) {
   const engine::ImetaChecker imeta(*media_store, media_url);
   const Services services{store,      team,    membership, presence, tokens, profiles, gatekeeper,
                           throttle,   history, writer,     stats,    imeta};
-  Relay relay(services, &search_feeder, cfg.effective_relay_url(), *key);
+  NegLimits neg_limits;
+  neg_limits.idle_ms = cfg.neg_idle_timeout * 1000;
+  neg_limits.max_items = size_t(cfg.neg_max_events);
+  Relay relay(services, &search_feeder, cfg.effective_relay_url(), *key, neg_limits);
   Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes),
                uint64_t(cfg.max_file_bytes), media_url,
                blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url())},

@@ -36,7 +36,7 @@ std::string HttpApi::nip11_document() const {
   // protocol.md §15's list, with 45 (COUNT) and 9 (deletion), which we implement too.
   std::string nips = "[1,2,9,10,11,16,17,23,25,29,33,38,42,45,50";
   if (s_.membership.enforced()) nips += ",43";
-  nips += "]";
+  nips += ",77]";  // NIP-77 negentropy (server/relay/handle_neg.cpp)
   return "{\"name\":\"Buzz Relay\",\"description\":\"Buzz \\u2014 private team communication relay\","
          "\"pubkey\":null,\"contact\":null,\"supported_nips\":" + nips +
          ",\"software\":\"https://github.com/block/buzz\",\"version\":\"" BUZZ_VERSION "\","

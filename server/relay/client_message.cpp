@@ -87,6 +87,30 @@ ClientMessage parse_sub(std::string_view verb, simdjson::dom::array arr, bool is
   return req;
 }
 
+// ["NEG-OPEN", sub, filter, hex], ["NEG-MSG", sub, hex], ["NEG-CLOSE", sub] (NIP-77).
+ClientMessage parse_neg(std::string_view verb, simdjson::dom::array arr) {
+  std::string v(verb);
+  std::string_view sub;
+  if (arr.size() < 2 || arr.at(1).get(sub)) return failure(v + " requires a string sub_id");
+  if (sub.empty() || sub.size() > kMaxSubIdBytes) return failure(v + " sub_id must be 1 to 256 bytes");
+  auto with_sub = [&](std::string detail) {
+    ParseFailure pf = failure(v + " " + std::move(detail));
+    pf.sub_id = std::string(sub);
+    pf.negentropy = true;
+    return pf;
+  };
+  if (verb == "NEG-CLOSE") return NegCloseMessage{std::string(sub)};
+  const size_t at = verb == "NEG-OPEN" ? 3 : 2;
+  std::string_view message;
+  if (arr.size() != at + 1 || arr.at(at).get(message)) return with_sub("requires its message as a hex string");
+  if (verb == "NEG-MSG") return NegMsgMessage{std::string(sub), std::string(message)};
+  element f;
+  if (arr.at(2).get(f)) return with_sub("requires a filter");
+  auto filter = engine::parse_filter(f);
+  if (!filter) return with_sub("invalid filter: " + filter.error());
+  return NegOpenMessage{std::string(sub), std::move(*filter), std::string(message)};
+}
+
 }  // namespace
 
 ClientMessage parse_client_message(std::string_view text) {
@@ -119,6 +143,7 @@ ClientMessage parse_client_message(std::string_view text) {
   if (verb == "REQ") return parse_sub(verb, arr, false, false);
   if (verb == "COUNT") return parse_sub(verb, arr, true, false);
   if (verb == "CLOSE") return parse_sub(verb, arr, false, true);
+  if (verb == "NEG-OPEN" || verb == "NEG-MSG" || verb == "NEG-CLOSE") return parse_neg(verb, arr);
   return failure("unknown message type: " + std::string(verb));
 }
 

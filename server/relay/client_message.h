@@ -34,13 +34,28 @@ struct ReqMessage {
 struct CloseMessage {
   std::string sub_id;
 };
+// NIP-77 negentropy: the message fields are lowercase hex, checked by the handler.
+struct NegOpenMessage {
+  std::string sub_id;
+  engine::Filter filter;
+  std::string message;
+};
+struct NegMsgMessage {
+  std::string sub_id;
+  std::string message;
+};
+struct NegCloseMessage {
+  std::string sub_id;
+};
 struct ParseFailure {
   std::string notice;                   // full NOTICE text
   std::optional<std::string> event_id;  // hex, if it could be read
   std::optional<std::string> sub_id;
+  bool negentropy = false;              // the sub_id is a NEG-* one: answer NEG-ERR, not CLOSED
 };
 
-using ClientMessage = std::variant<EventMessage, AuthMessage, ReqMessage, CloseMessage, ParseFailure>;
+using ClientMessage = std::variant<EventMessage, AuthMessage, ReqMessage, CloseMessage, NegOpenMessage, NegMsgMessage,
+                                   NegCloseMessage, ParseFailure>;
 
 ClientMessage parse_client_message(std::string_view text);
 

@@ -14,11 +14,12 @@
 namespace buzz::server {
 
 Relay::Relay(const Services& services, SearchFeeder* search_feeder, std::string_view relay_url,
-             const engine::Keypair& key)
+             const engine::Keypair& key, NegLimits neg_limits)
     : s_(services),
       search_feeder_(search_feeder),
       key_(key),
-      relay_url_normalized_(normalize_relay_url(relay_url)) {}
+      relay_url_normalized_(normalize_relay_url(relay_url)),
+      neg_limits_(neg_limits) {}
 
 Relay::~Relay() = default;
 
@@ -83,6 +84,9 @@ void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view 
   if (auto* m = std::get_if<EventMessage>(&msg)) return handle_event(c, std::move(m->event));
   if (auto* m = std::get_if<ReqMessage>(&msg)) return m->is_count ? handle_count(c, *m) : handle_req(c, std::move(*m));
   if (auto* m = std::get_if<CloseMessage>(&msg)) return handle_close(c, m->sub_id);
+  if (auto* m = std::get_if<NegOpenMessage>(&msg)) return handle_neg_open(c, std::move(*m));
+  if (auto* m = std::get_if<NegMsgMessage>(&msg)) return handle_neg_msg(c, *m);
+  if (auto* m = std::get_if<NegCloseMessage>(&msg)) return handle_neg_close(c, *m);
   if (auto* m = std::get_if<AuthMessage>(&msg)) {
     bool was_pending = session->auth == Session::Auth::kPending;
     handle_auth(c, m->event);
@@ -99,7 +103,14 @@ void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view 
 void Relay::handle_parse_failure(Context& c, const ParseFailure& f) {
   send_notice(c, f.notice);
   if (f.event_id) send_ok(c, *f.event_id, false, "invalid: malformed event");
-  if (f.sub_id) send_closed(c, *f.sub_id, "invalid: malformed filter");
+  if (f.sub_id && f.negentropy) {
+    c.session.negs.erase(*f.sub_id);
+    std::string_view detail = f.notice;
+    detail.remove_prefix(std::min(detail.size(), detail.find("format: ") + 8));  // "…Invalid message format: "
+    send_neg_err(c.loop, c.conn, *f.sub_id, "invalid: " + std::string(detail));
+  } else if (f.sub_id) {
+    send_closed(c, *f.sub_id, "invalid: malformed filter");
+  }
 }
 
 void Relay::send_ok(Context& c, const engine::Id& id, bool accepted, std::string_view reason) {
@@ -234,6 +245,7 @@ void Relay::announce_offline(const engine::Pubkey& pk) {
 
 void Relay::on_tick(net::Loop& loop) {
   resume_paused(loop);  // a safety net: the writer's relief normally comes with a batch
+  expire_neg_sessions(loop);
   // One loop sweeps for the whole relay: statuses not refreshed within their
   // 90 s go offline, and say so (protocol.md §12.1).
   if (loop.index() != 0) return;

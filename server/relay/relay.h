@@ -47,7 +47,8 @@ class Relay final : public net::Service {
   };
   // `relay_url`: the public URL a NIP-42 AUTH must name.
   // `search_feeder` may be null: no full-text index to feed.
-  Relay(const Services& services, SearchFeeder* search_feeder, std::string_view relay_url, const engine::Keypair& key);
+  Relay(const Services& services, SearchFeeder* search_feeder, std::string_view relay_url, const engine::Keypair& key,
+        NegLimits neg_limits = {});
   ~Relay() override;
 
   // Before the loops run: the loops to fan out to, the HTTP half of the port,
@@ -76,6 +77,8 @@ class Relay final : public net::Service {
     std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_pubkey;
     // Connections not read from while the store writer is congested (back-pressure).
     std::vector<net::ConnId> paused;
+    // Connections with NIP-77 sessions open, swept for idle ones each tick.
+    std::vector<net::ConnId> negotiating;
   };
   struct Context {  // one message being handled
     net::Loop& loop;
@@ -91,6 +94,14 @@ class Relay final : public net::Service {
   void handle_count(Context& c, const ReqMessage& req);
   void handle_close(Context& c, const std::string& sub_id);
   void handle_parse_failure(Context& c, const ParseFailure& failure);
+  // handle_neg.cpp: NIP-77
+  void handle_neg_open(Context& c, NegOpenMessage&& m);
+  void handle_neg_msg(Context& c, const NegMsgMessage& m);
+  void handle_neg_close(Context& c, const NegCloseMessage& m);
+  void neg_step(Context& c, const std::string& sub_id, NegSession& session, std::string_view hex);
+  engine::Result<std::string> neg_message(std::string_view hex) const;
+  void send_neg_err(net::Loop& loop, net::Connection& conn, std::string_view sub_id, std::string_view reason);
+  void expire_neg_sessions(net::Loop& loop);
   std::optional<Verdict> ingest_ephemeral(const Submitter& who, engine::Event&& event, const engine::KindInfo* info,
                                           bool own_event);
   std::optional<Verdict> check_grant(const Grant& grant, const engine::Event& e, const engine::KindInfo& info);
@@ -128,6 +139,7 @@ class Relay final : public net::Service {
   SearchFeeder* search_feeder_;
   const engine::Keypair key_;
   const std::string relay_url_normalized_;
+  const NegLimits neg_limits_;
   std::vector<net::Loop*> loops_;
   std::vector<std::unique_ptr<LoopState>> states_;
   HttpSide* http_ = nullptr;

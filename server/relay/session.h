@@ -15,6 +15,7 @@
 #include "index/subscription_index.h"
 #include "net/connection.h"
 #include "server/access/grant.h"
+#include "server/relay/neg_session.h"
 
 namespace buzz::server {
 
@@ -47,6 +48,8 @@ struct Session final : net::ConnectionContext {
   Grant grant;  // every scope, unless the AUTH carried an API token
   std::unordered_map<std::string, std::unique_ptr<index::Subscription>> subs;
   size_t held_filter_values = 0;  // by subs, at most kMaxFilterValuesPerConnection
+  // Open NIP-77 reconciliations by sub_id, at most NegLimits::sessions_per_connection.
+  std::unordered_map<std::string, std::unique_ptr<NegSession>> negs;
   // The human frame limit's token bucket (protocol.md §14, server/relay/throttle.h):
   // frames it may still send, as of frame_tokens_at_ms (steady clock; -1 = full, never used).
   float frame_tokens = 0;

@@ -5,6 +5,7 @@
 // start-up loaders. The fixture is in event_store_fixture.h.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -352,6 +353,57 @@ TEST_F(EventStoreTest, SecondOpenOfTheSameDirectoryFails) {
   auto second = RocksDatabase::open(dir_ + "/db", options);
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.error().find("in use by another buzz process"), std::string::npos) << second.error();
+}
+
+}  // namespace
+}  // namespace buzz::engine
+
+namespace buzz::engine {
+namespace {
+
+// scan_all: the NIP-77 set — every match through the gate, no scan budget,
+// the filter's limit honoured, and more than the cap an error, not a cut set.
+class StoreScanAll : public EventStoreTest {
+ protected:
+  Result<std::vector<std::string>> scan(const std::string& filter_json, size_t max, const QueryOptions& options = {}) {
+    auto f = parse_filter_json(filter_json);
+    EXPECT_TRUE(f.ok()) << f.error();
+    std::vector<std::string> ids;
+    Status s = store_->scan_all(*f, options, max, [&](const EventFields& e) { ids.push_back(to_hex(e.id, 32)); });
+    if (!s) return Error{s.error()};
+    return ids;
+  }
+};
+
+TEST_F(StoreScanAll, ListsEveryMatchTheGateLetsThrough) {
+  std::vector<Event> events;
+  for (uint64_t i = 0; i < 700; ++i) events.push_back(make_event(key(1), 1, 1000 + i));  // over one query's 500
+  for (const Event& e : events) write(e);
+  const Event hidden = make_event(key(2), 9, 5000, {{"h", "c"}});
+  write(hidden, "c");
+
+  auto all = scan("{}", 10'000);
+  ASSERT_TRUE(all.ok()) << all.error();
+  EXPECT_EQ(all->size(), 701u);
+  EXPECT_EQ(all->front(), hex(hidden));  // newest first
+
+  QueryOptions gated;
+  gated.accept = [](const EventFields& f) { return f.channel.empty(); };
+  auto visible = scan("{}", 10'000, gated);
+  ASSERT_TRUE(visible.ok());
+  EXPECT_EQ(visible->size(), 700u);
+  EXPECT_EQ(std::count(visible->begin(), visible->end(), hex(hidden)), 0);
+
+  auto limited = scan("{\"limit\":3}", 10'000);
+  ASSERT_TRUE(limited.ok());
+  EXPECT_EQ(limited->size(), 3u);
+
+  EXPECT_TRUE(scan("{}", 701).ok());  // exactly the cap is fine
+  auto over = scan("{}", 700);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error(), "blocked: more than 700 events match, narrow the filter");
+  // The gate runs before the cap: hidden events never count toward it.
+  EXPECT_TRUE(scan("{}", 700, gated).ok());
 }
 
 }  // namespace

@@ -38,6 +38,10 @@ class NotingStore : public engine::EventStore {
     return inner_.query(f, o, sink);
   }
   engine::Status scan_kind(uint16_t kind, const engine::EventSink& sink) override { return inner_.scan_kind(kind, sink); }
+  engine::Status scan_all(const engine::Filter& f, const engine::QueryOptions& o, size_t max,
+                          const std::function<void(const engine::EventFields&)>& sink) override {
+    return inner_.scan_all(f, o, max, sink);
+  }
   engine::Result<uint64_t> count(std::span<const engine::Filter> f, const engine::QueryOptions& o) override {
     return inner_.count(f, o);
   }

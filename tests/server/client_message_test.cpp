@@ -267,5 +267,33 @@ TEST(ClientMessageFailure, InvalidFilterKeepsTheSubId) {
   EXPECT_EQ(notice(R"(["REQ","s",{"since":-1}])"), kPrefix + "invalid filter: since must be a non-negative integer");
 }
 
+// NIP-77: NEG-OPEN / NEG-MSG / NEG-CLOSE, and the NEG-ERR their failures get.
+TEST(ClientMessage, NegentropyMessages) {
+  ClientMessage open = parse_client_message(R"(["NEG-OPEN","n1",{"kinds":[1]},"6100000200"])");
+  ASSERT_TRUE(std::holds_alternative<NegOpenMessage>(open));
+  EXPECT_EQ(std::get<NegOpenMessage>(open).sub_id, "n1");
+  EXPECT_EQ(std::get<NegOpenMessage>(open).message, "6100000200");
+  ASSERT_TRUE(std::get<NegOpenMessage>(open).filter.kinds);
+  ClientMessage msg = parse_client_message(R"(["NEG-MSG","n1","61"])");
+  ASSERT_TRUE(std::holds_alternative<NegMsgMessage>(msg));
+  EXPECT_EQ(std::get<NegMsgMessage>(msg).message, "61");
+  ClientMessage close = parse_client_message(R"(["NEG-CLOSE","n1"])");
+  ASSERT_TRUE(std::holds_alternative<NegCloseMessage>(close));
+  EXPECT_EQ(std::get<NegCloseMessage>(close).sub_id, "n1");
+}
+
+TEST(ClientMessage, MalformedNegentropyMessagesNameTheirSession) {
+  ParseFailure f = failure(R"(["NEG-OPEN","n1",{"kinds":[1]}])");
+  EXPECT_EQ(f.notice, kPrefix + "NEG-OPEN requires its message as a hex string");
+  EXPECT_EQ(f.sub_id, "n1");
+  EXPECT_TRUE(f.negentropy);
+  f = failure(R"(["NEG-OPEN","n1",{"kinds":"x"},"61"])");
+  EXPECT_TRUE(f.notice.starts_with(kPrefix + "NEG-OPEN invalid filter: ")) << f.notice;
+  EXPECT_TRUE(f.negentropy);
+  EXPECT_EQ(failure(R"(["NEG-MSG","n1",97])").notice, kPrefix + "NEG-MSG requires its message as a hex string");
+  EXPECT_EQ(notice(R"(["NEG-MSG",7,"61"])"), kPrefix + "NEG-MSG requires a string sub_id");
+  EXPECT_FALSE(failure(R"(["NEG-MSG",7,"61"])").sub_id);
+}
+
 }  // namespace
 }  // namespace buzz::server

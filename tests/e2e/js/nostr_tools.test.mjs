@@ -2,59 +2,21 @@
 // library — NIP-42 auth, publish, subscribe and live delivery over loopback.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import net from 'node:net';
 import WebSocket from 'ws';
+import { startRelay } from './relay_helpers.mjs';
 import { useWebSocketImplementation, Relay } from 'nostr-tools/relay';
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
 
 useWebSocketImplementation(WebSocket);
 
-const binary = process.env.BUZZ_BINARY ?? new URL('../../../build/buzz', import.meta.url).pathname;
-let server, dataDir, url;
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitHealthy(port) {
-  for (let i = 0; i < 100; i++) {
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/health`);
-      if (r.ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('relay did not become healthy');
-}
+let relay, url;
 
 before(async () => {
-  const port = await freePort();
-  dataDir = mkdtempSync(join(tmpdir(), 'buzz-js-'));
-  url = `ws://127.0.0.1:${port}`;
-  server = spawn(binary, ['serve', '--open', '--bind', `127.0.0.1:${port}`, '--relay-url', url, '--data-dir', dataDir],
-                 { stdio: ['ignore', 'ignore', 'inherit'] });
-  await waitHealthy(port);
+  relay = await startRelay(['--open']);
+  url = relay.url;
 });
 
-// The data directory goes only after the relay has exited: removed under a
-// relay still shutting down, its last search commit would fail.
-after(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    assert.equal(await exited, 0, 'the relay exits cleanly on SIGTERM');
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(async () => { if (relay) await relay.stop(); });
 
 async function connectAuthed(sk) {
   const relay = await Relay.connect(url);

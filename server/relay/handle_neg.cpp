@@ -1,0 +1,132 @@
+// NEG-OPEN, NEG-MSG, NEG-CLOSE (NIP-77): negentropy set reconciliation over
+// what the caller may read.
+//
+// Security: the set is built through the same gate as REQ and COUNT (auth,
+// scope, channel membership, then readable_by on every event), so an event
+// the caller may not read is neither listed nor counted in any fingerprint:
+// reconciliation cannot reveal that it exists.
+//
+// Every failure is a NEG-ERR that ends that one session; the connection and
+// its other sessions and subscriptions go on.
+#include <chrono>
+
+#include "engine/canonical.h"
+#include "server/access/read_access.h"
+#include "server/relay/relay.h"
+
+namespace buzz::server {
+namespace {
+
+namespace neg = engine::negentropy;
+
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string neg_frame(std::string_view verb, std::string_view sub_id, std::string_view payload) {
+  std::string out = "[\"";
+  out.append(verb).append("\",");
+  engine::append_json_string(out, sub_id);
+  out += ",";
+  engine::append_json_string(out, payload);
+  return out + "]";
+}
+
+}  // namespace
+
+void Relay::send_neg_err(net::Loop& loop, net::Connection& conn, std::string_view sub_id, std::string_view reason) {
+  loop.send_text(conn, neg_frame("NEG-ERR", sub_id, reason));
+}
+
+// The binary message of a hex field, or the NEG-ERR reason.
+engine::Result<std::string> Relay::neg_message(std::string_view hex) const {
+  if (hex.size() > 2 * neg_limits_.frame_bytes) {
+    return engine::Error{"blocked: message exceeds " + std::to_string(neg_limits_.frame_bytes) + " bytes"};
+  }
+  std::string binary;
+  if (!neg::from_wire(hex, binary)) return engine::Error{"invalid: message is not lowercase hex"};
+  return binary;
+}
+
+// Answers one message of an open session; a protocol error ends the session.
+void Relay::neg_step(Context& c, const std::string& sub_id, NegSession& session, std::string_view hex) {
+  auto fail = [&](std::string_view reason) {
+    send_neg_err(c.loop, c.conn, sub_id, reason);
+    c.session.negs.erase(sub_id);  // last: sub_id may be the key's own string
+  };
+  auto binary = neg_message(hex);
+  if (!binary) return fail(binary.error());
+  auto reply = session.reconciler.reconcile(*binary);
+  if (!reply) return fail("invalid: " + reply.error());
+  session.last_active_ms = steady_ms();
+  c.loop.send_text(c.conn, neg_frame("NEG-MSG", sub_id, neg::to_wire(reply->next)));
+}
+
+void Relay::handle_neg_open(Context& c, NegOpenMessage&& m) {
+  // A reused id replaces its session (NIP-77), so the old one ends first.
+  c.session.negs.erase(m.sub_id);
+  auto refuse = [&](std::string_view reason) { send_neg_err(c.loop, c.conn, m.sub_id, reason); };
+  if (!c.session.authenticated()) return refuse("auth-required: not authenticated");
+  if (!s_.throttle.admit_frame(c.session)) return refuse("rate-limited: too many requests per second");
+  if (!c.session.grant.has(Scope::kMessagesRead)) return refuse("restricted: insufficient scope");
+  if (m.filter.search) return refuse("blocked: a search filter cannot be reconciled");
+  // The same channel checks as REQ (handle_req.cpp), before anything is read.
+  const std::string channel = channel_scope({m.filter});
+  if (!channel.empty() && !s_.team.can_read(channel, c.session.pubkey)) return refuse("restricted: not a channel member");
+  if (!channel.empty() && !c.session.grant.allows_channel(channel)) {
+    return refuse("restricted: token does not have access to this channel");
+  }
+  if (c.session.negs.size() >= neg_limits_.sessions_per_connection) {
+    return refuse("blocked: too many open reconciliations on this connection (max " +
+                  std::to_string(neg_limits_.sessions_per_connection) + ")");
+  }
+  // The message is checked before the set is built: a bad one costs no scan.
+  if (auto binary = neg_message(m.message); !binary) return refuse(binary.error());
+
+  engine::QueryOptions options;
+  options.accept = s_.history.readable_to(c.session.grant, c.session.pubkey);
+  std::vector<neg::Item> items;
+  engine::Status s = s_.store.scan_all(m.filter, options, neg_limits_.max_items, [&](const engine::EventFields& f) {
+    items.push_back({f.created_at, engine::id_of(f)});
+  });
+  if (!s) return refuse(s.error());
+
+  auto session = std::make_unique<NegSession>(neg::ItemSet(std::move(items)), neg_limits_.frame_bytes);
+  NegSession& opened = *session;
+  c.session.negs[m.sub_id] = std::move(session);
+  if (c.session.negs.size() == 1) c.state.negotiating.push_back(c.conn.id());
+  neg_step(c, m.sub_id, opened, m.message);
+}
+
+void Relay::handle_neg_msg(Context& c, const NegMsgMessage& m) {
+  auto it = c.session.negs.find(m.sub_id);
+  if (it == c.session.negs.end()) return send_neg_err(c.loop, c.conn, m.sub_id, "closed: no such reconciliation open");
+  if (!s_.throttle.admit_frame(c.session)) {
+    c.session.negs.erase(it);
+    return send_neg_err(c.loop, c.conn, m.sub_id, "rate-limited: too many requests per second");
+  }
+  neg_step(c, m.sub_id, *it->second, m.message);
+}
+
+void Relay::handle_neg_close(Context& c, const NegCloseMessage& m) { c.session.negs.erase(m.sub_id); }
+
+// Loop tick: sessions left idle past the limit end with a NEG-ERR.
+void Relay::expire_neg_sessions(net::Loop& loop) {
+  LoopState& st = state(loop);
+  const int64_t cutoff = steady_ms() - neg_limits_.idle_ms;
+  std::erase_if(st.negotiating, [&](net::ConnId id) {
+    net::Connection* conn = loop.find(id);
+    auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
+    if (!session) return true;
+    std::erase_if(session->negs, [&](const auto& entry) {
+      if (entry.second->last_active_ms >= cutoff) return false;
+      send_neg_err(loop, *conn, entry.first, "closed: idle for more than " + std::to_string(neg_limits_.idle_ms / 1000) +
+                                                 " s");
+      return true;
+    });
+    return session->negs.empty();
+  });
+}
+
+}  // namespace buzz::server
