@@ -250,14 +250,6 @@ WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e, std::s
   return result;
 }
 
-Status RocksEventStore::soft_delete(std::span<const Id> ids) {
-  Batch batch(db_);
-  for (const Id& id : ids) batch.soft_delete(id.data());
-  rocksdb::Status s = db_.db()->Write(db_.write_options(), batch.batch());
-  if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
-  return {};
-}
-
 Status RocksEventStore::scan_records(StorageFamily first, std::string_view after,
                                      const std::function<bool(StorageFamily, const RecordView&)>& visit) {
   rocksdb::ReadOptions read;

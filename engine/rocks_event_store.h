@@ -41,9 +41,6 @@ class RocksEventStore final : public EventStore {
   // to stop. `after` resumes after that id within the first family given.
   Status scan_records(StorageFamily first, std::string_view after,
                       const std::function<bool(StorageFamily, const RecordView&)>& visit);
-  // Soft-deletes stored events (a deletion the importer read from elsewhere),
-  // as a kind 5 would; absent or already deleted ids are skipped.
-  Status soft_delete(std::span<const Id> ids);
 
  private:
   class Batch;

@@ -31,11 +31,11 @@ class CopyRow {
   CopyRow& boolean(bool v) { return sep(), out_ += v ? "t" : "f", *this; }
   CopyRow& time(uint64_t unix_seconds) { return sep(), copy_text::append_timestamp(out_, unix_seconds), *this; }
   CopyRow& time_or_null(uint64_t unix_seconds) { return unix_seconds ? time(unix_seconds) : null(); }
-  // Millisecond precision: "… HH:MM:SS.mmm+00".
-  CopyRow& time_ms(uint64_t unix_ms) {
-    time(unix_ms / 1000);
-    char frac[8];
-    std::snprintf(frac, sizeof frac, ".%03u", unsigned(unix_ms % 1000));
+  // Microsecond precision: "… HH:MM:SS.uuuuuu+00".
+  CopyRow& time_us(uint64_t unix_seconds, uint32_t micros) {
+    time(unix_seconds);
+    char frac[16];
+    std::snprintf(frac, sizeof frac, ".%06u", unsigned(micros % 1000000));
     out_.insert(out_.size() - 3, frac);
     return *this;
   }

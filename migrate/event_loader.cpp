@@ -27,8 +27,7 @@ engine::Status EventLoader::add(engine::Event event, std::string channel, bool d
     progress_.advance(1);
     return {};
   }
-  if (deleted) deleted_.push_back(event.id);
-  batch_.push_back({std::move(event), std::move(channel), std::move(label)});
+  batch_.push_back({std::move(event), std::move(channel), std::move(label), deleted});
   return batch_.size() >= batch_rows_ ? flush() : engine::Status{};
 }
 
@@ -51,18 +50,25 @@ engine::Status EventLoader::flush() {
   }
   std::vector<engine::WriteRequest> requests;
   requests.reserve(batch_.size());
-  for (const Pending& p : batch_) requests.push_back({&p.event, p.channel});
+  // A deleted event deletes itself as it is written, within the same batch.
+  for (const Pending& p : batch_) {
+    requests.push_back({&p.event, p.channel, p.deleted ? std::span<const engine::Id>(&p.event.id, 1) : std::span<const engine::Id>()});
+  }
   auto results = store_.write(requests);
   if (!results) return engine::Error{results.error()};
-  for (const engine::WriteResult& r : *results) r.outcome == engine::WriteOutcome::kStored ? ++stored_ : ++not_stored_;
+  for (size_t i = 0; i < results->size(); ++i) {
+    if ((*results)[i].outcome != engine::WriteOutcome::kStored) {
+      ++not_stored_;
+      continue;
+    }
+    ++stored_;
+    deleted_ += batch_[i].deleted;
+  }
   progress_.advance(batch_.size());
   batch_.clear();
   return {};
 }
 
-engine::Status EventLoader::finish() {
-  if (engine::Status s = flush(); !s) return s;
-  return store_.soft_delete(deleted_);
-}
+engine::Status EventLoader::finish() { return flush(); }
 
 }  // namespace buzz::migrate

@@ -22,14 +22,16 @@ class EventLoader {
       : store_(store), progress_(progress), batch_rows_(batch_rows), threads_(threads ? threads : 1) {}
 
   // `label` names the source row in errors ("line 12", "table events, row id=…").
-  // `deleted`: soft-delete it once everything is written.
+  // `deleted`: store it soft-deleted (as a superseded or NIP-09-deleted event
+  // is kept). Callers give deleted events before live ones, so a deleted
+  // version never stands in the way of the live one that replaced it.
   engine::Status add(engine::Event event, std::string channel, bool deleted, std::string label);
-  // Writes the rest and applies the deletions.
+  // Writes the rest.
   engine::Status finish();
 
   uint64_t stored() const { return stored_; }
   uint64_t not_stored() const { return not_stored_; }  // duplicates, stale versions, refused kinds
-  uint64_t deleted() const { return deleted_.size(); }
+  uint64_t deleted() const { return deleted_; }
 
  private:
   engine::Status flush();
@@ -38,14 +40,14 @@ class EventLoader {
     engine::Event event;
     std::string channel;
     std::string label;
+    bool deleted = false;
   };
   engine::RocksEventStore& store_;
   Progress& progress_;
   const size_t batch_rows_;
   const unsigned threads_;
   std::vector<Pending> batch_;
-  std::vector<engine::Id> deleted_;
-  uint64_t stored_ = 0, not_stored_ = 0;
+  uint64_t stored_ = 0, not_stored_ = 0, deleted_ = 0;
 };
 
 // The channel an event belongs to, as ingest decides it: its h tag when that is

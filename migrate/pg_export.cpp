@@ -154,7 +154,7 @@ Status export_users(Context& cx) {
                           r.key(pk).text_or_null(u.nip05).text_or_null(u.display_name).text_or_null(u.avatar_url);
                           r.text_or_null(u.about).time(cx.now);
                           // updated_at carries when the add policy was set (0: never).
-                          u.record.policy_at_ms ? r.time_ms(u.record.policy_at_ms) : r.time(cx.now);
+                          u.record.policy_at_ms ? r.time_us(u.record.policy_at_ms / 1000, uint32_t(u.record.policy_at_ms % 1000) * 1000) : r.time(cx.now);
                           u.profile_at ? r.key(u.profile_event) : r.null();
                           r.text(engine::add_policy_name(u.record.channel_add_policy));
                           cx.summary.users++;
@@ -220,7 +220,9 @@ Status export_members(Context& cx) {
                       }
                       const std::string channel(key.substr(0, 36));
                       CopyRow r(w.row(0, "channel_id=" + channel + " " + hex_label("pubkey", m.pubkey.data(), 32)));
-                      r.text(channel).key(m.pubkey).text(engine::channel_role_name(m.role)).time(m.joined_at);
+                      // The join order rides in joined_at's microseconds (upstream's NOW() has
+                      // them too), so members who joined in one second keep their order.
+                      r.text(channel).key(m.pubkey).text(engine::channel_role_name(m.role)).time_us(m.joined_at, uint32_t(m.join_seq % 1000000));
                       r.key_or_null(m.invited_by).time_or_null(m.removed_at).key_or_null(m.removed_by).time_or_null(m.hidden_at);
                       cx.summary.members++;
                       inner = w.item_done(key);
@@ -317,11 +319,8 @@ Status export_threads(Context& cx) {
           };
           CopyRow r(w.row(0, hex_label("event_id", id.data(), 32)));
           r.time(event->created_at).key(id).text(event->channel);
-          if (row->depth) {
-            r.key(row->parent).time_or_null(created(row->parent)).key(row->root).time_or_null(created(row->root));
-          } else {
-            r.null().null().null().null();
-          }
+          r.key_or_null(row->parent).time_or_null(created(row->parent));
+          r.key_or_null(row->root).time_or_null(created(row->root));
           r.number(row->depth).number(int64_t(row->reply_count)).number(int64_t(row->descendant_count));
           r.time_or_null(row->last_reply_at).boolean(row->broadcast);
           cx.summary.threads++;
@@ -349,7 +348,8 @@ Status export_tokens(Context& cx) {
                     Status s = cx.store.scan_state(engine::StateTable::kApiTokens, [&](std::string_view key, std::string_view v) {
                       if (!inner || (!after.empty() && key <= after)) return;
                       engine::ApiToken t;
-                      if (!engine::decode_token(v, &t)) return void(inner = Error{"unreadable API token record"});
+                      if (key.size() != 32 || !engine::decode_token(v, &t)) return void(inner = Error{"unreadable API token record"});
+                      std::memcpy(t.hash.data(), key.data(), 32);  // the record is stored under its hash
                       CopyRow r(w.row(0, "id=" + t.id));
                       r.text(t.id).key(t.hash).key(t.owner).text(t.name).text(json_string_array(t.scopes));
                       t.channels ? r.text(json_string_array(*t.channels)) : r.null();

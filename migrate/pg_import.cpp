@@ -4,7 +4,9 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <filesystem>
 #include <fcntl.h>
 #include <unistd.h>
@@ -88,13 +90,14 @@ Status import_events(Context& cx) {
   cx.progress.begin("events", 0);
   EventLoader loader(cx.store, cx.progress, cx.options.batch_rows, cx.options.verify_threads);
   simdjson::dom::parser parser;
-  // Oldest first; on equal created_at the higher id first, so the version that
-  // won a replaceable tie (the lower id) also wins here (protocol.md §10).
+  // Deleted rows first (each stored deleted), then live ones, oldest first: the
+  // live version of a replaceable key then always finds the others deleted,
+  // and a kind 5 finds its target stored.
   const std::string select =
       "SELECT encode(e.id, 'hex'), encode(e.pubkey, 'hex'), " + epoch("e.created_at") +
       ", e.kind, e.tags::text, e.content, encode(e.sig, 'hex'), e.channel_id::text, e.deleted_at IS NOT NULL, " +
       (has_raw ? "r.raw FROM events e LEFT JOIN buzz_event_raw r ON r.id = e.id" : "NULL FROM events e") +
-      " ORDER BY e.created_at, e.id DESC";
+      " ORDER BY e.deleted_at IS NULL, e.created_at, e.id DESC";
   Status s = each_row(cx, "events", select, [&](const Fields& f) -> Status {
     const std::string label = "table events, row id=" + f.v[0];
     engine::Event e;
@@ -186,7 +189,7 @@ Status import_channels(Context& cx) {
 Status import_members(Context& cx) {
   cx.progress.begin("channel_members", 0);
   std::vector<engine::StateWrite> writes;
-  uint64_t join_seq = 0;  // join order: joined_at, then pubkey
+  uint64_t join_seq = 0;  // join order: joined_at to the microsecond (pg_export.cpp), then pubkey
   Status s = each_row(cx, "channel_members",
                       "SELECT channel_id::text, encode(pubkey, 'hex'), role::text, " + epoch("joined_at") +
                           ", encode(invited_by, 'hex'), " + epoch("removed_at") + ", encode(removed_by, 'hex'), " +
@@ -241,14 +244,16 @@ Status import_users(Context& cx) {
   return s;
 }
 
+// Upstream keeps no participant list: it is rebuilt from the replies, as the
+// relay builds it (each reply's author joins its parent's and its root's list).
 Status import_threads(Context& cx) {
   cx.progress.begin("thread_metadata", 0);
-  std::vector<engine::StateWrite> writes;
+  std::map<engine::Id, engine::ThreadRow> rows;
   Status s = each_row(cx, "thread_metadata",
                       "SELECT encode(event_id, 'hex'), encode(parent_event_id, 'hex'), encode(root_event_id, 'hex'), depth, "
                       "reply_count, descendant_count, " + epoch("last_reply_at") + ", broadcast FROM thread_metadata",
                       [&](const Fields& f) -> Status {
-                        engine::ThreadRow row;
+                        engine::ThreadRow& row = rows[f.key<32>(0)];
                         row.parent = f.key<32>(1);
                         row.root = f.key<32>(2);
                         row.depth = uint32_t(f.u64(3));
@@ -256,15 +261,34 @@ Status import_threads(Context& cx) {
                         row.descendant_count = f.u64(5);
                         row.last_reply_at = f.u64(6);
                         row.broadcast = f.v[7] == "t";
-                        const auto id = f.key<32>(0);
-                        writes.push_back({engine::StateTable::kThreads, std::string(engine::thread_key(id)), row.encode()});
                         cx.summary.threads++;
                         cx.progress.advance(1);
-                        return put_batch(cx, writes, false);
+                        return {};
                       });
-  if (s) s = put_batch(cx, writes, true);
+  if (!s) return s;
+  struct Reply {
+    uint64_t created_at;
+    engine::Pubkey author;
+    engine::Id parent, root;
+  };
+  std::vector<Reply> replies;
+  for (const auto& [id, row] : rows) {
+    if (row.depth == 0) continue;
+    if (auto e = cx.store.lookup(id)) replies.push_back({e->created_at, e->pubkey, row.parent, row.root});
+  }
+  std::stable_sort(replies.begin(), replies.end(), [](const Reply& a, const Reply& b) { return a.created_at < b.created_at; });
+  for (const Reply& r : replies) {
+    if (auto it = rows.find(r.parent); it != rows.end()) it->second.add_participant(r.author);
+    if (r.root == r.parent) continue;
+    if (auto it = rows.find(r.root); it != rows.end()) it->second.add_participant(r.author);
+  }
+  std::vector<engine::StateWrite> writes;
+  for (const auto& [id, row] : rows) {
+    writes.push_back({engine::StateTable::kThreads, std::string(engine::thread_key(id)), row.encode()});
+    if (Status st = put_batch(cx, writes, false); !st) return st;
+  }
   cx.progress.end();
-  return s;
+  return put_batch(cx, writes, true);
 }
 
 // A JSON array of strings, as api_tokens.scopes and channel_ids hold them.

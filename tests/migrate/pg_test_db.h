@@ -1,6 +1,6 @@
 // A fresh database per test on the throwaway cluster that the ctest fixture
 // `postgres` started (tests/migrate/pg_cluster.sh): its socket directory is in
-// the file named by env BUZZ_TEST_PG_STATE. Dropped when the test ends.
+// the file named by env BUZZ_TEST_PG_STATE (default: the build's, compiled in). Dropped when the test ends.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,7 +16,8 @@ class PgTestDb {
  public:
   explicit PgTestDb(const std::string& name) : name_(name) {
     const char* state = std::getenv("BUZZ_TEST_PG_STATE");
-    if (state) std::getline(std::ifstream(state), socket_dir_);
+    std::ifstream file(state ? state : BUZZ_TEST_PG_STATE);
+    std::getline(file, socket_dir_);
     EXPECT_FALSE(socket_dir_.empty()) << "no PostgreSQL cluster: the ctest fixture `postgres` starts one";
     auto admin = migrate::PgConnection::connect(url_of("postgres"));
     EXPECT_TRUE(admin) << admin.error();
