@@ -31,27 +31,56 @@ engine::Status EventLoader::add(engine::Event event, std::string channel, bool d
   return batch_.size() >= batch_rows_ ? flush() : engine::Status{};
 }
 
-engine::Status EventLoader::flush() {
-  if (batch_.empty()) return {};
-  // Verify on several threads; each checks every threads_-th event.
-  std::vector<std::string> failures(batch_.size());
-  auto check = [&](size_t first) {
-    for (size_t i = first; i < batch_.size(); i += threads_) {
-      std::string reason;
-      if (engine::check_event(batch_[i].event, &reason) != engine::EventCheck::kOk) failures[i] = reason;
-    }
-  };
-  std::vector<std::thread> workers;
-  for (unsigned t = 1; t < threads_; ++t) workers.emplace_back(check, t);
-  check(0);
-  for (std::thread& w : workers) w.join();
-  for (size_t i = 0; i < batch_.size(); ++i) {
-    if (!failures[i].empty()) return engine::Error{batch_[i].label + ": " + failures[i]};
+EventLoader::EventLoader(engine::RocksEventStore& store, Progress& progress, size_t batch_rows, unsigned threads)
+    : store_(store), progress_(progress), batch_rows_(batch_rows), threads_(threads ? threads : 1) {
+  for (unsigned t = 0; t < threads_; ++t) workers_.emplace_back(&EventLoader::work, this, t);
+}
+
+EventLoader::~EventLoader() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
   }
-  std::vector<engine::WriteRequest> requests;
-  requests.reserve(batch_.size());
+  cv_.notify_all();
+  for (std::thread& w : workers_) w.join();
+}
+
+// Each worker checks every threads_-th event of a batch; it lives as long as
+// the loader, so its cache of parsed public keys stays warm (signature.h).
+void EventLoader::work(unsigned index) {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+    }
+    for (size_t i = index; i < checking_.size(); i += threads_) {
+      std::string reason;
+      if (engine::check_event(checking_[i].event, &reason) != engine::EventCheck::kOk) failures_[i] = reason;
+    }
+    {
+      std::lock_guard lock(mu_);
+      --busy_;
+    }
+    cv_.notify_all();
+  }
+}
+
+engine::Status EventLoader::write_checked() {
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return busy_ == 0; });
+  }
+  if (checking_.empty()) return {};
+  for (size_t i = 0; i < checking_.size(); ++i) {
+    if (!failures_[i].empty()) return engine::Error{checking_[i].label + ": " + failures_[i]};
+  }
   // A deleted event deletes itself as it is written, within the same batch.
-  for (const Pending& p : batch_) {
+  std::vector<engine::WriteRequest> requests;
+  requests.reserve(checking_.size());
+  for (const Pending& p : checking_) {
     requests.push_back({&p.event, p.channel, p.deleted ? std::span<const engine::Id>(&p.event.id, 1) : std::span<const engine::Id>()});
   }
   auto results = store_.write(requests);
@@ -62,13 +91,30 @@ engine::Status EventLoader::flush() {
       continue;
     }
     ++stored_;
-    deleted_ += batch_[i].deleted;
+    deleted_ += checking_[i].deleted;
   }
-  progress_.advance(batch_.size());
-  batch_.clear();
+  progress_.advance(checking_.size());
+  checking_.clear();
   return {};
 }
 
-engine::Status EventLoader::finish() { return flush(); }
+engine::Status EventLoader::flush() {
+  if (engine::Status s = write_checked(); !s) return s;
+  if (batch_.empty()) return {};
+  checking_.swap(batch_);
+  failures_.assign(checking_.size(), {});
+  {
+    std::lock_guard lock(mu_);
+    ++generation_;
+    busy_ = threads_;
+  }
+  cv_.notify_all();
+  return {};
+}
+
+engine::Status EventLoader::finish() {
+  if (engine::Status s = flush(); !s) return s;
+  return write_checked();
+}
 
 }  // namespace buzz::migrate

@@ -1,11 +1,17 @@
 // EventLoader: the importers' way into the store. Events arrive one by one,
-// are checked in batches (id and Schnorr signature, on several threads: the
+// are checked in batches (id and Schnorr signature, on worker threads: the
 // costly part of an import) and written through EventStore::write, the path
 // ingest uses, so replaceable, addressable and deletion rules apply as they do
 // live. Ephemeral kinds and kind 22242 are never stored, as on ingest.
+//
+// Pipelined: while the workers check batch N, the caller reads batch N+1; batch
+// N is written (on the caller's thread, in order) before N+1 goes to the workers.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -18,8 +24,10 @@ namespace buzz::migrate {
 
 class EventLoader {
  public:
-  EventLoader(engine::RocksEventStore& store, Progress& progress, size_t batch_rows, unsigned threads)
-      : store_(store), progress_(progress), batch_rows_(batch_rows), threads_(threads ? threads : 1) {}
+  EventLoader(engine::RocksEventStore& store, Progress& progress, size_t batch_rows, unsigned threads);
+  ~EventLoader();
+  EventLoader(const EventLoader&) = delete;
+  EventLoader& operator=(const EventLoader&) = delete;
 
   // `label` names the source row in errors ("line 12", "table events, row id=…").
   // `deleted`: store it soft-deleted (as a superseded or NIP-09-deleted event
@@ -34,7 +42,10 @@ class EventLoader {
   uint64_t deleted() const { return deleted_; }
 
  private:
+  // Writes the batch the workers checked (if any), then hands them the current one.
   engine::Status flush();
+  engine::Status write_checked();
+  void work(unsigned index);
 
   struct Pending {
     engine::Event event;
@@ -46,7 +57,15 @@ class EventLoader {
   Progress& progress_;
   const size_t batch_rows_;
   const unsigned threads_;
-  std::vector<Pending> batch_;
+  std::vector<Pending> batch_;     // being gathered
+  std::vector<Pending> checking_;  // with the workers
+  std::vector<std::string> failures_;
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t generation_ = 0;  // one per batch handed out
+  unsigned busy_ = 0;
+  bool stopping_ = false;
   uint64_t stored_ = 0, not_stored_ = 0, deleted_ = 0;
 };
 

@@ -244,12 +244,19 @@ bool holds_nul(const engine::Event& e) {
 }
 
 Status export_events(Context& cx) {
-  return run_step(
+  Status s = run_step(
       cx, "events",
       {"events (id, pubkey, created_at, kind, tags, content, sig, received_at, channel_id, deleted_at, d_tag)",
        "buzz_event_raw (id, raw)"},
       [&](StepWriter& w, const std::string& after) -> Status {
         // The key: storage family (1 byte) then the id.
+        if (after.empty()) {
+          auto rows = cx.pg.query("SELECT NOT EXISTS (SELECT 1 FROM events)");
+          if (!rows) return Error{"table events: " + rows.error()};
+          if ((*rows)[0].values[0] == "t") {
+            if (Status st = cx.pg.exec(event_index_drop_sql()); !st) return Error{"table events: " + st.error()};
+          }
+        }
         const auto first = after.empty() ? engine::StorageFamily::kRegular : engine::StorageFamily(uint8_t(after[0]));
         const std::string_view after_id = after.empty() ? std::string_view() : std::string_view(after).substr(1);
         Status inner;
@@ -289,6 +296,11 @@ Status export_events(Context& cx) {
         });
         return s ? inner : s;
       });
+  if (!s) return s;
+  cx.progress.begin("events indexes", 0);
+  if (Status st = cx.pg.exec(event_index_sql()); !st) return Error{"table events, creating its indexes: " + st.error()};
+  cx.progress.end();
+  return {};
 }
 
 // --- threads, tokens, relay members ---------------------------------------------

@@ -80,13 +80,6 @@ CREATE TABLE IF NOT EXISTS events_p2026_04 PARTITION OF events FOR VALUES FROM (
 CREATE TABLE IF NOT EXISTS events_p2026_05 PARTITION OF events FOR VALUES FROM ('2026-05-01') TO ('2026-06-01');
 CREATE TABLE IF NOT EXISTS events_p2026_06 PARTITION OF events FOR VALUES FROM ('2026-06-01') TO ('2026-07-01');
 CREATE TABLE IF NOT EXISTS events_p_future PARTITION OF events FOR VALUES FROM ('2026-07-01') TO (MAXVALUE);
-CREATE INDEX IF NOT EXISTS idx_events_pubkey_kind_created ON events (pubkey, kind, created_at);
-CREATE INDEX IF NOT EXISTS idx_events_channel_created ON events (channel_id, created_at);
-CREATE INDEX IF NOT EXISTS idx_events_kind_created ON events (kind, created_at);
-CREATE INDEX IF NOT EXISTS idx_events_id ON events (id);
-CREATE INDEX IF NOT EXISTS idx_events_deleted ON events (deleted_at);
-CREATE INDEX IF NOT EXISTS idx_events_addressable ON events (kind, pubkey, channel_id, deleted_at);
-CREATE INDEX IF NOT EXISTS idx_events_parameterized ON events (kind, pubkey, d_tag, deleted_at) WHERE d_tag IS NOT NULL;
 
 CREATE TABLE IF NOT EXISTS event_mentions (
   pubkey_hex VARCHAR(64) NOT NULL, event_id BYTEA NOT NULL, event_created_at TIMESTAMPTZ NOT NULL,
@@ -211,6 +204,26 @@ CREATE INDEX IF NOT EXISTS idx_audit_log_channel ON audit_log (channel_id);
 CREATE TABLE IF NOT EXISTS buzz_event_raw (id BYTEA PRIMARY KEY, raw TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS buzz_migrate_progress (step TEXT PRIMARY KEY, last_key BYTEA NOT NULL, done BOOLEAN NOT NULL);
 )SQL";
+  return sql;
+}
+
+const std::string& event_index_sql() {
+  static const std::string sql = R"SQL(
+CREATE INDEX IF NOT EXISTS idx_events_pubkey_kind_created ON events (pubkey, kind, created_at);
+CREATE INDEX IF NOT EXISTS idx_events_channel_created ON events (channel_id, created_at);
+CREATE INDEX IF NOT EXISTS idx_events_kind_created ON events (kind, created_at);
+CREATE INDEX IF NOT EXISTS idx_events_id ON events (id);
+CREATE INDEX IF NOT EXISTS idx_events_deleted ON events (deleted_at);
+CREATE INDEX IF NOT EXISTS idx_events_addressable ON events (kind, pubkey, channel_id, deleted_at);
+CREATE INDEX IF NOT EXISTS idx_events_parameterized ON events (kind, pubkey, d_tag, deleted_at) WHERE d_tag IS NOT NULL;
+)SQL";
+  return sql;
+}
+
+const std::string& event_index_drop_sql() {
+  static const std::string sql =
+      "DROP INDEX IF EXISTS idx_events_pubkey_kind_created, idx_events_channel_created, idx_events_kind_created, "
+      "idx_events_id, idx_events_deleted, idx_events_addressable, idx_events_parameterized";
   return sql;
 }
 

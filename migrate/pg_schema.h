@@ -18,6 +18,13 @@ enum class SchemaVersion { kEmpty, kSeed, kHead };
 // rebuild). Upstream ignores both.
 const std::string& head_schema_sql();
 
+// The events table's secondary indexes (created on the parent, so every
+// partition has them), apart from head_schema_sql: a bulk load into an empty
+// table drops them first and builds them once at the end, which is several
+// times faster than keeping seven indexes current row by row.
+const std::string& event_index_sql();
+const std::string& event_index_drop_sql();
+
 // Empty (no events table), seed-era or HEAD; an error naming the first table or
 // column that fits neither.
 engine::Result<SchemaVersion> detect_schema(PgConnection& pg);

@@ -43,11 +43,29 @@ engine::Status StepWriter::item_done(std::string_view key) {
   return commit(false);
 }
 
-engine::Status StepWriter::finish() { return commit(true); }
+engine::Status StepWriter::finish() {
+  if (engine::Status s = commit(true); !s) return s;
+  return await_in_flight();
+}
+
+engine::Status StepWriter::await_in_flight() {
+  if (!sending_.valid()) return {};
+  return sending_.get();
+}
 
 engine::Status StepWriter::commit(bool done) {
-  if (engine::Status s = pg_.exec("BEGIN"); !s) return engine::Error{"table " + blocks_[0].table + ": " + s.error()};
-  for (Block& b : blocks_) {
+  if (engine::Status s = await_in_flight(); !s) return s;
+  in_flight_.swap(blocks_);
+  blocks_.clear();
+  for (const Block& b : in_flight_) blocks_.push_back({b.table, {}, {}});
+  items_ = 0;
+  sending_ = std::async(std::launch::async, [this, key = last_key_, done] { return send(in_flight_, key, done); });
+  return {};
+}
+
+engine::Status StepWriter::send(const std::vector<Block>& blocks, const std::string& key, bool done) {
+  if (engine::Status s = pg_.exec("BEGIN"); !s) return engine::Error{"table " + blocks[0].table + ": " + s.error()};
+  for (const Block& b : blocks) {
     if (b.data.empty()) continue;
     CopyFailure failure;
     if (engine::Status s = pg_.copy_in("COPY " + b.table + " FROM STDIN", b.data, &failure); !s) {
@@ -57,7 +75,7 @@ engine::Status StepWriter::commit(bool done) {
       return engine::Error{"table " + table + ", row " + row + ": " + failure.message};
     }
   }
-  const std::string key_hex = engine::to_hex(reinterpret_cast<const uint8_t*>(last_key_.data()), last_key_.size());
+  const std::string key_hex = engine::to_hex(reinterpret_cast<const uint8_t*>(key.data()), key.size());
   engine::Status s = pg_.exec(
       "INSERT INTO buzz_migrate_progress (step, last_key, done) VALUES (" + sql_literal(step_) + ", decode('" + key_hex +
       "', 'hex'), " + (done ? "true" : "false") + ") ON CONFLICT (step) DO UPDATE SET last_key = EXCLUDED.last_key, done = EXCLUDED.done");
@@ -66,11 +84,6 @@ engine::Status StepWriter::commit(bool done) {
     (void)pg_.exec("ROLLBACK");
     return engine::Error{"table buzz_migrate_progress: " + s.error()};
   }
-  for (Block& b : blocks_) {
-    b.data.clear();
-    b.labels.clear();
-  }
-  items_ = 0;
   return {};
 }
 

@@ -6,8 +6,13 @@
 //
 // A batch PostgreSQL refuses is rolled back whole (the target stays as it was
 // before it) and the error names the table and the row.
+//
+// One batch is in flight while the next is gathered: the send runs on a helper
+// thread, so encoding here and PostgreSQL's work overlap. The connection is
+// used by one thread at a time (the sender, until it is awaited).
 #pragma once
 
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,15 +41,18 @@ class StepWriter {
   engine::Status item_done(std::string_view key);
   // Commits the rest and marks the step done.
   engine::Status finish();
+  ~StepWriter() { (void)await_in_flight(); }
 
  private:
-  engine::Status commit(bool done);
-
   struct Block {
     std::string table;
     std::string data;
     std::vector<std::string> labels;
   };
+  engine::Status commit(bool done);
+  // Waits for the batch in flight, if any, and returns how its send went.
+  engine::Status await_in_flight();
+  engine::Status send(const std::vector<Block>& blocks, const std::string& key, bool done);
   PgConnection& pg_;
   const std::string step_;
   std::vector<Block> blocks_;
@@ -52,6 +60,8 @@ class StepWriter {
   const size_t batch_rows_;
   size_t items_ = 0;
   std::string last_key_;
+  std::vector<Block> in_flight_;
+  std::future<engine::Status> sending_;
 };
 
 // "'<text>'" as a SQL literal (single quotes doubled).

@@ -327,7 +327,7 @@ TEST(Migrate, ImportsADatabaseTheOriginalWrote) {
     SCOPED_TRACE(seed_era ? "seed-era schema" : "HEAD schema");
     PgTestDb pg(seed_era ? "original_seed" : "original_head");
     auto c = pg.connect();
-    ASSERT_TRUE(c->exec(migrate::head_schema_sql()));
+    ASSERT_TRUE(c->exec(migrate::head_schema_sql() + migrate::event_index_sql()));
     ASSERT_TRUE(c->exec("DROP TABLE buzz_event_raw; DROP TABLE buzz_migrate_progress"));
     if (seed_era) {
       ASSERT_TRUE(c->exec("ALTER TABLE events DROP COLUMN d_tag; DROP TABLE relay_members; DROP TABLE archived_identities;"
