@@ -78,6 +78,26 @@ Status put_batch(Context& cx, std::vector<engine::StateWrite>& writes, bool forc
   return s;
 }
 
+// Copies one upstream table into a state table: `to_state` turns a row into
+// the (key, value) stored, or an error naming the row.
+using StateRow = std::pair<std::string, std::string>;
+Status import_state(Context& cx, const std::string& table, const std::string& select, engine::StateTable target,
+                    uint64_t& count, const std::function<engine::Result<StateRow>(const Fields&)>& to_state) {
+  cx.progress.begin(table, 0);
+  std::vector<engine::StateWrite> writes;
+  Status s = each_row(cx, table, select, [&](const Fields& f) -> Status {
+    auto row = to_state(f);
+    if (!row) return Error{"table " + table + ", row " + row.error()};
+    writes.push_back({target, std::move(row->first), std::move(row->second)});
+    count++;
+    cx.progress.advance(1);
+    return put_batch(cx, writes, false);
+  });
+  if (s) s = put_batch(cx, writes, true);
+  cx.progress.end();
+  return s;
+}
+
 // "(epoch of col)::bigint", NULL-safe.
 std::string epoch(const std::string& col) { return "extract(epoch from " + col + ")::bigint"; }
 
@@ -143,22 +163,20 @@ Status import_events(Context& cx) {
 // --- team state ---------------------------------------------------------------
 
 Status import_channels(Context& cx) {
-  cx.progress.begin("channels", 0);
-  std::vector<engine::StateWrite> writes;
   const std::string ttl = cx.head ? "ttl_seconds, " + epoch("ttl_deadline") : "NULL, NULL";
-  Status s = each_row(
+  return import_state(
       cx, "channels",
       "SELECT id::text, name, channel_type::text, visibility::text, description, canvas, encode(created_by, 'hex'), " +
           epoch("created_at") + ", " + epoch("archived_at") + ", " + epoch("deleted_at") + ", topic, encode(topic_set_by, 'hex'), " +
           epoch("topic_set_at") + ", purpose, encode(purpose_set_by, 'hex'), " + epoch("purpose_set_at") +
           ", encode(participant_hash, 'hex'), " + ttl + " FROM channels ORDER BY id",
-      [&](const Fields& f) -> Status {
+      engine::StateTable::kChannels, cx.summary.channels, [&](const Fields& f) -> engine::Result<StateRow> {
         engine::Channel c;
         c.id = f.v[0];
         c.name = f.v[1];
         auto type = engine::parse_channel_type(f.v[2]);
         auto vis = engine::parse_visibility(f.v[3]);
-        if (!type || !vis) return Error{"table channels, row id=" + c.id + ": unknown channel_type or visibility"};
+        if (!type || !vis) return Error{"id=" + c.id + ": unknown channel_type or visibility"};
         c.type = *type;
         c.visibility = *vis;
         c.description = f.v[4];
@@ -176,29 +194,21 @@ Status import_channels(Context& cx) {
         c.participant_hash = f.v[16];
         c.ttl_seconds = uint32_t(f.u64(17));
         c.ttl_deadline = f.u64(18);
-        writes.push_back({engine::StateTable::kChannels, c.id, engine::encode_channel(c)});
-        cx.summary.channels++;
-        cx.progress.advance(1);
-        return put_batch(cx, writes, false);
+        return StateRow{c.id, engine::encode_channel(c)};
       });
-  if (s) s = put_batch(cx, writes, true);
-  cx.progress.end();
-  return s;
 }
 
 Status import_members(Context& cx) {
-  cx.progress.begin("channel_members", 0);
-  std::vector<engine::StateWrite> writes;
   uint64_t join_seq = 0;  // join order: joined_at to the microsecond (pg_export.cpp), then pubkey
-  Status s = each_row(cx, "channel_members",
+  return import_state(cx, "channel_members",
                       "SELECT channel_id::text, encode(pubkey, 'hex'), role::text, " + epoch("joined_at") +
                           ", encode(invited_by, 'hex'), " + epoch("removed_at") + ", encode(removed_by, 'hex'), " +
                           epoch("hidden_at") + " FROM channel_members ORDER BY joined_at, channel_id, pubkey",
-                      [&](const Fields& f) -> Status {
+                      engine::StateTable::kChannelMembers, cx.summary.members, [&](const Fields& f) -> engine::Result<StateRow> {
                         engine::ChannelMember m;
                         m.pubkey = f.key<32>(1);
                         auto role = engine::parse_channel_role(f.v[2]);
-                        if (!role) return Error{"table channel_members, row channel_id=" + f.v[0] + " pubkey=" + f.v[1] + ": unknown role"};
+                        if (!role) return Error{"channel_id=" + f.v[0] + " pubkey=" + f.v[1] + ": unknown role"};
                         m.role = *role;
                         m.joined_at = f.u64(3);
                         m.join_seq = ++join_seq;
@@ -206,42 +216,25 @@ Status import_members(Context& cx) {
                         m.removed_at = f.u64(5);
                         m.removed_by = f.key<32>(6);
                         m.hidden_at = f.u64(7);
-                        writes.push_back({engine::StateTable::kChannelMembers, engine::member_key(f.v[0], m.pubkey),
-                                          engine::encode_member(m)});
-                        cx.summary.members++;
-                        cx.progress.advance(1);
-                        return put_batch(cx, writes, false);
+                        return StateRow{engine::member_key(f.v[0], m.pubkey), engine::encode_member(m)};
                       });
-  if (s) s = put_batch(cx, writes, true);
-  cx.progress.end();
-  return s;
 }
 
 Status import_users(Context& cx) {
-  cx.progress.begin("users", 0);
-  std::vector<engine::StateWrite> writes;
-  Status s = each_row(cx, "users",
+  return import_state(cx, "users",
                       "SELECT encode(pubkey, 'hex'), encode(agent_owner_pubkey, 'hex'), channel_add_policy::text, "
                       "(extract(epoch from updated_at) * 1000)::bigint FROM users ORDER BY pubkey",
-                      [&](const Fields& f) -> Status {
+                      engine::StateTable::kUsers, cx.summary.users, [&](const Fields& f) -> engine::Result<StateRow> {
                         engine::UserRecord u;
                         if (!f.null[1]) u.agent_owner = f.key<32>(1);
                         auto policy = engine::parse_add_policy(f.v[2]);
-                        if (!policy) return Error{"table users, row pubkey=" + f.v[0] + ": unknown channel_add_policy"};
+                        if (!policy) return Error{"pubkey=" + f.v[0] + ": unknown channel_add_policy"};
                         u.channel_add_policy = *policy;
                         // The export keeps when a policy was set in updated_at (pg_export.cpp).
                         u.policy_at_ms = *policy == engine::AddPolicy::kAnyone ? 0 : f.u64(3);
                         const auto pk = f.key<32>(0);
-                        writes.push_back({engine::StateTable::kUsers,
-                                          std::string(reinterpret_cast<const char*>(pk.data()), 32),
-                                          engine::encode_user_record(u)});
-                        cx.summary.users++;
-                        cx.progress.advance(1);
-                        return put_batch(cx, writes, false);
+                        return StateRow{std::string(reinterpret_cast<const char*>(pk.data()), 32), engine::encode_user_record(u)};
                       });
-  if (s) s = put_batch(cx, writes, true);
-  cx.progress.end();
-  return s;
 }
 
 // Upstream keeps no participant list: it is rebuilt from the replies, as the
@@ -304,23 +297,21 @@ bool string_array(simdjson::dom::parser& parser, const std::string& json, std::v
 }
 
 Status import_tokens(Context& cx) {
-  cx.progress.begin("api_tokens", 0);
-  std::vector<engine::StateWrite> writes;
   simdjson::dom::parser parser;
-  Status s = each_row(cx, "api_tokens",
+  return import_state(cx, "api_tokens",
                       "SELECT id::text, encode(token_hash, 'hex'), encode(owner_pubkey, 'hex'), name, scopes::text, "
                       "channel_ids::text, " + epoch("created_at") + ", " + epoch("expires_at") + ", " + epoch("last_used_at") +
                           ", " + epoch("revoked_at") + ", encode(revoked_by, 'hex'), created_by_self_mint FROM api_tokens ORDER BY id",
-                      [&](const Fields& f) -> Status {
+                      engine::StateTable::kApiTokens, cx.summary.tokens, [&](const Fields& f) -> engine::Result<StateRow> {
                         engine::ApiToken t;
                         t.id = f.v[0];
                         t.hash = f.key<32>(1);
                         t.owner = f.key<32>(2);
                         t.name = f.v[3];
-                        if (!string_array(parser, f.v[4], &t.scopes)) return Error{"table api_tokens, row id=" + t.id + ": scopes is not an array of strings"};
+                        if (!string_array(parser, f.v[4], &t.scopes)) return Error{"id=" + t.id + ": scopes is not an array of strings"};
                         if (!f.null[5]) {
                           t.channels.emplace();
-                          if (!string_array(parser, f.v[5], &*t.channels)) return Error{"table api_tokens, row id=" + t.id + ": channel_ids is not an array of strings"};
+                          if (!string_array(parser, f.v[5], &*t.channels)) return Error{"id=" + t.id + ": channel_ids is not an array of strings"};
                         }
                         t.created_at = f.u64(6);
                         t.expires_at = f.u64(7);
@@ -328,15 +319,8 @@ Status import_tokens(Context& cx) {
                         t.revoked_at = f.u64(9);
                         t.revoked_by = f.key<32>(10);
                         t.self_minted = f.v[11] == "t";
-                        writes.push_back({engine::StateTable::kApiTokens,
-                                          std::string(reinterpret_cast<const char*>(t.hash.data()), 32), engine::encode_token(t)});
-                        cx.summary.tokens++;
-                        cx.progress.advance(1);
-                        return put_batch(cx, writes, false);
+                        return StateRow{std::string(reinterpret_cast<const char*>(t.hash.data()), 32), engine::encode_token(t)};
                       });
-  if (s) s = put_batch(cx, writes, true);
-  cx.progress.end();
-  return s;
 }
 
 Status import_relay_members(Context& cx) {
