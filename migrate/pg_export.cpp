@@ -247,7 +247,7 @@ Status export_events(Context& cx) {
   Status s = run_step(
       cx, "events",
       {"events (id, pubkey, created_at, kind, tags, content, sig, received_at, channel_id, deleted_at, d_tag)",
-       "buzz_event_raw (id, raw)"},
+       "buzz_event_raw (id, raw)", "event_mentions (pubkey_hex, event_id, event_created_at, channel_id, event_kind)"},
       [&](StepWriter& w, const std::string& after) -> Status {
         // The key: storage family (1 byte) then the id.
         if (after.empty()) {
@@ -289,6 +289,16 @@ Status export_events(Context& cx) {
           if (engine::serialize_event(*e) != rec.raw) {
             CopyRow(w.row(1, label)).key(e->id).text(rec.raw);
             cx.summary.events_raw++;
+          }
+          // One mention row per distinct valid p tag, lowercased (§1.2 event_mentions).
+          std::set<std::string> mentioned;
+          for (const engine::Tag& t : e->tags) {
+            engine::Pubkey p;
+            if (t.size() < 2 || t[0] != "p" || !engine::from_hex_any_case(t[1], p.data(), 32)) continue;
+            const std::string hex = engine::to_hex(p);
+            if (!mentioned.insert(hex).second) continue;
+            CopyRow r(w.row(2, label + " pubkey_hex=" + hex));
+            r.text(hex).key(e->id).time(e->created_at).text_or_null(rec.fields.channel).number(e->kind);
           }
           cx.summary.events++;
           inner = w.item_done(key);

@@ -169,6 +169,8 @@ TEST(Migrate, PostgresRoundTripKeepsEveryByteAndTheAuditChain) {
   EXPECT_EQ(pg.scalar("SELECT count(*) FROM channel_members WHERE role = 'owner'"), "1");
   EXPECT_EQ(pg.scalar("SELECT display_name FROM users WHERE pubkey = decode('" + engine::to_hex(alice.pubkey) + "', 'hex')"), "Alice");
   EXPECT_EQ(pg.scalar("SELECT count(*) FROM api_tokens"), "1");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM event_mentions WHERE event_kind = 7 AND pubkey_hex = '" + engine::to_hex(alice.pubkey) + "'"), "1")
+      << "the reaction p-tags alice";
   EXPECT_EQ(pg.scalar("SELECT count(*) FROM events WHERE deleted_at IS NOT NULL AND kind IN (3, 9)"), "2")
       << "the deleted message and the older kind 3";
   EXPECT_NE(pg.scalar("SELECT count(*) FROM audit_log"), "0");
