@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "migrate/jsonl.h"
@@ -109,6 +110,9 @@ int run_migrate(int argc, char** argv) {
   const std::string path = needs_path ? args.positional[1] : "";
 
   if (cmd == "export") {
+    // Opening the store would create an empty one at a mistyped path.
+    std::error_code ec;
+    if (!std::filesystem::exists(data_dir + "/db", ec)) return failure(json, "no data directory at " + data_dir + " (no db/ inside)");
     if (is_postgres_url(where)) {
       auto r = migrate::export_to_postgres({data_dir, where, batch}, progress);
       if (!r) return failure(json, r.error());

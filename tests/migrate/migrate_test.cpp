@@ -247,7 +247,10 @@ TEST(Migrate, BadTargetsFailNamingTheCause) {
   populate(a.path, alice, bob);
   if (HasFatalFailure()) return;
   PgTestDb pg("badtargets");
-  std::string out = buzz("migrate export --data-dir " + a.path + " --to postgres://buzz:x@127.0.0.1:1/none", 1);
+  std::string out = buzz("migrate export --data-dir " + a.path + "/typo --to '" + pg.url() + "'", 1);
+  EXPECT_NE(out.find("no data directory"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(a.path + "/typo")) << "a mistyped path is not created";
+  out = buzz("migrate export --data-dir " + a.path + " --to postgres://buzz:x@127.0.0.1:1/none", 1);
   EXPECT_NE(out.find("cannot connect"), std::string::npos) << out;
   EXPECT_EQ(out.find("buzz:x@"), std::string::npos) << "the password is not printed";
   out = buzz("migrate export --data-dir " + a.path + " --to '" + pg.url("wrong") + "'", 1);
