@@ -250,6 +250,30 @@ WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e, std::s
   return result;
 }
 
+Status RocksEventStore::scan_records(StorageFamily first, std::string_view after,
+                                     const std::function<bool(StorageFamily, const RecordView&)>& visit) {
+  rocksdb::ReadOptions read;
+  read.total_order_seek = true;  // the event families' memtables are hashed by id
+  for (int f = int(first); f < kStorageFamilies; ++f) {
+    std::unique_ptr<rocksdb::Iterator> it(db_.db()->NewIterator(read, db_.events(StorageFamily(f))));
+    if (f == int(first) && !after.empty()) {
+      it->Seek(rocksdb::Slice(after.data(), after.size()));
+      if (it->Valid() && it->key().ToStringView() == after) it->Next();
+    } else {
+      it->SeekToFirst();
+    }
+    for (; it->Valid(); it->Next()) {
+      RecordView rec;
+      if (!decode_record(it->value().ToStringView(), &rec)) {
+        return Error{"error: unreadable event record " + to_hex(reinterpret_cast<const uint8_t*>(it->key().data()), 32)};
+      }
+      if (!visit(StorageFamily(f), rec)) return {};
+    }
+    if (!it->status().ok()) return Error{"error: database read failed: " + it->status().ToString()};
+  }
+  return {};
+}
+
 bool RocksEventStore::contains(const Id& id, uint16_t kind) {
   rocksdb::PinnableSlice value;
   auto* cf = db_.events(storage_family(kind));

@@ -36,6 +36,12 @@ class RocksEventStore final : public EventStore {
                            const std::function<void(std::string_view, std::string_view)>& visit) override;
   Status erase_state(StateTable table, std::string_view from, std::string_view to) override;
 
+  // For offline tools (`buzz migrate`), not the relay. Every stored record,
+  // deleted ones included, family by family in id order; visit returns false
+  // to stop. `after` resumes after that id within the first family given.
+  Status scan_records(StorageFamily first, std::string_view after,
+                      const std::function<bool(StorageFamily, const RecordView&)>& visit);
+
  private:
   class Batch;
   // `authorized`: deletion targets the caller cleared on authority of its own

@@ -34,7 +34,7 @@ server/workflows/   engine/ net/ server/common/ server/team/ server/access/ serv
 server/huddle/      engine/ net/ server/common/ server/team/ server/access/ server/relay/
 server/web/         net/                        # the embedded browser client: bytes and HTTP only
 server/http/        engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/ server/relay/ server/ops/ server/media/ server/web/ server/workflows/
-server/app/         engine/ index/ net/ server/ tools/  # the wiring and the CLI (client subcommands live in tools/)
+server/app/         engine/ index/ net/ server/ tools/ migrate/  # the wiring and the CLI (client subcommands live in tools/)
 '
 # ------------------------------------------------------------------------------
 

@@ -31,5 +31,6 @@ int run_admin(int argc, char** argv);
 int run_audit(int argc, char** argv);
 int run_reindex(int argc, char** argv);
 int run_sync(int argc, char** argv);
+int run_migrate(int argc, char** argv);
 
 }  // namespace buzz::server

@@ -21,6 +21,7 @@ Commands:
   audit      check the hash-chained audit log (verify, tail, head); read-only
   reindex    rebuild the full-text search index from the stored events (offline)
   sync       bring a relay up to date with another over NIP-77 (an edge appliance)
+  migrate    export to / import from PostgreSQL, NIP-01 JSON lines, Typesense (offline)
   version    print the version
   help       show this help
 
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   if (cmd == "audit") return run_audit(argc, argv);
   if (cmd == "reindex") return run_reindex(argc, argv);
   if (cmd == "sync") return run_sync(argc, argv);
+  if (cmd == "migrate") return run_migrate(argc, argv);
   if (buzz::cli::is_agent_cli(argc, argv)) return buzz::cli::run_agent_cli(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::printf("buzz %s\n", BUZZ_VERSION);

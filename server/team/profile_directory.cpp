@@ -14,32 +14,17 @@
 namespace buzz::server {
 namespace {
 
-// The `users` row: what REST set. u8 version | u8 has_owner | owner[32] | u8 policy | policy_at_ms u64.
-constexpr uint8_t kSettingsVersion = 1;
-constexpr size_t kSettingsBytes = 1 + 1 + 32 + 1 + 8;
-
+// The `users` row (engine/user_record.h): what REST set.
 std::string encode_settings(const Profile& p) {
-  std::string v;
-  v.push_back(char(kSettingsVersion));
-  v.push_back(p.agent_owner ? 1 : 0);
-  engine::Pubkey owner = p.agent_owner.value_or(engine::Pubkey{});
-  v.append(reinterpret_cast<const char*>(owner.data()), owner.size());
-  v.push_back(char(p.channel_add_policy));
-  engine::put_u64(&v, p.policy_at_ms);
-  return v;
+  return engine::encode_user_record({p.agent_owner, p.channel_add_policy, p.policy_at_ms});
 }
 
 bool decode_settings(std::string_view v, Profile* p) {
-  if (v.size() != kSettingsBytes || uint8_t(v[0]) != kSettingsVersion || uint8_t(v[34]) > uint8_t(AddPolicy::kNobody)) {
-    return false;
-  }
-  if (v[1]) {
-    engine::Pubkey owner;
-    std::memcpy(owner.data(), v.data() + 2, owner.size());
-    p->agent_owner = owner;
-  }
-  p->channel_add_policy = AddPolicy(v[34]);
-  p->policy_at_ms = engine::get_u64(v.data() + 35);
+  engine::UserRecord u;
+  if (!engine::decode_user_record(v, &u)) return false;
+  p->agent_owner = u.agent_owner;
+  p->channel_add_policy = u.channel_add_policy;
+  p->policy_at_ms = u.policy_at_ms;
   return true;
 }
 
@@ -66,22 +51,6 @@ std::string text_field(const JsonObject& obj, std::string_view key) {
 }
 
 }  // namespace
-
-std::string_view add_policy_name(AddPolicy p) {
-  switch (p) {
-    case AddPolicy::kAnyone: return "anyone";
-    case AddPolicy::kOwnerOnly: return "owner_only";
-    case AddPolicy::kNobody: return "nobody";
-  }
-  return "anyone";
-}
-
-std::optional<AddPolicy> parse_add_policy(std::string_view s) {
-  if (s == "anyone") return AddPolicy::kAnyone;
-  if (s == "owner_only") return AddPolicy::kOwnerOnly;
-  if (s == "nobody") return AddPolicy::kNobody;
-  return std::nullopt;
-}
 
 engine::Status ProfileDirectory::load() {
   std::vector<engine::Event> events;

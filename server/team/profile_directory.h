@@ -26,13 +26,13 @@
 #include "engine/event.h"
 #include "engine/event_store.h"
 #include "engine/result.h"
+#include "engine/user_record.h"
 
 namespace buzz::server {
 
-// Who may add an agent to a channel (kinds.md 10100, channels.md §4.1).
-enum class AddPolicy : uint8_t { kAnyone, kOwnerOnly, kNobody };
-std::string_view add_policy_name(AddPolicy p);
-std::optional<AddPolicy> parse_add_policy(std::string_view s);
+using engine::AddPolicy;
+using engine::add_policy_name;
+using engine::parse_add_policy;
 
 struct Profile {
   engine::Pubkey pubkey{};

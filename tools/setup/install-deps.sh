@@ -9,6 +9,7 @@ packages=(
   libxxhash-dev libyaml-cpp-dev libclucene-dev libmagic-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libwebp-dev libgif-dev
   chromium fonts-noto-color-emoji   # the web client's browser tests (tests/web), headless
+  libpq-dev postgresql
 )
 # The web client's build and the npm-driven tests need Node.js with npm; machines that
 # already carry a Node.js build (with its own npm) keep it.
@@ -25,3 +26,5 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# `buzz migrate`'s tests start a throwaway cluster of their own (tests/migrate/pg_cluster.sh);
+# the cluster Debian's package creates and starts is not used.

@@ -1,0 +1,479 @@
+// The export into PostgreSQL; see pg_export.h. One function per step, in the
+// foreign-key load order of compat-backends.md §1.4.
+#include "migrate/pg_export.h"
+
+#include <simdjson.h>
+
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include "engine/api_tokens.h"
+#include "engine/audit_verify.h"
+#include "engine/canonical.h"
+#include "engine/channel.h"
+#include "engine/event_parse.h"
+#include "engine/event_record.h"
+#include "engine/kinds.h"
+#include "engine/relay_members.h"
+#include "engine/rocks_event_store.h"
+#include "engine/signature.h"
+#include "engine/thread_row.h"
+#include "engine/user_record.h"
+#include "migrate/copy_row.h"
+#include "migrate/pg_schema.h"
+#include "migrate/step_writer.h"
+
+namespace buzz::migrate {
+namespace {
+
+using engine::Error;
+using engine::Status;
+
+std::string hex_label(std::string_view name, const uint8_t* p, size_t n) {
+  return std::string(name) + "=" + engine::to_hex(p, n);
+}
+
+// A UUID's 16 bytes as BYTEA (audit_log.channel_id): its hex without hyphens.
+std::string uuid_hex(std::string_view uuid) {
+  std::string out;
+  for (char c : uuid) {
+    if (c != '-') out.push_back(c);
+  }
+  return out;
+}
+
+// What one export needs at hand.
+struct Context {
+  PgConnection& pg;
+  engine::RocksDatabase& db;
+  engine::RocksEventStore& store;
+  Progress& progress;
+  size_t batch_rows;
+  std::string data_dir;
+  uint64_t now = uint64_t(std::time(nullptr));
+  ExportSummary summary;
+};
+
+// Runs one step unless a previous run finished it; `body` gets the resume key.
+template <class Body>
+Status run_step(Context& cx, const std::string& step, std::vector<std::string> tables, Body body) {
+  StepWriter w(cx.pg, step, std::move(tables), cx.progress, cx.batch_rows);
+  auto resume = w.resume();
+  if (!resume) return Error{resume.error()};
+  cx.progress.begin(step, 0);
+  if (!*resume) {
+    cx.progress.end("done by an earlier run");
+    return {};
+  }
+  if (Status s = body(w, **resume); !s) return s;
+  if (Status s = w.finish(); !s) return s;
+  cx.progress.end((*resume)->empty() ? "" : "resumed");
+  return {};
+}
+
+// --- users --------------------------------------------------------------------
+
+struct UserRow {
+  engine::UserRecord record;
+  bool has_record = false;
+  std::string display_name, avatar_url, about, nip05;
+  engine::Id profile_event{};
+  uint64_t profile_at = 0;
+};
+
+// Every user: those REST knows, the authors of profiles, and the owners that
+// api_tokens and users.agent_owner_pubkey point at (stub rows, §1.4).
+engine::Result<std::map<engine::Pubkey, UserRow>> collect_users(Context& cx) {
+  std::map<engine::Pubkey, UserRow> users;
+  std::string bad;
+  Status s = cx.store.scan_state(engine::StateTable::kUsers, [&](std::string_view key, std::string_view value) {
+    engine::Pubkey pk;
+    engine::UserRecord rec;
+    if (key.size() != 32 || !engine::decode_user_record(value, &rec)) return void(bad = "users");
+    std::memcpy(pk.data(), key.data(), 32);
+    users[pk].record = rec;
+    users[pk].has_record = true;
+    if (rec.agent_owner) users[*rec.agent_owner];
+  });
+  if (!s) return Error{s.error()};
+  s = cx.store.scan_state(engine::StateTable::kApiTokens, [&](std::string_view, std::string_view value) {
+    engine::ApiToken t;
+    if (engine::decode_token(value, &t)) users[t.owner];
+  });
+  if (!s) return Error{s.error()};
+  // Kind 0 projection (§1.2 users): newest first, so the first seen per author wins.
+  simdjson::dom::parser parser;
+  s = cx.store.scan_kind(0, [&](std::string_view raw, const engine::EventFields& f) {
+    engine::Pubkey pk;
+    std::memcpy(pk.data(), f.pubkey, 32);
+    UserRow& u = users[pk];
+    if (u.profile_at) return;
+    auto e = engine::parse_event_json(raw);
+    if (!e) return;
+    u.profile_at = e->created_at ? e->created_at : 1;
+    u.profile_event = e->id;
+    simdjson::dom::object obj;
+    if (parser.parse(e->content).get(obj)) return;
+    auto field = [&](const char* name) {
+      std::string_view v;
+      return obj[name].get(v) ? std::string() : std::string(v);
+    };
+    u.display_name = field("display_name");
+    u.avatar_url = field("picture");
+    u.about = field("about");
+    u.nip05 = field("nip05");
+  });
+  if (!s) return Error{s.error()};
+  // nip05_handle is unique upstream: the earliest profile keeps a handle.
+  std::map<std::string, std::pair<uint64_t, engine::Pubkey>> claims;
+  for (auto& [pk, u] : users) {
+    if (u.nip05.empty()) continue;
+    auto [it, fresh] = claims.try_emplace(u.nip05, u.profile_at, pk);
+    if (!fresh && u.profile_at < it->second.first) it->second = {u.profile_at, pk};
+  }
+  for (auto& [pk, u] : users) {
+    if (!u.nip05.empty() && claims[u.nip05].second != pk) u.nip05.clear();
+  }
+  if (!bad.empty()) return Error{"unreadable record in the data directory's " + bad + " table"};
+  return users;
+}
+
+Status export_users(Context& cx) {
+  auto users = collect_users(cx);
+  if (!users) return Error{users.error()};
+  Status s = run_step(cx, "users",
+                      {"users (pubkey, nip05_handle, display_name, avatar_url, about, created_at, updated_at, "
+                       "metadata_event_id, channel_add_policy)"},
+                      [&](StepWriter& w, const std::string& after) -> Status {
+                        for (const auto& [pk, u] : *users) {
+                          std::string_view key(reinterpret_cast<const char*>(pk.data()), 32);
+                          if (!after.empty() && key <= after) continue;
+                          CopyRow r(w.row(0, hex_label("pubkey", pk.data(), 32)));
+                          r.key(pk).text_or_null(u.nip05).text_or_null(u.display_name).text_or_null(u.avatar_url);
+                          r.text_or_null(u.about).time(cx.now);
+                          // updated_at carries when the add policy was set (0: never).
+                          u.record.policy_at_ms ? r.time_us(u.record.policy_at_ms / 1000, uint32_t(u.record.policy_at_ms % 1000) * 1000) : r.time(cx.now);
+                          u.profile_at ? r.key(u.profile_event) : r.null();
+                          r.text(engine::add_policy_name(u.record.channel_add_policy));
+                          cx.summary.users++;
+                          if (Status st = w.item_done(key); !st) return st;
+                        }
+                        return {};
+                      });
+  if (!s) return s;
+  // Second pass (§1.4): the owner links, now that every owner row exists. Idempotent.
+  std::string sql = "BEGIN;";
+  for (const auto& [pk, u] : *users) {
+    if (!u.record.agent_owner) continue;
+    sql += "UPDATE users SET agent_owner_pubkey = decode('" + engine::to_hex(*u.record.agent_owner) +
+           "', 'hex') WHERE pubkey = decode('" + engine::to_hex(pk) + "', 'hex');";
+  }
+  if (Status st = cx.pg.exec(sql + "COMMIT;"); !st) {
+    (void)cx.pg.exec("ROLLBACK");
+    return Error{"table users, agent_owner_pubkey: " + st.error()};
+  }
+  return {};
+}
+
+// --- channels and members -------------------------------------------------------
+
+Status export_channels(Context& cx) {
+  return run_step(cx, "channels",
+                  {"channels (id, name, channel_type, visibility, description, canvas, created_by, created_at, "
+                   "updated_at, archived_at, deleted_at, topic, topic_set_by, topic_set_at, purpose, purpose_set_by, "
+                   "purpose_set_at, participant_hash, ttl_seconds, ttl_deadline)"},
+                  [&](StepWriter& w, const std::string& after) -> Status {
+                    Status inner;
+                    Status s = cx.store.scan_state(engine::StateTable::kChannels, [&](std::string_view key, std::string_view v) {
+                      if (!inner || (!after.empty() && key <= after)) return;
+                      engine::Channel c;
+                      if (!engine::decode_channel(v, &c)) return void(inner = Error{"unreadable channel " + std::string(key)});
+                      CopyRow r(w.row(0, "id=" + c.id));
+                      r.text(c.id).text(c.name).text(engine::channel_type_name(c.type)).text(engine::visibility_name(c.visibility));
+                      r.text_or_null(c.description).text_or_null(c.canvas).key(c.created_by).time(c.created_at);
+                      r.time(c.updated_at()).time_or_null(c.archived_at).time_or_null(c.deleted_at);
+                      r.text_or_null(c.topic).key_or_null(c.topic_set_by).time_or_null(c.topic_set_at);
+                      r.text_or_null(c.purpose).key_or_null(c.purpose_set_by).time_or_null(c.purpose_set_at);
+                      engine::Id hash;
+                      engine::from_hex(c.participant_hash, &hash) ? r.key(hash) : r.null();
+                      c.ttl_seconds ? r.number(c.ttl_seconds) : r.null();
+                      r.time_or_null(c.ttl_deadline);
+                      cx.summary.channels++;
+                      inner = w.item_done(key);
+                    });
+                    return s ? inner : s;
+                  });
+}
+
+Status export_members(Context& cx) {
+  return run_step(cx, "channel_members",
+                  {"channel_members (channel_id, pubkey, role, joined_at, invited_by, removed_at, removed_by, hidden_at)"},
+                  [&](StepWriter& w, const std::string& after) -> Status {
+                    Status inner;
+                    Status s = cx.store.scan_state(engine::StateTable::kChannelMembers, [&](std::string_view key, std::string_view v) {
+                      if (!inner || (!after.empty() && key <= after)) return;
+                      engine::ChannelMember m;
+                      if (key.size() != 36 + 32 || !engine::decode_member(v, &m)) {
+                        return void(inner = Error{"unreadable channel member record"});
+                      }
+                      const std::string channel(key.substr(0, 36));
+                      CopyRow r(w.row(0, "channel_id=" + channel + " " + hex_label("pubkey", m.pubkey.data(), 32)));
+                      // The join order rides in joined_at's microseconds (upstream's NOW() has
+                      // them too), so members who joined in one second keep their order.
+                      r.text(channel).key(m.pubkey).text(engine::channel_role_name(m.role)).time_us(m.joined_at, uint32_t(m.join_seq % 1000000));
+                      r.key_or_null(m.invited_by).time_or_null(m.removed_at).key_or_null(m.removed_by).time_or_null(m.hidden_at);
+                      cx.summary.members++;
+                      inner = w.item_done(key);
+                    });
+                    return s ? inner : s;
+                  });
+}
+
+// --- events -------------------------------------------------------------------
+
+bool holds_nul(const engine::Event& e) {
+  if (e.content.find('\0') != std::string::npos) return true;
+  for (const engine::Tag& t : e.tags) {
+    for (const std::string& v : t) {
+      if (v.find('\0') != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+Status export_events(Context& cx) {
+  Status s = run_step(
+      cx, "events",
+      {"events (id, pubkey, created_at, kind, tags, content, sig, received_at, channel_id, deleted_at, d_tag)",
+       "buzz_event_raw (id, raw)", "event_mentions (pubkey_hex, event_id, event_created_at, channel_id, event_kind)"},
+      [&](StepWriter& w, const std::string& after) -> Status {
+        // The key: storage family (1 byte) then the id.
+        if (after.empty()) {
+          auto rows = cx.pg.query("SELECT NOT EXISTS (SELECT 1 FROM events)");
+          if (!rows) return Error{"table events: " + rows.error()};
+          if ((*rows)[0].values[0] == "t") {
+            if (Status st = cx.pg.exec(event_index_drop_sql()); !st) return Error{"table events: " + st.error()};
+          }
+        }
+        const auto first = after.empty() ? engine::StorageFamily::kRegular : engine::StorageFamily(uint8_t(after[0]));
+        const std::string_view after_id = after.empty() ? std::string_view() : std::string_view(after).substr(1);
+        Status inner;
+        std::string key(33, '\0');
+        Status s = cx.store.scan_records(first, after_id, [&](engine::StorageFamily fam, const engine::RecordView& rec) {
+          auto e = engine::parse_event_json(rec.raw);
+          key[0] = char(fam);
+          std::memcpy(key.data() + 1, rec.fields.id, 32);
+          if (!e) {
+            inner = Error{"unreadable stored event " + engine::to_hex(rec.fields.id, 32) + ": " + e.error()};
+            return false;
+          }
+          if (holds_nul(*e)) {
+            cx.summary.events_skipped++;
+            inner = w.item_done(key);
+            return bool(inner);
+          }
+          const std::string label = hex_label("id", e->id.data(), 32);
+          {
+            CopyRow r(w.row(0, label));
+            r.key(e->id).key(e->pubkey).time(e->created_at).number(e->kind);
+            std::string tags;
+            engine::append_json_tags(tags, e->tags);
+            r.text(tags).text(e->content).key(e->sig).time(e->created_at);
+            r.text_or_null(rec.fields.channel);
+            rec.deleted() ? r.time(cx.now) : r.null();
+            engine::kind_class(e->kind) == engine::KindClass::kAddressable ? r.text(e->first_tag_value("d")) : r.null();
+          }
+          // The columns rebuild the NIP-01 serialization; keep any other bytes as sent.
+          if (engine::serialize_event(*e) != rec.raw) {
+            CopyRow(w.row(1, label)).key(e->id).text(rec.raw);
+            cx.summary.events_raw++;
+          }
+          // One mention row per distinct valid p tag, lowercased (§1.2 event_mentions).
+          std::set<std::string> mentioned;
+          for (const engine::Tag& t : e->tags) {
+            engine::Pubkey p;
+            if (t.size() < 2 || t[0] != "p" || !engine::from_hex_any_case(t[1], p.data(), 32)) continue;
+            const std::string hex = engine::to_hex(p);
+            if (!mentioned.insert(hex).second) continue;
+            CopyRow r(w.row(2, label + " pubkey_hex=" + hex));
+            r.text(hex).key(e->id).time(e->created_at).text_or_null(rec.fields.channel).number(e->kind);
+          }
+          cx.summary.events++;
+          inner = w.item_done(key);
+          return bool(inner);
+        });
+        return s ? inner : s;
+      });
+  if (!s) return s;
+  cx.progress.begin("events indexes", 0);
+  if (Status st = cx.pg.exec(event_index_sql()); !st) return Error{"table events, creating its indexes: " + st.error()};
+  cx.progress.end();
+  return {};
+}
+
+// --- threads, tokens, relay members ---------------------------------------------
+
+Status export_threads(Context& cx) {
+  std::set<std::string> channels;
+  Status s = cx.store.scan_state(engine::StateTable::kChannels, [&](std::string_view key, std::string_view) {
+    channels.emplace(key);
+  });
+  if (!s) return s;
+  return run_step(
+      cx, "thread_metadata",
+      {"thread_metadata (event_created_at, event_id, channel_id, parent_event_id, parent_event_created_at, "
+       "root_event_id, root_event_created_at, depth, reply_count, descendant_count, last_reply_at, broadcast)"},
+      [&](StepWriter& w, const std::string& after) -> Status {
+        Status inner;
+        Status st = cx.store.scan_state(engine::StateTable::kThreads, [&](std::string_view key, std::string_view v) {
+          if (!inner || (!after.empty() && key <= after) || key.size() != 32) return;
+          auto row = engine::ThreadRow::decode(v);
+          engine::Id id;
+          std::memcpy(id.data(), key.data(), 32);
+          auto event = cx.store.lookup(id);
+          // channel_id is NOT NULL with a foreign key: rows of channel-less events cannot go.
+          if (!row || !event || !channels.count(event->channel)) return void(inner = w.item_done(key));
+          auto created = [&](const engine::Id& other) -> uint64_t {
+            auto e = cx.store.lookup(other);
+            return e ? e->created_at : 0;
+          };
+          CopyRow r(w.row(0, hex_label("event_id", id.data(), 32)));
+          r.time(event->created_at).key(id).text(event->channel);
+          r.key_or_null(row->parent).time_or_null(created(row->parent));
+          r.key_or_null(row->root).time_or_null(created(row->root));
+          r.number(row->depth).number(int64_t(row->reply_count)).number(int64_t(row->descendant_count));
+          r.time_or_null(row->last_reply_at).boolean(row->broadcast);
+          cx.summary.threads++;
+          inner = w.item_done(key);
+        });
+        return st ? inner : st;
+      });
+}
+
+std::string json_string_array(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (const std::string& s : items) {
+    if (out.size() > 1) out.push_back(',');
+    engine::append_json_string(out, s);
+  }
+  return out + "]";
+}
+
+Status export_tokens(Context& cx) {
+  return run_step(cx, "api_tokens",
+                  {"api_tokens (id, token_hash, owner_pubkey, name, scopes, channel_ids, created_at, expires_at, "
+                   "last_used_at, revoked_at, revoked_by, created_by_self_mint)"},
+                  [&](StepWriter& w, const std::string& after) -> Status {
+                    Status inner;
+                    Status s = cx.store.scan_state(engine::StateTable::kApiTokens, [&](std::string_view key, std::string_view v) {
+                      if (!inner || (!after.empty() && key <= after)) return;
+                      engine::ApiToken t;
+                      if (key.size() != 32 || !engine::decode_token(v, &t)) return void(inner = Error{"unreadable API token record"});
+                      std::memcpy(t.hash.data(), key.data(), 32);  // the record is stored under its hash
+                      CopyRow r(w.row(0, "id=" + t.id));
+                      r.text(t.id).key(t.hash).key(t.owner).text(t.name).text(json_string_array(t.scopes));
+                      t.channels ? r.text(json_string_array(*t.channels)) : r.null();
+                      r.time(t.created_at).time_or_null(t.expires_at).time_or_null(t.last_used_at);
+                      r.time_or_null(t.revoked_at).key_or_null(t.revoked_by).boolean(t.self_minted);
+                      cx.summary.tokens++;
+                      inner = w.item_done(key);
+                    });
+                    return s ? inner : s;
+                  });
+}
+
+Status export_relay_members(Context& cx) {
+  auto members = engine::RelayMembers(cx.db).list();
+  if (!members) return Error{members.error()};
+  return run_step(cx, "relay_members", {"relay_members (pubkey, role, added_by, created_at, updated_at)"},
+                  [&](StepWriter& w, const std::string& after) -> Status {
+                    std::map<std::string, const engine::RelayMember*> by_key;
+                    for (const engine::RelayMember& m : *members) by_key[engine::to_hex(m.pubkey)] = &m;
+                    for (const auto& [hex, m] : by_key) {
+                      if (!after.empty() && hex <= after) continue;
+                      CopyRow r(w.row(0, "pubkey=" + hex));
+                      r.text(hex).text(engine::relay_role_name(m->role));
+                      m->added_by ? r.text(engine::to_hex(*m->added_by)) : r.null();
+                      r.time(m->created_at).time(m->updated_at);
+                      cx.summary.relay_members++;
+                      if (Status s = w.item_done(hex); !s) return s;
+                    }
+                    return {};
+                  });
+}
+
+// --- audit log (audit.md §8.8) ------------------------------------------------
+
+Status export_audit(Context& cx) {
+  const std::string dir = cx.data_dir + "/audit";
+  return run_step(
+      cx, "audit_log",
+      {"audit_log (seq, timestamp, event_id, event_kind, actor_pubkey, action, channel_id, metadata, prev_hash, hash)"},
+      [&](StepWriter& w, const std::string& after) -> Status {
+        if (after.empty()) {
+          auto rows = cx.pg.query("SELECT count(*) FROM audit_log");
+          if (!rows) return Error{"table audit_log: " + rows.error()};
+          if ((*rows)[0].values[0] != "0") {
+            return Error{"table audit_log: not empty (" + (*rows)[0].values[0] + " rows); a chain cannot be merged into another"};
+          }
+        }
+        // The upstream writers' lock (audit.md §2), so no relay appends meanwhile.
+        if (Status s = cx.pg.exec("SELECT pg_advisory_lock(6012455564262815076)"); !s) return Error{"audit_log lock: " + s.error()};
+        const uint64_t resume_seq = after.size() == 8 ? engine::get_u64(after.data()) : 0;
+        auto segments = engine::list_segments(dir);
+        if (!segments) return Error{segments.error()};
+        Status inner;
+        for (const engine::SegmentFile& file : *segments) {
+          auto bytes = engine::read_whole_file(dir + "/" + file.name);
+          if (!bytes) return Error{bytes.error()};
+          engine::SegmentScan scan = engine::scan_segment(*bytes, file, [&](engine::AuditEntry&& e) {
+            if (!inner || e.seq <= resume_seq) return;
+            CopyRow r(w.row(0, "seq=" + std::to_string(e.seq)));
+            r.number(int64_t(e.seq)).text(e.ts).text(e.event_id).number(e.kind).text(e.actor).text(e.action);
+            if (e.channel.empty()) {
+              r.null();
+            } else {
+              uint8_t uuid[16];
+              engine::hex_decode(uuid_hex(e.channel), uuid, 16);
+              r.bytes(uuid, 16);
+            }
+            r.text(e.meta).text(e.prev_hash).text(e.hash);
+            std::string key;
+            engine::put_u64(&key, e.seq);
+            cx.summary.audit_entries++;
+            inner = w.item_done(key);
+          });
+          if (!inner) return inner;
+          if (scan.end == engine::SegmentScan::End::kCorrupt || scan.end == engine::SegmentScan::End::kTorn) {
+            return Error{"the audit log is damaged: " + engine::describe(scan.failure) + " (run buzz audit verify)"};
+          }
+        }
+        return {};
+      });
+}
+
+}  // namespace
+
+engine::Result<ExportSummary> export_to_postgres(const PgExportOptions& options, Progress& progress) {
+  auto db = engine::RocksDatabase::open(options.data_dir + "/db", engine::DatabaseOptions{});
+  if (!db) return Error{db.error()};
+  engine::RocksEventStore store(**db);
+  auto pg = PgConnection::connect(options.url);
+  if (!pg) return Error{pg.error()};
+  auto version = detect_schema(**pg);
+  if (!version) return Error{version.error()};
+  if (*version == SchemaVersion::kSeed) {
+    return Error{"the target holds the seed-era schema; export writes the HEAD schema into an empty database or a HEAD one"};
+  }
+  if (Status s = (*pg)->exec(head_schema_sql()); !s) return Error{"creating the schema: " + s.error()};
+  Context cx{**pg, **db, store, progress, options.batch_rows, options.data_dir, uint64_t(std::time(nullptr)), {}};
+  for (Status (*step)(Context&) : {export_users, export_channels, export_members, export_events, export_threads,
+                                    export_tokens, export_relay_members, export_audit}) {
+    if (Status s = step(cx); !s) return Error{s.error()};
+  }
+  return cx.summary;
+}
+
+}  // namespace buzz::migrate

@@ -1,0 +1,32 @@
+// The upstream PostgreSQL schema (compat-backends.md §1): the HEAD DDL the
+// exporter creates when the target is empty, and the check that tells which
+// version a database holds before anything reads or writes it.
+#pragma once
+
+#include <string>
+
+#include "engine/result.h"
+#include "migrate/pg_connection.h"
+
+namespace buzz::migrate {
+
+enum class SchemaVersion { kEmpty, kSeed, kHead };
+
+// schema.sql at HEAD, migration 0001 and the audit_log DDL (audit.md §1.1),
+// all idempotent; plus the exporter's own resume table buzz_migrate_progress
+// and buzz_event_raw (the exact bytes of events whose JSON the columns cannot
+// rebuild). Upstream ignores both.
+const std::string& head_schema_sql();
+
+// The events table's secondary indexes (created on the parent, so every
+// partition has them), apart from head_schema_sql: a bulk load into an empty
+// table drops them first and builds them once at the end, which is several
+// times faster than keeping seven indexes current row by row.
+const std::string& event_index_sql();
+const std::string& event_index_drop_sql();
+
+// Empty (no events table), seed-era or HEAD; an error naming the first table or
+// column that fits neither.
+engine::Result<SchemaVersion> detect_schema(PgConnection& pg);
+
+}  // namespace buzz::migrate

@@ -1,0 +1,68 @@
+// Progress output; see progress.h.
+#include "migrate/progress.h"
+
+#include <cstdio>
+
+#include "engine/canonical.h"
+
+namespace buzz::migrate {
+
+void Progress::begin(const std::string& step, uint64_t total) {
+  step_ = step;
+  total_ = total;
+  done_ = 0;
+  started_ = last_print_ = std::chrono::steady_clock::now();
+}
+
+void Progress::advance(uint64_t n) {
+  done_ += n;
+  const auto now = std::chrono::steady_clock::now();
+  const auto every = mode_ == Mode::kBar ? std::chrono::milliseconds(100) : std::chrono::seconds(5);
+  if (now - last_print_ >= every && mode_ != Mode::kJson) {
+    last_print_ = now;
+    print(false, {});
+  }
+}
+
+void Progress::end(const std::string& note) { print(true, note); }
+
+double Progress::rate() const {
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return secs > 0 ? double(done_) / secs : 0;
+}
+
+void Progress::print(bool final, const std::string& note) {
+  const auto done = static_cast<unsigned long long>(done_), total = static_cast<unsigned long long>(total_);
+  switch (mode_) {
+    case Mode::kQuiet: return;
+    case Mode::kJson: {
+      std::string line = "{\"step\":";
+      engine::append_json_string(line, step_);
+      line += ",\"rows\":" + std::to_string(done_) + ",\"rows_per_s\":" + std::to_string(uint64_t(rate()));
+      if (!note.empty()) {
+        line += ",\"note\":";
+        engine::append_json_string(line, note);
+      }
+      std::printf("%s}\n", line.c_str());
+      std::fflush(stdout);
+      return;
+    }
+    case Mode::kBar: {
+      constexpr int kWidth = 30;
+      const double share = total ? std::min(1.0, double(done) / double(total)) : (final ? 1.0 : 0.0);
+      const int filled = int(share * kWidth);
+      std::fprintf(stderr, "\r%-16s [%.*s%*s] %llu%s%s  %.0f rows/s %s", step_.c_str(), filled,
+                   "##############################", kWidth - filled, "", done, total ? " / " : "",
+                   total ? std::to_string(total).c_str() : "", rate(), note.c_str());
+      if (final) std::fputc('\n', stderr);
+      return;
+    }
+    case Mode::kLines:
+      std::fprintf(stderr, "%s: %llu%s%s rows, %.0f rows/s%s%s%s\n", step_.c_str(), done, total ? " / " : "",
+                   total ? std::to_string(total).c_str() : "", rate(), final ? ", done" : "", note.empty() ? "" : ", ",
+                   note.c_str());
+      return;
+  }
+}
+
+}  // namespace buzz::migrate

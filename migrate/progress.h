@@ -1,0 +1,35 @@
+// Progress of a long migration step, in the form the caller asked for: a bar
+// with counts and rate on a terminal (stderr), a plain line every few seconds
+// and at each step's end otherwise, or JSON lines on stdout for agents.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace buzz::migrate {
+
+class Progress {
+ public:
+  enum class Mode { kBar, kLines, kJson, kQuiet };
+  explicit Progress(Mode mode) : mode_(mode) {}
+
+  // A new step; total 0 when unknown.
+  void begin(const std::string& step, uint64_t total);
+  void advance(uint64_t n);
+  // The step is over; `note` (may be empty) is added to its last line.
+  void end(const std::string& note = {});
+
+  uint64_t done() const { return done_; }
+
+ private:
+  void print(bool final, const std::string& note);
+  double rate() const;
+
+  Mode mode_;
+  std::string step_;
+  uint64_t total_ = 0, done_ = 0;
+  std::chrono::steady_clock::time_point started_, last_print_;
+};
+
+}  // namespace buzz::migrate

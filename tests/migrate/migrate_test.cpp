@@ -1,0 +1,400 @@
+// `buzz migrate` against a real PostgreSQL (the ctest fixture `postgres`) and
+// the real binary: a data directory written by a running relay goes to
+// PostgreSQL and back byte for byte; a database written as the original writes
+// it imports; bad targets fail with the table and row named; a kill -9 in the
+// middle of an export resumes without duplicates; JSON lines round-trip.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "engine/api_tokens.h"
+#include "engine/audit_entry.h"
+#include "engine/canonical.h"
+#include "engine/channel.h"
+#include "engine/relay_members.h"
+#include "engine/rocks_event_store.h"
+#include "engine/signature.h"
+#include "engine/thread_row.h"
+#include "engine/user_record.h"
+#include "migrate/pg_schema.h"
+#include "tests/e2e/nostr_client.h"
+#include "tests/e2e/relay_process.h"
+#include "tests/migrate/pg_test_db.h"
+
+namespace buzz::test {
+namespace {
+
+using engine::Event;
+using engine::Keypair;
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/buzz-migrate-test.XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+std::string uuid() { return engine::random_uuid(); }
+
+// Everything a data directory holds that the migration must carry, keyed for comparison.
+struct Snapshot {
+  std::map<std::string, std::string> events;    // family|id -> the whole stored record (flags, channel, raw JSON)
+  std::map<std::string, std::string> channels;  // id -> record bytes
+  std::map<std::string, std::string> members;   // channel|pubkey -> role, times, who (not the join counter)
+  std::map<std::string, std::vector<std::string>> join_order;  // channel -> members in join order
+  std::map<std::string, std::string> tokens;
+  std::map<std::string, std::string> users;     // pubkey -> owner | policy | policy time
+  std::map<std::string, std::string> relay_members;
+  std::map<std::string, std::string> threads;   // id -> every field
+};
+
+Snapshot snapshot(const std::string& data_dir) {
+  Snapshot s;
+  auto db = engine::RocksDatabase::open(data_dir + "/db", engine::DatabaseOptions{});
+  EXPECT_TRUE(db) << db.error();
+  if (!db) return s;
+  engine::RocksEventStore store(**db);
+  EXPECT_TRUE(store.scan_records(engine::StorageFamily::kRegular, {}, [&](engine::StorageFamily f, const engine::RecordView& r) {
+    std::string value(reinterpret_cast<const char*>(&r.flags), 1);
+    value += std::string(r.fields.channel) + "|" + std::string(r.raw);
+    s.events[std::to_string(int(f)) + engine::to_hex(r.fields.id, 32)] = value;
+    return true;
+  }));
+  (void)store.scan_state(engine::StateTable::kChannels, [&](std::string_view k, std::string_view v) { s.channels[std::string(k)] = v; });
+  std::map<std::string, std::map<uint64_t, std::string>> order;
+  (void)store.scan_state(engine::StateTable::kChannelMembers, [&](std::string_view k, std::string_view v) {
+    engine::ChannelMember m;
+    ASSERT_TRUE(engine::decode_member(v, &m));
+    const std::string ch(k.substr(0, 36)), pk = engine::to_hex(m.pubkey);
+    s.members[ch + pk] = std::string(engine::channel_role_name(m.role)) + std::to_string(m.joined_at) + engine::to_hex(m.invited_by) +
+                         std::to_string(m.removed_at) + engine::to_hex(m.removed_by) + std::to_string(m.hidden_at);
+    if (m.active()) order[ch][m.join_seq] = pk;
+  });
+  for (auto& [ch, seqs] : order) {
+    for (auto& [seq, pk] : seqs) s.join_order[ch].push_back(pk);
+  }
+  (void)store.scan_state(engine::StateTable::kApiTokens, [&](std::string_view k, std::string_view v) { s.tokens[std::string(k)] = v; });
+  (void)store.scan_state(engine::StateTable::kUsers, [&](std::string_view k, std::string_view v) {
+    engine::UserRecord u;
+    ASSERT_TRUE(engine::decode_user_record(v, &u));
+    if (!u.agent_owner && u.channel_add_policy == engine::AddPolicy::kAnyone) return;  // the same as no record
+    s.users[engine::to_hex(reinterpret_cast<const uint8_t*>(k.data()), 32)] =
+        (u.agent_owner ? engine::to_hex(*u.agent_owner) : "") + std::string(engine::add_policy_name(u.channel_add_policy)) +
+        std::to_string(u.policy_at_ms);
+  });
+  auto members = engine::RelayMembers(**db).list();
+  for (const auto& m : *members) {
+    s.relay_members[engine::to_hex(m.pubkey)] = std::string(engine::relay_role_name(m.role)) +
+                                                (m.added_by ? engine::to_hex(*m.added_by) : "") + std::to_string(m.created_at);
+  }
+  (void)store.scan_state(engine::StateTable::kThreads, [&](std::string_view k, std::string_view v) {
+    auto row = engine::ThreadRow::decode(v);
+    ASSERT_TRUE(row);
+    s.threads[engine::to_hex(reinterpret_cast<const uint8_t*>(k.data()), 32)] =
+        engine::to_hex(row->parent) + engine::to_hex(row->root) + std::to_string(row->depth) + "/" + std::to_string(row->reply_count) +
+        "/" + std::to_string(row->descendant_count) + "/" + std::to_string(row->last_reply_at) + (row->broadcast ? "b" : "");
+    for (const engine::Pubkey& p : row->participants) s.threads[engine::to_hex(reinterpret_cast<const uint8_t*>(k.data()), 32)] += engine::to_hex(p);
+  });
+  return s;
+}
+
+OkReply publish(NostrClient& c, const Event& e) {
+  OkReply ok = c.publish(e);
+  EXPECT_TRUE(ok.accepted) << "kind " << e.kind << ": " << ok.reason;
+  return ok;
+}
+
+// A data directory written by the real relay: a private channel with two
+// members, messages, a thread, a reaction, a deletion, profiles, replaceable
+// and addressable events, an API token, a relay member, and the audit chain.
+void populate(const std::string& data_dir, Keypair& alice, Keypair& bob) {
+  {
+    RelayOptions opts{{"--open", "--rate-limits", "false"}, {}, data_dir};
+    std::string error;
+    auto relay = RelayProcess::start(opts, &error);
+    ASSERT_TRUE(relay) << error;
+    auto a = NostrClient::connect_authed(*relay, alice, &error);
+    auto b = NostrClient::connect_authed(*relay, bob, &error);
+    ASSERT_TRUE(a && b) << error;
+    const std::string ch = uuid();
+    publish(*a, make_event(alice, 9007, "", {{"h", ch}, {"name", "migration"}, {"visibility", "private"}}));
+    publish(*a, make_event(alice, 9000, "", {{"h", ch}, {"p", engine::to_hex(bob.pubkey)}}));
+    publish(*a, make_event(alice, 0, R"({"display_name":"Alice","about":"first","nip05":"alice@127.0.0.1"})"));
+    publish(*b, make_event(bob, 0, R"({"name":"bob","display_name":"Bob \"B\"\tTab ünï"})"));
+    Event root = make_event(alice, 9, "hello\nworld é \\ done", {{"h", ch}});
+    publish(*a, root);
+    publish(*b, make_event(bob, 9, "a reply", {{"h", ch}, {"e", root.id_hex(), "", "reply"}}));
+    publish(*b, make_event(bob, 7, "+", {{"h", ch}, {"e", root.id_hex()}, {"p", engine::to_hex(alice.pubkey)}}));
+    Event gone = make_event(alice, 9, "to be deleted", {{"h", ch}});
+    publish(*a, gone);
+    publish(*a, make_event(alice, 5, "", {{"e", gone.id_hex()}, {"h", ch}}));
+    publish(*a, make_event(alice, 3, "", {{"p", engine::to_hex(bob.pubkey)}}, unix_now() - 10));
+    publish(*a, make_event(alice, 3, "", {{"p", engine::to_hex(bob.pubkey)}, {"t", "newer"}}));
+    publish(*a, make_event(alice, 30023, "# article", {{"d", "post-1"}, {"title", "T"}}));
+    publish(*a, make_event(alice, 1, "global note"));
+    ASSERT_TRUE(relay->terminate());
+  }
+  int status = 0;
+  std::string out = run_buzz("admin mint-token --data-dir " + data_dir + " --pubkey " + engine::to_hex(bob.pubkey) +
+                                 " --name ci --scopes messages:read,channels:read",
+                             &status);
+  ASSERT_EQ(status, 0) << out;
+  out = run_buzz("admin add-member --data-dir " + data_dir + " --pubkey " + engine::to_hex(bob.pubkey) + " --role admin", &status);
+  ASSERT_EQ(status, 0) << out;
+}
+
+std::string buzz(const std::string& args, int expect_status) {
+  int status = -1;
+  std::string out = run_buzz(args, &status);
+  EXPECT_EQ(status, expect_status) << "buzz " << args << "\n" << out;
+  return out;
+}
+
+TEST(Migrate, PostgresRoundTripKeepsEveryByteAndTheAuditChain) {
+  PgTestDb pg("roundtrip");
+  TempDir a, b;
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
+  populate(a.path, alice, bob);
+  if (HasFatalFailure()) return;
+  buzz("migrate export --data-dir " + a.path + " --to '" + pg.url() + "' --json", 0);
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM channels"), "1");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM channel_members WHERE role = 'owner'"), "1");
+  EXPECT_EQ(pg.scalar("SELECT display_name FROM users WHERE pubkey = decode('" + engine::to_hex(alice.pubkey) + "', 'hex')"), "Alice");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM api_tokens"), "1");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM event_mentions WHERE event_kind = 7 AND pubkey_hex = '" + engine::to_hex(alice.pubkey) + "'"), "1")
+      << "the reaction p-tags alice";
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM events WHERE deleted_at IS NOT NULL AND kind IN (3, 9)"), "2")
+      << "the deleted message and the older kind 3";
+  EXPECT_NE(pg.scalar("SELECT count(*) FROM audit_log"), "0");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM events_p_future"), pg.scalar("SELECT count(*) FROM events"))
+      << "rows routed into the partition for their month";
+
+  buzz("migrate import --from '" + pg.url() + "' --data-dir " + b.path, 0);
+  Snapshot before = snapshot(a.path), after = snapshot(b.path);
+  EXPECT_EQ(before.events.size(), after.events.size());
+  EXPECT_TRUE(before.events == after.events) << "every stored event, deleted ones included, byte for byte";
+  EXPECT_EQ(before.channels, after.channels);
+  EXPECT_EQ(before.members, after.members);
+  EXPECT_EQ(before.join_order, after.join_order);
+  EXPECT_EQ(before.tokens, after.tokens) << "token hashes and every token field";
+  EXPECT_EQ(before.users, after.users);
+  EXPECT_EQ(before.relay_members, after.relay_members);
+  EXPECT_EQ(before.threads, after.threads);
+  EXPECT_FALSE(before.channels.empty() || before.tokens.empty() || before.threads.empty() || before.relay_members.empty());
+
+  const std::string verify = buzz("audit verify --data-dir " + b.path, 0);
+  EXPECT_NE(verify.find("\"ok\":true"), std::string::npos) << verify;
+  EXPECT_EQ(buzz("audit head --data-dir " + a.path, 0), buzz("audit head --data-dir " + b.path, 0));
+
+  // The imported directory serves: the relay starts on it and answers.
+  RelayOptions opts{{"--open"}, {}, b.path};
+  std::string error;
+  auto relay = RelayProcess::start(opts, &error);
+  ASSERT_TRUE(relay) << error;
+  auto c = NostrClient::connect_authed(*relay, alice, &error);
+  ASSERT_TRUE(c) << error;
+  ReqResult notes = c->req("n", R"({"kinds":[1]})");
+  EXPECT_EQ(notes.events.size(), 1u);
+
+  // A second export into the same database finds every step done: nothing doubles.
+  TempDir again;
+  buzz("migrate export --data-dir " + a.path + " --to '" + pg.url() + "'", 0);
+  EXPECT_EQ(pg.scalar("SELECT count(*) - count(DISTINCT id) FROM events"), "0");
+}
+
+TEST(Migrate, JsonlRoundTrip) {
+  TempDir a, b;
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
+  populate(a.path, alice, bob);
+  if (HasFatalFailure()) return;
+  const std::string file = a.path + "/events.jsonl";
+  buzz("migrate export --data-dir " + a.path + " --to jsonl " + file, 0);
+  buzz("migrate import --from jsonl " + file + " --data-dir " + b.path + " --json", 0);
+  auto live = [](const Snapshot& s) {
+    std::map<std::string, std::string> out;
+    for (const auto& [k, v] : s.events) {
+      if (!(v[0] & engine::kRecordDeleted)) out[k] = v.substr(v.find('|') + 1);
+    }
+    return out;
+  };
+  Snapshot before = snapshot(a.path), after = snapshot(b.path);
+  EXPECT_FALSE(live(before).empty());
+  // A kind 5 whose target is deleted (so not exported) is refused on import,
+  // as ingest refuses one whose target it never saw; everything else arrives.
+  auto expected = live(before);
+  std::erase_if(expected, [](const auto& kv) { return kv.second.find("\"kind\":5,") != std::string::npos; });
+  EXPECT_TRUE(expected == live(after)) << "every live event, byte for byte";
+
+
+  // A forged line stops the import and names the line.
+  std::ofstream(file, std::ios::app) << R"({"id":"00","pubkey":"00","created_at":1,"kind":1,"tags":[],"content":"","sig":"00"})" << "\n";
+  TempDir c;
+  const std::string out = buzz("migrate import --from jsonl " + file + " --data-dir " + c.path, 1);
+  EXPECT_NE(out.find("line " + std::to_string(live(before).size() + 1)), std::string::npos) << out;
+}
+
+TEST(Migrate, BadTargetsFailNamingTheCause) {
+  TempDir a;
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
+  populate(a.path, alice, bob);
+  if (HasFatalFailure()) return;
+  PgTestDb pg("badtargets");
+  std::string out = buzz("migrate export --data-dir " + a.path + "/typo --to '" + pg.url() + "'", 1);
+  EXPECT_NE(out.find("no data directory"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(a.path + "/typo")) << "a mistyped path is not created";
+  out = buzz("migrate export --data-dir " + a.path + " --to postgres://buzz:x@127.0.0.1:1/none", 1);
+  EXPECT_NE(out.find("cannot connect"), std::string::npos) << out;
+  EXPECT_EQ(out.find("buzz:x@"), std::string::npos) << "the password is not printed";
+  out = buzz("migrate export --data-dir " + a.path + " --to '" + pg.url("wrong") + "'", 1);
+  EXPECT_NE(out.find("password authentication failed"), std::string::npos) << out;
+
+  PgTestDb odd("unknownschema");
+  ASSERT_TRUE(odd.connect()->exec("CREATE TABLE events (id INT, body TEXT)"));
+  out = buzz("migrate export --data-dir " + a.path + " --to '" + odd.url() + "'", 1);
+  EXPECT_NE(out.find("unknown schema version"), std::string::npos) << out;
+  out = buzz("migrate import --from '" + odd.url() + "' --data-dir " + a.path + "/new", 1);
+  EXPECT_NE(out.find("unknown schema version"), std::string::npos) << out;
+
+  // Someone else already holds alice's NIP-05 handle: the users batch breaks a
+  // unique constraint, is rolled back whole, and nothing after it is written.
+  auto c = pg.connect();
+  ASSERT_TRUE(c->exec(migrate::head_schema_sql()));
+  ASSERT_TRUE(c->exec("INSERT INTO users (pubkey, nip05_handle) VALUES (decode(repeat('ab', 32), 'hex'), 'alice@127.0.0.1')"));
+  out = buzz("migrate export --data-dir " + a.path + " --to '" + pg.url() + "'", 1);
+  EXPECT_NE(out.find("table users, row pubkey=" + engine::to_hex(alice.pubkey)), std::string::npos) << out;
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM users"), "1") << "the failed batch left nothing behind";
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM events"), "0");
+}
+
+// Signs n short messages straight into a store (the fast way to a big directory).
+void fill(const std::string& data_dir, size_t n) {
+  auto db = engine::RocksDatabase::open(data_dir + "/db", engine::DatabaseOptions{});
+  ASSERT_TRUE(db) << db.error();
+  engine::RocksEventStore store(**db);
+  Keypair key = engine::generate_keypair();
+  std::vector<Event> events;
+  for (size_t i = 0; i < n; ++i) {
+    events.push_back(make_event(key, 1, "message " + std::to_string(i), {{"t", "bulk"}}, 1700000000 + i));
+    if (events.size() == 1000 || i + 1 == n) {
+      std::vector<engine::WriteRequest> reqs;
+      for (const Event& e : events) reqs.push_back({&e, {}});
+      ASSERT_TRUE(store.write(reqs));
+      events.clear();
+    }
+  }
+}
+
+TEST(Migrate, KillNineMidExportThenRerunHasNoDuplicates) {
+  TempDir a;
+  fill(a.path, 60000);
+  if (HasFatalFailure()) return;
+  PgTestDb pg("killnine");
+  pid_t child = fork();
+  if (child == 0) {
+    execl(std::getenv("BUZZ_BINARY"), "buzz", "migrate", "export", "--data-dir", a.path.c_str(), "--to", pg.url().c_str(),
+          "--batch", "2000", "--json", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Kill it once some event batches are committed, and before it is done.
+  bool killed_mid_way = false;
+  for (int i = 0; i < 600 && !killed_mid_way; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto c = migrate::PgConnection::connect(pg.url());
+    if (!c) continue;
+    auto rows = (*c)->query("SELECT done FROM buzz_migrate_progress WHERE step = 'events'");
+    if (rows && !rows->empty() && (*rows)[0].values[0] == "f") {
+      kill(child, SIGKILL);
+      killed_mid_way = true;
+    }
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(killed_mid_way) << "the export finished before it could be interrupted";
+  const std::string partial = pg.scalar("SELECT count(*) FROM events");
+  EXPECT_LT(std::stoi(partial), 60000);
+  buzz("migrate export --data-dir " + a.path + " --to '" + pg.url() + "'", 0);
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM events"), "60000");
+  EXPECT_EQ(pg.scalar("SELECT count(DISTINCT id) FROM events"), "60000");
+}
+
+// A database as the original writes it: its schema, rows written by its rules,
+// and an audit row hashed over a nanosecond timestamp (audit.md §3.2).
+TEST(Migrate, ImportsADatabaseTheOriginalWrote) {
+  for (const bool seed_era : {false, true}) {
+    SCOPED_TRACE(seed_era ? "seed-era schema" : "HEAD schema");
+    PgTestDb pg(seed_era ? "original_seed" : "original_head");
+    auto c = pg.connect();
+    ASSERT_TRUE(c->exec(migrate::head_schema_sql() + migrate::event_index_sql()));
+    ASSERT_TRUE(c->exec("DROP TABLE buzz_event_raw; DROP TABLE buzz_migrate_progress"));
+    if (seed_era) {
+      ASSERT_TRUE(c->exec("ALTER TABLE events DROP COLUMN d_tag; DROP TABLE relay_members; DROP TABLE archived_identities;"
+                          "ALTER TABLE channels DROP COLUMN ttl_seconds, DROP COLUMN ttl_deadline"));
+    }
+    Keypair alice = engine::generate_keypair();
+    const std::string ch = uuid(), pk = engine::to_hex(alice.pubkey);
+    Event msg = make_event(alice, 9, "from the original", {{"h", ch}, {"p", pk}});
+    ASSERT_TRUE(c->exec("INSERT INTO users (pubkey, display_name) VALUES (decode('" + pk + "', 'hex'), 'Alice')"));
+    ASSERT_TRUE(c->exec("INSERT INTO channels (id, name, visibility, created_by) VALUES ('" + ch + "', 'old', 'private', decode('" + pk + "', 'hex'))"));
+    ASSERT_TRUE(c->exec("INSERT INTO channel_members (channel_id, pubkey, role) VALUES ('" + ch + "', decode('" + pk + "', 'hex'), 'owner')"));
+    std::string tags;
+    engine::append_json_tags(tags, msg.tags);
+    ASSERT_TRUE(c->exec("INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, channel_id) VALUES (decode('" +
+                        msg.id_hex() + "', 'hex'), decode('" + pk + "', 'hex'), to_timestamp(" + std::to_string(msg.created_at) +
+                        "), 9, '" + tags + "', 'from the original', decode('" + engine::to_hex(msg.sig) + "', 'hex'), '" + ch + "')"));
+    engine::AuditEntry e;
+    e.seq = 1;
+    e.ts = "2026-05-01T10:00:00.123456789+00:00";  // what upstream hashed; the table keeps microseconds
+    e.event_id = msg.id_hex();
+    e.kind = 9;
+    e.actor = pk;
+    e.action = "event_created";
+    e.channel = ch;
+    e.prev_hash = std::string(engine::kAuditGenesisHash);
+    e.hash = engine::audit_hash(e);
+    std::string uuid_hex = ch;
+    std::erase(uuid_hex, '-');
+    ASSERT_TRUE(c->exec("INSERT INTO audit_log VALUES (1, '2026-05-01 10:00:00.123456+00', '" + e.event_id + "', 9, '" + pk +
+                        "', 'event_created', decode('" + uuid_hex + "', 'hex'), 'null', '" + e.prev_hash + "', '" + e.hash + "')"));
+    TempDir d;
+    const std::string out = buzz("migrate import --from '" + pg.url() + "' --data-dir " + d.path + " --json", 0);
+    EXPECT_NE(out.find(seed_era ? "the seed schema" : "the head schema"), std::string::npos) << out;
+    EXPECT_NE(out.find("\"audit_recovered_ns\":1"), std::string::npos) << out;
+    EXPECT_EQ(buzz("audit head --data-dir " + d.path, 0), "{\"seq\":1,\"hash\":\"" + e.hash + "\"}\n");
+    Snapshot s = snapshot(d.path);
+    ASSERT_EQ(s.events.size(), 1u);
+    EXPECT_EQ(s.events.begin()->second, std::string(1, '\0') + ch + "|" + engine::serialize_event(msg));
+    ASSERT_EQ(s.channels.count(ch), 1u);
+    EXPECT_EQ(s.join_order[ch], std::vector<std::string>{pk});
+  }
+}
+
+TEST(Migrate, TypesenseExportFollowsTheCollectionMapping) {
+  TempDir a, out;
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
+  populate(a.path, alice, bob);
+  if (HasFatalFailure()) return;
+  buzz("migrate export --data-dir " + a.path + " --to typesense-jsonl " + out.path, 0);
+  std::ifstream schema(out.path + "/collection.json");
+  std::string text((std::istreambuf_iterator<char>(schema)), {});
+  EXPECT_NE(text.find(R"("default_sorting_field":"created_at")"), std::string::npos);
+  std::ifstream docs(out.path + "/documents.jsonl");
+  std::string line, all;
+  size_t n = 0;
+  while (std::getline(docs, line)) ++n, all += line + "\n";
+  EXPECT_GT(n, 5u);
+  EXPECT_NE(all.find(R"("channel_id":"__global__")"), std::string::npos);
+  EXPECT_NE(all.find(R"("tags_flat":["d\u001fpost-1","title\u001fT"])"), std::string::npos) << all;
+  EXPECT_NE(all.find("} Alice alice@127.0.0.1\""), std::string::npos) << "kind 0: names appended";
+  EXPECT_EQ(all.find("to be deleted"), std::string::npos) << "deleted events are not documents";
+}
+
+}  // namespace
+}  // namespace buzz::test
