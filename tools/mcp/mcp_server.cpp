@@ -20,7 +20,7 @@ namespace {
 constexpr int kParseError = -32700, kInvalidRequest = -32600, kMethodNotFound = -32601, kInvalidParams = -32602;
 
 // Newest first; a client asking for one of these gets it, any other gets the first.
-constexpr const char* kProtocolVersions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
+constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
 constexpr const char* kHelp = R"(buzz mcp — a Model Context Protocol server on stdio for AI agents
 
