@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -93,11 +94,18 @@ class Server {
   cli::Session& session();
 
   simdjson::dom::parser parser_;
-  std::unique_ptr<cli::Session> session_;  // made at the first tool call, kept for the server's life
+  std::unique_ptr<cli::Session> session_;  // made at the first tool call
+  std::chrono::steady_clock::time_point session_made_;
 };
 
+// A key alone gets a 1-day token (session.h): a server that outlives it makes
+// a new session well before, and the old one revokes its token as it goes.
+constexpr auto kSessionLife = std::chrono::hours(12);
+
 cli::Session& Server::session() {
+  if (session_ && std::chrono::steady_clock::now() - session_made_ > kSessionLife) session_.reset();
   if (!session_) {
+    session_made_ = std::chrono::steady_clock::now();
     cli::GlobalOptions g;
     g.fill_from_environment();
     session_ = std::make_unique<cli::Session>(g, true);  // a failure is retried at the next call

@@ -1,5 +1,7 @@
 #include "tools/mcp/tool_schema.h"
 
+#include <cctype>
+
 #include "engine/canonical.h"
 #include "tools/cli/cli_error.h"
 
@@ -10,6 +12,19 @@ using cli::CliError;
 using cli::Category;
 using cli::Flag;
 
+// A flag's help as a property's description: the CLI's "or - for stdin" is
+// not so under MCP, and "--flag" is the property "flag".
+std::string description(std::string help) {
+  if (size_t at = help.find(", or - for stdin"); at != std::string::npos) help.erase(at);
+  for (size_t at; (at = help.find("--")) != std::string::npos;) {
+    help.erase(at, 2);
+    for (; at < help.size() && (std::isalnum(uint8_t(help[at])) || help[at] == '-'); ++at) {
+      if (help[at] == '-') help[at] = '_';
+    }
+  }
+  return help;
+}
+
 std::string property_schema(const Flag& f) {
   std::string out = "{";
   switch (f.kind) {
@@ -18,7 +33,7 @@ std::string property_schema(const Flag& f) {
     case Flag::kValue: out += R"("type":"string")"; break;
   }
   out += ",\"description\":";
-  engine::append_json_string(out, f.help);
+  engine::append_json_string(out, description(f.help));
   return out + "}";
 }
 

@@ -5,7 +5,7 @@
 // JSON-RPC parse error while the server keeps serving.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -80,6 +80,8 @@ test('tools/list: every tool has a JSON Schema; token commands are not tools', a
   assert.equal(byName.send_message.inputSchema.properties.reply_to.type, 'string');
   assert.equal(byName.send_message.inputSchema.properties.mention.type, 'array');
   assert.equal(byName.list_channels.inputSchema.properties.member.type, 'boolean');
+  assert.equal(byName.set_canvas.inputSchema.properties.content.description, 'markdown', 'no "- for stdin" under MCP');
+  assert.equal(byName.send_diff_message.inputSchema.properties.source_branch.description, 'source branch (with target_branch)');
   for (const hidden of ['auth', 'list_tokens', 'delete_token', 'delete_all_tokens']) assert.ok(!byName[hidden]);
 });
 
@@ -140,6 +142,15 @@ test('bad input and the relay\'s refusals are isError results', async () => {
   const extra = await callFailing(alice, 'search', { query: 'x', colour: 'blue' });
   assert.equal(extra.message, "unexpected argument 'colour'");
   await assert.rejects(alice.callTool({ name: 'no_such_tool', arguments: {} }), /Unknown tool/);
+});
+
+test('buzz mcp --help says what it is, on stdout', () => {
+  const r = spawnSync(binary, ['mcp', '--help'], { encoding: 'utf8' });
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /Model Context Protocol/);
+  const bad = spawnSync(binary, ['mcp', '--bogus'], { encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.equal(bad.stdout, '');
 });
 
 // Raw lines, past the SDK: what a broken client would send.
