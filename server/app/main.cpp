@@ -1,12 +1,14 @@
 // buzz: the single binary. `buzz serve` runs the relay; `buzz admin …` works
 // offline on a data directory; `buzz send-message …` and the other agent
-// commands talk to a relay over HTTP (tools/cli). Each subcommand answers --help.
+// commands talk to a relay over HTTP (tools/cli); `buzz mcp` serves them as MCP
+// tools on stdio (tools/mcp). Each subcommand answers --help.
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "server/app/cli.h"
 #include "tools/cli/agent_cli.h"
+#include "tools/mcp/mcp_server.h"
 
 namespace {
 
@@ -22,6 +24,7 @@ Commands:
   reindex    rebuild the full-text search index from the stored events (offline)
   sync       bring a relay up to date with another over NIP-77 (an edge appliance)
   migrate    export to / import from PostgreSQL, NIP-01 JSON lines, Typesense (offline)
+  mcp        serve the agent commands as MCP tools on stdio (buzz mcp --help)
   version    print the version
   help       show this help
 
@@ -54,6 +57,7 @@ int main(int argc, char** argv) {
   if (cmd == "reindex") return run_reindex(argc, argv);
   if (cmd == "sync") return run_sync(argc, argv);
   if (cmd == "migrate") return run_migrate(argc, argv);
+  if (cmd == "mcp") return buzz::mcp::run_mcp(argc, argv);
   if (buzz::cli::is_agent_cli(argc, argv)) return buzz::cli::run_agent_cli(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::printf("buzz %s\n", BUZZ_VERSION);

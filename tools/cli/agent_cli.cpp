@@ -11,24 +11,6 @@
 namespace buzz::cli {
 namespace {
 
-const std::vector<Command>& commands() {
-  static const std::vector<Command> all = [] {
-    std::vector<Command> v;
-    for (auto group : {message_commands, channel_commands, people_commands, workflow_commands, token_commands}) {
-      for (Command& c : group()) v.push_back(std::move(c));
-    }
-    return v;
-  }();
-  return all;
-}
-
-const Command* find_command(std::string_view name) {
-  for (const Command& c : commands()) {
-    if (name == c.name) return &c;
-  }
-  return nullptr;
-}
-
 // Sets a global flag; false if name is not one.
 bool set_global(GlobalOptions& g, std::string_view name, const std::string& value) {
   if (name == "relay") g.relay = value;
@@ -133,7 +115,7 @@ bool is_agent_cli(int argc, char** argv) {
 
 std::string agent_command_list() {
   std::string out;
-  for (const Command& c : commands()) {
+  for (const Command& c : all_commands()) {
     std::string name = c.name;
     out += "  " + name + std::string(name.size() < 24 ? 24 - name.size() : 1, ' ') + c.summary + "\n";
   }

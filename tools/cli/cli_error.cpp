@@ -30,13 +30,16 @@ int exit_code(Category c) {
   return 4;
 }
 
-int report(const CliError& e) {
+std::string error_json(const CliError& e) {
   std::string line = "{\"error\":";
   engine::append_json_string(line, category_name(e.category));
   line += ",\"message\":";
   engine::append_json_string(line, e.what());
-  line += "}\n";
-  std::fputs(line.c_str(), stderr);
+  return line + "}";
+}
+
+int report(const CliError& e) {
+  std::fputs((error_json(e) + "\n").c_str(), stderr);
   return exit_code(e.category);
 }
 

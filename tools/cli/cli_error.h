@@ -28,6 +28,10 @@ struct CliError : std::runtime_error {
   CliError(Category c, const std::string& message) : std::runtime_error(message), category(c) {}
 };
 
+// {"error":"<category>","message":"<text>"}: the CLI's stderr line, and the
+// text of an MCP tool's isError result.
+std::string error_json(const CliError& e);
+
 // Writes the error line to stderr and returns its exit code.
 int report(const CliError& e);
 

@@ -71,7 +71,7 @@ std::string remove_member(Session& s, const Args& a) {
 
 std::string set_canvas(Session& s, const Args& a) {
   const std::string channel = channel_of(a);
-  return s.post_event(channel_event(40100, channel, {}, value_or_stdin(a.value("content"))));
+  return s.post_event(channel_event(40100, channel, {}, a.text("content")));
 }
 
 }  // namespace

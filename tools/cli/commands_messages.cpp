@@ -51,7 +51,7 @@ std::string send_diff_message(Session& s, const Args& a) {
   d.description = a.get("description");
   d.reply_to = optional_hex64(a, "reply-to");
   if (auto pr = a.get("pr")) d.pr = checked_number("pr", *pr);
-  d.diff = value_or_stdin(a.value("diff"));
+  d.diff = a.text("diff");
   return s.post_event(diff_event(std::move(d)));
 }
 

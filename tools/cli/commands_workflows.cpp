@@ -10,7 +10,7 @@ namespace {
 
 std::string yaml_body(const Args& a) {
   std::string body = "{\"yaml_definition\":";
-  engine::append_json_string(body, value_or_stdin(a.value("yaml")));
+  engine::append_json_string(body, a.text("yaml"));
   return body + "}";
 }
 
