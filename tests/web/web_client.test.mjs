@@ -77,13 +77,13 @@ async function signIn(name) {
   page.on('pageerror', (e) => console.error(`[${name}] page error:`, e.message));
   await page.goto(base + '/');
   await page.click('#signin-key');
-  await page.waitForSelector('.status.online', { timeout: 10000 });
+  await page.waitForSelector('.status.online', { timeout: 30000 });
   const secret = await page.evaluate(() => localStorage.getItem('buzz.secret'));
   return { page, secret: hexToBytes(secret), pubkey: getPublicKey(hexToBytes(secret)) };
 }
 
 const textOf = (page, selector) => page.$$eval(selector, (els) => els.map((e) => e.textContent));
-async function waitText(page, selector, text, timeout = 10000) {
+async function waitText(page, selector, text, timeout = 30000) {
   await page.waitForFunction((s, t) => [...document.querySelectorAll(s)].some((e) => e.textContent.includes(t)),
     { timeout }, selector, text);
 }
@@ -156,7 +156,7 @@ test('two people share a private channel live; a third never sees it', async () 
   await waitText(alice.page, '.members h3', 'Members (2)');
 
   // Bob sees it in his list (the list refreshes every 5 s) and opens it.
-  await bob.page.waitForSelector('[data-channel="secret-room"]', { timeout: 15000 });
+  await bob.page.waitForSelector('[data-channel="secret-room"]', { timeout: 30000 });
   await bob.page.click('[data-channel="secret-room"]');
   await bob.page.waitForSelector('.messages[aria-busy="false"]');
 
@@ -184,7 +184,7 @@ test('two people share a private channel live; a third never sees it', async () 
   await alice.page.waitForSelector('.channel > .composer .preview img');
   await alice.page.click('.channel > .composer button[type=submit]');
   await bob.page.waitForFunction(() => [...document.querySelectorAll('.messages img.inline')]
-    .some((i) => i.complete && i.naturalWidth === 160), { timeout: 10000 });
+    .some((i) => i.complete && i.naturalWidth === 160), { timeout: 30000 });
 
   // Typing shows on the other side; an edit and a deletion reach Bob live.
   await alice.page.focus('#message-input');
@@ -199,7 +199,7 @@ test('two people share a private channel live; a third never sees it', async () 
   await say(alice, bob, 'a message to take back');
   await act(alice.page, 'a message to take back', 'button.delete');
   await bob.page.waitForFunction(() => ![...document.querySelectorAll('.messages .msg')]
-    .some((m) => m.textContent.includes('a message to take back')), { timeout: 10000 });
+    .some((m) => m.textContent.includes('a message to take back')), { timeout: 30000 });
 
   // Bob mentions Alice through the autocomplete; it lands in her feed.
   await bob.page.focus('#message-input');
@@ -216,7 +216,7 @@ test('two people share a private channel live; a third never sees it', async () 
   await alice.page.click('#toggle-settings');
   await alice.page.type('#settings-topic', 'Q3 planning');
   await alice.page.click('#save-settings');
-  await waitText(bob.page, '.channel-head .topic', 'Q3 planning', 15000);
+  await waitText(bob.page, '.channel-head .topic', 'Q3 planning', 30000);
 
   // Search finds the message for Bob.
   await type(bob.page, '#search', 'plan');
@@ -276,7 +276,7 @@ steps:
   await waitText(bob.page, '#feed .approval', 'Deploy to production?');
   await bob.page.click('#feed .approval button.grant');
   await waitText(bob.page, '#feed .approval', 'granted');
-  await waitText(alice.page, '.messages .msg', 'deploy approved', 15000);
+  await waitText(alice.page, '.messages .msg', 'deploy approved', 30000);
 });
 
 test('a DM between two people, invisible to the third', async () => {
@@ -284,7 +284,7 @@ test('a DM between two people, invisible to the third', async () => {
   await type(bob.page, '#new-dm', alice.pubkey);
   await bob.page.waitForSelector('#dm-list .chan.active');
   await type(bob.page, '#message-input', 'a private word, alice');
-  await alice.page.waitForSelector('#dm-list .chan', { timeout: 15000 });
+  await alice.page.waitForSelector('#dm-list .chan', { timeout: 30000 });
   await alice.page.click('#dm-list .chan');
   await waitText(alice.page, '.messages .msg', 'a private word, alice');
   await carol.page.reload();
@@ -312,13 +312,13 @@ test('first render of a channel with 500 messages', async () => {
 
   const { page } = people.carol;
   await page.reload();
-  await page.waitForSelector('[data-channel="busy"]', { timeout: 15000 });
+  await page.waitForSelector('[data-channel="busy"]', { timeout: 30000 });
   const runs = [];
   for (let i = 0; i < 5; i++) {
     await page.evaluate(() => { window.__buzzFirstRender = null; });
     await page.click('#open-feed');
     await page.click('[data-channel="busy"]');
-    const r = await (await page.waitForFunction(() => window.__buzzFirstRender, { timeout: 10000 })).jsonValue();
+    const r = await (await page.waitForFunction(() => window.__buzzFirstRender, { timeout: 30000 })).jsonValue();
     assert.equal(r.messages, 500);
     assert.equal((await page.$$('.messages .msg')).length, 500);
     runs.push(r.ms);
