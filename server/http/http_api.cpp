@@ -61,10 +61,8 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
   bool get = req.method == "GET" || req.method == "HEAD";
   if (get) {
     if (auto r = health_.check(req.path, /*health_port=*/false)) return r;
-  }
-  if (get) {  // a browser asking for / gets the web client; NIP-11 clients send application/nostr+json
-    bool nostr = req.header("accept").find("application/nostr+json") != std::string_view::npos;
-    if (!nostr) {
+    // A browser asking for / gets the web client; NIP-11 clients send application/nostr+json.
+    if (req.header("accept").find("application/nostr+json") == std::string_view::npos) {
       if (auto r = web_client_response(req)) return r;
     }
   }
@@ -74,31 +72,30 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
     return public_cors(std::move(r));
   }
   if (get && req.path == "/.well-known/nostr.json") return public_cors(nip05_names(req));
-  if (req.path.starts_with("/api/") || req.path.starts_with("/hooks/") || is_bridge_path(req.path)) {
-    std::optional<net::HttpResponse> r = req.path.starts_with("/api/")   ? route_api(loop, conn, req)
-                                         : is_workflow_path(req.path) ? route_workflows(loop, conn, req)
-                                                                      : route_bridge(conn, req);
-    if (!r) {  // answered later (answer_event, answer_dm, a workflow save), with this origin's CORS header
-      deferred_origins_[loop.index()][subscription_owner(conn.id())] = std::string(origin);
-      return std::nullopt;
+  // The routes that may answer later (answer_event, answer_dm, a workflow save, an
+  // upload): their deferred answer keeps this request's Origin for its CORS header.
+  std::optional<net::HttpResponse> r;
+  if (req.path.starts_with("/api/")) {
+    r = route_api(loop, conn, req);
+  } else if (is_workflow_path(req.path)) {
+    r = route_workflows(loop, conn, req);
+  } else if (is_bridge_path(req.path)) {
+    r = route_bridge(conn, req);
+  } else if (req.path.starts_with("/media/")) {
+    r = media_.route(req, answer_later(loop, conn.id()));
+  } else {
+    if (get && req.path == "/metrics") return metrics_page(metrics_);
+    if (!get && (req.path == "/health" || req.path == "/info" || req.path == "/metrics")) {
+      return net::HttpResponse::json(405, R"({"error":"method not allowed"})");
     }
-    cors_.apply(origin, *r);
-    return r;
+    return api_error(404, "not found");
   }
-  if (req.path.starts_with("/media/")) {
-    std::optional<net::HttpResponse> r = media_.route(req, answer_later(loop, conn.id()));
-    if (!r) {  // an upload, answered by the media worker
-      deferred_origins_[loop.index()][subscription_owner(conn.id())] = std::string(origin);
-      return std::nullopt;
-    }
-    cors_.apply(origin, *r);
-    return r;
+  if (!r) {
+    deferred_origins_[loop.index()][subscription_owner(conn.id())] = std::string(origin);
+    return std::nullopt;
   }
-  if (get && req.path == "/metrics") return metrics_page(metrics_);
-  if (!get && (req.path == "/health" || req.path == "/info" || req.path == "/metrics")) {
-    return net::HttpResponse::json(405, R"({"error":"method not allowed"})");
-  }
-  return api_error(404, "not found");
+  cors_.apply(origin, *r);
+  return r;
 }
 
 std::function<void(net::HttpResponse)> HttpApi::answer_later(net::Loop& loop, net::ConnId to) {

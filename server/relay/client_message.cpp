@@ -11,7 +11,7 @@ namespace {
 using simdjson::dom::element;
 
 ParseFailure failure(std::string detail) {
-  return ParseFailure{"invalid message: Invalid message format: " + std::move(detail), {}, {}};
+  return ParseFailure{"invalid message: Invalid message format: " + detail, std::move(detail), {}, {}};
 }
 
 // Returns the raw text of the second element of a JSON array. The input has

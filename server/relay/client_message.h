@@ -49,6 +49,7 @@ struct NegCloseMessage {
 };
 struct ParseFailure {
   std::string notice;                   // full NOTICE text
+  std::string detail;                   // what was wrong, the notice without its prefix
   std::optional<std::string> event_id;  // hex, if it could be read
   std::optional<std::string> sub_id;
   bool negentropy = false;              // the sub_id is a NEG-* one: answer NEG-ERR, not CLOSED

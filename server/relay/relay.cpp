@@ -105,9 +105,7 @@ void Relay::handle_parse_failure(Context& c, const ParseFailure& f) {
   if (f.event_id) send_ok(c, *f.event_id, false, "invalid: malformed event");
   if (f.sub_id && f.negentropy) {
     c.session.negs.erase(*f.sub_id);
-    std::string_view detail = f.notice;
-    detail.remove_prefix(std::min(detail.size(), detail.find("format: ") + 8));  // "…Invalid message format: "
-    send_neg_err(c.loop, c.conn, *f.sub_id, "invalid: " + std::string(detail));
+    send_neg_err(c.loop, c.conn, *f.sub_id, "invalid: " + f.detail);
   } else if (f.sub_id) {
     send_closed(c, *f.sub_id, "invalid: malformed filter");
   }
