@@ -6,7 +6,10 @@ export function makeApi(signer) {
   async function call(method, path, body) {
     const url = location.origin + path;
     const text = body === undefined ? undefined : JSON.stringify(body);
-    const token = await getToken(url, method, signer.sign, true, body);
+    // A nonce makes each authorization unique: two identical calls in one second
+    // would otherwise sign the same event, and the relay refuses the second as a replay.
+    const nonce = bytesToHex(crypto.getRandomValues(new Uint8Array(8)));
+    const token = await getToken(url, method, (e) => signer.sign({ ...e, tags: [...e.tags, ['nonce', nonce]] }), true, body);
     const r = await fetch(url, {
       method, body: text,
       headers: { Authorization: token, ...(text ? { 'Content-Type': 'application/json' } : {}) },
