@@ -48,11 +48,16 @@ class Connection {
   ConnectionContext* context() const { return context_.get(); }
   void set_context(std::unique_ptr<ConnectionContext> c) { context_ = std::move(c); }
   bool is_websocket() const { return phase_ == Phase::kWebSocket; }
-  bool reading_paused() const { return read_paused_; }
+  // Paused by the application (Loop::pause_reading); the loop's own pause for
+  // a backlog of answers is not the application's to lift.
+  bool reading_paused() const { return read_paused_ & kPausedByService; }
 
  private:
   friend class Loop;
   enum class Phase : uint8_t { kHttp, kWebSocket, kClosing, kDead };
+  // Why no receive is armed: each reason is lifted on its own.
+  static constexpr uint8_t kPausedByService = 1;  // Loop::pause_reading, until resume_reading
+  static constexpr uint8_t kPausedByBacklog = 2;  // its own answers queued past the live limit (Loop::enqueue)
 
   // A request whose head is parsed (and shown to the application) and whose
   // body is still arriving; the head is not parsed again as the body grows.
@@ -74,7 +79,7 @@ class Connection {
   ConnId id_;
   Phase phase_ = Phase::kHttp;
   bool recv_armed_ = false;
-  bool read_paused_ = false;      // Loop::pause_reading: no receive is armed until resume_reading
+  uint8_t read_paused_ = 0;       // kPausedBy* bits: no receive is armed while any is set
   bool sending_ = false;
   bool dirty_ = false;            // on the loop's list of connections to flush
   bool close_after_flush_ = false;

@@ -324,18 +324,24 @@ void Loop::on_recv(Connection& c, int res, uint32_t flags) {
   }
 }
 
-void Loop::pause_reading(Connection& c) {
-  if (c.read_paused_ || c.phase_ == Connection::Phase::kDead) return;
-  c.read_paused_ = true;
-  if (!c.recv_armed_) return;
+void Loop::pause_reading(Connection& c) { pause(c, Connection::kPausedByService); }
+
+void Loop::resume_reading(Connection& c) { resume(c, Connection::kPausedByService); }
+
+void Loop::pause(Connection& c, uint8_t why) {
+  if ((c.read_paused_ & why) || c.phase_ == Connection::Phase::kDead) return;
+  const bool was_reading = !c.read_paused_;
+  c.read_paused_ |= why;
+  if (!was_reading || !c.recv_armed_) return;
   io_uring_sqe* q = sqe();
   io_uring_prep_cancel64(q, tag(Op::kRecv, c.id_.slot, c.id_.gen), 0);
   io_uring_sqe_set_data64(q, tag(Op::kIgnore));
 }
 
-void Loop::resume_reading(Connection& c) {
-  if (!c.read_paused_ || c.phase_ == Connection::Phase::kDead) return;
-  c.read_paused_ = false;
+void Loop::resume(Connection& c, uint8_t why) {
+  if (!(c.read_paused_ & why) || c.phase_ == Connection::Phase::kDead) return;
+  c.read_paused_ &= uint8_t(~why);
+  if (c.read_paused_) return;  // still held for the other reason
   // First what was received but not handled when the pause came; it may pause again.
   if (!c.inbuf_.empty() && !consume(c, nullptr, 0)) return destroy(c);
   // Still armed: the cancel is in flight, and its completion re-arms (on_recv).
@@ -401,6 +407,10 @@ void Loop::on_send(Connection& c, int res) {
   }
   c.send_.reset();  // idle connections keep no send buffers
   flush(c);
+  // Its answers drained to half the live limit: read its requests again.
+  if ((c.read_paused_ & Connection::kPausedByBacklog) && c.pending_.size() < options_.send_queue_limit / 2) {
+    resume(c, Connection::kPausedByBacklog);
+  }
 }
 
 void Loop::destroy(Connection& c) {

@@ -50,6 +50,7 @@ struct LoopStats {
   std::atomic<uint64_t> frames_out{0};
   std::atomic<uint64_t> dropped_slow{0};      // frames a full send queue refused
   std::atomic<uint64_t> slow_disconnects{0};  // connections closed for it (slow_client_strikes)
+  std::atomic<uint64_t> answer_pauses{0};     // connections not read from until their own answers drained
 
   // One writer: a plain load and store, without a locked instruction.
   static void bump(std::atomic<uint64_t>& n) { n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
@@ -97,7 +98,9 @@ class Loop {
   // already received but not yet handled wait for the resume, which handles
   // them first; sending goes on. While paused the
   // connection reads no pong either, so a pause must be short next to the
-  // ping interval. Both are no-ops when there is nothing to change.
+  // ping interval. Both are no-ops when there is nothing to change. The loop
+  // pauses a connection itself, independently, while its own answers are
+  // queued past send_queue_limit (enqueue, on_send).
   void pause_reading(Connection& c);
   void resume_reading(Connection& c);
 
@@ -108,6 +111,10 @@ class Loop {
   }
 
   // --- loop.cpp: the ring ---
+  // pause_reading and resume_reading for one reason (Connection::kPausedBy*):
+  // reading resumes once no reason holds it.
+  void pause(Connection& c, uint8_t why);
+  void resume(Connection& c, uint8_t why);
   io_uring_sqe* sqe();
   // After io_uring_prep_* (which resets the flags): names c's socket by its
   // entry in the ring's file table when it has one, so the kernel skips a file

@@ -1,7 +1,8 @@
 // The outbound queue of a connection: every frame and HTTP response a loop
 // sends a connection is built and queued here, under the limits of LoopOptions
 // (the live send_queue_limit, the answer_allowance, the heartbeats' own 8
-// slots) and the slow-consumer strikes. Nothing here touches the ring: Loop::run
+// slots), the slow-consumer strikes, and the pause of a connection whose own
+// answers pile up. Nothing here writes to the socket: Loop::run
 // flushes each connection queued to once per batch of completions (flush and
 // on_send, in loop.cpp).
 #include "net/loop.h"
@@ -54,6 +55,15 @@ bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
   }
   if (!control) c.full_strikes_ = 0;
   c.pending_.push_back(std::move(f));
+  // Answers to its own requests past the live limit: read no more requests
+  // until they drain (on_send), so a client that sends faster than it reads is
+  // slowed by TCP instead of closed as slow. Live fan-out cannot be slowed this
+  // way, so it keeps the strikes above.
+  if (traffic == Traffic::kAnswer && c.pending_.size() >= options_.send_queue_limit &&
+      !(c.read_paused_ & Connection::kPausedByBacklog)) {
+    LoopStats::bump(stats_.answer_pauses);
+    pause(c, Connection::kPausedByBacklog);
+  }
   LoopStats::bump(stats_.frames_out);
   if (!c.dirty_ && !c.sending_) {
     c.dirty_ = true;

@@ -69,6 +69,9 @@ std::string render_metrics(const MetricsSources& m) {
            sum(&net::LoopStats::refused));
     metric(out, "buzz_ws_backpressure_disconnects_total", "counter", "connections closed as slow consumers (1008)",
            sum(&net::LoopStats::slow_disconnects));
+    metric(out, "buzz_ws_answer_pauses_total", "counter",
+           "connections not read from until the answers queued for them drained (back-pressure)",
+           sum(&net::LoopStats::answer_pauses));
     metric(out, "buzz_ws_messages_received_total", "counter", "WebSocket messages received", sum(&net::LoopStats::messages_in));
     metric(out, "buzz_ws_frames_sent_total", "counter", "frames queued for sending", sum(&net::LoopStats::frames_out));
   }

@@ -4,8 +4,9 @@
 // one closes, and the bounded send queue, which closes a subscriber that stops
 // reading (1008) after three consecutive events found its queue full, while the
 // publisher and other readers carry on. The metrics port counts both. And
-// back-pressure on ingest (issue 20): a relay whose store or audit log falls
-// behind stops reading from the senders of EVENTs instead of refusing them.
+// back-pressure (issue 20): a relay whose store or audit log falls behind
+// stops reading from the senders of EVENTs instead of refusing them, and so
+// does one whose answers to a connection pile up while that client reads none.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -157,6 +158,49 @@ TEST(BackpressureTest, SustainedIngestPastTheWritersPaceSlowsSendersAndRefusesNo
     ASSERT_TRUE(n);
     EXPECT_EQ(n->count, kEvents);
   }
+}
+
+// A test harness looping over send before it reads anything: its OKs pile up
+// faster than it takes them. Closing it as a slow consumer (1008), as live
+// fan-out would be, lost the OKs of events already stored; instead the relay
+// stops reading it past the live queue limit and resumes as the OKs drain, so
+// its sends block (TCP) and every EVENT is answered.
+TEST(BackpressureTest, BurstSentWithoutReadingTheAnswersIsSlowedNotClosed) {
+  const uint16_t metrics = free_tcp_port();
+  // Without an fsync per batch the OKs come faster than the kernel buffers them.
+  auto relay = start({"--sync-writes", "false"}, metrics);
+  ASSERT_TRUE(relay);
+  const Keypair key = engine::generate_keypair();
+  std::string error;
+  auto c = NostrClient::connect_authed(*relay, key, &error);
+  ASSERT_TRUE(c) << error;
+  c->ws().set_auto_pong(false);  // the writer thread owns the sending side
+  constexpr int kEvents = 10000;
+  std::vector<std::string> frames;
+  for (int i = 0; i < kEvents; ++i) frames.push_back(R"(["EVENT",)" + make_event(key, 1, "burst " + std::to_string(i)).raw + "]");
+  std::atomic<int> sent{0};
+  std::thread writer([&] {
+    for (const std::string& f : frames) {
+      if (!c->send(f)) return;
+      ++sent;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // reading nothing meanwhile
+  int answered = 0, accepted = 0;
+  while (answered < kEvents) {
+    auto m = c->next_message(10000);
+    if (!m) break;
+    if (m->type != "OK") continue;
+    ++answered;
+    accepted += m->accepted;
+  }
+  writer.join();
+  EXPECT_EQ(sent.load(), kEvents);
+  EXPECT_EQ(answered, kEvents);
+  EXPECT_EQ(accepted, kEvents);
+  EXPECT_FALSE(c->ws().closed()) << "closed with " << c->ws().close_code();
+  EXPECT_GT(counter(metrics, "buzz_ws_answer_pauses_total"), 0) << "the burst never filled the queue";
+  EXPECT_EQ(counter(metrics, "buzz_ws_backpressure_disconnects_total"), 0);
 }
 
 }  // namespace

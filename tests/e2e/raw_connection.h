@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -24,13 +25,16 @@ class RawConnection {
     addr.sin_port = htons(port);
     inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
     EXPECT_EQ(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    // A relay that stops reading without closing fails the test, not hangs it.
+    timeval ten_seconds{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &ten_seconds, sizeof ten_seconds);
   }
   ~RawConnection() { ::close(fd_); }
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;
 
   void send(const std::string& bytes) { EXPECT_TRUE(try_send(bytes)); }
-  // False once the relay has ended the connection.
+  // False once the relay has ended the connection, or after 10 s blocked.
   bool try_send(const std::string& bytes) {
     return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == ssize_t(bytes.size());
   }

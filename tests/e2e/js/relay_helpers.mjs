@@ -137,10 +137,8 @@ export class Conn {
   close() { this.ws.close(); }
 }
 
-// Publishes signed events, pipelined; every one must be accepted.
-// Publishes events on one connection, at most `window` awaiting their OK at a
-// time: a burst of 10,000 sent without reading the OKs meanwhile is closed as
-// a slow consumer (docs/limits.md, ingest back-pressure).
+// Publishes signed events on one connection, pipelined, at most `window`
+// awaiting their OK at a time; every one must be accepted.
 export async function publishAll(conn, events, window = 500) {
   for (let at = 0; at < events.length; at += window) {
     const batch = events.slice(at, at + window);
