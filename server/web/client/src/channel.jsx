@@ -1,11 +1,16 @@
-// One channel: its messages live (REQ with #h), the composer (text and image
-// upload), reactions, edits, deletions, a thread pane, typing and members.
-import { useEffect, useRef, useState, useMemo } from 'preact/hooks';
-import { apply, emptyChannel, timeline, thread, shortKey } from './model.js';
-import { pubkeyFrom } from './signer.js';
+// One channel: its messages live (REQ with #h) and older ones on demand, the
+// composer (text and image upload), reactions, edits, deletions, a thread
+// pane, typing, and the members, settings and canvas panes.
+import { useEffect, useLayoutEffect, useRef, useState, useMemo } from 'preact/hooks';
+import { apply, emptyChannel, timeline, thread } from './model.js';
+import { usePeople } from './people.js';
+import { Members, Settings } from './admin.jsx';
+import { Canvas } from './canvas.jsx';
 
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
 const REACTIONS = ['👍', '🎉', '❤️'];
+const KINDS = [9, 40003, 5, 9005, 7];
+const PAGE = 500;  // the newest PAGE events first, PAGE more each time the reader scrolls back
 const IMAGE_URL = /(https?:\/\/\S+\.(?:png|jpe?g|gif|webp))(?=\s|$)/gi;
 
 function Content({ text }) {
@@ -22,7 +27,7 @@ function Content({ text }) {
   return <div class="content">{parts}</div>;
 }
 
-function Message({ ev, state, me, names, onReact, onReply, onEdit, onDelete, inThread }) {
+function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, inThread }) {
   const edit = state.edits.get(ev.id);
   const reactions = state.reactions.get(ev.id);
   const replies = state.replies.get(ev.id)?.filter((id) => !state.deleted.has(id)).length ?? 0;
@@ -34,7 +39,7 @@ function Message({ ev, state, me, names, onReact, onReply, onEdit, onDelete, inT
     <article class="msg" data-id={ev.id} tabindex="0" onMouseEnter={() => setHot(true)} onFocusIn={() => setHot(true)}
       onMouseLeave={(e) => setHot(e.currentTarget.contains(document.activeElement))}>
       <header>
-        <strong>{ev.pubkey === me ? 'you' : names[ev.pubkey] || shortKey(ev.pubkey)}</strong>
+        <strong class="author">{people.name(ev.pubkey)}</strong>
         <time>{time}</time>
         {edit && <span class="edited">(edited)</span>}
       </header>
@@ -55,23 +60,23 @@ function Message({ ev, state, me, names, onReact, onReply, onEdit, onDelete, inT
   );
 }
 
-const label = (m) => m.display_name || shortKey(m.pubkey);
-
 // "@al" at the end of the text: the members whose name starts with "al".
-function suggestions(text, members, me) {
+function suggestions(text, members, me, label) {
   const m = /(?:^|\s)@([\w.-]*)$/.exec(text);
   if (!m) return [];
   const q = m[1].toLowerCase();
   return members.filter((x) => x.pubkey !== me && label(x).toLowerCase().startsWith(q)).slice(0, 6);
 }
 
-function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me }) {
+function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me, disabled }) {
+  const people = usePeople();
+  const label = (m) => people.name(m.pubkey).replace(/\s+/g, '_');
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [preview, setPreview] = useState(null);
   const file = useRef(null);
   const mentioned = useRef(new Map());  // "@label" -> pubkey, for the p tags
-  const options = suggestions(text, members, me);
+  const options = suggestions(text, members, me, label);
   const pick = (m) => {
     setText(text.replace(/@[\w.-]*$/, '@' + label(m) + ' '));
     mentioned.current.set('@' + label(m), m.pubkey);
@@ -112,58 +117,36 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
         </ul>
       )}
       {preview && <div class="preview"><img src={preview.url} alt="to upload" /><button type="button" onClick={() => setPreview(null)}>✕</button></div>}
-      <textarea id={id} rows="1" value={text} placeholder={placeholder} aria-label={placeholder}
+      <textarea id={id} rows="1" value={text} placeholder={placeholder} aria-label={placeholder} disabled={disabled}
         onInput={(e) => { setText(e.target.value); onTyping?.(); }}
         onKeyDown={(e) => {
           if ((e.key === 'Tab' || e.key === 'Enter') && options.length) { e.preventDefault(); pick(options[0]); }
           else if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); send(); }
         }} />
       <input type="file" accept="image/*" ref={file} onChange={attach} hidden class="file" />
-      <button type="button" class="attach" aria-label="attach an image" onClick={() => file.current.click()}>📎</button>
-      <button type="submit" disabled={busy}>Send</button>
+      <button type="button" class="attach" aria-label="attach an image" disabled={disabled} onClick={() => file.current.click()}>📎</button>
+      <button type="submit" disabled={busy || disabled}>Send</button>
     </form>
   );
 }
 
-function Members({ channel, members, presence, relay, onChange, onError, onClose }) {
-  const add = async (e) => {
-    e.preventDefault();
-    const who = e.target.who.value.trim();
-    try {
-      const r = await relay.publish({ kind: 9000, tags: [['h', channel.id], ['p', pubkeyFrom(who)]] });
-      if (!r.ok) throw new Error(r.message);
-      e.target.reset();
-      onChange();
-    } catch (err) { onError(err.message); }
-  };
-  return (
-    <aside class="members" aria-label="members">
-      <header><h3>Members ({members.length})</h3><button aria-label="close members" onClick={onClose}>✕</button></header>
-      <ul>{members.map((m) => (
-        <li key={m.pubkey}><span class={'dot ' + (presence[m.pubkey] || 'offline')} title={presence[m.pubkey] || 'offline'} />
-          {label(m)} <small>{m.role}</small></li>
-      ))}</ul>
-      {channel.channel_type !== 'dm' && (
-        <form onSubmit={add}>
-          <input name="who" id="add-member" placeholder="add member: npub or hex" aria-label="add member" />
-          <button type="submit" id="add-member-button">Add</button>
-        </form>
-      )}
-    </aside>
-  );
-}
-
-export function ChannelView({ channel, relay, api, me, onError, onChanged }) {
+export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm }) {
+  const people = usePeople();
   const state = useRef(emptyChannel());
   const [version, setVersion] = useState(0);
   const [loaded, setLoaded] = useState(false);
   const [openThread, setOpenThread] = useState(null);
   const [typing, setTyping] = useState({});
-  const [showMembers, setShowMembers] = useState(false);
+  const [pane, setPane] = useState(null);  // 'members' | 'canvas' | null, beside the messages
   const [showSettings, setShowSettings] = useState(false);
+  const [gone, setGone] = useState('');    // the relay closed the subscription: access revoked
+  const [history, setHistory] = useState({ more: false, loading: false });
   const started = useRef(performance.now());
   const list = useRef(null);
   const lastTyping = useRef(0);
+  const oldest = useRef(Infinity);          // created_at of the oldest event held
+  const stick = useRef(true);               // the reader is at the bottom: follow new messages
+  const restore = useRef(null);             // distance from the bottom to keep after older ones arrive
 
   useEffect(() => {
     // History is folded in once at EOSE (one render for 500 messages); live
@@ -171,30 +154,57 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged }) {
     let batch = [];
     let scheduled = false;
     let live = false;
+    let stored = 0;
     const flush = () => { scheduled = false; apply(state.current, batch); batch = []; setVersion((v) => v + 1); };
     const unsub = relay.subscribe(
-      [{ kinds: [9, 40003, 5, 9005, 7], '#h': [channel.id], limit: 500 }, { kinds: [20002], '#h': [channel.id] }],
+      [{ kinds: KINDS, '#h': [channel.id], limit: PAGE }, { kinds: [20002], '#h': [channel.id] }],
       (ev) => {
         if (ev.kind === 20002) {
           if (ev.pubkey !== me) setTyping((t) => ({ ...t, [ev.pubkey]: Date.now() }));
           return;
         }
+        if (!live) { stored++; oldest.current = Math.min(oldest.current, ev.created_at); }
         batch.push(ev);
         if (live && !scheduled) { scheduled = true; requestAnimationFrame(flush); }
       },
-      () => { live = true; flush(); setLoaded(true); },
+      () => {
+        live = true;
+        flush();
+        setLoaded(true);
+        setHistory({ more: stored >= PAGE, loading: false });
+      },
+      (reason) => { setGone(reason || 'closed'); onChanged(); },
     );
+    // The channel's group state changing (members, roles, name, topic) is re-read.
+    const unsubState = relay.subscribe([{ kinds: [39000, 39002], '#h': [channel.id], limit: 0 }], () => {
+      loadMembers().catch(() => {});
+      onChanged();
+    });
     const t = setInterval(() => setTyping((t) => Object.fromEntries(Object.entries(t).filter(([, at]) => Date.now() - at < 5000))), 1000);
-    return () => { unsub(); clearInterval(t); };
+    return () => { unsub(); unsubState(); clearInterval(t); };
   }, [channel.id]);
 
-  // Members: the member pane, authors' names and mention suggestions.
+  // Older history: the PAGE events before the oldest held (until is inclusive,
+  // so the boundary second comes again; apply() ignores what it has).
+  const loadEarlier = async () => {
+    if (history.loading || !history.more) return;
+    setHistory({ more: true, loading: true });
+    const events = await relay.query([{ kinds: KINDS, '#h': [channel.id], until: oldest.current, limit: PAGE }]);
+    const known = state.current.messages.size;
+    for (const ev of events) oldest.current = Math.min(oldest.current, ev.created_at);
+    const el = list.current;
+    if (el) restore.current = el.scrollHeight - el.scrollTop;
+    apply(state.current, events);
+    setHistory({ more: events.length >= PAGE && state.current.messages.size > known, loading: false });
+    setVersion((v) => v + 1);
+  };
+
+  // Members: the member pane, roles, mention suggestions.
   const [members, setMembers] = useState([]);
-  const [presence, setPresence] = useState({});
   const loadMembers = async () => {
     const r = await api.get(`/api/channels/${channel.id}/members`);
     setMembers(r.members);
-    if (r.members.length) setPresence(await api.get('/api/presence?pubkeys=' + r.members.map((m) => m.pubkey).join(',')));
+    people.want(r.members.map((m) => m.pubkey));
   };
   useEffect(() => {
     loadMembers().catch((e) => onError(e.message));
@@ -203,6 +213,7 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged }) {
   }, [channel.id]);
 
   const items = useMemo(() => timeline(state.current), [version]);
+  useEffect(() => { people.want(new Set([...state.current.messages.values()].map((ev) => ev.pubkey))); }, [version]);
 
   // First render after the history arrived: recorded for docs/performance.md.
   useEffect(() => {
@@ -212,11 +223,24 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged }) {
     });
   }, [loaded]);
 
-  useEffect(() => { if (list.current) list.current.scrollTop = list.current.scrollHeight; }, [items.length, loaded]);
+  // Follow new messages while the reader is at the bottom; keep the place
+  // when older ones are put above.
+  useLayoutEffect(() => {
+    const el = list.current;
+    if (!el) return;
+    if (restore.current !== null) { el.scrollTop = el.scrollHeight - restore.current; restore.current = null; }
+    else if (stick.current) el.scrollTop = el.scrollHeight;
+  }, [items.length, loaded]);
+  const onScroll = (e) => {
+    const el = e.currentTarget;
+    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 60;
+    if (el.scrollTop < 40 && loaded) loadEarlier();
+  };
 
   const send = async (content, tags, root) => {
     const all = [['h', channel.id], ...tags];
     if (root) all.push(['e', root.id, '', 'reply'], ['p', root.pubkey]);
+    stick.current = true;
     const r = await relay.publish({ kind: 9, content, tags: all });
     if (!r.ok) throw new Error(r.message);
   };
@@ -243,43 +267,51 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged }) {
     relay.publish({ kind: 20002, tags: [['h', channel.id]] });
   };
 
-  const role = members.find((m) => m.pubkey === me)?.role;
-  const admin = role === 'owner' || role === 'admin';
-  // 9002: the topic is any member's to set; name and description the admins'.
-  const saveSettings = async (e) => {
-    e.preventDefault();
-    const f = e.target;
-    const tags = [['h', channel.id], ['topic', f.topic.value]];
-    if (admin) tags.push(['name', f.name.value], ['about', f.about.value]);
-    const r = await relay.publish({ kind: 9002, tags });
-    if (!r.ok) return onError(r.message);
-    setShowSettings(false);
-    onChanged();
-  };
+  // Esc closes the newest pane (thread, then canvas or members, then settings)
+  // and gives the keyboard back to the composer.
+  useEffect(() => {
+    const key = (e) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (openThread) setOpenThread(null);
+      else if (pane) setPane(null);
+      else if (showSettings) setShowSettings(false);
+      else return;
+      e.preventDefault();
+      setTimeout(() => document.getElementById('message-input')?.focus(), 0);
+    };
+    addEventListener('keydown', key);
+    return () => removeEventListener('keydown', key);
+  });
 
-  const names = Object.fromEntries(members.map((m) => [m.pubkey, label(m)]));
-  const props = { state: state.current, me, names, onReact: react, onReply: setOpenThread, onEdit: edit, onDelete: del };
+  const role = members.find((m) => m.pubkey === me)?.role;
+  const dm = channel.channel_type === 'dm';
+  const archived = !!channel.archived_at;
+  const title = dm
+    ? (channel.participant_pubkeys || []).filter((pk) => pk !== me).map((pk) => people.name(pk)).join(', ') || (channel.participants || []).join(', ')
+    : (channel.visibility === 'private' ? '🔒 ' : '# ') + channel.name;
+  const toggle = (name) => setPane(pane === name ? null : name);
+  const props = { state: state.current, me, people, onReact: react, onReply: setOpenThread, onEdit: edit, onDelete: del };
   const typers = Object.keys(typing);
+  if (gone) return <div class="channel"><p class="empty" role="alert" id="channel-gone">You no longer have access to this channel ({gone}).</p></div>;
   return (
     <div class="channel">
       <header class="channel-head">
-        <h1>{channel.channel_type === 'dm' ? (channel.participants || []).join(', ') : (channel.visibility === 'private' ? '🔒 ' : '# ') + channel.name}</h1>
+        <h1>{title}</h1>
+        {archived && <span class="archived">archived</span>}
         {channel.topic && <span class="topic">{channel.topic}</span>}
         <span>
-          {channel.channel_type !== 'dm' && <button id="toggle-settings" onClick={() => setShowSettings(!showSettings)}>Settings</button>}
-          <button id="toggle-members" onClick={() => setShowMembers(!showMembers)}>Members</button>
+          {!dm && <button id="toggle-settings" aria-expanded={showSettings} onClick={() => setShowSettings(!showSettings)}>Settings</button>}
+          {!dm && <button id="toggle-canvas" aria-expanded={pane === 'canvas'} onClick={() => toggle('canvas')}>Canvas</button>}
+          <button id="toggle-members" aria-expanded={pane === 'members'} onClick={() => toggle('members')}>Members</button>
         </span>
       </header>
-      {showSettings && (
-        <form class="settings" onSubmit={saveSettings} aria-label="channel settings">
-          <input name="topic" id="settings-topic" placeholder="topic" defaultValue={channel.topic || ''} aria-label="topic" />
-          {admin && <input name="name" placeholder="name" defaultValue={channel.name} aria-label="name" />}
-          {admin && <input name="about" placeholder="description" defaultValue={channel.description} aria-label="description" />}
-          <button type="submit" id="save-settings">Save</button>
-        </form>
-      )}
+      {showSettings && <Settings channel={channel} role={role} relay={relay} onError={onError}
+        onDone={() => { setShowSettings(false); onChanged(); }} />}
       <div class="body">
-        <section class="messages" ref={list} aria-live="polite" aria-busy={!loaded}>
+        <section class="messages" ref={list} aria-live="polite" aria-busy={!loaded} onScroll={onScroll}>
+          {history.more && <button class="earlier" id="load-earlier" disabled={history.loading} onClick={loadEarlier}>
+            {history.loading ? 'Loading…' : 'Load earlier messages'}</button>}
+          {loaded && !history.more && items.length > 0 && <p class="start">The beginning of {dm ? 'this conversation' : channel.name}.</p>}
           {items.map((ev) => <Message key={ev.id} ev={ev} {...props} />)}
           {loaded && !items.length && <p class="empty">No messages yet.</p>}
         </section>
@@ -288,16 +320,17 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged }) {
             <header><h3>Thread</h3><button aria-label="close thread" onClick={() => setOpenThread(null)}>✕</button></header>
             <Message ev={openThread} {...props} inThread />
             {thread(state.current, openThread.id).map((ev) => <Message key={ev.id} ev={ev} {...props} inThread />)}
-            <Composer id="thread-input" placeholder="Reply in thread" api={api} onError={onError} members={members} me={me}
+            <Composer id="thread-input" placeholder="Reply in thread" api={api} onError={onError} members={members} me={me} disabled={archived}
               onSend={(c, tags) => send(c, tags, openThread)} />
           </aside>
         )}
-        {showMembers && <Members channel={channel} members={members} presence={presence} relay={relay} onError={onError}
-          onChange={() => loadMembers().catch((e) => onError(e.message))} onClose={() => setShowMembers(false)} />}
+        {pane === 'members' && <Members channel={channel} members={members} me={me} relay={relay} api={api} onError={onError} onDm={onDm}
+          onChange={() => loadMembers().catch((e) => onError(e.message))} onClose={() => setPane(null)} />}
+        {pane === 'canvas' && <Canvas channel={channel} relay={relay} me={me} readOnly={archived} onError={onError} onClose={() => setPane(null)} />}
       </div>
-      <p class="typing">{typers.length ? `${typers.map((pk) => names[pk] || shortKey(pk)).join(', ')} typing…` : ''}</p>
-      <Composer id="message-input" placeholder={'Message ' + (channel.name || 'DM')} api={api} onError={onError} members={members} me={me}
-        onSend={(c, tags) => send(c, tags)} onTyping={typingNow} />
+      <p class="typing">{typers.length ? `${typers.map((pk) => people.name(pk)).join(', ')} typing…` : ''}</p>
+      <Composer id="message-input" placeholder={archived ? 'This channel is archived' : 'Message ' + (dm ? title : channel.name)} api={api}
+        onError={onError} members={members} me={me} disabled={archived} onSend={(c, tags) => send(c, tags)} onTyping={typingNow} />
     </div>
   );
 }

@@ -6,9 +6,10 @@ import { Workspace } from './workspace.jsx';
 
 function SignIn({ onSigner }) {
   const [text, setText] = useState('');
+  const [name, setName] = useState('');
   const [error, setError] = useState('');
   const attempt = async (make) => {
-    try { onSigner(await make()); } catch (e) { setError(e.message); }
+    try { onSigner(await make(), name.trim()); } catch (e) { setError(e.message); }
   };
   return (
     <main class="signin">
@@ -18,6 +19,8 @@ function SignIn({ onSigner }) {
       <form onSubmit={(e) => { e.preventDefault(); attempt(() => keySigner(text)); }}>
         <label for="nsec">Paste an nsec (kept in this browser only)</label>
         <input id="nsec" type="password" autocomplete="off" value={text} onInput={(e) => setText(e.target.value)} placeholder="nsec1…" />
+        <label for="signin-name">Your name (optional; others see it)</label>
+        <input id="signin-name" autocomplete="name" value={name} onInput={(e) => setName(e.target.value)} placeholder="Alice" />
         <button type="submit" id="signin-key">{text ? 'Sign in' : 'Create a new key'}</button>
       </form>
       {error && <p class="error" role="alert">{error}</p>}
@@ -27,7 +30,9 @@ function SignIn({ onSigner }) {
 
 function App() {
   const [signer, setSigner] = useState(savedSigner);
-  return signer ? <Workspace signer={signer} onSignOut={() => setSigner(null)} /> : <SignIn onSigner={setSigner} />;
+  const [newName, setNewName] = useState('');
+  const signIn = (s, name) => { setNewName(name); setSigner(s); };
+  return signer ? <Workspace signer={signer} newName={newName} onSignOut={() => setSigner(null)} /> : <SignIn onSigner={signIn} />;
 }
 
 render(<App />, document.getElementById('root'));

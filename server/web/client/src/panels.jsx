@@ -1,12 +1,14 @@
 // Search results and the feed (mentions, needs-action with approvals).
 import { useEffect, useState } from 'preact/hooks';
-import { shortKey, tag } from './model.js';
+import { tag } from './model.js';
+import { usePeople } from './people.js';
 
 export function SearchView({ q, api, onOpen }) {
+  const people = usePeople();
   const [result, setResult] = useState(null);
   const [error, setError] = useState('');
   useEffect(() => {
-    api.get('/api/search?limit=50&q=' + encodeURIComponent(q)).then(setResult, (e) => setError(e.message));
+    api.get('/api/search?limit=50&q=' + encodeURIComponent(q)).then((r) => { people.want(r.hits.map((h) => h.pubkey)); setResult(r); }, (e) => setError(e.message));
   }, [q]);
   return (
     <section class="panel" id="search-results">
@@ -16,7 +18,7 @@ export function SearchView({ q, api, onOpen }) {
       <ul>{result?.hits.map((h) => (
         <li key={h.event_id}>
           <button class="hit" disabled={!h.channel_id} onClick={() => onOpen(h.channel_id)}>
-            <small>#{h.channel_name || 'global'} · {shortKey(h.pubkey)}</small>
+            <small>#{h.channel_name || 'global'} · {people.name(h.pubkey)}</small>
             <span>{h.content}</span>
           </button>
         </li>
@@ -45,9 +47,12 @@ function Approval({ item, relay }) {
 }
 
 export function FeedView({ api, relay, onOpen }) {
+  const people = usePeople();
   const [feed, setFeed] = useState(null);
   const [error, setError] = useState('');
-  useEffect(() => { api.get('/api/feed?types=mentions,needs_action').then((r) => setFeed(r.feed), (e) => setError(e.message)); }, []);
+  useEffect(() => {
+    api.get('/api/feed?types=mentions,needs_action').then((r) => { people.want(r.feed.mentions.map((i) => i.pubkey)); setFeed(r.feed); }, (e) => setError(e.message));
+  }, []);
   return (
     <section class="panel" id="feed">
       <h1>Feed</h1>
@@ -57,7 +62,7 @@ export function FeedView({ api, relay, onOpen }) {
       {feed && !feed.needs_action.length && <p class="empty">Nothing waiting for you.</p>}
       <h2>Mentions</h2>
       <ul>{feed?.mentions.map((i) => (
-        <li key={i.id}><button class="hit" onClick={() => onOpen(i.channel_id)}><small>#{i.channel_name} · {shortKey(i.pubkey)}</small><span>{i.content}</span></button></li>
+        <li key={i.id}><button class="hit" onClick={() => onOpen(i.channel_id)}><small>#{i.channel_name} · {people.name(i.pubkey)}</small><span>{i.content}</span></button></li>
       ))}</ul>
       {feed && !feed.mentions.length && <p class="empty">No mentions.</p>}
     </section>

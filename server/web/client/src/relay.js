@@ -6,7 +6,7 @@ export class Relay {
     this.url = url;
     this.signer = signer;
     this.onStatus = onStatus;
-    this.subs = new Map();     // id -> {filters, onEvent, onEose}
+    this.subs = new Map();     // id -> {filters, onEvent, onEose, onClosed}
     this.pending = new Map();  // event id -> {resolve}
     this.counts = new Map();
     this.authed = false;
@@ -22,7 +22,7 @@ export class Relay {
     ws.onmessage = (m) => this.receive(JSON.parse(m.data));
     ws.onclose = () => {
       this.onStatus('offline');
-      setTimeout(() => this.connect(), 1500);
+      if (!this.closed) setTimeout(() => this.connect(), 1500);
     };
   }
 
@@ -48,10 +48,21 @@ export class Relay {
       this.subs.get(a)?.onEvent(b);
     } else if (type === 'EOSE') {
       this.subs.get(a)?.onEose?.();
+    } else if (type === 'CLOSED') {
+      // The relay ended it (access revoked, channel deleted): not resent on reconnect.
+      const s = this.subs.get(a);
+      this.subs.delete(a);
+      s?.onClosed?.(b);
     } else if (type === 'COUNT') {
       const p = this.counts.get(a);
       if (p) { this.counts.delete(a); p(b.count); }
     }
+  }
+
+  // Signing out: no reconnecting afterwards.
+  close() {
+    this.closed = true;
+    this.ws.close();
   }
 
   send(frame) {
@@ -60,11 +71,19 @@ export class Relay {
     else this.queue.push(text);
   }
 
-  subscribe(filters, onEvent, onEose) {
+  subscribe(filters, onEvent, onEose, onClosed) {
     const id = 's' + this.next++;
-    this.subs.set(id, { filters, onEvent, onEose });
+    this.subs.set(id, { filters, onEvent, onEose, onClosed });
     if (this.authed) this.send(['REQ', id, ...filters]);
-    return () => { this.subs.delete(id); this.send(['CLOSE', id]); };
+    return () => { if (this.subs.delete(id)) this.send(['CLOSE', id]); };
+  }
+
+  // The stored events matching, once: resolves at EOSE (or CLOSED) and closes.
+  query(filters) {
+    return new Promise((resolve) => {
+      const events = [];
+      const close = this.subscribe(filters, (ev) => events.push(ev), () => { close(); resolve(events); }, () => resolve(events));
+    });
   }
 
   count(filter) {

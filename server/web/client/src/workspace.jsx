@@ -3,18 +3,31 @@
 import { useEffect, useMemo, useState, useCallback } from 'preact/hooks';
 import { Relay } from './relay.js';
 import { makeApi } from './api.js';
-import { signOut, pubkeyFrom, npub } from './signer.js';
+import { signOut, npub } from './signer.js';
 import { ChannelView } from './channel.jsx';
 import { SearchView, FeedView } from './panels.jsx';
-import { shortKey } from './model.js';
+import { People, PeopleContext, usePeople, findPerson } from './people.js';
 
 const lastReadKey = (id) => 'buzz.read.' + id;
 const now = () => Math.floor(Date.now() / 1000);
 
-export function Workspace({ signer, onSignOut }) {
+export function Workspace({ signer, onSignOut, newName }) {
   const relay = useMemo(() => new Relay(location.origin.replace(/^http/, 'ws'), signer, (s) => setStatus(s)), [signer]);
   const api = useMemo(() => makeApi(signer), [signer]);
+  const people = useMemo(() => new People(relay, api), [relay]);
   const [status, setStatus] = useState('connecting');
+  return (
+    <PeopleContext.Provider value={people}>
+      <Screen signer={signer} onSignOut={onSignOut} newName={newName} relay={relay} api={api} status={status} />
+    </PeopleContext.Provider>
+  );
+}
+
+// Where the keyboard's focus goes after a channel opens or a pane closes.
+const focusComposer = () => setTimeout(() => document.getElementById('message-input')?.focus(), 0);
+
+function Screen({ signer, onSignOut, newName, relay, api, status }) {
+  const people = usePeople();
   const [channels, setChannels] = useState([]);
   const [unread, setUnread] = useState({});
   const [view, setView] = useState({ type: 'none' });
@@ -24,25 +37,26 @@ export function Workspace({ signer, onSignOut }) {
   const refresh = useCallback(() => api.get('/api/channels').then(setChannels, (e) => setError(e.message)), [api]);
   useEffect(() => { refresh(); const t = setInterval(refresh, 5000); return () => clearInterval(t); }, [refresh]);
 
-  // Presence: online while the page is open (the relay keeps it 90 s).
+  // My membership changing (added, removed) refreshes the list at once.
+  useEffect(() => relay.subscribe([{ kinds: [44100, 44101], '#p': [signer.pubkey], limit: 0 }], () => refresh()), [relay]);
+
+  // A name chosen at sign-in becomes my kind 0 profile.
+  useEffect(() => { if (newName) people.saveProfile(signer.pubkey, { name: newName, display_name: newName }).catch((e) => setError(e.message)); }, []);
+  useEffect(() => { people.want([signer.pubkey]); }, [people]);
+
+  // Presence (kind 20001, kept 90 s by the relay): online while the page is
+  // open and shown, away while it is hidden.
   useEffect(() => {
-    const beat = () => api.put('/api/presence', { status: 'online' }).catch(() => {});
+    const beat = () => {
+      const s = document.hidden ? 'away' : 'online';
+      people.setMine(signer.pubkey, s);
+      relay.publish({ kind: 20001, content: s, tags: [] });
+    };
     beat();
     const t = setInterval(beat, 60000);
-    return () => clearInterval(t);
-  }, [api]);
-
-  // "/" jumps to search from anywhere but a text field.
-  useEffect(() => {
-    const key = (e) => {
-      if (e.key === '/' && !/INPUT|TEXTAREA|SELECT/.test(document.activeElement?.tagName)) {
-        e.preventDefault();
-        document.getElementById('search').focus();
-      }
-    };
-    addEventListener('keydown', key);
-    return () => removeEventListener('keydown', key);
-  }, []);
+    document.addEventListener('visibilitychange', beat);
+    return () => { clearInterval(t); document.removeEventListener('visibilitychange', beat); };
+  }, [relay]);
 
   const openId = view.type === 'channel' ? view.id : null;
   // Unread: a COUNT of messages since the channel was last read, then live.
@@ -65,7 +79,33 @@ export function Workspace({ signer, onSignOut }) {
     setUnread((u) => ({ ...u, [id]: 0 }));
     setView({ type: 'channel', id });
     setMenu(false);
+    focusComposer();
   };
+
+  // Keyboard: "/" search, Alt+↑/↓ the previous/next channel, Alt+1…9 the
+  // channel at that place, Esc closes the channel menu on a phone.
+  const order = channels.filter((c) => c.channel_type !== 'dm').concat(channels.filter((c) => c.channel_type === 'dm'));
+  useEffect(() => {
+    const key = (e) => {
+      const typing = /INPUT|TEXTAREA|SELECT/.test(document.activeElement?.tagName);
+      if (e.key === '/' && !typing) {
+        e.preventDefault();
+        document.getElementById('search').focus();
+      } else if (e.altKey && (e.key === 'ArrowDown' || e.key === 'ArrowUp') && order.length) {
+        e.preventDefault();
+        const at = order.findIndex((c) => c.id === openId);
+        const step = e.key === 'ArrowDown' ? 1 : -1;
+        open(order[(at + step + order.length) % order.length].id);
+      } else if (e.altKey && /^[1-9]$/.test(e.key) && order[Number(e.key) - 1]) {
+        e.preventDefault();
+        open(order[Number(e.key) - 1].id);
+      } else if (e.key === 'Escape' && menu) {
+        setMenu(false);
+      }
+    };
+    addEventListener('keydown', key);
+    return () => removeEventListener('keydown', key);
+  });
 
   const createChannel = async (e) => {
     e.preventDefault();
@@ -80,13 +120,18 @@ export function Workspace({ signer, onSignOut }) {
     open(id);
   };
 
+  const openDmWith = async (pubkeys) => {
+    const r = await api.post('/api/dms', { pubkeys });
+    await refresh();
+    open(r.channel_id);
+  };
+  // "npub…, alice": each an npub, a hex key, or a name the relay knows.
   const openDm = async (e) => {
     e.preventDefault();
     try {
-      const r = await api.post('/api/dms', { pubkeys: [pubkeyFrom(e.target.who.value)] });
+      const names = e.target.who.value.split(',').map((w) => w.trim()).filter(Boolean);
+      await openDmWith(await Promise.all(names.map((w) => findPerson(api, w))));
       e.target.reset();
-      await refresh();
-      open(r.channel_id);
     } catch (err) { setError(err.message); }
   };
 
@@ -99,6 +144,23 @@ export function Workspace({ signer, onSignOut }) {
   const streams = channels.filter((c) => c.channel_type !== 'dm');
   const dms = channels.filter((c) => c.channel_type === 'dm');
   const current = channels.find((c) => c.id === openId);
+  const others = (c) => (c.participant_pubkeys || []).filter((pk) => pk !== signer.pubkey);
+  useEffect(() => { people.want(dms.flatMap(others)); }, [ids]);
+  const dmLabel = (c) => {
+    const pks = others(c);
+    if (!pks.length) return (c.participants || []).join(', ') || 'DM';
+    return (
+      <span>
+        {pks.length === 1 && <span class={'dot ' + people.presence(pks[0])} title={people.presence(pks[0])} />}
+        {pks.map((pk) => people.name(pk)).join(', ')}
+      </span>
+    );
+  };
+  const editName = async () => {
+    const name = prompt('Your name', people.name(signer.pubkey));
+    if (name === null || !name.trim()) return;
+    people.saveProfile(signer.pubkey, { name: name.trim(), display_name: name.trim() }).catch((e) => setError(e.message));
+  };
   const entry = (c, label) => (
     <li key={c.id}>
       <button class={c.id === openId ? 'chan active' : 'chan'} data-channel={c.name} onClick={() => open(c.id)}>
@@ -130,23 +192,31 @@ export function Workspace({ signer, onSignOut }) {
           <button type="submit" id="create-channel">Create</button>
         </form>
         <h2>Direct messages</h2>
-        <ul id="dm-list">{dms.map((c) => entry(c, (c.participants || []).join(', ') || 'DM'))}</ul>
+        <ul id="dm-list">{dms.map((c) => entry(c, dmLabel(c)))}</ul>
         <form class="create" onSubmit={openDm}>
-          <input name="who" id="new-dm" placeholder="npub or hex" aria-label="open a DM with" />
+          <input name="who" id="new-dm" placeholder="name, npub or hex" aria-label="open a DM with" />
           <button type="submit">DM</button>
         </form>
         <footer>
-          <span class="me" title={npub(signer.pubkey)}>you: {shortKey(signer.pubkey)}</span>
-          <button onClick={() => { signOut(); onSignOut(); }}>Sign out</button>
+          <button class="me" id="my-name" title={'Change your name · ' + npub(signer.pubkey)} onClick={editName}>
+            <span class={'dot ' + people.presence(signer.pubkey)} />{people.name(signer.pubkey)}
+          </button>
+          <button id="sign-out" onClick={async () => {
+            await Promise.race([relay.publish({ kind: 20001, content: 'offline', tags: [] }), new Promise((r) => setTimeout(r, 1000))]);
+            relay.close();
+            signOut();
+            onSignOut();
+          }}>Sign out</button>
         </footer>
       </nav>
       <main class="main">
-        <button class="menu-toggle" aria-label="channels" onClick={() => setMenu(!menu)}>☰</button>
+        <button class="menu-toggle" aria-label="channels" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰</button>
         {error && <p class="error" role="alert" onClick={() => setError('')}>{error}</p>}
         {view.type === 'channel' && current && (
-          <ChannelView key={current.id} channel={current} relay={relay} api={api} me={signer.pubkey} onError={setError} onChanged={refresh} />
+          <ChannelView key={current.id} channel={current} relay={relay} api={api} me={signer.pubkey} onError={setError} onChanged={refresh}
+            onDm={(pk) => openDmWith([pk]).catch((e) => setError(e.message))} />
         )}
-        {view.type === 'channel' && !current && <p class="empty">Loading…</p>}
+        {view.type === 'channel' && !current && <p class="empty" id="channel-gone">You no longer have access to this channel, or it is gone.</p>}
         {view.type === 'search' && <SearchView key={view.q} q={view.q} api={api} onOpen={open} />}
         {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open} />}
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}

@@ -1,0 +1,143 @@
+// What the browser suites share: the real buzz binary on a loopback port,
+// headless Chromium (puppeteer-core), people signed in in browser contexts of
+// their own, and the steps a person takes (type, wait for text, hover a
+// message and click one of its buttons).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import net from 'node:net';
+import puppeteer from 'puppeteer-core';
+import WebSocket from 'ws';
+import { useWebSocketImplementation, Relay } from 'nostr-tools/relay';
+import { getPublicKey, finalizeEvent } from 'nostr-tools/pure';
+import { hexToBytes } from 'nostr-tools/utils';
+import { getToken } from 'nostr-tools/nip98';
+
+useWebSocketImplementation(WebSocket);
+
+const binary = process.env.BUZZ_BINARY ?? new URL('../../build-ci/buzz', import.meta.url).pathname;
+const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// An open relay in a fresh data directory, and a browser. stop() ends both.
+export async function startWorld() {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'buzz-web-'));
+  const base = `http://127.0.0.1:${port}`;
+  const server = spawn(binary, ['serve', '--open', '--rate-limits', 'false', '--bind', `127.0.0.1:${port}`,
+    '--relay-url', `ws://127.0.0.1:${port}`, '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  let healthy = false;
+  for (let i = 0; i < 100 && !healthy; i++) {
+    try { healthy = (await fetch(`${base}/health`)).ok; } catch {}
+    if (!healthy) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!healthy) throw new Error('relay did not become healthy');
+  const browser = await puppeteer.launch({ executablePath: chromium, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const stop = async () => {
+    await browser.close();
+    if (server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { base, dataDir, browser, stop };
+}
+
+// A person in a browser context of their own, signed in with a new key and this display name.
+export async function signIn(world, name, viewport = { width: 1200, height: 760 }) {
+  const context = await world.browser.createBrowserContext();
+  const page = await context.newPage();
+  await page.setViewport(viewport);
+  page.on('pageerror', (e) => console.error(`[${name}] page error:`, e.message));
+  await page.goto(world.base + '/');
+  await page.type('#signin-name', name);
+  await page.click('#signin-key');
+  await page.waitForSelector('.status.online', { timeout: 30000 });
+  const secret = hexToBytes(await page.evaluate(() => localStorage.getItem('buzz.secret')));
+  return { name, page, secret, pubkey: getPublicKey(secret) };
+}
+
+export const textOf = (page, selector) => page.$$eval(selector, (els) => els.map((e) => e.textContent));
+export async function waitText(page, selector, text, timeout = 30000) {
+  try {
+    await page.waitForFunction((s, t) => [...document.querySelectorAll(s)].some((e) => e.textContent.includes(t)),
+      { timeout }, selector, text);
+  } catch (e) {
+    // What the page said it could not do is the likeliest reason.
+    const shown = await page.$$eval('[role=alert]', (els) => els.map((x) => x.textContent)).catch(() => []);
+    if (process.env.BUZZ_WEB_DEBUG) await page.screenshot({ path: `${process.env.BUZZ_WEB_DEBUG}/failed-${Date.now()}.png` });
+    e.message += ` (waiting for "${text}" in ${selector}; the page shows: ${JSON.stringify(shown)})`;
+    throw e;
+  }
+}
+export async function waitNoText(page, selector, text, timeout = 30000) {
+  await page.waitForFunction((s, t) => ![...document.querySelectorAll(s)].some((e) => e.textContent.includes(t)),
+    { timeout }, selector, text);
+}
+export async function type(page, selector, text) {
+  await page.focus(selector);
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+}
+// One person sends a message; another sees it arrive in the open channel.
+export async function say(from, to, text) {
+  await type(from.page, '#message-input', text);
+  await waitText(to.page, '.messages .msg', text);
+}
+
+// Clicks a button of the message holding this text, as a person would: the
+// message's action buttons appear on hover.
+export async function act(page, text, button, scope = '.messages') {
+  await waitText(page, scope + ' .msg', text);
+  const message = await page.evaluateHandle((s, t) =>
+    [...document.querySelectorAll(s + ' .msg')].find((m) => m.textContent.includes(t)), scope, text).then((h) => h.asElement());
+  await message.hover();
+  await (await message.waitForSelector(button)).click();
+}
+
+// Creates a channel from the sidebar and waits until it is open.
+export async function createChannel(person, name, visibility = 'open') {
+  await person.page.type('#new-channel', name);
+  await person.page.select('#new-visibility', visibility);
+  await person.page.click('#create-channel');
+  await waitText(person.page, '.channel-head h1', name);
+  await person.page.waitForSelector('.messages[aria-busy="false"]');
+}
+
+// Opens a channel from the sidebar once it is listed (the list refreshes every 5 s).
+export async function openChannel(person, name) {
+  await person.page.waitForSelector(`[data-channel="${name}"]`, { timeout: 30000 });
+  await person.page.click(`[data-channel="${name}"]`);
+  await waitText(person.page, '.channel-head h1', name);
+  await person.page.waitForSelector('.messages[aria-busy="false"]');
+}
+
+// The REST API as this person (NIP-98), outside the browser.
+export async function rest(world, person, method, path, body) {
+  const url = world.base + path;
+  const r = await fetch(url, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: {
+    ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    Authorization: await getToken(url, method, (e) => finalizeEvent(e, person.secret), true, body) } });
+  return { status: r.status, json: await r.json().catch(() => null) };
+}
+
+// A nostr-tools relay connection authenticated with this secret key.
+export async function connect(world, secret) {
+  const relay = await Relay.connect(world.base.replace('http', 'ws'));
+  for (let i = 0; i < 50 && !relay.challenge; i++) await new Promise((r) => setTimeout(r, 20));
+  await relay.auth((evt) => finalizeEvent(evt, secret));
+  relay.publishTimeout = 60000;  // a loaded CI machine
+  return relay;
+}

@@ -1,0 +1,177 @@
+// The web client's team screens in headless Chromium against the real buzz
+// binary: members and roles (an owner, an admin, and a member who is shown
+// that he may not), channel settings, the canvas, the keyboard, and a
+// phone-sized window.
+//   BUZZ_BINARY=build-ci/buzz node --test web_client_team.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorld, signIn, waitText, type, say, rest, createChannel, openChannel } from './browser.mjs';
+
+let world;
+const people = {};
+const row = (pubkey) => `.members [data-member="${pubkey}"]`;
+
+before(async () => {
+  world = await startWorld();
+  for (const name of ['Dana', 'Erin', 'Frank']) people[name.toLowerCase()] = await signIn(world, name);
+});
+
+after(async () => { await world?.stop(); });
+
+test('an owner and an admin manage members and roles; a member is shown he cannot', async () => {
+  const { dana, erin, frank } = people;
+  await createChannel(dana, 'ops', 'private');
+  await dana.page.click('#toggle-members');
+  await dana.page.type('#add-member', 'Erin');
+  await dana.page.select('#add-member-role', 'admin');
+  await dana.page.click('#add-member-button');
+  await dana.page.waitForFunction((sel) => document.querySelector(sel)?.value === 'admin', { timeout: 30000 }, row(erin.pubkey) + ' .role-select');
+  await dana.page.type('#add-member', 'Frank');
+  await dana.page.click('#add-member-button');
+  await waitText(dana.page, '.members h3', 'Members (3)');
+
+  // Frank, a member: roles as text, no remove buttons, and the reason said.
+  await openChannel(frank, 'ops');
+  await frank.page.click('#toggle-members');
+  await waitText(frank.page, '#members-denied', 'Only the channel\'s owners and admins');
+  assert.equal(await frank.page.$('.members .role-select'), null);
+  assert.equal(await frank.page.$('.members .remove-member'), null);
+  await frank.page.click('#toggle-settings');
+  await waitText(frank.page, '#settings-denied', 'Only the channel\'s owners and admins');
+  assert.equal(await frank.page.$('#settings-name'), null);
+  assert.equal(await frank.page.$('#archive-channel'), null);
+
+  // Erin, an admin: manages Frank, not the owner; no delete (owner only).
+  await openChannel(erin, 'ops');
+  await erin.page.click('#toggle-members');
+  await erin.page.waitForSelector(row(frank.pubkey) + ' .role-select');
+  assert.equal(await erin.page.$(row(dana.pubkey) + ' .role-select'), null);
+  await erin.page.click('#toggle-settings');
+  await erin.page.waitForSelector('#settings-name');
+  assert.equal(await erin.page.$('#delete-channel'), null);
+  await erin.page.click('#toggle-settings');
+
+  // Erin makes Frank a guest; Dana's open member list follows (39002 live).
+  await erin.page.select(row(frank.pubkey) + ' .role-select', 'guest');
+  await dana.page.waitForFunction((sel) => document.querySelector(sel)?.value === 'guest', { timeout: 30000 }, row(frank.pubkey) + ' .role-select');
+  await waitText(frank.page, row(frank.pubkey) + ' .role', 'guest');
+
+  // Erin removes Frank: his open channel closes and leaves his list.
+  erin.page.once('dialog', (d) => d.accept());
+  await erin.page.click(row(frank.pubkey) + ' .remove-member');
+  await waitText(dana.page, '.members h3', 'Members (2)');
+  await waitText(frank.page, '#channel-gone', 'no longer');
+  await frank.page.waitForFunction(() => !document.querySelector('[data-channel="ops"]'), { timeout: 30000 });
+
+  // Dana renames it; Erin's header and list follow.
+  await dana.page.click('#toggle-settings');
+  await dana.page.$eval('#settings-name', (i) => { i.value = ''; });
+  await dana.page.type('#settings-name', 'ops-team');
+  await dana.page.click('#save-settings');
+  await waitText(erin.page, '.channel-head h1', 'ops-team');
+
+  // Dana archives it: Erin may read, not write; then unarchives.
+  await dana.page.click('#toggle-settings');
+  await dana.page.click('#archive-channel');
+  await waitText(erin.page, '.channel-head .archived', 'archived');
+  assert.ok(await erin.page.$eval('#message-input', (t) => t.disabled));
+  await dana.page.click('#toggle-settings');
+  await dana.page.click('#archive-channel');
+  await erin.page.waitForFunction(() => !document.querySelector('#message-input').disabled, { timeout: 30000 });
+  await say(erin, dana, 'back in business');
+});
+
+test('the canvas: written by one, read and edited live by another', async () => {
+  const { dana, erin } = people;
+  await dana.page.click('#toggle-canvas');
+  await waitText(dana.page, '.canvas', 'No canvas yet');
+  await erin.page.click('#toggle-canvas');
+  await waitText(erin.page, '.canvas', 'No canvas yet');
+
+  await dana.page.click('#canvas-edit');
+  await dana.page.type('#canvas-text', '# Launch plan\n- ship the **beta**\n- write the notes');
+  await dana.page.click('#canvas-save');
+  await waitText(erin.page, '.canvas .markdown h1', 'Launch plan');
+  await waitText(erin.page, '.canvas .markdown li strong', 'beta');
+  await waitText(erin.page, '.canvas .canvas-meta', 'Dana');
+
+  await erin.page.click('#canvas-edit');
+  await erin.page.$eval('#canvas-text', (t) => { t.value = ''; });
+  await erin.page.type('#canvas-text', '# Launch plan\n1. ship on Friday');
+  await erin.page.click('#canvas-save');
+  await waitText(dana.page, '.canvas .markdown ol li', 'ship on Friday');
+  await waitText(dana.page, '.canvas .canvas-meta', 'Erin');
+
+  // REST readers get the newest canvas too (rest-api.md §3.2).
+  const list = (await rest(world, dana, 'GET', '/api/channels')).json;
+  const ops = list.find((c) => c.name === 'ops-team');
+  const canvas = await rest(world, dana, 'GET', `/api/channels/${ops.id}/canvas`);
+  assert.equal(canvas.json.content, '# Launch plan\n1. ship on Friday');
+  assert.equal(canvas.json.author, erin.pubkey);
+});
+
+test('keyboard: Esc closes panes, Alt+arrows and Alt+digits switch channels, / searches', async () => {
+  const { erin } = people;
+  const { page } = erin;
+  await createChannel(erin, 'lobby');
+  await openChannel(erin, 'ops-team');
+  // Opening a channel puts the keyboard in its composer; Enter sends.
+  await page.waitForFunction(() => document.activeElement?.id === 'message-input');
+  await page.keyboard.type('sent with the keyboard');
+  await page.keyboard.press('Enter');
+  await waitText(page, '.messages .msg', 'sent with the keyboard');
+
+  // Esc closes the open pane and gives the composer back.
+  await page.click('#toggle-members');
+  await page.waitForSelector('.members');
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => !document.querySelector('.members') && !document.querySelector('.canvas'));
+  await page.waitForFunction(() => document.activeElement?.id === 'message-input');
+
+  // Alt+↓ / Alt+↑ step through the list; Alt+1 is its first channel.
+  const order = await page.$$eval('#channel-list .chan', (bs) => bs.map((b) => b.dataset.channel));
+  const here = order.indexOf('ops-team');
+  await page.keyboard.down('Alt');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.up('Alt');
+  await waitText(page, '.channel-head h1', order[(here + 1) % order.length]);
+  await page.keyboard.down('Alt');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.up('Alt');
+  await waitText(page, '.channel-head h1', 'ops-team');
+  await page.keyboard.down('Alt');
+  await page.keyboard.press('1');
+  await page.keyboard.up('Alt');
+  await waitText(page, '.channel-head h1', order[0]);
+
+  // "/" outside a text field goes to search.
+  await page.click('.channel-head h1');
+  await page.keyboard.press('/');
+  await page.waitForFunction(() => document.activeElement?.id === 'search');
+});
+
+test('a phone-sized window: the sidebar folds away, everything fits the width', async () => {
+  const gus = await signIn(world, 'Gus', { width: 390, height: 780, isMobile: true, hasTouch: true });
+  const { page } = gus;
+  const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  assert.ok(await page.$eval('.sidebar', (s) => getComputedStyle(s).display === 'none'), 'the sidebar starts folded');
+  await page.click('.menu-toggle');
+  await page.waitForSelector('[data-channel="lobby"]', { visible: true, timeout: 30000 });
+  await page.click('[data-channel="lobby"]');
+  await waitText(page, '.channel-head h1', 'lobby');
+  assert.ok(await page.$eval('.sidebar', (s) => getComputedStyle(s).display === 'none'), 'picking a channel folds it again');
+  await page.waitForSelector('.messages[aria-busy="false"]');
+  await type(page, '#message-input', 'hello from a phone');
+  await waitText(page, '.messages .msg', 'hello from a phone');
+  assert.ok(await fits(), 'no sideways scrolling');
+  const composer = await page.$eval('#message-input', (t) => t.getBoundingClientRect().bottom);
+  assert.ok(composer <= 780, 'the composer is on screen');
+
+  // A pane covers the screen and Esc (or ✕) closes it.
+  await page.click('#toggle-members');
+  const pane = await page.$eval('.members', (m) => m.getBoundingClientRect().width);
+  assert.ok(pane >= 380, `the member pane takes the width (${pane} px)`);
+  await page.click('button[aria-label="close members"]');
+  await page.waitForFunction(() => !document.querySelector('.members'));
+  assert.ok(await fits());
+});
