@@ -158,6 +158,14 @@ const Channel* TeamState::dm_by_hash(std::string_view participant_hash) const {
   return it == dm_by_hash_.end() ? nullptr : channel(it->second);
 }
 
+std::vector<std::string> TeamState::live_channel_ids() const {
+  std::vector<std::string> out;
+  for (const auto& [id, e] : channels_) {
+    if (!e.channel.deleted()) out.push_back(id);
+  }
+  return out;
+}
+
 std::vector<std::string> TeamState::expired_channels(uint64_t now) const {
   std::vector<std::string> out;
   for (const auto& [id, e] : channels_) {

@@ -65,6 +65,8 @@ class TeamState {
   // The live DM for a participant hash, or nullptr.
   const Channel* dm_by_hash(std::string_view participant_hash) const;
   uint64_t next_join_seq() { return ++join_seq_; }
+  // Every channel not deleted.
+  std::vector<std::string> live_channel_ids() const;
   // Live, unarchived channels whose TTL deadline has passed (channels.md §5).
   std::vector<std::string> expired_channels(uint64_t now) const;
 

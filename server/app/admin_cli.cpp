@@ -8,13 +8,17 @@
 #include "engine/channel.h"
 #include "engine/clock.h"
 #include "engine/pubkey_allowlist.h"
+#include "engine/nip19.h"
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
 #include "engine/signature.h"
+#include "engine/team_state.h"
 #include "server/access/grant.h"
+#include "server/access/relay_key.h"
 #include "server/app/cli.h"
 #include "server/common/json_text.h"
+#include "server/team/group_state.h"
 
 namespace buzz::server {
 namespace {
@@ -33,9 +37,14 @@ Commands:
   mint-token --pubkey HEX --name NAME --scopes S,S [--channels ID,ID] [--expires-days N] [--json]
                                                        mint an API token for HEX (any scope, admin and
                                                        proxy:submit included); it is shown once
+  reconcile-channels [--relay-key HEX|nsec] [--json]   give each channel without group state its 39000,
+                                                       39001 and 39002 (after importing a database),
+                                                       signed with the relay's key
 
 Options:
   --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data)
+  --relay-key K    the relay's secret key, hex or nsec (env BUZZ_RELAY_PRIVATE_KEY,
+                   default the data directory's relay.key, as `buzz serve` uses)
   --json           machine-readable output
 )";
 
@@ -137,6 +146,39 @@ int allowlist(const std::string& cmd, const ParsedArgs& args, const engine::Pubk
   return kExitOk;
 }
 
+// Part C's reconcile-channels. The key defaults to the one `buzz serve` signs
+// with, not the original's throwaway key: clients trust group state only from
+// the relay's own pubkey (NIP-11 `self`).
+int reconcile(const ParsedArgs& args, const std::string& data_dir, engine::RocksDatabase& db, bool json) {
+  auto failed = [](const std::string& why) { return std::fprintf(stderr, "buzz admin: %s\n", why.c_str()), kExitFailure; };
+  const char* env_key = std::getenv("BUZZ_RELAY_PRIVATE_KEY");
+  std::string given = args.get("relay-key").value_or(env_key ? env_key : "");
+  engine::Result<engine::Keypair> key = engine::Error{""};
+  if (given.empty()) {
+    key = load_relay_key(data_dir, "");
+  } else if (auto parsed = engine::parse_secret_key(given)) {
+    key = *parsed;
+  } else {
+    return usage_error("--relay-key must be a 64-hex or nsec secret key");
+  }
+  if (!key) return failed(key.error());
+  engine::RocksEventStore store(db);
+  engine::TeamState team;
+  if (auto s = team.load(store); !s) return failed(s.error());
+  auto report = reconcile_channels(store, team, *key, engine::unix_now());
+  if (!report) return failed(report.error());
+  if (json) {
+    std::printf("{\"reconciled\":%zu,\"already\":%zu,\"total\":%zu}\n", report->reconciled, report->already,
+                report->total());
+  } else if (report->total() == 0) {
+    std::printf("No channels in database.\n");
+  } else {
+    std::printf("Reconciled %zu channels (%zu already had events, %zu total).\n", report->reconciled, report->already,
+                report->total());
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_admin(int argc, char** argv) {
@@ -162,14 +204,15 @@ int run_admin(int argc, char** argv) {
     return kExitOk;
   }
   const bool allowlist_cmd = cmd == "allowlist-add" || cmd == "allowlist-remove" || cmd == "allowlist-list";
-  if (cmd != "add-member" && cmd != "remove-member" && cmd != "list-members" && cmd != "mint-token" && !allowlist_cmd) {
+  if (cmd != "add-member" && cmd != "remove-member" && cmd != "list-members" && cmd != "mint-token" &&
+      cmd != "reconcile-channels" && !allowlist_cmd) {
     return usage_error("unknown command '" + cmd + "'");
   }
 
   const char* env_dir = std::getenv("BUZZ_DATA_DIR");
   std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
   engine::Pubkey pk{};
-  if (cmd != "list-members" && cmd != "allowlist-list") {
+  if (cmd != "list-members" && cmd != "allowlist-list" && cmd != "reconcile-channels") {
     auto hex = args.get("pubkey");
     if (!hex || !engine::from_hex_any_case(*hex, pk.data(), pk.size())) {
       return usage_error("pubkey must be 32 bytes (64 hex chars)");
@@ -190,6 +233,7 @@ int run_admin(int argc, char** argv) {
     return kExitFailure;
   }
   if (cmd == "mint-token") return mint_token(args, pk, **db, json);
+  if (cmd == "reconcile-channels") return reconcile(args, data_dir, **db, json);
   if (allowlist_cmd) return allowlist(cmd, args, pk, **db, json);
   engine::RelayMembers members(**db);
 

@@ -41,6 +41,8 @@ const std::vector<ConfigKey> kKeys = {
      "seconds a NIP-77 reconciliation (NEG-OPEN) may wait for its next NEG-MSG before it is closed with NEG-ERR"},
     {"neg-max-events", "BUZZ_NEG_MAX_EVENTS", "2000000",
      "events one NIP-77 reconciliation may cover (40 bytes each in memory); a bigger set gets NEG-ERR blocked"},
+    {"reconcile-channels", "BUZZ_RECONCILE_CHANNELS", "false",
+     "at start-up, give each channel without group state its 39000-39002 (after importing a database); set = on, as the original"},
     {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
     {"ephemeral-ttl-override", "BUZZ_EPHEMERAL_TTL_OVERRIDE", "",
      "seconds that replace the ttl of every channel created with one (a testing aid); unset = as sent"},
@@ -146,6 +148,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     c->owner = pk;
   } else if (key == "pubkey-allowlist") {
     if (!parse_bool(v, &c->pubkey_allowlist)) return bad(key, source, v, "true or false");
+  } else if (key == "reconcile-channels") {
+    // The original turns it on by the variable's presence, whatever its value.
+    if (!parse_bool(v, &c->reconcile_channels)) c->reconcile_channels = true;
   } else if (key == "allow-nip-oa-auth") {
     if (!parse_bool(v, &c->allow_nip_oa_auth)) return bad(key, source, v, "true or false");
   } else if (key == "require-membership") {

@@ -19,7 +19,7 @@ Usage: buzz <command> [options]
 Commands:
   serve      run the relay (WebSocket + HTTP) on the embedded store
   admin      manage relay membership and keys offline (add-member, remove-member,
-             list-members, generate-key, mint-token)
+             list-members, generate-key, mint-token, reconcile-channels)
   audit      check the hash-chained audit log (verify, tail, head); read-only
   reindex    rebuild the full-text search index from the stored events (offline)
   sync       bring a relay up to date with another over NIP-77 (an edge appliance)

@@ -25,6 +25,7 @@
 #include "server/access/gatekeeper.h"
 #include "server/access/nip98.h"
 #include "server/access/relay_key.h"
+#include "server/team/group_state.h"
 #include "server/app/cli.h"
 #include "server/app/config.h"
 #include "server/common/log.h"
@@ -173,6 +174,12 @@ int run_serve(int argc, char** argv) {
   engine::RocksEventStore store(**db);
   engine::TeamState team;
   if (auto s = team.load(store); !s) return fail(s.error());
+  if (cfg.reconcile_channels) {
+    auto report = reconcile_channels(store, team, *key, engine::unix_now());
+    if (!report) return fail("reconciling channels: " + report.error());
+    log_info("channels reconciled", {{"reconciled", std::to_string(report->reconciled)},
+                                     {"already", std::to_string(report->already)}});
+  }
   ProfileDirectory profiles(store, url_host(cfg.effective_relay_url()));
   if (auto s = profiles.load(); !s) return fail(s.error());
   TeamModel team_model(team, store, profiles, *key, uint32_t(cfg.ephemeral_ttl_override));

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/canonical.h"
+#include "server/team/group_state.h"
 #include "server/team/team_model.h"
 
 namespace buzz::server {
@@ -40,32 +41,10 @@ uint64_t TeamModel::state_time(const std::string& key, uint64_t now) {
 }
 
 void TeamModel::emit_group_state(Admission& a, const Channel& ch, uint64_t now) {
-  std::vector<const ChannelMember*> members = team_.active_members(ch.id);
-  std::vector<Tag> meta = {{"d", ch.id}, {"name", ch.name}};
-  if (!ch.description.empty()) meta.push_back({"about", ch.description});
-  meta.push_back({ch.is_private() ? "private" : "public"});
-  if (ch.type == engine::ChannelType::kDm) {
-    meta.push_back({"hidden"});
-    for (const ChannelMember* m : members) meta.push_back({"p", engine::to_hex(m->pubkey)});
-  }
-  meta.push_back({"closed"});
-  meta.push_back({"t", std::string(engine::channel_type_name(ch.type))});
-  if (!ch.topic.empty()) meta.push_back({"topic", ch.topic});
-  if (!ch.purpose.empty()) meta.push_back({"purpose", ch.purpose});
-  if (ch.archived()) meta.push_back({"archived", "true"});
-  if (ch.ttl_seconds) {
-    meta.push_back({"ttl", std::to_string(ch.ttl_seconds)});
-    meta.push_back({"ttl_deadline", engine::rfc3339(ch.ttl_deadline)});
-  }
-  std::vector<Tag> admins = {{"d", ch.id}}, all = {{"d", ch.id}};
-  for (const ChannelMember* m : members) {
-    std::string role(engine::channel_role_name(m->role));
-    if (engine::is_elevated(m->role)) admins.push_back({"p", engine::to_hex(m->pubkey), role});
-    if (all.size() <= 1000) all.push_back({"p", engine::to_hex(m->pubkey), "", role});
-  }
-  a.emitted.push_back({sign(39000, state_time("39000" + ch.id, now), std::move(meta)), ch.id});
-  a.emitted.push_back({sign(39001, state_time("39001" + ch.id, now), std::move(admins)), ch.id});
-  a.emitted.push_back({sign(39002, state_time("39002" + ch.id, now), std::move(all)), ch.id});
+  GroupStateTags g = group_state_tags(ch, team_.active_members(ch.id));
+  a.emitted.push_back({sign(39000, state_time("39000" + ch.id, now), std::move(g.metadata)), ch.id});
+  a.emitted.push_back({sign(39001, state_time("39001" + ch.id, now), std::move(g.admins)), ch.id});
+  a.emitted.push_back({sign(39002, state_time("39002" + ch.id, now), std::move(g.members)), ch.id});
 }
 
 void TeamModel::emit_system(Admission& a, const std::string& channel,

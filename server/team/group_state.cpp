@@ -1,0 +1,73 @@
+#include "server/team/group_state.h"
+
+#include <string>
+#include <unordered_set>
+
+namespace buzz::server {
+
+using engine::Tag;
+
+GroupStateTags group_state_tags(const engine::Channel& ch, const std::vector<const engine::ChannelMember*>& members) {
+  GroupStateTags g;
+  g.metadata = {{"d", ch.id}, {"name", ch.name}};
+  if (!ch.description.empty()) g.metadata.push_back({"about", ch.description});
+  g.metadata.push_back({ch.is_private() ? "private" : "public"});
+  if (ch.type == engine::ChannelType::kDm) {
+    g.metadata.push_back({"hidden"});
+    for (const engine::ChannelMember* m : members) g.metadata.push_back({"p", engine::to_hex(m->pubkey)});
+  }
+  g.metadata.push_back({"closed"});
+  g.metadata.push_back({"t", std::string(engine::channel_type_name(ch.type))});
+  if (!ch.topic.empty()) g.metadata.push_back({"topic", ch.topic});
+  if (!ch.purpose.empty()) g.metadata.push_back({"purpose", ch.purpose});
+  if (ch.archived()) g.metadata.push_back({"archived", "true"});
+  if (ch.ttl_seconds) {
+    g.metadata.push_back({"ttl", std::to_string(ch.ttl_seconds)});
+    g.metadata.push_back({"ttl_deadline", engine::rfc3339(ch.ttl_deadline)});
+  }
+  g.admins = {{"d", ch.id}};
+  g.members = {{"d", ch.id}};
+  for (const engine::ChannelMember* m : members) {
+    std::string role(engine::channel_role_name(m->role));
+    if (engine::is_elevated(m->role)) g.admins.push_back({"p", engine::to_hex(m->pubkey), role});
+    if (g.members.size() <= 1000) g.members.push_back({"p", engine::to_hex(m->pubkey), "", role});
+  }
+  return g;
+}
+
+engine::Result<ReconcileReport> reconcile_channels(engine::EventStore& store, const engine::TeamState& team,
+                                                   const engine::Keypair& relay_key, uint64_t now) {
+  std::unordered_set<std::string> described;
+  engine::Status scanned = store.scan_kind(39000, [&](std::string_view, const engine::EventFields& f) {
+    for (const engine::TagRef& t : f.tags) {
+      if (t.name == 'd') described.emplace(t.value);
+    }
+  });
+  if (!scanned) return engine::Error{scanned.error()};
+
+  ReconcileReport report;
+  for (const std::string& id : team.live_channel_ids()) {
+    if (described.contains(id)) {
+      ++report.already;
+      continue;
+    }
+    GroupStateTags tags = group_state_tags(*team.channel(id), team.active_members(id));
+    engine::Event events[3];
+    const std::pair<uint16_t, std::vector<Tag>*> shapes[3] = {
+        {39000, &tags.metadata}, {39001, &tags.admins}, {39002, &tags.members}};
+    std::vector<engine::WriteRequest> requests;
+    for (int i = 0; i < 3; ++i) {
+      events[i].kind = shapes[i].first;
+      events[i].created_at = now;
+      events[i].tags = std::move(*shapes[i].second);
+      engine::sign_event(relay_key, &events[i]);
+      requests.push_back({&events[i], id});
+    }
+    auto written = store.write(requests);
+    if (!written) return engine::Error{"channel " + id + ": " + written.error()};
+    ++report.reconciled;
+  }
+  return report;
+}
+
+}  // namespace buzz::server
