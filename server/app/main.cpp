@@ -1,7 +1,8 @@
 // buzz: the single binary. `buzz serve` runs the relay; `buzz admin …` works
 // offline on a data directory; `buzz send-message …` and the other agent
 // commands talk to a relay over HTTP (tools/cli); `buzz mcp` serves them as MCP
-// tools on stdio (tools/mcp). Each subcommand answers --help.
+// tools on stdio (tools/mcp); `buzz proxy` serves the channels to NIP-28
+// clients (tools/proxy). Each subcommand answers --help.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -9,6 +10,7 @@
 #include "server/app/cli.h"
 #include "tools/cli/agent_cli.h"
 #include "tools/mcp/mcp_server.h"
+#include "tools/proxy/proxy_cli.h"
 
 namespace {
 
@@ -25,6 +27,7 @@ Commands:
   sync       bring a relay up to date with another over NIP-77 (an edge appliance)
   migrate    export to / import from PostgreSQL, NIP-01 JSON lines, Typesense (offline)
   mcp        serve the agent commands as MCP tools on stdio (buzz mcp --help)
+  proxy      serve the team's channels to standard NIP-28 clients (buzz proxy --help)
   version    print the version
   help       show this help
 
@@ -58,6 +61,7 @@ int main(int argc, char** argv) {
   if (cmd == "sync") return run_sync(argc, argv);
   if (cmd == "migrate") return run_migrate(argc, argv);
   if (cmd == "mcp") return buzz::mcp::run_mcp(argc, argv);
+  if (cmd == "proxy") return buzz::proxy::run_proxy(argc, argv);
   if (buzz::cli::is_agent_cli(argc, argv)) return buzz::cli::run_agent_cli(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::printf("buzz %s\n", BUZZ_VERSION);

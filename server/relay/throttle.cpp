@@ -38,6 +38,9 @@ bool Throttle::admit_frame(Session& s) {
   const RateLimitConfig& r = limits_;
   // Before AUTH every frame is refused anyway, and cheaply.
   if (!r.enabled || r.human_ws_events_per_sec == 0 || !s.authenticated()) return true;
+  // A proxy:submit connection carries many guests' frames (proxy.md §4.3);
+  // each guest's messages are still limited by author.
+  if (s.grant.has(Scope::kProxySubmit)) return true;
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::steady_clock::now().time_since_epoch()).count();
   const float size = float(std::max(r.human_ws_events_burst, r.human_ws_events_per_sec));
