@@ -248,3 +248,19 @@ test('a registered guest needs no token, and revoking it closes its session', as
   await closed;
   assert.equal((await proxy.admin('DELETE', '/admin/guests', { pubkey: pk })).status, 404);
 });
+
+test('buzz proxy --help, and a start-up without a salt fails with the spec\'s text', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { binary } = await import('./relay_helpers.mjs');
+  const help = spawnSync(binary, ['proxy', '--help']);
+  assert.equal(help.status, 0);
+  assert.match(help.stdout.toString(), /BUZZ_PROXY_SALT/);
+  const env = { ...process.env, BUZZ_UPSTREAM_URL: 'ws://127.0.0.1:1', BUZZ_PROXY_SERVER_KEY: '01'.repeat(32),
+                BUZZ_PROXY_SALT: '', BUZZ_PROXY_API_TOKEN: 'buzz_x', BUZZ_RELAY_PUBKEY: 'ab'.repeat(32) };
+  const run = spawnSync(binary, ['proxy'], { env });
+  assert.equal(run.status, 1);
+  assert.match(run.stderr.toString(), /shadow key derivation failed: shadow key salt must not be empty/);
+  const short = spawnSync(binary, ['proxy'], { env: { ...env, BUZZ_PROXY_SALT: '00', BUZZ_RELAY_PUBKEY: 'ab' } });
+  assert.equal(short.status, 1);
+  assert.match(short.stderr.toString(), /BUZZ_RELAY_PUBKEY must be 64 hex characters/);
+});
