@@ -79,6 +79,11 @@ test('an owner and an admin manage members and roles; a member is shown he canno
   await dana.page.click('#archive-channel');
   await erin.page.waitForFunction(() => !document.querySelector('#message-input').disabled, { timeout: 30000 });
   await say(erin, dana, 'back in business');
+
+  // From the member list, a DM with a member.
+  await dana.page.click(row(erin.pubkey) + ' .dm-member');  // her member pane is still open
+  await waitText(dana.page, '.channel-head h1', 'Erin');
+  await openChannel(dana, 'ops-team');
 });
 
 test('the canvas: written by one, read and edited live by another', async () => {
@@ -128,8 +133,8 @@ test('keyboard: Esc closes panes, Alt+arrows and Alt+digits switch channels, / s
   await page.waitForFunction(() => !document.querySelector('.members') && !document.querySelector('.canvas'));
   await page.waitForFunction(() => document.activeElement?.id === 'message-input');
 
-  // Alt+↓ / Alt+↑ step through the list; Alt+1 is its first channel.
-  const order = await page.$$eval('#channel-list .chan', (bs) => bs.map((b) => b.dataset.channel));
+  // Alt+↓ / Alt+↑ step through the list (channels, then DMs); Alt+1 is its first channel.
+  const order = await page.$$eval('#channel-list .chan, #dm-list .chan', (bs) => bs.map((b) => b.textContent.replace(/^[#🔒] /u, '')));
   const here = order.indexOf('ops-team');
   await page.keyboard.down('Alt');
   await page.keyboard.press('ArrowDown');
@@ -167,8 +172,10 @@ test('a phone-sized window: the sidebar folds away, everything fits the width', 
   const composer = await page.$eval('#message-input', (t) => t.getBoundingClientRect().bottom);
   assert.ok(composer <= 780, 'the composer is on screen');
 
-  // A pane covers the screen and Esc (or ✕) closes it.
+  // A pane covers the screen; a passer-by joins the open channel from it; ✕ closes it.
   await page.click('#toggle-members');
+  await page.click('#join-channel');
+  await waitText(page, '.members li', 'Gus (you)');
   const pane = await page.$eval('.members', (m) => m.getBoundingClientRect().width);
   assert.ok(pane >= 380, `the member pane takes the width (${pane} px)`);
   await page.click('button[aria-label="close members"]');

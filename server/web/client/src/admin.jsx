@@ -12,7 +12,7 @@ async function publish(relay, template) {
   if (!r.ok) throw new Error(r.message);
 }
 
-export function Members({ channel, members, me, relay, api, onChange, onError, onClose, onDm }) {
+export function Members({ channel, members, me, relay, api, onChange, onError, onClose, onDm, onOpen }) {
   const people = usePeople();
   const [newRole, setNewRole] = useState('member');
   const myRole = members.find((m) => m.pubkey === me)?.role;
@@ -28,6 +28,11 @@ export function Members({ channel, members, me, relay, api, onChange, onError, o
     const f = e.target;
     try {
       const p = await findPerson(api, f.who.value.trim());
+      if (dm) {
+        // A DM's people are fixed: adding someone opens the DM of the larger set.
+        const r = await api.post(`/api/dms/${channel.id}/members`, { pubkeys: [p] });
+        return onOpen(r.channel_id);
+      }
       await publish(relay, { kind: 9000, tags: [['h', channel.id], ['p', p], ['role', admin ? newRole : 'member']] });
       f.who.value = '';
       setNewRole('member');
@@ -57,17 +62,16 @@ export function Members({ channel, members, me, relay, api, onChange, onError, o
           {m.pubkey === me && !dm && <button class="leave" onClick={leave}>Leave</button>}
         </li>
       ))}</ul>
-      {!dm && (
-        <form onSubmit={add}>
-          <input name="who" id="add-member" placeholder="add: name, npub or hex" aria-label="add member" />
-          {admin && (
-            <select id="add-member-role" aria-label="role of the new member" value={newRole} onChange={(e) => setNewRole(e.target.value)}>
-              {assignable.map((r) => <option value={r}>{r}</option>)}
-            </select>
-          )}
-          <button type="submit" id="add-member-button">Add</button>
-        </form>
-      )}
+      {!myRole && channel.visibility === 'open' && !dm && <button id="join-channel" onClick={() => act({ kind: 9021, tags: [] })}>Join this channel</button>}
+      <form onSubmit={add}>
+        <input name="who" id="add-member" placeholder={dm ? 'add someone (a new DM)' : 'add: name, npub or hex'} aria-label="add member" />
+        {admin && (
+          <select id="add-member-role" aria-label="role of the new member" value={newRole} onChange={(e) => setNewRole(e.target.value)}>
+            {assignable.map((r) => <option value={r}>{r}</option>)}
+          </select>
+        )}
+        <button type="submit" id="add-member-button">Add</button>
+      </form>
       {!dm && !admin && <p class="note" id="members-denied">Only the channel's owners and admins change roles or remove members.</p>}
     </aside>
   );

@@ -63,7 +63,10 @@ export function Canvas({ channel, relay, me, readOnly, onError, onClose }) {
   const save = async (e) => {
     e.preventDefault();
     setBusy(true);
-    const r = await relay.publish({ kind: 40100, content: draft.text, tags: [['h', channel.id]] });
+    // Newest wins by created_at: one second past the version it replaces, so
+    // two saves within a second still come out in order for every reader.
+    const created_at = Math.max(Math.floor(Date.now() / 1000), (doc?.created_at ?? 0) + 1);
+    const r = await relay.publish({ kind: 40100, created_at, content: draft.text, tags: [['h', channel.id]] });
     setBusy(false);
     if (!r.ok) return onError(r.message);
     setDoc(r.event);

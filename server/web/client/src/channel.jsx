@@ -130,7 +130,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
   );
 }
 
-export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm }) {
+export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm, onOpen, onHidden }) {
   const people = usePeople();
   const state = useRef(emptyChannel());
   const [version, setVersion] = useState(0);
@@ -142,15 +142,17 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm 
   const [gone, setGone] = useState('');    // the relay closed the subscription: access revoked
   const [history, setHistory] = useState({ more: false, loading: false });
   const started = useRef(performance.now());
+  const historyAt = useRef(0);              // when the stored history had arrived (EOSE)
   const list = useRef(null);
   const lastTyping = useRef(0);
   const oldest = useRef(Infinity);          // created_at of the oldest event held
   const stick = useRef(true);               // the reader is at the bottom: follow new messages
   const restore = useRef(null);             // distance from the bottom to keep after older ones arrive
 
-  useEffect(() => {
-    // History is folded in once at EOSE (one render for 500 messages); live
-    // events after it are batched per animation frame.
+  // A layout effect, so the REQ goes out before the empty view is first
+  // painted, not a frame later. History is folded in once at EOSE (one render
+  // for 500 messages); live events after it are batched per animation frame.
+  useLayoutEffect(() => {
     let batch = [];
     let scheduled = false;
     let live = false;
@@ -169,6 +171,7 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm 
       },
       () => {
         live = true;
+        historyAt.current = performance.now();
         flush();
         setLoaded(true);
         setHistory({ more: stored >= PAGE, loading: false });
@@ -219,7 +222,8 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm 
   useEffect(() => {
     if (!loaded) return;
     requestAnimationFrame(() => {
-      window.__buzzFirstRender = { channel: channel.id, messages: items.length, ms: performance.now() - started.current };
+      window.__buzzFirstRender = { channel: channel.id, messages: items.length, ms: performance.now() - started.current,
+        history: historyAt.current - started.current };
     });
   }, [loaded]);
 
@@ -302,6 +306,8 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm 
         <span>
           {!dm && <button id="toggle-settings" aria-expanded={showSettings} onClick={() => setShowSettings(!showSettings)}>Settings</button>}
           {!dm && <button id="toggle-canvas" aria-expanded={pane === 'canvas'} onClick={() => toggle('canvas')}>Canvas</button>}
+          {dm && <button id="hide-dm" title="Hide this conversation until someone writes in it" onClick={() =>
+            api.post(`/api/dms/${channel.id}/hide`).then(onHidden, (e) => onError(e.message))}>Hide</button>}
           <button id="toggle-members" aria-expanded={pane === 'members'} onClick={() => toggle('members')}>Members</button>
         </span>
       </header>
@@ -324,7 +330,7 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm 
               onSend={(c, tags) => send(c, tags, openThread)} />
           </aside>
         )}
-        {pane === 'members' && <Members channel={channel} members={members} me={me} relay={relay} api={api} onError={onError} onDm={onDm}
+        {pane === 'members' && <Members channel={channel} members={members} me={me} relay={relay} api={api} onError={onError} onDm={onDm} onOpen={onOpen}
           onChange={() => loadMembers().catch((e) => onError(e.message))} onClose={() => setPane(null)} />}
         {pane === 'canvas' && <Canvas channel={channel} relay={relay} me={me} readOnly={archived} onError={onError} onClose={() => setPane(null)} />}
       </div>

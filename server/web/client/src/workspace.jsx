@@ -214,7 +214,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
         {error && <p class="error" role="alert" onClick={() => setError('')}>{error}</p>}
         {view.type === 'channel' && current && (
           <ChannelView key={current.id} channel={current} relay={relay} api={api} me={signer.pubkey} onError={setError} onChanged={refresh}
-            onDm={(pk) => openDmWith([pk]).catch((e) => setError(e.message))} />
+            onDm={(pk) => openDmWith([pk]).catch((e) => setError(e.message))}
+            onOpen={(id) => refresh().then(() => open(id))} onHidden={() => { setView({ type: 'none' }); refresh(); }} />
         )}
         {view.type === 'channel' && !current && <p class="empty" id="channel-gone">You no longer have access to this channel, or it is gone.</p>}
         {view.type === 'search' && <SearchView key={view.q} q={view.q} api={api} onOpen={open} />}
