@@ -3,6 +3,8 @@
 // stdout. A relay that is down is a free port; a 5xx comes from an
 // HttpReceiver standing in for the relay, which also shows the exact request
 // bytes the CLI sends (headers, query encoding, the mint body).
+#include "engine/nip19.h"
+#include "engine/signature.h"
 #include "tests/e2e/cli_fixture.h"
 #include "tests/e2e/http_receiver.h"
 
@@ -26,9 +28,21 @@ const std::string kHex(64, 'a');
 
 TEST_F(CliErrorsTest, MalformedPrivateKeyIsAKeyError) {
   expect_error(run_cli({"list-channels"}, {{"BUZZ_RELAY_URL", relay_env()}, {"BUZZ_PRIVATE_KEY", "not-a-key"}}), 3,
-               "key_error", "invalid private key: expected 64 hex characters");
+               "key_error", "invalid private key: expected 64 hex characters or nsec1…");
+  std::string nsec = engine::encode_nsec(engine::generate_keypair().secret);
+  nsec[10] = nsec[10] == 'q' ? 'p' : 'q';  // the checksum no longer holds
+  expect_error(run_cli({"list-channels"}, {{"BUZZ_RELAY_URL", relay_env()}, {"BUZZ_PRIVATE_KEY", nsec}}), 3, "key_error",
+               "invalid private key: expected 64 hex characters or nsec1…");
   expect_error(run_cli({"auth", "--private-key", std::string(64, '0')}, {{"BUZZ_RELAY_URL", relay_env()}}), 3, "key_error",
                "invalid private key: not a valid secp256k1 secret");
+}
+
+// The harness hands agents their key as an nsec (agents-and-cli.md §A.6.2).
+TEST_F(CliErrorsTest, PrivateKeyAsNsecWorksAsHexDoes) {
+  const engine::Keypair key = engine::generate_keypair();
+  CliRun minted = run_cli({"auth"}, {{"BUZZ_RELAY_URL", relay_env()}, {"BUZZ_PRIVATE_KEY", engine::encode_nsec(key.secret)}});
+  EXPECT_EQ(minted.status, 0) << minted.err;
+  EXPECT_NE(minted.out.find("buzz_"), std::string::npos) << minted.out;
 }
 
 TEST_F(CliErrorsTest, UsageErrorsAreUserErrors) {

@@ -32,7 +32,7 @@ constexpr const char* kGlobalHelp = R"(Global options (before or after the comma
                      [env: BUZZ_RELAY_URL] [default: http://localhost:3000]
   --token <TOKEN>    API token, sent as Authorization: Bearer [env: BUZZ_API_TOKEN]
   --pubkey <HEX>     dev mode: X-Pubkey, for relays that accept it [env: BUZZ_PUBKEY]
-  BUZZ_PRIVATE_KEY   64-hex secret key: signs every write, and without a token
+  BUZZ_PRIVATE_KEY   secret key, 64 hex or nsec1…: signs every write, and without a token
                      mints a 1-day one (also --private-key)
 
 Output: the relay's JSON body on stdout. Errors: one line on stderr,

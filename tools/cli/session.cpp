@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "engine/clock.h"
+#include "engine/nip19.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/json_read.h"
 #include "tools/cli/token_mint.h"
@@ -17,8 +18,11 @@ void from_env(std::optional<std::string>& value, const char* name) {
 
 engine::Keypair parse_private_key(const std::string& text) {
   engine::SecretKey secret;
-  if (text.size() != 64 || !engine::from_hex_any_case(text, secret.data(), secret.size())) {
-    throw CliError(Category::kKey, "invalid private key: expected 64 hex characters");
+  // An nsec is how the harness hands an agent its key (agents-and-cli.md §A.6.2).
+  if (auto bytes = engine::decode_bech32_key(text, "nsec")) {
+    secret = *bytes;
+  } else if (text.size() != 64 || !engine::from_hex_any_case(text, secret.data(), secret.size())) {
+    throw CliError(Category::kKey, "invalid private key: expected 64 hex characters or nsec1…");
   }
   auto key = engine::keypair_from_secret(secret);
   if (!key) throw CliError(Category::kKey, "invalid private key: not a valid secp256k1 secret");
