@@ -2,12 +2,14 @@
 // offline on a data directory; `buzz send-message …` and the other agent
 // commands talk to a relay over HTTP (tools/cli); `buzz mcp` serves them as MCP
 // tools on stdio (tools/mcp); `buzz proxy` serves the channels to NIP-28
-// clients (tools/proxy). Each subcommand answers --help.
+// clients (tools/proxy); `buzz acp` runs ACP agents as team members
+// (tools/acp). Each subcommand answers --help.
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "server/app/cli.h"
+#include "tools/acp/acp_main.h"
 #include "tools/cli/agent_cli.h"
 #include "tools/mcp/mcp_server.h"
 #include "tools/proxy/proxy_cli.h"
@@ -28,6 +30,7 @@ Commands:
   migrate    export to / import from PostgreSQL, NIP-01 JSON lines, Typesense (offline)
   mcp        serve the agent commands as MCP tools on stdio (buzz mcp --help)
   proxy      serve the team's channels to standard NIP-28 clients (buzz proxy --help)
+  acp        run ACP agents (goose, codex-acp, …) as members of the team (buzz acp --help)
   version    print the version
   help       show this help
 
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
   if (cmd == "migrate") return run_migrate(argc, argv);
   if (cmd == "mcp") return buzz::mcp::run_mcp(argc, argv);
   if (cmd == "proxy") return buzz::proxy::run_proxy(argc, argv);
+  if (cmd == "acp") return buzz::acp::run_acp(argc, argv);
   if (buzz::cli::is_agent_cli(argc, argv)) return buzz::cli::run_agent_cli(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::printf("buzz %s\n", BUZZ_VERSION);

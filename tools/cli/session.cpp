@@ -71,6 +71,12 @@ Session::~Session() {
   }
 }
 
+std::string Session::bearer_token() const {
+  constexpr std::string_view kBearer = "Bearer ";
+  const std::string& v = auth_header_.second;
+  return auth_header_.first == "Authorization" && v.starts_with(kBearer) ? v.substr(kBearer.size()) : "";
+}
+
 const engine::Keypair& Session::key() const {
   if (!key_) throw CliError(Category::kKey, "private key required for write operations (set BUZZ_PRIVATE_KEY)");
   return *key_;

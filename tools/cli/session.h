@@ -41,6 +41,8 @@ class Session {
 
   const std::string& relay() const { return relay_; }
   RelayHttp& http() { return http_; }
+  // The API token the requests carry (given or auto-minted); empty under X-Pubkey.
+  std::string bearer_token() const;
   // The signing key; key_error if none was given.
   const engine::Keypair& key() const;
 

@@ -38,6 +38,7 @@
 #include "tools/load/send_floor.h"
 #include "tools/load/soak.h"
 #include "tools/load/workflow_load.h"
+#include "tools/load/acp_load.h"
 #include "tools/load/cli_load.h"
 #include "tools/load/server_process.h"
 
@@ -585,6 +586,18 @@ void cli(const Options& o) {
   report(o, load::run_cli_load(server, o.binary, o.events));
 }
 
+// Issue 18: `buzz acp`, mention → prompt in the agent's hands, 32 agents busy.
+void acp(const Options& o, const char* self) {
+  std::string dir = temp_dir();
+  load::ServerProcess server(o.binary, dir, pick_port());
+  load::AcpLoadOptions a;
+  a.buzz_binary = o.binary;
+  a.self_binary = self;
+  a.agents = o.connections;
+  a.rounds = o.events;
+  report(o, load::run_acp_load(server, a));
+}
+
 void idle(const Options& o) {
   std::string dir = temp_dir();
   load::ServerProcess server(o.binary, dir, pick_port());
@@ -615,8 +628,9 @@ void idle(const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
+  if (argc >= 2 && std::string(argv[1]) == "acp-agent") return load::run_acp_bench_agent(argc, argv);
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli [--binary PATH] [--connections N]\n"
+    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
                "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--minutes N] [--csv FILE] [--json]\n", stderr);
     return argc < 2 ? 2 : 0;
@@ -642,8 +656,8 @@ int main(int argc, char** argv) {
     else if (a == "--per-member") o.per_member = std::stoi(next());
     else return std::fprintf(stderr, "buzz-load: unknown option %s\n", a.c_str()), 2;
   }
-  if (o.connections <= 0) o.connections = o.scenario == "soak" ? 5000 : o.scenario == "history" ? 8 : 50;
-  if (o.events <= 0) o.events = o.scenario == "cli" ? 200 : 20000;
+  if (o.connections <= 0) o.connections = o.scenario == "soak" ? 5000 : o.scenario == "history" ? 8 : o.scenario == "acp" ? 32 : 50;
+  if (o.events <= 0) o.events = o.scenario == "cli" ? 200 : o.scenario == "acp" ? 20 : 20000;
   if (o.rate <= 0) o.rate = o.scenario == "soak" ? 500 : o.scenario == "workflows" ? 200 : 50;
   rlimit lim;
   getrlimit(RLIMIT_NOFILE, &lim);
@@ -660,6 +674,7 @@ int main(int argc, char** argv) {
     else if (o.scenario == "soak") soak(o);
     else if (o.scenario == "workflows") workflows(o);
     else if (o.scenario == "cli") cli(o);
+    else if (o.scenario == "acp") acp(o, std::filesystem::read_symlink("/proc/self/exe").c_str());
     else return std::fprintf(stderr, "buzz-load: unknown scenario %s\n", o.scenario.c_str()), 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "buzz-load: %s\n", e.what());

@@ -1,7 +1,5 @@
 #include "tools/load/cli_load.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -11,36 +9,17 @@
 #include "engine/hex.h"
 #include "tools/load/load_client.h"
 
-extern char** environ;
-
 namespace buzz::load {
 namespace {
 
 // One run of `binary args…` with these extra environment entries; its wall time in seconds.
 double timed_run(std::vector<std::string> args, const std::vector<std::string>& env) {
-  std::vector<std::string> envs = env;
-  for (char** e = environ; *e; ++e) {
-    if (std::string_view(*e).substr(0, 5) != "BUZZ_") envs.emplace_back(*e);
-  }
-  auto pointers = [](std::vector<std::string>& v) {
-    std::vector<char*> p;
-    for (std::string& s : v) p.push_back(s.data());
-    p.push_back(nullptr);
-    return p;
-  };
-  std::vector<char*> argv = pointers(args), envp = pointers(envs);
-  posix_spawn_file_actions_t quiet;  // the answer goes to /dev/null: this times the CLI, not a terminal
-  posix_spawn_file_actions_init(&quiet);
-  posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+  // The answer goes to /dev/null: this times the CLI, not a terminal.
   const double t0 = now_s();
-  pid_t pid;
-  if (posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), envp.data()) != 0) {
-    throw std::runtime_error("cannot start " + args[0]);
-  }
+  const pid_t pid = spawn_process(args, env, 1);
   int status = 0;
   waitpid(pid, &status, 0);
   const double took = now_s() - t0;
-  posix_spawn_file_actions_destroy(&quiet);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("buzz " + args[1] + " failed");
   return took;
 }

@@ -1,0 +1,172 @@
+// `buzz acp models`; see acp_models.h.
+#include "tools/acp/acp_models.h"
+
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/canonical.h"
+#include "tools/acp/acp_config.h"
+#include "tools/acp/acp_connection.h"
+#include "tools/acp/agent_process.h"
+
+namespace buzz::acp {
+namespace {
+
+constexpr auto kTimeout = std::chrono::seconds(10);
+
+constexpr const char* kHelp = R"(buzz acp models — list the models an ACP agent offers
+
+Usage: buzz acp models [--agent-command CMD] [--agent-args A,B] [--json]
+
+Starts the agent, sends initialize and session/new (10 s each), prints its name,
+its model config options and its models, and stops it. The agent is chosen as for
+`buzz acp` (BUZZ_ACP_AGENT_COMMAND, BUZZ_ACP_AGENT_ARGS; default goose).
+)";
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 1;
+}
+
+// Indents compact JSON two spaces a level (strings left as they are).
+std::string pretty(const std::string& json) {
+  std::string out;
+  int depth = 0;
+  bool in_string = false;
+  auto newline = [&] { out += '\n' + std::string(size_t(depth) * 2, ' '); };
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\') out += json[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if ((c == '}' || c == ']') && i > 0 && json[i - 1] != '{' && json[i - 1] != '[') {
+      --depth;
+      newline();
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+    out += c;
+    if ((c == '{' || c == '[') && i + 1 < json.size() && json[i + 1] != '}' && json[i + 1] != ']') {
+      ++depth;
+      newline();
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == ',') {
+      newline();
+    } else if (c == ':') {
+      out += ' ';
+    }
+  }
+  return out;
+}
+
+std::string field(simdjson::dom::element e, const char* key) {
+  std::string_view v;
+  return e[key].get(v) ? "unknown" : std::string(v);
+}
+
+}  // namespace
+
+int run_acp_models(int argc, char** argv) {
+  std::string command = std::getenv("BUZZ_ACP_AGENT_COMMAND") ? std::getenv("BUZZ_ACP_AGENT_COMMAND") : "goose";
+  std::string args_text = std::getenv("BUZZ_ACP_AGENT_ARGS") ? std::getenv("BUZZ_ACP_AGENT_ARGS") : "";
+  bool json = false;
+  for (int i = 3; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+    if (a == "--json") json = true;
+    else if (a == "--agent-command" && i + 1 < argc) command = argv[++i];
+    else if (a == "--agent-args" && i + 1 < argc) args_text = argv[++i];
+    else return fail("unexpected argument '" + a + "' (see buzz acp models --help)");
+  }
+  if (command.find_first_not_of(" \t") == std::string::npos) return fail("agent_command must not be empty");
+  std::vector<std::string> given;
+  std::stringstream in(args_text);
+  for (std::string part; std::getline(in, part, ',');) given.push_back(part);
+
+  AgentProcess process;
+  std::string error;
+  if (!process.start(command, normalize_agent_args(command, given), &error)) return fail(error);
+  AcpConnection acp(process);
+  const Answer init = acp.request(
+      "initialize", R"({"protocolVersion":1,"clientCapabilities":{},"clientInfo":{"name":"buzz-acp","version":")" +
+                        std::string(BUZZ_VERSION) + "\"}}",
+      kTimeout);
+  if (init.ending != Ending::kOk) return fail(std::string("initialize: ") + ending_name(init.ending) + " " + init.detail);
+  std::string cwd_json;
+  engine::append_json_string(cwd_json, std::filesystem::current_path().string());
+  const Answer session = acp.request("session/new", R"({"cwd":)" + cwd_json + R"(,"mcpServers":[]})", kTimeout);
+  process.stop();
+  if (session.ending != Ending::kOk) {
+    return fail(std::string("session/new: ") + ending_name(session.ending) + " " + session.detail);
+  }
+
+  simdjson::dom::parser p1, p2;
+  simdjson::dom::element info_result = p1.parse(init.result).value_unsafe(), result;
+  if (p2.parse(session.result).get(result)) return fail("session/new: not a JSON object");
+  simdjson::dom::element info;
+  if (info_result["serverInfo"].get(info) && info_result["agentInfo"].get(info)) info = info_result;
+  const std::string name = field(info, "name"), version = field(info, "version");
+
+  std::string options = "[";
+  simdjson::dom::array config;
+  if (!result["configOptions"].get(config)) {
+    for (simdjson::dom::element o : config) {
+      std::string_view category;
+      if (o["category"].get(category) || category != "model") continue;
+      options += (options.size() > 1 ? "," : "") + simdjson::minify(o);
+    }
+  }
+  options += "]";
+  simdjson::dom::element models;
+  const bool has_models = !result["models"].get(models) && models.is_object();
+  std::string current = has_models ? field(models, "currentModelId") : "";
+  simdjson::dom::array available;
+  const bool has_available = has_models && !models["availableModels"].get(available);
+
+  if (json) {
+    std::string out = R"({"agent":{"name":)";
+    engine::append_json_string(out, name);
+    out += R"(,"version":)";
+    engine::append_json_string(out, version);
+    out += R"(},"stable":{"configOptions":)" + options + R"(},"unstable":)";
+    if (has_models) {
+      out += R"({"currentModelId":)";
+      engine::append_json_string(out, current);
+      out += R"(,"availableModels":)" + (has_available ? simdjson::minify(available) : std::string("[]")) + "}";
+    } else {
+      out += "null";
+    }
+    std::printf("%s\n", pretty(out + "}").c_str());
+    return 0;
+  }
+  std::printf("Agent: %s %s\n", name.c_str(), version.c_str());
+  std::printf("Model config options: %s\n", options == "[]" ? "none" : options.c_str());
+  if (!has_models) {
+    std::printf("Models: not reported (no unstable models object)\n");
+    return 0;
+  }
+  std::printf("Current model: %s\nAvailable models:\n", current.c_str());
+  if (has_available) {
+    for (simdjson::dom::element m : available) {
+      std::printf("  %s (%s)\n", field(m, "modelId").c_str(), field(m, "name").c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace buzz::acp
