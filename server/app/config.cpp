@@ -8,6 +8,8 @@
 #include <functional>
 #include <map>
 
+#include "migrate/redis_connection.h"
+
 namespace buzz::server {
 namespace {
 
@@ -64,6 +66,8 @@ const std::vector<ConfigKey> kKeys = {
      "messages per minute for the agent-platform tier (no API or frame limit)"},
     {"rate-limit-tiers", "BUZZ_RATE_LIMIT_TIERS", "",
      "tiers the operator assigns: HEX_PUBKEY=TIER,... (human, agent-standard, agent-elevated, agent-platform)"},
+    {"pubsub", "REDIS_URL", "",
+     "redis://[:password@]host[:port][/db]: run as one of several nodes sharing this Redis for fan-out, presence and rate limits; unset = a lone node"},
     {"cors-origins", "BUZZ_CORS_ORIGINS", "", "browser origins allowed to call the API (comma list); empty = any"},
     {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error"},
     {"require-auth-token", "BUZZ_REQUIRE_AUTH_TOKEN", "false",
@@ -224,6 +228,11 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
+  } else if (key == "pubsub") {
+    if (!v.empty()) {
+      if (auto url = migrate::parse_redis_url(v); !url) return bad(key, source, v, "redis://[:password@]host[:port][/db]");
+    }
+    c->pubsub_url = v;
   } else if (key == "cors-origins") {
     c->cors_origins = v;
   } else if (key == "log-level") {

@@ -41,6 +41,7 @@ struct Config {
   int64_t ephemeral_ttl_override = 0;  // seconds; nonzero replaces every 9007 ttl (testing aid)
   int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour
   RateLimitConfig rate_limits;     // protocol.md §14
+  std::string pubsub_url;          // redis://…: several nodes share fan-out, presence and rate limits; empty = alone
   std::string cors_origins;        // comma list of browser origins; empty = any
   std::string log_level = "info";
   bool require_auth_token = false;   // false = dev mode: media uploads need no API token

@@ -21,6 +21,7 @@
 #include "engine/rocks_event_store.h"
 #include "engine/thread_role.h"
 #include "index/clucene_search_index.h"
+#include "migrate/redis_backends.h"
 #include "server/access/blossom_auth.h"
 #include "server/access/gatekeeper.h"
 #include "server/access/nip98.h"
@@ -208,7 +209,17 @@ int run_serve(int argc, char** argv) {
   SearchFeeder search_feeder(**search_index, store_event_lookup(store));
   auto media_store = engine::MediaStore::open(cfg.data_dir + "/media");
   if (!media_store) return fail(media_store.error());
-  MemoryPresenceStore presence;
+  MemoryPresenceStore local_presence;
+  // One of several nodes: Redis carries the fan-out between them, presence and
+  // the rate-limit windows (issue 17 §2; migrate/redis_backends.h).
+  std::unique_ptr<migrate::RedisBackends> redis;
+  if (!cfg.pubsub_url.empty()) {
+    auto opened = migrate::RedisBackends::open(cfg.pubsub_url, local_presence,
+                                               [](const std::string& warning) { log_warn(warning); });
+    if (!opened) return fail(opened.error() + " (check --pubsub / REDIS_URL)");
+    redis = std::move(*opened);
+  }
+  PresenceStore& presence = redis ? static_cast<PresenceStore&>(redis->presence()) : local_presence;
   StoreWriter writer(store, membership, team_model, *audit_feed, size_t(cfg.max_concurrent_handlers),
                      std::chrono::seconds(cfg.reaper_interval));
 
@@ -218,7 +229,8 @@ int run_serve(int argc, char** argv) {
   MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, db->get(), {}};
   Gatekeeper gatekeeper(cfg.allow_nip_oa_auth, membership, profiles);
   if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
-  Throttle throttle(cfg.rate_limits, profiles, membership, store, writer, stats);
+  Throttle throttle(cfg.rate_limits, profiles, membership, store, writer, stats,
+                    redis ? &redis->rate_counter() : nullptr);
   History history(store, team, search_index->get());
   const std::string media_url =
       cfg.media_base_url.empty() ? nip98_base_url(cfg.effective_relay_url()) + "/media" : cfg.media_base_url;
@@ -284,6 +296,10 @@ int run_serve(int argc, char** argv) {
   HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
                services, {relay, media, health, metrics, &workflows}, *key, loops.size());
   relay.attach(loop_ptrs, &http, &workflows);
+  if (redis) {
+    relay.set_pubsub(&redis->pubsub());
+    redis->pubsub().start([&relay](std::vector<engine::RemoteEvent>&& events) { relay.on_remote_events(std::move(events)); });
+  }
   // The workflows see each committed batch first (they take their own DM answers out of it).
   writer.start([&relay, &workflows](WriteBatchOutcome&& o) {
     workflows.observe(o);
@@ -312,17 +328,20 @@ int run_serve(int argc, char** argv) {
   std::fflush(stdout);
   log_info("listening", {{"addr", listen}, {"relay_url", cfg.effective_relay_url()}, {"data_dir", cfg.data_dir},
                          {"loops", std::to_string(threads)}, {"relay_pubkey", engine::to_hex(key->pubkey)},
-                         {"membership", cfg.require_membership ? "closed" : "open"}});
+                         {"membership", cfg.require_membership ? "closed" : "open"},
+                         {"pubsub", redis ? "redis" : "none"}});
 
   int sig = 0;
   sigwait(&signals, &sig);
   log_info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
   health.begin_shutdown();  // the health port answers 503 until the process exits
+  if (redis) redis->pubsub().stop();  // no other node's events for loops about to stop
   for (auto& l : loops) l->stop();
   for (auto& t : loop_threads) t.join();
   media.stop();      // answers the uploads it holds (their loops are stopped: nobody reads them)
   workflows.stop();  // before the writer: a run may be waiting for a commit
   writer.stop();
+  if (redis) redis->stop();  // the last batch's publishes are sent
   search_feeder.stop();  // everything offered becomes searchable before exit
   audit_feed->flush();
   (*audit_log)->stop();  // drains every queued entry into the chain

@@ -44,6 +44,10 @@ std::string render_metrics(const MetricsSources& m) {
     metric(out, "buzz_subscriptions_active", "gauge", "registered live subscriptions", get(m.relay->subscriptions_active));
     metric(out, "buzz_ingest_paused_total", "counter", "connections not read from while the store writer caught up (back-pressure)",
            get(m.relay->ingest_pauses));
+    metric(out, "buzz_multinode_remote_events_total", "counter", "other nodes' events fanned out here (--pubsub)",
+           get(m.relay->remote_events));
+    metric(out, "buzz_multinode_unknown_channel_total", "counter",
+           "other nodes' events of a channel this node does not know, not delivered", get(m.relay->remote_unknown_channel));
     out += "# HELP buzz_media_uploads_total successful PUT /media/upload responses by stored MIME type\n"
            "# TYPE buzz_media_uploads_total counter\n";
     for (size_t i = 0; i < kMediaUploadLabels.size(); ++i) {

@@ -167,6 +167,7 @@ std::optional<Verdict> Relay::handle_ephemeral(std::shared_ptr<const engine::Eve
 }
 
 void Relay::broadcast(std::shared_ptr<const engine::Event> event, std::string channel) {
+  if (pubsub_) pubsub_->publish(event->id, channel, event->raw);
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(
       std::vector<CommittedEvent>{{event, std::move(channel), raw_of(event)}});
   // Posted on this loop too, so the sender's OK goes out before its own echo.

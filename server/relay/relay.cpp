@@ -155,6 +155,10 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
   }
   // Profiles change before any reply goes out: whoever hears OK reads the new one.
   for (const CommittedEvent& c : outcome.committed) s_.profiles.apply(*c.event);
+  // The other nodes' subscribers: queued, never waited for (the batch is durable already).
+  if (pubsub_) {
+    for (const CommittedEvent& c : outcome.committed) pubsub_->publish(c.event->id, c.channel, *c.raw);
+  }
   // DM calls over REST: their HTTP answers, ready here (the batch is durable).
   for (DmReply& r : outcome.dm_replies) {
     if (r.to.loop >= loops_.size()) continue;
@@ -193,6 +197,24 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
       }
     });
   }
+}
+
+void Relay::on_remote_events(std::vector<engine::RemoteEvent>&& events) {
+  std::vector<CommittedEvent> batch;
+  batch.reserve(events.size());
+  for (engine::RemoteEvent& e : events) {
+    // A channel this node does not know has no members here to check against:
+    // its events are not delivered (fail closed), whatever its visibility was.
+    if (!e.channel.empty() && !s_.team.find_channel(e.channel)) {
+      s_.stats.remote_unknown_channel.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    batch.push_back({e.event, std::move(e.channel), raw_of(e.event)});
+  }
+  if (batch.empty()) return;
+  s_.stats.remote_events.fetch_add(batch.size(), std::memory_order_relaxed);
+  auto committed = std::make_shared<const std::vector<CommittedEvent>>(std::move(batch));
+  for (net::Loop* loop : loops_) loop->post([this, loop, committed] { fanout(*loop, *committed); });
 }
 
 void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {

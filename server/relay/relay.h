@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/pubsub.h"
 #include "engine/signature.h"
 #include "net/loop.h"
 #include "net/service.h"
@@ -61,6 +62,14 @@ class Relay final : public net::Service {
   void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
   void on_close(net::Loop& loop, net::Connection& conn) override;
   void on_tick(net::Loop& loop) override;
+
+  // Several nodes serving one team: each committed or ephemeral event is also
+  // published to the other nodes, and theirs come in through on_remote_events.
+  // Before the loops run; null (the default) = a lone node.
+  void set_pubsub(engine::PubSub* pubsub) { pubsub_ = pubsub; }
+  // The PubSub's thread: another node's events, fanned out on every loop like
+  // this node's own, with the same read rules per recipient. Never blocks.
+  void on_remote_events(std::vector<engine::RemoteEvent>&& events);
 
   // Writer thread: hands replies and committed events to their loops.
   void on_write_batch(WriteBatchOutcome&& outcome);
@@ -144,6 +153,7 @@ class Relay final : public net::Service {
   std::vector<std::unique_ptr<LoopState>> states_;
   HttpSide* http_ = nullptr;
   CommandRunner* commands_ = nullptr;
+  engine::PubSub* pubsub_ = nullptr;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;

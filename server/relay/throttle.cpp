@@ -63,7 +63,7 @@ std::optional<Verdict> Throttle::admit_message(const engine::Event& e) {
   const RateLimitConfig& r = limits_;
   if (!r.enabled || !counts_as_message(e.kind)) return std::nullopt;
   const uint32_t max = r.messages_per_min[size_t(tier_of(e.pubkey))];
-  RateCounters::Outcome o = counters_.acquire(e.pubkey, RateLimit::kMessages, max, kMinute, engine::unix_now());
+  RateCounters::Outcome o = acquire_minute(e.pubkey, RateLimit::kMessages, max);
   if (o.allowed || administers(e.pubkey)) return std::nullopt;
   // The channel for the audit entry; a refusal is rare, so resolving it (a store read for a reaction) is affordable.
   std::string channel = resolve_channel(e, store_);
@@ -77,12 +77,19 @@ std::optional<net::HttpResponse> Throttle::admit_api_call(const engine::Pubkey& 
   const RateLimitConfig& r = limits_;
   if (!r.enabled) return std::nullopt;
   const uint32_t max = r.api_calls_per_min[size_t(tier_of(pk))];
-  RateCounters::Outcome o = counters_.acquire(pk, RateLimit::kApiCalls, max, kMinute, engine::unix_now());
+  RateCounters::Outcome o = acquire_minute(pk, RateLimit::kApiCalls, max);
   if (o.allowed) return std::nullopt;
   note_rate_limited(pk, RateLimit::kApiCalls, "");
   net::HttpResponse refusal = api_error(429, "rate-limited: API call rate exceeded (" + std::to_string(max) + "/min)");
   refusal.headers.emplace_back("Retry-After", std::to_string(o.retry_after));
   return refusal;
+}
+
+RateCounters::Outcome Throttle::acquire_minute(const engine::Pubkey& pk, RateLimit limit, uint32_t max) {
+  const uint64_t now = engine::unix_now();
+  if (!shared_) return counters_.acquire(pk, limit, max, kMinute, now);
+  engine::RateDecision d = shared_->acquire(pk, rate_limit_name(limit), max, kMinute, now);
+  return {d.allowed, d.retry_after};
 }
 
 void Throttle::note_rate_limited(const engine::Pubkey& pk, RateLimit limit, std::string_view channel) {

@@ -8,8 +8,10 @@
 // and API calls are fixed windows per pubkey. The relay owner and admins are
 // exempt from the frame and message limits: their scripts administer the relay.
 //
-// Any thread: the counters are RateCounters' sharded table; the per-connection
-// frame count lives in the Session, touched only by its loop.
+// Any thread: the counters are RateCounters' sharded table, or, when several
+// nodes serve one team, a SharedRateCounter (engine/shared_rate_counter.h) that
+// all of them count in; the per-connection frame count lives in the Session,
+// touched only by its loop.
 #pragma once
 
 #include <optional>
@@ -17,6 +19,7 @@
 
 #include "engine/event.h"
 #include "engine/event_store.h"
+#include "engine/shared_rate_counter.h"
 #include "net/http.h"
 #include "server/access/relay_membership.h"
 #include "server/relay/rate_limits.h"
@@ -30,9 +33,17 @@ namespace buzz::server {
 
 class Throttle {
  public:
+  // `shared`: the windows every node counts in (null: this node's own, in memory).
   Throttle(const RateLimitConfig& limits, const ProfileDirectory& profiles, const RelayMembership& membership,
-           engine::EventStore& store, StoreWriter& writer, RelayStats& stats)
-      : limits_(limits), profiles_(profiles), membership_(membership), store_(store), writer_(writer), stats_(stats) {}
+           engine::EventStore& store, StoreWriter& writer, RelayStats& stats,
+           engine::SharedRateCounter* shared = nullptr)
+      : limits_(limits),
+        profiles_(profiles),
+        membership_(membership),
+        store_(store),
+        writer_(writer),
+        stats_(stats),
+        shared_(shared) {}
 
   // An EVENT, REQ or COUNT frame on this connection: false past the human frame limit.
   bool admit_frame(Session& session);
@@ -46,6 +57,8 @@ class Throttle {
  private:
   // The operator's assignment, else agent-standard for a declared agent, else human.
   Tier tier_of(const engine::Pubkey& pk) const;
+  // One use of a per-minute window, in the shared counter when there is one.
+  RateCounters::Outcome acquire_minute(const engine::Pubkey& pk, RateLimit limit, uint32_t max);
   // The relay owner and admins: no frame or message limit.
   bool administers(const engine::Pubkey& pk) const;
 
@@ -55,6 +68,7 @@ class Throttle {
   engine::EventStore& store_;
   StoreWriter& writer_;
   RelayStats& stats_;
+  engine::SharedRateCounter* shared_;
   RateCounters counters_;
 };
 

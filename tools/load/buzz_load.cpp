@@ -3,7 +3,7 @@
 // in the same run (docs/performance.md lists the commands and figures).
 //
 //   buzz-load ingest  --connections 50 --events 20000 [--in-flight 16]
-//   buzz-load fanout  --subscribers 1000 --rate 50 --seconds 10
+//   buzz-load fanout  --subscribers 1000 --rate 50 --seconds 10 [--pubsub redis://…]
 //   buzz-load history --events 1000000 --queries 300
 //   buzz-load idle    --connections 10000
 //   buzz-load channels --channels 200 --members 2000 --per-member 2 --rate 2000 --seconds 10
@@ -71,6 +71,7 @@ struct Options {
   int cycles = 50;     // crash: kill -9 cycles
   int minutes = 10;    // soak
   std::string csv;     // soak: where the per-second samples go
+  std::string pubsub;  // fanout: two nodes on this Redis, subscribers on one, the publisher on the other
   bool json = false;
 };
 
@@ -235,7 +236,17 @@ void ingest(const Options& o) {
 
 void fanout(const Options& o) {
   std::string dir = temp_dir();
+  // With --pubsub, two nodes share the Redis (the child servers read REDIS_URL):
+  // the subscribers are on one, the publisher on the other, so every delivery
+  // crossed Redis. The figures are the subscribers' node's.
+  if (!o.pubsub.empty()) setenv("REDIS_URL", o.pubsub.c_str(), 1);
   load::ServerProcess server(o.binary, dir, pick_port());
+  std::unique_ptr<load::ServerProcess> other;
+  if (!o.pubsub.empty()) {
+    std::filesystem::create_directories(dir + "-publisher");
+    other = std::make_unique<load::ServerProcess>(o.binary, dir + "-publisher", uint16_t(pick_port() + 1));
+  }
+  const load::ServerProcess& publishing = other ? *other : server;
   std::vector<std::unique_ptr<client::WsClient>> subs;
   for (int i = 0; i < o.subscribers; ++i) {
     auto c = connect_authed(server, engine::generate_keypair());
@@ -245,13 +256,14 @@ void fanout(const Options& o) {
     subs.push_back(std::move(c));
   }
   engine::Keypair pub_key = engine::generate_keypair();
-  auto publisher = connect_authed(server, pub_key);
+  auto publisher = connect_authed(publishing, pub_key);
   int total = o.rate * o.seconds;
   std::vector<std::string> frames;
   for (int i = 0; i < total; ++i) frames.push_back("[\"EVENT\"," + note(pub_key, std::to_string(i), {{"t", "fanout"}}).raw + "]");
 
   std::vector<std::atomic<double>> sent_at(static_cast<size_t>(total));
   auto before = load::read_usage(server.pid());
+  auto before_publishing = load::read_usage(publishing.pid());
   std::thread pub([&] {
     double start = now_s();
     for (int i = 0; i < total; ++i) {
@@ -265,18 +277,24 @@ void fanout(const Options& o) {
   std::vector<double> latencies = collect_latencies(subs, sent_at, expected, now_s() + o.seconds + 10);
   pub.join();
   auto after = load::read_usage(server.pid());
+  auto after_publishing = load::read_usage(publishing.pid());
   size_t got = latencies.size();
   double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
   const double per_delivery = cpu_us / double(std::max<size_t>(1, got));
   // The floor over as many connections as there are subscribers, with the
   // relay idle but still holding them: what one delivery costs the kernel.
   const double floor = load::loopback_send_floor_us(o.subscribers);
-  report(o, {{"deliveries_expected", double(expected)}, {"deliveries_received", double(got)},
-             {"lost", double(expected - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
-             {"p99_ms", percentile_ms(latencies, 0.99)},
-             {"server_cpu_us_per_delivery", per_delivery}, {"send_floor_us", floor},
-             {"ratio_to_send_floor", per_delivery / floor}, {"bare_verify_us", verify_us()}},
-         before, after);
+  std::map<std::string, double> figures = {
+      {"deliveries_expected", double(expected)}, {"deliveries_received", double(got)},
+      {"lost", double(expected - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
+      {"p99_ms", percentile_ms(latencies, 0.99)},
+      {"server_cpu_us_per_delivery", per_delivery}, {"send_floor_us", floor},
+      {"ratio_to_send_floor", per_delivery / floor}, {"bare_verify_us", verify_us()}};
+  if (other) {
+    figures["publishing_node_cpu_us_per_event"] =
+        (after_publishing.cpu_seconds - before_publishing.cpu_seconds) * 1e6 / std::max(1, total);
+  }
+  report(o, figures, before, after);
 }
 
 // Team traffic: private channels, each member subscribed to its own channels
@@ -632,7 +650,7 @@ int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help") {
     std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
-               "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--minutes N] [--csv FILE] [--json]\n", stderr);
+               "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--json]\n", stderr);
     return argc < 2 ? 2 : 0;
   }
   o.scenario = argv[1];
@@ -647,6 +665,7 @@ int main(int argc, char** argv) {
     else if (a == "--cycles") o.cycles = std::max(1, std::stoi(next()));
     else if (a == "--minutes") o.minutes = std::max(1, std::stoi(next()));
     else if (a == "--csv") o.csv = next();
+    else if (a == "--pubsub") o.pubsub = next();
     else if (a == "--subscribers") o.subscribers = std::stoi(next());
     else if (a == "--rate") o.rate = std::stoi(next());
     else if (a == "--seconds") o.seconds = std::stoi(next());

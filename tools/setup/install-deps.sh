@@ -10,6 +10,7 @@ packages=(
   libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libwebp-dev libgif-dev
   chromium fonts-noto-color-emoji   # the web client's browser tests (tests/web), headless
   libpq-dev postgresql
+  libhiredis-dev redis-server   # `buzz serve --pubsub redis://…`; its tests start their own redis-server
 )
 # The web client's build and the npm-driven tests need Node.js with npm; machines that
 # already carry a Node.js build (with its own npm) keep it.
@@ -26,5 +27,6 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# `buzz migrate`'s tests start a throwaway cluster of their own (tests/migrate/pg_cluster.sh);
-# the cluster Debian's package creates and starts is not used.
+# `buzz migrate`'s tests start a throwaway cluster of their own (tests/migrate/pg_cluster.sh), and
+# the multi-node tests a redis-server of their own (tests/cluster/redis_server.sh);
+# the servers Debian's packages create and start are not used.

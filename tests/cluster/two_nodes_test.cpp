@@ -1,0 +1,276 @@
+// Two `buzz serve` processes sharing one Redis (issue 17 §4): each node on
+// its own embedded store, so what crosses between them is exactly what Redis
+// carries — fan-out (exactly once, p99 publish→delivery), presence, the
+// rate-limit windows — and a node killed with -9 leaves the other serving.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "engine/signature.h"
+#include "tests/cluster/redis_test_server.h"
+#include "tests/e2e/e2e_helpers.h"
+#include "tests/e2e/nostr_client.h"
+
+namespace buzz::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using engine::Keypair;
+
+std::unique_ptr<RelayProcess> start_node(std::vector<std::string> extra = {}, const std::string& data_dir = "") {
+  std::vector<std::string> args = {"--open", "--pubsub", test_redis_url(), "--sync-writes", "false"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return start_relay(RelayOptions{args, {}, data_dir});
+}
+
+std::unique_ptr<NostrClient> authed(const RelayProcess& relay, const Keypair& key) {
+  std::string error;
+  auto c = NostrClient::connect_authed(relay, key, &error);
+  EXPECT_NE(c, nullptr) << error;
+  return c;
+}
+
+HttpReply signed_call(const RelayProcess& relay, const Keypair& key, const std::string& method,
+                      const std::string& path, const std::string& body = "") {
+  const std::string url = "http://127.0.0.1:" + std::to_string(relay.port()) + path;
+  return http_call(relay.port(), method, path,
+                   {{"Authorization", nip98_header(key, url, method, body)}, {"Content-Type", "application/json"}},
+                   body);
+}
+
+// The same signed events on both nodes: each has its own store, so a channel
+// the test needs on both is created on both (with identical events).
+void on_both(NostrClient& a, NostrClient& b, const engine::Event& e) {
+  ASSERT_TRUE(a.publish(e).accepted);
+  ASSERT_TRUE(b.publish(e).accepted);
+}
+
+class TwoNodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    a_ = start_node(extra_args());
+    b_ = start_node(extra_args());
+    ASSERT_TRUE(a_ && b_);
+  }
+  virtual std::vector<std::string> extra_args() { return {"--rate-limits", "false"}; }
+  std::unique_ptr<RelayProcess> a_, b_;
+};
+
+// 10,000 events published on A at a steady pace; B's subscriber sees each
+// exactly once, and A's own subscriber too (its echo from Redis is skipped).
+TEST_F(TwoNodeTest, AnEventAcceptedOnAReachesASubscriberOnBExactlyOnce) {
+  constexpr int kEvents = 10000;
+  constexpr size_t kInFlight = 8;  // a paced publisher: latency, not queueing, is measured
+  Keypair author = engine::generate_keypair();
+  auto pub = authed(*a_, author);
+  auto sub_b = authed(*b_, engine::generate_keypair());
+  auto sub_a = authed(*a_, engine::generate_keypair());
+  ASSERT_TRUE(pub && sub_b && sub_a);
+  const std::string filter = R"({"kinds":[1],"authors":[")" + hex(author) + R"("]})";
+  ASSERT_TRUE(sub_b->req("live", filter).eose);
+  ASSERT_TRUE(sub_a->req("live", filter).eose);
+
+  std::vector<engine::Event> events;
+  for (int i = 0; i < kEvents; ++i) events.push_back(make_event(author, 1, "fan-out " + std::to_string(i)));
+  std::mutex mu;
+  std::unordered_map<std::string, Clock::time_point> sent_at;
+  std::unordered_map<std::string, int> seen_b, seen_a;
+  std::vector<double> latency_ms;
+  auto receive = [&](NostrClient& c, std::unordered_map<std::string, int>& seen, bool timed) {
+    int got = 0;
+    while (got < kEvents) {
+      auto m = c.next_message(5000);
+      if (!m) return;
+      if (m->type != "EVENT") continue;
+      const Clock::time_point now = Clock::now();
+      std::lock_guard lock(mu);
+      if (++seen[m->event.id_hex()] == 1) ++got;
+      if (timed) latency_ms.push_back(std::chrono::duration<double, std::milli>(now - sent_at[m->event.id_hex()]).count());
+    }
+    auto extra = c.next_message(500);  // anything after the last one is a duplicate
+    if (extra && extra->type == "EVENT") ++seen[extra->event.id_hex()];
+  };
+  {
+    std::lock_guard lock(mu);
+    for (const auto& e : events) sent_at[e.id_hex()];
+  }
+  std::thread on_b([&] { receive(*sub_b, seen_b, true); });
+  std::thread on_a([&] { receive(*sub_a, seen_a, false); });
+  size_t acked = 0, next = 0;
+  while (acked < events.size()) {
+    while (next < events.size() && next - acked < kInFlight) {
+      {
+        std::lock_guard lock(mu);
+        sent_at[events[next].id_hex()] = Clock::now();
+      }
+      ASSERT_TRUE(pub->send(R"(["EVENT",)" + events[next].raw + "]"));
+      ++next;
+    }
+    auto m = pub->next_message(5000);
+    ASSERT_TRUE(m) << "no OK after " << acked << " events";
+    if (m->type != "OK") continue;
+    ASSERT_TRUE(m->accepted) << m->text;
+    ++acked;
+  }
+  on_b.join();
+  on_a.join();
+
+  size_t once_b = 0, once_a = 0;
+  for (const auto& e : events) {
+    once_b += seen_b[e.id_hex()] == 1;
+    once_a += seen_a[e.id_hex()] == 1;
+  }
+  EXPECT_EQ(once_b, size_t(kEvents)) << "B: events not seen exactly once";
+  EXPECT_EQ(seen_b.size(), size_t(kEvents));
+  EXPECT_EQ(once_a, size_t(kEvents)) << "A: its own subscriber, once each";
+  ASSERT_EQ(latency_ms.size(), size_t(kEvents));
+  std::sort(latency_ms.begin(), latency_ms.end());
+  const double p50 = latency_ms[latency_ms.size() / 2], p99 = latency_ms[latency_ms.size() * 99 / 100];
+  std::printf("publish on A -> delivery on B over %d events: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", kEvents, p50,
+              p99, latency_ms.back());
+  EXPECT_LT(p99, 20.0) << "p99 publish->delivery";
+}
+
+TEST_F(TwoNodeTest, PresenceSetOnAIsReadOnB) {
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
+  auto a = authed(*a_, alice);
+  auto b = authed(*b_, bob);
+  ASSERT_TRUE(a && b);
+  // Presence is visible to those sharing a channel: the same channel on both nodes.
+  const std::string ch = "c1000000-0000-4000-8000-" + hex(alice).substr(0, 12);
+  {
+    auto alice_on_b = authed(*b_, alice);
+    auto bob_on_a = authed(*a_, bob);
+    ASSERT_TRUE(alice_on_b && bob_on_a);
+    on_both(*a, *alice_on_b, make_event(alice, 9007, "", {{"h", ch}, {"name", "team"}}));
+    on_both(*bob_on_a, *b, make_event(bob, 9021, "", {{"h", ch}}));
+  }
+  ASSERT_TRUE(b->req("presence", R"({"kinds":[20001]})").eose);
+
+  HttpReply put = signed_call(*a_, alice, "PUT", "/api/presence", R"({"status":"away"})");
+  ASSERT_EQ(put.status, 200) << put.body;
+  const std::string read = "/api/presence?pubkeys=" + hex(alice);
+  EXPECT_EQ(signed_call(*b_, bob, "GET", read).body, "{\"" + hex(alice) + R"(":"away"})");
+
+  // A kind-20001 on A is both: B's subscriber hears it, and B reads the status.
+  ASSERT_TRUE(a->publish(make_event(alice, 20001, "online")).accepted);
+  auto heard = b->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.event.kind == 20001; });
+  ASSERT_TRUE(heard) << "the presence event did not cross";
+  EXPECT_EQ(heard->event.content, "online");
+  EXPECT_EQ(signed_call(*b_, bob, "GET", read).body, "{\"" + hex(alice) + R"(":"online"})");
+
+  a.reset();  // alice's last connection on A: offline everywhere
+  bool offline = false;
+  for (int i = 0; i < 100 && !offline; ++i) {
+    offline = signed_call(*b_, bob, "GET", read).body == "{\"" + hex(alice) + R"(":"offline"})";
+    if (!offline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(offline);
+}
+
+// A private channel's event crosses to B only for B's members; an event of a
+// channel B does not know is not delivered there at all (fail closed).
+TEST_F(TwoNodeTest, PrivateChannelEventsReachOnlyMembersOnTheOtherNode) {
+  Keypair owner = engine::generate_keypair(), member = engine::generate_keypair(), outsider = engine::generate_keypair();
+  auto a = authed(*a_, owner);
+  auto b_owner = authed(*b_, owner);
+  ASSERT_TRUE(a && b_owner);
+  const std::string ch = "c2000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  on_both(*a, *b_owner, make_event(owner, 9007, "", {{"h", ch}, {"name", "secret"}, {"visibility", "private"}}));
+  on_both(*a, *b_owner, make_event(owner, 9000, "", {{"h", ch}, {"p", hex(member)}}));
+  auto m = authed(*b_, member);
+  auto o = authed(*b_, outsider);
+  ASSERT_TRUE(m && o);
+  ASSERT_TRUE(m->req("s", R"({"kinds":[9],"#h":[")" + ch + R"("]})").eose);
+  ReqResult refused = o->req("s", R"({"kinds":[9],"#h":[")" + ch + R"("]})");
+  ASSERT_TRUE(refused.closed) << "a non-member's REQ on B: " << why(refused);
+  ASSERT_TRUE(o->req("g", R"({"kinds":[9]})").eose);  // everything it may read
+
+  ASSERT_TRUE(a->publish(make_event(owner, 9, "members only", {{"h", ch}})).accepted);
+  auto got = m->wait_for([](const RelayMessage& r) { return r.type == "EVENT"; });
+  ASSERT_TRUE(got) << "the member on B did not receive it";
+  EXPECT_EQ(got->event.content, "members only");
+  EXPECT_FALSE(o->wait_for([](const RelayMessage& r) { return r.type == "EVENT"; }, kQuietMs))
+      << "a non-member on B received a private channel's event";
+
+  const std::string unknown = "c3000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", unknown}, {"name", "a-only"}})).accepted);
+  ASSERT_TRUE(a->publish(make_event(owner, 9, "a-only channel", {{"h", unknown}})).accepted);
+  int64_t dropped = 0;
+  for (int i = 0; i < 100 && dropped < 2; ++i) {  // the 9007 and the 9 at least
+    dropped = metric_value(http_get(b_->port(), "/metrics").body, "buzz_multinode_unknown_channel_total");
+    if (dropped < 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_GE(dropped, 2) << "B delivered events of a channel it does not know";  // with their relay-signed 39000-39002
+  EXPECT_FALSE(o->wait_for([](const RelayMessage& r) { return r.type == "EVENT"; }, kQuietMs));
+}
+
+class TwoNodeRateLimitTest : public TwoNodeTest {
+ protected:
+  std::vector<std::string> extra_args() override { return {"--human-messages-per-min", "10"}; }
+};
+
+TEST_F(TwoNodeRateLimitTest, MessageLimitsCountAcrossBothNodes) {
+  Keypair human = engine::generate_keypair();
+  auto a = authed(*a_, human);
+  auto b = authed(*b_, human);
+  ASSERT_TRUE(a && b);
+  await_fresh_minute();
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(a->publish(make_event(human, 1, "a" + std::to_string(i))).accepted);
+  int accepted_on_b = 0;
+  std::string refusal;
+  for (int i = 0; i < 8; ++i) {
+    OkReply r = b->publish(make_event(human, 1, "b" + std::to_string(i)));
+    ASSERT_TRUE(r.received);
+    if (r.accepted) ++accepted_on_b;
+    else refusal = r.reason;
+  }
+  EXPECT_EQ(accepted_on_b, 4) << "B counted A's six messages";
+  EXPECT_EQ(refusal.rfind("rate-limited:", 0), 0u) << refusal;
+}
+
+TEST_F(TwoNodeTest, KillNineOnAKeepsBServingAndARestartsWithEverythingItAcked) {
+  Keypair author = engine::generate_keypair();
+  const std::string filter = R"({"kinds":[1],"authors":[")" + hex(author) + R"("]})";
+  std::vector<std::string> acked;
+  {
+    auto a = authed(*a_, author);
+    ASSERT_TRUE(a);
+    for (int i = 0; i < 50; ++i) {
+      engine::Event e = make_event(author, 1, "before " + std::to_string(i));
+      if (a->publish(e).accepted) acked.push_back(e.id_hex());
+    }
+  }
+  const std::string data_dir = a_->data_dir();
+  a_->kill_hard();
+
+  auto sub = authed(*b_, engine::generate_keypair());
+  auto pub = authed(*b_, author);
+  ASSERT_TRUE(sub && pub);
+  ASSERT_TRUE(sub->req("live", filter).eose);
+  ASSERT_TRUE(pub->publish(make_event(author, 1, "while A is down")).accepted);
+  EXPECT_TRUE(sub->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; })) << "B stopped serving";
+
+  auto restarted = start_node({"--rate-limits", "false"}, data_dir);
+  ASSERT_TRUE(restarted);
+  auto reader = authed(*restarted, author);
+  ASSERT_TRUE(reader);
+  ReqResult r = reader->req("all", R"({"kinds":[1],"authors":[")" + hex(author) + R"("],"limit":1000})");
+  ASSERT_TRUE(r.eose) << why(r);
+  std::vector<std::string> stored = ids_of(r.events);
+  for (const std::string& id : acked) {
+    EXPECT_NE(std::find(stored.begin(), stored.end(), id), stored.end()) << "acked before kill -9, lost: " << id;
+  }
+  // The restarted A is a node again: its events reach B.
+  ASSERT_TRUE(reader->publish(make_event(author, 1, "after the restart")).accepted);
+  auto crossed = sub->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.event.content == "after the restart"; });
+  EXPECT_TRUE(crossed) << "the restarted node's event did not reach B";
+}
+
+}  // namespace
+}  // namespace buzz::test
