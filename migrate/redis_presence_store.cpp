@@ -26,8 +26,11 @@ void RedisPresenceStore::set_status(const engine::Pubkey& pk, std::string_view s
 }
 
 bool RedisPresenceStore::clear(const engine::Pubkey& pk, uint64_t now) {
-  (void)commands_.submit({"DEL", key_of(pk)});  // HEAD: the last connection on a node closing clears it
-  return local_.clear(pk, now);
+  // HEAD: the last connection on a node closing clears the status — here only a
+  // status this node set, so closing on one node does not wipe one set through another.
+  const bool held = local_.clear(pk, now);
+  if (held) (void)commands_.submit({"DEL", key_of(pk)});
+  return held;
 }
 
 std::optional<std::string> RedisPresenceStore::status(const engine::Pubkey& pk, uint64_t now) const {
