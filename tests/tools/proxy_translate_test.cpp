@@ -279,6 +279,10 @@ TEST(ProxyReqSplitTest, KindsAndChannelsAreTranslated) {
   EXPECT_EQ(join_live(split->upstream.at(kGeneral)), R"({"kinds":[9],"#h":[")" + kGeneral + R"("],"limit":0})");
   EXPECT_EQ(join_live(split->upstream.at(kGeneral), 1700000000),
             R"({"kinds":[9],"#h":[")" + kGeneral + R"("],"since":1700000000})");
+  // `limit: 0` wants only live events: no history REQ upstream.
+  auto live_only = split_req(filters_of(p, R"([{"kinds":[42],"limit":0}])"), w.channels, w.ids, {kGeneral});
+  EXPECT_EQ(join_history(live_only->upstream.at(kGeneral)), "");
+  EXPECT_EQ(join_live(live_only->upstream.at(kGeneral)), R"({"kinds":[9],"#h":[")" + kGeneral + R"("],"limit":0})");
 }
 
 TEST(ProxyReqSplitTest, AGuestNeverReachesAChannelOutsideItsList) {

@@ -276,17 +276,19 @@ void ProxyService::handle_req(Session& s, net::Connection& conn, simdjson::dom::
     }
   }
   ClientSub& cs = s.subs[sub];
-  if (split->upstream.empty()) return (void)loop_->send_text(conn, eose_msg(sub));
   // History: one upstream REQ per channel, closed at its EOSE; live: shared.
   size_t n = 0;
   const bool parts = split->upstream.size() > 1;
   for (const auto& [channel, filters_of_channel] : split->upstream) {
     const std::string id = s.prefix + ":" + sub + (parts ? "#" + std::to_string(n++) : "");
-    cs.history.insert(id);
-    history_[id] = HistoryRoute{s.key, sub};
-    send_upstream_req(id, join_history(filters_of_channel));
+    if (std::string history = join_history(filters_of_channel); !history.empty()) {
+      cs.history.insert(id);
+      history_[id] = HistoryRoute{s.key, sub};
+      send_upstream_req(id, history);
+    }
     join_live_sub(s, sub, filters_of_channel);
   }
+  if (cs.history.empty()) loop_->send_text(conn, eose_msg(sub));  // nothing to replay
 }
 
 void ProxyService::close_client_sub(Session& s, const std::string& sub) {

@@ -109,7 +109,7 @@ engine::Status split_filter(simdjson::dom::element filter, const ChannelMap& cha
     }
     upstream = !upstream_kinds->empty();
   }
-  const std::optional<uint64_t> local_since = local.since;
+  const std::optional<uint64_t> local_since = local.since, local_limit = local.limit;
   if (!local.kinds.empty()) {
     if (e_values) local.channel_ids = std::set<std::string>(e_values->begin(), e_values->end());
     out->local.push_back(std::move(local));
@@ -145,6 +145,7 @@ engine::Status split_filter(simdjson::dom::element filter, const ChannelMap& cha
   for (const std::string& channel : h) {
     UpstreamFilter f;
     f.since = local_since;
+    f.wants_history = local_limit != 0;
     if (upstream_kinds) {
       std::string k = "[";
       for (size_t i = 0; i < upstream_kinds->size(); ++i) k += (i ? "," : "") + std::to_string((*upstream_kinds)[i]);
@@ -197,7 +198,9 @@ std::string UpstreamFilter::live(std::optional<uint64_t> catch_up_from) const { 
 
 std::string join_history(const std::vector<UpstreamFilter>& filters) {
   std::string out;
-  for (const auto& f : filters) out += (out.empty() ? "" : ",") + f.history();
+  for (const auto& f : filters) {
+    if (f.wants_history) out += (out.empty() ? "" : ",") + f.history();
+  }
   return out;
 }
 

@@ -33,6 +33,7 @@ struct LocalFilter {
 struct UpstreamFilter {
   std::vector<std::pair<std::string, std::string>> fields;
   std::optional<uint64_t> since;
+  bool wants_history = true;  // false for `limit: 0`: only live events
 
   // The filter as sent for history.
   std::string history() const;
@@ -48,7 +49,8 @@ struct SplitReq {
   std::map<std::string, std::vector<UpstreamFilter>> upstream;
 };
 
-// Filters as the body of a REQ: `f1,f2,…`.
+// Filters as the body of a REQ: `f1,f2,…`; join_history leaves out those
+// that want no history (empty: no history REQ is needed).
 std::string join_history(const std::vector<UpstreamFilter>& filters);
 std::string join_live(const std::vector<UpstreamFilter>& filters, std::optional<uint64_t> catch_up_from = std::nullopt);
 
