@@ -3,7 +3,6 @@
 // Start-up either completes or exits with a message naming what is wrong:
 // nothing is left half-started.
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include "engine/thread_role.h"
 #include "index/clucene_search_index.h"
 #include "migrate/redis_backends.h"
+#include "net/server_process.h"
 #include "server/access/blossom_auth.h"
 #include "server/access/gatekeeper.h"
 #include "server/access/nip98.h"
@@ -256,19 +256,9 @@ int run_serve(int argc, char** argv) {
   auto ops = open_side_ports(cfg, health, metrics);
   if (!ops) return fail(ops.error());
 
-  // Block the shutdown signals in every thread; this one waits for them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-  // Every connection is a descriptor: allow as many as the hard limit does.
-  rlimit files;
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
+  // Before any thread starts: they inherit the blocked signals, and this one waits for them.
+  const net::StopSignals stop_signals;
+  net::raise_open_files_limit();
 
   int threads = cfg.threads > 0 ? cfg.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   std::atomic<int64_t> connection_count{0};
@@ -331,8 +321,7 @@ int run_serve(int argc, char** argv) {
                          {"membership", cfg.require_membership ? "closed" : "open"},
                          {"pubsub", redis ? "redis" : "none"}});
 
-  int sig = 0;
-  sigwait(&signals, &sig);
+  const int sig = stop_signals.wait();
   log_info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
   health.begin_shutdown();  // the health port answers 503 until the process exits
   if (redis) redis->pubsub().stop();  // no other node's events for loops about to stop

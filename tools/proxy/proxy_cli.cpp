@@ -1,8 +1,5 @@
 #include "tools/proxy/proxy_cli.h"
 
-#include <pthread.h>
-#include <signal.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +8,7 @@
 
 #include "engine/hex.h"
 #include "net/loop.h"
+#include "net/server_process.h"
 #include "tools/proxy/channel_map.h"
 #include "tools/proxy/proxy_service.h"
 #include "tools/proxy/relay_fetch.h"
@@ -113,13 +111,9 @@ int run_proxy(int argc, char** argv) {
   if (c.relay_url.empty()) c.relay_url = "ws://" + bind;
   if (const char* s = std::getenv("BUZZ_PROXY_ADMIN_SECRET")) c.admin_secret = s;
 
-  // Block the shutdown signals in every thread; this one waits for them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  // Before any thread starts: they inherit the blocked signals, and this one waits for them.
+  const net::StopSignals stop_signals;
+  net::raise_open_files_limit();  // a descriptor per guest
 
   const std::string upstream = c.upstream_url, token = c.api_token;
   ProxyService service(std::move(c), std::move(*shadows));
@@ -156,8 +150,7 @@ int run_proxy(int argc, char** argv) {
   std::fprintf(stderr, "buzz proxy: listening on %s:%u, upstream %s\n", options.host.c_str(), unsigned(loop->port()),
                upstream.c_str());
 
-  int sig = 0;
-  sigwait(&signals, &sig);
+  stop_signals.wait();
   std::fprintf(stderr, "buzz proxy: stopping\n");
   link.stop();
   fetch.stop();

@@ -1,0 +1,30 @@
+#include "net/server_process.h"
+
+#include <pthread.h>
+#include <sys/resource.h>
+
+namespace buzz::net {
+
+StopSignals::StopSignals() {
+  sigemptyset(&set_);
+  sigaddset(&set_, SIGINT);
+  sigaddset(&set_, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+int StopSignals::wait() const {
+  int sig = 0;
+  sigwait(&set_, &sig);
+  return sig;
+}
+
+void raise_open_files_limit() {
+  rlimit files;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+}
+
+}  // namespace buzz::net

@@ -1,0 +1,26 @@
+// What a process serving connections sets up before its threads start, shared
+// by `buzz serve` and `buzz proxy`.
+#pragma once
+
+#include <signal.h>
+
+namespace buzz::net {
+
+// SIGINT and SIGTERM blocked in the calling thread, and so in every thread it
+// starts afterwards, so that the one calling wait() receives them; SIGPIPE
+// ignored, so a peer's reset is an error code on the write and not a signal.
+class StopSignals {
+ public:
+  StopSignals();
+  // Blocks until SIGINT or SIGTERM arrives; returns which.
+  int wait() const;
+
+ private:
+  sigset_t set_;
+};
+
+// Every connection is a descriptor: raises the soft limit on open files to
+// the hard limit.
+void raise_open_files_limit();
+
+}  // namespace buzz::net
