@@ -19,10 +19,12 @@ namespace {
 
 constexpr int kSenders = 2;  // sending threads; two more read
 
-// The JSON string field `key` of a flat object text ("" when absent).
+// The JSON field `key` of an object text ("" when absent): its last
+// occurrence, which in the relay's sorted keys is the top-level one ("pubkey"
+// comes after "peers", whose entries have one each).
 std::string field(const std::string& json, const std::string& key) {
   const std::string probe = "\"" + key + "\":";
-  size_t p = json.find(probe);
+  size_t p = json.rfind(probe);
   if (p == std::string::npos) return {};
   p += probe.size();
   if (json[p] == '"') return json.substr(p + 1, json.find('"', p + 1) - p - 1);
