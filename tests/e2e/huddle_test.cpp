@@ -373,5 +373,23 @@ TEST_F(HuddleTest, NoAuthWithinFiveSecondsClosesTheSocket) {
   EXPECT_LE(waited, std::chrono::milliseconds(7500));
 }
 
+// A closed relay (no --open): a key that is not a relay member is refused
+// before any channel is looked at (§3.2 step 1).
+TEST(HuddleClosedRelayTest, ANonMemberOfTheRelayIsRefusedFirst) {
+  engine::Keypair owner = engine::generate_keypair(), stranger = engine::generate_keypair();
+  auto relay = start_relay(RelayOptions{{"--owner", hex(owner)}, {}, ""});
+  ASSERT_NE(relay, nullptr);
+  std::string error;
+  auto c = HuddleClient::connect(*relay, new_uuid(), &error);
+  ASSERT_NE(c, nullptr) << error;
+  c->send_auth(stranger, {});
+  EXPECT_EQ(c->admission(hex(stranger)).value_or(""), R"({"message":"restricted: not a relay member","type":"error"})");
+  // The owner passes that gate and meets the next: there is no such channel.
+  auto d = HuddleClient::connect(*relay, new_uuid(), &error);
+  ASSERT_NE(d, nullptr) << error;
+  d->send_auth(owner, {});
+  EXPECT_EQ(d->admission(hex(owner)).value_or(""), R"({"message":"not a member","type":"error"})");
+}
+
 }  // namespace
 }  // namespace buzz::test
