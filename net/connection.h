@@ -38,6 +38,7 @@ struct OutFrame {
   std::shared_ptr<const std::string> shared;
   std::string tail;
   bool heartbeat = false;  // a Ping or Pong: counted against the control queue (Loop::queue_heartbeat)
+  bool lossy = false;      // may be dropped, and is overtaken by every other frame (Loop::send_lossy)
   size_t size() const { return head.size() + (shared ? shared->size() : 0) + tail.size(); }
 };
 
@@ -92,6 +93,7 @@ class Connection {
   uint8_t silent_intervals_ = 0;    // ping intervals without a pong (WebSocket) or a whole request (HTTP)
   uint8_t full_strikes_ = 0;
   uint8_t heartbeats_queued_ = 0;  // Pings and Pongs in pending_, at most kControlQueueSlots
+  uint16_t lossy_queued_ = 0;      // lossy frames in pending_, behind every other frame
   uint8_t wheel_slot_ = 0;
   ws::Opcode message_opcode_ = ws::Opcode::kText;
   uint8_t closing_ticks_ = 0;        // at most kCloseGraceTicks + 1

@@ -365,8 +365,11 @@ void Loop::flush(Connection& c) {
   Connection::SendState& s = *c.send_;
   size_t n = std::min(c.pending_.size(), kMaxFramesPerSend);
   s.frames.assign(std::make_move_iterator(c.pending_.begin()), std::make_move_iterator(c.pending_.begin() + long(n)));
-  if (c.heartbeats_queued_) {  // almost never: the fan-out's flushes skip the walk
-    for (const OutFrame& f : s.frames) c.heartbeats_queued_ -= f.heartbeat;
+  if (c.heartbeats_queued_ || c.lossy_queued_) {  // almost never: the fan-out's flushes skip the walk
+    for (const OutFrame& f : s.frames) {
+      c.heartbeats_queued_ -= f.heartbeat;
+      c.lossy_queued_ -= f.lossy;
+    }
   }
   c.pending_.erase(c.pending_.begin(), c.pending_.begin() + long(n));
   if (c.pending_.empty()) std::vector<OutFrame>().swap(c.pending_);
@@ -449,6 +452,7 @@ void Loop::maybe_free(Connection& c) {
   }
   c.pending_.clear();
   c.heartbeats_queued_ = 0;
+  c.lossy_queued_ = 0;
   c.send_.reset();
   c.context_.reset();
   c.request_.reset();

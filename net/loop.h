@@ -87,6 +87,14 @@ class Loop {
   // Queues a text frame made of prefix + *shared + suffix without copying *shared.
   bool send_shared(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
                    std::string_view suffix);
+  // Queues a binary frame made of prefix + *shared (the huddle's audio, one
+  // buffer for every recipient) that may be lost: false, and dropped, when
+  // `max_waiting` lossy frames already wait for this connection. Never counts
+  // against the connection (no strike, no close), and every other frame queued
+  // later goes out before it, so a slow reader loses only such frames and its
+  // control messages are never stuck behind them.
+  bool send_lossy(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
+                  size_t max_waiting);
   // Answers the HTTP request on_http deferred; dropped if the connection is
   // gone or was not waiting.
   void respond(ConnId id, const HttpResponse& response);
@@ -149,7 +157,7 @@ class Loop {
   // What a frame is, for the queue limits: control frames always go (the
   // heartbeats within their own 8 slots); live fan-out is held to
   // send_queue_limit; answers and history get answer_allowance more.
-  enum class Traffic : uint8_t { kControl, kLive, kAnswer, kHistory };
+  enum class Traffic : uint8_t { kControl, kLive, kAnswer, kHistory, kLossy };
   bool enqueue(Connection& c, OutFrame&& f, Traffic traffic);
   void queue_raw(Connection& c, std::string bytes);
   // A heartbeat ping; counts as unanswered until a pong arrives.

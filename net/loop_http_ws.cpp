@@ -121,7 +121,7 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
     c.phase_ = Connection::Phase::kWebSocket;
     c.opened_ = true;
     ping(c);  // the heartbeat's first tick is the upgrade itself (protocol.md §5.3)
-    service_.on_open(*this, c);
+    service_.on_open(*this, c, whole);
     return p.consumed;
   }
   send_response(c, std::move(refusal), false);
@@ -199,11 +199,12 @@ bool Loop::on_frame(Connection& c, const ws::FrameHeader& h, char* payload) {
 }
 
 bool Loop::deliver(Connection& c, ws::Opcode op, std::string_view payload) {
-  // Binary frames are read as UTF-8 text; ones that are not UTF-8 are dropped
-  // without a reply (protocol.md §3.1).
-  if (op == ws::Opcode::kBinary && !ws::is_valid_utf8(payload)) return true;
   LoopStats::bump(stats_.messages_in);
-  service_.on_message(*this, c, payload);
+  if (op == ws::Opcode::kBinary) {
+    service_.on_binary(*this, c, payload);
+  } else {
+    service_.on_message(*this, c, payload);
+  }
   return true;
 }
 

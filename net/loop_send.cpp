@@ -7,6 +7,7 @@
 // on_send, in loop.cpp).
 #include "net/loop.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -54,7 +55,13 @@ bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
     return false;
   }
   if (!control) c.full_strikes_ = 0;
-  c.pending_.push_back(std::move(f));
+  if (c.lossy_queued_) {
+    // Lossy frames wait behind everything else: this one goes before the first of them.
+    auto first_lossy = std::find_if(c.pending_.begin(), c.pending_.end(), [](const OutFrame& o) { return o.lossy; });
+    c.pending_.insert(first_lossy, std::move(f));
+  } else {
+    c.pending_.push_back(std::move(f));
+  }
   // Answers to its own requests past the live limit: read no more requests
   // until they drain (on_send), so a client that sends faster than it reads is
   // slowed by TCP instead of closed as slow. Live fan-out cannot be slowed this
@@ -95,6 +102,27 @@ void Loop::queue_raw(Connection& c, std::string bytes) {
   enqueue(c, std::move(f), Traffic::kControl);
 }
 
+bool Loop::send_lossy(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
+                      size_t max_waiting) {
+  // Only frames held behind a write the kernel has not finished count as
+  // waiting: with none in flight, everything queued goes out at this turn's flush.
+  if (c.phase_ != Connection::Phase::kWebSocket || (c.sending_ && c.lossy_queued_ >= max_waiting)) {
+    LoopStats::bump(stats_.dropped_slow);
+    return false;
+  }
+  OutFrame f = make_frame(ws::Opcode::kBinary, prefix.size() + shared->size(), prefix);
+  f.shared = std::move(shared);
+  f.lossy = true;
+  c.pending_.push_back(std::move(f));
+  ++c.lossy_queued_;
+  LoopStats::bump(stats_.frames_out);
+  if (!c.dirty_ && !c.sending_) {
+    c.dirty_ = true;
+    dirty_.push_back(&c);
+  }
+  return true;
+}
+
 bool Loop::send_text(Connection& c, std::string_view payload) {
   return enqueue(c, make_frame(ws::Opcode::kText, payload.size(), payload), Traffic::kAnswer);
 }
@@ -124,6 +152,9 @@ void Loop::respond(ConnId id, const HttpResponse& response) {
 void Loop::close(Connection& c, uint16_t code, std::string_view reason) {
   if (c.phase_ == Connection::Phase::kDead || c.phase_ == Connection::Phase::kClosing) return;
   if (c.phase_ == Connection::Phase::kWebSocket) {
+    // Nothing may follow the close frame, and lossy frames are not worth waiting for.
+    if (c.lossy_queued_) std::erase_if(c.pending_, [](const OutFrame& o) { return o.lossy; });
+    c.lossy_queued_ = 0;
     std::string payload = ws::close_payload(code, reason);
     enqueue(c, make_frame(ws::Opcode::kClose, payload.size(), payload), Traffic::kControl);
   }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "net/http.h"
+#include "net/websocket.h"
 
 namespace buzz::net {
 
@@ -39,10 +40,18 @@ class Service {
   virtual bool on_upgrade(Loop& loop, const HttpRequest& request, HttpResponse* refusal) = 0;
 
   // The upgrade was answered with 101; the connection now speaks WebSocket.
-  virtual void on_open(Loop& loop, Connection& conn) = 0;
+  // `upgrade` is the request on_upgrade accepted (its path names the endpoint).
+  virtual void on_open(Loop& loop, Connection& conn, const HttpRequest& upgrade) = 0;
 
-  // One complete text (or UTF-8 binary) message.
+  // One complete text message.
   virtual void on_message(Loop& loop, Connection& conn, std::string_view text) = 0;
+
+  // One complete binary message. By default it is read as text when it is
+  // UTF-8 and dropped without a reply when it is not (protocol.md §3.1); an
+  // endpoint that carries bytes (the huddle's audio) takes it as it is.
+  virtual void on_binary(Loop& loop, Connection& conn, std::string_view bytes) {
+    if (ws::is_valid_utf8(bytes)) on_message(loop, conn, bytes);
+  }
 
   // The connection is gone (after on_open only). Drop every reference to it.
   virtual void on_close(Loop& loop, Connection& conn) = 0;

@@ -34,6 +34,13 @@ class Gatekeeper {
   // NIP-OA enabled, a valid attestation, an owner who is a member. Records
   // agent → owner (first write wins).
   bool vouched_by_owner(const std::optional<OwnerAttestation>& a, const engine::Pubkey& agent, const AttestedUse& use);
+  // Whether the author of a verified AUTH event (kind 22242) may use the relay:
+  // every pubkey on an open relay; a member, or an agent its owner vouches for
+  // in the event's `auth` tag, on a closed one (protocol.md §6.2, §6.7).
+  bool admits_auth(const engine::Event& auth) {
+    return !membership_.enforced() || membership_.role(auth.pubkey) ||
+           vouched_by_owner(attestation_of(auth), auth.pubkey, {auth.kind, auth.created_at});
+  }
   // The same for an HTTP request's X-Auth-Tag header (rest-api.md §1.5).
   enum class HeaderVouch : uint8_t { kVouched, kNot, kMultipleHeaders };
   HeaderVouch vouched_by_header(const net::HttpRequest& req, const engine::Pubkey& agent, const AttestedUse& use);

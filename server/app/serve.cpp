@@ -33,6 +33,7 @@
 #include "server/common/relay_url.h"
 #include "server/feeds/search_feeder.h"
 #include "server/http/http_api.h"
+#include "server/huddle/huddle.h"
 #include "server/media/media.h"
 #include "server/ops/health.h"
 #include "server/ops/metrics.h"
@@ -285,7 +286,9 @@ int run_serve(int argc, char** argv) {
   metrics.loops.assign(loop_ptrs.begin(), loop_ptrs.end());
   HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
                services, {relay, media, health, metrics, &workflows}, *key, loops.size());
-  relay.attach(loop_ptrs, &http, &workflows);
+  huddle::Huddle huddles({store, team, gatekeeper, writer}, cfg.effective_relay_url(), *key);
+  huddles.attach(loop_ptrs);
+  relay.attach(loop_ptrs, &http, &workflows, &huddles);
   if (redis) {
     relay.set_pubsub(&redis->pubsub());
     redis->pubsub().start([&relay](std::vector<engine::RemoteEvent>&& events) { relay.on_remote_events(std::move(events)); });

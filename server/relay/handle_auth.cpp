@@ -2,13 +2,10 @@
 // must pass before EVENT, REQ or COUNT. Every failure is final for the connection.
 // Each attempt is audited (auth_success / auth_failure, audit.md §5.2) through
 // the store writer, which makes the entry durable like any other.
-#include <cstdlib>
-
 #include "engine/clock.h"
-#include "engine/signature.h"
 #include "server/access/auth_audit.h"
+#include "server/access/nip42.h"
 #include "server/common/log.h"
-#include "server/common/relay_url.h"
 #include "server/relay/relay.h"
 
 namespace buzz::server {
@@ -23,21 +20,13 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   if (s.auth == Session::Auth::kAuthenticated) return reply(false, "auth-required: already authenticated");
   if (s.auth == Session::Auth::kFailed) return reply(false, "auth-required: authentication already failed");
 
-  auto verified = [&] {
-    if (e.kind != 22242) return false;
-    std::string reason;
-    if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return false;
-    if (e.first_tag_value("challenge") != s.challenge_hex()) return false;
-    if (normalize_relay_url(e.first_tag_value("relay")) != relay_url_normalized_) return false;
-    return std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) <= 60;
-  };
   std::string_view method = e.first_tag("auth_token") ? "token" : "nip42";
   auto fail = [&](std::string_view audit_reason, std::string_view wire_reason) {
     s.auth = Session::Auth::kFailed;
     if (!s_.writer.submit_audit(auth_audit_record(e.pubkey, method, audit_reason))) log_warn("auth failure not audited: writer queue full");
     reply(false, wire_reason);
   };
-  if (!verified()) return fail("verification_failed", "auth-required: verification failed");
+  if (!nip42_auth_valid(e, s.challenge_hex(), relay_url_normalized_)) return fail("verification_failed", "auth-required: verification failed");
   // An API token in the AUTH narrows the session to the token's grant (protocol.md §6.5).
   std::optional<Grant> grant;
   if (const engine::Tag* tag = e.first_tag("auth_token")) {
@@ -53,10 +42,7 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   }
   // The legacy allow-list gates key-only AUTH; an API token bypasses it (protocol.md §6.5).
   if (!grant && !s_.gatekeeper.allowlisted(e.pubkey)) return fail("not_allowlisted", "auth-required: verification failed");
-  if (s_.membership.enforced() && !s_.membership.role(e.pubkey) &&
-      !s_.gatekeeper.vouched_by_owner(attestation_of(e), e.pubkey, {e.kind, e.created_at})) {
-    return fail("not_relay_member", "restricted: not a relay member");
-  }
+  if (!s_.gatekeeper.admits_auth(e)) return fail("not_relay_member", "restricted: not a relay member");
   // No session starts unaudited: a full writer queue refuses the attempt (the client may retry).
   if (!s_.writer.submit_audit(auth_audit_record(e.pubkey, method, ""))) return reply(false, "error: audit backlog full, retry");
   if (auto ensured = s_.profiles.ensure(e.pubkey); !ensured) log_warn("user record not written", {{"error", ensured.error()}});

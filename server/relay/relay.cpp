@@ -23,10 +23,11 @@ Relay::Relay(const Services& services, SearchFeeder* search_feeder, std::string_
 
 Relay::~Relay() = default;
 
-void Relay::attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner* commands) {
+void Relay::attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner* commands, HuddleSide* huddles) {
   loops_ = std::move(loops);
   http_ = http;
   commands_ = commands;
+  huddles_ = huddles;
   states_.clear();
   for (size_t i = 0; i < loops_.size(); ++i) states_.push_back(std::make_unique<LoopState>());
 }
@@ -39,13 +40,15 @@ std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection
   return http_->on_http(loop, conn, request);
 }
 
-bool Relay::on_upgrade(net::Loop&, const net::HttpRequest& request, net::HttpResponse* refusal) {
+bool Relay::on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) {
   if (request.path == "/") return true;
+  if (huddles_ && request.path.starts_with(HuddleSide::kPathPrefix)) return huddles_->on_upgrade(loop, request, refusal);
   *refusal = net::HttpResponse::json(404, R"({"error":"no WebSocket endpoint at this path; the relay is at /"})");
   return false;
 }
 
-void Relay::on_open(net::Loop& loop, net::Connection& conn) {
+void Relay::on_open(net::Loop& loop, net::Connection& conn, const net::HttpRequest& upgrade) {
+  if (huddles_ && upgrade.path.starts_with(HuddleSide::kPathPrefix)) return huddles_->on_open(loop, conn, upgrade);
   auto session = std::make_unique<Session>();
   engine::random_bytes(session->challenge.data(), session->challenge.size());
   std::string auth = "[\"AUTH\",\"" + session->challenge_hex() + "\"]";
@@ -54,6 +57,7 @@ void Relay::on_open(net::Loop& loop, net::Connection& conn) {
 }
 
 void Relay::on_close(net::Loop& loop, net::Connection& conn) {
+  if (huddle_socket(conn)) return huddles_->on_close(loop, conn);
   auto* session = static_cast<Session*>(conn.context());
   if (!session) return;
   LoopState& st = state(loop);
@@ -76,7 +80,13 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
   }
 }
 
+void Relay::on_binary(net::Loop& loop, net::Connection& conn, std::string_view bytes) {
+  if (huddle_socket(conn)) return huddles_->on_binary(loop, conn, bytes);
+  net::Service::on_binary(loop, conn, bytes);
+}
+
 void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view text) {
+  if (huddle_socket(conn)) return huddles_->on_message(loop, conn, text);
   auto* session = static_cast<Session*>(conn.context());
   if (!session) return;
   Context c{loop, conn, *session, state(loop)};
@@ -264,6 +274,7 @@ void Relay::announce_offline(const engine::Pubkey& pk) {
 }
 
 void Relay::on_tick(net::Loop& loop) {
+  if (huddles_) huddles_->on_tick(loop);
   resume_paused(loop);  // a safety net: the writer's relief normally comes with a batch
   expire_neg_sessions(loop);
   // One loop sweeps for the whole relay: statuses not refreshed within their

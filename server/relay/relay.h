@@ -29,6 +29,7 @@
 #include "server/relay/client_message.h"
 #include "server/relay/command_runner.h"
 #include "server/relay/http_side.h"
+#include "server/relay/huddle_side.h"
 #include "server/relay/services.h"
 #include "server/relay/session.h"
 #include "server/relay/store_writer.h"
@@ -53,13 +54,16 @@ class Relay final : public net::Service {
   ~Relay() override;
 
   // Before the loops run: the loops to fan out to, the HTTP half of the port,
-  // and the room that runs command kinds beyond the team's (null: refused).
-  void attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner* commands = nullptr);
+  // the room that runs command kinds beyond the team's (null: refused) and
+  // the huddles' audio sockets (null: no endpoint at /huddle/).
+  void attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner* commands = nullptr,
+              HuddleSide* huddles = nullptr);
   net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
   std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& request) override;
   bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
-  void on_open(net::Loop& loop, net::Connection& conn) override;
+  void on_open(net::Loop& loop, net::Connection& conn, const net::HttpRequest& upgrade) override;
   void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
+  void on_binary(net::Loop& loop, net::Connection& conn, std::string_view bytes) override;
   void on_close(net::Loop& loop, net::Connection& conn) override;
   void on_tick(net::Loop& loop) override;
 
@@ -143,6 +147,11 @@ class Relay final : public net::Service {
   // search.cpp: a REQ of NIP-50 filters.
   void handle_search_req(Context& c, const ReqMessage& req);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
+  // The huddle's socket, or null for the relay's own (or none).
+  bool huddle_socket(const net::Connection& conn) const {
+    auto* ctx = static_cast<const SocketContext*>(conn.context());
+    return ctx && ctx->owner == SocketContext::Owner::kHuddle;
+  }
 
   const Services& s_;
   SearchFeeder* search_feeder_;
@@ -154,6 +163,7 @@ class Relay final : public net::Service {
   HttpSide* http_ = nullptr;
   CommandRunner* commands_ = nullptr;
   engine::PubSub* pubsub_ = nullptr;
+  HuddleSide* huddles_ = nullptr;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;

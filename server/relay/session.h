@@ -15,6 +15,7 @@
 #include "index/subscription_index.h"
 #include "net/connection.h"
 #include "server/access/grant.h"
+#include "server/relay/huddle_side.h"
 #include "server/relay/neg_session.h"
 
 namespace buzz::server {
@@ -39,8 +40,10 @@ inline net::ConnId subscription_conn(uint16_t loop, uint64_t owner) {
   return {loop, uint32_t(owner >> 32), uint32_t(owner)};
 }
 
-struct Session final : net::ConnectionContext {
+struct Session final : SocketContext {
   enum class Auth : uint8_t { kPending, kAuthenticated, kFailed };
+
+  Session() : SocketContext(Owner::kRelay) {}
 
   std::array<uint8_t, 32> challenge{};
   Auth auth = Auth::kPending;

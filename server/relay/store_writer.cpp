@@ -150,6 +150,7 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
   }
   settle(batch, results);
   sink_(std::move(batch.out));
+  for (auto& [done, admitted] : batch.done) done(admitted && bool(results));
 }
 
 void StoreWriter::follow(Batch& batch, engine::Event&& event, std::string channel) {
@@ -174,6 +175,10 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
     }
     if (job.type == WriteJob::Type::kDm) {
       plan_dm(job, now, !audit_refused.empty(), batch);
+      continue;
+    }
+    if (job.type == WriteJob::Type::kTeamChange) {
+      plan_team_change(job, now, batch);
       continue;
     }
     const engine::Event& e = *job.event;
@@ -225,6 +230,17 @@ void StoreWriter::plan_dm(WriteJob& job, uint64_t now, bool audit_backlogged, Ba
     std::move(a.audit.begin(), a.audit.end(), std::back_inserter(batch.audit));
   }
   batch.dm_replies.push_back(std::move(reply));
+}
+
+void StoreWriter::plan_team_change(WriteJob& job, uint64_t now, Batch& batch) {
+  Admission a = team_.change(*job.team_change, now);
+  if (a.ok) {
+    for (Emitted& f : a.emitted) follow(batch, std::move(f.event), std::move(f.channel));
+    std::move(a.state.begin(), a.state.end(), std::back_inserter(batch.state));
+    std::move(a.audit.begin(), a.audit.end(), std::back_inserter(batch.audit));
+    std::move(a.revoked.begin(), a.revoked.end(), std::back_inserter(batch.out.revoked));
+  }
+  if (job.done) batch.done.emplace_back(std::move(job.done), a.ok);
 }
 
 void StoreWriter::audit_records(const Batch& batch, std::span<const engine::WriteResult> results) {

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -34,6 +35,7 @@ struct WriteJob {
     kMembership,  // NIP-43 9030–9032 / 28936: executed, not stored
     kAudit,       // an audit entry with no event (AUTH): recorded, no reply
     kDm,          // a DM operation asked over REST: run by the team model, answered with a DmReply
+    kTeamChange,  // a TeamChange (a huddle's auto-add or archive): its `done` hears whether it committed
   };
   Type type = Type::kStore;
   std::shared_ptr<const engine::Event> event;
@@ -42,6 +44,10 @@ struct WriteJob {
   engine::Pubkey actor{};              // the authenticated submitter (audit actor)
   std::optional<engine::AuditRecord> audit{};  // kAudit only
   std::optional<DmRequest> dm{};               // kDm only
+  std::optional<TeamChange> team_change{};     // kTeamChange only
+  // kTeamChange: called on the writer thread once the batch is settled, true
+  // when the change was admitted and its batch committed. It must not block.
+  std::function<void(bool committed)> done{};
   bool proxy = false;  // submitted under proxy:submit: the channel-membership check is skipped (protocol.md §6.6)
   // A relay-signed event (origin.loop == kNoReply) that still runs the channel rules: a
   // workflow's 9002 acting for its owner. A refusal comes back in the outcome's replies.
@@ -144,6 +150,7 @@ class StoreWriter {
     std::vector<engine::StateWrite> state;
     std::vector<engine::AuditRecord> audit;  // actions with no event of their own (a DM opened over REST)
     std::vector<DmReply> dm_replies;         // answered once the batch is durable
+    std::vector<std::pair<std::function<void(bool)>, bool>> done;  // team changes' callbacks, whether admitted
     WriteBatchOutcome out;
   };
 
@@ -162,6 +169,7 @@ class StoreWriter {
   void follow(Batch& batch, engine::Event&& event, std::string channel);
   // Runs a DM operation asked over REST; its reply waits for the batch.
   void plan_dm(WriteJob& job, uint64_t now, bool audit_backlogged, Batch& batch);
+  void plan_team_change(WriteJob& job, uint64_t now, Batch& batch);
   // The audit records of what the write stored (audit.md §5).
   void audit_records(const Batch& batch, std::span<const engine::WriteResult> results);
   // OK replies and fan-out once the batch is durable (or failed).

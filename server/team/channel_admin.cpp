@@ -331,13 +331,35 @@ Admission TeamModel::delete_channel(const engine::Event& e, const Channel& curre
 
 Admission TeamModel::reap(uint64_t now) {
   Admission a;
-  for (const std::string& id : team_.expired_channels(now)) {
-    engine::Channel ch = *team_.channel(id);
-    ch.archived_at = now;
-    a.state.push_back(team_.put_channel(ch));
-    emit_system(a, id, {{"type", json_string("channel_auto_archived")}}, now);
-    emit_group_state(a, ch, now);
+  for (const std::string& id : team_.expired_channels(now)) auto_archive(a, *team_.channel(id), now);
+  return a;
+}
+
+void TeamModel::auto_archive(Admission& a, Channel ch, uint64_t now) {
+  ch.archived_at = now;
+  a.state.push_back(team_.put_channel(ch));
+  emit_system(a, ch.id, {{"type", json_string("channel_auto_archived")}}, now);
+  emit_group_state(a, ch, now);
+}
+
+Admission TeamModel::change(const TeamChange& c, uint64_t now) {
+  const Channel* ch = team_.channel(c.channel);
+  if (!ch || ch->deleted()) return Admission::refused("channel not found");
+  Admission a;
+  a.channel = ch->id;
+  if (c.op == TeamChange::Op::kArchive) {
+    if (!ch->archived()) auto_archive(a, *ch, now);
+    return a;
   }
+  if (ch->archived()) return Admission::refused("channel is archived");
+  if (active_role(team_.member(ch->id, c.pubkey))) return a;
+  // Invited by the huddle channel's creator (huddle.md §5), announced as any add is.
+  const AuditCause cause{"", 9000, ch->created_by};
+  add_member(a, ch->id, c.pubkey, ChannelRole::kMember, ch->created_by, now);
+  audit(a, cause, engine::kActionMemberAdded, ch->id,
+        {{"role", json_string("member")}, {"target", json_string(engine::to_hex(c.pubkey))}});
+  emit_group_state(a, *team_.channel(ch->id), now);
+  emit_notice(a, 44100, c.pubkey, ch->id, ch->created_by, now);
   return a;
 }
 

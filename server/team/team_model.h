@@ -71,6 +71,16 @@ struct AuditCause {
   engine::Pubkey actor{};
 };
 
+// A change the team model makes with no client event behind it: a huddle
+// adds a member of the parent channel to its private huddle channel, and
+// archives the huddle channel when its room ends (huddle.md §5, §8).
+struct TeamChange {
+  enum class Op : uint8_t { kAddMember, kArchive };
+  Op op = Op::kAddMember;
+  std::string channel;
+  engine::Pubkey pubkey{};  // kAddMember: who is added
+};
+
 // The channel an event names or inherits (protocol.md §8.2 step 5): kinds 5
 // and 7 take their target's, channel kinds their first UUID h tag; empty for
 // global events. Any thread.
@@ -95,6 +105,10 @@ class TeamModel {
   Admission run_dm(const DmRequest& r, uint64_t now, DmOutcome* out);
   // The TTL reaper: archives every ephemeral channel past its deadline.
   Admission reap(uint64_t now);
+  // A TeamChange: refused when the channel is not live (deleted, unknown, or
+  // archived for kAddMember). An add of an active member and an archive of an
+  // archived channel succeed with nothing to do.
+  Admission change(const TeamChange& c, uint64_t now);
   void end_batch(bool committed);
 
  private:
@@ -121,6 +135,8 @@ class TeamModel {
   Admission delete_channel(const engine::Event& e, const engine::Channel& ch, uint64_t now);
   Admission join(const engine::Event& e, const engine::Channel& ch, uint64_t now);
   Admission leave(const engine::Event& e, const engine::Channel& ch, uint64_t now);
+  // archived_at = now, then 40099 channel_auto_archived and 39000–39002 (channels.md §5).
+  void auto_archive(Admission& a, engine::Channel ch, uint64_t now);
   void add_member(Admission& a, const std::string& channel, const engine::Pubkey& pk, engine::ChannelRole role,
                   const engine::Pubkey& by, uint64_t now);
   void remove_member(Admission& a, const std::string& channel, const engine::Pubkey& pk, const engine::Pubkey& by,

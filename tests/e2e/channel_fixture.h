@@ -170,6 +170,7 @@ class ChannelTest : public ::testing::Test {
     return again;
   }
   static const std::string& relay_pubkey() { return relay_pubkey_; }
+  static const RelayProcess& relay() { return *relay_; }
 
   // A 9007 with a client-chosen id; extra tags go after h, name, visibility.
   static engine::Event create_event(Peer& owner, const std::string& id, const std::string& visibility,

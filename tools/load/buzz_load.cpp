@@ -11,6 +11,7 @@
 //   buzz-load crash    --cycles 50 --connections 4
 //   buzz-load soak     --minutes 10 --connections 5000 --rate 500 --csv soak.csv
 //   buzz-load workflows --events 20000 --rate 200 --seconds 10
+//   buzz-load huddle   --rooms 50 --speakers 4 --rate 50 --seconds 10
 // Common: --binary ./build/buzz  --json (one JSON object on stdout)
 #include <unistd.h>
 #include <sys/resource.h>
@@ -33,6 +34,7 @@
 #include "tools/client/ws_client.h"
 #include "tools/load/crash.h"
 #include "tools/load/http_client.h"
+#include "tools/load/huddle_load.h"
 #include "tools/load/load_client.h"
 #include "tools/load/ready_set.h"
 #include "tools/load/send_floor.h"
@@ -67,6 +69,8 @@ struct Options {
   int channels = 200;
   int members = 2000;
   int per_member = 2;  // channels each member belongs to (and subscribes to)
+  int rooms = 50;      // huddle
+  int speakers = 4;    // huddle: peers per room, each speaking
   int in_flight = 16;  // ingest: EVENTs each connection keeps unanswered
   int cycles = 50;     // crash: kill -9 cycles
   int minutes = 10;    // soak
@@ -616,6 +620,12 @@ void acp(const Options& o, const char* self) {
   report(o, load::run_acp_load(server, a));
 }
 
+void huddle(const Options& o) {
+  std::string dir = temp_dir();
+  load::ServerProcess server(o.binary, dir, pick_port());
+  report(o, load::run_huddle_load(server, {o.rooms, o.speakers, o.rate, o.seconds}));
+}
+
 void idle(const Options& o) {
   std::string dir = temp_dir();
   load::ServerProcess server(o.binary, dir, pick_port());
@@ -648,9 +658,10 @@ int main(int argc, char** argv) {
   Options o;
   if (argc >= 2 && std::string(argv[1]) == "acp-agent") return load::run_acp_bench_agent(argc, argv);
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp [--binary PATH] [--connections N]\n"
+    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp|huddle [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
-               "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--json]\n", stderr);
+               "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--json]\n"
+               "       [--rooms N] [--speakers N]\n", stderr);
     return argc < 2 ? 2 : 0;
   }
   o.scenario = argv[1];
@@ -673,6 +684,8 @@ int main(int argc, char** argv) {
     else if (a == "--channels") o.channels = std::stoi(next());
     else if (a == "--members") o.members = std::stoi(next());
     else if (a == "--per-member") o.per_member = std::stoi(next());
+    else if (a == "--rooms") o.rooms = std::max(1, std::stoi(next()));
+    else if (a == "--speakers") o.speakers = std::clamp(std::stoi(next()), 2, 25);
     else return std::fprintf(stderr, "buzz-load: unknown option %s\n", a.c_str()), 2;
   }
   if (o.connections <= 0) o.connections = o.scenario == "soak" ? 5000 : o.scenario == "history" ? 8 : o.scenario == "acp" ? 32 : 50;
@@ -694,6 +707,7 @@ int main(int argc, char** argv) {
     else if (o.scenario == "workflows") workflows(o);
     else if (o.scenario == "cli") cli(o);
     else if (o.scenario == "acp") acp(o, std::filesystem::read_symlink("/proc/self/exe").c_str());
+    else if (o.scenario == "huddle") huddle(o);
     else return std::fprintf(stderr, "buzz-load: unknown scenario %s\n", o.scenario.c_str()), 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "buzz-load: %s\n", e.what());

@@ -86,7 +86,7 @@ bool ProxyService::on_upgrade(net::Loop&, const net::HttpRequest& req, net::Http
 
 // --- the WebSocket ---
 
-void ProxyService::on_open(net::Loop& loop, net::Connection& conn) {
+void ProxyService::on_open(net::Loop& loop, net::Connection& conn, const net::HttpRequest& /*upgrade*/) {
   auto s = std::make_unique<Session>();
   s->key = session_key(conn.id());
   s->conn = conn.id();

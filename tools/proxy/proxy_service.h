@@ -76,7 +76,7 @@ class ProxyService : public net::Service {
   // --- net::Service (loop thread) ---
   std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req) override;
   bool on_upgrade(net::Loop& loop, const net::HttpRequest& req, net::HttpResponse* refusal) override;
-  void on_open(net::Loop& loop, net::Connection& conn) override;
+  void on_open(net::Loop& loop, net::Connection& conn, const net::HttpRequest& upgrade) override;
   void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
   void on_close(net::Loop& loop, net::Connection& conn) override;
   void on_tick(net::Loop& loop) override;

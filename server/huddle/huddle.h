@@ -1,0 +1,111 @@
+// Huddles: live audio in the relay (spec/huddle.md). The relay hands this
+// room the WebSocket upgrades at /huddle/{channel_id}/audio (HuddleSide); it
+// runs the challenge and auth handshake, the admission sequence, forwards
+// each peer's Opus frames to the others without decoding them, and emits the
+// relay-signed lifecycle events (48101 joined, 48102 left, 48103 ended).
+//
+// Threads: every HuddleSide call runs on the loop that owns the connection.
+// A room's peers may sit on any loops: a frame or a control message for a
+// peer on another loop crosses in one posted task per loop, as the relay's
+// live fan-out does (Loop::post). Rooms are shared under their own mutexes
+// (room.h). The store writer's answers (an auto-add, an archive) come back on
+// the writer thread and are posted to a loop before anything is touched.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/event_store.h"
+#include "engine/signature.h"
+#include "engine/team_state.h"
+#include "server/access/gatekeeper.h"
+#include "server/huddle/messages.h"
+#include "server/huddle/room.h"
+#include "server/relay/huddle_side.h"
+#include "server/relay/store_writer.h"
+
+namespace buzz::server::huddle {
+
+inline constexpr size_t kAudioQueueFrames = 8;  // per peer, ≈160 ms of 20 ms frames; a full one drops (§7)
+inline constexpr int64_t kAuthTimeoutMs = 5000;  // §3.1
+
+// Counted on the loops, read by anyone (the load tool's figures, tests).
+struct HuddleStats {
+  std::atomic<uint64_t> frames_in{0};         // binary frames from admitted peers
+  std::atomic<uint64_t> frames_forwarded{0};  // frame copies queued to other peers
+  std::atomic<uint64_t> frames_invalid{0};    // dropped by check_frame
+  std::atomic<uint64_t> frames_lost_slow{0};  // dropped because a recipient's audio queue was full
+  std::atomic<uint64_t> admitted{0};
+};
+
+class Huddle final : public HuddleSide {
+ public:
+  struct Services {
+    engine::EventStore& store;
+    const engine::TeamState& team;
+    Gatekeeper& gatekeeper;
+    StoreWriter& writer;
+  };
+  // `relay_url`: the RELAY_URL an auth event's relay tag must name (§3.1).
+  // `key`: signs the lifecycle events.
+  Huddle(const Services& services, std::string_view relay_url, const engine::Keypair& key);
+  ~Huddle() override;
+
+  // Before the loops run.
+  void attach(std::vector<net::Loop*> loops);
+  const HuddleStats& stats() const { return stats_; }
+
+  bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
+  void on_open(net::Loop& loop, net::Connection& conn, const net::HttpRequest& upgrade) override;
+  void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
+  void on_binary(net::Loop& loop, net::Connection& conn, std::string_view bytes) override;
+  void on_close(net::Loop& loop, net::Connection& conn) override;
+  void on_tick(net::Loop& loop) override;
+
+ private:
+  struct Peer;
+  struct LoopState {
+    // Sockets still owing their auth message, with their deadlines (steady ms).
+    std::vector<std::pair<net::ConnId, int64_t>> awaiting_auth;
+  };
+
+  // handshake.cpp: §3.1, §3.2, §5
+  void handle_auth(net::Loop& loop, net::Connection& conn, Peer& peer, AuthMessage&& m);
+  // §5: whether the caller may enter the channel now, or once it is added (auto_add).
+  enum class Entry : uint8_t { kMember, kAutoAdd, kRefused };
+  Entry channel_entry(const Peer& peer, const std::optional<std::string>& parent, bool* linked) const;
+  // Whether `parent` holds a 48100 announcing this huddle channel (the [Buzz-C++] decision of §5).
+  bool announces(const std::string& parent, const std::string& channel) const;
+  void auto_add(net::Loop& loop, net::Connection& conn, Peer& peer);
+  // §3.2 steps 3–9.
+  void admit(net::Loop& loop, net::Connection& conn, Peer& peer);
+  void refuse(net::Loop& loop, net::Connection& conn, Peer& peer, const std::string& error);
+
+  // lifecycle.cpp: §8
+  void depart(net::Loop& loop, Peer& peer);
+  void end_room(net::Loop& loop, const std::string& channel, const std::shared_ptr<Room>& room,
+                const std::string& parent, const engine::Pubkey& last);
+  // A relay-signed 48101 / 48102 / 48103 in channel `parent` (§8.1).
+  void emit(uint16_t kind, const std::string& parent, const std::string& huddle_channel, const engine::Pubkey& who);
+
+  // forward.cpp: one frame or message to many peers, each on its own loop.
+  void forward_audio(net::Loop& loop, Peer& peer, std::string_view frame);
+  enum class Send : uint8_t { kControl, kAudio };
+  void send_to(net::Loop& here, std::span<net::ConnId> to, std::shared_ptr<const std::string> payload, Send how);
+  void send_here(net::Loop& loop, net::ConnId to, const std::shared_ptr<const std::string>& payload, Send how);
+
+  const Services s_;
+  const std::string relay_url_normalized_;
+  const engine::Keypair key_;
+  std::vector<net::Loop*> loops_;
+  std::vector<std::unique_ptr<LoopState>> states_;
+  Rooms rooms_;
+  HuddleStats stats_;
+};
+
+}  // namespace buzz::server::huddle

@@ -1,0 +1,69 @@
+// Leaving, ending and archiving (huddle.md §8): the departure's one critical
+// section in the room, `left` to those who remain, a 48102; the departure
+// that empties the room archives the huddle channel through the store
+// writer, then drops the room and emits a 48103.
+#include "engine/clock.h"
+#include "server/common/json_text.h"
+#include "server/common/log.h"
+#include "server/huddle/peer.h"
+
+namespace buzz::server::huddle {
+
+void Huddle::depart(net::Loop& loop, Peer& peer) {
+  peer.stage = Peer::Stage::kOut;
+  std::shared_ptr<Room> room = std::move(peer.room);
+  Room::Departure d = room->leave(peer.conn);
+  if (!d.found) return;
+  std::vector<net::ConnId> remaining;
+  for (const RoomPeer& p : d.remaining) remaining.push_back(p.conn);
+  auto left = std::make_shared<const std::string>(left_message({d.peer.index, engine::to_hex(d.peer.pubkey)}));
+  send_to(loop, remaining, std::move(left), Send::kControl);
+  emit(48102, peer.parent, peer.channel, peer.pubkey);
+  if (d.ended_room) return end_room(loop, peer.channel, room, peer.parent, peer.pubkey);
+  rooms_.drop_if_empty(peer.channel, room);
+}
+
+void Huddle::end_room(net::Loop& loop, const std::string& channel, const std::shared_ptr<Room>& room,
+                      const std::string& parent, const engine::Pubkey& last) {
+  WriteJob job;
+  job.type = WriteJob::Type::kTeamChange;
+  job.origin.loop = kNoReply;
+  job.actor = key_.pubkey;
+  job.team_change = TeamChange{TeamChange::Op::kArchive, channel, {}};
+  net::Loop* home = &loop;
+  auto archived = [this, home, channel, room, parent, last](bool ok) {
+    if (!ok) {
+      room->clear_ended();  // the room stays usable, and no 48103 (§8 step 4)
+      return;
+    }
+    rooms_.drop_if_empty(channel, room);
+    emit(48103, parent, channel, last);
+  };
+  // Writer thread: the rest runs on the leaver's loop.
+  job.done = [home, archived](bool ok) { home->post([archived, ok] { archived(ok); }); };
+  if (!s_.writer.submit(std::move(job))) {
+    log_warn("huddle channel not archived: the store writer is full", {{"channel", channel}});
+    archived(false);
+  }
+}
+
+void Huddle::emit(uint16_t kind, const std::string& parent, const std::string& huddle_channel,
+                  const engine::Pubkey& who) {
+  auto e = std::make_shared<engine::Event>();
+  e->kind = kind;
+  e->created_at = engine::unix_now();
+  e->tags = {{"h", parent}, {"p", engine::to_hex(who)}};
+  e->content = json_object({{"ephemeral_channel_id", json_string(huddle_channel)}});
+  engine::sign_event(key_, e.get());
+  WriteJob job;
+  job.type = WriteJob::Type::kStore;
+  job.event = std::move(e);
+  job.channel = parent;
+  job.origin.loop = kNoReply;
+  job.actor = key_.pubkey;
+  if (!s_.writer.submit(std::move(job))) {
+    log_warn("huddle lifecycle event dropped: the store writer is full", {{"kind", std::to_string(kind)}});
+  }
+}
+
+}  // namespace buzz::server::huddle
