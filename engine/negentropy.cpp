@@ -2,6 +2,7 @@
 #include "engine/negentropy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_set>
 
 #include "engine/canonical.h"
@@ -10,7 +11,6 @@ namespace buzz::engine::negentropy {
 namespace {
 
 enum Mode : uint64_t { kSkip = 0, kFingerprint = 1, kIdList = 2 };
-constexpr size_t kBuckets = 16;
 constexpr size_t kBlock = 64;  // items between kept sums (ItemSet)
 
 // The shortest bound that sorts above `prev` and not above `curr` (prev < curr).
@@ -141,7 +141,20 @@ void Reconciler::put_bound(std::string& out, const Bound& bound) {
   out.append(reinterpret_cast<const char*>(bound.item.id.data()), bound.prefix_len);
 }
 
-bool Reconciler::get_bound(std::string_view in, size_t& pos, Bound& bound) {
+void Reconciler::put_range(std::string& out, const Range& r) {
+  put_bound(out, r.upper_bound);
+  if (r.id_list) {
+    put_varint(out, kIdList);
+    put_varint(out, r.upper - r.lower);
+    for (size_t i = r.lower; i < r.upper; ++i) out.append(reinterpret_cast<const char*>(set_[i].id.data()), 32);
+  } else {
+    put_varint(out, kFingerprint);
+    const Fingerprint fp = set_.fingerprint(r.lower, r.upper);
+    out.append(reinterpret_cast<const char*>(fp.data()), fp.size());
+  }
+}
+
+bool Reconciler::read_range(std::string_view in, size_t& pos, Incoming& r) {
   uint64_t encoded = 0, len = 0;
   if (!get_varint(in, pos, encoded)) return false;
   uint64_t ts = encoded == 0 ? kInfinity : encoded - 1;
@@ -150,150 +163,273 @@ bool Reconciler::get_bound(std::string_view in, size_t& pos, Bound& bound) {
   else ts += last_in_;
   last_in_ = ts;
   if (!get_varint(in, pos, len) || len > 32 || len > in.size() - pos) return false;
-  bound = Bound{};
-  bound.item.created_at = ts;
-  bound.prefix_len = size_t(len);
-  std::copy_n(in.data() + pos, len, bound.item.id.begin());
+  r.lower_bound = r.upper_bound;
+  r.upper_bound = Bound{};
+  r.upper_bound.item.created_at = ts;
+  r.upper_bound.prefix_len = size_t(len);
+  std::copy_n(in.data() + pos, len, r.upper_bound.item.id.begin());
   pos += len;
+  if (!get_varint(in, pos, r.mode)) return false;
+  size_t payload = 0;
+  if (r.mode == kFingerprint) {
+    payload = kFingerprintBytes;
+  } else if (r.mode == kIdList) {
+    uint64_t count = 0;
+    if (!get_varint(in, pos, count) || count > (in.size() - pos) / 32) return false;
+    payload = size_t(count) * 32;
+  }
+  if (in.size() - pos < payload) return false;
+  r.payload = in.substr(pos, payload);
+  pos += payload;
+  r.lower = r.upper;
+  r.upper = set_.lower_bound(r.lower, set_.size(), r.upper_bound.item);
   return true;
 }
 
-void Reconciler::split_range(size_t lower, size_t upper, const Bound& upper_bound, std::string& out) {
+bool Reconciler::same_fingerprint(const Incoming& r, Tally& tally) const {
+  const bool same = std::equal(r.payload.begin(), r.payload.end(), set_.fingerprint(r.lower, r.upper).begin(),
+                               [](char a, uint8_t b) { return uint8_t(a) == b; });
+  if (r.upper > r.lower) {
+    ++tally.ranges;
+    tally.items += r.upper - r.lower;
+    tally.differing += same ? 0 : 1;
+  }
+  return same;
+}
+
+// If each item differs with probability d, a range of m differs with
+// 1 - (1 - d)^m. The ranges compared are the parts of ranges that differed, so
+// a few differing parts say little (one part of each always differs); only
+// when nearly all differ is the share of differing items clearly high.
+void Reconciler::estimate_differing(const Tally& tally) {
+  if (tally.ranges < 8) return;  // too few to tell
+  const double share = (double(tally.differing) + 0.5) / double(tally.ranges + 1);
+  differing_ = share < 0.9 ? 0 : -std::log(1 - share) * double(tally.ranges) / double(tally.items);
+}
+
+void Reconciler::split_range(size_t lower, size_t upper, const Bound& lower_bound, const Bound& upper_bound,
+                             std::vector<Range>& out) const {
   const size_t n = upper - lower;
-  if (n < kBuckets * 2) {
-    put_bound(out, upper_bound);
-    put_varint(out, kIdList);
-    put_varint(out, n);
-    for (size_t i = lower; i < upper; ++i) out.append(reinterpret_cast<const char*>(set_[i].id.data()), 32);
+  size_t list_at_most = initiator_ ? policy_.initiator_list_at_most : policy_.responder_list_at_most;
+  if (differing_ > policy_.list_all_above) {
+    // The responder cuts a long list at its frame itself; the initiator's must fit one.
+    list_at_most = initiator_ && frame_limit_ != 0 ? (frame_limit_ - std::min<size_t>(frame_limit_, 300)) / 32 : SIZE_MAX;
+  }
+  if (n <= list_at_most) {
+    out.push_back({lower, upper, lower_bound, upper_bound, true});
     return;
   }
-  const size_t per_bucket = n / kBuckets, with_extra = n % kBuckets;
+  const size_t buckets = std::min(n, n > policy_.wide_above ? policy_.wide_buckets : policy_.narrow_buckets);
+  const size_t per_bucket = n / buckets, with_extra = n % buckets;
   size_t curr = lower;
-  for (size_t b = 0; b < kBuckets; ++b) {
-    const size_t size = per_bucket + (b < with_extra ? 1 : 0);
-    const Fingerprint fp = set_.fingerprint(curr, curr + size);
-    curr += size;
-    put_bound(out, curr == upper ? upper_bound : minimal_bound(set_[curr - 1], set_[curr]));
-    put_varint(out, kFingerprint);
-    out.append(reinterpret_cast<const char*>(fp.data()), fp.size());
+  Bound prev = lower_bound;
+  for (size_t b = 0; b < buckets; ++b) {
+    const size_t next = b + 1 == buckets ? upper : lower + (b + 1) * per_bucket + std::min(b + 1, with_extra);
+    const Bound bound = next == upper ? upper_bound : minimal_bound(set_[next - 1], set_[next]);
+    out.push_back({curr, next, prev, bound, false});
+    prev = bound;
+    curr = next;
   }
 }
 
 std::string Reconciler::initiate() {
   initiator_ = true;
-  last_out_ = 0;
-  std::string out(1, char(kProtocolVersion));
-  split_range(0, set_.size(), infinity_bound(), out);
-  return out;
+  pending_.clear();
+  std::vector<Range> first;
+  if (set_.size() < policy_.initial_list_below) {
+    first.push_back({0, set_.size(), Bound{}, infinity_bound(), true});
+  } else {
+    split_range(0, set_.size(), Bound{}, infinity_bound(), first);
+  }
+  pending_.assign(first.begin(), first.end());
+  return next_message();
 }
 
 Result<Outcome> Reconciler::reconcile(std::string_view in) {
   last_in_ = last_out_ = 0;
-  Outcome result;
-  std::string& full = result.next;
-  full.push_back(char(kProtocolVersion));
   if (in.empty()) return Error{"empty message"};
   const uint8_t version = uint8_t(in[0]);
   if (version < 0x60 || version > 0x6f) return Error{"invalid protocol version byte"};
   if (version != kProtocolVersion) {
     // The answering side names the version it speaks; the initiator cannot go on.
     if (initiator_) return Error{"unsupported protocol version " + std::to_string(version - 0x60)};
-    return result;
+    return Outcome{std::string(1, char(kProtocolVersion)), {}, {}};
   }
+  return initiator_ ? absorb(in) : respond(in);
+}
 
+Result<Outcome> Reconciler::respond(std::string_view in) {
+  Outcome result;
+  std::string& full = result.next;
+  full.push_back(char(kProtocolVersion));
   const size_t n = set_.size();
-  size_t pos = 1, prev_index = 0;
-  size_t emitted = 0;  // where the ranges already in `full` end
-  Bound prev_bound;
-  bool skip = false;
+  size_t pos = 1;
+  Incoming r;
+  bool skip = false;  // ranges since the last one written need no answer
+  Tally tally;
+  std::vector<Range> split;
   std::string o;
   while (pos < in.size()) {
-    o.clear();
+    if (!read_range(in, pos, r)) return Error{"parse ends prematurely"};
+    if (r.mode > kIdList) return Error{"unexpected mode " + std::to_string(r.mode)};
+    const bool skip_before = skip;
     auto flush_skip = [&] {
       if (!skip) return;
       skip = false;
-      put_bound(o, prev_bound);
+      put_bound(o, r.lower_bound);
       put_varint(o, kSkip);
     };
-    Bound curr;
-    uint64_t mode = 0;
-    if (!get_bound(in, pos, curr) || !get_varint(in, pos, mode)) return Error{"parse ends prematurely"};
-    const size_t lower = prev_index;
-    size_t upper = set_.lower_bound(prev_index, n, curr.item);
-
-    if (mode == kSkip) {
+    o.clear();
+    const uint64_t last_out = last_out_;
+    bool fold = false;
+    size_t fold_from = r.lower;  // where the rest starts if this range does not fit
+    if (r.mode == kSkip) {
       skip = true;
-    } else if (mode == kFingerprint) {
-      if (in.size() - pos < kFingerprintBytes) return Error{"parse ends prematurely"};
-      const bool same = std::equal(in.begin() + pos, in.begin() + pos + kFingerprintBytes,
-                                   set_.fingerprint(lower, upper).begin(),
-                                   [](char a, uint8_t b) { return uint8_t(a) == b; });
-      pos += kFingerprintBytes;
-      if (same) {
+    } else if (r.mode == kFingerprint) {
+      if (same_fingerprint(r, tally)) {
         skip = true;
       } else {
         flush_skip();
-        split_range(lower, upper, curr, o);
-      }
-    } else if (mode == kIdList) {
-      uint64_t count = 0;
-      if (!get_varint(in, pos, count) || count > (in.size() - pos) / 32) return Error{"parse ends prematurely"};
-      std::string_view ids = in.substr(pos, count * 32);
-      pos += count * 32;
-      if (initiator_) {
-        skip = true;
-        std::unordered_set<Id, KeyBytesHash> theirs;
-        for (size_t i = 0; i < count; ++i) {
-          Id id;
-          std::copy_n(ids.data() + 32 * i, 32, id.begin());
-          theirs.insert(id);
-        }
-        for (size_t i = lower; i < upper; ++i) {
-          if (theirs.erase(set_[i].id) == 0) result.have.push_back(set_[i].id);
-        }
-        result.need.insert(result.need.end(), theirs.begin(), theirs.end());
-      } else {
-        flush_skip();
-        std::string listed;
-        size_t listed_count = 0;
-        Bound end_bound = curr;
-        for (size_t i = lower; i < upper; ++i) {
-          if (over_limit(full.size() + o.size() + listed.size())) {
-            end_bound = Bound{set_[i], 32};
-            upper = i;  // the rest of the range goes back as one fingerprint below
-            break;
-          }
-          listed.append(reinterpret_cast<const char*>(set_[i].id.data()), 32);
-          ++listed_count;
-        }
-        put_bound(o, end_bound);
-        put_varint(o, kIdList);
-        put_varint(o, listed_count);
-        o += listed;
-        full += o;  // kept even when it filled the frame
-        o.clear();
-        emitted = upper;
+        split.clear();
+        split_range(r.lower, r.upper, r.lower_bound, r.upper_bound, split);
+        for (const Range& part : split) put_range(o, part);
       }
     } else {
-      return Error{"unexpected mode " + std::to_string(mode)};
+      // Our ids in the range, as many as fit; the rest of the range folds below.
+      flush_skip();
+      Range list{r.lower, r.upper, r.lower_bound, r.upper_bound, true};
+      const size_t used = full.size() + o.size() + 260;  // the bound, the fold and the margin
+      const size_t room = frame_limit_ == 0 ? SIZE_MAX : (frame_limit_ - std::min(frame_limit_, used)) / 32;
+      if (list.upper - list.lower > room) {
+        fold = true;
+        if (room > 0) {
+          list.upper = list.lower + room;
+          list.upper_bound = Bound{set_[list.upper], 32};
+          put_range(o, list);
+          full += o;
+          fold_from = list.upper;
+        }
+      } else {
+        put_range(o, list);
+      }
     }
 
-    if (over_limit(full.size() + o.size())) {
-      // Too much for one frame: all after the ranges already written, as one
-      // range, for the next round (a pending skip is folded into it).
-      const Fingerprint rest = set_.fingerprint(emitted, n);
+    if (fold || over_limit(full.size() + o.size())) {
+      // Too much for one frame: the rest, from here, as one fingerprint for
+      // the next round (what was answered before stays answered).
+      if (fold_from == r.lower) {
+        last_out_ = last_out;
+        if (skip_before) {
+          put_bound(full, r.lower_bound);
+          put_varint(full, kSkip);
+        }
+      }
+      const Fingerprint rest = set_.fingerprint(fold_from, n);
       put_bound(full, infinity_bound());
       put_varint(full, kFingerprint);
       full.append(reinterpret_cast<const char*>(rest.data()), rest.size());
       break;
     }
     full += o;
-    if (!o.empty()) emitted = upper;
-    prev_index = upper;
-    prev_bound = curr;
   }
-  if (initiator_ && full.size() == 1) full.clear();  // nothing left to ask: done
+  estimate_differing(tally);
   return result;
+}
+
+Result<Outcome> Reconciler::absorb(std::string_view in) {
+  Outcome result;
+  std::vector<Range> fresh, again;
+  Tally tally;
+  size_t pos = 1, s = 0;
+  Incoming r;
+  while (pos < in.size()) {
+    if (!read_range(in, pos, r)) return Error{"parse ends prematurely"};
+    if (r.mode > kIdList) return Error{"unexpected mode " + std::to_string(r.mode)};
+    if (r.mode == kSkip) continue;
+    // The range we asked about that holds this answer.
+    while (s < sent_.size() && !(r.lower_bound.item < sent_[s].upper_bound.item)) ++s;
+    const bool held = s < sent_.size() && !(r.lower_bound.item < sent_[s].lower_bound.item) &&
+                      !(sent_[s].upper_bound.item < r.upper_bound.item);
+    if (!held) {
+      // An answer folded at the other side's frame limit: what it did not
+      // reach is asked again as it was.
+      if (s < sent_.size() && !(sent_[0].lower_bound.item < r.lower_bound.item)) {
+        // Not even the first range fitted: ask fewer at a time.
+        if (sent_.size() == 1) return Error{"the other side answers no range"};
+        max_ranges_ = sent_.size() / 2;
+      }
+      for (size_t k = s; k < sent_.size(); ++k) {
+        Range x = sent_[k];
+        if (x.lower_bound.item < r.lower_bound.item) {
+          x.lower_bound = r.lower_bound;
+          x.lower = r.lower;
+        }
+        again.push_back(x);
+      }
+      break;
+    }
+    if (r.mode == kFingerprint) {
+      if (!same_fingerprint(r, tally)) {
+        split_range(r.lower, r.upper, r.lower_bound, r.upper_bound, fresh);
+      }
+    } else {
+      std::unordered_set<Id, KeyBytesHash> theirs;
+      for (size_t i = 0; i < r.payload.size(); i += 32) {
+        Id id;
+        std::copy_n(r.payload.data() + i, 32, id.begin());
+        theirs.insert(id);
+      }
+      for (size_t i = r.lower; i < r.upper; ++i) {
+        if (theirs.erase(set_[i].id) == 0) result.have.push_back(set_[i].id);
+      }
+      result.need.insert(result.need.end(), theirs.begin(), theirs.end());
+    }
+  }
+  estimate_differing(tally);
+  pending_.insert(pending_.begin(), again.begin(), again.end());
+  pending_.insert(pending_.begin(), fresh.begin(), fresh.end());
+  result.next = next_message();
+  return result;
+}
+
+// What the other side's answer to `r` may take, if it splits like ours.
+size_t Reconciler::reply_estimate(const Range& r) const {
+  const size_t n = r.upper - r.lower;
+  if (r.id_list || n <= policy_.responder_list_at_most) return 40 + 32 * (n + 1);
+  return 24 * std::min(n, n > policy_.wide_above ? policy_.wide_buckets : policy_.narrow_buckets);
+}
+
+// The initiator's next message: the pending ranges that fit, in order, with
+// skips between; empty when nothing is left to ask.
+std::string Reconciler::next_message() {
+  std::string out(1, char(kProtocolVersion));
+  last_out_ = 0;
+  sent_.clear();
+  size_t answer = 1;
+  Item at{};  // where the message so far ends
+  std::string piece;
+  while (!pending_.empty() && sent_.size() < max_ranges_) {
+    const Range& r = pending_.front();
+    const uint64_t last_out = last_out_;
+    piece.clear();
+    if (at < r.lower_bound.item) {
+      put_bound(piece, r.lower_bound);
+      put_varint(piece, kSkip);
+    }
+    put_range(piece, r);
+    const size_t reply = reply_estimate(r);
+    if (!sent_.empty() && (over_limit(out.size() + piece.size()) || over_limit(answer + reply))) {
+      last_out_ = last_out;
+      break;
+    }
+    out += piece;
+    answer += reply;
+    at = r.upper_bound.item;
+    sent_.push_back(r);
+    pending_.pop_front();
+  }
+  if (sent_.empty()) out.clear();  // nothing left to ask: done
+  return out;
 }
 
 std::string to_wire(std::string_view binary) {

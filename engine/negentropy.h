@@ -11,6 +11,8 @@
 // feeds each reply to reconcile(), which says which ids only it has and which
 // only the other side has, until it returns no next message. The other side
 // (the relay) answers each message with reconcile() until the client stops.
+// How ranges are split (SplitPolicy) is each sender's choice; any peer that
+// speaks v1 understands the result.
 //
 // Hostile input: every length and count is checked against the bytes left, a
 // varint longer than 64 bits is refused, and the output is cut at the frame
@@ -20,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,10 +98,41 @@ struct Outcome {
   std::vector<Id> need;   // initiator only: ids only the other side has
 };
 
+// How a side splits a range whose fingerprints differ. Protocol v1 leaves this
+// to each sender, so it is ours to choose and the reference still agrees. The
+// reference's 16 buckets down to 32-item id lists spends most bytes on lists:
+// at 1 % scattered differences nearly every 15-item leaf holds one, and its
+// list crosses the wire both ways. Wide splits while nearly every range
+// differs, then three-way splits down to single items, cost about 12
+// fingerprints a difference instead (docs/performance.md has the ladder).
+struct SplitPolicy {
+  size_t wide_above = 1024;   // ranges of more items split into `wide_buckets`
+  size_t wide_buckets = 16;
+  size_t narrow_buckets = 4;
+  size_t initiator_list_at_most = 1;  // the initiator's id lists are echoed back, so kept short
+  size_t responder_list_at_most = 2;
+  // The initiator's first message lists a set this small whole (one round).
+  size_t initial_list_below = 32;
+  // Where more than this share of items differ (estimated from the last
+  // message's fingerprints), splitting finds no equal ranges: list instead.
+  double list_all_above = 0.125;
+};
+
+// One side of a reconciliation.
+//
+// The responder (the relay) is stateless between messages, as the protocol
+// expects: it answers each range, and when its answer would pass the frame
+// limit it folds the rest into one fingerprint for the next round.
+//
+// The initiator keeps the ranges it still has to ask about and sends as many
+// as fit a frame (and whose answers should fit one), the rest skipped. When an
+// answer is folded anyway (another implementation, other limits), the ranges
+// it did not reach are asked again as they were, not re-split from the top.
 class Reconciler {
  public:
   // `frame_limit`: the most bytes one message this side writes may hold (0 = no limit).
-  Reconciler(const ItemSet& set, size_t frame_limit) : set_(set), frame_limit_(frame_limit) {}
+  Reconciler(const ItemSet& set, size_t frame_limit, SplitPolicy policy = {})
+      : set_(set), frame_limit_(frame_limit), policy_(policy) {}
 
   // The initiator's first message.
   std::string initiate();
@@ -106,16 +140,49 @@ class Reconciler {
   Result<Outcome> reconcile(std::string_view message);
 
  private:
-  void split_range(size_t lower, size_t upper, const Bound& upper_bound, std::string& out);
+  // A range this side sends: items [lower, upper) of the set, between two bounds.
+  struct Range {
+    size_t lower = 0, upper = 0;
+    Bound lower_bound, upper_bound;
+    bool id_list = false;  // else a fingerprint
+  };
+  // One range as the message reader sees it.
+  struct Incoming {
+    Bound lower_bound, upper_bound;
+    size_t lower = 0, upper = 0;
+    uint64_t mode = 0;
+    std::string_view payload;  // the fingerprint, or the ids of an id list
+  };
+
+  // The fingerprints compared in one message, for the share of items that differ.
+  struct Tally {
+    size_t ranges = 0, differing = 0, items = 0;
+  };
+
+  Result<Outcome> respond(std::string_view in);
+  Result<Outcome> absorb(std::string_view in);
+  bool read_range(std::string_view in, size_t& pos, Incoming& r);
+  bool same_fingerprint(const Incoming& r, Tally& tally) const;
+  void estimate_differing(const Tally& tally);
+  void split_range(size_t lower, size_t upper, const Bound& lower_bound, const Bound& upper_bound,
+                   std::vector<Range>& out) const;
+  void put_range(std::string& out, const Range& r);
   void put_bound(std::string& out, const Bound& bound);
-  bool get_bound(std::string_view in, size_t& pos, Bound& bound);
+  std::string next_message();
+  size_t reply_estimate(const Range& r) const;
   bool over_limit(size_t n) const { return frame_limit_ != 0 && n + 200 > frame_limit_; }
 
   const ItemSet& set_;
   const size_t frame_limit_;
+  const SplitPolicy policy_;
   bool initiator_ = false;
   uint64_t last_in_ = 0;   // delta coding of timestamps, reset per message
   uint64_t last_out_ = 0;
+  double differing_ = 0;  // estimated share of items that differ
+  // Initiator only.
+  std::deque<Range> pending_;   // still to ask, in order
+  std::vector<Range> sent_;     // asked in the last message
+  size_t max_ranges_ = SIZE_MAX;  // lowered when an answer is folded before its first range
 };
 
 // Binary ↔ the lowercase hex NIP-77 puts on the wire; false on bad hex.

@@ -1,7 +1,10 @@
 // Negentropy protocol v1 (engine/negentropy.h): a whole reconciliation of two
 // in-memory sets of n items differing by p %, half each way, as the relay and
-// `buzz sync` run it (30,000-byte frames). Counters: rounds and binary bytes
-// each way (NIP-77 puts them on the wire as hex, twice that).
+// `buzz sync` run it (30,000-byte frames), with our split policy (policy 0) and
+// the reference implementation's (policy 1: 16 buckets, ranges under 32 items
+// listed). Counters: rounds and binary bytes each way (NIP-77 puts them on the
+// wire as hex, twice that), and the floor: the ids the client lacks, which must
+// come down whole (32 bytes each), whatever finds them.
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -36,14 +39,19 @@ Sets make_sets(size_t n, int percent) {
 void BM_NegentropyReconcile(benchmark::State& state) {
   const size_t n = size_t(state.range(0));
   const int percent = int(state.range(1));
+  SplitPolicy policy;
+  if (state.range(2) == 1) {
+    policy.wide_above = 0;
+    policy.initiator_list_at_most = policy.responder_list_at_most = 31;
+  }
   static std::map<std::pair<size_t, int>, Sets> cache;  // built once, outside the timing
   auto it = cache.find({n, percent});
   if (it == cache.end()) it = cache.emplace(std::pair{n, percent}, make_sets(n, percent)).first;
   const Sets& sets = it->second;
-  size_t up = 0, down = 0, rounds = 0, found = 0;
+  size_t up = 0, down = 0, rounds = 0, found = 0, needed = 0;
   for (auto _ : state) {
-    up = down = rounds = found = 0;
-    Reconciler client(sets.client, 30'000), server(sets.server, 30'000);
+    up = down = rounds = found = needed = 0;
+    Reconciler client(sets.client, 30'000, policy), server(sets.server, 30'000, policy);
     std::string msg = client.initiate();
     while (!msg.empty()) {
       up += msg.size();
@@ -51,6 +59,7 @@ void BM_NegentropyReconcile(benchmark::State& state) {
       down += reply->next.size();
       auto out = client.reconcile(reply->next);
       found += out->have.size() + out->need.size();
+      needed += out->need.size();
       msg = std::move(out->next);
       ++rounds;
     }
@@ -59,9 +68,10 @@ void BM_NegentropyReconcile(benchmark::State& state) {
   state.counters["bytes_up"] = double(up);
   state.counters["bytes_down"] = double(down);
   state.counters["differences"] = double(found);
+  state.counters["floor_down"] = double(needed * 32);
 }
 BENCHMARK(BM_NegentropyReconcile)
-    ->ArgsProduct({{10'000, 1'000'000}, {0, 1, 50}})
+    ->ArgsProduct({{10'000, 1'000'000}, {0, 1, 50}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

@@ -330,6 +330,7 @@ int run_serve(int argc, char** argv) {
   if (redis) redis->pubsub().stop();  // no other node's events for loops about to stop
   for (auto& l : loops) l->stop();
   for (auto& t : loop_threads) t.join();
+  relay.stop();      // the NEG worker posts to the loops: it ends before they do
   media.stop();      // answers the uploads it holds (their loops are stopped: nobody reads them)
   workflows.stop();  // before the writer: a run may be waiting for a commit
   writer.stop();

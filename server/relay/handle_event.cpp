@@ -79,7 +79,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   if (engine::ImetaChecker::has_imeta(e)) {
     if (auto refused = s_.imeta.check(e)) return refuse("invalid: " + *refused);
   }
-  if (auto refused = s_.throttle.admit_message(e)) return refused;
+  if (auto refused = s_.throttle.admit_message(e, who.pubkey)) return refused;
   auto event = std::make_shared<const engine::Event>(std::move(e));
   if (membership_kind) return submit_write({WriteJob::Type::kMembership, event, {}, who.origin, who.pubkey});
   if (event->kind == 0) {
@@ -109,7 +109,7 @@ std::optional<Verdict> Relay::ingest_ephemeral(const Submitter& who, engine::Eve
   std::string reason;
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
   if (!own_event) return refuse(kNotYourEvent);  // reached only over HTTP
-  if (auto refused = s_.throttle.admit_message(e)) return refused;
+  if (auto refused = s_.throttle.admit_message(e, who.pubkey)) return refused;
   return handle_ephemeral(std::make_shared<const engine::Event>(std::move(e)));
 }
 

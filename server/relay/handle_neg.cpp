@@ -49,18 +49,40 @@ engine::Result<std::string> Relay::neg_message(std::string_view hex) const {
   return binary;
 }
 
+// What one NEG-OPEN's build needs on the worker (copies: the connection may
+// close meanwhile), and what it hands back to the loop.
+struct Relay::NegBuild {
+  net::Loop* loop;
+  net::ConnId conn;
+  std::string sub_id;
+  uint64_t ticket;
+  engine::Filter filter;
+  Grant grant;
+  engine::Pubkey reader;
+  std::string message;  // the NEG-OPEN's first message, binary
+  // The outcome: the session's set and the answer, or the NEG-ERR reason.
+  std::unique_ptr<NegSession::Ready> ready;
+  std::string answer;
+  std::string error;
+};
+
+void Relay::send_neg_msg(net::Loop& loop, net::Connection& conn, std::string_view sub_id, std::string_view binary) {
+  loop.send_text(conn, neg_frame("NEG-MSG", sub_id, neg::to_wire(binary)));
+}
+
 // Answers one message of an open session; a protocol error ends the session.
 void Relay::neg_step(Context& c, const std::string& sub_id, NegSession& session, std::string_view hex) {
   auto fail = [&](std::string_view reason) {
     send_neg_err(c.loop, c.conn, sub_id, reason);
     c.session.negs.erase(sub_id);  // last: sub_id may be the key's own string
   };
+  if (!session.ready) return fail("invalid: NEG-MSG before the answer to its NEG-OPEN");
   auto binary = neg_message(hex);
   if (!binary) return fail(binary.error());
-  auto reply = session.reconciler.reconcile(*binary);
+  auto reply = session.ready->reconciler.reconcile(*binary);
   if (!reply) return fail("invalid: " + reply.error());
   session.last_active_ms = steady_ms();
-  c.loop.send_text(c.conn, neg_frame("NEG-MSG", sub_id, neg::to_wire(reply->next)));
+  send_neg_msg(c.loop, c.conn, sub_id, reply->next);
 }
 
 void Relay::handle_neg_open(Context& c, NegOpenMessage&& m) {
@@ -82,21 +104,58 @@ void Relay::handle_neg_open(Context& c, NegOpenMessage&& m) {
                   std::to_string(neg_limits_.sessions_per_connection) + ")");
   }
   // The message is checked before the set is built: a bad one costs no scan.
-  if (auto binary = neg_message(m.message); !binary) return refuse(binary.error());
+  auto binary = neg_message(m.message);
+  if (!binary) return refuse(binary.error());
 
-  engine::QueryOptions options;
-  options.accept = s_.history.readable_to(c.session.grant, c.session.pubkey);
-  std::vector<neg::Item> items;
-  engine::Status s = s_.store.scan_all(m.filter, options, neg_limits_.max_items, [&](const engine::EventFields& f) {
-    items.push_back({f.created_at, engine::id_of(f)});
-  });
-  if (!s) return refuse(s.error());
-
-  auto session = std::make_unique<NegSession>(neg::ItemSet(std::move(items)), neg_limits_.frame_bytes);
-  NegSession& opened = *session;
+  // The set is built on the NEG worker; the loop goes on serving meanwhile.
+  auto session = std::make_unique<NegSession>();
+  session->ticket = ++c.state.neg_tickets;
+  session->last_active_ms = steady_ms();
+  auto build = std::make_shared<NegBuild>(NegBuild{&c.loop, c.conn.id(), m.sub_id, session->ticket, std::move(m.filter),
+                                                   c.session.grant, c.session.pubkey, std::move(*binary), {}, {}, {}});
+  if (!neg_builder_.submit([this, build] { build_neg_set(build); })) {
+    return refuse("rate-limited: too many reconciliations being prepared, retry later");
+  }
   c.session.negs[m.sub_id] = std::move(session);
   if (c.session.negs.size() == 1) c.state.negotiating.push_back(c.conn.id());
-  neg_step(c, m.sub_id, opened, m.message);
+}
+
+// NEG worker thread. Reads only what is safe off the loop: the store, and the
+// read rules with the grant copied into the build.
+void Relay::build_neg_set(const std::shared_ptr<NegBuild>& build) {
+  engine::QueryOptions options;
+  options.accept = s_.history.readable_to(build->grant, build->reader);
+  std::vector<neg::Item> items;
+  engine::Status s = s_.store.scan_all(build->filter, options, neg_limits_.max_items, [&](const engine::EventFields& f) {
+    items.push_back({f.created_at, engine::id_of(f)});
+  });
+  if (!s) {
+    build->error = s.error();
+  } else {
+    build->ready = std::make_unique<NegSession::Ready>(neg::ItemSet(std::move(items)), neg_limits_.frame_bytes);
+    auto reply = build->ready->reconciler.reconcile(build->message);
+    if (reply) build->answer = std::move(reply->next);
+    else build->error = "invalid: " + reply.error();
+  }
+  build->loop->post([this, build] { finish_neg_open(*build->loop, *build); });
+}
+
+// Loop thread: the built set joins its session, unless the connection closed
+// or the session was closed or replaced meanwhile.
+void Relay::finish_neg_open(net::Loop& loop, NegBuild& build) {
+  net::Connection* conn = loop.find(build.conn);
+  auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
+  if (!session) return;
+  auto it = session->negs.find(build.sub_id);
+  if (it == session->negs.end() || it->second->ticket != build.ticket) return;
+  if (!build.error.empty()) {
+    send_neg_err(loop, *conn, build.sub_id, build.error);
+    session->negs.erase(it);
+    return;
+  }
+  it->second->ready = std::move(build.ready);
+  it->second->last_active_ms = steady_ms();
+  send_neg_msg(loop, *conn, build.sub_id, build.answer);
 }
 
 void Relay::handle_neg_msg(Context& c, const NegMsgMessage& m) {
@@ -120,7 +179,8 @@ void Relay::expire_neg_sessions(net::Loop& loop) {
     auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
     if (!session) return true;
     std::erase_if(session->negs, [&](const auto& entry) {
-      if (entry.second->last_active_ms >= cutoff) return false;
+      // A set still being built is not idle: the caller waits for its answer.
+      if (!entry.second->ready || entry.second->last_active_ms >= cutoff) return false;
       send_neg_err(loop, *conn, entry.first, "closed: idle for more than " + std::to_string(neg_limits_.idle_ms / 1000) +
                                                  " s");
       return true;

@@ -7,7 +7,8 @@
 // index per round would mean re-reading and re-checking every record each
 // round. 40 bytes an event (a million events: 40 MB), capped by max_items and
 // sessions_per_connection, and it is a snapshot: events stored meanwhile wait
-// for the next session, as with a REQ's history.
+// for the next session, as with a REQ's history. It is built on the NEG
+// worker, not the loop (neg_builder.h).
 #pragma once
 
 #include <cstdint>
@@ -27,14 +28,20 @@ struct NegLimits {
 };
 
 struct NegSession {
-  NegSession(engine::negentropy::ItemSet items, size_t frame_bytes)
-      : set(std::move(items)), reconciler(set, frame_bytes) {}
-  NegSession(const NegSession&) = delete;
-  NegSession& operator=(const NegSession&) = delete;
+  // The set and its reconciler, built on the NEG worker (neg_builder.h) and
+  // then handed to the session on its loop.
+  struct Ready {
+    Ready(engine::negentropy::ItemSet items, size_t frame_bytes) : set(std::move(items)), reconciler(set, frame_bytes) {}
+    Ready(const Ready&) = delete;
+    Ready& operator=(const Ready&) = delete;
 
-  const engine::negentropy::ItemSet set;
-  engine::negentropy::Reconciler reconciler;  // refers to set
-  int64_t last_active_ms = 0;                 // steady clock
+    const engine::negentropy::ItemSet set;
+    engine::negentropy::Reconciler reconciler;  // refers to set
+  };
+
+  std::unique_ptr<Ready> ready;  // null while the set is being built
+  uint64_t ticket = 0;           // which NEG-OPEN this is: a build finishing for a replaced one is dropped
+  int64_t last_active_ms = 0;    // steady clock
 };
 
 }  // namespace buzz::server

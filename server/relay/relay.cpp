@@ -21,7 +21,9 @@ Relay::Relay(const Services& services, SearchFeeder* search_feeder, std::string_
       relay_url_normalized_(normalize_relay_url(relay_url)),
       neg_limits_(neg_limits) {}
 
-Relay::~Relay() = default;
+Relay::~Relay() { stop(); }
+
+void Relay::stop() { neg_builder_.stop(); }
 
 void Relay::attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner* commands, HuddleSide* huddles) {
   loops_ = std::move(loops);
@@ -30,6 +32,7 @@ void Relay::attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner*
   huddles_ = huddles;
   states_.clear();
   for (size_t i = 0; i < loops_.size(); ++i) states_.push_back(std::make_unique<LoopState>());
+  neg_builder_.start();
 }
 
 net::HeadDecision Relay::on_request_head(net::Loop& loop, const net::HttpRequest& head) {

@@ -30,6 +30,7 @@
 #include "server/relay/command_runner.h"
 #include "server/relay/http_side.h"
 #include "server/relay/huddle_side.h"
+#include "server/relay/neg_builder.h"
 #include "server/relay/services.h"
 #include "server/relay/session.h"
 #include "server/relay/store_writer.h"
@@ -58,6 +59,8 @@ class Relay final : public net::Service {
   // the huddles' audio sockets (null: no endpoint at /huddle/).
   void attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner* commands = nullptr,
               HuddleSide* huddles = nullptr);
+  // After the loops have stopped, before they are destroyed: ends the NEG worker.
+  void stop();
   net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
   std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& request) override;
   bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
@@ -92,6 +95,7 @@ class Relay final : public net::Service {
     std::vector<net::ConnId> paused;
     // Connections with NIP-77 sessions open, swept for idle ones each tick.
     std::vector<net::ConnId> negotiating;
+    uint64_t neg_tickets = 0;  // NEG-OPENs seen, to tell a build's session from its replacement
   };
   struct Context {  // one message being handled
     net::Loop& loop;
@@ -111,6 +115,11 @@ class Relay final : public net::Service {
   void handle_neg_open(Context& c, NegOpenMessage&& m);
   void handle_neg_msg(Context& c, const NegMsgMessage& m);
   void handle_neg_close(Context& c, const NegCloseMessage& m);
+  // Worker thread: builds the set of one NEG-OPEN and answers its message on the loop.
+  struct NegBuild;
+  void build_neg_set(const std::shared_ptr<NegBuild>& build);
+  void finish_neg_open(net::Loop& loop, NegBuild& build);
+  void send_neg_msg(net::Loop& loop, net::Connection& conn, std::string_view sub_id, std::string_view binary);
   void neg_step(Context& c, const std::string& sub_id, NegSession& session, std::string_view hex);
   engine::Result<std::string> neg_message(std::string_view hex) const;
   void send_neg_err(net::Loop& loop, net::Connection& conn, std::string_view sub_id, std::string_view reason);
@@ -158,6 +167,7 @@ class Relay final : public net::Service {
   const engine::Keypair key_;
   const std::string relay_url_normalized_;
   const NegLimits neg_limits_;
+  NegBuilder neg_builder_;
   std::vector<net::Loop*> loops_;
   std::vector<std::unique_ptr<LoopState>> states_;
   HttpSide* http_ = nullptr;

@@ -59,9 +59,11 @@ bool Throttle::admit_frame(Session& s) {
   return false;
 }
 
-std::optional<Verdict> Throttle::admit_message(const engine::Event& e) {
+std::optional<Verdict> Throttle::admit_message(const engine::Event& e, const engine::Pubkey& submitter) {
   const RateLimitConfig& r = limits_;
   if (!r.enabled || !counts_as_message(e.kind)) return std::nullopt;
+  // Only a proxy submission pays for this lookup; the author's own is checked on refusal.
+  if (submitter != e.pubkey && administers(submitter)) return std::nullopt;
   const uint32_t max = r.messages_per_min[size_t(tier_of(e.pubkey))];
   RateCounters::Outcome o = acquire_minute(e.pubkey, RateLimit::kMessages, max);
   if (o.allowed || administers(e.pubkey)) return std::nullopt;

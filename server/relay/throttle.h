@@ -6,7 +6,9 @@
 // Frames are a token bucket per connection (a burst, then the per-second rate),
 // so a client that opens its subscriptions on connect is not refused; messages
 // and API calls are fixed windows per pubkey. The relay owner and admins are
-// exempt from the frame and message limits: their scripts administer the relay.
+// exempt from the frame and message limits: their scripts administer the relay,
+// and the events they relay for others (buzz sync uploading an appliance's
+// history) are copies, not the authors' new messages.
 //
 // Any thread: the counters are RateCounters' sharded table, or, when several
 // nodes serve one team, a SharedRateCounter (engine/shared_rate_counter.h) that
@@ -47,8 +49,10 @@ class Throttle {
 
   // An EVENT, REQ or COUNT frame on this connection: false past the human frame limit.
   bool admit_frame(Session& session);
-  // A message (counts_as_message) by its author: the refusal, or nullopt.
-  std::optional<Verdict> admit_message(const engine::Event& e);
+  // A message (counts_as_message) by its author, submitted by `submitter`: the
+  // refusal, or nullopt. What an owner or admin submits for others (buzz sync,
+  // a bridge under proxy:submit) copies messages already written: not counted.
+  std::optional<Verdict> admit_message(const engine::Event& e, const engine::Pubkey& submitter);
   // An authenticated HTTP API call (or upload): the 429, or nullopt.
   std::optional<net::HttpResponse> admit_api_call(const engine::Pubkey& pk);
   // Counts and (debounced) audits a refusal decided elsewhere, e.g. the token-mint limit.

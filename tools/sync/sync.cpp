@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/canonical.h"
 #include "engine/clock.h"
 #include "tools/sync/local_relay.h"
 
@@ -46,6 +47,12 @@ engine::Result<Copied> copy(RelayLink& src, RelayLink& dst, const std::vector<en
   return c;
 }
 
+std::string json_text(std::string_view s) {
+  std::string out;
+  engine::append_json_string(out, s);
+  return out;
+}
+
 void report(const SyncOptions& o, const std::string& to, size_t listed, const ReconcileResult& r, const Copied& down,
             const Copied& up, double seconds) {
   if (o.json) {
@@ -53,9 +60,10 @@ void report(const SyncOptions& o, const std::string& to, size_t listed, const Re
         "{\"from\":\"%s\",\"to\":\"%s\",\"destination_events\":%zu,\"missing_on_destination\":%zu,"
         "\"missing_on_source\":%zu,\"rounds\":%zu,\"neg_bytes_up\":%zu,\"neg_bytes_down\":%zu,"
         "\"downloaded\":%zu,\"stored_down\":%zu,\"refused_down\":%zu,\"uploaded\":%zu,\"stored_up\":%zu,"
-        "\"refused_up\":%zu,\"seconds\":%.3f}\n",
+        "\"refused_up\":%zu,\"last_refusal_down\":%s,\"last_refusal_up\":%s,\"seconds\":%.3f}\n",
         o.from.c_str(), to.c_str(), listed, r.need.size(), r.have.size(), r.rounds, r.bytes_up, r.bytes_down,
-        down.fetched, down.stored, down.refused, up.fetched, up.stored, up.refused, seconds);
+        down.fetched, down.stored, down.refused, up.fetched, up.stored, up.refused, json_text(down.last_refusal).c_str(),
+        json_text(up.last_refusal).c_str(), seconds);
     return;
   }
   std::printf("reconciled %zu events on %s with %s in %zu rounds (%zu bytes up, %zu down)\n", listed, to.c_str(),

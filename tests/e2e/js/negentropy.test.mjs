@@ -64,8 +64,9 @@ let single;
 
 before(async () => {
   wasm = await initNostrWasm();
+  // One loop, so the test of builds off the loop sees every connection on it.
   relay = await startRelay(['--open', '--rate-limits', 'false', '--neg-idle-timeout', String(kIdleSeconds),
-                            '--neg-max-events', String(kMaxEvents)]);
+                            '--neg-max-events', String(kMaxEvents), '--threads', '1']);
   const sk = generateSecretKey();
   const conn = await open(sk);
   big = { sk, events: notes(sk, 10000) };
@@ -192,6 +193,29 @@ test('hostile NEG messages get NEG-ERR; the connection and other users go on', a
   assert.equal(r.need.size, 10000);
   conn.close();
   bystander.close();
+});
+
+test('the loop answers a REQ on another connection while NEG-OPEN sets are built', async () => {
+  // Eight builds of the 10,000-event set queue on the NEG worker; a REQ sent
+  // after them on another connection of the same (only) loop is answered
+  // before the last of them. Built on the loop, it would wait for all eight.
+  const openers = await Promise.all([0, 1, 2, 3].map(() => open(generateSecretKey())));
+  const reader = await open(generateSecretKey());
+  const filter = { authors: [big.events[0].pubkey] };
+  const order = [];
+  const answers = [];
+  for (const conn of openers) {
+    for (const sub of ['x', 'y']) {
+      conn.send(['NEG-OPEN', sub, filter, '6100000200']);  // "I have nothing": the relay lists its ids
+      answers.push(conn.next((m) => m[0] === 'NEG-MSG' && m[1] === sub).then(() => order.push('NEG-MSG')));
+    }
+  }
+  reader.send(['REQ', 'r', { authors: [single.events[0].pubkey], limit: 1 }]);
+  await reader.next((m) => m[0] === 'EOSE' && m[1] === 'r');
+  order.push('EOSE');
+  await Promise.all(answers);
+  assert.notEqual(order.indexOf('EOSE'), order.length - 1, order.join(' '));
+  for (const c of [...openers, reader]) c.close();
 });
 
 test('NEG-OPEN before AUTH is refused', async () => {

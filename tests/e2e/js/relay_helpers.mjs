@@ -64,8 +64,8 @@ export async function startRelay(args = [], prepare = null, dataDir = mkdtempSyn
 }
 
 // `buzz admin add-member` on a stopped relay's data directory.
-export function addMember(dataDir, pubkey) {
-  execFileSync(binary, ['admin', 'add-member', '--data-dir', dataDir, '--pubkey', pubkey, '--role', 'member']);
+export function addMember(dataDir, pubkey, role = 'member') {
+  execFileSync(binary, ['admin', 'add-member', '--data-dir', dataDir, '--pubkey', pubkey, '--role', role]);
 }
 
 // `buzz admin mint-token` on a stopped relay's data directory; returns the token.

@@ -200,3 +200,38 @@ test('--data-dir syncs into a stopped appliance through its own relay, closed to
   assert.equal((await reader.history({ kinds: [1] })).length, 12);
   reader.close();
 });
+
+test('an upload past the rate limits: a member is held to them, a relay admin is not', async () => {
+  // Central keeps its default limits: 60 messages a minute per author (a
+  // proxy:submit connection has no frame limit).
+  const admin = generateSecretKey(), member = generateSecretKey();
+  let adminToken, memberToken;
+  const central = await startRelay(['--open'], (dir) => {
+    addMember(dir, getPublicKey(admin), 'admin');
+    addMember(dir, getPublicKey(member));
+    adminToken = mintToken(dir, getPublicKey(admin), 'messages:read,proxy:submit');
+    memberToken = mintToken(dir, getPublicKey(member), 'messages:read,proxy:submit');
+  });
+  relays.push(central);
+  const edge = await startRelay(['--open', '--rate-limits', 'false']);
+  relays.push(edge);
+  // What one person wrote while the edge was offline: more than a minute's worth.
+  const author = generateSecretKey();
+  const offline = Array.from({ length: 150 }, (_, i) => note(author, `offline ${i} ${randomUUID()}`, i));
+  const c = await Conn.open(edge.url, author);
+  await publishAll(c, offline);
+  c.close();
+  const up = (key, token) => sync({ url: central.url, token }, { url: edge.url }, ['--direction', 'up'], key);
+
+  const held = await up(member, memberToken);
+  assert.equal(held.missing_on_source, 150);
+  assert.ok(held.stored_up <= 60 && held.refused_up === 150 - held.stored_up, JSON.stringify(held));
+  assert.match(held.last_refusal_up, /^rate-limited: message rate exceeded/);
+
+  // An admin's upload copies messages already written: not counted, not refused.
+  // The next run finishes what the member's could not.
+  const exempt = await up(admin, adminToken);
+  assert.equal(exempt.missing_on_source, 150 - held.stored_up);
+  assert.equal(exempt.stored_up, exempt.missing_on_source, JSON.stringify(exempt));
+  assert.equal(exempt.refused_up, 0);
+});
