@@ -35,9 +35,10 @@ uint64_t verified_entries(const std::string& url, uint64_t min_entries) {
   for (int i = 0; i < 50 && entries < min_entries; ++i) {
     if (i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const std::string out = buzz_cli("audit verify --store '" + url + "'", 0);
-    const size_t at = out.find("\"ok\":true,\"entries\":");
+    const std::string ok = "\"ok\":true,\"entries\":";
+    const size_t at = out.find(ok);
     if (at == std::string::npos) return 0;
-    entries = std::strtoull(out.c_str() + at + 22, nullptr, 10);
+    entries = std::strtoull(out.c_str() + at + ok.size(), nullptr, 10);
   }
   return entries;
 }
