@@ -25,39 +25,15 @@
 #include <utility>
 #include <vector>
 
+#include "engine/audit_chain.h"
 #include "engine/audit_entry.h"
 #include "engine/audit_recovery.h"
 #include "engine/result.h"
 
 namespace buzz::engine {
 
-struct AuditOptions {
-  size_t queue_capacity = 65536;        // records queued and not yet written
-  uint64_t segment_bytes = 64ull << 20;  // seal the active segment once it is this large
-  // Called once every record up to and including `ticket` is durable (or was
-  // refused by normalize_audit_record and never will be): on the writer thread,
-  // or in replay_pending when nothing needed appending. Must not block for long
-  // or call stop().
-  std::function<void(uint64_t ticket)> on_durable;
-};
-
-struct AuditHead {
-  uint64_t seq = 0;  // 0 for an empty chain
-  std::string hash;  // genesis for an empty chain
-};
-
-struct AuditMetrics {
-  std::atomic<uint64_t> entries_written{0};
-  std::atomic<uint64_t> queue_depth{0};
-  std::atomic<uint64_t> tail_truncated{0};    // torn tails cut off at open
-  std::atomic<uint64_t> records_rejected{0};  // failed normalize_audit_record; never written
-};
-
-class AuditLog {
+class AuditLog final : public AuditChain {
  public:
-  // A caller-chosen increasing ticket with its record.
-  using TicketedRecord = std::pair<uint64_t, AuditRecord>;
-
   // Creates the directory if needed. Fails if another process (or another
   // AuditLog) holds the LOCK, or if recovery finds damage it must not repair.
   static Result<std::unique_ptr<AuditLog>> open(const std::string& audit_dir, const AuditOptions& opts);
@@ -70,23 +46,23 @@ class AuditLog {
   // Any thread, never blocks on I/O. All or nothing: false, with `records`
   // left untouched, when the queue cannot take them all, after stop(), or once
   // the writer has failed.
-  bool try_append(std::vector<TicketedRecord>&& records);
+  bool try_append(std::vector<TicketedRecord>&& records) override;
 
   // Once, at start-up, before any try_append: records that were durable
   // elsewhere and may or may not have reached the chain before a crash. Skips
   // the longest prefix of `pending` that equals the chain's last entries, queues
   // the rest (ignoring the capacity), and reports the last ticket durable. If the
   // chain cannot be read, the writer fails closed instead.
-  void replay_pending(std::vector<TicketedRecord> pending);
+  void replay_pending(std::vector<TicketedRecord> pending) override;
 
   // The last durable entry.
-  AuditHead head() const;
+  AuditHead head() const override;
   // OK, or why the writer stopped appending.
-  Status status() const;
-  const AuditMetrics& metrics() const { return metrics_; }
+  Status status() const override;
+  const AuditMetrics& metrics() const override { return metrics_; }
 
   // Writes everything already queued, then joins the writer. Idempotent.
-  void stop();
+  void stop() override;
 
  private:
   AuditLog(std::string dir, AuditOptions opts, int lock_fd, int segment_fd, RecoveredAudit recovered);

@@ -25,12 +25,19 @@ struct AllowedPubkey {
   std::string note;
 };
 
-class PubkeyAllowlist {
+// The list wherever it lives (PostgreSQL's pubkey_allowlist: migrate/pg_relay_members.h).
+class PubkeyAllowlistTable {
+ public:
+  virtual ~PubkeyAllowlistTable() = default;
+  // Every entry, oldest first.
+  virtual Result<std::vector<AllowedPubkey>> list() const = 0;
+};
+
+class PubkeyAllowlist final : public PubkeyAllowlistTable {
  public:
   explicit PubkeyAllowlist(RocksDatabase& db) : db_(db) {}
 
-  // Every entry, oldest first.
-  Result<std::vector<AllowedPubkey>> list() const;
+  Result<std::vector<AllowedPubkey>> list() const override;
   Status put(const AllowedPubkey& entry);
   // False if the pubkey was not listed.
   Result<bool> remove(const Pubkey& pk);

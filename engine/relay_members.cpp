@@ -91,12 +91,10 @@ Result<bool> RelayMembers::remove(const Pubkey& pk) {
   return true;
 }
 
-Status RelayMembers::set_owner(const Pubkey& owner, uint64_t now) {
-  auto all = list();
-  if (!all) return Error{all.error()};
-  rocksdb::WriteBatch batch;
+std::vector<RelayMember> owner_changes(const std::vector<RelayMember>& all, const Pubkey& owner, uint64_t now) {
+  std::vector<RelayMember> changed;
   bool present = false;
-  for (RelayMember m : *all) {
+  for (RelayMember m : all) {
     if (m.pubkey == owner) {
       present = true;
       if (m.role == RelayRole::kOwner) continue;
@@ -107,11 +105,18 @@ Status RelayMembers::set_owner(const Pubkey& owner, uint64_t now) {
       continue;
     }
     m.updated_at = now;
-    (void)batch.Put(db_.family(Family::kRelayMembers), key_of(m.pubkey), encode(m));
+    changed.push_back(m);
   }
-  if (!present) {
-    RelayMember m{owner, RelayRole::kOwner, std::nullopt, now, now};
-    (void)batch.Put(db_.family(Family::kRelayMembers), key_of(owner), encode(m));
+  if (!present) changed.push_back(RelayMember{owner, RelayRole::kOwner, std::nullopt, now, now});
+  return changed;
+}
+
+Status RelayMembers::set_owner(const Pubkey& owner, uint64_t now) {
+  auto all = list();
+  if (!all) return Error{all.error()};
+  rocksdb::WriteBatch batch;
+  for (const RelayMember& m : owner_changes(*all, owner, now)) {
+    (void)batch.Put(db_.family(Family::kRelayMembers), key_of(m.pubkey), encode(m));
   }
   auto s = db_.db()->Write(db_.write_options(), &batch);
   if (!s.ok()) return Error{"error: writing relay owner: " + s.ToString()};

@@ -1,9 +1,11 @@
 // Relay membership (NIP-43, protocol.md §7): who may use a closed relay, with
 // relay roles owner / admin / member (separate from channel roles).
 //
-// The table lives in the relay_members column family. The server reads it
-// through a snapshot kept in memory (RelayMemberSet) and changes it only from
-// the store-writer thread; `buzz admin` changes it offline.
+// RelayMemberTable is the table wherever it lives: RelayMembers keeps it in the
+// relay_members column family, migrate/pg_relay_members.h in PostgreSQL's
+// relay_members. The server reads it through a snapshot kept in memory
+// (RelayMemberSet) and changes it only from the store-writer thread; `buzz admin`
+// changes it offline.
 #pragma once
 
 #include <optional>
@@ -29,19 +31,33 @@ struct RelayMember {
   uint64_t updated_at = 0;
 };
 
-class RelayMembers {
+class RelayMemberTable {
+ public:
+  virtual ~RelayMemberTable() = default;
+
+  // Every member, oldest first (the order of the 13534 list).
+  virtual Result<std::vector<RelayMember>> list() const = 0;
+  virtual std::optional<RelayMember> get(const Pubkey& pk) const = 0;
+  virtual Status put(const RelayMember& m) = 0;
+  // False if the pubkey was not a member.
+  virtual Result<bool> remove(const Pubkey& pk) = 0;
+
+  // Makes `owner` the one owner: upserts it and demotes any other owner to admin.
+  virtual Status set_owner(const Pubkey& owner, uint64_t now) = 0;
+};
+
+// The rows set_owner changes: `owner` promoted (or added), any other owner demoted.
+std::vector<RelayMember> owner_changes(const std::vector<RelayMember>& all, const Pubkey& owner, uint64_t now);
+
+class RelayMembers final : public RelayMemberTable {
  public:
   explicit RelayMembers(RocksDatabase& db) : db_(db) {}
 
-  // Every member, oldest first (the order of the 13534 list).
-  Result<std::vector<RelayMember>> list() const;
-  std::optional<RelayMember> get(const Pubkey& pk) const;
-  Status put(const RelayMember& m);
-  // False if the pubkey was not a member.
-  Result<bool> remove(const Pubkey& pk);
-
-  // Makes `owner` the one owner: upserts it and demotes any other owner to admin.
-  Status set_owner(const Pubkey& owner, uint64_t now);
+  Result<std::vector<RelayMember>> list() const override;
+  std::optional<RelayMember> get(const Pubkey& pk) const override;
+  Status put(const RelayMember& m) override;
+  Result<bool> remove(const Pubkey& pk) override;
+  Status set_owner(const Pubkey& owner, uint64_t now) override;
 
  private:
   RocksDatabase& db_;

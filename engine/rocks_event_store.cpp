@@ -9,6 +9,7 @@
 #include <queue>
 #include <unordered_set>
 
+#include "engine/deletion_target.h"
 #include "engine/event_record.h"
 #include "engine/kinds.h"
 
@@ -193,25 +194,15 @@ WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_vie
 // NIP-09: only the author may delete (protocol.md §11).
 WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e, std::span<const Id> authorized) {
   auto invalid = [](std::string reason) { return WriteResult{WriteOutcome::kInvalid, std::move(reason), {}}; };
-  size_t n_e = 0, n_a = 0;
-  const Tag* target = nullptr;
-  for (const Tag& t : e.tags) {
-    if (t.empty() || (t[0] != "e" && t[0] != "a")) continue;
-    (t[0] == "e" ? n_e : n_a)++;
-    target = &t;
-  }
-  if (n_e + n_a != 1 || target->size() < 2) {
-    return invalid("invalid: deletion events must reference exactly one target via e or a tag (got e=" +
-                   std::to_string(n_e) + ", a=" + std::to_string(n_a) + ")");
-  }
+  auto target = parse_deletion_target(e);
+  if (!target) return invalid(target.error());
   WriteResult result;
-  const std::string& ref = (*target)[1];
-  if ((*target)[0] == "e") {
-    Id id;
+  if (target->by_id) {
+    const Id& id = target->id;
     std::string value;
     Family fam;
     RecordView rec;
-    if (!from_hex(ref, &id) || !batch.find_record(id.data(), &value, &fam) || !decode_record(value, &rec)) {
+    if (!batch.find_record(id.data(), &value, &fam) || !decode_record(value, &rec)) {
       return invalid("invalid: target event not found");
     }
     const bool cleared = std::find(authorized.begin(), authorized.end(), id) != authorized.end();
@@ -222,25 +213,12 @@ WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e, std::s
     }
     return result;
   }
-  // a tag: "kind:pubkey:d" — d may itself contain ':'.
-  size_t c1 = ref.find(':');
-  size_t c2 = c1 == std::string::npos ? c1 : ref.find(':', c1 + 1);
-  if (c2 == std::string::npos || c1 == 0 || c1 > 5) return invalid("invalid: invalid a-tag format");
-  uint32_t kind = 0;
-  for (size_t i = 0; i < c1; ++i) {
-    if (ref[i] < '0' || ref[i] > '9') return invalid("invalid: invalid a-tag format");
-    kind = kind * 10 + uint32_t(ref[i] - '0');
-  }
-  Pubkey pk;
-  if (kind > 65535) return invalid("invalid: invalid a-tag format");
-  if (!from_hex(std::string_view(ref).substr(c1 + 1, c2 - c1 - 1), &pk)) return invalid("invalid: invalid pubkey in a-tag");
-  if (pk != e.pubkey) return invalid("invalid: must be event author");
-  if (kind_class(uint16_t(kind)) != KindClass::kAddressable) return result;
+  if (kind_class(target->kind) != KindClass::kAddressable) return result;
   Event probe;
-  probe.kind = uint16_t(kind);
-  probe.pubkey = pk;
+  probe.kind = target->kind;
+  probe.pubkey = target->pubkey;
   std::string current;
-  if (batch.get(Family::kPointers, pointer_key(probe, {}, std::string_view(ref).substr(c2 + 1)), &current) &&
+  if (batch.get(Family::kPointers, pointer_key(probe, {}, target->d), &current) &&
       current.size() == 40 && batch.is_live(reinterpret_cast<const uint8_t*>(current.data()))) {
     batch.soft_delete(reinterpret_cast<const uint8_t*>(current.data()));
     Id old;

@@ -31,7 +31,7 @@ engine::Status EventLoader::add(engine::Event event, std::string channel, bool d
   return batch_.size() >= batch_rows_ ? flush() : engine::Status{};
 }
 
-EventLoader::EventLoader(engine::RocksEventStore& store, Progress& progress, size_t batch_rows, unsigned threads)
+EventLoader::EventLoader(engine::EventStore& store, Progress& progress, size_t batch_rows, unsigned threads)
     : store_(store), progress_(progress), batch_rows_(batch_rows), threads_(threads ? threads : 1) {
   for (unsigned t = 0; t < threads_; ++t) workers_.emplace_back(&EventLoader::work, this, t);
 }

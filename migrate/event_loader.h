@@ -17,14 +17,14 @@
 
 #include "engine/event.h"
 #include "engine/result.h"
-#include "engine/rocks_event_store.h"
+#include "engine/event_store.h"
 #include "migrate/progress.h"
 
 namespace buzz::migrate {
 
 class EventLoader {
  public:
-  EventLoader(engine::RocksEventStore& store, Progress& progress, size_t batch_rows, unsigned threads);
+  EventLoader(engine::EventStore& store, Progress& progress, size_t batch_rows, unsigned threads);
   ~EventLoader();
   EventLoader(const EventLoader&) = delete;
   EventLoader& operator=(const EventLoader&) = delete;
@@ -53,7 +53,7 @@ class EventLoader {
     std::string label;
     bool deleted = false;
   };
-  engine::RocksEventStore& store_;
+  engine::EventStore& store_;
   Progress& progress_;
   const size_t batch_rows_;
   const unsigned threads_;

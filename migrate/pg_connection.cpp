@@ -17,10 +17,10 @@ std::string redact_url(std::string_view url) {
   return out;
 }
 
-engine::Result<std::unique_ptr<PgConnection>> PgConnection::connect(const std::string& url) {
+engine::Result<std::unique_ptr<PgConnection>> PgConnection::connect(const std::string& url, const char* application) {
   // connect_timeout first: a value in the URL overrides it.
   const char* keys[] = {"connect_timeout", "application_name", "dbname", nullptr};
-  const char* values[] = {"10", "buzz-migrate", url.c_str(), nullptr};
+  const char* values[] = {"10", application, url.c_str(), nullptr};
   PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (!conn || PQstatus(conn) != CONNECTION_OK) {
     std::string why = conn ? PQerrorMessage(conn) : "out of memory";
@@ -33,6 +33,11 @@ engine::Result<std::unique_ptr<PgConnection>> PgConnection::connect(const std::s
 }
 
 PgConnection::~PgConnection() { PQfinish(conn_); }
+
+bool PgConnection::reset() {
+  PQreset(conn_);
+  return alive();
+}
 
 std::string PgConnection::error_text(PGresult* r) const {
   std::string text;

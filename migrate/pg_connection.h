@@ -35,12 +35,17 @@ struct CopyFailure {
 
 class PgConnection {
  public:
-  static engine::Result<std::unique_ptr<PgConnection>> connect(const std::string& url);
+  // `application` names the client in pg_stat_activity.
+  static engine::Result<std::unique_ptr<PgConnection>> connect(const std::string& url,
+                                                               const char* application = "buzz-migrate");
   ~PgConnection();
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;
 
   engine::Status exec(const std::string& sql);
+  // False once the server went away; reset() then reconnects with the same settings.
+  bool alive() const { return PQstatus(conn_) == CONNECTION_OK; }
+  bool reset();
   engine::Result<std::vector<PgRow>> query(const std::string& sql, const std::vector<std::string>& params = {});
   // `copy_sql` is a "COPY … FROM STDIN" statement; `block` its rows in text format.
   // On failure `failure` says which line, when PostgreSQL said so.

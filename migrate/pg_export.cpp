@@ -22,6 +22,7 @@
 #include "engine/thread_row.h"
 #include "engine/user_record.h"
 #include "migrate/copy_row.h"
+#include "migrate/pg_event_row.h"
 #include "migrate/pg_schema.h"
 #include "migrate/step_writer.h"
 
@@ -232,16 +233,6 @@ Status export_members(Context& cx) {
 }
 
 // --- events -------------------------------------------------------------------
-
-bool holds_nul(const engine::Event& e) {
-  if (e.content.find('\0') != std::string::npos) return true;
-  for (const engine::Tag& t : e.tags) {
-    for (const std::string& v : t) {
-      if (v.find('\0') != std::string::npos) return true;
-    }
-  }
-  return false;
-}
 
 Status export_events(Context& cx) {
   Status s = run_step(

@@ -24,7 +24,9 @@
 #include "engine/thread_row.h"
 #include "engine/user_record.h"
 #include "migrate/event_loader.h"
+#include "migrate/pg_audit_rows.h"
 #include "migrate/pg_connection.h"
+#include "migrate/pg_event_row.h"
 #include "migrate/pg_schema.h"
 
 namespace buzz::migrate {
@@ -35,8 +37,8 @@ using engine::Status;
 
 struct Context {
   PgConnection& pg;
-  engine::RocksDatabase& db;
-  engine::RocksEventStore& store;
+  engine::RocksDatabase* db;  // the data directory's (relay members), null when adopting
+  engine::EventStore& store;
   Progress& progress;
   const PgImportOptions& options;
   bool head = true;
@@ -120,36 +122,10 @@ Status import_events(Context& cx) {
       " ORDER BY e.deleted_at IS NULL, e.created_at, e.id DESC";
   Status s = each_row(cx, "events", select, [&](const Fields& f) -> Status {
     const std::string label = "table events, row id=" + f.v[0];
-    engine::Event e;
-    if (!f.null[9]) {
-      auto parsed = engine::parse_event_json(f.v[9]);
-      if (!parsed) return Error{label + ": buzz_event_raw.raw: " + parsed.error()};
-      e = std::move(*parsed);
-      if (engine::to_hex(e.id) != f.v[0]) return Error{label + ": buzz_event_raw.raw holds another event"};
-    } else {
-      if (!engine::from_hex(f.v[0], &e.id) || !engine::from_hex(f.v[1], &e.pubkey) || !engine::from_hex(f.v[6], &e.sig)) {
-        return Error{label + ": id, pubkey or sig has the wrong length"};
-      }
-      e.created_at = f.u64(2);
-      e.kind = uint16_t(f.u64(3));
-      if (f.u64(3) > 65535) return Error{label + ": kind out of range"};
-      simdjson::dom::array tags;
-      if (parser.parse(f.v[4]).get(tags)) return Error{label + ": tags is not a JSON array"};
-      for (simdjson::dom::element tag : tags) {
-        simdjson::dom::array items;
-        if (tag.get(items)) return Error{label + ": a tag is not an array"};
-        engine::Tag t;
-        for (simdjson::dom::element item : items) {
-          std::string_view sv;
-          if (item.get(sv)) return Error{label + ": a tag holds a non-string"};
-          t.emplace_back(sv);
-        }
-        e.tags.push_back(std::move(t));
-      }
-      e.content = f.v[5];
-      e.raw = engine::serialize_event(e);
-    }
-    return loader.add(std::move(e), f.null[7] ? std::string() : f.v[7], f.v[8] == "t", label);
+    EventColumns cols{f.v[0], f.v[1], f.v[2], f.v[3], f.v[4], f.v[5], f.v[6], f.null[9] ? nullptr : &f.v[9]};
+    auto e = event_from_columns(cols, parser);
+    if (!e) return Error{label + ": " + e.error()};
+    return loader.add(std::move(*e), f.null[7] ? std::string() : f.v[7], f.v[8] == "t", label);
   });
   if (s) s = loader.finish();
   if (!s) return s;
@@ -326,7 +302,7 @@ Status import_tokens(Context& cx) {
 Status import_relay_members(Context& cx) {
   if (!cx.head) return {};  // the seed era had none
   cx.progress.begin("relay_members", 0);
-  engine::RelayMembers members(cx.db);
+  engine::RelayMembers members(*cx.db);
   Status s = each_row(cx, "relay_members",
                       "SELECT pubkey, role, added_by, " + epoch("created_at") + ", " + epoch("updated_at") +
                           " FROM relay_members ORDER BY created_at, pubkey",
@@ -351,29 +327,6 @@ Status import_relay_members(Context& cx) {
 
 // --- audit log (audit.md §8.9) ------------------------------------------------
 
-// Upstream hashed nanosecond timestamps but stored microseconds (§3.2): find
-// the 3 lost digits, after this microsecond or (rounding) the one before.
-bool recover_nanos(engine::AuditEntry& e, int64_t micros) {
-  for (int64_t us : {micros, micros - 1}) {
-    std::string base = engine::audit_timestamp((us / 1000000) * 1000000);  // "…:SS+00:00"
-    char frac[24];
-    std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(us % 1000000));
-    base.insert(base.size() - 6, frac);
-    for (int ns = 1; ns < 1000; ++ns) {
-      char digits[16];
-      std::snprintf(digits, sizeof digits, "%03d", ns);
-      engine::AuditEntry probe = e;
-      probe.ts = base;
-      probe.ts.insert(probe.ts.size() - 6, digits);
-      if (engine::audit_hash(probe) == e.hash) {
-        e.ts = probe.ts;
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
 // Frames appended to one segment file written aside, then moved into place.
 Status import_audit(Context& cx) {
   const std::string dir = cx.options.data_dir + "/audit";
@@ -391,42 +344,21 @@ Status import_audit(Context& cx) {
   std::string frames;
   std::string prev(engine::kAuditGenesisHash);
   uint64_t expected = 1;
-  Status s = each_row(
-      cx, "audit_log",
-      "SELECT seq, (extract(epoch from timestamp) * 1000000)::bigint, event_id, event_kind, actor_pubkey, action, "
-      "encode(channel_id, 'hex'), metadata::text, prev_hash, hash FROM audit_log ORDER BY seq",
-      [&](const Fields& f) -> Status {
-        const std::string label = "table audit_log, row seq=" + f.v[0];
-        engine::AuditEntry e;
-        e.seq = f.u64(0);
-        const int64_t micros = std::strtoll(f.v[1].c_str(), nullptr, 10);
-        e.ts = engine::audit_timestamp(micros);
-        e.event_id = f.v[2];
-        e.kind = uint32_t(f.u64(3));
-        e.actor = f.v[4];
-        e.action = f.v[5];
-        if (!f.null[6] && f.v[6].size() == 32) {
-          const std::string& h = f.v[6];
-          e.channel = h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
-        }
-        auto meta = engine::canonical_json(f.v[7]);
-        if (!meta) return Error{label + ": metadata: " + meta.error()};
-        e.meta = *meta;
-        e.prev_hash = f.v[8];
-        e.hash = f.v[9];
-        if (e.seq != expected) return Error{label + ": seq gap, expected " + std::to_string(expected)};
-        if (e.prev_hash != prev) return Error{label + ": prev_hash does not link to seq " + std::to_string(e.seq - 1)};
-        if (engine::audit_hash(e) != e.hash) {
-          if (!recover_nanos(e, micros)) return Error{label + ": hash mismatch (the row is not what was hashed)"};
-          cx.summary.audit_recovered++;
-        }
-        engine::append_frame(frames, engine::FrameType::kEntry, engine::encode_audit_payload(e));
-        prev = e.hash;
-        ++expected;
-        cx.summary.audit_entries++;
-        cx.progress.advance(1);
-        return {};
-      });
+  Status s = each_audit_row(cx.pg, "ORDER BY seq", {}, [&](engine::AuditEntry& e, int64_t micros) -> Status {
+    const std::string label = "table audit_log, row seq=" + std::to_string(e.seq);
+    if (e.seq != expected) return Error{label + ": seq gap, expected " + std::to_string(expected)};
+    if (e.prev_hash != prev) return Error{label + ": prev_hash does not link to seq " + std::to_string(e.seq - 1)};
+    if (engine::audit_hash(e) != e.hash) {
+      if (!recover_nanos(e, micros)) return Error{label + ": hash mismatch (the row is not what was hashed)"};
+      cx.summary.audit_recovered++;
+    }
+    engine::append_frame(frames, engine::FrameType::kEntry, engine::encode_audit_payload(e));
+    prev = e.hash;
+    ++expected;
+    cx.summary.audit_entries++;
+    cx.progress.advance(1);
+    return {};
+  });
   if (!s) return s;
   if (cx.summary.audit_entries) {
     engine::SegmentHeader header;
@@ -449,6 +381,16 @@ Status import_audit(Context& cx) {
 
 }  // namespace
 
+engine::Status adopt_team_state(PgConnection& pg, engine::EventStore& store) {
+  Progress quiet(Progress::Mode::kQuiet);
+  PgImportOptions options;
+  Context cx{pg, nullptr, store, quiet, options, true, {}};
+  for (Status (*step)(Context&) : {import_users, import_channels, import_members, import_threads, import_tokens}) {
+    if (Status s = step(cx); !s) return Error{"adopting the team state: " + s.error()};
+  }
+  return {};
+}
+
 engine::Result<ImportSummary> import_from_postgres(const PgImportOptions& options, Progress& progress) {
   auto pg = PgConnection::connect(options.url);
   if (!pg) return Error{pg.error()};
@@ -462,7 +404,7 @@ engine::Result<ImportSummary> import_from_postgres(const PgImportOptions& option
   engine::RocksEventStore store(**db);
   // One snapshot for every table, so rows written meanwhile cannot tear the copy.
   if (Status s = (*pg)->exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); !s) return Error{s.error()};
-  Context cx{**pg, **db, store, progress, options, true, {}};
+  Context cx{**pg, db->get(), store, progress, options, true, {}};
   cx.head = *version == SchemaVersion::kHead;
   cx.summary.schema = cx.head ? "head" : "seed";
   for (Status (*step)(Context&) : {import_users, import_channels, import_members, import_events, import_threads,

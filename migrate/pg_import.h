@@ -14,6 +14,8 @@
 #include <string>
 
 #include "engine/result.h"
+#include "engine/event_store.h"
+#include "migrate/pg_connection.h"
 #include "migrate/progress.h"
 
 namespace buzz::migrate {
@@ -33,5 +35,10 @@ struct PgImportOptions {
 };
 
 engine::Result<ImportSummary> import_from_postgres(const PgImportOptions& options, Progress& progress);
+
+// The live store's first start over an original's database (pg_event_store.h):
+// users, channels, channel_members, thread_metadata and api_tokens of the HEAD
+// schema become `store`'s team state, as an import would write them.
+engine::Status adopt_team_state(PgConnection& pg, engine::EventStore& store);
 
 }  // namespace buzz::migrate

@@ -227,6 +227,18 @@ const std::string& event_index_drop_sql() {
   return sql;
 }
 
+const std::string& serve_schema_sql() {
+  static const std::string sql = std::string(R"SQL(
+CREATE TABLE IF NOT EXISTS buzz_event_raw (id BYTEA PRIMARY KEY, raw TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS buzz_state (
+  tbl SMALLINT NOT NULL, node TEXT NOT NULL DEFAULT '', key BYTEA NOT NULL, value BYTEA NOT NULL,
+  PRIMARY KEY (tbl, node, key));
+CREATE TABLE IF NOT EXISTS buzz_serve_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS buzz_events_tags ON events USING GIN (tags jsonb_path_ops);
+CREATE INDEX IF NOT EXISTS buzz_events_text ON events USING GIN ()SQL") + kSearchVector + ");\n";
+  return sql;
+}
+
 engine::Result<SchemaVersion> detect_schema(PgConnection& pg) {
   auto rows = pg.query(
       "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()");

@@ -25,6 +25,15 @@ const std::string& head_schema_sql();
 const std::string& event_index_sql();
 const std::string& event_index_drop_sql();
 
+// The live store's own tables beside the upstream ones (migrate/pg_event_store.h):
+// buzz_event_raw, buzz_state (the team state records), buzz_serve_meta, and the
+// GIN indexes on events.tags (tag filters) and the content's tsvector (search).
+const std::string& serve_schema_sql();
+
+// The words search matches (its GIN index's expression, so queries must use it
+// exactly): the first 64 KiB of the content, under tsvector's 1 MiB limit.
+inline constexpr const char* kSearchVector = "to_tsvector('simple'::regconfig, left(content, 65536))";
+
 // Empty (no events table), seed-era or HEAD; an error naming the first table or
 // column that fits neither.
 engine::Result<SchemaVersion> detect_schema(PgConnection& pg);

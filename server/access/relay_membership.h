@@ -19,7 +19,7 @@ namespace buzz::server {
 
 class RelayMembership {
  public:
-  RelayMembership(engine::RelayMembers& table, const engine::Keypair& relay_key, bool enforced)
+  RelayMembership(engine::RelayMemberTable& table, const engine::Keypair& relay_key, bool enforced)
       : table_(table), relay_key_(relay_key), enforced_(enforced) {}
 
   engine::Status load();
@@ -47,7 +47,7 @@ class RelayMembership {
   engine::Event signed_event(uint16_t kind, uint64_t created_at, std::vector<engine::Tag> tags);
   void cache(const engine::Pubkey& pk, std::optional<engine::RelayRole> role);
 
-  engine::RelayMembers& table_;
+  engine::RelayMemberTable& table_;
   engine::Keypair relay_key_;
   bool enforced_;
   uint64_t last_list_at_ = 0;

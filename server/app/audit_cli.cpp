@@ -1,13 +1,16 @@
 // `buzz audit …`: read-only checks of the hash-chained audit log in
-// <data-dir>/audit (audit.md §7). Takes no lock, so it is safe while the
-// server runs; a frame still being written at the end is simply not counted.
+// <data-dir>/audit (audit.md §7), or in PostgreSQL's audit_log with --store.
+// Takes no lock, so it is safe while the server runs; a frame still being
+// written at the end is simply not counted.
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/audit_verify.h"
 #include "engine/canonical.h"
+#include "migrate/pg_audit_rows.h"
 #include "server/app/cli.h"
 #include "server/common/json_text.h"
 
@@ -23,6 +26,7 @@ Commands:
 
 Options:
   --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data); the log is DIR/audit
+  --store URL      the chain of `buzz serve --store postgres://…` (env BUZZ_STORE): its audit_log table
 )";
 
 int usage_error(const std::string& why) {
@@ -36,8 +40,14 @@ std::optional<uint64_t> parse_count(const std::string& text) {
   return std::stoull(text);
 }
 
-int verify(const std::string& dir, uint64_t from, uint64_t to) {
-  engine::VerifyReport r = engine::verify_audit(dir, from, to);
+// The chain's storage: a directory of segments, or a PostgreSQL connection.
+struct Chain {
+  std::string dir;
+  std::unique_ptr<migrate::PgConnection> pg;
+};
+
+int verify(const Chain& chain, uint64_t from, uint64_t to) {
+  engine::VerifyReport r = chain.pg ? migrate::verify_pg_audit(*chain.pg, from, to) : engine::verify_audit(chain.dir, from, to);
   if (!r.ok) {
     std::printf("{\"ok\":false,\"seq\":%llu,\"segment\":%s,\"offset\":%llu,\"error\":%s}\n",
                 static_cast<unsigned long long>(r.failure.seq), json_string(r.failure.segment).c_str(),
@@ -50,8 +60,8 @@ int verify(const std::string& dir, uint64_t from, uint64_t to) {
   return kExitOk;
 }
 
-int tail(const std::string& dir, size_t n, bool head_only) {
-  auto entries = engine::read_audit_tail(dir, n);
+int tail(const Chain& chain, size_t n, bool head_only) {
+  auto entries = chain.pg ? migrate::pg_audit_tail(*chain.pg, n) : engine::read_audit_tail(chain.dir, n);
   if (!entries) return std::fprintf(stderr, "buzz audit: %s\n", entries.error().c_str()), kExitFailure;
   if (head_only) {
     const bool empty = entries->empty();
@@ -81,26 +91,34 @@ int run_audit(int argc, char** argv) {
   if (parsed.positional.size() > 1) return usage_error("unexpected argument '" + parsed.positional[1] + "'");
   const std::string cmd = parsed.positional[0];
   const char* env_dir = std::getenv("BUZZ_DATA_DIR");
-  const std::string dir = parsed.get("data-dir").value_or(env_dir ? env_dir : "./data") + "/audit";
+  const char* env_store = std::getenv("BUZZ_STORE");
+  Chain chain;
+  chain.dir = parsed.get("data-dir").value_or(env_dir ? env_dir : "./data") + "/audit";
+  const std::string store = parsed.get("store").value_or(env_store ? env_store : "");
 
   for (const auto& [key, value] : parsed.options) {
-    const bool known = key == "data-dir" || (cmd == "verify" && (key == "from" || key == "to")) ||
+    const bool known = key == "data-dir" || key == "store" || (cmd == "verify" && (key == "from" || key == "to")) ||
                        (cmd == "tail" && key == "lines");
     if (!known) return usage_error("unknown option --" + key + " for '" + cmd + "'");
+  }
+  if (!store.empty()) {
+    auto pg = migrate::PgConnection::connect(store, "buzz-audit");
+    if (!pg) return std::fprintf(stderr, "buzz audit: %s\n", pg.error().c_str()), kExitFailure;
+    chain.pg = std::move(*pg);
   }
   if (cmd == "verify") {
     auto from = parse_count(parsed.get("from").value_or("1"));
     auto to = parsed.has("to") ? parse_count(*parsed.get("to")) : std::optional<uint64_t>(UINT64_MAX);
     if (!from || *from == 0) return usage_error("--from must be a seq of 1 or more");
     if (!to || *to < *from) return usage_error("--to must be a seq no smaller than --from");
-    return verify(dir, *from, *to);
+    return verify(chain, *from, *to);
   }
   if (cmd == "tail") {
     auto n = parse_count(parsed.get("lines").value_or("20"));
     if (!n) return usage_error("-n/--lines must be a whole number");
-    return tail(dir, *n, false);
+    return tail(chain, *n, false);
   }
-  if (cmd == "head") return tail(dir, 1, true);
+  if (cmd == "head") return tail(chain, 1, true);
   return usage_error("unknown command '" + cmd + "'");
 }
 

@@ -18,6 +18,9 @@ using engine::Status;
 
 const std::vector<ConfigKey> kKeys = {
     {"data-dir", "BUZZ_DATA_DIR", "./data", "directory holding the database, keys and audit log"},
+    {"store", "BUZZ_STORE", "",
+     "where events, team state and the audit chain live: unset = the embedded store in the data directory; "
+     "postgres://USER:PASS@HOST:PORT/DB = PostgreSQL with the original's schema (several nodes may share it)"},
     {"bind", "BUZZ_BIND_ADDR", "0.0.0.0:3000", "address and port to listen on (WebSocket and HTTP)"},
     {"health-port", "BUZZ_HEALTH_PORT", "",
      "a port on the bind host for probes: /_liveness, /_readiness, /_status, /health; unset = off (the main port answers all but /_status)"},
@@ -130,6 +133,12 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
   if (key == "data-dir") {
     if (v.empty()) return bad(key, source, v, "a directory path");
     c->data_dir = v;
+  } else if (key == "store") {
+    if (!v.empty() && v.rfind("postgres://", 0) != 0 && v.rfind("postgresql://", 0) != 0) {
+      // Only the scheme: the rest may hold a password.
+      return bad(key, source, v.substr(0, v.find("://")) + "://…", "postgres://USER:PASS@HOST:PORT/DB, or unset for the embedded store");
+    }
+    c->store = v;
   } else if (key == "bind") {
     size_t colon = v.rfind(':');
     if (colon == std::string::npos || !parse_int(v.substr(colon + 1), 0, 65535, &n)) {

@@ -17,6 +17,7 @@ namespace buzz::server {
 
 struct Config {
   std::string data_dir = "./data";
+  std::string store;  // empty = the embedded store in data_dir; postgres://… = PostgreSQL (migrate/pg_event_store.h)
   std::string bind_host = "0.0.0.0";
   uint16_t bind_port = 3000;
   std::string relay_url;  // empty = ws://localhost:<port>

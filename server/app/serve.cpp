@@ -16,10 +16,7 @@
 #include "engine/media_store.h"
 #include "engine/pubkey_allowlist.h"
 #include "engine/relay_members.h"
-#include "engine/rocks_database.h"
-#include "engine/rocks_event_store.h"
 #include "engine/thread_role.h"
-#include "index/clucene_search_index.h"
 #include "migrate/redis_backends.h"
 #include "net/server_process.h"
 #include "server/access/blossom_auth.h"
@@ -29,6 +26,7 @@
 #include "server/team/group_state.h"
 #include "server/app/cli.h"
 #include "server/app/config.h"
+#include "server/app/store_backend.h"
 #include "server/common/log.h"
 #include "server/common/relay_url.h"
 #include "server/feeds/search_feeder.h"
@@ -85,8 +83,8 @@ int fail(const std::string& why, int code = kExitFailure) {
 
 // The legacy allow-list becomes the member table on the first start that has
 // none (protocol.md §7.1); returns the list for the AUTH gate.
-engine::Result<std::vector<engine::AllowedPubkey>> seed_members(engine::PubkeyAllowlist& allowlist,
-                                                                engine::RelayMembers& members) {
+engine::Result<std::vector<engine::AllowedPubkey>> seed_members(engine::PubkeyAllowlistTable& allowlist,
+                                                                engine::RelayMemberTable& members) {
   auto allowed = allowlist.list();
   if (!allowed) return engine::Error{allowed.error()};
   auto existing = members.list();
@@ -102,7 +100,7 @@ engine::Result<std::vector<engine::AllowedPubkey>> seed_members(engine::PubkeyAl
 
 // On a closed relay someone must be able to sign in: without a configured or
 // stored owner, make an owner key once and say where it is.
-engine::Status ensure_owner(const Config& cfg, engine::RelayMembers& members) {
+engine::Status ensure_owner(const Config& cfg, engine::RelayMemberTable& members) {
   if (cfg.owner) return members.set_owner(*cfg.owner, engine::unix_now());
   auto all = members.list();
   if (!all) return engine::Error{all.error()};
@@ -154,16 +152,13 @@ int run_serve(int argc, char** argv) {
   std::filesystem::create_directories(cfg.data_dir, ec);
   if (ec) return fail("cannot create data directory " + cfg.data_dir + ": " + ec.message());
 
-  engine::DatabaseOptions db_options;
-  db_options.sync_writes = cfg.sync_writes;
-  auto db = engine::RocksDatabase::open(cfg.data_dir + "/db", db_options);
-  if (!db) return fail(db.error());
+  auto backend = open_store_backend(cfg);
+  if (!backend) return fail(backend.error());
   auto key = load_relay_key(cfg.data_dir, cfg.relay_private_key);
   if (!key) return fail(key.error(), kExitUsage);
 
-  engine::RelayMembers members(**db);
-  engine::PubkeyAllowlist allowlist(**db);
-  auto allowed = seed_members(allowlist, members);
+  engine::RelayMemberTable& members = *(*backend)->members;
+  auto allowed = seed_members(*(*backend)->allowlist, members);
   if (!allowed) return fail(allowed.error());
   if (cfg.require_membership) {
     if (auto s = ensure_owner(cfg, members); !s) return fail(s.error());
@@ -173,7 +168,7 @@ int run_serve(int argc, char** argv) {
   RelayMembership membership(members, *key, cfg.require_membership);
   if (auto s = membership.load(); !s) return fail(s.error());
 
-  engine::RocksEventStore store(**db);
+  engine::EventStore& store = (*backend)->store();
   engine::TeamState team;
   if (auto s = team.load(store); !s) return fail(s.error());
   if (cfg.reconcile_channels) {
@@ -193,20 +188,12 @@ int run_serve(int argc, char** argv) {
   engine::AuditOptions audit_options;
   audit_options.queue_capacity = size_t(cfg.audit_queue);
   audit_options.on_durable = [&audit_feed](uint64_t ticket) { audit_feed->on_durable(ticket); };
-  auto audit_log = engine::AuditLog::open(cfg.data_dir + "/audit", audit_options);
-  if (!audit_log) {
-    return fail(audit_log.error() + " (inspect it with: buzz audit verify --data-dir " + cfg.data_dir + ")");
-  }
-  const engine::RecoveryReport& recovered = (*audit_log)->recovery();
-  if (recovered.truncated_bytes) {
-    log_warn("audit log torn tail truncated", {{"bytes", std::to_string(recovered.truncated_bytes)},
-                                               {"quarantine", recovered.quarantine_path}});
-  }
+  auto audit_log = open_audit_chain(cfg, **backend, audit_options);
+  if (!audit_log) return fail(audit_log.error());
   audit_feed = std::make_unique<AuditFeed>(store, **audit_log, audit_options.queue_capacity);
   if (auto s = audit_feed->recover(); !s) return fail(s.error());
-  // Full-text search: the index lives in <data-dir>/search; `buzz reindex` rebuilds it.
-  auto search_index = index::CLuceneSearchIndex::open(cfg.data_dir + "/search");
-  if (!search_index) return fail(search_index.error() + " (rebuild it with: buzz reindex --data-dir " + cfg.data_dir + ")");
+  auto search_index = open_search_index(cfg, **backend);
+  if (!search_index) return fail(search_index.error());
   SearchFeeder search_feeder(**search_index, store_event_lookup(store));
   auto media_store = engine::MediaStore::open(cfg.data_dir + "/media");
   if (!media_store) return fail(media_store.error());
@@ -227,7 +214,7 @@ int run_serve(int argc, char** argv) {
   // The rooms of server/, each handed the services it uses (docs/architecture.md).
   RelayStats stats;
   Health health;
-  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, db->get(), {}};
+  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, (*backend)->db.get(), {}};
   Gatekeeper gatekeeper(cfg.allow_nip_oa_auth, membership, profiles);
   if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
   Throttle throttle(cfg.rate_limits, profiles, membership, store, writer, stats,
@@ -314,7 +301,8 @@ int run_serve(int argc, char** argv) {
 
   std::string listen = cfg.bind_host + ":" + std::to_string(loops.front()->port());
   std::printf("buzz %s listening on %s (relay URL %s), data in %s\n", BUZZ_VERSION, listen.c_str(),
-              cfg.effective_relay_url().c_str(), std::filesystem::absolute(cfg.data_dir).c_str());
+              cfg.effective_relay_url().c_str(),
+              cfg.store.empty() ? std::filesystem::absolute(cfg.data_dir).c_str() : (*backend)->where.c_str());
   for (const auto& [port, path] : {std::pair{cfg.health_port, "/_readiness"}, std::pair{cfg.metrics_port, "/metrics"}}) {
     if (port != 0) std::printf("  and http://%s:%u%s\n", cfg.bind_host.c_str(), unsigned(port), path);
   }

@@ -42,7 +42,7 @@ bool decode_record(std::string_view v, AuditRecord* r) {
 }
 
 // Appends the records of one pending value; false if it is damaged.
-bool decode_pending(std::string_view v, std::vector<engine::AuditLog::TicketedRecord>* out) {
+bool decode_pending(std::string_view v, std::vector<engine::AuditChain::TicketedRecord>* out) {
   if (v.size() < 8) return false;
   uint64_t ticket = engine::get_u64(v.data());
   v.remove_prefix(8);
@@ -66,7 +66,7 @@ std::string audit_ticket_key(uint64_t ticket) {
 }
 
 engine::Status AuditFeed::recover() {
-  std::vector<engine::AuditLog::TicketedRecord> pending;
+  std::vector<engine::AuditChain::TicketedRecord> pending;
   size_t unreadable = 0;
   engine::Status s = store_.scan_state(StateTable::kAuditPending, [&](std::string_view key, std::string_view value) {
     if (key.size() != 8 || !decode_pending(value, &pending)) ++unreadable;
@@ -84,7 +84,7 @@ engine::Status AuditFeed::recover() {
 void AuditFeed::drain() {
   while (!backlog_.empty()) {
     size_t n = std::min(backlog_.size(), capacity_);
-    std::vector<engine::AuditLog::TicketedRecord> piece(std::make_move_iterator(backlog_.begin()),
+    std::vector<engine::AuditChain::TicketedRecord> piece(std::make_move_iterator(backlog_.begin()),
                                                         std::make_move_iterator(backlog_.begin() + ptrdiff_t(n)));
     if (!log_.try_append(std::move(piece))) {
       std::move(piece.begin(), piece.end(), backlog_.begin());  // untouched on failure: put them back

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/audit_log.h"
+#include "engine/audit_chain.h"
 #include "engine/event_store.h"
 
 namespace buzz::server {
@@ -32,7 +32,7 @@ namespace buzz::server {
 class AuditFeed {
  public:
   // `capacity` is the log's queue capacity: the backlog is handed over in pieces that fit.
-  AuditFeed(engine::EventStore& store, engine::AuditLog& log, size_t capacity)
+  AuditFeed(engine::EventStore& store, engine::AuditChain& log, size_t capacity)
       : store_(store), log_(log), capacity_(capacity) {}
 
   // Start-up, before the first batch: hands the log what the store holds pending.
@@ -64,7 +64,7 @@ class AuditFeed {
   void drain();
 
   engine::EventStore& store_;
-  engine::AuditLog& log_;
+  engine::AuditChain& log_;
   size_t capacity_;
   uint64_t next_ticket_ = 1;
   // on_durable's own: pending copies below this ticket are already erased.
@@ -72,8 +72,8 @@ class AuditFeed {
   // deletes (all from 0) cost RocksDB memory quadratic in their number when
   // the family's memtable is flushed (gigabytes after some 50,000 events).
   uint64_t erased_below_ = 0;
-  std::vector<engine::AuditLog::TicketedRecord> batch_;    // added, not yet committed
-  std::deque<engine::AuditLog::TicketedRecord> backlog_;   // committed, not yet taken by the log
+  std::vector<engine::AuditChain::TicketedRecord> batch_;    // added, not yet committed
+  std::deque<engine::AuditChain::TicketedRecord> backlog_;   // committed, not yet taken by the log
 };
 
 // The audit_pending key of a batch: its last ticket, big-endian, so keys sort by

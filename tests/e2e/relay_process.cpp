@@ -26,6 +26,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/e2e/pg_test_store.h"
 #include "tools/client/ws_client.h"
 
 extern char** environ;
@@ -113,9 +114,14 @@ std::unique_ptr<RelayProcess> RelayProcess::start(const RelayOptions& opts,
     return nullptr;
   }
 
+  RelayOptions with_store = opts;
+  std::string store;
+  if (!pg_test_store_for(relay->data_dir_, &store, error)) return nullptr;
+  if (!store.empty()) with_store.extra_args.insert(with_store.extra_args.begin(), {"--store", store});
+
   int attempt = 1;
   for (;; ++attempt) {
-    if (!relay->spawn(binary, opts, error)) return nullptr;
+    if (!relay->spawn(binary, with_store, error)) return nullptr;
     bool exited = false;
     if (relay->wait_healthy(kHealthTimeoutMs, &exited, error)) return relay;
     // Alive but not healthy: a retry would not help.
@@ -259,6 +265,7 @@ RelayProcess::~RelayProcess() {
     std::fprintf(stderr, "buzz-e2e: kept %s\n", temp_root_.c_str());
     return;
   }
+  if (data_dir_.rfind(temp_root_ + "/", 0) == 0) drop_pg_test_store(data_dir_);
   std::error_code ec;  // best effort: a leftover temp dir must not fail a test
   std::filesystem::remove_all(temp_root_, ec);
 }

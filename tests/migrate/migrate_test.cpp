@@ -25,6 +25,7 @@
 #include "migrate/pg_schema.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/migrate/original_db.h"
 #include "tests/migrate/pg_test_db.h"
 
 namespace buzz::test {
@@ -325,44 +326,17 @@ TEST(Migrate, KillNineMidExportThenRerunHasNoDuplicates) {
   EXPECT_EQ(pg.scalar("SELECT count(DISTINCT id) FROM events"), "60000");
 }
 
-// A database as the original writes it: its schema, rows written by its rules,
-// and an audit row hashed over a nanosecond timestamp (audit.md §3.2).
+// A database as the original writes it (original_db.h) imports, from either schema.
 TEST(Migrate, ImportsADatabaseTheOriginalWrote) {
   for (const bool seed_era : {false, true}) {
     SCOPED_TRACE(seed_era ? "seed-era schema" : "HEAD schema");
     PgTestDb pg(seed_era ? "original_seed" : "original_head");
-    auto c = pg.connect();
-    ASSERT_TRUE(c->exec(migrate::head_schema_sql() + migrate::event_index_sql()));
-    ASSERT_TRUE(c->exec("DROP TABLE buzz_event_raw; DROP TABLE buzz_migrate_progress"));
-    if (seed_era) {
-      ASSERT_TRUE(c->exec("ALTER TABLE events DROP COLUMN d_tag; DROP TABLE relay_members; DROP TABLE archived_identities;"
-                          "ALTER TABLE channels DROP COLUMN ttl_seconds, DROP COLUMN ttl_deadline"));
-    }
     Keypair alice = engine::generate_keypair();
-    const std::string ch = uuid(), pk = engine::to_hex(alice.pubkey);
-    Event msg = make_event(alice, 9, "from the original", {{"h", ch}, {"p", pk}});
-    ASSERT_TRUE(c->exec("INSERT INTO users (pubkey, display_name) VALUES (decode('" + pk + "', 'hex'), 'Alice')"));
-    ASSERT_TRUE(c->exec("INSERT INTO channels (id, name, visibility, created_by) VALUES ('" + ch + "', 'old', 'private', decode('" + pk + "', 'hex'))"));
-    ASSERT_TRUE(c->exec("INSERT INTO channel_members (channel_id, pubkey, role) VALUES ('" + ch + "', decode('" + pk + "', 'hex'), 'owner')"));
-    std::string tags;
-    engine::append_json_tags(tags, msg.tags);
-    ASSERT_TRUE(c->exec("INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, channel_id) VALUES (decode('" +
-                        msg.id_hex() + "', 'hex'), decode('" + pk + "', 'hex'), to_timestamp(" + std::to_string(msg.created_at) +
-                        "), 9, '" + tags + "', 'from the original', decode('" + engine::to_hex(msg.sig) + "', 'hex'), '" + ch + "')"));
-    engine::AuditEntry e;
-    e.seq = 1;
-    e.ts = "2026-05-01T10:00:00.123456789+00:00";  // what upstream hashed; the table keeps microseconds
-    e.event_id = msg.id_hex();
-    e.kind = 9;
-    e.actor = pk;
-    e.action = "event_created";
-    e.channel = ch;
-    e.prev_hash = std::string(engine::kAuditGenesisHash);
-    e.hash = engine::audit_hash(e);
-    std::string uuid_hex = ch;
-    std::erase(uuid_hex, '-');
-    ASSERT_TRUE(c->exec("INSERT INTO audit_log VALUES (1, '2026-05-01 10:00:00.123456+00', '" + e.event_id + "', 9, '" + pk +
-                        "', 'event_created', decode('" + uuid_hex + "', 'hex'), 'null', '" + e.prev_hash + "', '" + e.hash + "')"));
+    const OriginalDb original = write_original_db(*pg.connect(), alice, seed_era);
+    const std::string& ch = original.channel;
+    const std::string pk = engine::to_hex(alice.pubkey);
+    const Event& msg = original.message;
+    const engine::AuditEntry& e = original.audit;
     TempDir d;
     const std::string out = buzz("migrate import --from '" + pg.url() + "' --data-dir " + d.path + " --json", 0);
     EXPECT_NE(out.find(seed_era ? "the seed schema" : "the head schema"), std::string::npos) << out;

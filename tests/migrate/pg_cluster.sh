@@ -33,6 +33,6 @@ cd "$dir"
 as_pg "$bin/initdb" -D "$dir/data" -U buzz --pwfile="$dir/pw" --auth=scram-sha-256 -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
   { cat "$dir/initdb.log" >&2; rm -rf "$dir"; exit 1; }
 as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-  -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c max_connections=40" start >/dev/null ||
+  -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c max_connections=200" start >/dev/null ||
   { cat "$dir/server.log" >&2; rm -rf "$dir"; exit 1; }
 echo "$dir" >"$state"

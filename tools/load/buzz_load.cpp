@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -451,6 +452,11 @@ void history(const Options& o) {
       }
     }
     if (!o.json) std::fprintf(stderr, "\n");
+  }
+  // With BUZZ_STORE=postgres://… the relay serves that database: the preload goes there first.
+  if (const char* store = std::getenv("BUZZ_STORE"); store != nullptr && *store != '\0') {
+    const std::string cmd = o.binary + " migrate export --data-dir " + dir + " --to '" + store + "' > /dev/null";
+    if (std::system(cmd.c_str()) != 0) throw std::runtime_error("preloading the store failed: " + cmd);
   }
   load::ServerProcess server(o.binary, dir, pick_port());
   auto c = connect_authed(server, engine::generate_keypair());

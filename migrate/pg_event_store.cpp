@@ -1,0 +1,619 @@
+// The PostgreSQL event store; see pg_event_store.h.
+#include "migrate/pg_event_store.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "engine/canonical.h"
+#include "engine/deletion_target.h"
+#include "engine/hex.h"
+#include "engine/kinds.h"
+#include "engine/signature.h"
+#include "migrate/copy_row.h"
+#include "migrate/pg_event_row.h"
+#include "migrate/pg_filter_sql.h"
+#include "migrate/pg_import.h"
+#include "migrate/pg_schema.h"
+
+namespace buzz::migrate {
+namespace {
+
+using engine::Error;
+using engine::Id;
+using engine::Status;
+
+constexpr size_t kMaxDTagBytes = 1024;
+// Rows one query or count may examine before it stops (the embedded store's budgets).
+constexpr size_t kQueryScanBudget = 100'000;
+constexpr size_t kCountScanBudget = 10'000'000;
+constexpr size_t kScanPage = 1000;
+// Serializes the schema set-up and the team-state adoption of nodes starting together.
+constexpr const char* kSetupLock = "SELECT pg_advisory_lock(6012455564262815077)";
+constexpr const char* kSetupUnlock = "SELECT pg_advisory_unlock(6012455564262815077)";
+
+std::string hex(std::string_view bytes) { return engine::to_hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()); }
+std::string hex(const Id& id) { return engine::to_hex(id); }
+std::string unhex(std::string_view text) {
+  std::string out(text.size() / 2, '\0');
+  engine::hex_decode(text, reinterpret_cast<uint8_t*>(out.data()), out.size());
+  return out;
+}
+
+// One row of kEventSelect as the event and the fields a sink needs.
+struct ReadRow {
+  engine::Event event;
+  std::string channel;
+  bool deleted = false;
+  engine::EventFields fields;
+};
+
+engine::Result<ReadRow> read_row(const PgRow& r, simdjson::dom::parser& parser) {
+  const auto& v = r.values;
+  EventColumns cols{v[0], v[1], v[2], v[3], v[4], v[5], v[6], r.nulls[8] ? nullptr : &v[8]};
+  auto e = event_from_columns(cols, parser);
+  if (!e) return Error{"events row id=" + v[0] + ": " + e.error()};
+  ReadRow out{std::move(*e), r.nulls[7] ? std::string() : v[7], v[9] == "t", {}};
+  return out;
+}
+
+// The replaceable key of e (the embedded store's pointer): rule A keys on the
+// channel, rule B on the d tag (relay-signed group state 39000–39002 uses rule A).
+struct ReplaceKey {
+  uint16_t kind;
+  engine::Pubkey pubkey;
+  bool rule_a;
+  std::string value;  // channel or d tag
+  std::string text() const {
+    return std::to_string(kind) + ":" + engine::to_hex(pubkey) + (rule_a ? ":a:" : ":b:") + value;
+  }
+};
+
+ReplaceKey replace_key(uint16_t kind, const engine::Pubkey& pk, std::string_view channel, std::string_view d) {
+  const bool rule_a = engine::kind_class(kind) == engine::KindClass::kReplaceable || (kind >= 39000 && kind <= 39002);
+  return {kind, pk, rule_a, std::string(rule_a ? channel : d)};
+}
+
+}  // namespace
+
+// One write transaction, with what it has read and changed so far, so that
+// later events of the batch see the earlier ones (read-your-writes); new rows
+// go in with one COPY at the end.
+class PgEventStore::Batch {
+ public:
+  explicit Batch(PgConnection& pg) : pg_(pg) {}
+
+  struct Row {
+    bool exists = false;
+    bool live = false;
+    engine::Pubkey pubkey{};
+    int added = -1;  // index in added_, or -1 for a stored row
+  };
+  struct Added {
+    const engine::Event* event;
+    std::string channel;
+    bool deleted = false;
+  };
+
+  // Reads which of the batch's ids are stored, in one query.
+  Status prefetch(std::span<const engine::WriteRequest> requests) {
+    std::vector<std::string_view> ids;
+    for (const auto& r : requests) ids.emplace_back(reinterpret_cast<const char*>(r.event->id.data()), 32);
+    auto rows = pg_.query("SELECT encode(id, 'hex'), encode(pubkey, 'hex'), deleted_at IS NULL FROM events WHERE id = ANY($1::bytea[])",
+                          {bytea_array(ids)});
+    if (!rows) return Error{rows.error()};
+    for (const auto& r : requests) rows_[r.event->id] = Row{};
+    for (const PgRow& r : *rows) remember(r);
+    return {};
+  }
+
+  engine::Result<Row> find(const Id& id) {
+    if (auto it = rows_.find(id); it != rows_.end()) return it->second;
+    auto rows = pg_.query("SELECT encode(id, 'hex'), encode(pubkey, 'hex'), deleted_at IS NULL FROM events WHERE id = decode($1, 'hex')",
+                          {hex(id)});
+    if (!rows) return Error{rows.error()};
+    rows_[id] = Row{};
+    for (const PgRow& r : *rows) remember(r);
+    return rows_[id];
+  }
+
+  // The live version of a replaceable key: (id, created_at), or none.
+  engine::Result<std::optional<std::pair<Id, uint64_t>>> current(const ReplaceKey& key) {
+    const std::string text = key.text();
+    if (auto it = pointers_.find(text); it != pointers_.end()) {
+      if (it->second && rows_[it->second->first].live) return it->second;
+      return std::optional<std::pair<Id, uint64_t>>{};
+    }
+    // Upstream's lock for this key (compat-backends.md §2): another node's
+    // version of it waits for this transaction.
+    if (auto s = pg_.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", {text}); !s) return Error{s.error()};
+    PgParams p;
+    std::string sql = "SELECT encode(id, 'hex'), encode(pubkey, 'hex'), deleted_at IS NULL, extract(epoch from created_at)::bigint "
+                      "FROM events WHERE kind = " + p.add(std::to_string(key.kind)) + "::int AND pubkey = decode(" +
+                      p.add(engine::to_hex(key.pubkey)) + ", 'hex') AND deleted_at IS NULL AND ";
+    if (!key.rule_a) sql += "d_tag = " + p.add(key.value);
+    else if (key.value.empty()) sql += "channel_id IS NULL";
+    else sql += "channel_id = " + p.add(key.value) + "::uuid";
+    sql += " ORDER BY created_at DESC, id ASC";
+    auto rows = pg_.query(sql, p.values());
+    if (!rows) return Error{rows.error()};
+    std::optional<std::pair<Id, uint64_t>> found;
+    for (const PgRow& r : *rows) {
+      const Id id = remember(r);
+      if (!found && rows_[id].live) found = {id, std::strtoull(r.values[3].c_str(), nullptr, 10)};
+    }
+    pointers_[text] = found;
+    return found;
+  }
+
+  void set_current(const ReplaceKey& key, const Id& id, uint64_t created_at) { pointers_[key.text()] = {{id, created_at}}; }
+
+  void add(const engine::Event& e, std::string_view channel) {
+    rows_[e.id] = Row{true, true, e.pubkey, int(added_.size())};
+    added_.push_back({&e, std::string(channel)});
+  }
+
+  // Marks a row deleted (a stored one at commit). False if absent.
+  bool soft_delete(const Id& id) {
+    auto it = rows_.find(id);
+    if (it == rows_.end() || !it->second.exists) return false;
+    if (!it->second.live) return true;
+    it->second.live = false;
+    if (it->second.added >= 0) added_[size_t(it->second.added)].deleted = true;
+    else deleted_.push_back(id);
+    return true;
+  }
+
+  // Writes the new rows and the deletions; returns the ids another node
+  // inserted first (their results become duplicates).
+  engine::Result<std::set<Id>> flush() {
+    std::set<Id> raced;
+    if (!added_.empty()) {
+      if (Status s = insert_events(raced); !s) return Error{s.error()};
+    }
+    if (!deleted_.empty()) {
+      std::vector<std::string_view> ids;
+      for (const Id& id : deleted_) ids.emplace_back(reinterpret_cast<const char*>(id.data()), 32);
+      auto r = pg_.query("UPDATE events SET deleted_at = now() WHERE id = ANY($1::bytea[]) AND deleted_at IS NULL",
+                         {bytea_array(ids)});
+      if (!r) return Error{r.error()};
+    }
+    return raced;
+  }
+
+ private:
+  Id remember(const PgRow& r) {
+    Id id{};
+    engine::from_hex(r.values[0], &id);
+    Row& row = rows_[id];
+    if (row.added >= 0) return id;  // this batch's own
+    row.exists = true;
+    row.live = row.live || r.values[2] == "t";
+    if (std::find(deleted_.begin(), deleted_.end(), id) != deleted_.end()) row.live = false;
+    engine::from_hex(r.values[1], &row.pubkey);
+    return id;
+  }
+
+  Status insert_events(std::set<Id>& raced) {
+    // Through a temporary table: INSERT … ON CONFLICT DO NOTHING, as upstream
+    // inserts, so a row another node wrote meanwhile is a duplicate, not an error.
+    if (Status s = pg_.exec(
+            "CREATE TEMP TABLE IF NOT EXISTS buzz_incoming (id BYTEA, pubkey BYTEA, created_at TIMESTAMPTZ, kind INT, "
+            "tags JSONB, content TEXT, sig BYTEA, channel_id UUID, deleted_at TIMESTAMPTZ, d_tag TEXT) ON COMMIT DELETE ROWS");
+        !s) {
+      return s;
+    }
+    std::string block;
+    std::vector<std::string> raw_ids, raws, m_pubkeys, m_ids, m_times, m_channels, m_kinds;
+    for (const Added& a : added_) {
+      const engine::Event& e = *a.event;
+      {
+        CopyRow r(block);
+        r.key(e.id).key(e.pubkey).time(e.created_at).number(e.kind);
+        std::string tags;
+        engine::append_json_tags(tags, e.tags);
+        r.text(tags).text(e.content).key(e.sig).text_or_null(a.channel);
+        a.deleted ? r.text("now") : r.null();
+        engine::kind_class(e.kind) == engine::KindClass::kAddressable ? r.text(e.first_tag_value("d")) : r.null();
+      }
+      if (engine::serialize_event(e) != e.raw) {
+        raw_ids.push_back(hex(e.id));
+        raws.push_back(e.raw);
+      }
+      std::set<std::string> mentioned;  // one row per distinct valid p tag (§1.2 event_mentions)
+      for (const engine::Tag& t : e.tags) {
+        engine::Pubkey p;
+        if (t.size() < 2 || t[0] != "p" || !engine::from_hex_any_case(t[1], p.data(), 32)) continue;
+        if (!mentioned.insert(engine::to_hex(p)).second) continue;
+        m_pubkeys.push_back(engine::to_hex(p));
+        m_ids.push_back(hex(e.id));
+        m_times.push_back(std::to_string(e.created_at));
+        m_channels.push_back(a.channel);
+        m_kinds.push_back(std::to_string(e.kind));
+      }
+    }
+    CopyFailure failure;
+    if (Status s = pg_.copy_in("COPY buzz_incoming FROM STDIN", block, &failure); !s) return s;
+    auto inserted = pg_.query(
+        "INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, channel_id, deleted_at, d_tag) "
+        "SELECT id, pubkey, created_at, kind, tags, content, sig, channel_id, deleted_at, d_tag FROM buzz_incoming "
+        "ON CONFLICT DO NOTHING RETURNING encode(id, 'hex')");
+    if (!inserted) return Error{inserted.error()};
+    std::unordered_set<std::string> done;
+    for (const PgRow& r : *inserted) done.insert(r.values[0]);
+    for (const Added& a : added_) {
+      if (!done.count(hex(a.event->id))) raced.insert(a.event->id);
+    }
+    if (!raws.empty()) {
+      auto r = pg_.query("INSERT INTO buzz_event_raw (id, raw) SELECT decode(i, 'hex'), w FROM unnest($1::text[], $2::text[]) "
+                         "AS t(i, w) ON CONFLICT DO NOTHING",
+                         {text_array(raw_ids), text_array(raws)});
+      if (!r) return Error{r.error()};
+    }
+    if (!m_ids.empty()) {
+      auto r = pg_.query(
+          "INSERT INTO event_mentions (pubkey_hex, event_id, event_created_at, channel_id, event_kind) "
+          "SELECT p, decode(i, 'hex'), to_timestamp(t), NULLIF(c, '')::uuid, k FROM "
+          "unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[]) AS x(p, i, t, c, k) ON CONFLICT DO NOTHING",
+          {text_array(m_pubkeys), text_array(m_ids), text_array(m_times), text_array(m_channels), text_array(m_kinds)});
+      if (!r) return Error{r.error()};
+    }
+    return {};
+  }
+
+  PgConnection& pg_;
+  std::unordered_map<Id, Row, engine::KeyBytesHash> rows_;
+  std::map<std::string, std::optional<std::pair<Id, uint64_t>>> pointers_;
+  std::vector<Added> added_;
+  std::vector<Id> deleted_;
+};
+
+namespace {
+
+using Batch = PgEventStore::Batch;
+using engine::WriteOutcome;
+using engine::WriteResult;
+
+// NIP-09: only the author may delete (protocol.md §11).
+engine::Result<WriteResult> apply_deletion(Batch& batch, const engine::Event& e, std::span<const Id> authorized) {
+  auto invalid = [](std::string reason) { return WriteResult{WriteOutcome::kInvalid, std::move(reason), {}}; };
+  auto target = engine::parse_deletion_target(e);
+  if (!target) return invalid(target.error());
+  WriteResult result;
+  if (target->by_id) {
+    auto row = batch.find(target->id);
+    if (!row) return Error{row.error()};
+    if (!row->exists) return invalid("invalid: target event not found");
+    const bool cleared = std::find(authorized.begin(), authorized.end(), target->id) != authorized.end();
+    if (!cleared && row->pubkey != e.pubkey) return invalid("invalid: must be event author");
+    if (row->live) {
+      batch.soft_delete(target->id);
+      result.removed.push_back(target->id);
+    }
+    return result;
+  }
+  if (engine::kind_class(target->kind) != engine::KindClass::kAddressable) return result;
+  auto current = batch.current(replace_key(target->kind, target->pubkey, {}, target->d));
+  if (!current) return Error{current.error()};
+  if (*current) {
+    batch.soft_delete((*current)->first);
+    result.removed.push_back((*current)->first);
+  }
+  return result;
+}
+
+engine::Result<WriteResult> apply(Batch& batch, const engine::Event& e, std::string_view channel,
+                                  std::span<const Id> authorized) {
+  WriteResult result;
+  auto row = batch.find(e.id);
+  if (!row) return Error{row.error()};
+  if (row->exists) return WriteResult{WriteOutcome::kDuplicate, {}, {}};
+  if (holds_nul(e)) return WriteResult{WriteOutcome::kInvalid, "invalid: text holding U+0000 cannot be stored", {}};
+  if (e.created_at > kMaxPgEventTime) return WriteResult{WriteOutcome::kInvalid, "invalid: created_at out of range", {}};
+  if (e.kind == 5) {
+    auto deletion = apply_deletion(batch, e, authorized);
+    if (!deletion) return deletion;
+    if (deletion->outcome == WriteOutcome::kInvalid) return deletion;
+    result = std::move(*deletion);
+  }
+  const engine::KindClass cls = engine::kind_class(e.kind);
+  if (cls == engine::KindClass::kReplaceable || cls == engine::KindClass::kAddressable) {
+    std::string_view d = e.first_tag_value("d");
+    if (cls == engine::KindClass::kAddressable && d.size() > kMaxDTagBytes) {
+      return WriteResult{WriteOutcome::kInvalid, "invalid: d tag too long (" + std::to_string(d.size()) + " bytes, max 1024)", {}};
+    }
+    const ReplaceKey key = replace_key(e.kind, e.pubkey, channel, d);
+    auto current = batch.current(key);
+    if (!current) return Error{current.error()};
+    if (*current) {
+      const auto& [id, at] = **current;
+      // Newer wins; on a tie the lowest id wins (protocol.md §10).
+      if (e.created_at < at || (e.created_at == at && std::memcmp(e.id.data(), id.data(), 32) >= 0)) {
+        return WriteResult{WriteOutcome::kStale, {}, {}};
+      }
+      batch.soft_delete(id);
+      result.removed.push_back(id);
+    }
+    batch.set_current(key, e.id, e.created_at);
+  }
+  batch.add(e, channel);
+  return result;
+}
+
+std::string state_select(const std::string& where) {
+  return "SELECT encode(key, 'hex'), encode(value, 'hex') FROM buzz_state WHERE tbl = $1 AND node = $2" + where + " ORDER BY key";
+}
+
+}  // namespace
+
+engine::Result<std::unique_ptr<PgEventStore>> PgEventStore::open(const std::string& url, const std::string& node) {
+  auto pg = PgConnection::connect(url, "buzz-serve");
+  if (!pg) return Error{pg.error()};
+  if (Status s = (*pg)->exec(kSetupLock); !s) return Error{s.error()};
+  auto version = detect_schema(**pg);
+  if (!version) return Error{version.error()};
+  if (*version == SchemaVersion::kSeed) {
+    return Error{"the database has the seed-era schema (no events.d_tag, no relay_members): "
+                 "upgrade it with the original's migrations, or move it with `buzz migrate import`"};
+  }
+  if (*version == SchemaVersion::kEmpty) {
+    if (Status s = (*pg)->exec(head_schema_sql()); !s) return Error{"creating the schema: " + s.error()};
+  }
+  if (Status s = (*pg)->exec(event_index_sql()); !s) return Error{"creating the events indexes: " + s.error()};
+  if (Status s = (*pg)->exec(serve_schema_sql()); !s) return Error{"creating the live store's tables: " + s.error()};
+  std::unique_ptr<PgEventStore> store(new PgEventStore(url, node));
+  auto adopted = (*pg)->query("SELECT 1 FROM buzz_serve_meta WHERE key = 'team_state_adopted'");
+  if (!adopted) return Error{adopted.error()};
+  if (adopted->empty()) {
+    if (*version == SchemaVersion::kHead) {
+      if (Status s = adopt_team_state(**pg, *store); !s) return Error{s.error()};
+    }
+    if (Status s = (*pg)->exec("INSERT INTO buzz_serve_meta (key, value) VALUES ('team_state_adopted', now()::text)"); !s) {
+      return Error{s.error()};
+    }
+  }
+  (void)(*pg)->exec(kSetupUnlock);
+  return store;
+}
+
+engine::Result<std::vector<WriteResult>> PgEventStore::write(std::span<const engine::WriteRequest> requests,
+                                                             std::span<const engine::StateWrite> state,
+                                                             const engine::WriteFinisher& finish) {
+  auto conn = conns_.get();
+  if (!conn) return Error{"error: database unavailable: " + conn.error()};
+  PgConnection& pg = **conn;
+  auto fail = [&pg](const std::string& why) -> engine::Result<std::vector<WriteResult>> {
+    (void)pg.exec("ROLLBACK");
+    return Error{"error: database write failed: " + why};
+  };
+  if (Status s = pg.exec("BEGIN"); !s) return fail(s.error());
+  Batch batch(pg);
+  if (Status s = batch.prefetch(requests); !s) return fail(s.error());
+  std::vector<WriteResult> results;
+  results.reserve(requests.size());
+  for (const engine::WriteRequest& r : requests) {
+    auto result = apply(batch, *r.event, r.channel, r.deletes);
+    if (!result) return fail(result.error());
+    results.push_back(std::move(*result));
+    if (results.back().outcome != WriteOutcome::kStored) continue;
+    for (const Id& id : r.deletes) {
+      auto row = batch.find(id);
+      if (!row) return fail(row.error());
+      if (row->live && batch.soft_delete(id)) results.back().removed.push_back(id);
+    }
+  }
+  auto raced = batch.flush();
+  if (!raced) return fail(raced.error());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (results[i].outcome == WriteOutcome::kStored && raced->count(requests[i].event->id)) {
+      results[i] = WriteResult{WriteOutcome::kDuplicate, {}, {}};
+    }
+  }
+  std::vector<engine::StateWrite> finished;
+  if (finish) finish(results, finished);
+  std::vector<engine::StateWrite> all(state.begin(), state.end());
+  all.insert(all.end(), std::make_move_iterator(finished.begin()), std::make_move_iterator(finished.end()));
+  if (!all.empty()) {
+    std::vector<std::string> tables, nodes, keys, values;
+    for (const engine::StateWrite& w : all) {
+      tables.push_back(std::to_string(int(w.table)));
+      nodes.push_back(node_of(w.table));
+      keys.push_back(hex(w.key));
+      values.push_back(hex(w.value));
+    }
+    // In order, so a later write of the same key wins: deletes and upserts one by one would
+    // cost a round trip each; here the last value per key is kept and applied in two statements.
+    std::map<std::tuple<std::string, std::string, std::string>, std::string> last;
+    for (size_t i = 0; i < all.size(); ++i) last[{tables[i], nodes[i], keys[i]}] = values[i];
+    std::vector<std::string> put_t, put_n, put_k, put_v, del_t, del_n, del_k;
+    for (const auto& [k, v] : last) {
+      const auto& [t, n, key] = k;
+      if (v.empty()) {
+        del_t.push_back(t), del_n.push_back(n), del_k.push_back(key);
+      } else {
+        put_t.push_back(t), put_n.push_back(n), put_k.push_back(key), put_v.push_back(v);
+      }
+    }
+    if (!del_k.empty()) {
+      auto r = pg.query("DELETE FROM buzz_state s USING unnest($1::smallint[], $2::text[], $3::text[]) AS d(t, n, k) "
+                        "WHERE s.tbl = d.t AND s.node = d.n AND s.key = decode(d.k, 'hex')",
+                        {text_array(del_t), text_array(del_n), text_array(del_k)});
+      if (!r) return fail(r.error());
+    }
+    if (!put_k.empty()) {
+      auto r = pg.query("INSERT INTO buzz_state (tbl, node, key, value) SELECT t, n, decode(k, 'hex'), decode(v, 'hex') "
+                        "FROM unnest($1::smallint[], $2::text[], $3::text[], $4::text[]) AS p(t, n, k, v) "
+                        "ON CONFLICT (tbl, node, key) DO UPDATE SET value = EXCLUDED.value",
+                        {text_array(put_t), text_array(put_n), text_array(put_k), text_array(put_v)});
+      if (!r) return fail(r.error());
+    }
+  }
+  if (Status s = pg.exec("COMMIT"); !s) return fail(s.error());
+  return results;
+}
+
+const std::string& PgEventStore::node_of(engine::StateTable table) const {
+  static const std::string shared;
+  return table == engine::StateTable::kAuditPending ? node_ : shared;
+}
+
+bool PgEventStore::contains(const Id& id, uint16_t) {
+  auto rows = with_connection(conns_, [&](PgConnection& pg) {
+    return pg.query("SELECT 1 FROM events WHERE id = decode($1, 'hex') LIMIT 1", {hex(id)});
+  });
+  return rows && !rows->empty();
+}
+
+std::optional<engine::StoredEvent> PgEventStore::read_one(const Id& id, bool live_only) {
+  auto rows = with_connection(conns_, [&](PgConnection& pg) {
+    return pg.query(std::string(kEventSelect) + " WHERE e.id = decode($1, 'hex')" + (live_only ? " AND e.deleted_at IS NULL" : "") +
+                        " ORDER BY e.deleted_at IS NULL DESC LIMIT 1",
+                    {hex(id)});
+  });
+  if (!rows || rows->empty()) return std::nullopt;
+  simdjson::dom::parser parser;
+  auto row = read_row((*rows)[0], parser);
+  if (!row) return std::nullopt;
+  engine::StoredEvent out{std::move(row->event.raw), std::move(row->channel), row->event.pubkey, row->event.kind,
+                          row->event.created_at, row->deleted};
+  return out;
+}
+
+std::optional<std::string> PgEventStore::get(const Id& id) {
+  auto e = read_one(id, true);
+  if (!e) return std::nullopt;
+  return std::move(e->raw);
+}
+
+std::optional<engine::StoredEvent> PgEventStore::lookup(const Id& id) { return read_one(id, false); }
+
+Status PgEventStore::scan(const engine::Filter& filter, size_t page, size_t budget,
+                          const std::function<bool(std::string_view, const engine::EventFields&)>& visit) {
+  if (filter.matches_nothing()) return {};
+  simdjson::dom::parser parser;
+  std::optional<std::pair<uint64_t, std::string>> after;  // the last row seen: (created_at, id hex)
+  while (budget > 0) {
+    PgParams params;
+    std::string sql = std::string(kEventSelect) + " WHERE " + filter_conditions(filter, params);
+    if (after) {
+      const std::string t = params.add(std::to_string(after->first));
+      sql += " AND (e.created_at < to_timestamp(" + t + "::bigint) OR (e.created_at = to_timestamp(" + t +
+             "::bigint) AND e.id > decode(" + params.add(after->second) + ", 'hex')))";
+    }
+    const size_t n = std::min(page, budget);
+    sql += " ORDER BY e.created_at DESC, e.id ASC LIMIT " + std::to_string(n);
+    auto rows = with_connection(conns_, [&](PgConnection& pg) { return pg.query(sql, params.values()); });
+    if (!rows) return Error{"error: database read failed: " + rows.error()};
+    for (const PgRow& r : *rows) {
+      auto row = read_row(r, parser);
+      if (!row) return Error{"error: " + row.error()};
+      row->fields.assign(row->event, row->channel);
+      if (filter.matches(row->fields) && !visit(row->event.raw, row->fields)) return {};
+      after = {row->event.created_at, r.values[0]};
+    }
+    budget -= std::min(budget, rows->size());
+    if (rows->size() < n) return {};
+    page = std::min(page * 4, kScanPage);
+  }
+  return {};
+}
+
+Status PgEventStore::query(const engine::Filter& filter, const engine::QueryOptions& options, const engine::EventSink& sink) {
+  const size_t limit = std::min<size_t>(options.limit, filter.limit.value_or(options.limit));
+  if (limit == 0) return {};
+  size_t sent = 0;
+  return scan(filter, std::min(limit + 1, kScanPage), kQueryScanBudget, [&](std::string_view raw, const engine::EventFields& f) {
+    if (options.accept && !options.accept(f)) return true;
+    sink(raw, f);
+    return ++sent < limit;
+  });
+}
+
+Status PgEventStore::scan_kind(uint16_t kind, const engine::EventSink& sink) {
+  engine::Filter f;
+  f.kinds = std::vector<uint16_t>{kind};
+  return scan(f, kScanPage, std::numeric_limits<size_t>::max(), [&](std::string_view raw, const engine::EventFields& fields) {
+    sink(raw, fields);
+    return true;
+  });
+}
+
+Status PgEventStore::scan_all(const engine::Filter& filter, const engine::QueryOptions& options, size_t max_events,
+                              const std::function<void(const engine::EventFields&)>& sink) {
+  const uint64_t limit = filter.limit.value_or(UINT64_MAX);
+  uint64_t n = 0;
+  bool too_many = false;
+  Status s = scan(filter, kScanPage, std::numeric_limits<size_t>::max(), [&](std::string_view, const engine::EventFields& f) {
+    if (options.accept && !options.accept(f)) return true;
+    if (n == max_events) return !(too_many = true);
+    sink(f);
+    return ++n < limit;
+  });
+  if (!s) return s;
+  if (too_many) return Error{"blocked: more than " + std::to_string(max_events) + " events match, narrow the filter"};
+  return {};
+}
+
+engine::Result<uint64_t> PgEventStore::count(std::span<const engine::Filter> filters, const engine::QueryOptions& options) {
+  std::unordered_set<Id, engine::KeyBytesHash> seen;
+  uint64_t n = 0;
+  for (const engine::Filter& f : filters) {
+    Status s = scan(f, kScanPage, kCountScanBudget, [&](std::string_view, const engine::EventFields& fields) {
+      if (options.accept && !options.accept(fields)) return true;
+      if (filters.size() == 1 || seen.insert(engine::id_of(fields)).second) ++n;
+      return true;
+    });
+    if (!s) return Error{s.error()};
+  }
+  return n;
+}
+
+std::optional<std::string> PgEventStore::get_state(engine::StateTable table, std::string_view key) {
+  auto rows = with_connection(conns_, [&](PgConnection& pg) {
+    return pg.query("SELECT encode(value, 'hex') FROM buzz_state WHERE tbl = $1 AND node = $2 AND key = decode($3, 'hex')",
+                    {std::to_string(int(table)), node_of(table), hex(key)});
+  });
+  if (!rows || rows->empty()) return std::nullopt;
+  return unhex((*rows)[0].values[0]);
+}
+
+Status PgEventStore::scan_state(engine::StateTable table, const std::function<void(std::string_view, std::string_view)>& visit) {
+  return scan_state_prefix(table, {}, visit);
+}
+
+Status PgEventStore::scan_state_prefix(engine::StateTable table, std::string_view prefix,
+                                       const std::function<void(std::string_view, std::string_view)>& visit) {
+  auto rows = with_connection(conns_, [&](PgConnection& pg) {
+    return pg.query(state_select(" AND key >= decode($3, 'hex') AND substr(key, 1, $4) = decode($3, 'hex')"),
+                    {std::to_string(int(table)), node_of(table), hex(prefix), std::to_string(prefix.size())});
+  });
+  if (!rows) return Error{"error: database read failed: " + rows.error()};
+  for (const PgRow& r : *rows) visit(unhex(r.values[0]), unhex(r.values[1]));
+  return {};
+}
+
+Status PgEventStore::put_state(engine::StateTable table, std::string_view key, std::string_view value) {
+  engine::StateWrite w{table, std::string(key), std::string(value)};
+  return put_states({&w, 1});
+}
+
+Status PgEventStore::put_states(std::span<const engine::StateWrite> writes) {
+  auto r = write({}, writes);
+  if (!r) return Error{r.error()};
+  return {};
+}
+
+Status PgEventStore::erase_state(engine::StateTable table, std::string_view from, std::string_view to) {
+  auto r = with_connection(conns_, [&](PgConnection& pg) {
+    return pg.query("DELETE FROM buzz_state WHERE tbl = $1 AND node = $2 AND key >= decode($3, 'hex') AND key < decode($4, 'hex')",
+                    {std::to_string(int(table)), node_of(table), hex(from), hex(to)});
+  });
+  if (!r) return Error{"error: database write failed: " + r.error()};
+  return {};
+}
+
+}  // namespace buzz::migrate

@@ -1,0 +1,79 @@
+// PgEventStore: the EventStore on PostgreSQL, over the upstream HEAD schema
+// (compat-backends.md §1), so an original deployment's database is served as
+// it is, and several `buzz serve --store postgres://…` nodes share one store.
+//
+// Events are the upstream `events` rows (soft deletes in deleted_at, d_tag,
+// event_mentions); an event whose exact bytes the columns would not rebuild
+// keeps them in buzz_event_raw, as `buzz migrate export` does. The team state
+// the embedded store keeps beside the events (channels, members, threads,
+// tokens, users, workflows, audit_pending) lives in buzz_state as the same
+// (key, value) records, changed in the same transaction as the events; on the
+// first start over an original's database it is adopted from the upstream
+// tables (channels, channel_members, users, thread_metadata, api_tokens).
+// audit_pending rows belong to one node (its own tickets), the rest is shared.
+//
+// Threads: as EventStore says. Each thread has its own connection
+// (pg_thread_connections.h); write() runs one transaction on the writer's.
+// Replaceable keys take upstream's transaction-level advisory lock, so two
+// nodes never both keep a version; a duplicate another node inserted first
+// is answered kDuplicate.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/event_store.h"
+#include "migrate/pg_thread_connections.h"
+
+namespace buzz::migrate {
+
+class PgEventStore final : public engine::EventStore {
+ public:
+  // Connects, creates the HEAD schema in an empty database (refuses a seed-era
+  // or unknown one), adds the store's own tables and indexes, and adopts an
+  // original's team state once. `node` names this process's audit_pending rows.
+  static engine::Result<std::unique_ptr<PgEventStore>> open(const std::string& url, const std::string& node);
+
+  engine::Result<std::vector<engine::WriteResult>> write(std::span<const engine::WriteRequest> requests,
+                                                         std::span<const engine::StateWrite> state = {},
+                                                         const engine::WriteFinisher& finish = {}) override;
+  bool contains(const engine::Id& id, uint16_t kind) override;
+  engine::Status query(const engine::Filter& filter, const engine::QueryOptions& options,
+                       const engine::EventSink& sink) override;
+  engine::Status scan_kind(uint16_t kind, const engine::EventSink& sink) override;
+  engine::Status scan_all(const engine::Filter& filter, const engine::QueryOptions& options, size_t max_events,
+                          const std::function<void(const engine::EventFields&)>& sink) override;
+  engine::Result<uint64_t> count(std::span<const engine::Filter> filters, const engine::QueryOptions& options) override;
+  std::optional<std::string> get(const engine::Id& id) override;
+  std::optional<engine::StoredEvent> lookup(const engine::Id& id) override;
+  std::optional<std::string> get_state(engine::StateTable table, std::string_view key) override;
+  engine::Status scan_state(engine::StateTable table,
+                            const std::function<void(std::string_view, std::string_view)>& visit) override;
+  engine::Status scan_state_prefix(engine::StateTable table, std::string_view prefix,
+                                   const std::function<void(std::string_view, std::string_view)>& visit) override;
+  engine::Status put_state(engine::StateTable table, std::string_view key, std::string_view value) override;
+  engine::Status put_states(std::span<const engine::StateWrite> writes) override;
+  engine::Status erase_state(engine::StateTable table, std::string_view from, std::string_view to) override;
+
+  // The per-thread connections, shared with the other live backends on this database.
+  PgThreadConnections& connections() { return conns_; }
+
+  // One write transaction with what it has read and changed (pg_event_store.cpp).
+  class Batch;
+
+ private:
+  PgEventStore(const std::string& url, std::string node) : conns_(url), node_(std::move(node)) {}
+
+  // Visits matching live rows newest first (created_at desc, id asc), a page at
+  // a time, until `visit` says stop or `budget` rows were examined.
+  engine::Status scan(const engine::Filter& filter, size_t page, size_t budget,
+                      const std::function<bool(std::string_view raw, const engine::EventFields&)>& visit);
+  std::optional<engine::StoredEvent> read_one(const engine::Id& id, bool live_only);
+  // The node column of a state table's rows.
+  const std::string& node_of(engine::StateTable table) const;
+
+  PgThreadConnections conns_;
+  const std::string node_;
+};
+
+}  // namespace buzz::migrate

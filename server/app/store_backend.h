@@ -1,0 +1,48 @@
+// The storage behind `buzz serve`, chosen by --store's URL scheme (issue 17 §2):
+// unset, the embedded RocksDB store, segment-file audit log and CLucene index in
+// the data directory; postgres://…, the PostgreSQL backends of migrate/ on the
+// original's schema, shared by every node on that database. Either way the rest
+// of the server sees only the engine's interfaces.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/audit_chain.h"
+#include "engine/event_store.h"
+#include "engine/pubkey_allowlist.h"
+#include "engine/relay_members.h"
+#include "engine/rocks_database.h"
+#include "index/search_index.h"
+#include "server/app/config.h"
+
+namespace buzz::migrate {
+class PgEventStore;
+}
+
+namespace buzz::server {
+
+struct StoreBackend {
+  std::unique_ptr<engine::RocksDatabase> db;  // the embedded store's, else null
+  std::unique_ptr<migrate::PgEventStore> pg;  // the PostgreSQL store, else null
+  std::unique_ptr<engine::EventStore> rocks_store;
+  std::unique_ptr<engine::RelayMemberTable> members;
+  std::unique_ptr<engine::PubkeyAllowlistTable> allowlist;
+  std::string where;  // for the start-up line: the data directory, or the URL without its password
+
+  engine::EventStore& store() const;
+  ~StoreBackend();
+};
+
+// Opens the store, or says why not (an unreachable database, a wrong password,
+// an unknown schema version).
+engine::Result<std::unique_ptr<StoreBackend>> open_store_backend(const Config& cfg);
+
+// The audit chain on the same storage. A hint how to inspect it rides along with an error.
+engine::Result<std::unique_ptr<engine::AuditChain>> open_audit_chain(const Config& cfg, const StoreBackend& backend,
+                                                                     const engine::AuditOptions& options);
+
+// Full-text search on the same storage.
+engine::Result<std::unique_ptr<index::SearchIndex>> open_search_index(const Config& cfg, const StoreBackend& backend);
+
+}  // namespace buzz::server
