@@ -9,6 +9,7 @@
 #include "engine/nip19.h"
 #include "engine/signature.h"
 #include "tools/acp/acp_config.h"
+#include "tools/acp/agent_process.h"
 #include "tools/acp/channel_queue.h"
 #include "tools/acp/prompt_text.h"
 #include "tools/acp/rules.h"
@@ -89,6 +90,40 @@ TEST(AcpConfig, FlagsWinOverTheEnvironmentAndNsecIsAKey) {
   EXPECT_EQ(c->key.pubkey, k.pubkey);
 }
 
+TEST(AcpConfig, TheHeadAdditions) {
+  std::string error;
+  auto c = parse({"--private-key", kKey}, &error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_FALSE(c->agent_owner);
+  EXPECT_EQ(c->turn_liveness_s, 10u);
+  ASSERT_TRUE(c->base_prompt) << "on by default";
+  EXPECT_NE(c->base_prompt->find("buzz send-message"), std::string::npos);
+
+  const engine::Keypair owner = engine::generate_keypair();
+  const std::string owner_hex = engine::to_hex(owner.pubkey);
+  c = parse({"--private-key", kKey, "--agent-owner", engine::encode_npub(owner.pubkey), "--no-base-prompt",
+             "--turn-liveness-secs", "0"},
+            &error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->agent_owner, owner_hex) << "an npub is read as its hex";
+  EXPECT_FALSE(c->base_prompt);
+  EXPECT_EQ(c->turn_liveness_s, 1u) << "0 is raised to 1";
+  c = parse({"--private-key", kKey, "--agent-owner", " " + owner_hex + " "}, &error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->agent_owner, owner_hex);
+
+  c = parse({"--private-key", kKey, "--respond-to", "allowlist", "--respond-to-allowlist", owner_hex + "," + owner_hex}, &error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->respond_to_allowlist, std::set<std::string>{owner_hex});
+
+  EXPECT_FALSE(parse({"--private-key", kKey, "--agent-owner", "alice"}, &error));
+  EXPECT_EQ(error, "invalid --agent-owner: 'alice' (expected 64 hex characters or npub1…)");
+  EXPECT_FALSE(parse({"--private-key", kKey, "--no-base-prompt", "--base-prompt-file", "/dev/null"}, &error));
+  EXPECT_EQ(error, "--no-base-prompt and --base-prompt-file are mutually exclusive");
+  EXPECT_FALSE(parse({"--private-key", kKey, "--base-prompt-file", "/nonexistent/base.md"}, &error));
+  EXPECT_NE(error.find("/nonexistent/base.md"), std::string::npos) << error;
+}
+
 engine::Event message(const std::string& content, std::vector<engine::Tag> tags, uint64_t at = 1767268800) {
   engine::Event e;
   e.kind = 9;
@@ -154,21 +189,21 @@ TEST(AcpQueue, OneBatchPerChannelOldestFirstAndRetriesAtTheFront) {
   q.push("a", {message("a1", {}), "t"});
   q.push("a", {message("a2", {}), "t"});
   EXPECT_EQ(q.next_ready(now), "b");
-  auto batch = q.take_batch("b");
+  auto batch = q.take_batch("b", now);
   EXPECT_EQ(batch.size(), 1u);
   EXPECT_EQ(q.next_ready(now), "a");
   q.push("b", {message("b2", {}), "t"});
-  auto a = q.take_batch("a");
+  auto a = q.take_batch("a", now);
   EXPECT_EQ(a.size(), 2u);
   EXPECT_FALSE(q.next_ready(now)) << "b is in flight, a too";
   ASSERT_TRUE(q.requeue("b", batch, now));
   EXPECT_FALSE(q.next_ready(now)) << "b waits its backoff";
   EXPECT_EQ(q.next_ready(now + std::chrono::seconds(7)), "b");
-  auto again = q.take_batch("b");
+  auto again = q.take_batch("b", now);
   ASSERT_EQ(again.size(), 2u);
   EXPECT_EQ(again[0].event.content, "b1") << "the failed batch comes back first";
   for (int i = 0; i < 60; ++i) q.push("c", {message("c", {}), "t"});
-  EXPECT_EQ(q.take_batch("c").size(), ChannelQueues::kBatch);
+  EXPECT_EQ(q.take_batch("c", now).size(), ChannelQueues::kBatch);
   EXPECT_EQ(retry_backoff(1), std::chrono::seconds(5));
   EXPECT_EQ(retry_backoff(3), std::chrono::seconds(20));
   EXPECT_EQ(retry_backoff(10), std::chrono::seconds(300));
@@ -180,7 +215,37 @@ TEST(AcpQueue, AFullQueueDropsItsOldest) {
   EXPECT_FALSE(q.push("a", {message("late", {}), "t"}));
   EXPECT_EQ(q.waiting("a"), ChannelQueues::kCapacity);
   EXPECT_EQ(q.first_dropped("a"), 100u);
-  EXPECT_EQ(q.take_batch("a")[0].event.content, "1");
+  EXPECT_EQ(q.take_batch("a", Clock::now())[0].event.content, "1");
+}
+
+TEST(AcpQueue, ABatchInFlightPastItsDeadlineIsClearedAsStuck) {
+  ChannelQueues q;
+  const auto t0 = Clock::now();
+  const auto deadline = std::chrono::seconds(3700);
+  q.push("a", {message("a1", {}), "t"});
+  q.push("b", {message("b1", {}), "t"});
+  q.take_batch("a", t0);
+  q.take_batch("b", t0 + std::chrono::seconds(100));
+  q.push("a", {message("a2", {}), "t"});
+  EXPECT_TRUE(q.clear_stuck(t0 + deadline, deadline).empty()) << "exactly at the deadline is not past it";
+  EXPECT_FALSE(q.next_ready(t0 + deadline));
+  EXPECT_EQ(q.clear_stuck(t0 + deadline + std::chrono::seconds(1), deadline), std::vector<std::string>{"a"});
+  EXPECT_FALSE(q.in_flight("a"));
+  EXPECT_TRUE(q.in_flight("b")) << "b went in flight later";
+  EXPECT_EQ(q.next_ready(t0 + deadline), "a") << "a's next events are served again";
+}
+
+// --turn-liveness-secs: an agent that exits while a child it started still
+// holds its stdout ends the read at the next check, not at the turn's deadline.
+TEST(AcpAgentProcess, AnAgentThatExitedIsNoticedThoughItsStdoutIsStillOpen) {
+  AgentProcess agent;
+  agent.set_liveness(std::chrono::milliseconds(100));
+  std::string error, line;
+  ASSERT_TRUE(agent.start("sh", {"-c", "sleep 30 & exit 0"}, &error)) << error;
+  const auto start = Clock::now();
+  EXPECT_EQ(agent.read_line(&line, start + std::chrono::seconds(60)), AgentProcess::Read::kEof);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(30)) << "it waited for the child's end";
+  agent.stop();  // the sleep dies with the agent's process group
 }
 
 TEST(AcpRules, ARulesFileIsReadAndMatchedInOrder) {

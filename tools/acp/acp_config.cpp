@@ -18,6 +18,21 @@
 
 namespace buzz::acp {
 
+const char* const kBasePrompt = R"(You are a member of a Buzz team: a chat relay on Nostr where people and agents
+are equal members. Messages reach you as "Buzz events"; nobody sees what you
+write here, only what you send to the team.
+- Answer with the MCP tool send_message (channel, content, reply_to = the Event
+  ID you answer), or the command line: `buzz send-message --channel <uuid>
+  --content <text> --reply-to <event id>`. Reply in the thread you were asked in.
+- Read before you answer when you need context: get_thread / `buzz get-thread
+  --channel <uuid> --event <root id>`, get_messages / `buzz get-messages
+  --channel <uuid>`, search / `buzz search --query <text>`.
+- Mention someone with `--mention <hex pubkey>`; react with `buzz add-reaction`.
+- Your feed (get_feed / `buzz get-feed`) lists what waits for you, such as
+  workflow approvals.
+- `buzz <command> --help` shows every command's options; output is JSON.
+Keep answers short and to the point; say so plainly when you cannot help.)";
+
 const char* const kAcpHelp = R"(buzz acp — run ACP agents as members of a Buzz team
 
 Usage: buzz acp [options]
@@ -45,6 +60,13 @@ Agents:
   --idle-timeout S           BUZZ_ACP_IDLE_TIMEOUT     kill a turn silent this long [default: 320]
   --max-turn-duration S      BUZZ_ACP_MAX_TURN_DURATION  cap per turn [default: 3600]
   --system-prompt TEXT       BUZZ_ACP_SYSTEM_PROMPT    (or --system-prompt-file PATH)
+  --base-prompt-file PATH    BUZZ_ACP_BASE_PROMPT_FILE what a new session is told first
+                                                       [default: the built-in one about `buzz`]
+  --no-base-prompt           BUZZ_ACP_NO_BASE_PROMPT
+  --turn-liveness-secs S     BUZZ_ACP_TURN_LIVENESS_SECS  check a silent turn's agent this
+                                                       often, so an agent that exited while
+                                                       a child holds its stdout ends the turn
+                                                       [default: 10]
   --initial-message TEXT     BUZZ_ACP_INITIAL_MESSAGE  sent once per new channel session
   --heartbeat-interval S     BUZZ_ACP_HEARTBEAT_INTERVAL  0 = off, else >= 10 [default: 0]
   --heartbeat-prompt TEXT    BUZZ_ACP_HEARTBEAT_PROMPT (or --heartbeat-prompt-file PATH)
@@ -61,15 +83,19 @@ What reaches the agents:
   --respond-to WHO           BUZZ_ACP_RESPOND_TO       owner-only | allowlist | anyone | nobody
                                                        [default: owner-only]
   --respond-to-allowlist HEX,…  BUZZ_ACP_RESPOND_TO_ALLOWLIST
+  --agent-owner KEY          BUZZ_ACP_AGENT_OWNER      the owner (hex or npub); without it the
+                                                       agent's profile names it
   --dedup MODE               BUZZ_ACP_DEDUP            queue | drop [default: queue]
   --multiple-event-handling M  BUZZ_ACP_MULTIPLE_EVENT_HANDLING  queue | interrupt | owner-interrupt
   --no-ignore-self           BUZZ_ACP_NO_IGNORE_SELF   also hear the agent's own events
   --context-message-limit N  BUZZ_ACP_CONTEXT_MESSAGE_LIMIT  0..100, 0 = no context [default: 12]
   --no-presence              BUZZ_ACP_NO_PRESENCE
   --no-typing                BUZZ_ACP_NO_TYPING
-  BUZZ_ACP_EVENT_BUFFER      relay events held for the harness [default: 256]
+  BUZZ_ACP_EVENT_BUFFER      relay messages handled before the agents' reports get
+                             their turn [default: 256]
 
-The owner (the agent_owner_pubkey of the agent's profile) can send `!cancel` or
+The owner (--agent-owner, or the agent_owner_pubkey of the agent's profile) can
+send `!cancel`, `!rotate` (cancel and start the channel's session afresh) or
 `!shutdown` in a message that mentions the agent.
 )";
 
@@ -114,6 +140,10 @@ constexpr Option kOptions[] = {
     {"permission-mode", "BUZZ_ACP_PERMISSION_MODE"},
     {"respond-to", "BUZZ_ACP_RESPOND_TO"},
     {"respond-to-allowlist", "BUZZ_ACP_RESPOND_TO_ALLOWLIST"},
+    {"agent-owner", "BUZZ_ACP_AGENT_OWNER"},
+    {"turn-liveness-secs", "BUZZ_ACP_TURN_LIVENESS_SECS"},
+    {"base-prompt-file", "BUZZ_ACP_BASE_PROMPT_FILE"},
+    {"no-base-prompt", "BUZZ_ACP_NO_BASE_PROMPT", true},
 };
 
 struct ConfigError {
@@ -240,6 +270,12 @@ Config build(std::map<std::string, std::string>& v) {
   }
   if (auto s = get("system-prompt")) c.system_prompt = *s;
   if (auto f = get("system-prompt-file")) c.system_prompt = read_file("system-prompt-file", *f);
+  if (on("no-base-prompt") && get("base-prompt-file")) {
+    throw ConfigError{"--no-base-prompt and --base-prompt-file are mutually exclusive"};
+  }
+  if (on("no-base-prompt")) c.base_prompt.reset();
+  if (auto f = get("base-prompt-file")) c.base_prompt = read_file("base-prompt-file", *f);
+  if (auto s = get("turn-liveness-secs")) c.turn_liveness_s = std::max<uint64_t>(number("turn-liveness-secs", *s), 1);
 
   if (auto s = get("agents")) {
     const uint64_t n = number("agents", *s);
@@ -337,7 +373,7 @@ Config build(std::map<std::string, std::string>& v) {
   if (c.respond_to == RespondTo::kAllowlist) {
     for (std::string p : split_list(allow.value_or(""))) {
       p = lower(p);
-      if (!engine::is_lower_hex(p, 64)) {
+      if (!engine::is_lower_hex(p, 32)) {
         throw ConfigError{"invalid pubkey in --respond-to-allowlist: '" + p + "' (must be exactly 64 hex characters)"};
       }
       c.respond_to_allowlist.insert(p);
@@ -347,6 +383,16 @@ Config build(std::map<std::string, std::string>& v) {
     }
   } else if (allow) {
     warn("--respond-to-allowlist is ignored unless --respond-to=allowlist");
+  }
+  if (auto o = get("agent-owner"); o && !trim(*o).empty()) {
+    const std::string owner = lower(trim(*o));
+    if (engine::is_lower_hex(owner, 32)) {
+      c.agent_owner = owner;
+    } else if (auto pk = engine::decode_bech32_key(owner, "npub")) {
+      c.agent_owner = engine::to_hex(*pk);
+    } else {
+      throw ConfigError{"invalid --agent-owner: '" + owner + "' (expected 64 hex characters or npub1…)"};
+    }
   }
   if (const char* b = std::getenv("BUZZ_ACP_EVENT_BUFFER"); b && *b) {
     c.event_buffer = int(std::clamp<uint64_t>(number("BUZZ_ACP_EVENT_BUFFER", b), 1, 1u << 20));

@@ -18,6 +18,10 @@ enum class Dedup { kQueue, kDrop };
 enum class MultipleEvents { kQueue, kInterrupt, kOwnerInterrupt };
 enum class RespondTo { kOwnerOnly, kAllowlist, kAnyone, kNobody };
 
+// The built-in base prompt (HEAD Δ): what a new session is told first about
+// being a member of a Buzz team and the `buzz` commands it can use.
+extern const char* const kBasePrompt;
+
 struct Config {
   std::string relay_url = "ws://localhost:3000";  // as configured (the NIP-42 relay tag)
   std::string rest_url;                           // http(s) form, no trailing '/'
@@ -51,6 +55,9 @@ struct Config {
   std::string permission_mode = "bypassPermissions";  // wire value
   RespondTo respond_to = RespondTo::kOwnerOnly;
   std::set<std::string> respond_to_allowlist;     // lowercase hex
+  std::optional<std::string> agent_owner;         // lowercase hex; set: no profile lookup
+  uint64_t turn_liveness_s = 10;                  // how often a silent turn's agent is checked
+  std::optional<std::string> base_prompt = std::string(kBasePrompt);  // nullopt: --no-base-prompt
   int event_buffer = 256;
 };
 

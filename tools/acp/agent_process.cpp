@@ -81,13 +81,21 @@ void AgentProcess::stop() {
   if (out_ >= 0) close(out_);
   in_ = out_ = -1;
   if (pid_ <= 0) return;
-  kill(-pid_, SIGKILL);
-  kill(pid_, SIGKILL);
-  const auto deadline = Clock::now() + std::chrono::seconds(5);
-  while (waitpid(pid_, nullptr, WNOHANG) == 0 && Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(-pid_, SIGKILL);  // a live group keeps its id from being reused, reaped leader or not
+  if (!reaped_) {
+    kill(pid_, SIGKILL);
+    const auto deadline = Clock::now() + std::chrono::seconds(5);
+    while (waitpid(pid_, nullptr, WNOHANG) == 0 && Clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
   pid_ = -1;
+  reaped_ = false;
+}
+
+bool AgentProcess::leader_exited() {
+  if (!reaped_ && pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == pid_) reaped_ = true;
+  return reaped_;
 }
 
 bool AgentProcess::write_line(const std::string& line) {
@@ -122,7 +130,8 @@ AgentProcess::Read AgentProcess::read_line(std::string* line, Clock::time_point 
     if (buffered_.size() > kMaxLine) return Read::kTooLong;
     if (out_ < 0) return Read::kEof;
     pollfd p[2] = {{out_, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-    const int n = poll(p, wake_fd >= 0 ? 2 : 1, ms_until(deadline));
+    const int n = poll(p, wake_fd >= 0 ? 2 : 1, ms_until(std::min(deadline, Clock::now() + liveness_)));
+    if (n == 0 && leader_exited()) return Read::kEof;
     if (n < 0 && errno != EINTR) return Read::kEof;
     if (wake_fd >= 0 && (p[1].revents & POLLIN)) return Read::kWoken;
     if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {

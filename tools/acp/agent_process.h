@@ -37,11 +37,19 @@ class AgentProcess {
   enum class Read { kLine, kTimeout, kWoken, kEof, kTooLong };
   // The next stdout line (without its newline) into *line, waiting until
   // `deadline` or until `wake_fd` (if >= 0) becomes readable. A line longer
-  // than 10,000,000 bytes is a framing error (kTooLong).
+  // than 10,000,000 bytes is a framing error (kTooLong). While the agent is
+  // silent, every `liveness` it is checked: an agent that exited while a
+  // child it started still holds its stdout is kEof then, not at the deadline.
   Read read_line(std::string* line, Clock::time_point deadline, int wake_fd = -1);
+  void set_liveness(Clock::duration every) { liveness_ = every; }
 
  private:
+  // True once the agent itself has exited (reaped here; its group may live on).
+  bool leader_exited();
+
   pid_t pid_ = -1;
+  bool reaped_ = false;
+  Clock::duration liveness_ = std::chrono::seconds(10);
   int in_ = -1;   // the agent's stdin (we write)
   int out_ = -1;  // the agent's stdout (we read)
   std::string buffered_;  // read but not yet returned

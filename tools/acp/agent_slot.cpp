@@ -32,6 +32,7 @@ void log(int slot, const std::string& text) { std::fprintf(stderr, "buzz acp: ag
 AgentSlot::AgentSlot(int index, const SlotSettings& settings, Done done)
     : index_(index), settings_(settings), done_(std::move(done)) {
   cancel_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  process_.set_liveness(settings_.turn_liveness);
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -229,7 +230,10 @@ SlotReport AgentSlot::prompt_on(const std::string& key, const std::string& text)
   Session* s = nullptr;
   r.ending = ensure_session(key, &s, &r.detail);
   if (r.ending != Ending::kOk) return r;
-  const Answer a = acp_.prompt(s->id, text, settings_.idle_timeout, Clock::now() + settings_.max_turn, cancel_fd_);
+  // A session's first prompt opens with the base prompt; the agent keeps it in
+  // the session's history, so later turns need not repeat it.
+  const std::string sent = s->turns == 0 && settings_.base_prompt ? "[Base]\n" + *settings_.base_prompt + "\n\n" + text : text;
+  const Answer a = acp_.prompt(s->id, sent, settings_.idle_timeout, Clock::now() + settings_.max_turn, cancel_fd_);
   r.ending = a.ending;
   r.stop_reason = a.stop_reason;
   r.detail = a.detail;

@@ -36,7 +36,9 @@ struct SlotSettings {
   std::string permission_mode;   // wire value
   std::optional<std::string> initial_message;
   std::optional<std::string> system_prompt;
+  std::optional<std::string> base_prompt;  // opens each new session's first prompt
   Clock::duration idle_timeout;
+  Clock::duration turn_liveness = std::chrono::seconds(10);  // a silent agent checked this often
   Clock::duration max_turn;
   int max_turns_per_session = 0;
   int context_message_limit = 12;

@@ -48,7 +48,7 @@ std::optional<Clock::time_point> ChannelQueues::next_retry() const {
   return out;
 }
 
-std::vector<TaggedEvent> ChannelQueues::take_batch(const std::string& channel) {
+std::vector<TaggedEvent> ChannelQueues::take_batch(const std::string& channel, Clock::time_point now) {
   Channel& c = channels_[channel];
   std::vector<TaggedEvent> batch;
   while (!c.events.empty() && batch.size() < kBatch) {
@@ -56,7 +56,18 @@ std::vector<TaggedEvent> ChannelQueues::take_batch(const std::string& channel) {
     c.events.pop_front();
   }
   c.in_flight = true;
+  c.in_flight_since = now;
   return batch;
+}
+
+std::vector<std::string> ChannelQueues::clear_stuck(Clock::time_point now, Clock::duration deadline) {
+  std::vector<std::string> cleared;
+  for (auto& [id, c] : channels_) {
+    if (!c.in_flight || now - c.in_flight_since <= deadline) continue;
+    c.in_flight = false;
+    cleared.push_back(id);
+  }
+  return cleared;
 }
 
 void ChannelQueues::finish(const std::string& channel, bool succeeded) {

@@ -2,7 +2,8 @@
 // 500 waiting events a channel (the oldest dropped beyond), batches of at most
 // 50 of one channel, at most one batch in flight per channel, the channel with
 // the oldest waiting event served first, failed batches back at the front
-// after 5 s × 2^(n−1) (≤ 300 s, ±20 %), dead-lettered after 10 retries.
+// after 5 s × 2^(n−1) (≤ 300 s, ±20 %), dead-lettered after 10 retries; a
+// batch in flight past its deadline (max turn + 100 s) is stuck and cleared.
 // Not thread-safe: the harness loop owns it.
 #pragma once
 
@@ -33,8 +34,11 @@ class ChannelQueues {
   std::optional<std::string> next_ready(Clock::time_point now) const;
   // The earliest time a pending retry becomes ready (for the loop's timer).
   std::optional<Clock::time_point> next_retry() const;
-  // Takes up to 50 events of `channel` and marks the channel in flight.
-  std::vector<TaggedEvent> take_batch(const std::string& channel);
+  // Takes up to 50 events of `channel` and marks the channel in flight since `now`.
+  std::vector<TaggedEvent> take_batch(const std::string& channel, Clock::time_point now);
+  // The channels in flight for longer than `deadline`: no longer in flight
+  // (their batches are given up), so their next events can be served.
+  std::vector<std::string> clear_stuck(Clock::time_point now, Clock::duration deadline);
   // The turn is over: nothing in flight. `succeeded` resets the retry count.
   void finish(const std::string& channel, bool succeeded);
   // A failed batch back at the front, in order, with its backoff. False when
@@ -57,6 +61,7 @@ class ChannelQueues {
   struct Channel {
     std::deque<Entry> events;
     bool in_flight = false;
+    Clock::time_point in_flight_since{};
     int retries = 0;
     Clock::time_point retry_after{};
     std::optional<uint64_t> first_dropped;

@@ -98,6 +98,7 @@ struct Slot {
   std::vector<TaggedEvent> batch;
   std::set<std::string> sessions;
   std::vector<std::string> drop_sessions;  // channels removed while it was busy
+  bool stuck = false;  // its turn outlived the in-flight deadline: its channel was freed
   std::deque<Clock::time_point> crashes;
   int consecutive_crashes = 0;
 };
@@ -135,12 +136,15 @@ class Loop {
   void read_frames();
   void on_message(const std::string& text);
   void on_membership(const engine::Event& e);
+  void forget_sessions(const std::string& channel);
   void on_channel_event(const std::string& channel, engine::Event e);
   void after_author_gate(const std::string& channel, engine::Event e);
   bool author_allowed(const engine::Event& e, bool* pending);
   void lookup_owner();
 
   void dispatch();
+  void on_stuck();
+  Clock::duration in_flight_deadline() const { return seconds(cfg_.max_turn_duration_s + 100); }
   void on_report(int slot, SlotReport report);
   void respawn(int slot);
   void send_typing();
@@ -170,6 +174,7 @@ class Loop {
   std::thread connector_;
   Clock::time_point next_ping_{}, pong_deadline_{};
   std::string partial_;  // a fragmented message's first frames (relays rarely fragment)
+  bool frames_pending_ = false;  // read_frames stopped at the event buffer's size
 
   std::optional<std::string> owner_;
   Clock::time_point owner_checked_{};
@@ -241,6 +246,8 @@ bool Loop::start_agents() {
   settings_.permission_mode = cfg_.permission_mode;
   settings_.initial_message = cfg_.initial_message;
   settings_.system_prompt = cfg_.system_prompt;
+  settings_.base_prompt = cfg_.base_prompt;
+  settings_.turn_liveness = seconds(cfg_.turn_liveness_s);
   settings_.idle_timeout = seconds(cfg_.idle_timeout_s);
   settings_.max_turn = seconds(cfg_.max_turn_duration_s);
   settings_.max_turns_per_session = cfg_.max_turns_per_session;
@@ -273,7 +280,7 @@ bool Loop::start_agents() {
 }
 
 void Loop::lookup_owner() {
-  if (owner_lookup_running_) return;
+  if (owner_lookup_running_ || cfg_.agent_owner) return;  // --agent-owner: nothing to look up
   owner_lookup_running_ = true;
   owner_checked_ = Clock::now();
   pool_->submit([this](RestClient& rest) {
@@ -374,9 +381,17 @@ void Loop::on_connected() {
 // ---- relay messages ----------------------------------------------------------
 
 // Frame by frame rather than WsClient::recv, to see the pongs that answer
-// our keep-alive pings; pings from the relay are answered here.
+// our keep-alive pings; pings from the relay are answered here. At most
+// BUZZ_ACP_EVENT_BUFFER messages a call: a flood from the relay waits in the
+// socket (TCP slows the relay) while the agents' reports and timers get their
+// turn, the part the original's bounded event channel played.
 void Loop::read_frames() {
-  while (ws_) {
+  int messages = 0;
+  for (frames_pending_ = false; ws_; ) {
+    if (messages == cfg_.event_buffer) {
+      frames_pending_ = true;  // maybe already in the client's buffer, where poll cannot see them
+      return;
+    }
     auto f = ws_->recv_frame(0);
     if (!f) {
       if (ws_->closed()) schedule_reconnect("closed by the relay");
@@ -392,6 +407,7 @@ void Loop::read_frames() {
         if (f->fin) {
           std::string message = std::move(partial_);
           partial_.clear();
+          ++messages;
           on_message(message);
         }
         break;
@@ -447,6 +463,10 @@ void Loop::on_membership(const engine::Event& e) {
   ch.removed = true;
   ch.cancelled.clear();
   reactions(queues_.drain(channel), "👀", false);
+  forget_sessions(channel);
+}
+
+void Loop::forget_sessions(const std::string& channel) {
   for (Slot& s : slots_) {  // each agent drops its session at its next job
     s.drop_sessions.push_back(channel);
     s.sessions.erase(channel);
@@ -493,7 +513,7 @@ void Loop::on_channel_event(const std::string& channel, engine::Event e) {
       shutdown_ = true;
       return;
     }
-    if (mentions_us && command == "!cancel") {
+    if (mentions_us && (command == "!cancel" || command == "!rotate")) {
       bool found = false;
       for (Slot& s : slots_) {
         if (s.state == Slot::State::kBusy && s.channel == channel) {
@@ -501,7 +521,12 @@ void Loop::on_channel_event(const std::string& channel, engine::Event e) {
           found = true;
         }
       }
-      if (!found) log("warning: !cancel in " + channel + " but no turn is running there");
+      if (command == "!rotate") {  // the channel's next turn starts a new session
+        forget_sessions(channel);
+        log("!rotate in " + channel + ": its sessions are dropped");
+      } else if (!found) {
+        log("warning: !cancel in " + channel + " but no turn is running there");
+      }
       return;
     }
   }
@@ -581,7 +606,7 @@ void Loop::dispatch() {
     job.kind = SlotJob::Kind::kTurn;
     job.channel = ch.info;
     job.channel.id = *channel;
-    job.events = queues_.take_batch(*channel);
+    job.events = queues_.take_batch(*channel, now);
     job.cancelled = std::move(ch.cancelled);
     ch.cancelled.clear();
     job.drop_sessions = std::move(chosen->drop_sessions);
@@ -641,7 +666,11 @@ void Loop::on_report(int index, SlotReport r) {
   std::vector<TaggedEvent> batch = std::move(s.batch);
   s.batch.clear();
   s.channel.clear();
-  if (!heartbeat) {
+  if (s.stuck) {  // the channel was freed long ago and may have a new turn: leave its queue alone
+    s.stuck = false;
+    log("the stuck turn in " + channel + " ended: " + ending_name(r.ending));
+    reactions(batch, "💬", false);
+  } else if (!heartbeat) {
     ChannelState& ch = channels_[channel];
     const bool removed = ch.removed;
     if (r.ending == Ending::kOk) {
@@ -668,6 +697,19 @@ void Loop::on_report(int index, SlotReport r) {
   } else {
     if (r.ending == Ending::kOk) s.consecutive_crashes = 0;
     s.state = Slot::State::kIdle;
+  }
+  dispatch();
+}
+
+// §A.5.1: a batch in flight for max turn + 100 s is stuck. Its agent is
+// cancelled and its channel served again; the turn's late report is ignored.
+void Loop::on_stuck() {
+  for (Slot& s : slots_) {
+    if (s.state != Slot::State::kBusy || s.stuck || s.channel.empty() || queues_.in_flight(s.channel)) continue;
+    log("warning: the turn in " + s.channel + " is stuck (in flight for over " +
+        std::to_string(cfg_.max_turn_duration_s + 100) + " s); cleared");
+    s.stuck = true;
+    s.agent->cancel();
   }
   dispatch();
 }
@@ -751,11 +793,16 @@ int Loop::run() {
   try {
     RestClient rest(cfg_.rest_url, token_, cfg_.private_key_hex);
     owner_checked_ = Clock::now();
-    try {
-      owner_ = rest.agent_owner(self_hex_);
-      log(owner_ ? "owner: " + *owner_ : std::string("the agent has no owner"));
-    } catch (const std::exception& e) {
-      log(std::string("owner lookup failed: ") + e.what());
+    if (cfg_.agent_owner) {
+      owner_ = cfg_.agent_owner;
+      log("owner: " + *owner_ + " (--agent-owner)");
+    } else {
+      try {
+        owner_ = rest.agent_owner(self_hex_);
+        log(owner_ ? "owner: " + *owner_ : std::string("the agent has no owner"));
+      } catch (const std::exception& e) {
+        log(std::string("owner lookup failed: ") + e.what());
+      }
     }
     if (!owner_ && cfg_.respond_to == RespondTo::kOwnerOnly) {
       log("warning: no owner known and --respond-to=owner-only: events are dropped until the owner resolves");
@@ -796,6 +843,7 @@ int Loop::run() {
     }
     if (cfg_.heartbeat_interval_s && now >= next_heartbeat_) heartbeat_tick();
     if (auto retry = queues_.next_retry(); retry && *retry <= now) dispatch();
+    if (!queues_.clear_stuck(now, in_flight_deadline()).empty()) on_stuck();
 
     // The wait: until the next timer, or a message, or the inbox.
     Clock::time_point wake = now + seconds(1);
@@ -807,12 +855,10 @@ int Loop::run() {
     if (cfg_.typing) sooner(next_typing_);
     if (auto retry = queues_.next_retry()) sooner(*retry);
     pollfd p[2] = {{inbox_fd_, POLLIN, 0}, {ws_ ? ws_->fd() : -1, POLLIN, 0}};
-    const auto wait_ms = std::chrono::duration_cast<milliseconds>(wake - Clock::now()).count();
+    const auto wait_ms = frames_pending_ && ws_ ? 0 : std::chrono::duration_cast<milliseconds>(wake - Clock::now()).count();
     poll(p, 2, int(std::clamp<int64_t>(wait_ms, 0, 1000)));
     if (p[0].revents & POLLIN) run_inbox();
-    if (ws_ && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-      read_frames();
-    }
+    if (ws_ && (frames_pending_ || (p[1].revents & (POLLIN | POLLHUP | POLLERR)))) read_frames();
   }
 
   log(g_signalled ? "signal received; shutting down" : "shutting down");

@@ -131,7 +131,9 @@ test('a mention gets the agent\'s answer in its thread, with the prompt of §A.7
   assert.equal(reply.content, 'echo: please wait 2000 before: what is the build status?');
   assert.ok(reply.tags.some((t) => t[0] === 'e' && t[1] === asked.id), 'a reply in the thread');
   const [p] = await turnsWith(asked.id);
-  assert.match(p.prompt, new RegExp(`^\\[Context\\]\\nScope: channel\\nChannel: acp-team \\(#${channel}\\)\\n`));
+  // A new session's first prompt opens with the base prompt (HEAD Δ), then §A.7's sections.
+  assert.match(p.prompt, /^\[Base\]\nYou are a member of a Buzz team[^]*?`buzz send-message --channel <uuid>\n/);
+  assert.match(p.prompt, new RegExp(`\\n\\n\\[Context\\]\\nScope: channel\\nChannel: acp-team \\(#${channel}\\)\\n`));
   assert.match(p.prompt, /\n\n\[Buzz event: @mention\]\nEvent ID: [0-9a-f]{64}\n/);
   assert.match(p.prompt, /\nFrom: npub1[0-9a-z]+ \(hex: [0-9a-f]{64}\)\n|\nFrom: .+ \(npub: npub1/);
   assert.match(p.prompt, /\nContent: please wait 2000 before: what is the build status\?\nTags: \[\["h",/);
@@ -156,6 +158,28 @@ test('a second mention while the agent works waits for the first turn, then gets
   const [p2] = await turnsWith(second.id);
   assert.ok(!p1.prompt.includes(second.id), 'the second was not in the first turn');
   assert.ok(BigInt(p2.arrived) >= BigInt(p1.ended), 'one turn at a time in a channel: the second waited');
+});
+
+test('!rotate from the owner: the channel\'s next turn runs in a new session, opened with the base prompt again', async () => {
+  const before = await publish(aliceConn, mention(alice, 'before the rotation'));
+  await replyTo(before);
+  const again = await publish(aliceConn, mention(alice, 'same session'));
+  await replyTo(again);
+  const [p1] = await turnsWith(before.id);
+  const [p2] = await turnsWith(again.id);
+  assert.equal(p2.session, p1.session, 'an idle agent with the channel\'s session takes its next turn');
+  assert.ok(p2.prompt.startsWith('[Context]'), 'no base prompt within a session');
+
+  const logged = harnessErr.length;
+  const rotate = await publish(aliceConn, mention(alice, '  !rotate '));
+  for (let i = 0; i < 100 && !harnessErr.slice(logged).includes('!rotate in'); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.match(harnessErr.slice(logged), /!rotate in [0-9a-f-]{36}: its sessions are dropped/);
+  const after = await publish(aliceConn, mention(alice, 'after the rotation'));
+  await replyTo(after);
+  const [p3] = await turnsWith(after.id);
+  assert.notEqual(p3.session, p2.session, 'a new session after !rotate');
+  assert.ok(p3.prompt.startsWith('[Base]\n'), 'the new session is told the base prompt');
+  assert.ok(!prompts().some((x) => x.prompt.includes(rotate.id)), 'the command is consumed, not prompted');
 });
 
 test('a stranger\'s mention reaches no agent (respond-to owner-only)', async () => {
