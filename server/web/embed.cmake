@@ -1,10 +1,11 @@
-# Turns the built web client (DIST: index.html, app.js, app.css) into OUT, a C++
+# Turns the built web client (DIST: index.html, app.js, app.css, huddle.js) into OUT, a C++
 # source holding each file as bytes with its content type and ETag, so the
 # binary serves the client without any file beside it.
 #   cmake -DDIST=<dir> -DOUT=<file.cpp> -P embed.cmake
 set(files "index.html=text/html"
           "app/app.js=text/javascript"
-          "app/app.css=text/css")
+          "app/app.css=text/css"
+          "app/huddle.js=text/javascript")
 set(arrays "")
 set(table "")
 set(n 0)

@@ -28,8 +28,9 @@ function freePort() {
   });
 }
 
-// An open relay in a fresh data directory, and a browser. stop() ends both.
-export async function startWorld() {
+// An open relay in a fresh data directory, and a browser (with these extra
+// command-line flags). stop() ends both.
+export async function startWorld({ browserArgs = [] } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'buzz-web-'));
   const base = `http://127.0.0.1:${port}`;
@@ -42,7 +43,7 @@ export async function startWorld() {
   }
   if (!healthy) throw new Error('relay did not become healthy');
   const browser = await puppeteer.launch({ executablePath: chromium, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', ...browserArgs] });
   const stop = async () => {
     await browser.close();
     if (server.exitCode === null) {

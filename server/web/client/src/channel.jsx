@@ -6,6 +6,7 @@ import { apply, emptyChannel, timeline, thread } from './model.js';
 import { usePeople } from './people.js';
 import { Members, Settings } from './admin.jsx';
 import { Canvas } from './canvas.jsx';
+import { useHuddle, HuddleButton, HuddleBar } from './huddle.jsx';
 
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
 const REACTIONS = ['👍', '🎉', '❤️'];
@@ -141,6 +142,8 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
   const [showSettings, setShowSettings] = useState(false);
   const [gone, setGone] = useState('');    // the relay closed the subscription: access revoked
   const [history, setHistory] = useState({ more: false, loading: false });
+  const [inHuddle, setInHuddle] = useState(0);  // when joining began (the bar's key), 0 = not joined
+  const huddle = useHuddle(channel, relay);
   const started = useRef(performance.now());
   const historyAt = useRef(0);              // when the stored history had arrived (EOSE)
   const list = useRef(null);
@@ -304,6 +307,7 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
         {archived && <span class="archived">archived</span>}
         {channel.topic && <span class="topic">{channel.topic}</span>}
         <span>
+          {!archived && !inHuddle && <HuddleButton active={huddle} onJoin={() => setInHuddle(Date.now())} />}
           {!dm && <button id="toggle-settings" aria-expanded={showSettings} onClick={() => setShowSettings(!showSettings)}>Settings</button>}
           {!dm && <button id="toggle-canvas" aria-expanded={pane === 'canvas'} onClick={() => toggle('canvas')}>Canvas</button>}
           {dm && <button id="hide-dm" title="Hide this conversation until someone writes in it" onClick={() =>
@@ -311,6 +315,7 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
           <button id="toggle-members" aria-expanded={pane === 'members'} onClick={() => toggle('members')}>Members</button>
         </span>
       </header>
+      {inHuddle > 0 && <HuddleBar key={inHuddle} channel={channel} relay={relay} active={huddle} onClose={() => setInHuddle(0)} />}
       {showSettings && <Settings channel={channel} role={role} relay={relay} onError={onError}
         onDone={() => { setShowSettings(false); onChanged(); }} />}
       <div class="body">

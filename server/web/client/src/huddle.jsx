@@ -1,0 +1,87 @@
+// A channel's huddle: the header's Start/Join button, and while joined a bar
+// with who is in it (speaking marked), Mute and Leave. Who is in a huddle one
+// has not joined comes from the channel's lifecycle events (huddle.md §8.3);
+// the audio itself (app/huddle.js) is loaded only on joining.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { LIFECYCLE_KINDS, activeHuddle } from './huddle_state.js';
+import { usePeople } from './people.js';
+
+// The huddle's own private, one-hour channel, then its 48100 in the parent
+// (§2); a failed announcement archives the new channel again.
+async function startHuddle(relay, parent) {
+  const id = crypto.randomUUID();
+  const made = await relay.publish({ kind: 9007, tags: [['h', id], ['name', 'huddle-' + id.slice(0, 8)], ['visibility', 'private'],
+    ['channel_type', 'stream'], ['ttl', '3600']] });
+  if (!made.ok) throw new Error(made.message);
+  const told = await relay.publish({ kind: 48100, content: JSON.stringify({ ephemeral_channel_id: id }), tags: [['h', parent]] });
+  if (!told.ok) {
+    relay.publish({ kind: 9002, tags: [['h', id], ['archived', 'true']] });
+    throw new Error(told.message);
+  }
+  return id;
+}
+
+export function useHuddle(channel, relay) {
+  const [events, setEvents] = useState([]);
+  useEffect(() => {
+    let held = [];
+    let live = false;
+    return relay.subscribe([{ kinds: LIFECYCLE_KINDS, '#h': [channel.id], limit: 100 }],
+      (ev) => { if (live) setEvents((e) => [...e, ev]); else held.push(ev); },
+      () => { live = true; setEvents(held); held = []; });
+  }, [channel.id]);
+  return useMemo(() => activeHuddle(events), [events]);
+}
+
+export function HuddleButton({ active, onJoin }) {
+  return (
+    <button id="huddle-join" onClick={onJoin} title={active ? 'Join the huddle with your microphone' : 'Start a huddle in this channel'}>
+      {active ? `🎧 Join huddle${active.participants.length ? ` (${active.participants.length})` : ''}` : '🎧 Start huddle'}
+    </button>
+  );
+}
+
+// The bar under the header: joining, in the huddle, or why it ended.
+// Mounted once per joining (a new key each time); unmounting leaves.
+export function HuddleBar({ channel, relay, active, onClose }) {
+  const people = usePeople();
+  const [state, setState] = useState({ status: 'connecting', error: '', peers: [], muted: false });
+  const call = useRef(null);
+  useEffect(() => {
+    let gone = false;
+    (async () => {
+      try {
+        const id = active?.id ?? await startHuddle(relay, channel.id);
+        const { joinHuddle } = await import('/app/huddle.js');
+        if (gone) return;
+        call.current = await joinHuddle({ relayUrl: relay.url, channel: id, parent: channel.id, signer: relay.signer,
+          onChange: (s) => { if (!gone) setState(s); } });
+        if (gone) call.current.leave();
+      } catch (e) {
+        if (!gone) setState({ status: 'ended', error: e.message, peers: [], muted: false });
+      }
+    })();
+    return () => { gone = true; call.current?.leave(); };
+  }, []);
+  useEffect(() => { people.want(state.peers.map((p) => p.pubkey)); }, [state.peers.length]);
+
+  return (
+    <div class="huddle" aria-label="huddle">
+      {state.status === 'connecting' && <span id="huddle-status">Joining the huddle…</span>}
+      {state.status === 'in' && <>
+        <span id="huddle-status">🎧 In the huddle</span>
+        <ul id="huddle-roster">
+          {state.peers.map((p) => (
+            <li key={p.index} class={p.speaking ? 'speaking' : ''} data-pubkey={p.pubkey}>{people.name(p.pubkey)}</li>
+          ))}
+        </ul>
+        <button id="huddle-mute" aria-pressed={state.muted} onClick={() => call.current?.mute(!state.muted)}>{state.muted ? 'Unmute' : 'Mute'}</button>
+        <button id="huddle-leave" onClick={onClose}>Leave</button>
+      </>}
+      {state.error && <>
+        <span class="error" role="alert" id="huddle-error">{state.error}</span>
+        <button id="huddle-dismiss" onClick={onClose}>Close</button>
+      </>}
+    </div>
+  );
+}

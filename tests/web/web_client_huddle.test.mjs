@@ -1,0 +1,90 @@
+// Huddles in the web client, in headless Chromium with its fake microphone
+// against the real buzz binary: two members of a channel join its huddle and
+// Opus frames go both ways (encoded and decoded by WebCodecs in each page);
+// someone who is not a member is refused with the relay's reason in words.
+// Also prints the time from clicking Join to the other page's first frame.
+//   BUZZ_BINARY=build-ci/buzz node --test web_client_huddle.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorld, signIn, waitText, createChannel, openChannel } from './browser.mjs';
+
+let world;
+const people = {};
+const FRAMES = 25;  // half a second of 20 ms frames each way
+const ROUNDS = 3;   // joins timed for docs/performance.md
+
+before(async () => {
+  world = await startWorld({ browserArgs: ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream',
+    '--autoplay-policy=no-user-gesture-required'] });
+  for (const name of ['Gina', 'Hank', 'Ivy']) people[name.toLowerCase()] = await signIn(world, name);
+});
+
+after(async () => { await world?.stop(); });
+
+// Zeros until the page has loaded the huddle's audio (app/huddle.js).
+const counters = (person) => person.page.evaluate(() => ({ sent: 0, received: 0, decoded: 0, first: 0, ...window.__buzzHuddle }));
+// Waits until this page's counter (sent, received, decoded) reaches n.
+const reach = (person, name, n) => person.page.waitForFunction((c, k) => (window.__buzzHuddle?.[c] ?? 0) >= k,
+  { timeout: 30000 }, name, n);
+const roster = (person) => person.page.$$eval('#huddle-roster li', (els) => els.map((e) => e.textContent).sort());
+const rosterIs = (person, names) => person.page.waitForFunction((want) =>
+  JSON.stringify([...document.querySelectorAll('#huddle-roster li')].map((e) => e.textContent).sort()) === want,
+{ timeout: 30000 }, JSON.stringify([...names].sort()));
+
+test('two members of a channel hear each other in its huddle; a non-member is refused', async () => {
+  const { gina, hank, ivy } = people;
+  await createChannel(gina, 'standup', 'open');
+  await gina.page.click('#toggle-members');
+  await gina.page.type('#add-member', 'Hank');
+  await gina.page.click('#add-member-button');
+  await waitText(gina.page, '.members h3', 'Members (2)');
+  await gina.page.click('#toggle-members');
+
+  // Gina starts the huddle (its channel, the 48100 announcement) and is in it alone.
+  await waitText(gina.page, '#huddle-join', 'Start huddle');
+  await gina.page.click('#huddle-join');
+  await waitText(gina.page, '#huddle-status', 'In the huddle');
+  await rosterIs(gina, ['Gina']);
+
+  // Hank sees it going on (48101 from the relay) and joins, a few times over.
+  await openChannel(hank, 'standup');
+  const firstFrameMs = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    await waitText(hank.page, '#huddle-join', 'Join huddle (1)');
+    const before = { gina: await counters(gina), hank: await counters(hank) };
+    await gina.page.evaluate(() => { window.__buzzHuddle.first = 0; });
+    const clicked = Date.now();
+    await hank.page.click('#huddle-join');
+    await reach(gina, 'received', before.gina.received + 1);
+    firstFrameMs.push((await counters(gina)).first - clicked);
+
+    // Frames both ways, each decoded by the receiving page's AudioDecoder.
+    await reach(gina, 'decoded', before.gina.decoded + FRAMES);
+    await reach(hank, 'decoded', before.hank.decoded + FRAMES);
+    const g = await counters(gina);
+    const h = await counters(hank);
+    assert.ok(g.received - before.gina.received >= FRAMES && h.received - before.hank.received >= FRAMES, JSON.stringify({ g, h }));
+    await rosterIs(gina, ['Gina', 'Hank']);
+    await rosterIs(hank, ['Gina', 'Hank']);
+
+    // Hank leaves: Gina's roster follows (the relay's `left`).
+    await hank.page.click('#huddle-leave');
+    await rosterIs(gina, ['Gina']);
+  }
+  firstFrameMs.sort((a, b) => a - b);
+  console.log(`huddle: click Join -> first frame at the other page: median ${firstFrameMs[ROUNDS >> 1]} ms ` +
+    `(runs ${firstFrameMs.join(', ')} ms)`);
+
+  // Ivy may read the open channel and see the huddle, but is no member: the relay says no, the page says why.
+  await openChannel(ivy, 'standup');
+  await waitText(ivy.page, '#huddle-join', 'Join huddle (1)');
+  await ivy.page.click('#huddle-join');
+  await waitText(ivy.page, '#huddle-error', 'You are not a member of this channel');
+  await waitText(ivy.page, '#huddle-error', '(not a member)');
+  assert.equal((await counters(ivy)).received, 0);
+  assert.deepEqual(await roster(gina), ['Gina']);
+
+  // Gina leaves last: the relay ends the huddle (48103), and the button offers a new one.
+  await gina.page.click('#huddle-leave');
+  await waitText(hank.page, '#huddle-join', 'Start huddle');
+});
