@@ -1,7 +1,8 @@
 // Huddles in the web client, in headless Chromium with its fake microphone
 // against the real buzz binary: two members of a channel join its huddle and
 // Opus frames go both ways (encoded and decoded by WebCodecs in each page);
-// someone who is not a member is refused with the relay's reason in words.
+// someone who is not a member is refused with the relay's reason in words, and
+// a browser without WebCodecs audio says so.
 // Also prints the time from clicking Join to the other page's first frame.
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_huddle.test.mjs
 import { test, before, after } from 'node:test';
@@ -83,6 +84,12 @@ test('two members of a channel hear each other in its huddle; a non-member is re
   await waitText(ivy.page, '#huddle-error', '(not a member)');
   assert.equal((await counters(ivy)).received, 0);
   assert.deepEqual(await roster(gina), ['Gina']);
+
+  // A browser without WebCodecs audio is told so, and nothing is started.
+  await ivy.page.click('#huddle-dismiss');
+  await ivy.page.evaluate(() => { delete window.AudioEncoder; });
+  await ivy.page.click('#huddle-join');
+  await waitText(ivy.page, '#huddle-error', 'This browser has no WebCodecs audio');
 
   // Gina leaves last: the relay ends the huddle (48103), and the button offers a new one.
   await gina.page.click('#huddle-leave');

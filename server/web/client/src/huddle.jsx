@@ -51,10 +51,12 @@ export function HuddleBar({ channel, relay, active, onClose }) {
     let gone = false;
     (async () => {
       try {
+        const audio = await import('/app/huddle.js');
+        const missing = await audio.opusMissing();
+        if (missing) throw new Error(missing);
         const id = active?.id ?? await startHuddle(relay, channel.id);
-        const { joinHuddle } = await import('/app/huddle.js');
         if (gone) return;
-        call.current = await joinHuddle({ relayUrl: relay.url, channel: id, parent: channel.id, signer: relay.signer,
+        call.current = await audio.joinHuddle({ relayUrl: relay.url, channel: id, parent: channel.id, signer: relay.signer,
           onChange: (s) => { if (!gone) setState(s); } });
         if (gone) call.current.leave();
       } catch (e) {

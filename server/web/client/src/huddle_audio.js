@@ -32,7 +32,8 @@ export function explain(error) {
   return `${words} (${m})`;
 }
 
-async function opusMissing() {
+// Why this browser cannot join a huddle, or '' when it can.
+export async function opusMissing() {
   if (typeof AudioEncoder === 'undefined' || typeof AudioDecoder === 'undefined') {
     return 'This browser has no WebCodecs audio (AudioEncoder/AudioDecoder), so it cannot join huddles. Try a recent Chrome, Edge or Firefox.';
   }
@@ -50,7 +51,8 @@ const dbov = (samples) => {
 // §4.2: a level outside −127…0 is read as silence.
 const clampLevel = (b) => { const v = b > 127 ? b - 256 : b; return v > 0 || v < -127 ? -127 : v; };
 
-// Joins the huddle channel `channel` (announced in `parent`). onChange gets
+// Joins the huddle channel `channel` (announced in `parent`), once
+// opusMissing() said it can. onChange gets
 // {status: 'connecting'|'in'|'ended', error, peers: [{index, pubkey, speaking}], muted}.
 export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }) {
   const state = { status: 'connecting', error: '', peers: new Map(), muted: false };
@@ -61,9 +63,6 @@ export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }
     onChange({ ...state, peers: [...state.peers].map(([index, pubkey]) => ({ index, pubkey, speaking: now - (spoke.get(index) ?? 0) < SPEAKING_MS })) });
   };
   const fail = (error) => { state.error = error; stop(); };
-
-  const missing = await opusMissing();
-  if (missing) { state.status = 'ended'; state.error = missing; emit(); return { leave() {}, mute() {} }; }
 
   let mic, ctx, ws, encoder, capture, tick;
   const decoders = new Map();  // peer index -> {decoder, playAt}

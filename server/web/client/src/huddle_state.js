@@ -10,7 +10,8 @@ const huddleOf = (ev) => {
 // The newest huddle never ended, as {id, participants: [pubkey]}, or null.
 export function activeHuddle(events) {
   const huddles = new Map();  // id -> {id, participants: Set, ended, at}
-  for (const ev of [...events].sort((a, b) => a.created_at - b.created_at)) {
+  // Within one second, the kind's order is the lifecycle's: started, joined, left, ended.
+  for (const ev of [...events].sort((a, b) => a.created_at - b.created_at || a.kind - b.kind)) {
     const id = huddleOf(ev);
     if (!id) continue;
     if (ev.kind === 48100) {
