@@ -34,8 +34,10 @@ export function useHuddle(channel, relay) {
 }
 
 export function HuddleButton({ active, onJoin }) {
+  // When, for the test's join-to-first-frame figure (huddle_audio.js's counters).
+  const join = () => { (window.__buzzHuddle ??= {}).clicked = Date.now(); onJoin(); };
   return (
-    <button id="huddle-join" onClick={onJoin} title={active ? 'Join the huddle with your microphone' : 'Start a huddle in this channel'}>
+    <button id="huddle-join" onClick={join} title={active ? 'Join the huddle with your microphone' : 'Start a huddle in this channel'}>
       {active ? `🎧 Join huddle${active.participants.length ? ` (${active.participants.length})` : ''}` : '🎧 Start huddle'}
     </button>
   );

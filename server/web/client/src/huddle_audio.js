@@ -12,8 +12,10 @@ const SPEAKING_MS = 400;
 const JITTER_S = 0.08;      // playback starts this far ahead, so late frames still play in order
 
 // What the tests read: frames sent, received and decoded by this page, and
-// when (Date.now()) the first frame since `first` was last zeroed arrived.
-const counters = (window.__buzzHuddle = { sent: 0, received: 0, decoded: 0, first: 0 });
+// when (Date.now()) it was last admitted, sent its first frame after that, and
+// got the first frame since `first` was last zeroed (`clicked`, the Join
+// button's last click, is set by huddle.jsx).
+const counters = (window.__buzzHuddle = { sent: 0, received: 0, decoded: 0, admitted: 0, firstSent: 0, first: 0, ...window.__buzzHuddle });
 
 // The relay's refusals (§3.3), in words; the relay's own text follows in brackets.
 export function explain(error) {
@@ -82,14 +84,15 @@ export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }
     emit();
   }
 
+  ctx = new AudioContext({ sampleRate: RATE });
   try {
-    mic = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+    [mic] = await Promise.all([
+      navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } }),
+      ctx.resume()]);
   } catch (e) {
     fail(`No microphone: ${e.message}`);
     return { leave() {}, mute() {} };
   }
-  ctx = new AudioContext({ sampleRate: RATE });
-  await ctx.resume();
 
   // Sending: each encoded 20 ms packet behind its v2 header.
   let seq = 0;
@@ -99,12 +102,14 @@ export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }
       if (ws.readyState !== 1 || state.status !== 'in') return;
       const frame = new Uint8Array(8 + chunk.byteLength);
       const view = new DataView(frame.buffer);
-      view.setUint16(0, seq++ & 0xffff);
+      view.setUint16(0, seq & 0xffff);
+      seq = (seq + 1) & 0xffff;
       view.setUint32(2, Math.round(chunk.timestamp * RATE / 1e6) >>> 0);
       view.setInt8(6, level);
       view.setUint8(7, 0);
       chunk.copyTo(frame.subarray(8));
       ws.send(frame);
+      if (counters.firstSent < counters.admitted) counters.firstSent = Date.now();
       counters.sent++;
     },
     error: (e) => fail(`The audio encoder failed: ${e.message}`),
@@ -117,8 +122,10 @@ export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }
   const source = ctx.createMediaStreamSource(mic);
   capture = ctx.createScriptProcessor(1024, 1, 1);
   let samples = 0;
+  // Encoding starts with the microphone, before admission (its packets are
+  // dropped until then), so the first frame goes out at once when admitted.
   capture.onaudioprocess = (e) => {
-    if (state.status !== 'in' || state.muted) return;
+    if (state.status === 'ended' || state.muted) return;
     const data = new Float32Array(e.inputBuffer.getChannelData(0));
     level = dbov(data);
     if (level > SPEAKING_DBOV) spoke.set(me, Date.now());
@@ -187,6 +194,7 @@ export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }
         me = msg.peer_index;
         state.peers = new Map(msg.peers.map((p) => [p.peer_index, p.pubkey]));
         state.status = 'in';
+        counters.admitted = Date.now();
       }
       state.peers.set(msg.peer_index, msg.pubkey);
       emit();
