@@ -28,7 +28,8 @@ export function useHuddle(channel, relay) {
     let live = false;
     return relay.subscribe([{ kinds: LIFECYCLE_KINDS, '#h': [channel.id], limit: 100 }],
       (ev) => { if (live) setEvents((e) => [...e, ev]); else held.push(ev); },
-      () => { live = true; setEvents(held); held = []; });
+      // No render at EOSE when there is nothing: it would come amid the channel's first one.
+      () => { live = true; if (held.length) setEvents(held); held = []; });
   }, [channel.id]);
   return useMemo(() => activeHuddle(events), [events]);
 }
