@@ -99,7 +99,7 @@ export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }
   let level = -127;
   encoder = new AudioEncoder({
     output: (chunk) => {
-      if (ws.readyState !== 1 || state.status !== 'in') return;
+      if (ws?.readyState !== 1 || state.status !== 'in') return;
       const frame = new Uint8Array(8 + chunk.byteLength);
       const view = new DataView(frame.buffer);
       view.setUint16(0, seq & 0xffff);
@@ -117,8 +117,8 @@ export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }
   encoder.configure(ENCODER);
 
   // The microphone's samples, resampled to 48 kHz by the context. A
-  // ScriptProcessor because an AudioWorklet would need a module URL the CSP
-  // allows and a second file; 1024 samples is 21 ms.
+  // ScriptProcessor (deprecated, but in every browser) because an AudioWorklet
+  // would need its module as one more embedded file; 1024 samples is 21 ms.
   const source = ctx.createMediaStreamSource(mic);
   capture = ctx.createScriptProcessor(1024, 1, 1);
   let samples = 0;
@@ -128,7 +128,7 @@ export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }
     if (state.status === 'ended' || state.muted) return;
     const data = new Float32Array(e.inputBuffer.getChannelData(0));
     level = dbov(data);
-    if (level > SPEAKING_DBOV) spoke.set(me, Date.now());
+    if (me >= 0 && level > SPEAKING_DBOV) spoke.set(me, Date.now());
     encoder.encode(new AudioData({ format: 'f32-planar', sampleRate: RATE, numberOfFrames: data.length, numberOfChannels: 1,
       timestamp: Math.round(samples * 1e6 / RATE), data }));
     samples += data.length;
