@@ -117,6 +117,14 @@ export async function createChannel(person, name, visibility = 'open') {
   await person.page.waitForSelector('.messages[aria-busy="false"]');
 }
 
+// Opens the current channel's members pane and adds someone by name; waits until it counts `count`.
+export async function addMember(person, name, count) {
+  await person.page.click('#toggle-members');
+  await person.page.type('#add-member', name);
+  await person.page.click('#add-member-button');
+  await waitText(person.page, '.members h3', `Members (${count})`);
+}
+
 // Opens a channel from the sidebar once it is listed (the list refreshes every 5 s).
 export async function openChannel(person, name) {
   await person.page.waitForSelector(`[data-channel="${name}"]`, { timeout: 30000 });

@@ -16,7 +16,7 @@ import zlib from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { generateSecretKey, finalizeEvent } from 'nostr-tools/pure';
 import WebSocket from 'ws';
-import { startWorld, signIn, textOf, waitText, type, say, act, rest, connect, createChannel, openChannel } from './browser.mjs';
+import { startWorld, signIn, textOf, waitText, type, say, act, rest, connect, createChannel, openChannel, addMember } from './browser.mjs';
 
 let world;
 const people = {};
@@ -70,10 +70,7 @@ test('two people share a private channel live; a third never sees it', async () 
   const { alice, bob, carol } = people;
   // Alice creates the private channel and adds Bob by his name (his kind 0).
   await createChannel(alice, 'secret-room', 'private');
-  await alice.page.click('#toggle-members');
-  await alice.page.type('#add-member', 'Bob');
-  await alice.page.click('#add-member-button');
-  await waitText(alice.page, '.members h3', 'Members (2)');
+  await addMember(alice, 'Bob', 2);
   await waitText(alice.page, '.members li', 'Bob');
 
   // Bob sees it in his list at once (his 44100) and opens it.

@@ -7,7 +7,7 @@
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_huddle.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorld, signIn, waitText, createChannel, openChannel } from './browser.mjs';
+import { startWorld, signIn, waitText, createChannel, openChannel, addMember } from './browser.mjs';
 
 let world;
 const people = {};
@@ -36,10 +36,7 @@ test('two members of a channel hear each other in its huddle; a non-member is re
   const { gina, hank, ivy } = people;
 
   await createChannel(gina, 'standup', 'open');
-  await gina.page.click('#toggle-members');
-  await gina.page.type('#add-member', 'Hank');
-  await gina.page.click('#add-member-button');
-  await waitText(gina.page, '.members h3', 'Members (2)');
+  await addMember(gina, 'Hank', 2);
   await gina.page.click('#toggle-members');
 
   // Gina starts the huddle (its channel, the 48100 announcement) and is in it alone.
