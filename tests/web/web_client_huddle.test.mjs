@@ -99,6 +99,20 @@ test('two members of a channel hear each other in its huddle; a non-member is re
   assert.equal((await counters(ivy)).received, 0);
   assert.deepEqual(await roster(gina), ['Gina']);
 
+  // The other refusals of §3.3, as the relay words them, in the page's words.
+  const said = await ivy.page.evaluate(async (errors) => {
+    const { explain } = await import('/app/huddle.js');
+    return errors.map(explain);
+  }, [{ code: 'room_full', message: 'peer index space exhausted', type: 'error' },
+    { code: 'upgrade_required', message: 'this huddle is using audio protocol v1; your client requested v2', pinned_version: 1, requested_version: 2, type: 'error' },
+    { code: 'room_ended', message: 'huddle has ended', type: 'error' },
+    { message: 'restricted: not a relay member', type: 'error' }]);
+  assert.deepEqual(said, [
+    'This huddle is full (25 people). (peer index space exhausted)',
+    'This huddle uses audio protocol v1, this page speaks v2. (this huddle is using audio protocol v1; your client requested v2)',
+    'This huddle has ended. (huddle has ended)',
+    'You are not a member of this relay. (restricted: not a relay member)']);
+
   // A browser without WebCodecs audio is told so, and nothing is started.
   await ivy.page.click('#huddle-dismiss');
   await ivy.page.evaluate(() => { delete window.AudioEncoder; });
