@@ -105,6 +105,27 @@ void put_key_suffix(std::string* out, uint64_t created_at, const uint8_t* id) {
   out->append(reinterpret_cast<const char*>(id), 32);
 }
 
+std::string record_key(uint64_t created_at, const uint8_t* id) {
+  std::string key;
+  key.reserve(kKeySuffixBytes);
+  put_key_suffix(&key, created_at, id);
+  return key;
+}
+
+std::string event_id_entry(StorageFamily family, uint64_t created_at) {
+  std::string entry(1, char(family));
+  put_u64(&entry, ~created_at);
+  return entry;
+}
+
+bool parse_event_id_entry(std::string_view entry, const uint8_t* id, StorageFamily* family, std::string* key) {
+  if (entry.size() != kEventIdEntryBytes || uint8_t(entry[0]) >= kStorageFamilies) return false;
+  *family = StorageFamily(uint8_t(entry[0]));
+  key->assign(entry.substr(1));
+  key->append(reinterpret_cast<const char*>(id), 32);
+  return true;
+}
+
 std::string kind_prefix(uint16_t kind) {
   std::string k;
   put_u16(&k, kind);

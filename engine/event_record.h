@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "engine/event.h"
+#include "engine/kinds.h"
 
 namespace buzz::engine {
 
@@ -48,6 +49,15 @@ uint64_t get_u64(const char* p);
 // The shared key suffix: ~created_at (8) | id (32).
 inline constexpr size_t kKeySuffixBytes = 40;
 void put_key_suffix(std::string* out, uint64_t created_at, const uint8_t* id);
+
+// A record's key is the suffix alone, so the records of the newest events sit
+// together (docs/storage.md), and an index entry's suffix is its record's key.
+std::string record_key(uint64_t created_at, const uint8_t* id);
+// The event_ids entry of an id: its storage family (1) | ~created_at (8).
+inline constexpr size_t kEventIdEntryBytes = 9;
+std::string event_id_entry(StorageFamily family, uint64_t created_at);
+// The family and record key an event_ids entry points to; false if malformed.
+bool parse_event_id_entry(std::string_view entry, const uint8_t* id, StorageFamily* family, std::string* key);
 
 // Index key prefixes (everything before the suffix).
 std::string kind_prefix(uint16_t kind);

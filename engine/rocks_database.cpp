@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "engine/event_record.h"
+#include "engine/record_key_upgrade.h"
 
 namespace buzz::engine {
 namespace {
@@ -22,6 +23,7 @@ constexpr const char* kFamilyNames[] = {
     "index.tag",      "pointers",           "relay_members",      "channels",
     "channel_members", "threads",           "audit_pending",
     "api_tokens",     "users",              "pubkey_allowlist",   "workflows",
+    "event_ids",
 };
 static_assert(std::size(kFamilyNames) == size_t(Family::kCount));
 
@@ -39,7 +41,7 @@ std::optional<size_t> index_prefix_bytes(Family f) {
   }
 }
 
-constexpr size_t kRecordMemtableBuckets = 1 << 16;  // ~2 records per bucket in a full 64 MiB memtable
+constexpr size_t kHashMemtableBuckets = 1 << 16;  // ~2 records per bucket in a full 64 MiB memtable
 
 }  // namespace
 
@@ -62,7 +64,7 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   table.block_cache = cache;
   table.cache_index_and_filter_blocks = true;
   rocksdb::BlockBasedTableOptions point_table = table;
-  point_table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));  // events are found by id
+  point_table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));  // most lookups by id at ingest miss
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   rocksdb::ColumnFamilyOptions base(db_options);
@@ -70,8 +72,9 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, base);
   for (size_t i = 0; i < size_t(Family::kCount); ++i) {
     rocksdb::ColumnFamilyOptions cf(db_options);
-    const bool events = i <= size_t(Family::kEventsBuzz);
-    const bool by_id = events || i == size_t(Family::kPointers) || i == size_t(Family::kThreads);
+    const bool records = i <= size_t(Family::kEventsBuzz);
+    const bool ids = i == size_t(Family::kEventIds);
+    const bool by_id = ids || i == size_t(Family::kPointers) || i == size_t(Family::kThreads);
     cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(by_id ? point_table : table));
     if (const std::optional<size_t> prefix = index_prefix_bytes(Family(i))) {
       // Index keys arrive newest first within their prefix (~created_at):
@@ -85,14 +88,17 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
       cf.memtable_prefix_bloom_size_ratio = 0.05;
       cf.memtable_whole_key_filtering = true;
     }
-    if (events) {
-      // Records are only ever read by id, and ids are random: a hash memtable
-      // keyed on the whole id inserts and finds them in O(1), where a skip list
-      // pays a full search per insert. The keys get sorted at flush instead, on
-      // RocksDB's thread rather than the store writer's. Iterating these
-      // families would need ReadOptions::total_order_seek.
-      cf.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(sizeof(Id)));
-      cf.memtable_factory.reset(rocksdb::NewHashLinkListRepFactory(kRecordMemtableBuckets));
+    if (ids || records) {
+      // Read in memory only by whole key (an id; a record's key from an index
+      // entry or event_ids): a hash memtable on the whole key inserts and finds
+      // in O(1), where a skip list pays a full search per insert and per read.
+      // The keys get sorted at flush instead, on RocksDB's thread rather than
+      // the store writer's. Iterating these families needs total_order_seek.
+      // Capped, not fixed: a record family may still hold the first layout's
+      // 32-byte keys until record_key_upgrade has moved them.
+      cf.prefix_extractor.reset(ids ? rocksdb::NewFixedPrefixTransform(sizeof(Id))
+                                    : rocksdb::NewCappedPrefixTransform(kKeySuffixBytes));
+      cf.memtable_factory.reset(rocksdb::NewHashLinkListRepFactory(kHashMemtableBuckets));
     }
     descriptors.emplace_back(kFamilyNames[i], cf);
   }
@@ -114,6 +120,7 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   out->write_options_.sync = options.sync_writes;
   out->block_cache_ = cache;
   out->memtable_budget_ = memtable_budget;
+  if (Status moved = upgrade_record_keys(*out); !moved) return Error{moved.error()};
   return out;
 }
 

@@ -18,6 +18,8 @@
 namespace buzz::engine {
 
 enum class Family : uint8_t {
+  // Event records, by kind range: ~created_at | id -> record (engine/event_record.h),
+  // newest first, so the newest events of a kind, author or tag share blocks.
   kEventsRegular,
   kEventsReplaceable,
   kEventsAddressable,
@@ -37,6 +39,7 @@ enum class Family : uint8_t {
   kUsers,            // pubkey -> what REST set for a user (server/team/profile_directory.h)
   kPubkeyAllowlist,  // pubkey -> legacy allow-list entry (engine/pubkey_allowlist.h)
   kWorkflows,        // workflows, their runs and approvals, by key prefix (engine/workflow_records.h)
+  kEventIds,         // id -> storage family (1) | ~created_at (8): where an event's record is
   kCount,
 };
 
@@ -65,6 +68,7 @@ class RocksDatabase {
   rocksdb::DB* db() const { return db_.get(); }
   rocksdb::ColumnFamilyHandle* family(Family f) const { return handles_[size_t(f)]; }
   rocksdb::ColumnFamilyHandle* events(StorageFamily f) const { return handles_[size_t(f)]; }
+  rocksdb::ColumnFamilyHandle* defaults() const { return default_handle_; }
   const rocksdb::WriteOptions& write_options() const { return write_options_; }
   // Any thread; takes RocksDB's property locks, so not for a hot path.
   StoreMemory memory() const;

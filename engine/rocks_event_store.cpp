@@ -48,15 +48,29 @@ class RocksEventStore::Batch {
   void put(Family f, rocksdb::Slice key, rocksdb::Slice value) { (void)wb_.Put(db_.family(f), key, value); }
   rocksdb::WriteBatch* batch() { return wb_.GetWriteBatch(); }
 
-  // Finds a stored record in any events family; the kind picks the family when known.
-  bool find_record(const uint8_t* id, std::string* value, Family* where) {
-    for (int f = 0; f < kStorageFamilies; ++f) {
-      if (get(Family(f), as_slice(id, 32), value)) {
-        *where = Family(f);
-        return true;
-      }
+  // The event_ids entry of an id, this batch's included.
+  bool get_id(const uint8_t* id, std::string* entry) {
+    Id key;
+    std::memcpy(key.data(), id, 32);
+    if (auto it = added_ids_.find(key); it != added_ids_.end()) {
+      *entry = it->second;
+      return true;
     }
-    return false;
+    return db_.db()->Get(read_, db_.family(Family::kEventIds), as_slice(id, 32), entry).ok();
+  }
+  // Id entries skip the batch's read index (a skip list): a hash map answers
+  // the reads of this batch's own ids.
+  void add_id(const Id& id, std::string entry) {
+    (void)batch()->Put(db_.family(Family::kEventIds), as_slice(id.data(), 32), entry);
+    added_ids_.emplace(id, std::move(entry));
+  }
+  // Finds a stored record (this batch's included) through event_ids.
+  bool find_record(const uint8_t* id, std::string* value, Family* where, std::string* key) {
+    std::string entry;
+    StorageFamily fam;
+    if (!get_id(id, &entry) || !parse_event_id_entry(entry, id, &fam, key)) return false;
+    *where = Family(fam);
+    return get(*where, *key, value);
   }
 
   // Adds or removes every index entry of a record.
@@ -90,23 +104,23 @@ class RocksEventStore::Batch {
 
   // True if the record exists and is not deleted.
   bool is_live(const uint8_t* id) {
-    std::string value;
+    std::string value, key;
     Family fam;
     RecordView rec;
-    return find_record(id, &value, &fam) && decode_record(value, &rec) && !rec.deleted();
+    return find_record(id, &value, &fam, &key) && decode_record(value, &rec) && !rec.deleted();
   }
 
   // Marks a stored event deleted and drops it from every index. False if absent.
   bool soft_delete(const uint8_t* id) {
-    std::string value;
+    std::string value, key;
     Family fam;
-    if (!find_record(id, &value, &fam)) return false;
+    if (!find_record(id, &value, &fam, &key)) return false;
     RecordView rec;
     if (!decode_record(value, &rec) || rec.deleted()) return true;
     index(rec.fields, false);
     std::string updated = value;
     set_record_flags(&updated, rec.flags | kRecordDeleted);
-    put(fam, as_slice(id, 32), updated);
+    put(fam, key, updated);
     return true;
   }
 
@@ -114,6 +128,7 @@ class RocksEventStore::Batch {
   RocksDatabase& db_;
   rocksdb::ReadOptions read_;
   rocksdb::WriteBatchWithIndex wb_;
+  std::unordered_map<Id, std::string, KeyBytesHash> added_ids_;
 };
 
 Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteRequest> requests,
@@ -146,9 +161,9 @@ Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteReq
 WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_view channel,
                                    std::span<const Id> authorized) {
   WriteResult result;
-  const Family fam = Family(storage_family(e.kind));
-  std::string existing;
-  if (batch.get(fam, as_slice(e.id.data(), 32), &existing)) {
+  const StorageFamily fam = storage_family(e.kind);
+  std::string known;
+  if (batch.get_id(e.id.data(), &known)) {
     result.outcome = WriteOutcome::kDuplicate;
     return result;
   }
@@ -184,7 +199,8 @@ WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_vie
   }
   std::string value;
   encode_record(e, channel, 0, &value);
-  batch.put(fam, as_slice(e.id.data(), 32), value);
+  batch.put(Family(fam), record_key(e.created_at, e.id.data()), value);
+  batch.add_id(e.id, event_id_entry(fam, e.created_at));
   EventFields fields;
   fields.assign(e, channel);
   batch.index(fields, true);
@@ -199,10 +215,10 @@ WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e, std::s
   WriteResult result;
   if (target->by_id) {
     const Id& id = target->id;
-    std::string value;
+    std::string value, key;
     Family fam;
     RecordView rec;
-    if (!batch.find_record(id.data(), &value, &fam) || !decode_record(value, &rec)) {
+    if (!batch.find_record(id.data(), &value, &fam, &key) || !decode_record(value, &rec)) {
       return invalid("invalid: target event not found");
     }
     const bool cleared = std::find(authorized.begin(), authorized.end(), id) != authorized.end();
@@ -231,7 +247,7 @@ WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e, std::s
 Status RocksEventStore::scan_records(StorageFamily first, std::string_view after,
                                      const std::function<bool(StorageFamily, const RecordView&)>& visit) {
   rocksdb::ReadOptions read;
-  read.total_order_seek = true;  // the event families' memtables are hashed by id
+  read.total_order_seek = true;  // the record families' memtables are hashed by key
   for (int f = int(first); f < kStorageFamilies; ++f) {
     std::unique_ptr<rocksdb::Iterator> it(db_.db()->NewIterator(read, db_.events(StorageFamily(f))));
     if (f == int(first) && !after.empty()) {
@@ -243,7 +259,7 @@ Status RocksEventStore::scan_records(StorageFamily first, std::string_view after
     for (; it->Valid(); it->Next()) {
       RecordView rec;
       if (!decode_record(it->value().ToStringView(), &rec)) {
-        return Error{"error: unreadable event record " + to_hex(reinterpret_cast<const uint8_t*>(it->key().data()), 32)};
+        return Error{"error: unreadable event record " + to_hex(reinterpret_cast<const uint8_t*>(it->key().data()), it->key().size())};
       }
       if (!visit(StorageFamily(f), rec)) return {};
     }
@@ -252,35 +268,37 @@ Status RocksEventStore::scan_records(StorageFamily first, std::string_view after
   return {};
 }
 
-bool RocksEventStore::contains(const Id& id, uint16_t kind) {
-  rocksdb::PinnableSlice value;
-  auto* cf = db_.events(storage_family(kind));
-  return db_.db()->Get(rocksdb::ReadOptions(), cf, as_slice(id.data(), 32), &value).ok();
+bool RocksEventStore::contains(const Id& id, uint16_t) {
+  rocksdb::PinnableSlice entry;
+  return db_.db()->Get(rocksdb::ReadOptions(), db_.family(Family::kEventIds), as_slice(id.data(), 32), &entry).ok();
+}
+
+std::optional<std::string> RocksEventStore::read_record(const Id& id) {
+  std::string entry, key, value;
+  StorageFamily fam;
+  const rocksdb::ReadOptions read;
+  if (!db_.db()->Get(read, db_.family(Family::kEventIds), as_slice(id.data(), 32), &entry).ok() ||
+      !parse_event_id_entry(entry, id.data(), &fam, &key) || !db_.db()->Get(read, db_.events(fam), key, &value).ok()) {
+    return std::nullopt;
+  }
+  return value;
 }
 
 std::optional<std::string> RocksEventStore::get(const Id& id) {
-  for (int f = 0; f < kStorageFamilies; ++f) {
-    std::string value;
-    if (!db_.db()->Get(rocksdb::ReadOptions(), db_.family(Family(f)), as_slice(id.data(), 32), &value).ok()) continue;
-    RecordView rec;
-    if (!decode_record(value, &rec) || rec.deleted()) return std::nullopt;
-    return std::string(rec.raw);
-  }
-  return std::nullopt;
+  auto value = read_record(id);
+  RecordView rec;
+  if (!value || !decode_record(*value, &rec) || rec.deleted()) return std::nullopt;
+  return std::string(rec.raw);
 }
 
 std::optional<StoredEvent> RocksEventStore::lookup(const Id& id) {
-  for (int f = 0; f < kStorageFamilies; ++f) {
-    std::string value;
-    if (!db_.db()->Get(rocksdb::ReadOptions(), db_.family(Family(f)), as_slice(id.data(), 32), &value).ok()) continue;
-    RecordView rec;
-    if (!decode_record(value, &rec)) return std::nullopt;
-    StoredEvent out{std::string(rec.raw), std::string(rec.fields.channel), {}, rec.fields.kind, rec.fields.created_at,
-                    rec.deleted()};
-    std::memcpy(out.pubkey.data(), rec.fields.pubkey, 32);
-    return out;
-  }
-  return std::nullopt;
+  auto value = read_record(id);
+  RecordView rec;
+  if (!value || !decode_record(*value, &rec)) return std::nullopt;
+  StoredEvent out{std::string(rec.raw), std::string(rec.fields.channel), {}, rec.fields.kind, rec.fields.created_at,
+                  rec.deleted()};
+  std::memcpy(out.pubkey.data(), rec.fields.pubkey, 32);
+  return out;
 }
 
 rocksdb::ColumnFamilyHandle* RocksEventStore::state_family(StateTable table) const {
@@ -349,11 +367,11 @@ namespace {
 constexpr size_t kFirstChunk = 8;
 constexpr size_t kLastChunk = 128;
 
-// Candidate ids in index order, read together (RocksEventStore::scan).
+// Candidate record keys in index order, read together (RocksEventStore::scan).
 class RecordChunk {
  public:
-  void add(std::string_view id, rocksdb::ColumnFamilyHandle* family) {
-    ids_.append(id);
+  void add(std::string_view key, rocksdb::ColumnFamilyHandle* family) {
+    keys_bytes_.append(key);
     families_.push_back(family);
   }
   size_t size() const { return families_.size(); }
@@ -364,7 +382,7 @@ class RecordChunk {
             const std::function<bool(const RecordView&)>& visit) {
     const size_t n = size();
     keys_.clear();
-    for (size_t i = 0; i < n; ++i) keys_.emplace_back(ids_.data() + 32 * i, 32);
+    for (size_t i = 0; i < n; ++i) keys_.emplace_back(keys_bytes_.data() + kKeySuffixBytes * i, kKeySuffixBytes);
     values_.resize(n);
     statuses_.resize(n);
     db->MultiGet(options, n, families_.data(), keys_.data(), values_.data(), statuses_.data());
@@ -376,13 +394,13 @@ class RecordChunk {
       if (live && filter.matches(rec.fields)) more = visit(rec);
     }
     for (rocksdb::PinnableSlice& v : values_) v.Reset();  // unpins the blocks
-    ids_.clear();
+    keys_bytes_.clear();
     families_.clear();
     return more;
   }
 
  private:
-  std::string ids_;  // 32 bytes each
+  std::string keys_bytes_;  // kKeySuffixBytes each
   std::vector<rocksdb::ColumnFamilyHandle*> families_;
   std::vector<rocksdb::Slice> keys_;
   std::vector<rocksdb::PinnableSlice> values_;
@@ -400,13 +418,7 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
     // Point lookups, then newest-first order like every other plan.
     std::vector<std::string> found;
     for (const Id& id : *filter.ids) {
-      for (int f = 0; f < kStorageFamilies; ++f) {
-        std::string v;
-        if (db_.db()->Get(read, db_.family(Family(f)), as_slice(id.data(), 32), &v).ok()) {
-          found.push_back(std::move(v));
-          break;
-        }
-      }
+      if (auto v = read_record(id)) found.push_back(std::move(*v));
     }
     std::vector<RecordView> recs(found.size());
     size_t n = 0;
@@ -482,19 +494,24 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
   // Chunks start small, since a REQ with a small limit reads few records.
   RecordChunk chunk;
   size_t chunk_size = kFirstChunk;
+  const std::optional<std::vector<uint16_t>>& kinds = filter.kinds;
   std::string last_id;  // a multi-value tag scan can meet the same event twice in a row
   while (!heap.empty() && budget-- > 0) {
     Cursor* c = heap.top();
     heap.pop();
-    rocksdb::Slice suffix = c->suffix();
+    rocksdb::Slice suffix = c->suffix();  // the record's key
     std::string_view id(suffix.data() + 8, 32);
-    if (id != last_id) {
+    const uint16_t kind = get_u16(c->it->value().data());
+    // The entry carries the kind: a record of another kind is never read. A
+    // tag whose events are all of other kinds would otherwise read each one.
+    const bool kind_wanted = !kinds || std::binary_search(kinds->begin(), kinds->end(), kind);
+    if (kind_wanted && id != last_id) {
       last_id.assign(id);
-      chunk.add(id, db_.events(storage_family(get_u16(c->it->value().data()))));
+      chunk.add(suffix.ToStringView(), db_.events(storage_family(kind)));
     }
     c->it->Next();
     if (valid(*c)) heap.push(c);
-    if (chunk.size() == chunk_size || heap.empty() || budget == 0) {
+    if (chunk.size() == chunk_size || ((heap.empty() || budget == 0) && chunk.size() > 0)) {
       if (!chunk.read(db_.db(), read, filter, visit)) return {};
       chunk_size = std::min(chunk_size * 2, kLastChunk);
     }

@@ -37,8 +37,9 @@ class RocksEventStore final : public EventStore {
   Status erase_state(StateTable table, std::string_view from, std::string_view to) override;
 
   // For offline tools (`buzz migrate`), not the relay. Every stored record,
-  // deleted ones included, family by family in id order; visit returns false
-  // to stop. `after` resumes after that id within the first family given.
+  // deleted ones included, family by family in key order (newest first);
+  // visit returns false to stop. `after` resumes after that record key
+  // (record_key) within the first family given.
   Status scan_records(StorageFamily first, std::string_view after,
                       const std::function<bool(StorageFamily, const RecordView&)>& visit);
 
@@ -52,6 +53,8 @@ class RocksEventStore final : public EventStore {
   Status scan(const Filter& filter, size_t budget, const std::function<bool(const RecordView&)>& visit);
 
   rocksdb::ColumnFamilyHandle* state_family(StateTable table) const;
+  // The stored value of an event by id, deleted or not: its event_ids entry, then its record.
+  std::optional<std::string> read_record(const Id& id);
 
   RocksDatabase& db_;
 };

@@ -240,7 +240,7 @@ Status export_events(Context& cx) {
       {"events (id, pubkey, created_at, kind, tags, content, sig, received_at, channel_id, deleted_at, d_tag)",
        "buzz_event_raw (id, raw)", "event_mentions (pubkey_hex, event_id, event_created_at, channel_id, event_kind)"},
       [&](StepWriter& w, const std::string& after) -> Status {
-        // The key: storage family (1 byte) then the id.
+        // The key: storage family (1 byte) then the record's key (engine::record_key).
         if (after.empty()) {
           auto rows = cx.pg.query("SELECT NOT EXISTS (SELECT 1 FROM events)");
           if (!rows) return Error{"table events: " + rows.error()};
@@ -248,14 +248,18 @@ Status export_events(Context& cx) {
             if (Status st = cx.pg.exec(event_index_drop_sql()); !st) return Error{"table events: " + st.error()};
           }
         }
+        if (!after.empty() && after.size() != 1 + engine::kKeySuffixBytes) {
+          return Error{"table events: this export was interrupted before the data directory's records moved to the "
+                       "time-ordered layout and cannot resume; export into an empty database"};
+        }
         const auto first = after.empty() ? engine::StorageFamily::kRegular : engine::StorageFamily(uint8_t(after[0]));
-        const std::string_view after_id = after.empty() ? std::string_view() : std::string_view(after).substr(1);
+        const std::string_view after_key = after.empty() ? std::string_view() : std::string_view(after).substr(1);
         Status inner;
-        std::string key(33, '\0');
-        Status s = cx.store.scan_records(first, after_id, [&](engine::StorageFamily fam, const engine::RecordView& rec) {
+        std::string key;
+        Status s = cx.store.scan_records(first, after_key, [&](engine::StorageFamily fam, const engine::RecordView& rec) {
           auto e = engine::parse_event_json(rec.raw);
-          key[0] = char(fam);
-          std::memcpy(key.data() + 1, rec.fields.id, 32);
+          key.assign(1, char(fam));
+          key += engine::record_key(rec.fields.created_at, rec.fields.id);
           if (!e) {
             inner = Error{"unreadable stored event " + engine::to_hex(rec.fields.id, 32) + ": " + e.error()};
             return false;

@@ -347,6 +347,60 @@ TEST_F(EventStoreTest, DataSurvivesReopen) {
   EXPECT_EQ(count({"{}"}), 4u);
 }
 
+// A data directory of the first layout (records keyed by id, no event_ids)
+// is moved to the time-ordered one when it is opened, with nothing lost:
+// history, lookups by id, deleted events still answered duplicate, pointers.
+TEST_F(EventStoreTest, RecordsKeyedByIdAreMovedToTheTimeOrderedLayoutOnOpen) {
+  Event a = make_event(alice, 1, 100, {{"t", "x"}});
+  Event b = make_event(bob, 9, 200, {{"h", "c"}});
+  Event r1 = make_event(alice, 10002, 100), r2 = make_event(alice, 10002, 200);
+  Event gone = make_event(alice, 1, 50);
+  for (Event* e : {&a, &r1, &r2, &gone}) ASSERT_NE(write(*e).outcome, WriteOutcome::kInvalid);
+  ASSERT_EQ(write(b, "c").outcome, WriteOutcome::kStored);
+  ASSERT_EQ(write(make_event(alice, 5, 300, {{"e", hex(gone)}})).outcome, WriteOutcome::kStored);
+  const std::vector<std::string> before = query("{}");
+
+  // Rewrite the directory as the first layout wrote it: the index entries are
+  // the same; records under their id; no event_ids; no layout marker.
+  rocksdb::DB* raw = db_->db();
+  rocksdb::ReadOptions all;
+  all.total_order_seek = true;  // the memtables are hashed by key
+  rocksdb::WriteBatch old_layout;
+  size_t records = 0;
+  for (int f = 0; f < kStorageFamilies; ++f) {
+    std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(all, db_->events(StorageFamily(f))));
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++records) {
+      ASSERT_EQ(it->key().size(), kKeySuffixBytes);
+      ASSERT_TRUE(old_layout.Put(db_->events(StorageFamily(f)), it->key().ToString().substr(8), it->value()).ok());
+      ASSERT_TRUE(old_layout.Delete(db_->events(StorageFamily(f)), it->key()).ok());
+    }
+  }
+  {
+    std::unique_ptr<rocksdb::Iterator> ids(raw->NewIterator(all, db_->family(Family::kEventIds)));
+    for (ids->SeekToFirst(); ids->Valid(); ids->Next()) ASSERT_TRUE(old_layout.Delete(db_->family(Family::kEventIds), ids->key()).ok());
+  }  // iterators end before the database closes
+  ASSERT_TRUE(old_layout.Delete(db_->defaults(), "record_layout").ok());
+  ASSERT_TRUE(raw->Write(rocksdb::WriteOptions(), &old_layout).ok());
+  ASSERT_EQ(records, 6u);
+  EXPECT_FALSE(store_->get(b.id)) << "the rewrite took the records out of reach";
+
+  reopen();
+  EXPECT_EQ(query("{}"), before);
+  EXPECT_EQ(query(R"({"#t":["x"]})"), ids_of({&a}));
+  EXPECT_EQ(query(R"({"#h":["c"]})"), ids_of({&b}));
+  auto got = store_->get(b.id);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(*got, b.raw);
+  EXPECT_FALSE(store_->get(gone.id)) << "still deleted";
+  EXPECT_EQ(write(gone).outcome, WriteOutcome::kDuplicate) << "a deleted event is never resurrected";
+  EXPECT_EQ(write(r1).outcome, WriteOutcome::kDuplicate);
+  EXPECT_EQ(write(make_event(alice, 10002, 150)).outcome, WriteOutcome::kStale) << "the pointer still names r2";
+  for (int f = 0; f < kStorageFamilies; ++f) {
+    std::unique_ptr<rocksdb::Iterator> it(db_->db()->NewIterator(all, db_->events(StorageFamily(f))));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) EXPECT_EQ(it->key().size(), kKeySuffixBytes) << "every record moved";
+  }
+}
+
 TEST_F(EventStoreTest, SecondOpenOfTheSameDirectoryFails) {
   DatabaseOptions options;
   options.block_cache_bytes = 1 << 20;
