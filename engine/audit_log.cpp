@@ -15,16 +15,9 @@
 #include "engine/audit_segment.h"
 #include "engine/audit_verify.h"
 #include "engine/canonical.h"
-#include "engine/thread_role.h"
 
 namespace buzz::engine {
 namespace {
-
-constexpr size_t kGroupMaxRecords = 256;
-// Longer than the 2 ms of audit.md §8.4: no OK waits for the chain (the server
-// keeps a durable pending copy until on_durable), so a wider window only means
-// fewer fdatasyncs, which dominate this thread's cost.
-constexpr auto kGroupWindow = std::chrono::milliseconds(10);
 
 int64_t now_micros() {
   using namespace std::chrono;
@@ -75,36 +68,21 @@ Result<std::unique_ptr<AuditLog>> AuditLog::open(const std::string& dir, const A
 }
 
 AuditLog::AuditLog(std::string dir, AuditOptions opts, int lock_fd, int segment_fd, RecoveredAudit recovered)
-    : dir_(std::move(dir)),
-      opts_(std::move(opts)),
+    : AuditWriter(std::move(opts), AuditHead{recovered.report.head_seq, recovered.report.head_hash}),
+      dir_(std::move(dir)),
       lock_fd_(lock_fd),
       recovery_(std::move(recovered.report)),
       active_(std::move(recovered.active)),
       segment_fd_(segment_fd),
-      written_{recovery_.head_seq, recovery_.head_hash},
-      durable_(written_) {
+      written_{recovery_.head_seq, recovery_.head_hash} {
   metrics_.tail_truncated = recovery_.truncated_bytes > 0 ? 1 : 0;
-  writer_ = std::thread([this] { run_writer(); });
+  start();
 }
 
 AuditLog::~AuditLog() {
-  stop();
+  stop();  // the writer uses the segment
+  if (segment_fd_ >= 0) ::close(segment_fd_);
   ::close(lock_fd_);
-}
-
-bool AuditLog::try_append(std::vector<TicketedRecord>&& records) {
-  {
-    std::lock_guard lock(mu_);
-    if (stopping_ || !failure_.ok() || queue_.size() + records.size() > opts_.queue_capacity) return false;
-    const bool was_empty = queue_.empty();
-    for (TicketedRecord& r : records) queue_.push_back(std::move(r));
-    metrics_.queue_depth = queue_.size();
-    // The writer waits for a first record, then for a full group or its window:
-    // records in between would only wake it to go back to sleep.
-    if (!was_empty && queue_.size() < kGroupMaxRecords) return true;
-  }
-  queue_cv_.notify_one();
-  return true;
 }
 
 void AuditLog::replay_pending(std::vector<TicketedRecord> pending) {
@@ -120,62 +98,7 @@ void AuditLog::replay_pending(std::vector<TicketedRecord> pending) {
     if (opts_.on_durable) opts_.on_durable(last_ticket);
     return;
   }
-  {
-    std::lock_guard lock(mu_);
-    if (stopping_ || !failure_.ok()) return;
-    for (TicketedRecord& r : pending) queue_.push_back(std::move(r));
-    metrics_.queue_depth = queue_.size();
-  }
-  queue_cv_.notify_one();
-}
-
-AuditHead AuditLog::head() const {
-  std::lock_guard lock(mu_);
-  return durable_;
-}
-
-Status AuditLog::status() const {
-  std::lock_guard lock(mu_);
-  return failure_;
-}
-
-void AuditLog::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  queue_cv_.notify_one();
-  if (writer_.joinable()) writer_.join();
-  if (segment_fd_ >= 0) ::close(segment_fd_);
-  segment_fd_ = -1;
-}
-
-void AuditLog::fail(Status why) {
-  std::lock_guard lock(mu_);
-  failure_ = std::move(why);
-  queue_.clear();
-  metrics_.queue_depth = 0;
-}
-
-void AuditLog::run_writer() {
-  set_thread_role("buzz-audit", ThreadRole::kBackground);  // no OK waits for the chain
-  std::vector<TicketedRecord> group;
-  while (take_group(group)) {
-    if (Status s = write_group(group); !s) return fail(std::move(s));
-  }
-}
-
-bool AuditLog::take_group(std::vector<TicketedRecord>& group) {
-  std::unique_lock lock(mu_);
-  queue_cv_.wait(lock, [&] { return !queue_.empty() || stopping_; });
-  if (queue_.empty()) return false;  // stopping, and everything queued is written
-  // Group commit (§8.4): up to 256 records, or whatever arrives within the window.
-  queue_cv_.wait_for(lock, kGroupWindow, [&] { return queue_.size() >= kGroupMaxRecords || stopping_; });
-  const auto end = queue_.begin() + ptrdiff_t(std::min(queue_.size(), kGroupMaxRecords));
-  group.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(end));
-  queue_.erase(queue_.begin(), end);
-  metrics_.queue_depth = queue_.size();
-  return true;
+  requeue(std::move(pending));
 }
 
 Status AuditLog::write_group(std::vector<TicketedRecord>& group) {
@@ -211,8 +134,7 @@ Status AuditLog::write_group(std::vector<TicketedRecord>& group) {
     active_.entries += appended;
     written_ = head;
     metrics_.entries_written += appended;
-    std::lock_guard lock(mu_);
-    durable_ = std::move(head);
+    set_durable(std::move(head));
   }
   if (opts_.on_durable) opts_.on_durable(group.back().first);
   return {};

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <thread>
 
-#include "engine/thread_role.h"
 #include "migrate/pg_audit_rows.h"
 
 namespace buzz::migrate {
@@ -14,8 +14,6 @@ namespace {
 using engine::Error;
 using engine::Status;
 
-constexpr size_t kGroupMaxRecords = 256;
-constexpr auto kGroupWindow = std::chrono::milliseconds(10);
 // How long the writer keeps retrying a lost database before it fails closed.
 constexpr int kRetries = 100;
 constexpr auto kRetryPause = std::chrono::milliseconds(100);
@@ -47,22 +45,11 @@ engine::Result<std::unique_ptr<PgAuditChain>> PgAuditChain::open(const std::stri
 
 PgAuditChain::PgAuditChain(std::string url, std::unique_ptr<PgConnection> pg, engine::AuditOptions opts,
                            engine::AuditHead head)
-    : url_(std::move(url)), pg_(std::move(pg)), opts_(std::move(opts)), durable_(std::move(head)) {
-  writer_ = std::thread([this] { run_writer(); });
+    : AuditWriter(std::move(opts), std::move(head)), url_(std::move(url)), pg_(std::move(pg)) {
+  start();
 }
 
-PgAuditChain::~PgAuditChain() { stop(); }
-
-bool PgAuditChain::try_append(std::vector<TicketedRecord>&& records) {
-  {
-    std::lock_guard lock(mu_);
-    if (stopping_ || !failure_.ok() || queue_.size() + records.size() > opts_.queue_capacity) return false;
-    for (TicketedRecord& r : records) queue_.push_back(std::move(r));
-    metrics_.queue_depth = queue_.size();
-  }
-  queue_cv_.notify_one();
-  return true;
-}
+PgAuditChain::~PgAuditChain() { stop(); }  // the writer uses pg_
 
 void PgAuditChain::replay_pending(std::vector<TicketedRecord> pending) {
   if (pending.empty()) return;
@@ -86,69 +73,21 @@ void PgAuditChain::replay_pending(std::vector<TicketedRecord> pending) {
     if (opts_.on_durable) opts_.on_durable(last_ticket);
     return;
   }
-  {
-    std::lock_guard lock(mu_);
-    if (stopping_ || !failure_.ok()) return;
-    for (TicketedRecord& r : missing) queue_.push_back(std::move(r));
-    metrics_.queue_depth = queue_.size();
+  requeue(std::move(missing));
+}
+
+Status PgAuditChain::write_group(std::vector<TicketedRecord>& group) {
+  Status s;
+  for (int attempt = 0; attempt < kRetries; ++attempt) {
+    if ((s = append_group(group))) break;
+    if (pg_->alive() || !pg_->reset()) std::this_thread::sleep_for(kRetryPause);
   }
-  queue_cv_.notify_one();
-}
-
-engine::AuditHead PgAuditChain::head() const {
-  std::lock_guard lock(mu_);
-  return durable_;
-}
-
-Status PgAuditChain::status() const {
-  std::lock_guard lock(mu_);
-  return failure_;
-}
-
-void PgAuditChain::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  queue_cv_.notify_one();
-  if (writer_.joinable()) writer_.join();
-}
-
-void PgAuditChain::fail(Status why) {
-  std::lock_guard lock(mu_);
-  failure_ = std::move(why);
-  queue_.clear();
-  metrics_.queue_depth = 0;
-}
-
-void PgAuditChain::run_writer() {
-  engine::set_thread_role("buzz-audit", engine::ThreadRole::kBackground);  // no OK waits for the chain
-  std::vector<TicketedRecord> group;
-  while (take_group(group)) {
-    Status s;
-    for (int attempt = 0; attempt < kRetries; ++attempt) {
-      if ((s = write_group(group))) break;
-      if (pg_->alive() || !pg_->reset()) std::this_thread::sleep_for(kRetryPause);
-    }
-    if (!s) return fail(std::move(s));
-  }
-}
-
-bool PgAuditChain::take_group(std::vector<TicketedRecord>& group) {
-  std::unique_lock lock(mu_);
-  queue_cv_.wait(lock, [&] { return !queue_.empty() || stopping_; });
-  if (queue_.empty()) return false;  // stopping, and everything queued is written
-  queue_cv_.wait_for(lock, kGroupWindow, [&] { return queue_.size() >= kGroupMaxRecords || stopping_; });
-  const auto end = queue_.begin() + ptrdiff_t(std::min(queue_.size(), kGroupMaxRecords));
-  group.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(end));
-  queue_.erase(queue_.begin(), end);
-  metrics_.queue_depth = queue_.size();
-  return true;
+  return s;
 }
 
 // One transaction: the lock, the head, the rows; the head and on_durable move after COMMIT.
 // The records are kept until then, so a failed try is repeated whole.
-Status PgAuditChain::write_group(std::vector<TicketedRecord>& group) {
+Status PgAuditChain::append_group(std::vector<TicketedRecord>& group) {
   auto rollback = [this](Status s) {
     (void)pg_->exec("ROLLBACK");
     return s;
@@ -180,10 +119,7 @@ Status PgAuditChain::write_group(std::vector<TicketedRecord>& group) {
   if (Status s = pg_->exec("COMMIT"); !s) return rollback(s);
   metrics_.entries_written += appended;
   metrics_.records_rejected += group.size() - appended;
-  {
-    std::lock_guard lock(mu_);
-    durable_ = std::move(*head);
-  }
+  set_durable(std::move(*head));
   if (opts_.on_durable) opts_.on_durable(group.back().first);
   return {};
 }
