@@ -320,46 +320,51 @@ TEST_F(EventStoreTest, HashHFindsChannelEventsWithoutAnHTag) {
 // ---------------------------------------------------------------------------
 // durability
 
-TEST_F(EventStoreTest, DataSurvivesReopen) {
-  Event a = make_event(alice, 1, 100, {{"t", "x"}});
-  Event b = make_event(bob, 9, 200, {{"h", "c"}});
-  Event r1 = make_event(alice, 10002, 100), r2 = make_event(alice, 10002, 200);
-  Event gone = make_event(alice, 1, 50);
-  for (Event* e : {&a, &r1, &r2, &gone}) ASSERT_NE(write(*e).outcome, WriteOutcome::kInvalid);
-  ASSERT_EQ(write(b, "c").outcome, WriteOutcome::kStored);
-  Event del = make_event(alice, 5, 300, {{"e", hex(gone)}});
-  ASSERT_EQ(write(del).outcome, WriteOutcome::kStored);
-  std::vector<std::string> before = query("{}");
-  ASSERT_EQ(before, newest_first({&del, &r2, &b, &a}));
+// A small history that exercises every kind of stored state: plain and
+// channel events, a replaced replaceable (its pointer), a deleted event.
+class StoredHistoryTest : public EventStoreTest {
+ protected:
+  struct History {
+    Event a, b, r1, r2, gone, del;
+  };
+  void store_history() {
+    h_.del = make_event(alice, 5, 300, {{"e", hex(h_.gone)}});
+    for (Event* e : {&h_.a, &h_.r1, &h_.r2, &h_.gone}) ASSERT_NE(write(*e).outcome, WriteOutcome::kInvalid);
+    ASSERT_EQ(write(h_.b, "c").outcome, WriteOutcome::kStored);
+    ASSERT_EQ(write(h_.del).outcome, WriteOutcome::kStored);
+    before_ = query("{}");
+    ASSERT_EQ(before_, newest_first({&h_.del, &h_.r2, &h_.b, &h_.a}));
+  }
+  // After a reopen: history, lookups by id, pointers and seen ids as before.
+  void expect_history_intact() {
+    EXPECT_EQ(query("{}"), before_);
+    EXPECT_EQ(query(R"({"#t":["x"]})"), ids_of({&h_.a}));
+    EXPECT_EQ(query(R"({"#h":["c"]})"), ids_of({&h_.b}));
+    auto raw = store_->get(h_.b.id);
+    ASSERT_TRUE(raw);
+    EXPECT_EQ(*raw, h_.b.raw);
+    EXPECT_FALSE(store_->get(h_.gone.id)) << "still deleted";
+    EXPECT_EQ(write(h_.r1).outcome, WriteOutcome::kDuplicate);
+    EXPECT_EQ(write(make_event(alice, 10002, 150)).outcome, WriteOutcome::kStale) << "the pointer still names r2";
+    EXPECT_EQ(write(h_.gone).outcome, WriteOutcome::kDuplicate) << "a deleted event is never resurrected";
+    EXPECT_EQ(count({"{}"}), 4u);
+  }
 
+  History h_{make_event(alice, 1, 100, {{"t", "x"}}), make_event(bob, 9, 200, {{"h", "c"}}),
+             make_event(alice, 10002, 100), make_event(alice, 10002, 200), make_event(alice, 1, 50), {}};
+  std::vector<std::string> before_;
+};
+
+TEST_F(StoredHistoryTest, DataSurvivesReopen) {
+  store_history();
   reopen();
-  EXPECT_EQ(query("{}"), before);
-  EXPECT_EQ(query(R"({"#t":["x"]})"), ids_of({&a}));
-  EXPECT_EQ(query(R"({"#h":["c"]})"), ids_of({&b}));
-  auto raw = store_->get(b.id);
-  ASSERT_TRUE(raw);
-  EXPECT_EQ(*raw, b.raw);
-  EXPECT_FALSE(store_->get(gone.id));
-  // Pointers and seen ids persist too.
-  EXPECT_EQ(write(r1).outcome, WriteOutcome::kDuplicate);
-  EXPECT_EQ(write(make_event(alice, 10002, 150)).outcome, WriteOutcome::kStale);
-  EXPECT_EQ(write(gone).outcome, WriteOutcome::kDuplicate);
-  EXPECT_EQ(count({"{}"}), 4u);
+  expect_history_intact();
 }
 
 // A data directory of the first layout (records keyed by id, no event_ids)
-// is moved to the time-ordered one when it is opened, with nothing lost:
-// history, lookups by id, deleted events still answered duplicate, pointers.
-TEST_F(EventStoreTest, RecordsKeyedByIdAreMovedToTheTimeOrderedLayoutOnOpen) {
-  Event a = make_event(alice, 1, 100, {{"t", "x"}});
-  Event b = make_event(bob, 9, 200, {{"h", "c"}});
-  Event r1 = make_event(alice, 10002, 100), r2 = make_event(alice, 10002, 200);
-  Event gone = make_event(alice, 1, 50);
-  for (Event* e : {&a, &r1, &r2, &gone}) ASSERT_NE(write(*e).outcome, WriteOutcome::kInvalid);
-  ASSERT_EQ(write(b, "c").outcome, WriteOutcome::kStored);
-  ASSERT_EQ(write(make_event(alice, 5, 300, {{"e", hex(gone)}})).outcome, WriteOutcome::kStored);
-  const std::vector<std::string> before = query("{}");
-
+// is moved to the time-ordered one when it is opened, with nothing lost.
+TEST_F(StoredHistoryTest, RecordsKeyedByIdAreMovedToTheTimeOrderedLayoutOnOpen) {
+  store_history();
   // Rewrite the directory as the first layout wrote it: the index entries are
   // the same; records under their id; no event_ids; no layout marker.
   rocksdb::DB* raw = db_->db();
@@ -382,19 +387,10 @@ TEST_F(EventStoreTest, RecordsKeyedByIdAreMovedToTheTimeOrderedLayoutOnOpen) {
   ASSERT_TRUE(old_layout.Delete(db_->defaults(), "record_layout").ok());
   ASSERT_TRUE(raw->Write(rocksdb::WriteOptions(), &old_layout).ok());
   ASSERT_EQ(records, 6u);
-  EXPECT_FALSE(store_->get(b.id)) << "the rewrite took the records out of reach";
+  EXPECT_FALSE(store_->get(h_.b.id)) << "the rewrite took the records out of reach";
 
   reopen();
-  EXPECT_EQ(query("{}"), before);
-  EXPECT_EQ(query(R"({"#t":["x"]})"), ids_of({&a}));
-  EXPECT_EQ(query(R"({"#h":["c"]})"), ids_of({&b}));
-  auto got = store_->get(b.id);
-  ASSERT_TRUE(got);
-  EXPECT_EQ(*got, b.raw);
-  EXPECT_FALSE(store_->get(gone.id)) << "still deleted";
-  EXPECT_EQ(write(gone).outcome, WriteOutcome::kDuplicate) << "a deleted event is never resurrected";
-  EXPECT_EQ(write(r1).outcome, WriteOutcome::kDuplicate);
-  EXPECT_EQ(write(make_event(alice, 10002, 150)).outcome, WriteOutcome::kStale) << "the pointer still names r2";
+  expect_history_intact();
   for (int f = 0; f < kStorageFamilies; ++f) {
     std::unique_ptr<rocksdb::Iterator> it(db_->db()->NewIterator(all, db_->events(StorageFamily(f))));
     for (it->SeekToFirst(); it->Valid(); it->Next()) EXPECT_EQ(it->key().size(), kKeySuffixBytes) << "every record moved";
