@@ -30,6 +30,12 @@ class HuddleTest : public ChannelTest {
     announce(owner, h.parent, h.channel);
     return h;
   }
+  // A huddle in a new private channel of `owner`'s, with `members` added to that channel.
+  static Huddle start_huddle_among(Peer& owner, std::initializer_list<Peer*> members) {
+    Huddle h = start_huddle(owner);
+    for (Peer* p : members) add(owner, h.parent, *p);
+    return h;
+  }
   static void announce(Peer& who, const std::string& parent, const std::string& channel) {
     OkReply ok = who->publish(
         make_event(who.key, 48100, R"({"ephemeral_channel_id":")" + channel + R"("})", {{"h", parent}}));
@@ -70,8 +76,7 @@ class HuddleTest : public ChannelTest {
 
 TEST_F(HuddleTest, TwoPeersHearEachOtherAndNeverThemselves) {
   Peer alice = user(), bob = user();
-  Huddle h = start_huddle(alice);
-  add(alice, h.parent, bob);
+  Huddle h = start_huddle_among(alice, {&bob});
   auto a = open(h.channel);
   a->send_auth(alice.key, in_parent(h));
   std::string a_joined = a->admission(alice.hex).value_or("");
@@ -163,8 +168,7 @@ TEST_F(HuddleTest, WhatIsNotAnAuthMessageIsIgnoredUntilOneArrives) {
 
 TEST_F(HuddleTest, VersionsArePinnedByTheFirstPeer) {
   Peer alice = user(), bob = user();
-  Huddle h = start_huddle(alice);
-  add(alice, h.parent, bob);
+  Huddle h = start_huddle_among(alice, {&bob});
   HuddleAuth v3 = in_parent(h);
   v3.version = 3;
   EXPECT_EQ(answer(bob, h.channel, v3),
@@ -182,8 +186,7 @@ TEST_F(HuddleTest, VersionsArePinnedByTheFirstPeer) {
 
 TEST_F(HuddleTest, AV1RoomForwardsRawOpus) {
   Peer alice = user(), bob = user();
-  Huddle h = start_huddle(alice);
-  add(alice, h.parent, bob);
+  Huddle h = start_huddle_among(alice, {&bob});
   auto a = join(alice, h, 1);
   auto b = join(bob, h, 1);
   audio::SineEncoder tone(300);
@@ -220,9 +223,7 @@ TEST_F(HuddleTest, TwentyFivePeersAndATwentySixth) {
 
 TEST_F(HuddleTest, ASineWaveArrivesAndDecodesToTheSameFrequency) {
   Peer alice = user(), bob = user(), carol = user();
-  Huddle h = start_huddle(alice);
-  add(alice, h.parent, bob);
-  add(alice, h.parent, carol);
+  Huddle h = start_huddle_among(alice, {&bob, &carol});
   auto a = join(alice, h), b = join(bob, h), c = join(carol, h);
   audio::SineEncoder tone(440);
   constexpr int kFrames = 50;  // one second, sent in real time as a client does
@@ -246,8 +247,7 @@ TEST_F(HuddleTest, ASineWaveArrivesAndDecodesToTheSameFrequency) {
 
 TEST_F(HuddleTest, FramesThatAreNotOpusOrTooBigAreDroppedAndTheSocketStays) {
   Peer alice = user(), bob = user();
-  Huddle h = start_huddle(alice);
-  add(alice, h.parent, bob);
+  Huddle h = start_huddle_among(alice, {&bob});
   auto a = join(alice, h), b = join(bob, h);
   audio::SineEncoder tone(440);
   a->send_frame(v2_frame(1, 0, 0, 0, ""));                        // only a header (8 bytes)
@@ -272,8 +272,7 @@ std::vector<engine::Event> of_kind(const std::vector<engine::Event>& events, uin
 
 TEST_F(HuddleTest, TheLastPeerLeavingEndsTheRoomAndArchivesTheChannel) {
   Peer alice = user(), bob = user();
-  Huddle h = start_huddle(alice);
-  add(alice, h.parent, bob);
+  Huddle h = start_huddle_among(alice, {&bob});
   auto a = join(alice, h), b = join(bob, h);
   a->send_text(R"({"type":"leave"})");
   std::string left = b->wait_type("left").value_or("");
@@ -305,9 +304,7 @@ TEST_F(HuddleTest, TheLastPeerLeavingEndsTheRoomAndArchivesTheChannel) {
 
 TEST_F(HuddleTest, APeerKilledMidFrameLeavesAndTheOthersGoOn) {
   Peer alice = user(), bob = user(), carol = user();
-  Huddle h = start_huddle(alice);
-  add(alice, h.parent, bob);
-  add(alice, h.parent, carol);
+  Huddle h = start_huddle_among(alice, {&bob, &carol});
   auto a = join(alice, h), b = join(bob, h), c = join(carol, h);
   // Half of a 200-byte binary frame, then the socket is reset.
   std::string header = {char(0x82), char(0x80 | 126), char(0), char(200), 1, 2, 3, 4};
@@ -333,9 +330,7 @@ TEST_F(HuddleTest, APeerKilledMidFrameLeavesAndTheOthersGoOn) {
 // A peer that reads nothing loses its own frames; the others get every one, at once.
 TEST_F(HuddleTest, ASlowPeerLosesOnlyItsOwnFrames) {
   Peer alice = user(), bob = user(), sloth = user();
-  Huddle h = start_huddle(alice);
-  add(alice, h.parent, bob);
-  add(alice, h.parent, sloth);
+  Huddle h = start_huddle_among(alice, {&bob, &sloth});
   auto a = join(alice, h), b = join(bob, h), s = join(sloth, h);
   // 5 MB of frames (the largest single-frame Opus packets): more than the sloth's socket buffers hold.
   const std::string frame = v2_frame(0, 0, -10, 0, std::string(1, char(0xf8)) + std::string(1275, 'a'));
