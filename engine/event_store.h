@@ -97,9 +97,11 @@ class EventStore {
   // for start-up loaders that rebuild an in-memory view from the events.
   virtual Status scan_kind(uint16_t kind, const EventSink& sink) = 0;
 
-  // Every matching event `options.accept` lets through, newest first, up to
-  // the filter's limit, with no scan budget: the set a NIP-77 session
-  // reconciles. More than `max_events` is an error ("blocked: …").
+  // Every matching event `options.accept` lets through, with no scan budget:
+  // the set a NIP-77 session reconciles. Newest first when the filter has a
+  // limit (the newest that many); without one, in the store's own order (a
+  // set's order does not matter, and reading in storage order is faster).
+  // More than `max_events` is an error ("blocked: …").
   virtual Status scan_all(const Filter& filter, const QueryOptions& options, size_t max_events,
                           const std::function<void(const EventFields&)>& sink) = 0;
 

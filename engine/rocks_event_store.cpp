@@ -519,6 +519,48 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
   return {};
 }
 
+Result<bool> RocksEventStore::scan_index_keys(const Filter& filter,
+                                              const std::function<void(uint64_t created_at, const Id& id)>& sink) {
+  if (filter.ids || !filter.tags.empty()) return false;
+  if (filter.authors && filter.kinds && filter.authors->size() * filter.kinds->size() > kMaxAuthorKindPairs) return false;
+  if (filter.matches_nothing()) return true;
+  Family fam = Family::kIndexTime;
+  std::vector<std::string> prefixes;
+  if (filter.authors && filter.kinds) {
+    fam = Family::kIndexAuthorKind;
+    for (const Pubkey& a : *filter.authors) {
+      for (uint16_t k : *filter.kinds) prefixes.push_back(author_kind_prefix(a.data(), k));
+    }
+  } else if (filter.authors) {
+    fam = Family::kIndexAuthor;
+    for (const Pubkey& a : *filter.authors) prefixes.push_back(author_prefix(a.data()));
+  } else if (filter.kinds) {
+    fam = Family::kIndexKind;
+    for (uint16_t k : *filter.kinds) prefixes.push_back(kind_prefix(k));
+  } else {
+    prefixes.emplace_back();
+  }
+  const uint64_t stop_inv = filter.since ? ~*filter.since : ~uint64_t(0);
+  rocksdb::ReadOptions read;
+  read.fill_cache = false;  // one pass over the index: keep the cache for what follows
+  Id id;
+  for (const std::string& p : prefixes) {
+    std::unique_ptr<rocksdb::Iterator> it(db_.db()->NewIterator(read, db_.family(fam)));
+    std::string start = p;
+    if (filter.until) put_u64(&start, ~*filter.until);
+    for (it->Seek(start); it->Valid(); it->Next()) {
+      rocksdb::Slice k = it->key();
+      if (k.size() != p.size() + kKeySuffixBytes || !k.starts_with(p)) break;
+      const uint64_t inv = get_u64(k.data() + p.size());
+      if (inv > stop_inv) break;
+      std::memcpy(id.data(), k.data() + p.size() + 8, 32);
+      sink(~inv, id);
+    }
+    if (!it->status().ok()) return Error{it->status().ToString()};
+  }
+  return true;
+}
+
 Status RocksEventStore::query(const Filter& filter, const QueryOptions& options, const EventSink& sink) {
   size_t limit = std::min<size_t>(options.limit, filter.limit.value_or(options.limit));
   if (limit == 0) return {};
@@ -544,12 +586,20 @@ Status RocksEventStore::scan_all(const Filter& filter, const QueryOptions& optio
   const uint64_t limit = filter.limit.value_or(UINT64_MAX);
   uint64_t n = 0;
   bool too_many = false;
-  Status s = scan(filter, std::numeric_limits<size_t>::max(), [&](const RecordView& rec) {
+  auto take = [&](const RecordView& rec) {
     if (options.accept && !options.accept(rec.fields)) return true;
     if (n == max_events) return !(too_many = true);
     sink(rec.fields);
     return ++n < limit;
-  });
+  };
+  // A filter of time bounds alone matches most of the store: reading the
+  // records in storage order is several times faster than looking each up
+  // from the time index (a random read each, the records being keyed by id).
+  const bool whole_store = !filter.limit && !filter.ids && !filter.authors && !filter.kinds && filter.tags.empty();
+  Status s = whole_store ? scan_records(StorageFamily::kRegular, {}, [&](StorageFamily, const RecordView& rec) {
+                             return rec.deleted() || !filter.matches(rec.fields) || take(rec);
+                           })
+                         : scan(filter, std::numeric_limits<size_t>::max(), take);
   if (!s) return s;
   if (too_many) return Error{"blocked: more than " + std::to_string(max_events) + " events match, narrow the filter"};
   return {};

@@ -36,6 +36,13 @@ class RocksEventStore final : public EventStore {
                            const std::function<void(std::string_view, std::string_view)>& visit) override;
   Status erase_state(StateTable table, std::string_view from, std::string_view to) override;
 
+  // For offline tools (`buzz sync --data-dir`, before its relay opens the
+  // store): the (created_at, id) of every event of `filter` read from one
+  // index alone, no record read, so deleted events are included (a deletion
+  // keeps its index keys). False, having called nothing, when the index
+  // cannot answer the filter alone (ids, tags, too many author × kind pairs).
+  Result<bool> scan_index_keys(const Filter& filter, const std::function<void(uint64_t created_at, const Id& id)>& sink);
+
   // For offline tools (`buzz migrate`), not the relay. Every stored record,
   // deleted ones included, family by family in key order (newest first);
   // visit returns false to stop. `after` resumes after that record key

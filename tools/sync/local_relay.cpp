@@ -35,7 +35,7 @@ uint16_t free_port() {
 
 }  // namespace
 
-engine::Result<std::unique_ptr<LocalRelay>> LocalRelay::start(const std::string& data_dir) {
+engine::Result<std::unique_ptr<LocalRelay>> LocalRelay::spawn(const std::string& data_dir) {
   const uint16_t port = free_port();
   if (port == 0) return engine::Error{"no free loopback port"};
   const std::string bind = "127.0.0.1:" + std::to_string(port);
@@ -53,18 +53,22 @@ engine::Result<std::unique_ptr<LocalRelay>> LocalRelay::start(const std::string&
     ::execv("/proc/self/exe", argv.data());
     ::_exit(127);
   }
-  std::unique_ptr<LocalRelay> relay(new LocalRelay(pid, url));
-  for (int i = 0; i < 300; ++i) {
+  return std::unique_ptr<LocalRelay>(new LocalRelay(pid, port, data_dir, url));
+}
+
+engine::Status LocalRelay::wait_ready() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
     std::string error;
-    if (client::WsClient::connect("127.0.0.1", port, &error, "/", 1000)) return relay;
+    if (client::WsClient::connect("127.0.0.1", port_, &error, "/", 1000)) return {};
     int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
-      relay->pid_ = -1;
-      return engine::Error{"buzz serve on " + data_dir + " exited (is its relay already running?)"};
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return engine::Error{"buzz serve on " + data_dir_ + " exited (is its relay already running?)"};
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return engine::Error{"buzz serve on " + data_dir + " did not start within 30 s"};
+  return engine::Error{"buzz serve on " + data_dir_ + " did not start within 30 s"};
 }
 
 LocalRelay::~LocalRelay() {

@@ -15,8 +15,11 @@ namespace buzz::sync {
 
 class LocalRelay {
  public:
-  // Starts this binary's `serve` on `data_dir` and waits until it accepts WebSockets.
-  static engine::Result<std::unique_ptr<LocalRelay>> start(const std::string& data_dir);
+  // Starts this binary's `serve` on `data_dir` and returns at once: the sync
+  // reconciles with the source while the relay opens its store.
+  static engine::Result<std::unique_ptr<LocalRelay>> spawn(const std::string& data_dir);
+  // Waits until it accepts WebSockets (30 s at most).
+  engine::Status wait_ready();
   ~LocalRelay();  // SIGTERM, then waits for the exit
   LocalRelay(const LocalRelay&) = delete;
   LocalRelay& operator=(const LocalRelay&) = delete;
@@ -24,8 +27,11 @@ class LocalRelay {
   const std::string& url() const { return url_; }
 
  private:
-  LocalRelay(pid_t pid, std::string url) : pid_(pid), url_(std::move(url)) {}
+  LocalRelay(pid_t pid, uint16_t port, std::string data_dir, std::string url)
+      : pid_(pid), port_(port), data_dir_(std::move(data_dir)), url_(std::move(url)) {}
   pid_t pid_;
+  uint16_t port_;
+  std::string data_dir_;
   std::string url_;
 };
 

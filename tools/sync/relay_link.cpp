@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <unordered_map>
 #include <unordered_set>
@@ -22,7 +23,8 @@ namespace neg = engine::negentropy;
 using engine::Error;
 
 constexpr size_t kPageLimit = 500;        // the relay's max_limit (NIP-11)
-constexpr size_t kIdsPerFetch = 500;
+constexpr size_t kIdsPerFetch = 500;       // ids per REQ (a filter's results are capped at max_limit)
+constexpr size_t kFetchesInFlight = 8;
 constexpr size_t kPublishWindow = 256;    // EVENTs in flight before we wait for OKs
 constexpr size_t kFrameBytes = 30'000;    // our NEG messages, binary (hex doubles it)
 
@@ -192,6 +194,7 @@ engine::Result<ReconcileResult> RelayLink::reconcile(const std::string& filter_j
   ReconcileResult result;
   std::string hex = neg::to_wire(reconciler.initiate());
   std::string frame = array_frame({"\"NEG-OPEN\"", json_string(sub), filter_json, json_string(hex)});
+  const auto opened = std::chrono::steady_clock::now();
   for (;;) {
     result.bytes_up += hex.size();
     ws_->send_text(frame);
@@ -202,7 +205,9 @@ engine::Result<ReconcileResult> RelayLink::reconcile(const std::string& filter_j
     if (parser.parse(*msg).get(arr) || arr.at(0).get(verb) || arr.at(2).get(payload)) return Error{"malformed NEG reply"};
     if (verb == "NEG-ERR") return Error{"NEG-ERR: " + std::string(payload)};
     result.bytes_down += payload.size();
-    ++result.rounds;
+    if (++result.rounds == 1) {
+      result.first_reply_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - opened).count();
+    }
     std::string binary;
     if (!neg::from_wire(payload, binary)) return Error{"relay sent bad hex"};
     auto out = reconciler.reconcile(binary);
@@ -220,32 +225,44 @@ engine::Result<ReconcileResult> RelayLink::reconcile(const std::string& filter_j
 engine::Result<std::vector<engine::Event>> RelayLink::fetch(const std::vector<engine::Id>& ids) {
   thread_local simdjson::dom::parser parser;
   std::vector<engine::Event> events;
-  for (size_t start = 0; start < ids.size(); start += kIdsPerFetch) {
+  std::unordered_set<std::string> open;  // the REQs in flight
+  size_t asked = 0;
+  auto ask_next = [&] {
     std::string filter = "{\"ids\":[";
-    for (size_t i = start; i < std::min(ids.size(), start + kIdsPerFetch); ++i) {
-      filter += (i > start ? ",\"" : "\"") + engine::to_hex(ids[i]) + "\"";
-    }
+    const size_t end = std::min(ids.size(), asked + kIdsPerFetch);
+    for (size_t i = asked; i < end; ++i) filter += (i > asked ? ",\"" : "\"") + engine::to_hex(ids[i]) + "\"";
     filter += "]}";
-    const std::string sub = next_sub_id();
+    asked = end;
+    std::string sub = next_sub_id();
     ws_->send_text(array_frame({"\"REQ\"", json_string(sub), filter}));
-    for (;;) {
-      auto msg = next({"EVENT", "EOSE", "CLOSED"}, sub);
-      if (!msg) return Error{msg.error()};
-      simdjson::dom::array arr;
-      std::string_view verb;
-      if (parser.parse(*msg).get(arr) || arr.at(0).get(verb)) return Error{"malformed message"};
-      if (verb == "CLOSED") return Error{"REQ refused"};
-      if (verb == "EOSE") break;
-      auto text = event_text(*msg, sub);
-      auto e = text ? engine::parse_event_json(*text) : engine::Result<engine::Event>(Error{"not an event"});
-      std::string reason;
-      if (!e || engine::check_event(*e, &reason) != engine::EventCheck::kOk) {
-        std::fprintf(stderr, "buzz sync: dropped an event from %s that does not verify\n", url_.c_str());
-        continue;
-      }
-      events.push_back(std::move(*e));
+    open.insert(std::move(sub));
+  };
+  // Several REQs in flight: the relay answers one while the next is on its way.
+  while (asked < ids.size() && open.size() < kFetchesInFlight) ask_next();
+  while (!open.empty()) {
+    auto msg = ws_->recv(30000);
+    if (!msg) return Error{ws_->closed() ? "connection closed" : "timed out waiting for the relay"};
+    simdjson::dom::array arr;
+    std::string_view verb, sub_view;
+    if (parser.parse(*msg).get(arr) || arr.size() < 2 || arr.at(0).get(verb) || arr.at(1).get(sub_view)) continue;
+    auto sub = open.find(std::string(sub_view));
+    if (sub == open.end()) continue;
+    if (verb == "CLOSED") return Error{"REQ refused"};
+    if (verb == "EOSE") {
+      ws_->send_text(array_frame({"\"CLOSE\"", json_string(*sub)}));
+      open.erase(sub);
+      if (asked < ids.size()) ask_next();
+      continue;
     }
-    ws_->send_text(array_frame({"\"CLOSE\"", json_string(sub)}));
+    if (verb != "EVENT") continue;
+    auto text = event_text(*msg, *sub);
+    auto e = text ? engine::parse_event_json(*text) : engine::Result<engine::Event>(Error{"not an event"});
+    std::string reason;
+    if (!e || engine::check_event(*e, &reason) != engine::EventCheck::kOk) {
+      std::fprintf(stderr, "buzz sync: dropped an event from %s that does not verify\n", url_.c_str());
+      continue;
+    }
+    events.push_back(std::move(*e));
   }
   // Oldest first, so what an event depends on (a channel's creation, a
   // membership) reaches the other relay before it; in one second, creations first.

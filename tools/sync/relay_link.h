@@ -38,6 +38,7 @@ struct ReconcileResult {
   std::vector<engine::Id> need;  // only on the relay
   size_t rounds = 0;
   size_t bytes_up = 0, bytes_down = 0;  // NEG message bytes (hex) each way
+  double first_reply_seconds = 0;       // NEG-OPEN to its answer: mostly the relay building its set
 };
 
 class RelayLink {

@@ -3,15 +3,18 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "tools/sync/local_relay.h"
+#include "tools/sync/store_items.h"
 
 namespace buzz::sync {
 namespace {
 
-constexpr size_t kBatch = 500;  // events fetched, then published, at a time
+constexpr size_t kBatch = 5000;  // events fetched (several REQs in flight), then published, at a time
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -47,6 +50,11 @@ engine::Result<Copied> copy(RelayLink& src, RelayLink& dst, const std::vector<en
   return c;
 }
 
+// Wall-clock seconds of each step, for the report (docs/performance.md).
+struct Phases {
+  double list = 0, reconcile = 0, down = 0, up = 0;
+};
+
 std::string json_text(std::string_view s) {
   std::string out;
   engine::append_json_string(out, s);
@@ -54,16 +62,17 @@ std::string json_text(std::string_view s) {
 }
 
 void report(const SyncOptions& o, const std::string& to, size_t listed, const ReconcileResult& r, const Copied& down,
-            const Copied& up, double seconds) {
+            const Copied& up, const Phases& p, double seconds) {
   if (o.json) {
     std::printf(
         "{\"from\":\"%s\",\"to\":\"%s\",\"destination_events\":%zu,\"missing_on_destination\":%zu,"
         "\"missing_on_source\":%zu,\"rounds\":%zu,\"neg_bytes_up\":%zu,\"neg_bytes_down\":%zu,"
         "\"downloaded\":%zu,\"stored_down\":%zu,\"refused_down\":%zu,\"uploaded\":%zu,\"stored_up\":%zu,"
-        "\"refused_up\":%zu,\"last_refusal_down\":%s,\"last_refusal_up\":%s,\"seconds\":%.3f}\n",
+        "\"refused_up\":%zu,\"last_refusal_down\":%s,\"last_refusal_up\":%s,\"seconds\":%.3f,"
+        "\"seconds_list\":%.3f,\"seconds_reconcile\":%.3f,\"seconds_first_reply\":%.3f,\"seconds_down\":%.3f,\"seconds_up\":%.3f}\n",
         o.from.c_str(), to.c_str(), listed, r.need.size(), r.have.size(), r.rounds, r.bytes_up, r.bytes_down,
         down.fetched, down.stored, down.refused, up.fetched, up.stored, up.refused, json_text(down.last_refusal).c_str(),
-        json_text(up.last_refusal).c_str(), seconds);
+        json_text(up.last_refusal).c_str(), seconds, p.list, p.reconcile, r.first_reply_seconds, p.down, p.up);
     return;
   }
   std::printf("reconciled %zu events on %s with %s in %zu rounds (%zu bytes up, %zu down)\n", listed, to.c_str(),
@@ -85,39 +94,69 @@ int run_sync(const SyncOptions& o) {
     std::fprintf(stderr, "buzz sync: %s\n", why.c_str());
     return 1;
   };
+  // With --data-dir (on the embedded store), the destination's set is read
+  // from its store, and its relay starts while the source reconciles.
   std::unique_ptr<LocalRelay> local;
+  std::optional<std::vector<engine::negentropy::Item>> items;
   std::string to_url = o.to;
   if (!o.data_dir.empty()) {
-    auto started_local = LocalRelay::start(o.data_dir);
-    if (!started_local) return fail(started_local.error());
-    local = std::move(*started_local);
+    if (const char* store = std::getenv("BUZZ_STORE"); !store || !*store) {
+      if (o.progress) std::fprintf(stderr, "reading %s…\n", o.data_dir.c_str());
+      auto read = list_store_items(o.data_dir, o.filter);
+      if (!read) return fail(o.data_dir + ": " + read.error());
+      items = std::move(*read);
+    }
+    auto spawned = LocalRelay::spawn(o.data_dir);
+    if (!spawned) return fail(spawned.error());
+    local = std::move(*spawned);
     to_url = local->url();
   }
+  std::unique_ptr<RelayLink> to;
+  auto open_to = [&]() -> engine::Status {
+    if (local) {
+      if (engine::Status s = local->wait_ready(); !s) return s;
+    }
+    auto link = RelayLink::open(to_url, o.to_identity);
+    if (!link) return engine::Error{link.error()};
+    to = std::move(*link);
+    return {};
+  };
   auto from = RelayLink::open(o.from, o.from_identity);
   if (!from) return fail(from.error());
-  auto to = RelayLink::open(to_url, o.to_identity);
-  if (!to) return fail(to.error());
-
-  if (o.progress) std::fprintf(stderr, "listing %s…\n", to_url.c_str());
-  auto items = (*to)->list(o.filter);
-  if (!items) return fail(to_url + ": " + items.error());
+  if (!items) {
+    if (engine::Status s = open_to(); !s) return fail(s.error());
+    if (o.progress) std::fprintf(stderr, "listing %s…\n", to_url.c_str());
+    auto listed = to->list(o.filter);
+    if (!listed) return fail(to_url + ": " + listed.error());
+    items = std::move(*listed);
+  }
+  Phases phases;
+  phases.list = seconds_since(started);
   const size_t listed = items->size();
   if (o.progress) std::fprintf(stderr, "reconciling %zu events with %s…\n", listed, o.from.c_str());
   auto diff = (*from)->reconcile(o.filter, engine::negentropy::ItemSet(std::move(*items)));
   if (!diff) return fail(o.from + ": " + diff.error());
+  phases.reconcile = seconds_since(started) - phases.list;
+  if (!to) {
+    if (engine::Status s = open_to(); !s) return fail(s.error());
+  }
 
   Copied down, up;
+  auto step = std::chrono::steady_clock::now();
   if (o.direction != Direction::kUp) {
-    auto c = copy(**from, **to, diff->need, "down", o.progress);
+    auto c = copy(**from, *to, diff->need, "down", o.progress);
     if (!c) return fail(c.error());
     down = *c;
   }
+  phases.down = seconds_since(step);
+  step = std::chrono::steady_clock::now();
   if (o.direction != Direction::kDown) {
-    auto c = copy(**to, **from, diff->have, "up", o.progress);
+    auto c = copy(*to, **from, diff->have, "up", o.progress);
     if (!c) return fail(c.error());
     up = *c;
   }
-  report(o, to_url, listed, *diff, down, up, seconds_since(started));
+  phases.up = seconds_since(step);
+  report(o, to_url, listed, *diff, down, up, phases, seconds_since(started));
   std::fflush(stdout);
   if (!o.watch) return 0;
 
@@ -125,7 +164,7 @@ int run_sync(const SyncOptions& o) {
   // reconciliation saw may repeat; the destination answers "duplicate:").
   if (o.progress) std::fprintf(stderr, "watching %s…\n", o.from.c_str());
   engine::Status s = (*from)->follow(o.filter, started_unix, [&](engine::Event&& e) {
-    auto tally = (*to)->publish({e});
+    auto tally = to->publish({e});
     if (!tally) return false;
     if (o.json) {
       std::printf("{\"event\":\"%s\",\"stored\":%s}\n", e.id_hex().c_str(), tally->accepted ? "true" : "false");
