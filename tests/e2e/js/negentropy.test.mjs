@@ -5,12 +5,11 @@
 // with NEG-ERR while the connection and other users go on.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
 import { initNostrWasm } from 'nostr-wasm';
-import { Conn, publishAll, referenceNegentropy, startRelay } from './relay_helpers.mjs';
-
-const { Negentropy, NegentropyStorageVector } = referenceNegentropy();
+import { Conn, publishAll, startRelay } from './relay_helpers.mjs';
+import { referenceReconcile as reconcile } from './reference_negentropy.mjs';
 
 const kIdleSeconds = 2;
 const kMaxEvents = 10000;  // the big author's set fits; everything does not
@@ -29,34 +28,6 @@ function notes(sk, n) {
   return out;
 }
 
-// Runs the reference client against the relay over `filter` with `items` as its own set.
-async function reconcile(conn, filter, items, frameSizeLimit = 30000) {
-  const storage = new NegentropyStorageVector();
-  for (const it of items) storage.insert(it.created_at, it.id);
-  storage.seal();
-  const ne = new Negentropy(storage, frameSizeLimit);
-  const sub = 'neg' + Math.random();
-  let msg = await ne.initiate();
-  conn.send(['NEG-OPEN', sub, filter, msg]);
-  const have = [], need = [];
-  let rounds = 0, up = msg.length / 2, down = 0;
-  for (;;) {
-    const reply = await conn.next((m) => (m[0] === 'NEG-MSG' || m[0] === 'NEG-ERR') && m[1] === sub);
-    if (reply[0] === 'NEG-ERR') throw new Error(reply[2]);
-    rounds++;
-    down += reply[2].length / 2;
-    const [next, h, n] = await ne.reconcile(reply[2]);
-    have.push(...h);
-    need.push(...n);
-    if (next === null) break;
-    conn.send(['NEG-MSG', sub, next]);
-    up += next.length / 2;
-  }
-  conn.send(['NEG-CLOSE', sub]);
-  return { have: new Set(have), need: new Set(need), rounds, up, down };
-}
-
-const fakeItem = (ts) => ({ created_at: ts, id: randomBytes(32).toString('hex') });
 const sorted = (ids) => [...ids].sort();
 
 let big;  // { sk, events } — the 10,000-event author
@@ -86,27 +57,8 @@ test('NIP-11 advertises 77', async () => {
   assert.ok((await r.json()).supported_nips.includes(77));
 });
 
-// Sizes 0, 1 and 10,000 on the relay; the client holds the relay's set with
-// `percent` of it changed: half missing, half replaced by ids the relay lacks.
-for (const size of [0, 1, 10000]) {
-  for (const percent of [0, 1, 50]) {
-    test(`reference client reconciles ${size} events with ${percent}% differences`, async () => {
-      const source = size === 0 ? [] : size === 1 ? single.events : big.events;
-      const author = size === 0 ? getPublicKey(generateSecretKey()) : source[0].pubkey;
-      const changed = Math.round((source.length * percent) / 100);
-      const missing = source.slice(0, Math.ceil(changed / 2));
-      const extra = Array.from({ length: Math.floor(changed / 2) + (size === 0 && percent ? 1 : 0) },
-                               (_, i) => fakeItem(source[i]?.created_at ?? 1700000000));
-      const items = [...source.slice(missing.length), ...extra];
-      const conn = await open(generateSecretKey());
-      const r = await reconcile(conn, { authors: [author], kinds: [1] }, items);
-      assert.deepEqual(sorted(r.need), sorted(missing.map((e) => e.id)));
-      assert.deepEqual(sorted(r.have), sorted(extra.map((e) => e.id)));
-      if (percent === 0) assert.equal(r.rounds, 1, 'equal sets agree in one round');
-      conn.close();
-    });
-  }
-}
+// The grid of set sizes and differences, both ways against the reference, is
+// negentropy_interop.test.mjs.
 
 test('a small frame limit on the client still converges', async () => {
   const conn = await open(generateSecretKey());

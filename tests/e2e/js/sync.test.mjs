@@ -9,13 +9,11 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
-import { WebSocketServer } from 'ws';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Conn, addMember, binary, mintToken, publishAll, referenceNegentropy, startRelay } from './relay_helpers.mjs';
-
-const { Negentropy, NegentropyStorageVector } = referenceNegentropy();
+import { Conn, addMember, binary, mintToken, publishAll, startRelay } from './relay_helpers.mjs';
+import { referenceNegServer } from './reference_negentropy.mjs';
 
 const run = promisify(execFile);
 const syncKey = generateSecretKey();
@@ -48,40 +46,21 @@ after(async () => { for (const r of relays) await r.stop(); });
 // AUTH accepted, EVENT stored, REQ by ids / kinds / until / limit, NEG-OPEN and NEG-MSG.
 async function referenceRelay(events) {
   const store = new Map(events.map((e) => [e.id, e]));
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await new Promise((resolve) => wss.once('listening', resolve));
   const matches = (f, e) => (!f.ids || f.ids.includes(e.id)) && (!f.kinds || f.kinds.includes(e.kind)) &&
     (f.until === undefined || e.created_at <= f.until) && (f.since === undefined || e.created_at >= f.since);
-  wss.on('connection', (ws) => {
-    const send = (m) => ws.send(JSON.stringify(m));
-    const sessions = new Map();
-    send(['AUTH', 'challenge']);
-    ws.on('message', async (data) => {
-      const m = JSON.parse(data.toString());
-      if (m[0] === 'AUTH') send(['OK', m[1].id, true, '']);
-      if (m[0] === 'EVENT') {
-        store.set(m[1].id, m[1]);
-        send(['OK', m[1].id, true, '']);
-      }
-      if (m[0] === 'REQ') {
-        const list = [...store.values()].filter((e) => matches(m[2], e))
-          .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? -1 : 1));
-        for (const e of list.slice(0, m[2].limit ?? list.length)) send(['EVENT', m[1], e]);
-        send(['EOSE', m[1]]);
-      }
-      if (m[0] === 'NEG-OPEN') {
-        const storage = new NegentropyStorageVector();
-        for (const e of store.values()) if (matches(m[2], e)) storage.insert(e.created_at, e.id);
-        storage.seal();
-        sessions.set(m[1], new Negentropy(storage, 30000));
-      }
-      if (m[0] === 'NEG-OPEN' || m[0] === 'NEG-MSG') {
-        const [reply] = await sessions.get(m[1]).reconcile(m[0] === 'NEG-OPEN' ? m[3] : m[2]);
-        send(['NEG-MSG', m[1], reply]);
-      }
-    });
+  const server = await referenceNegServer((filter) => [...store.values()].filter((e) => matches(filter, e)), (m, send) => {
+    if (m[0] === 'EVENT') {
+      store.set(m[1].id, m[1]);
+      send(['OK', m[1].id, true, '']);
+    }
+    if (m[0] === 'REQ') {
+      const list = [...store.values()].filter((e) => matches(m[2], e))
+        .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? -1 : 1));
+      for (const e of list.slice(0, m[2].limit ?? list.length)) send(['EVENT', m[1], e]);
+      send(['EOSE', m[1]]);
+    }
   });
-  return { url: `ws://127.0.0.1:${wss.address().port}`, store, close: () => wss.close() };
+  return { ...server, store };
 }
 
 test('two relays with overlapping histories converge byte for byte, both ways', async () => {
