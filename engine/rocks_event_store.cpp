@@ -409,6 +409,31 @@ class RecordChunk {
 
 }  // namespace
 
+namespace {
+
+// The index family and key prefixes that list a filter without tags: author ×
+// kind when the pairs are few, else author, else kind, else time.
+Family untagged_index(const Filter& filter, std::vector<std::string>* prefixes) {
+  if (filter.authors && filter.kinds && filter.authors->size() * filter.kinds->size() <= kMaxAuthorKindPairs) {
+    for (const Pubkey& a : *filter.authors) {
+      for (uint16_t k : *filter.kinds) prefixes->push_back(author_kind_prefix(a.data(), k));
+    }
+    return Family::kIndexAuthorKind;
+  }
+  if (filter.authors) {
+    for (const Pubkey& a : *filter.authors) prefixes->push_back(author_prefix(a.data()));
+    return Family::kIndexAuthor;
+  }
+  if (filter.kinds) {
+    for (uint16_t k : *filter.kinds) prefixes->push_back(kind_prefix(k));
+    return Family::kIndexKind;
+  }
+  prefixes->emplace_back();
+  return Family::kIndexTime;
+}
+
+}  // namespace
+
 Status RocksEventStore::scan(const Filter& filter, size_t budget,
                              const std::function<bool(const RecordView&)>& visit) {
   if (filter.matches_nothing()) return {};
@@ -444,19 +469,8 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
   if (best_tag) {
     fam = Family::kIndexTag;
     for (const std::string& v : best_tag->values) prefixes.push_back(tag_prefix(best_tag->name, v));
-  } else if (filter.authors && filter.kinds && filter.authors->size() * filter.kinds->size() <= kMaxAuthorKindPairs) {
-    fam = Family::kIndexAuthorKind;
-    for (const Pubkey& a : *filter.authors) {
-      for (uint16_t k : *filter.kinds) prefixes.push_back(author_kind_prefix(a.data(), k));
-    }
-  } else if (filter.authors) {
-    fam = Family::kIndexAuthor;
-    for (const Pubkey& a : *filter.authors) prefixes.push_back(author_prefix(a.data()));
-  } else if (filter.kinds) {
-    fam = Family::kIndexKind;
-    for (uint16_t k : *filter.kinds) prefixes.push_back(kind_prefix(k));
   } else {
-    prefixes.emplace_back();
+    fam = untagged_index(filter, &prefixes);
   }
 
   // One cursor per prefix, merged by key suffix (~created_at, id): newest first.
@@ -524,22 +538,8 @@ Result<bool> RocksEventStore::scan_index_keys(const Filter& filter,
   if (filter.ids || !filter.tags.empty()) return false;
   if (filter.authors && filter.kinds && filter.authors->size() * filter.kinds->size() > kMaxAuthorKindPairs) return false;
   if (filter.matches_nothing()) return true;
-  Family fam = Family::kIndexTime;
   std::vector<std::string> prefixes;
-  if (filter.authors && filter.kinds) {
-    fam = Family::kIndexAuthorKind;
-    for (const Pubkey& a : *filter.authors) {
-      for (uint16_t k : *filter.kinds) prefixes.push_back(author_kind_prefix(a.data(), k));
-    }
-  } else if (filter.authors) {
-    fam = Family::kIndexAuthor;
-    for (const Pubkey& a : *filter.authors) prefixes.push_back(author_prefix(a.data()));
-  } else if (filter.kinds) {
-    fam = Family::kIndexKind;
-    for (uint16_t k : *filter.kinds) prefixes.push_back(kind_prefix(k));
-  } else {
-    prefixes.emplace_back();
-  }
+  const Family fam = untagged_index(filter, &prefixes);
   const uint64_t stop_inv = filter.since ? ~*filter.since : ~uint64_t(0);
   rocksdb::ReadOptions read;
   read.fill_cache = false;  // one pass over the index: keep the cache for what follows
