@@ -18,6 +18,8 @@
 
 namespace buzz::net {
 
+struct BodySpool;
+
 struct ConnId {
   uint16_t loop = 0;
   uint32_t slot = 0;
@@ -59,6 +61,7 @@ class Connection {
   // Why no receive is armed: each reason is lifted on its own.
   static constexpr uint8_t kPausedByService = 1;  // Loop::pause_reading, until resume_reading
   static constexpr uint8_t kPausedByBacklog = 2;  // its own answers queued past the live limit (Loop::enqueue)
+  static constexpr uint8_t kPausedBySpool = 4;    // its streamed body waits for the disk (body_spool.h)
 
   // A request whose head is parsed (and shown to the application) and whose
   // body is still arriving; the head is not parsed again as the body grows.
@@ -66,6 +69,7 @@ class Connection {
     HttpRequest request;
     size_t head_bytes = 0;
     size_t max_body = 0;
+    std::shared_ptr<BodySpool> spool;  // the body goes to a file as it arrives (HeadDecision::spool)
   };
 
   // The frames of one sendmsg in flight, kept alive until it completes.

@@ -7,6 +7,8 @@
 namespace buzz::net {
 namespace {
 
+constexpr const char* kNoChunked = "chunked request bodies are not supported here; send Content-Length";
+
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -150,7 +152,16 @@ ParseOutcome parse_head(std::string_view data, HttpRequest* out) {
   std::string_view connection = out->header("connection");
   out->keep_alive = version == "HTTP/1.1" ? !contains_token(connection, "close") : contains_token(connection, "keep-alive");
 
-  if (!out->header("transfer-encoding").empty()) return fail(501, "chunked request bodies are not supported; send Content-Length");
+  // Only a lone "chunked" is understood, and only by a body streamed to a
+  // file (body_spool.h); with a Content-Length too it is a smuggling attempt.
+  out->chunked = false;
+  size_t codings = 0;
+  for (const auto& [name, te] : out->headers) codings += name == "transfer-encoding";
+  if (codings) {
+    if (codings > 1 || lower(out->header("transfer-encoding")) != "chunked") return fail(501, kNoChunked);
+    if (!out->header("content-length").empty()) return fail(400, "Content-Length and Transfer-Encoding together");
+    out->chunked = true;
+  }
   // Every Content-Length must be the same number (RFC 9112 §6.3): two that
   // differ are how a request is smuggled past a proxy that reads the other.
   out->content_length = 0;
@@ -168,6 +179,7 @@ ParseOutcome parse_head(std::string_view data, HttpRequest* out) {
 }
 
 ParseOutcome parse_body(std::string_view data, size_t head_bytes, size_t max_body, HttpRequest* out) {
+  if (out->chunked) return fail(501, kNoChunked);
   if (out->content_length > max_body) {
     return fail(413, "request body is larger than " + std::to_string(max_body) + " bytes");
   }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,8 @@ namespace buzz::net {
 
 inline constexpr size_t kMaxHeaderBytes = 16 * 1024;
 
+class SpooledBody;
+
 struct HttpRequest {
   std::string method;
   std::string target;  // path plus query, as sent
@@ -25,7 +28,11 @@ struct HttpRequest {
   std::string query;   // after '?', without it
   std::vector<std::pair<std::string, std::string>> headers;  // names lowercased
   size_t content_length = 0;  // the body length the head declares
+  bool chunked = false;       // Transfer-Encoding: chunked (only a spooled body may be; body_spool.h)
   std::string body;
+  // A body the service had streamed to a file (HeadDecision::spool) instead
+  // of `body`, which then stays empty.
+  std::shared_ptr<SpooledBody> spooled;
   bool keep_alive = true;
   std::string peer;    // remote address, "ip:port"
 
@@ -66,7 +73,7 @@ struct ParseOutcome {
 ParseOutcome parse_head(std::string_view data, HttpRequest* out);
 
 // Reads the body of a request whose head (`head_bytes` long) parse_head filled
-// in: 413 at once if the declared length is over max_body, need-more until the
+// in: 501 for a chunked body (only a spooled one may be chunked), 413 at once if the declared length is over max_body, need-more until the
 // whole body is in data, else complete with `consumed` = head + body.
 ParseOutcome parse_body(std::string_view data, size_t head_bytes, size_t max_body, HttpRequest* out);
 

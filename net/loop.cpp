@@ -125,6 +125,7 @@ Loop::Loop(uint16_t index, const LoopOptions& options, Service& service)
 }
 
 Loop::~Loop() {
+  spool_writer_.reset();  // joined first: it posts to this loop
   for (auto& c : slots_) {
     if (c && c->fd_ >= 0) ::close(c->fd_);
   }
@@ -419,6 +420,7 @@ void Loop::on_send(Connection& c, int res) {
 void Loop::destroy(Connection& c) {
   if (c.phase_ == Connection::Phase::kDead) return;
   c.phase_ = Connection::Phase::kDead;
+  if (c.request_ && c.request_->spool) c.request_->spool->cancelled = true;  // its writer stops; the file goes
   if (c.opened_) service_.on_close(*this, c);
   c.opened_ = false;
   // Wake any receive or send still in flight; the slot is freed when both end.
@@ -482,7 +484,15 @@ void Loop::on_tick() {
       // An HTTP connection must finish a request every few intervals: idle, or
       // holding half a head ("slowloris"), it is closed, so held connections
       // cannot use up the connection cap. A body that keeps coming is progress.
-      const auto buffered = uint32_t(std::min<size_t>(c.inbuf_.size(), UINT32_MAX));
+      // A body streamed to a file counts what it has handed over, and must be
+      // whole within its own deadline (SpoolSpec::timeout_secs).
+      const BodySpool* spool = c.request_ ? c.request_->spool.get() : nullptr;
+      if (spool && !spool->finishing && tick_count_ - spool->started_tick > uint32_t(spool->spec.timeout_secs)) {
+        destroy(c);
+        continue;
+      }
+      const size_t progress = spool ? size_t(spool->received + spool->batch.size()) : c.inbuf_.size();
+      const auto buffered = uint32_t(std::min<size_t>(progress, UINT32_MAX));
       const bool body_advanced = c.request_ && buffered >= c.body_bytes_at_visit_ + kMinBodyBytesPerInterval;
       c.body_bytes_at_visit_ = buffered;
       if (body_advanced) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "net/body_spool.h"
 #include "net/connection.h"
 #include "net/service.h"
 
@@ -113,6 +114,7 @@ class Loop {
   void resume_reading(Connection& c);
 
  private:
+  friend class SpoolWriter;
   enum class Op : uint8_t { kAccept, kRecv, kSend, kTick, kInbox, kIgnore };
   static uint64_t tag(Op op, uint32_t slot = 0, uint32_t gen = 0) {
     return uint64_t(op) << 56 | uint64_t(slot & 0xffffff) << 32 | gen;
@@ -150,6 +152,20 @@ class Loop {
   size_t consume_frames(Connection& c, char* data, size_t len, bool* ok);
   bool on_frame(Connection& c, const ws::FrameHeader& h, char* payload);
   bool deliver(Connection& c, ws::Opcode op, std::string_view payload);
+  // A whole plain HTTP request to the service, and its answer (now or later) queued.
+  void answer_http(Connection& c, const HttpRequest& whole);
+
+  // --- loop_spool.cpp: bodies streamed to a file (body_spool.h) ---
+  // After the head: starts streaming c's body as `spec` says, or refuses it.
+  // Returns the bytes of data consumed (the head; all of data when refused).
+  size_t start_spool(Connection& c, Connection::PendingRequest&& pending, SpoolSpec spec, size_t data_size);
+  // Body bytes of a spooling request: handed to the writer as they come.
+  size_t consume_spooled(Connection& c, std::string_view data);
+  // Refuses a spooling request: answered, closed, its file dropped.
+  size_t refuse_spooled(Connection& c, HttpResponse response, size_t data_size);
+  // From the writer: the body is on disk (or failed), or its backlog drained.
+  void on_spool_done(const std::shared_ptr<BodySpool>& spool);
+  void on_spool_drained(ConnId id);
 
   // --- loop_send.cpp: the outbound queue ---
   // Queues an HTTP response: the head is serialized, the body is sent without a copy.
@@ -196,6 +212,7 @@ class Loop {
   uint32_t tick_count_ = 0;
   size_t live_ = 0;
   LoopStats stats_;
+  std::unique_ptr<SpoolWriter> spool_writer_;  // started by the first spooled body
 
   __kernel_timespec tick_interval_{1, 0};
   int inbox_fd_ = -1;

@@ -52,6 +52,7 @@ bool Loop::consume(Connection& c, char* data, size_t len) {
 
 size_t Loop::consume_http(Connection& c, std::string_view data) {
   if (c.phase_ != Connection::Phase::kHttp || c.awaiting_response_) return 0;
+  if (c.request_ && c.request_->spool) return consume_spooled(c, data);
   // The head is parsed, and shown to the service, once per request; while the
   // body is still arriving both live in c.request_, and data keeps starting at
   // the head (nothing is consumed until the request is whole).
@@ -76,6 +77,7 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
         close(c);
         return data.size();
       }
+      if (decision.spool) return start_spool(c, std::move(fresh), std::move(*decision.spool), data.size());
       pending.max_body = decision.max_body.value_or(pending.max_body);
     }
   }
@@ -98,16 +100,7 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
   c.silent_intervals_ = 0;  // a whole request: the connection is in use
   c.body_bytes_at_visit_ = 0;
   if (!whole.wants_websocket()) {
-    bool head_only = whole.method == "HEAD";
-    std::optional<HttpResponse> r = service_.on_http(*this, c, whole);
-    if (!r) {
-      c.awaiting_response_ = true;
-      c.response_keep_alive_ = whole.keep_alive;
-      c.response_head_only_ = head_only;
-      return p.consumed;
-    }
-    send_response(c, std::move(*r), whole.keep_alive, head_only);
-    if (!whole.keep_alive) close(c);
+    answer_http(c, whole);
     return p.consumed;
   }
   HttpResponse refusal;
@@ -127,6 +120,19 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
   send_response(c, std::move(refusal), false);
   close(c);
   return data.size();
+}
+
+void Loop::answer_http(Connection& c, const HttpRequest& whole) {
+  bool head_only = whole.method == "HEAD";
+  std::optional<HttpResponse> r = service_.on_http(*this, c, whole);
+  if (!r) {
+    c.awaiting_response_ = true;
+    c.response_keep_alive_ = whole.keep_alive;
+    c.response_head_only_ = head_only;
+    return;
+  }
+  send_response(c, std::move(*r), whole.keep_alive, head_only);
+  if (!whole.keep_alive) close(c);
 }
 
 size_t Loop::consume_frames(Connection& c, char* data, size_t len, bool* ok) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 
+#include "net/body_spool.h"
 #include "net/http.h"
 #include "net/websocket.h"
 
@@ -20,6 +21,9 @@ class Connection;
 struct HeadDecision {
   std::optional<size_t> max_body;       // this request's body limit; unset: LoopOptions::max_http_body
   std::optional<HttpResponse> refusal;  // answered at once: the body is never buffered, the connection closes
+  // Stream the body to a file instead of buffering it (body_spool.h): on_http
+  // then gets HttpRequest::spooled. max_body is unused; spool->max_bytes rules.
+  std::optional<SpoolSpec> spool;
 };
 
 class Service {
