@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -73,6 +74,12 @@ std::string temp_name() {
 
 }  // namespace
 
+std::string media_duration_json(double secs) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, secs);
+  return ec == std::errc() ? std::string(buf, end) : "0";
+}
+
 std::string media_meta_json(const MediaMeta& m) {
   std::string out = "{\"dim\":";
   append_json_string(out, m.dim);
@@ -84,8 +91,9 @@ std::string media_meta_json(const MediaMeta& m) {
   append_json_string(out, m.ext);
   out += ",\"mime_type\":";
   append_json_string(out, m.mime_type);
-  out += ",\"size\":" + std::to_string(m.size) + ",\"uploaded_at\":" + std::to_string(m.uploaded_at) + "}";
-  return out;
+  out += ",\"size\":" + std::to_string(m.size) + ",\"uploaded_at\":" + std::to_string(m.uploaded_at);
+  if (m.duration_secs) out += ",\"duration_secs\":" + media_duration_json(*m.duration_secs);
+  return out + "}";
 }
 
 Result<MediaMeta> parse_media_meta(std::string_view json) {
@@ -105,6 +113,11 @@ Result<MediaMeta> parse_media_meta(std::string_view json) {
   }
   if (o["uploaded_at"].error() != simdjson::NO_SUCH_FIELD && o["uploaded_at"].get(m.uploaded_at)) {
     return Error{"media sidecar: uploaded_at is not an unsigned integer"};
+  }
+  if (o["duration_secs"].error() != simdjson::NO_SUCH_FIELD) {
+    double d = 0;
+    if (o["duration_secs"].get(d)) return Error{"media sidecar: duration_secs is not a number"};
+    m.duration_secs = d;
   }
   return m;
 }
@@ -184,6 +197,24 @@ Status MediaStore::put_blob(std::string_view sha256_hex, std::string_view ext, s
   // Same name and size: the same content by construction.
   if (::stat(path.c_str(), &st) == 0 && uint64_t(st.st_size) == bytes.size()) return {};
   return write_file(path, bytes);
+}
+
+Result<bool> MediaStore::put_blob_file(std::string_view sha256_hex, std::string_view ext, const std::string& temp_path,
+                                       int fd) {
+  std::string path = path_of(std::string(sha256_hex) + "." + std::string(ext));
+  if (path.empty()) return Error{"media store: not a blob key: " + std::string(sha256_hex) + "." + std::string(ext)};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return io_error("cannot stat", temp_path);
+  struct stat existing {};
+  // Same name and size: the same content by construction.
+  if (::stat(path.c_str(), &existing) == 0 && existing.st_size == st.st_size) return false;
+  if (::fsync(fd) != 0) return io_error("cannot fsync", temp_path);
+  if (::fchmod(fd, kFileMode) != 0) return io_error("cannot chmod", temp_path);
+  std::string dir = fs::path(path).parent_path().string();
+  if (Status s = make_dirs(dir); !s) return Error{s.error()};
+  if (::rename(temp_path.c_str(), path.c_str()) != 0) return io_error("cannot rename into", path);
+  if (Status s = fsync_dir(dir); !s) return Error{s.error()};
+  return true;
 }
 
 Status MediaStore::put_thumbnail(std::string_view sha256_hex, std::string_view jpeg) {

@@ -33,6 +33,7 @@ struct MediaMeta {
   std::string mime_type;  // authoritative MIME, sent as Content-Type
   uint64_t size = 0;
   uint64_t uploaded_at = 0;  // unix seconds of the first successful upload
+  std::optional<double> duration_secs;  // video only (§3.3); absent from other sidecars
 
   bool operator==(const MediaMeta&) const = default;
 };
@@ -41,6 +42,9 @@ struct MediaMeta {
 // uploaded_at reads as 0, as for older sidecars).
 std::string media_meta_json(const MediaMeta& meta);
 Result<MediaMeta> parse_media_meta(std::string_view json);
+// A video's duration as the sidecar and the descriptor write it: the
+// shortest decimal that reads back as the same double ("12.48", "1").
+std::string media_duration_json(double secs);
 
 // One stored object open for reading. Move-only; closes on destruction.
 class BlobFile {
@@ -72,6 +76,12 @@ class MediaStore {
   // Stores `bytes` under {sha256_hex}.{ext}, refusing bytes that do not hash
   // to that name. A blob already stored with the same size is left as it is.
   Status put_blob(std::string_view sha256_hex, std::string_view ext, std::string_view bytes);
+  // Stores the file at `temp_path` (under root()/tmp, open as `fd`, already
+  // hashed to sha256_hex as it was written) under {sha256_hex}.{ext} by
+  // renaming it: fsync, rename, fsync of the directory. True if it was moved
+  // (its temporary name is gone); false if the blob was already stored with
+  // the same size and the temporary file was left for the caller to remove.
+  Result<bool> put_blob_file(std::string_view sha256_hex, std::string_view ext, const std::string& temp_path, int fd);
   // Stores an image blob's thumbnail under {sha256_hex}.thumb.jpg (media.md §4).
   Status put_thumbnail(std::string_view sha256_hex, std::string_view jpeg);
   // Writes the sidecar of an already stored blob: the commit point.

@@ -491,6 +491,7 @@ void Loop::on_tick() {
         destroy(c);
         continue;
       }
+      if (spool && spool->finishing) continue;  // whole: the writer is finishing it, not the client
       const size_t progress = spool ? size_t(spool->received + spool->batch.size()) : c.inbuf_.size();
       const auto buffered = uint32_t(std::min<size_t>(progress, UINT32_MAX));
       const bool body_advanced = c.request_ && buffered >= c.body_bytes_at_visit_ + kMinBodyBytesPerInterval;

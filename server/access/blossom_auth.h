@@ -24,6 +24,7 @@ inline constexpr int64_t kBlossomFutureSkewSecs = 5;
 // image (the re-check; video would keep an hour).
 inline constexpr uint64_t kBlossomMaxAgeBeforeBody = 3600;
 inline constexpr uint64_t kBlossomMaxAgeImage = 600;
+inline constexpr uint64_t kBlossomMaxAgeVideo = 3600;  // the window after a video body (media.md §2.2)
 
 struct BlossomUpload {
   std::string_view authorization;    // the Authorization header; "" if absent

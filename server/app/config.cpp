@@ -83,6 +83,8 @@ const std::vector<ConfigKey> kKeys = {
     {"max-gif-bytes", "BUZZ_MAX_GIF_BYTES", "10485760", "largest GIF upload; at most max-image-bytes"},
     {"max-file-bytes", "BUZZ_MAX_FILE_BYTES", "104857600",
      "largest upload of any other file type (PDF, archives, audio, ...)"},
+    {"max-video-bytes", "BUZZ_MAX_VIDEO_BYTES", "524288000",
+     "largest video upload (H.264 MP4, sent with a video/* Content-Type; streamed to disk)"},
     {"workflow-max-concurrent", "BUZZ_WORKFLOW_MAX_CONCURRENT", "100",
      "workflow runs executing at once; a run triggered beyond it fails with \"capacity exceeded\""},
     {"workflow-tick", "BUZZ_WORKFLOW_TICK_SECS", "60",
@@ -202,9 +204,12 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
   } else if (key == "ping-interval") {
     if (!parse_int(v, 1, 3600, &n)) return bad(key, source, v, "seconds between 1 and 3600");
     c->ping_interval = n;
-  } else if (key == "max-image-bytes" || key == "max-gif-bytes" || key == "max-file-bytes") {
+  } else if (key == "max-image-bytes" || key == "max-gif-bytes" || key == "max-file-bytes" || key == "max-video-bytes") {
     if (!parse_int(v, 1, int64_t(1) << 40, &n)) return bad(key, source, v, "a positive number of bytes");
-    (key == "max-image-bytes" ? c->max_image_bytes : key == "max-gif-bytes" ? c->max_gif_bytes : c->max_file_bytes) = n;
+    (key == "max-image-bytes" ? c->max_image_bytes
+     : key == "max-gif-bytes" ? c->max_gif_bytes
+     : key == "max-file-bytes" ? c->max_file_bytes
+                               : c->max_video_bytes) = n;
   } else if (key == "require-auth-token") {
     if (!parse_bool(v, &c->require_auth_token)) return bad(key, source, v, "true or false");
   } else if (key == "media-base-url") {

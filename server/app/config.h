@@ -51,6 +51,7 @@ struct Config {
   int64_t max_image_bytes = 50 << 20;
   int64_t max_gif_bytes = 10 << 20;
   int64_t max_file_bytes = 100 << 20;
+  int64_t max_video_bytes = 500 << 20;
   int64_t workflow_max_concurrent = 100;  // workflow runs executing at once
   int64_t workflow_tick = 60;             // seconds between scheduler ticks
   std::vector<std::string> workflow_webhook_allow_hosts;  // internal hosts call_webhook may reach

@@ -18,6 +18,7 @@
 #include "engine/relay_members.h"
 #include "engine/thread_role.h"
 #include "migrate/redis_backends.h"
+#include "net/body_spool.h"
 #include "net/server_process.h"
 #include "server/access/blossom_auth.h"
 #include "server/access/gatekeeper.h"
@@ -197,6 +198,8 @@ int run_serve(int argc, char** argv) {
   SearchFeeder search_feeder(**search_index, store_event_lookup(store));
   auto media_store = engine::MediaStore::open(cfg.data_dir + "/media");
   if (!media_store) return fail(media_store.error());
+  // Nothing streams yet: a video body's temporary file still there is a crash's leftover.
+  net::remove_spool_leftovers(media_store->root() + "/tmp");
   MemoryPresenceStore local_presence;
   // One of several nodes: Redis carries the fan-out between them, presence and
   // the rate-limit windows (issue 17 §2; migrate/redis_backends.h).
@@ -230,7 +233,7 @@ int run_serve(int argc, char** argv) {
   neg_limits.max_items = size_t(cfg.neg_max_events);
   Relay relay(services, &search_feeder, cfg.effective_relay_url(), *key, neg_limits);
   Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes),
-               uint64_t(cfg.max_file_bytes), media_url,
+               uint64_t(cfg.max_file_bytes), uint64_t(cfg.max_video_bytes), media_store->root() + "/tmp", media_url,
                blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url())},
               {*media_store, membership, tokens, gatekeeper, throttle, writer, stats});
   Workflows::Options workflow_options;

@@ -5,7 +5,8 @@
 //
 // Threads: routing and serving run on the loop that owns the request; an
 // upload (hashing, decoding, the thumbnail, the fsyncs: up to seconds for a
-// large image) runs on the media worker thread, which answers through the
+// large image; a video's body was streamed to a file and hashed by the loop's
+// spool writer, net/body_spool.h) runs on the media worker thread, which answers through the
 // request's `Later`. At most kMaxQueuedUploads wait; past that, 503.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "engine/api_tokens.h"
@@ -38,6 +40,8 @@ class Media {
     uint64_t max_image_bytes = 50 << 20;
     uint64_t max_gif_bytes = 10 << 20;
     uint64_t max_file_bytes = 100 << 20;  // every other type (media.md §3.4)
+    uint64_t max_video_bytes = 500 << 20;  // a video/* upload, streamed to a file (§3.3)
+    std::string spool_dir;  // where a video body is streamed: the media store's tmp/ (same filesystem)
     std::string base_url;   // descriptor URLs: <base>/<sha>.<ext>
     std::string authority;  // what Blossom `server` tags must name
   };
@@ -63,7 +67,8 @@ class Media {
   void start();
   void stop();
   // PUT /media/upload before its body is read: refused, or allowed the larger of
-  // the image and file limits (the type is known only from the bytes).
+  // the image and file limits (the type is known only from the bytes), or,
+  // with a video/* Content-Type, streamed to a file up to the video limit.
   net::HeadDecision admit_upload(const net::HttpRequest& head);
 
  private:
@@ -73,6 +78,15 @@ class Media {
                                                     std::string_view body_sha256, engine::Pubkey* who);
   engine::Result<std::vector<std::string>> upload_scopes(std::string_view token, const engine::Pubkey& signer) const;
   net::HttpResponse upload(const net::HttpRequest& req);
+  // The video path (§3.3): the body is the spooled file.
+  net::HttpResponse upload_video(const net::HttpRequest& req);
+  // What storing a new blob gives: its sidecar (not yet written), or the refusal.
+  using StoredOrRefused = std::variant<engine::MediaMeta, net::HttpResponse>;
+  // §5.3 from the body's hash on: the second authorization, then the
+  // idempotent answer from an existing sidecar or `store` (the blob and
+  // thumbnail) and the sidecar; then the audit entry and the descriptor.
+  net::HttpResponse commit_upload(const net::HttpRequest& req, const std::string& sha, uint64_t size,
+                                  const std::function<StoredOrRefused()>& store);
   net::HttpResponse serve(const net::HttpRequest& req, std::string_view name);
 
   struct Upload {

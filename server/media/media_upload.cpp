@@ -6,7 +6,12 @@
 //
 // Authorization runs twice: on the head, before the body is buffered
 // (on_request_head → admit_upload, with the hour-long window), and again with
-// the body's hash and the image window. Every authentication failure answers
+// the body's hash and the image window (the hour again for a video).
+//
+// Video (§3.3): a video/* Content-Type has the body streamed to a file under
+// the store's tmp/ as it arrives (net/body_spool.h), hashed on the way; the
+// file is sniffed, its MP4 header inspected (video_info.h) and then renamed
+// into place, so a 500 MB upload is never in memory. Every authentication failure answers
 // the same 401; the real reason is only logged.
 //
 // Ordering: the blob is stored, then its thumbnail, then its sidecar (the commit point), then the
@@ -14,7 +19,11 @@
 // leaves an orphan nobody can see, never a visible half-upload.
 // Runs on the media worker (media.h), never on a loop: the hash, the decode
 // and the fsyncs take as long as they take without holding up connections.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "engine/audit_entry.h"
 #include "engine/canonical.h"
@@ -30,12 +39,15 @@
 #include "server/media/image_pixels.h"
 #include "server/media/media.h"
 #include "server/media/thumbnail.h"
+#include "server/media/video_info.h"
 
 namespace buzz::server {
 namespace {
 
 constexpr std::string_view kAuthFailed = "authentication failed";
 constexpr uint64_t kMaxImagePixels = 25'000'000;
+constexpr uint64_t kVideoSniffBytes = 4096;        // §3.3 step 2
+constexpr int kVideoUploadTimeoutSecs = 600;       // §2.4: a video upload's whole request
 
 std::string file_too_large(uint64_t size, uint64_t max) {
   return "file too large: " + std::to_string(size) + " bytes (max " + std::to_string(max) + ")";
@@ -74,6 +86,7 @@ std::string descriptor_json(std::string_view base_url, std::string_view sha, uin
     out += ",\"thumb\":";
     engine::append_json_string(out, std::string(base_url) + "/" + meta.thumb_url);
   }
+  if (meta.duration_secs) out += ",\"duration\":" + engine::media_duration_json(*meta.duration_secs);
   return out + "}";
 }
 
@@ -88,12 +101,26 @@ engine::AuditRecord upload_audit_record(std::string_view sha, const engine::Pubk
 
 net::HeadDecision Media::admit_upload(const net::HttpRequest& head) {
   engine::Pubkey signer;
-  if (auto refusal = authorize_upload(head, kBlossomMaxAgeBeforeBody, "", &signer)) return {std::nullopt, std::move(refusal)};
+  if (auto refusal = authorize_upload(head, kBlossomMaxAgeBeforeBody, "", &signer)) {
+    return {std::nullopt, std::move(refusal), std::nullopt};
+  }
   // Counted here, once per upload: the body's second authorization is the same call.
-  if (auto refusal = throttle_.admit_api_call(signer)) return {std::nullopt, std::move(refusal)};
+  if (auto refusal = throttle_.admit_api_call(signer)) return {std::nullopt, std::move(refusal), std::nullopt};
+  // §3.1: a video/* Content-Type takes the streaming path (routing only:
+  // the bytes still decide the type), with its own limit checked on the
+  // declared length first, so 500 MB are never buffered and rarely sent.
+  if (head.header("content-type").starts_with("video/")) {
+    const uint64_t max = options_.max_video_bytes;
+    if (!head.chunked && head.content_length > max) {
+      return {std::nullopt, api_error(413, file_too_large(head.content_length, max)), std::nullopt};
+    }
+    net::SpoolSpec spool{options_.spool_dir, max, kVideoUploadTimeoutSecs,
+                         [](uint64_t received, uint64_t limit) { return api_error(413, file_too_large(received, limit)); }};
+    return {std::nullopt, std::nullopt, std::move(spool)};
+  }
   uint64_t max = std::max(options_.max_image_bytes, options_.max_file_bytes);
-  if (head.content_length > max) return {std::nullopt, api_error(413, file_too_large(head.content_length, max))};
-  return {size_t(max), std::nullopt};
+  if (head.content_length > max) return {std::nullopt, api_error(413, file_too_large(head.content_length, max)), std::nullopt};
+  return {size_t(max), std::nullopt, std::nullopt};
 }
 
 engine::Result<std::vector<std::string>> Media::upload_scopes(std::string_view token, const engine::Pubkey& signer) const {
@@ -138,6 +165,7 @@ std::optional<net::HttpResponse> Media::authorize_upload(const net::HttpRequest&
 }
 
 net::HttpResponse Media::upload(const net::HttpRequest& req) {
+  if (req.spooled) return upload_video(req);
   const std::string& body = req.body;
   // The type comes from the bytes, never from Content-Type (§3.1): one of the
   // four previewable images takes the image path, anything else the file path.
@@ -160,22 +188,9 @@ net::HttpResponse Media::upload(const net::HttpRequest& req) {
     if (denied_file_type(mime)) return api_error(415, "disallowed content type: " + mime);
     ext = file_extension(mime);
   }
-  std::string sha = sha256_hex(body);
-  engine::Pubkey signer;
-  if (auto refusal = authorize_upload(req, kBlossomMaxAgeImage, sha, &signer)) return std::move(*refusal);
-
-  // A blob already stored (sidecar and object) is answered from its sidecar,
-  // writing nothing (§5.3); a sidecar without its object is uploaded again.
-  auto stored = blobs_.meta(sha);
-  if (!stored) return internal_error("reading the sidecar", stored.error());
-  std::optional<engine::MediaMeta> meta = std::move(*stored);
-  if (meta) {
-    auto object = blobs_.open_blob(sha + "." + meta->ext);
-    if (!object) return internal_error("opening the blob", object.error());
-    if (!*object) meta.reset();
-  }
-  if (!meta) {
-    meta = engine::MediaMeta{"", "", "", std::string(ext), mime, body.size(), engine::unix_now()};
+  const std::string sha = sha256_hex(body);
+  return commit_upload(req, sha, body.size(), [&]() -> StoredOrRefused {
+    engine::MediaMeta meta{"", "", "", std::string(ext), mime, body.size(), 0, std::nullopt};
     std::string thumbnail;
     if (size) {
       // §3.2 step 6 and §4: the full decode, then the thumbnail and its blurhash.
@@ -190,23 +205,74 @@ net::HttpResponse Media::upload(const net::HttpRequest& req) {
       auto jpeg = encode_jpeg(thumb, kThumbnailQuality);
       if (!jpeg) return internal_error("encoding the thumbnail", jpeg.error());
       thumbnail = std::move(*jpeg);
-      meta->dim = std::to_string(size->width) + "x" + std::to_string(size->height);
-      meta->blurhash = blurhash(thumb, 4, 3);
-      meta->thumb_url = sha + ".thumb.jpg";
+      meta.dim = std::to_string(size->width) + "x" + std::to_string(size->height);
+      meta.blurhash = blurhash(thumb, 4, 3);
+      meta.thumb_url = sha + ".thumb.jpg";
     }
     if (auto s = blobs_.put_blob(sha, ext, body); !s) return internal_error("storing the blob", s.error());
     if (!thumbnail.empty()) {
       if (auto s = blobs_.put_thumbnail(sha, thumbnail); !s) return internal_error("storing the thumbnail", s.error());
     }
+    return meta;
+  });
+}
+
+net::HttpResponse Media::upload_video(const net::HttpRequest& req) {
+  net::SpooledBody& file = *req.spooled;
+  // §3.3 step 2: the type from the first 4096 bytes; only MP4 goes on.
+  std::string front(size_t(std::min<uint64_t>(file.size(), kVideoSniffBytes)), '\0');
+  if (::pread(file.fd(), front.data(), front.size(), 0) != ssize_t(front.size())) {
+    return internal_error("reading the video", std::strerror(errno));
+  }
+  auto sniffed = engine::sniff_mime(front);
+  if (!sniffed) return internal_error("mime sniffing", sniffed.error());
+  if (!*sniffed) return api_error(400, "unknown content type");
+  if (**sniffed != "video/mp4") return api_error(415, "disallowed content type: " + **sniffed);
+  // Step 3 (the second authorization) is commit_upload's; step 4 follows it,
+  // unless these bytes are already stored (and so passed it before).
+  const std::string& sha = file.sha256_hex();
+  return commit_upload(req, sha, file.size(), [&]() -> StoredOrRefused {
+    VideoCheck video = inspect_mp4(VideoBytes::of_file(file.fd(), file.size()));
+    if (!video.ok) return api_error(video.status, video.error);
+    auto moved = blobs_.put_blob_file(sha, "mp4", file.path(), file.fd());
+    if (!moved) return internal_error("storing the blob", moved.error());
+    if (*moved) file.release();  // renamed into place; otherwise the temporary file goes with the request
+    // No thumbnail: the client uploads a poster frame as an image of its own.
+    return engine::MediaMeta{std::to_string(video.info.width) + "x" + std::to_string(video.info.height),
+                             "", "", "mp4", "video/mp4", file.size(), 0, video.info.duration_secs};
+  });
+}
+
+net::HttpResponse Media::commit_upload(const net::HttpRequest& req, const std::string& sha, uint64_t size,
+                                       const std::function<StoredOrRefused()>& store) {
+  engine::Pubkey signer;
+  const uint64_t max_age = req.spooled ? kBlossomMaxAgeVideo : kBlossomMaxAgeImage;
+  if (auto refusal = authorize_upload(req, max_age, sha, &signer)) return std::move(*refusal);
+
+  // A blob already stored (sidecar and object) is answered from its sidecar,
+  // writing nothing (§5.3); a sidecar without its object is uploaded again.
+  auto stored = blobs_.meta(sha);
+  if (!stored) return internal_error("reading the sidecar", stored.error());
+  std::optional<engine::MediaMeta> meta = std::move(*stored);
+  if (meta) {
+    auto object = blobs_.open_blob(sha + "." + meta->ext);
+    if (!object) return internal_error("opening the blob", object.error());
+    if (!*object) meta.reset();
+  }
+  if (!meta) {
+    StoredOrRefused fresh = store();
+    if (auto* refusal = std::get_if<net::HttpResponse>(&fresh)) return std::move(*refusal);
+    meta = std::move(std::get<engine::MediaMeta>(fresh));
+    meta->uploaded_at = engine::unix_now();
     if (auto s = blobs_.put_meta(sha, *meta); !s) return internal_error("storing the sidecar", s.error());
   }
   // Every successful answer is audited (audit.md §5.1); one that cannot be
   // is not given, and the client's retry takes the idempotent path above.
-  if (!writer_.submit_audit(upload_audit_record(sha, signer, meta->mime_type, body.size()))) {
+  if (!writer_.submit_audit(upload_audit_record(sha, signer, meta->mime_type, size))) {
     return internal_error("auditing", "store writer queue full");
   }
   stats_.media_uploads[media_upload_label(meta->mime_type)].fetch_add(1, std::memory_order_relaxed);
-  return net::HttpResponse::json(200, descriptor_json(options_.base_url, sha, body.size(), *meta));
+  return net::HttpResponse::json(200, descriptor_json(options_.base_url, sha, size, *meta));
 }
 
 }  // namespace buzz::server

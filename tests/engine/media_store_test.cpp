@@ -44,7 +44,7 @@ class MediaStoreTest : public ::testing::Test {
 };
 
 MediaMeta png_meta(const std::string& png) {
-  return MediaMeta{"16x16", "", "", "png", "image/png", png.size(), 1767225600};
+  return MediaMeta{"16x16", "", "", "png", "image/png", png.size(), 1767225600, std::nullopt};
 }
 
 TEST_F(MediaStoreTest, KeysMapToFannedOutPaths) {
