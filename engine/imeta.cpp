@@ -11,6 +11,8 @@
 namespace buzz::engine {
 namespace {
 
+constexpr double kDurationTolerance = 0.1;  // seconds between a tag's duration and the stored one (§8.2)
+
 constexpr std::array<std::string_view, 13> kAllowed = {"url",   "m",        "x",       "size",  "dim",
                                                        "blurhash", "alt",   "thumb",   "fallback", "duration",
                                                        "bitrate",  "image", "filename"};
@@ -90,6 +92,7 @@ std::optional<std::string> ImetaChecker::check_tag(const Tag& tag) const {
   std::map<std::string_view, std::string_view> fields;
   std::optional<MediaRef> url, thumb, image;
   std::optional<uint64_t> size;
+  std::optional<double> duration;
   for (size_t i = 1; i < tag.size(); ++i) {
     std::string_view item = tag[i];
     size_t space = item.find(' ');
@@ -117,6 +120,7 @@ std::optional<std::string> ImetaChecker::check_tag(const Tag& tag) const {
       double d = std::strtod(text.c_str(), &end);
       if (text.empty() || end != text.c_str() + text.size()) return "imeta duration must be a valid float";
       if (!(d > 0) || !std::isfinite(d)) return "imeta duration must be a positive finite number";
+      duration = d;
     } else if (key == "bitrate") {
       if (!positive_integer(value)) return "imeta bitrate must be a positive integer";
     } else if (key == "image") {
@@ -157,6 +161,10 @@ std::optional<std::string> ImetaChecker::check_tag(const Tag& tag) const {
   if (m != stored.mime_type) return "imeta m (" + std::string(m) + ") does not match stored MIME (" + stored.mime_type + ")";
   if (*size != stored.size) {
     return "imeta size (" + std::to_string(*size) + ") does not match stored size (" + std::to_string(stored.size) + ")";
+  }
+  if (duration && stored.duration_secs && std::fabs(*duration - *stored.duration_secs) > kDurationTolerance) {
+    return "imeta duration (" + media_duration_json(*duration) + ") does not match stored duration (" +
+           media_duration_json(*stored.duration_secs) + ")";
   }
   if (thumb) {
     auto t = store_.open_blob(sha + ".thumb.jpg");

@@ -100,6 +100,19 @@ TEST_F(MediaVideoTest, FastStartH264IsStoredWithDimAndDurationAndServedInRanges)
   EXPECT_EQ(suffix.status, 206);
   EXPECT_EQ(suffix.body, mp4.substr(mp4.size() - 16));
 
+  // A message's imeta duration must match the stored one within 0.1 s (§8.2).
+  std::string error;
+  auto c = NostrClient::connect_authed(*relay_, alice_, &error);
+  ASSERT_TRUE(c) << error;
+  auto imeta = [&](const std::string& duration) {
+    return std::vector<std::string>{"imeta", "url " + media_url(sha + ".mp4"), "m video/mp4", "x " + sha,
+                                     "size " + std::to_string(mp4.size()), "dim 64x48", "duration " + duration};
+  };
+  OkReply close_enough = c->publish(make_event(alice_, 1, "clip", {imeta("1.05")}));
+  EXPECT_TRUE(close_enough.accepted) << close_enough.reason;
+  OkReply wrong = c->publish(make_event(alice_, 1, "clip", {imeta("2.5")}));
+  EXPECT_EQ(wrong.reason, "invalid: imeta duration (2.5) does not match stored duration (1)");
+
   // Again: the stored descriptor, nothing written; audited and counted both times.
   HttpReply again = upload_video(mp4);
   EXPECT_EQ(again.status, 200);
@@ -171,7 +184,7 @@ TEST_F(MediaVideoTest, TheVideoLimitIsCheckedOnTheHeadAndAsTheBodyArrives) {
   std::string cut = chunky.read("}");
   EXPECT_TRUE(cut.starts_with("HTTP/1.1 413 ")) << cut;
   EXPECT_NE(cut.find(R"({"error":"file too large: )"), std::string::npos) << cut;
-  EXPECT_NE(cut.find(R"( bytes (max 5000)"})"), std::string::npos) << cut;
+  EXPECT_NE(cut.find(R"j( bytes (max 5000)"})j"), std::string::npos) << cut;
   EXPECT_EQ(files_in("tmp", small.get()), 0u);
   EXPECT_EQ(files_in("blobs", small.get()), 0u);
 }

@@ -120,7 +120,7 @@ TEST_F(MediaStoreTest, StoringABlobAgainWritesNothing) {
 
 TEST_F(MediaStoreTest, SidecarJson) {
   MediaMeta m{"1024x768", "LEHV6nWB2yk8pyo0adR*.7kCMdnj", "https://b.example/media/x.thumb.jpg", "png", "image/png", 48213,
-              1767225600};
+              1767225600, std::nullopt};
   const std::string json = media_meta_json(m);
   EXPECT_EQ(json,
             R"({"dim":"1024x768","blurhash":"LEHV6nWB2yk8pyo0adR*.7kCMdnj","thumb_url":"https://b.example/media/x.thumb.jpg",)"
@@ -132,6 +132,13 @@ TEST_F(MediaStoreTest, SidecarJson) {
   EXPECT_FALSE(parse_media_meta(R"({"dim":"","ext":"png"})").ok());
   EXPECT_FALSE(parse_media_meta("not json").ok());
   EXPECT_FALSE(parse_media_meta(R"({"dim":"","blurhash":"","thumb_url":"","ext":"png","mime_type":"image/png","size":-1})").ok());
+  // A video's sidecar adds duration_secs (§5.2), and only a video's.
+  MediaMeta video{"1920x1080", "", "", "mp4", "video/mp4", 5242880, 1767225600, 12.48};
+  const std::string video_json = media_meta_json(video);
+  EXPECT_TRUE(video_json.ends_with(R"("uploaded_at":1767225600,"duration_secs":12.48})")) << video_json;
+  EXPECT_EQ(*parse_media_meta(video_json), video);
+  EXPECT_FALSE(parse_media_meta(R"({"dim":"","blurhash":"","thumb_url":"","ext":"mp4","mime_type":"video/mp4","size":1,)"
+                                R"("duration_secs":"long"})").ok());
 }
 
 TEST_F(MediaStoreTest, AnUnreadableSidecarIsAnError) {
