@@ -118,7 +118,9 @@ void SpoolWriter::handle(Job& job) {
       f.size_ += job.bytes.size();
     }
   }
-  size_t left = s.in_flight.fetch_sub(job.bytes.size(), std::memory_order_relaxed) - job.bytes.size();
+  // Sequentially consistent, as the loop's store to `paused` and its reload
+  // of in_flight: one of the two sides always sees the other's change.
+  size_t left = s.in_flight.fetch_sub(job.bytes.size()) - job.bytes.size();
   const ConnId conn = s.conn;
   if (job.last) {
     if (!s.failed && !s.cancelled.load(std::memory_order_relaxed)) {

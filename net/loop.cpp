@@ -20,6 +20,10 @@
 #include <stdexcept>
 
 namespace buzz::net {
+
+// Defined beside the rest of the spooling in loop_spool.cpp.
+void let_writer_remove(SpoolWriter& writer, std::shared_ptr<BodySpool> spool);
+
 namespace {
 
 constexpr unsigned kRingEntries = 4096;
@@ -420,7 +424,9 @@ void Loop::on_send(Connection& c, int res) {
 void Loop::destroy(Connection& c) {
   if (c.phase_ == Connection::Phase::kDead) return;
   c.phase_ = Connection::Phase::kDead;
-  if (c.request_ && c.request_->spool) c.request_->spool->cancelled = true;  // its writer stops; the file goes
+  if (c.request_ && c.request_->spool) {  // a body being streamed: its writer stops, and removes the file
+    let_writer_remove(*spool_writer_, std::move(c.request_->spool));
+  }
   if (c.opened_) service_.on_close(*this, c);
   c.opened_ = false;
   // Wake any receive or send still in flight; the slot is freed when both end.

@@ -14,6 +14,23 @@
 
 namespace buzz::net {
 
+// Hands a spool (and so its file) to its writer, which lets go of it after
+// what is queued: removing a file of hundreds of megabytes can keep the
+// filesystem busy, and the loop must not wait for it. A write of nothing to a
+// cancelled spool only carries the reference; the caller drops its own at
+// once, so the writer's is nearly always the last.
+void let_writer_remove(SpoolWriter& writer, std::shared_ptr<BodySpool> spool) {
+  if (!spool) return;
+  spool->cancelled = true;
+  writer.write(spool, {}, false);
+}
+
+void let_writer_remove(SpoolWriter& writer, std::shared_ptr<SpooledBody> file) {
+  if (!file) return;
+  auto holder = std::make_shared<BodySpool>(std::move(file), ConnId{}, SpoolSpec{});
+  let_writer_remove(writer, std::move(holder));
+}
+
 size_t Loop::start_spool(Connection& c, Connection::PendingRequest&& pending, SpoolSpec spec, size_t data_size) {
   HttpRequest& req = pending.request;
   // A declared length over the limit is refused before any body byte is read.
@@ -47,7 +64,7 @@ size_t Loop::start_spool(Connection& c, Connection::PendingRequest&& pending, Sp
 }
 
 size_t Loop::refuse_spooled(Connection& c, HttpResponse response, size_t data_size) {
-  c.request_->spool->cancelled = true;
+  let_writer_remove(*spool_writer_, std::move(c.request_->spool));
   c.request_.reset();
   send_response(c, std::move(response), false);
   close(c);
@@ -103,19 +120,25 @@ void Loop::on_spool_drained(ConnId id) {
 
 void Loop::on_spool_done(const std::shared_ptr<BodySpool>& spool) {
   Connection* c = find(spool->conn);
-  // A connection that is gone took its request with it; the file goes with the spool.
-  if (!c || !c->request_ || c->request_->spool != spool) return;
+  if (!c || !c->request_ || c->request_->spool != spool) {
+    // The connection is gone, and its request with it: the file goes on the writer.
+    let_writer_remove(*spool_writer_, std::move(spool->file));
+    return;
+  }
   HttpRequest whole = std::move(c->request_->request);
   c->request_.reset();
   c->silent_intervals_ = 0;
   c->body_bytes_at_visit_ = 0;
+  // The writer is done with the spool; its file is the request's now, and
+  // whatever the service does not keep goes back to the writer to be removed.
+  whole.spooled = std::move(spool->file);
   if (spool->failed) {
     send_response(*c, HttpResponse::json(500, R"({"error":"internal error"})"), false);
     close(*c);
   } else {
-    whole.spooled = spool->file;
     answer_http(*c, whole);
   }
+  let_writer_remove(*spool_writer_, std::move(whole.spooled));
   resume(*c, Connection::kPausedBySpool);
 }
 
