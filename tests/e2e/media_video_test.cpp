@@ -154,6 +154,7 @@ TEST_F(MediaVideoTest, EveryMp4CheckHasItsAnswer) {
   HttpReply text = upload_video("just some words, no signature at all\n");
   EXPECT_EQ(text.status, 400);
   EXPECT_EQ(text.body, error_json("unknown content type"));
+  EXPECT_TRUE(tmp_empties_within(5000)) << "a refused upload's file is removed by the spool writer, after the answer";
   expect_nothing_stored();
   // The same QuickTime file sent without a video/* type is a downloadable .mov (§3.4).
   HttpReply mov = upload(fixture("h264_quicktime.mov"), alice_);
