@@ -77,6 +77,14 @@ using WriteFinisher = std::function<void(std::span<const WriteResult> results, s
 // Receives matching events newest first: the stored JSON and its decoded fields.
 using EventSink = std::function<void(std::string_view raw, const EventFields& fields)>;
 
+// What other nodes changed in the team state of a store several nodes share:
+// the channels whose records (kChannels, kChannelMembers) batches committed
+// after a version changed, and the version now.
+struct TeamChanges {
+  uint64_t version = 0;
+  std::vector<std::string> channels;
+};
+
 class EventStore {
  public:
   virtual ~EventStore() = default;
@@ -130,6 +138,13 @@ class EventStore {
   // Deletes keys in [from, to) outside any event write (the audit writer's
   // acknowledgements). Any thread.
   virtual Status erase_state(StateTable table, std::string_view from, std::string_view to) = 0;
+
+  // A store several nodes write (PostgreSQL): the channels any node changed in
+  // batches committed after version `since`. Versions follow commit order with
+  // no gaps, so a reader that has seen version v has seen every change up to v.
+  // The embedded store has one writer, this process: nothing ever changes
+  // behind it (version 0, no channels). Store-writer thread, and start-up.
+  virtual Result<TeamChanges> team_changes(uint64_t /*since*/) { return TeamChanges{}; }
 };
 
 }  // namespace buzz::engine

@@ -7,6 +7,8 @@
 namespace buzz::engine {
 
 Status TeamState::load(EventStore& store) {
+  auto version = store.team_changes(UINT64_MAX);
+  if (!version) return Error{"error: reading the team version: " + version.error()};
   decltype(channels_) channels;
   std::string bad;
   Status s = store.scan_state(StateTable::kChannels, [&](std::string_view key, std::string_view value) {
@@ -36,6 +38,53 @@ Status TeamState::load(EventStore& store) {
     if (!e.channel.participant_hash.empty() && !e.channel.deleted()) dm_by_hash_[e.channel.participant_hash] = id;
   }
   join_seq_ = max_seq;
+  version_ = version->version;
+  return {};
+}
+
+Result<std::vector<std::string>> TeamState::catch_up(EventStore& store,
+                                                     const std::function<void(const std::string&)>& before) {
+  auto changes = store.team_changes(version_);
+  if (!changes) return Error{changes.error()};
+  for (const std::string& id : changes->channels) {
+    before(id);
+    if (Status s = reload_channel(store, id); !s) return Error{s.error()};
+  }
+  version_ = std::max(version_, changes->version);
+  return std::move(changes->channels);
+}
+
+Status TeamState::reload_channel(EventStore& store, const std::string& id) {
+  Entry fresh;
+  std::optional<std::string> record = store.get_state(StateTable::kChannels, id);
+  if (record && (!decode_channel(*record, &fresh.channel) || fresh.channel.id != id)) {
+    return Error{"error: unreadable channel record " + id};
+  }
+  std::string bad;
+  uint64_t max_seq = 0;
+  Status s = store.scan_state_prefix(StateTable::kChannelMembers, id, [&](std::string_view key, std::string_view value) {
+    ChannelMember m;
+    if (key.size() != id.size() + 32 || !decode_member(value, &m)) bad = "member of " + id;
+    max_seq = std::max(max_seq, m.join_seq);
+    fresh.members[m.pubkey] = m;
+  });
+  if (!s) return s;
+  if (!bad.empty()) return Error{"error: unreadable channel record " + bad};
+  std::unique_lock lock(mu_);
+  auto it = channels_.find(id);
+  if (it != channels_.end()) {
+    auto dm = dm_by_hash_.find(it->second.channel.participant_hash);
+    if (dm != dm_by_hash_.end() && dm->second == id) dm_by_hash_.erase(dm);
+  }
+  if (!record) {
+    if (it != channels_.end()) channels_.erase(it);
+    return {};
+  }
+  if (!fresh.channel.participant_hash.empty() && !fresh.channel.deleted()) {
+    dm_by_hash_[fresh.channel.participant_hash] = id;
+  }
+  channels_[id] = std::move(fresh);
+  join_seq_ = std::max(join_seq_, max_seq);
   return {};
 }
 

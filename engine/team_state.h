@@ -38,7 +38,13 @@ struct ChannelAccess {
 
 class TeamState {
  public:
+  // Everything, and the store's team version (EventStore::team_changes) from
+  // before the read, so a change committed meanwhile is caught up later.
   Status load(EventStore& store);
+  // Store-writer thread: re-reads the channels other nodes changed since the
+  // last load or catch-up (a store several nodes share); the ids re-read.
+  // `before` sees each changed channel's id before its records are replaced.
+  Result<std::vector<std::string>> catch_up(EventStore& store, const std::function<void(const std::string&)>& before);
 
   // --- any thread ---
   ChannelAccess access(std::string_view channel, const Pubkey& pk) const;
@@ -79,6 +85,8 @@ class TeamState {
     std::unordered_map<Pubkey, ChannelMember, KeyBytesHash> members;
   };
   const Entry* find(std::string_view id) const;
+  // One channel and its members as the store has them now (gone from memory if not there).
+  Status reload_channel(EventStore& store, const std::string& id);
 
   // Looks channels up by string_view: the live path asks once per delivery and must not allocate.
   struct IdHash {
@@ -90,6 +98,7 @@ class TeamState {
   std::unordered_map<std::string, Entry, IdHash, std::equal_to<>> channels_;
   std::unordered_map<std::string, std::string> dm_by_hash_;  // participant hash -> channel id
   uint64_t join_seq_ = 0;
+  uint64_t version_ = 0;  // the store's team version this state includes (writer thread)
 };
 
 }  // namespace buzz::engine

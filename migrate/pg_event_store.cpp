@@ -452,8 +452,43 @@ engine::Result<std::vector<WriteResult>> PgEventStore::write(std::span<const eng
       if (!r) return fail(r.error());
     }
   }
+  if (Status s = note_team_changes(pg, all); !s) return fail(s.error());
   if (Status s = pg.exec("COMMIT"); !s) return fail(s.error());
   return results;
+}
+
+Status PgEventStore::note_team_changes(PgConnection& pg, std::span<const engine::StateWrite> writes) {
+  std::set<std::string> channels;
+  for (const engine::StateWrite& w : writes) {
+    const bool team = w.table == engine::StateTable::kChannels || w.table == engine::StateTable::kChannelMembers;
+    if (team && w.key.size() >= 36) channels.insert(w.key.substr(0, 36));  // a member's key: channel id + pubkey
+  }
+  if (channels.empty()) return {};
+  // The version row's lock is held to COMMIT: the next team change on any node
+  // waits for it, so versions are handed out in commit order with no gap.
+  auto r = pg.query(
+      "WITH v AS (UPDATE buzz_serve_meta SET value = (value::bigint + 1)::text WHERE key = 'team_version' "
+      "RETURNING value::bigint AS n) "
+      "INSERT INTO buzz_team_changes (channel, version) SELECT c, v.n FROM unnest($1::text[]) AS c, v "
+      "ON CONFLICT (channel) DO UPDATE SET version = EXCLUDED.version",
+      {text_array({channels.begin(), channels.end()})});
+  return r ? Status{} : Status{Error{r.error()}};
+}
+
+engine::Result<engine::TeamChanges> PgEventStore::team_changes(uint64_t since) {
+  // One statement, one snapshot: the version and the channels changed up to it.
+  auto rows = with_connection(conns_, [&](PgConnection& pg) {
+    return pg.query("SELECT NULL, value::bigint FROM buzz_serve_meta WHERE key = 'team_version' "
+                    "UNION ALL SELECT channel, version FROM buzz_team_changes WHERE version > $1",
+                    {std::to_string(std::min<uint64_t>(since, INT64_MAX))});
+  });
+  if (!rows) return Error{rows.error()};
+  engine::TeamChanges out;
+  for (const PgRow& row : *rows) {
+    if (row.nulls[0]) out.version = std::stoull(row.values[1]);
+    else out.channels.push_back(row.values[0]);
+  }
+  return out;
 }
 
 const std::string& PgEventStore::node_of(engine::StateTable table) const {

@@ -54,6 +54,10 @@ class PgEventStore final : public engine::EventStore {
   engine::Status put_state(engine::StateTable table, std::string_view key, std::string_view value) override;
   engine::Status put_states(std::span<const engine::StateWrite> writes) override;
   engine::Status erase_state(engine::StateTable table, std::string_view from, std::string_view to) override;
+  // The channels whose records any node's batch changed after `since`: each
+  // write() that changes channels or members bumps buzz_serve_meta's
+  // team_version and notes them in buzz_team_changes, in its transaction.
+  engine::Result<engine::TeamChanges> team_changes(uint64_t since) override;
 
   // The per-thread connections, shared with the other live backends on this database.
   PgThreadConnections& connections() { return conns_; }
@@ -71,6 +75,8 @@ class PgEventStore final : public engine::EventStore {
   std::optional<engine::StoredEvent> read_one(const engine::Id& id, bool live_only);
   // The node column of a state table's rows.
   const std::string& node_of(engine::StateTable table) const;
+  // Inside write()'s transaction: the next team version for the channels these writes change.
+  static engine::Status note_team_changes(PgConnection& pg, std::span<const engine::StateWrite> writes);
 
   PgThreadConnections conns_;
   const std::string node_;

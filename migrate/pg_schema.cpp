@@ -234,6 +234,9 @@ CREATE TABLE IF NOT EXISTS buzz_state (
   tbl SMALLINT NOT NULL, node TEXT NOT NULL DEFAULT '', key BYTEA NOT NULL, value BYTEA NOT NULL,
   PRIMARY KEY (tbl, node, key));
 CREATE TABLE IF NOT EXISTS buzz_serve_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO buzz_serve_meta (key, value) VALUES ('team_version', '0') ON CONFLICT (key) DO NOTHING;
+CREATE TABLE IF NOT EXISTS buzz_team_changes (channel TEXT PRIMARY KEY, version BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS buzz_team_changes_version ON buzz_team_changes (version);
 CREATE INDEX IF NOT EXISTS buzz_events_tags ON events USING GIN (tags jsonb_path_ops);
 CREATE INDEX IF NOT EXISTS buzz_events_text ON events USING GIN ()SQL") + kSearchVector + ");\n";
   return sql;

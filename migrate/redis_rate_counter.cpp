@@ -24,6 +24,7 @@ engine::RateDecision RedisRateCounter::acquire(const engine::Pubkey& pk, std::st
   if (max == 0) return {};  // no limit
   std::string key = "buzz:ratelimit:" + engine::to_hex(pk) + ":" + std::string(limit);
   uint64_t generation;
+  auto ticket = std::make_shared<engine::RateTicket>();
   {
     std::lock_guard lock(mu_);
     if (windows_.size() >= max_keys_ && !windows_.count(key)) {
@@ -32,33 +33,40 @@ engine::RateDecision RedisRateCounter::acquire(const engine::Pubkey& pk, std::st
     }
     Window& w = windows_[key];
     if (now >= w.end) w = {now + window_secs, 0, 0, next_generation_++};
-    if (w.counted + w.in_flight >= max) return {false, std::max<uint64_t>(1, w.end - now)};
+    if (w.counted + w.in_flight >= max) return {false, std::max<uint64_t>(1, w.end - now), nullptr};
     ++w.in_flight;
     generation = w.generation;
   }
   const bool queued = commands_.submit({"EVAL", kScript, "1", key, std::to_string(window_secs)},
-                                       [this, key, generation, now](const engine::Result<RedisReply>& r) {
-                                         answered(key, generation, r, now);
+                                       [this, key, generation, now, max, ticket](const engine::Result<RedisReply>& r) {
+                                         answered(key, generation, r, now, max, *ticket);
                                        });
-  if (!queued) answered(key, generation, engine::Error{"queue full"}, now);
-  return {};
+  if (!queued) answered(key, generation, engine::Error{"queue full"}, now, max, *ticket);
+  return {true, 0, std::move(ticket)};
 }
 
 void RedisRateCounter::answered(const std::string& key, uint64_t generation, const engine::Result<RedisReply>& r,
-                                uint64_t now) {
-  std::lock_guard lock(mu_);
-  auto it = windows_.find(key);
-  if (it == windows_.end() || it->second.generation != generation) return;  // a window since replaced
-  Window& w = it->second;
-  --w.in_flight;
+                                uint64_t now, uint32_t max, engine::RateTicket& ticket) {
   const bool valid = r && r->type == RedisReply::Type::kArray && r->elements.size() == 2;
-  if (!valid) {
-    ++w.counted;  // Redis failed it: it still counts here
-    return;
+  // The count of every node's uses, this one's included: past `max`, this use is one too many.
+  const uint64_t count = valid ? uint64_t(std::max<long long>(0, r->elements[0].integer)) : 0;
+  {
+    std::lock_guard lock(mu_);
+    auto it = windows_.find(key);
+    if (it != windows_.end() && it->second.generation == generation) {  // else a window since replaced
+      Window& w = it->second;
+      --w.in_flight;
+      if (!valid) {
+        ++w.counted;  // Redis failed it: it still counts here
+      } else {
+        // Replies come back in order on one connection: the latest count is the newest.
+        w.counted = count;
+        w.end = now + uint64_t(std::max<long long>(1, r->elements[1].integer));
+      }
+    }
   }
-  // Replies come back in order on one connection: the latest count is the newest.
-  w.counted = uint64_t(std::max<long long>(0, r->elements[0].integer));
-  w.end = now + uint64_t(std::max<long long>(1, r->elements[1].integer));
+  // After the window: the next use, once this one is acknowledged, is decided from this count.
+  ticket.settle(!valid || count <= max);
 }
 
 }  // namespace buzz::migrate

@@ -6,9 +6,11 @@
 // A loop thread never waits for Redis: acquire() decides from what this node
 // knows — the count Redis last reported for the key plus this node's uses still
 // in flight — and queues the INCR; the reply brings the count of every node's
-// uses. So a limit holds across nodes up to the uses in flight when another node
-// spent the rest: at most one per node for a client that waits for each answer.
-// When Redis fails a use, the use is counted here only (the node's own limit).
+// uses, and settles the decision's RateTicket: a use the count put past the
+// limit is refused by whoever acknowledges it (the store writer asks before it
+// stores). So the limit holds exactly across nodes for every use acknowledged
+// after its INCR was answered. When Redis fails a use (or does not answer
+// within the writer's wait), it is counted here only (the node's own limit).
 //
 // Threads: any thread.
 #pragma once
@@ -37,7 +39,8 @@ class RedisRateCounter final : public engine::SharedRateCounter {
     uint32_t in_flight = 0;  // this node's uses queued but not yet answered
     uint64_t generation = 0; // which window a reply belongs to
   };
-  void answered(const std::string& key, uint64_t generation, const engine::Result<RedisReply>& reply, uint64_t now);
+  void answered(const std::string& key, uint64_t generation, const engine::Result<RedisReply>& reply, uint64_t now,
+                uint32_t max, engine::RateTicket& ticket);
 
   RedisCommandQueue& commands_;
   const size_t max_keys_;

@@ -48,6 +48,9 @@ std::string render_metrics(const MetricsSources& m) {
            get(m.relay->remote_events));
     metric(out, "buzz_multinode_unknown_channel_total", "counter",
            "other nodes' events of a channel this node does not know, not delivered", get(m.relay->remote_unknown_channel));
+    metric(out, "buzz_multinode_fanout_lag_total", "counter",
+           "other nodes' events dropped because the fan-out fell 4096 behind (compat-backends.md 3.2)",
+           get(m.relay->remote_lagged));
     out += "# HELP buzz_media_uploads_total successful PUT /media/upload responses by stored MIME type\n"
            "# TYPE buzz_media_uploads_total counter\n";
     for (size_t i = 0; i < kMediaUploadLabels.size(); ++i) {

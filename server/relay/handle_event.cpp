@@ -79,9 +79,14 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   if (engine::ImetaChecker::has_imeta(e)) {
     if (auto refused = s_.imeta.check(e)) return refuse("invalid: " + *refused);
   }
-  if (auto refused = s_.throttle.admit_message(e, who.pubkey)) return refused;
+  std::shared_ptr<engine::RateTicket> rate;  // several nodes: the shared count's answer, asked by the writer
+  if (auto refused = s_.throttle.admit_message(e, who.pubkey, &rate)) return refused;
   auto event = std::make_shared<const engine::Event>(std::move(e));
-  if (membership_kind) return submit_write({WriteJob::Type::kMembership, event, {}, who.origin, who.pubkey});
+  if (membership_kind) {
+    WriteJob job{WriteJob::Type::kMembership, event, {}, who.origin, who.pubkey};
+    job.rate = std::move(rate);
+    return submit_write(std::move(job));
+  }
   if (event->kind == 0) {
     // NIP-01 profile metadata must be JSON (kinds.md §2.1).
     thread_local simdjson::dom::parser parser;
@@ -92,11 +97,13 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
     if (!ran.accepted) return refuse(std::move(ran.reason));
     WriteJob job{WriteJob::Type::kStore, event, std::move(ran.channel), who.origin, who.pubkey};
     job.ran = std::move(ran.reason);
+    job.rate = std::move(rate);
     return submit_write(std::move(job));
   }
   // Channel rules need a consistent view of the team state: the writer runs them (server/team/team_model.h).
   WriteJob job{WriteJob::Type::kStore, event, {}, who.origin, who.pubkey};
   job.proxy = proxy;
+  job.rate = std::move(rate);
   return submit_write(std::move(job));
 }
 

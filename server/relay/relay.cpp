@@ -168,6 +168,8 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
   }
   // Profiles change before any reply goes out: whoever hears OK reads the new one.
   for (const CommittedEvent& c : outcome.committed) s_.profiles.apply(*c.event);
+  std::vector<CommittedEvent> remote_events = deliverable_remote(std::move(outcome.remote));
+  for (const CommittedEvent& c : remote_events) s_.profiles.apply(*c.event);  // another node's kind 0
   // The other nodes' subscribers: queued, never waited for (the batch is durable already).
   if (pubsub_) {
     for (const CommittedEvent& c : outcome.committed) pubsub_->publish(c.event->id, c.channel, *c.raw);
@@ -186,11 +188,15 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(std::move(outcome.committed));
   auto lost = std::make_shared<const std::vector<engine::Pubkey>>(std::move(outcome.lost_membership));
   auto revoked = std::make_shared<const std::vector<Revocation>>(std::move(outcome.revoked));
+  auto remote = std::make_shared<const std::vector<CommittedEvent>>(std::move(remote_events));
   for (size_t i = 0; i < loops_.size(); ++i) {
     net::Loop* loop = loops_[i];
     // Every batch's task resumes the loop's paused readers once the writer has caught up.
-    if (by_loop[i].empty() && committed->empty() && lost->empty() && revoked->empty() && !outcome.relieved) continue;
-    loop->post([this, loop, replies = std::move(by_loop[i]), committed, lost, revoked] {
+    if (by_loop[i].empty() && committed->empty() && remote->empty() && lost->empty() && revoked->empty() &&
+        !outcome.relieved) {
+      continue;
+    }
+    loop->post([this, loop, replies = std::move(by_loop[i]), committed, remote, lost, revoked] {
       resume_paused(*loop);
       for (const OkReply& r : replies) {
         net::Connection* conn = loop->find(r.to);
@@ -204,6 +210,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
         send_ok(c, r.event_id, r.accepted, r.reason);
       }
       if (!committed->empty()) fanout(*loop, *committed);
+      if (!remote->empty()) fanout(*loop, *remote);
       for (const Revocation& r : *revoked) revoke(*loop, r);
       if (s_.membership.enforced()) {
         for (const engine::Pubkey& pk : *lost) close_pubkey(*loop, pk);
@@ -213,21 +220,26 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
 }
 
 void Relay::on_remote_events(std::vector<engine::RemoteEvent>&& events) {
+  // Through the store writer, which catches the team state up before they fan out.
+  if (size_t lagged = s_.writer.submit_remote(std::move(events))) {
+    s_.stats.remote_lagged.fetch_add(lagged, std::memory_order_relaxed);
+  }
+}
+
+std::vector<CommittedEvent> Relay::deliverable_remote(std::vector<engine::RemoteEvent>&& events) {
   std::vector<CommittedEvent> batch;
   batch.reserve(events.size());
   for (engine::RemoteEvent& e : events) {
-    // A channel this node does not know has no members here to check against:
-    // its events are not delivered (fail closed), whatever its visibility was.
+    // A channel this node does not know (not in a shared store either) has no
+    // members here to check against: its events are not delivered (fail closed).
     if (!e.channel.empty() && !s_.team.find_channel(e.channel)) {
       s_.stats.remote_unknown_channel.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
     batch.push_back({e.event, std::move(e.channel), raw_of(e.event)});
   }
-  if (batch.empty()) return;
   s_.stats.remote_events.fetch_add(batch.size(), std::memory_order_relaxed);
-  auto committed = std::make_shared<const std::vector<CommittedEvent>>(std::move(batch));
-  for (net::Loop* loop : loops_) loop->post([this, loop, committed] { fanout(*loop, *committed); });
+  return batch;
 }
 
 void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {

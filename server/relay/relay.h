@@ -74,8 +74,9 @@ class Relay final : public net::Service {
   // published to the other nodes, and theirs come in through on_remote_events.
   // Before the loops run; null (the default) = a lone node.
   void set_pubsub(engine::PubSub* pubsub) { pubsub_ = pubsub; }
-  // The PubSub's thread: another node's events, fanned out on every loop like
-  // this node's own, with the same read rules per recipient. Never blocks.
+  // The PubSub's thread: another node's events, queued for the store writer
+  // (RemoteQueue), whose outcome fans them out on every loop like this node's
+  // own, with the same read rules per recipient. Never blocks.
   void on_remote_events(std::vector<engine::RemoteEvent>&& events);
 
   // Writer thread: hands replies and committed events to their loops.
@@ -136,6 +137,8 @@ class Relay final : public net::Service {
   engine::Pubkey presence_subject(const engine::Event& e) const;
   // Fans an ephemeral event out on every loop (it is never stored).
   void broadcast(std::shared_ptr<const engine::Event> event, std::string channel);
+  // Writer thread: the remote events of channels this node knows, ready for fan-out.
+  std::vector<CommittedEvent> deliverable_remote(std::vector<engine::RemoteEvent>&& events);
   // Matches committed events against this loop's subscriptions and sends them.
   void fanout(net::Loop& loop, const std::vector<CommittedEvent>& events);
   void drop_subscription(LoopState& state, Session& session, const std::string& sub_id);

@@ -38,6 +38,7 @@ struct RelayStats {
   std::atomic<int64_t> subscriptions_active{0};
   std::atomic<uint64_t> remote_events{0};           // other nodes' events fanned out here (--pubsub)
   std::atomic<uint64_t> remote_unknown_channel{0};  // theirs of a channel this node does not know: not delivered
+  std::atomic<uint64_t> remote_lagged{0};           // theirs dropped by a full RemoteQueue (§3.2 "lagged")
   std::atomic<uint64_t> ingest_pauses{0};  // connections paused for back-pressure (StoreWriter::congested)
   std::array<std::atomic<uint64_t>, kMediaUploadLabels.size()> media_uploads{};  // by kMediaUploadLabels
   std::array<std::atomic<uint64_t>, kRateLimitCount> rate_limited{};               // refusals, by RateLimit

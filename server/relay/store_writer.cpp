@@ -1,6 +1,7 @@
 // The store-writer thread; see store_writer.h.
 #include "server/relay/store_writer.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "engine/clock.h"
@@ -13,6 +14,9 @@ namespace {
 constexpr auto kBacklogRetry = std::chrono::milliseconds(5);
 // How long a batch waits for a full audit log before refusing its client events.
 constexpr auto kAuditWait = std::chrono::seconds(2);
+// How long a batch waits for the shared rate count of its messages (a Redis
+// round trip, normally answered long before the batch is planned).
+constexpr auto kRateWait = std::chrono::milliseconds(100);
 
 }  // namespace
 
@@ -73,6 +77,17 @@ bool StoreWriter::submit_audit(engine::AuditRecord record) {
   return submit(std::move(job));
 }
 
+size_t StoreWriter::submit_remote(std::vector<engine::RemoteEvent>&& events) {
+  size_t lagged;
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return 0;
+    lagged = remote_.push(std::move(events));
+  }
+  cv_.notify_one();
+  return lagged;
+}
+
 void StoreWriter::submit_relay_events(std::vector<engine::Event> events) {
   std::lock_guard lock(mu_);
   for (auto& e : events) {
@@ -86,6 +101,7 @@ void StoreWriter::submit_relay_events(std::vector<engine::Event> events) {
 
 void StoreWriter::run() {
   std::vector<WriteJob> jobs;
+  std::vector<engine::RemoteEvent> remote;
   for (;;) {
     bool relieved = false;
     {
@@ -95,9 +111,10 @@ void StoreWriter::run() {
       // milliseconds even then.
       auto wake = next_reap_;
       if (audit_.backlogged() || congested()) wake = std::min(wake, std::chrono::steady_clock::now() + kBacklogRetry);
-      cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty(); });
+      cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty() || !remote_.empty(); });
       if (queue_.empty() && stopping_) return;
       jobs.swap(queue_);
+      remote = remote_.take();
       // Under the lock: no submit can raise the flag between this reading and its store.
       relieved = update_congestion(jobs.size());
     }
@@ -106,8 +123,9 @@ void StoreWriter::run() {
       relief.relieved = true;
       sink_(std::move(relief));
     }
-    if (!jobs.empty() || audit_.backlogged() || std::chrono::steady_clock::now() >= next_reap_) process(jobs);
+    process(jobs, remote);
     jobs.clear();
+    remote.clear();
   }
 }
 
@@ -130,8 +148,28 @@ std::string StoreWriter::audit_refusal() {
   return refusal;
 }
 
-void StoreWriter::process(std::vector<WriteJob>& jobs) {
+void StoreWriter::process(std::vector<WriteJob>& jobs, std::vector<engine::RemoteEvent>& remote) {
+  const bool write = !jobs.empty() || audit_.backlogged() || std::chrono::steady_clock::now() >= next_reap_;
+  if (!write && remote.empty()) return;
   Batch batch;
+  if (write) write_batch(jobs, batch);
+  batch.out.remote = std::move(remote);
+  catch_up_team(batch.out);
+  sink_(std::move(batch.out));
+  for (auto& [done, committed] : batch.done) done(committed);
+}
+
+void StoreWriter::catch_up_team(WriteBatchOutcome& out) {
+  auto in_channel = [](const auto& e) { return !e.channel.empty(); };
+  if (std::none_of(out.committed.begin(), out.committed.end(), in_channel) &&
+      std::none_of(out.remote.begin(), out.remote.end(), in_channel)) {
+    return;  // global events only: no channel rule to be current for
+  }
+  std::vector<Revocation> revoked = team_.catch_up();
+  std::move(revoked.begin(), revoked.end(), std::back_inserter(out.revoked));
+}
+
+void StoreWriter::write_batch(std::vector<WriteJob>& jobs, Batch& batch) {
   plan(jobs, engine::unix_now(), batch);
   std::vector<engine::WriteRequest> requests;
   requests.reserve(batch.pending.size());
@@ -149,8 +187,7 @@ void StoreWriter::process(std::vector<WriteJob>& jobs) {
     batched_jobs_.fetch_add(jobs.size(), std::memory_order_relaxed);
   }
   settle(batch, results);
-  sink_(std::move(batch.out));
-  for (auto& [done, admitted] : batch.done) done(admitted && bool(results));
+  for (auto& [done, admitted] : batch.done) admitted = admitted && bool(results);
 }
 
 void StoreWriter::follow(Batch& batch, engine::Event&& event, std::string channel) {
@@ -162,6 +199,7 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
   std::unordered_set<engine::Id, engine::KeyBytesHash> admitted;  // channel changes this batch already runs
   // While the audit log cannot take more, client events are refused, never stored unaudited.
   const std::string audit_refused = audit_refusal();
+  const auto rate_deadline = std::chrono::steady_clock::now() + kRateWait;
   if (std::chrono::steady_clock::now() >= next_reap_) {
     next_reap_ = std::chrono::steady_clock::now() + reaper_interval_;
     Admission reaped = team_.reap(now);
@@ -185,6 +223,10 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
     const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
     if (!audit_refused.empty() && waiting) {
       batch.out.replies.push_back({job.origin, e.id, false, audit_refused});
+      continue;
+    }
+    if (job.rate && !job.rate->allowed_by(rate_deadline) && job.rate->refusal_stands()) {
+      batch.out.replies.push_back({job.origin, e.id, false, job.rate->refusal});
       continue;
     }
     if (job.type == WriteJob::Type::kMembership) {

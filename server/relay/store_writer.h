@@ -18,9 +18,12 @@
 #include "engine/event.h"
 #include "engine/event_store.h"
 #include "engine/kinds.h"
+#include "engine/pubsub.h"
+#include "engine/shared_rate_counter.h"
 #include "net/connection.h"
 #include "server/access/relay_membership.h"
 #include "server/feeds/audit_feed.h"
+#include "server/relay/remote_queue.h"
 #include "server/team/dm_request.h"
 #include "server/team/team_model.h"
 
@@ -52,6 +55,10 @@ struct WriteJob {
   // A relay-signed event (origin.loop == kNoReply) that still runs the channel rules: a
   // workflow's 9002 acting for its owner. A refusal comes back in the outcome's replies.
   bool admit = false;
+  // Several nodes: the message rate counted across them, still on its way
+  // when the job was queued. A use the shared count put past the limit is
+  // refused here, before it is stored (engine::RateTicket).
+  std::shared_ptr<engine::RateTicket> rate{};
   // A command a CommandRunner already ran: stored in `channel` as it is, never
   // fanned out, answered OK with this message.
   std::optional<std::string> ran{};
@@ -97,6 +104,9 @@ struct WriteBatchOutcome {
   std::vector<engine::Pubkey> lost_membership;
   std::vector<Revocation> revoked;  // applied after the batch's fan-out
   std::vector<DmReply> dm_replies;
+  // Other nodes' events (submit_remote), to fan out like `committed`: the team
+  // state they may depend on is caught up before this outcome leaves.
+  std::vector<engine::RemoteEvent> remote;
   bool relieved = false;  // the writer is no longer congested: paused readers may resume
 };
 
@@ -117,6 +127,10 @@ class StoreWriter {
   // Any thread: an audit entry that belongs to no stored event (AUTH, a refusal,
   // an upload). False if the queue is full.
   bool submit_audit(engine::AuditRecord record);
+  // The PubSub's thread: other nodes' events, fanned out after the writer's
+  // next turn (see catch_up_team). Never blocks; a full queue drops its
+  // oldest (RemoteQueue), and the number dropped is returned.
+  size_t submit_remote(std::vector<engine::RemoteEvent>&& events);
   // Stores relay-signed events (start-up 13534, ...) as one batch.
   void submit_relay_events(std::vector<engine::Event> events);
   void stop();
@@ -155,7 +169,13 @@ class StoreWriter {
   };
 
   void run();
-  void process(std::vector<WriteJob>& jobs);
+  void process(std::vector<WriteJob>& jobs, std::vector<engine::RemoteEvent>& remote);
+  // Stores the jobs (and the reaper's and the audit log's work) as one batch.
+  void write_batch(std::vector<WriteJob>& jobs, Batch& batch);
+  // Before any channel event of this outcome (this node's or another's) is fanned
+  // out: the channels other nodes changed in the shared store are re-read, so
+  // no event committed after a member's removal reaches them (docs/architecture.md).
+  void catch_up_team(WriteBatchOutcome& out);
   // Writer thread, under mu_: recomputes congested() from `queued` jobs and the
   // audit log; true when it just cleared (the sink is then told, unlocked).
   bool update_congestion(size_t queued);
@@ -186,6 +206,7 @@ class StoreWriter {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<WriteJob> queue_;
+  RemoteQueue remote_;
   bool stopping_ = false;
   std::atomic<uint64_t> batches_{0};
   std::atomic<uint64_t> batched_jobs_{0};

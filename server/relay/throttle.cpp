@@ -59,18 +59,29 @@ bool Throttle::admit_frame(Session& s) {
   return false;
 }
 
-std::optional<Verdict> Throttle::admit_message(const engine::Event& e, const engine::Pubkey& submitter) {
+std::optional<Verdict> Throttle::admit_message(const engine::Event& e, const engine::Pubkey& submitter,
+                                               std::shared_ptr<engine::RateTicket>* ticket) {
   const RateLimitConfig& r = limits_;
   if (!r.enabled || !counts_as_message(e.kind)) return std::nullopt;
   // Only a proxy submission pays for this lookup; the author's own is checked on refusal.
   if (submitter != e.pubkey && administers(submitter)) return std::nullopt;
   const uint32_t max = r.messages_per_min[size_t(tier_of(e.pubkey))];
-  RateCounters::Outcome o = acquire_minute(e.pubkey, RateLimit::kMessages, max);
+  std::string refusal = "rate-limited: message rate exceeded (" + std::to_string(max) + "/min)";
+  RateCounters::Outcome o = acquire_minute(e.pubkey, RateLimit::kMessages, max, ticket);
+  if (o.allowed && ticket && *ticket) {
+    (*ticket)->refusal = std::move(refusal);
+    // Decided on the writer thread, where the event's channel is not resolved again.
+    (*ticket)->refusal_stands = [this, pk = e.pubkey] {
+      if (administers(pk)) return false;
+      note_rate_limited(pk, RateLimit::kMessages, "");
+      return true;
+    };
+  }
   if (o.allowed || administers(e.pubkey)) return std::nullopt;
   // The channel for the audit entry; a refusal is rare, so resolving it (a store read for a reaction) is affordable.
   std::string channel = resolve_channel(e, store_);
   note_rate_limited(e.pubkey, RateLimit::kMessages, engine::is_canonical_uuid(channel) ? channel : "");
-  Verdict v{false, "rate-limited: message rate exceeded (" + std::to_string(max) + "/min)"};
+  Verdict v{false, std::move(refusal)};
   v.retry_after = o.retry_after;
   return v;
 }
@@ -87,10 +98,12 @@ std::optional<net::HttpResponse> Throttle::admit_api_call(const engine::Pubkey& 
   return refusal;
 }
 
-RateCounters::Outcome Throttle::acquire_minute(const engine::Pubkey& pk, RateLimit limit, uint32_t max) {
+RateCounters::Outcome Throttle::acquire_minute(const engine::Pubkey& pk, RateLimit limit, uint32_t max,
+                                               std::shared_ptr<engine::RateTicket>* ticket) {
   const uint64_t now = engine::unix_now();
   if (!shared_) return counters_.acquire(pk, limit, max, kMinute, now);
   engine::RateDecision d = shared_->acquire(pk, rate_limit_name(limit), max, kMinute, now);
+  if (ticket) *ticket = std::move(d.ticket);
   return {d.allowed, d.retry_after};
 }
 

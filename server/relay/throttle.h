@@ -52,7 +52,11 @@ class Throttle {
   // A message (counts_as_message) by its author, submitted by `submitter`: the
   // refusal, or nullopt. What an owner or admin submits for others (buzz sync,
   // a bridge under proxy:submit) copies messages already written: not counted.
-  std::optional<Verdict> admit_message(const engine::Event& e, const engine::Pubkey& submitter);
+  // With several nodes, `ticket` receives an allowed use's RateTicket (the
+  // shared count still on its way), which the store writer asks before it
+  // acknowledges the message.
+  std::optional<Verdict> admit_message(const engine::Event& e, const engine::Pubkey& submitter,
+                                       std::shared_ptr<engine::RateTicket>* ticket = nullptr);
   // An authenticated HTTP API call (or upload): the 429, or nullopt.
   std::optional<net::HttpResponse> admit_api_call(const engine::Pubkey& pk);
   // Counts and (debounced) audits a refusal decided elsewhere, e.g. the token-mint limit.
@@ -62,7 +66,8 @@ class Throttle {
   // The operator's assignment, else agent-standard for a declared agent, else human.
   Tier tier_of(const engine::Pubkey& pk) const;
   // One use of a per-minute window, in the shared counter when there is one.
-  RateCounters::Outcome acquire_minute(const engine::Pubkey& pk, RateLimit limit, uint32_t max);
+  RateCounters::Outcome acquire_minute(const engine::Pubkey& pk, RateLimit limit, uint32_t max,
+                                       std::shared_ptr<engine::RateTicket>* ticket = nullptr);
   // The relay owner and admins: no frame or message limit.
   bool administers(const engine::Pubkey& pk) const;
 

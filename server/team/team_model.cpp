@@ -57,6 +57,38 @@ void TeamModel::end_batch(bool committed) {
   if (auto s = team_.load(store_); !s) log_error("team state reload failed after a failed write", {{"error", s.error()}});
 }
 
+std::vector<Revocation> TeamModel::catch_up() {
+  struct Before {
+    bool open = false;  // readable by everyone: live and not private
+    std::vector<engine::Pubkey> members;
+  };
+  std::unordered_map<std::string, Before> before;
+  auto changed = team_.catch_up(store_, [&](const std::string& id) {
+    Before& b = before[id];
+    const engine::Channel* ch = team_.channel(id);
+    b.open = ch && !ch->deleted() && !ch->is_private();
+    for (const engine::ChannelMember* m : team_.active_members(id)) b.members.push_back(m->pubkey);
+  });
+  if (!changed) {
+    log_error("team state catch-up failed; the next batch tries again", {{"error", changed.error()}});
+    return {};
+  }
+  std::vector<Revocation> revoked;
+  for (const std::string& id : *changed) {
+    const Before& b = before[id];
+    const engine::Channel* ch = team_.channel(id);
+    const bool deleted = !ch || ch->deleted();
+    if (b.open && (deleted || ch->is_private())) {
+      revoked.push_back({id, std::nullopt, deleted ? "restricted: channel deleted" : "restricted: channel access revoked"});
+      continue;
+    }
+    for (const engine::Pubkey& pk : b.members) {
+      if (!team_.can_read(id, pk)) revoked.push_back({id, pk, "restricted: channel access revoked"});
+    }
+  }
+  return revoked;
+}
+
 std::string resolve_channel(const engine::Event& e, engine::EventStore& store) {
   const engine::KindInfo* info = engine::find_kind(e.kind);
   if (!info || info->channel == engine::ChannelRule::kGlobal) return {};

@@ -110,6 +110,11 @@ class TeamModel {
   // archived channel succeed with nothing to do.
   Admission change(const TeamChange& c, uint64_t now);
   void end_batch(bool committed);
+  // Several nodes on one store: re-reads the channels other nodes changed
+  // (engine::TeamState::catch_up) and returns the live subscriptions that lost
+  // their access by it, as admit() returns this node's own. The writer runs it
+  // after each batch that fans out channel events, before they go out.
+  std::vector<Revocation> catch_up();
 
  private:
   // team_model.cpp: the gate and the content kinds

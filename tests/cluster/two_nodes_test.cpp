@@ -1,20 +1,28 @@
-// Two `buzz serve` processes sharing one Redis (issue 17 §4): each node on
-// its own embedded store, so what crosses between them is exactly what Redis
-// carries — fan-out (exactly once, p99 publish→delivery), presence, the
-// rate-limit windows — and a node killed with -9 leaves the other serving.
+// Two `buzz serve` processes sharing one Redis (issue 17 §4), each test twice:
+// /Embedded, each node on its own embedded store, so what crosses between
+// them is exactly what Redis carries; /Postgres, both nodes on one PostgreSQL
+// database (`--store postgres://…`), as a deployment runs them. Fan-out
+// (exactly once, p99 publish→delivery), presence, the rate-limit windows, and
+// a node killed with -9 leaving the other serving. The cases only a shared
+// store has (a membership change on A applied on B at once) are
+// SharedStoreTest's, and the lag queue's overflow is RemoteLagTest's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 
+#include <unistd.h>
+
 #include "engine/signature.h"
 #include "tests/cluster/redis_test_server.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/e2e/nostr_client.h"
+#include "tests/migrate/pg_test_db.h"
 
 namespace buzz::test {
 namespace {
@@ -22,11 +30,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using engine::Keypair;
 
-std::unique_ptr<RelayProcess> start_node(std::vector<std::string> extra = {}, const std::string& data_dir = "") {
-  std::vector<std::string> args = {"--open", "--pubsub", test_redis_url(), "--sync-writes", "false"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return start_relay(RelayOptions{args, {}, data_dir});
-}
+enum class Store { kEmbedded, kPostgres };
 
 std::unique_ptr<NostrClient> authed(const RelayProcess& relay, const Keypair& key) {
   std::string error;
@@ -43,27 +47,70 @@ HttpReply signed_call(const RelayProcess& relay, const Keypair& key, const std::
                    body);
 }
 
-// The same signed events on both nodes: each has its own store, so a channel
-// the test needs on both is created on both (with identical events).
+// The same signed events on both nodes: on embedded stores a channel the test
+// needs on both is created on both (with identical events); on one shared
+// store the second is a duplicate, answered OK too.
 void on_both(NostrClient& a, NostrClient& b, const engine::Event& e) {
   ASSERT_TRUE(a.publish(e).accepted);
   ASSERT_TRUE(b.publish(e).accepted);
 }
 
-class TwoNodeTest : public ::testing::Test {
+std::string channel_filter(const std::string& ch) { return R"({"kinds":[9],"#h":[")" + ch + R"("]})"; }
+
+// A REQ on the channel answered with EOSE, within two seconds: a channel made on
+// the other node is known here once this node's writer has turned once.
+bool can_read_channel(NostrClient& c, const std::string& ch) {
+  for (int i = 0; i < 100; ++i) {
+    ReqResult r = c.req("probe", channel_filter(ch));
+    if (r.eose) return c.send(R"(["CLOSE","probe"])");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+bool is_event(const RelayMessage& m, std::string_view content) {
+  return m.type == "EVENT" && m.event.content == content;
+}
+
+// A database of its own per test on the `postgres` fixture's cluster.
+std::string fresh_db_name() {
+  static std::atomic<int> n{0};
+  return "cluster_" + std::to_string(getpid()) + "_" + std::to_string(n++);
+}
+
+// Two nodes on one Redis and, on PostgreSQL, one database.
+class TwoNodeBase : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (on_postgres()) db_ = std::make_unique<PgTestDb>(fresh_db_name());
     a_ = start_node(extra_args());
     b_ = start_node(extra_args());
     ASSERT_TRUE(a_ && b_);
   }
+  virtual bool on_postgres() const = 0;
   virtual std::vector<std::string> extra_args() { return {"--rate-limits", "false"}; }
+  std::unique_ptr<RelayProcess> start_node(std::vector<std::string> extra, const std::string& data_dir = "") {
+    std::vector<std::string> args = {"--open", "--pubsub", test_redis_url(), "--sync-writes", "false"};
+    if (db_) args.insert(args.end(), {"--store", db_->url()});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return start_relay(RelayOptions{args, {}, data_dir});
+  }
+  std::unique_ptr<PgTestDb> db_;
   std::unique_ptr<RelayProcess> a_, b_;
 };
 
+class TwoNodeTest : public TwoNodeBase, public ::testing::WithParamInterface<Store> {
+ protected:
+  bool on_postgres() const override { return GetParam() == Store::kPostgres; }
+};
+
+std::string store_name(const ::testing::TestParamInfo<Store>& info) {
+  return info.param == Store::kPostgres ? "Postgres" : "Embedded";
+}
+
 // 10,000 events published on A at a steady pace; B's subscriber sees each
 // exactly once, and A's own subscriber too (its echo from Redis is skipped).
-TEST_F(TwoNodeTest, AnEventAcceptedOnAReachesASubscriberOnBExactlyOnce) {
+TEST_P(TwoNodeTest, AnEventAcceptedOnAReachesASubscriberOnBExactlyOnce) {
   constexpr int kEvents = 10000;
   constexpr size_t kInFlight = 8;  // a paced publisher: latency, not queueing, is measured
   Keypair author = engine::generate_keypair();
@@ -139,7 +186,7 @@ TEST_F(TwoNodeTest, AnEventAcceptedOnAReachesASubscriberOnBExactlyOnce) {
   EXPECT_LT(p99, 250.0) << "p99 publish->delivery";
 }
 
-TEST_F(TwoNodeTest, PresenceSetOnAIsReadOnB) {
+TEST_P(TwoNodeTest, PresenceSetOnAIsReadOnB) {
   Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
   auto a = authed(*a_, alice);
   auto b = authed(*b_, bob);
@@ -178,7 +225,7 @@ TEST_F(TwoNodeTest, PresenceSetOnAIsReadOnB) {
 
 // A private channel's event crosses to B only for B's members; an event of a
 // channel B does not know is not delivered there at all (fail closed).
-TEST_F(TwoNodeTest, PrivateChannelEventsReachOnlyMembersOnTheOtherNode) {
+TEST_P(TwoNodeTest, PrivateChannelEventsReachOnlyMembersOnTheOtherNode) {
   Keypair owner = engine::generate_keypair(), member = engine::generate_keypair(), outsider = engine::generate_keypair();
   auto a = authed(*a_, owner);
   auto b_owner = authed(*b_, owner);
@@ -189,6 +236,7 @@ TEST_F(TwoNodeTest, PrivateChannelEventsReachOnlyMembersOnTheOtherNode) {
   auto m = authed(*b_, member);
   auto o = authed(*b_, outsider);
   ASSERT_TRUE(m && o);
+  ASSERT_TRUE(can_read_channel(*m, ch));  // on one store: once B's writer has caught up with A's change
   ASSERT_TRUE(m->req("s", R"({"kinds":[9],"#h":[")" + ch + R"("]})").eose);
   ReqResult refused = o->req("s", R"({"kinds":[9],"#h":[")" + ch + R"("]})");
   ASSERT_TRUE(refused.closed) << "a non-member's REQ on B: " << why(refused);
@@ -204,6 +252,14 @@ TEST_F(TwoNodeTest, PrivateChannelEventsReachOnlyMembersOnTheOtherNode) {
   const std::string unknown = "c3000000-0000-4000-8000-" + hex(owner).substr(0, 12);
   ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", unknown}, {"name", "a-only"}})).accepted);
   ASSERT_TRUE(a->publish(make_event(owner, 9, "a-only channel", {{"h", unknown}})).accepted);
+  if (on_postgres()) {
+    // One store: B reads the channel A created from it before the event goes out (an open one: to everyone).
+    auto got_open = o->wait_for([](const RelayMessage& r) { return r.type == "EVENT"; });
+    ASSERT_TRUE(got_open) << "B did not learn the channel A created in the shared store";
+    EXPECT_EQ(got_open->event.content, "a-only channel");
+    EXPECT_EQ(metric_value(http_get(b_->port(), "/metrics").body, "buzz_multinode_unknown_channel_total"), 0);
+    return;
+  }
   int64_t dropped = 0;
   for (int i = 0; i < 100 && dropped < 2; ++i) {  // the 9007 and the 9 at least
     dropped = metric_value(http_get(b_->port(), "/metrics").body, "buzz_multinode_unknown_channel_total");
@@ -218,7 +274,7 @@ class TwoNodeRateLimitTest : public TwoNodeTest {
   std::vector<std::string> extra_args() override { return {"--human-messages-per-min", "10"}; }
 };
 
-TEST_F(TwoNodeRateLimitTest, MessageLimitsCountAcrossBothNodes) {
+TEST_P(TwoNodeRateLimitTest, MessageLimitsCountAcrossBothNodes) {
   Keypair human = engine::generate_keypair();
   auto a = authed(*a_, human);
   auto b = authed(*b_, human);
@@ -237,7 +293,7 @@ TEST_F(TwoNodeRateLimitTest, MessageLimitsCountAcrossBothNodes) {
   EXPECT_EQ(refusal.rfind("rate-limited:", 0), 0u) << refusal;
 }
 
-TEST_F(TwoNodeTest, KillNineOnAKeepsBServingAndARestartsWithEverythingItAcked) {
+TEST_P(TwoNodeTest, KillNineOnAKeepsBServingAndARestartsWithEverythingItAcked) {
   Keypair author = engine::generate_keypair();
   const std::string filter = R"({"kinds":[1],"authors":[")" + hex(author) + R"("]})";
   std::vector<std::string> acked;
@@ -259,7 +315,7 @@ TEST_F(TwoNodeTest, KillNineOnAKeepsBServingAndARestartsWithEverythingItAcked) {
   ASSERT_TRUE(pub->publish(make_event(author, 1, "while A is down")).accepted);
   EXPECT_TRUE(sub->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; })) << "B stopped serving";
 
-  auto restarted = start_node({"--rate-limits", "false"}, data_dir);
+  auto restarted = start_node(extra_args(), data_dir);
   ASSERT_TRUE(restarted);
   auto reader = authed(*restarted, author);
   ASSERT_TRUE(reader);
@@ -269,11 +325,140 @@ TEST_F(TwoNodeTest, KillNineOnAKeepsBServingAndARestartsWithEverythingItAcked) {
   for (const std::string& id : acked) {
     EXPECT_NE(std::find(stored.begin(), stored.end(), id), stored.end()) << "acked before kill -9, lost: " << id;
   }
+  if (on_postgres()) {  // one store: what B accepted while A was down is A's too
+    const bool caught_up = std::any_of(r.events.begin(), r.events.end(),
+                                       [](const engine::Event& e) { return e.content == "while A is down"; });
+    EXPECT_TRUE(caught_up) << "the restarted A does not serve what B accepted meanwhile";
+  }
   // The restarted A is a node again: its events reach B.
   ASSERT_TRUE(reader->publish(make_event(author, 1, "after the restart")).accepted);
   auto crossed = sub->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.event.content == "after the restart"; });
   EXPECT_TRUE(crossed) << "the restarted node's event did not reach B";
 }
+
+// Both nodes on one PostgreSQL: the team state one node changes, the other
+// applies before it fans out anything of that channel (StoreWriter::catch_up_team).
+class SharedStoreTest : public TwoNodeBase {
+ protected:
+  bool on_postgres() const override { return true; }
+};
+
+TEST_F(SharedStoreTest, AMemberRemovedOnAStopsReceivingOnBAtOnceAndReadsNothingOnEitherNode) {
+  Keypair owner = engine::generate_keypair(), member = engine::generate_keypair(),
+          removed = engine::generate_keypair(), outsider = engine::generate_keypair();
+  auto a = authed(*a_, owner);
+  ASSERT_TRUE(a);
+  // Made on A alone: B has all of it from the shared store.
+  const std::string ch = "c4000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", "secret"}, {"visibility", "private"}})).accepted);
+  ASSERT_TRUE(a->publish(make_event(owner, 9000, "", {{"h", ch}, {"p", hex(member)}})).accepted);
+  ASSERT_TRUE(a->publish(make_event(owner, 9000, "", {{"h", ch}, {"p", hex(removed)}})).accepted);
+  auto m = authed(*b_, member), r = authed(*b_, removed), x = authed(*b_, outsider);
+  ASSERT_TRUE(m && r && x);
+  ASSERT_TRUE(can_read_channel(*r, ch)) << "B never learned that A added the member";
+  ASSERT_TRUE(m->req("chan", channel_filter(ch)).eose);
+  ASSERT_TRUE(r->req("chan", channel_filter(ch)).eose);
+  // Not bound to the channel, so never revoked: each private event is checked per recipient.
+  ASSERT_TRUE(r->req("all", R"({"kinds":[9]})").eose);
+  ASSERT_TRUE(x->req("all", R"({"kinds":[9]})").eose);
+  ASSERT_TRUE(a->publish(make_event(owner, 9, "before", {{"h", ch}})).accepted);
+  ASSERT_TRUE(r->wait_for([](const RelayMessage& e) { return is_event(e, "before"); })) << "the member on B";
+
+  // The removal, acknowledged on A; then at once a private event on each node.
+  ASSERT_TRUE(a->publish(make_event(owner, 9001, "", {{"h", ch}, {"p", hex(removed)}})).accepted);
+  ASSERT_TRUE(m->publish(make_event(member, 9, "after, on B", {{"h", ch}})).accepted);
+  ASSERT_TRUE(a->publish(make_event(owner, 9, "after, on A", {{"h", ch}})).accepted);
+  EXPECT_TRUE(m->wait_for([](const RelayMessage& e) { return is_event(e, "after, on B"); }));
+  EXPECT_TRUE(m->wait_for([](const RelayMessage& e) { return is_event(e, "after, on A"); }));
+  auto closed = r->wait_for([](const RelayMessage& e) { return e.type == "CLOSED" && e.id == "chan"; });
+  ASSERT_TRUE(closed) << "the removed member's channel subscription on B was not ended";
+  EXPECT_EQ(closed->text.rfind("restricted:", 0), 0u) << closed->text;
+  auto leaked = [](const RelayMessage& e) { return e.type == "EVENT" && e.event.content.starts_with("after"); };
+  EXPECT_FALSE(r->wait_for(leaked, kQuietMs)) << "a removed member received a private event live on B";
+  EXPECT_FALSE(x->wait_for(leaked, 0)) << "a non-member received a private event live on B";
+
+  // Nor by any read, on either node.
+  for (RelayProcess* node : {a_.get(), b_.get()}) {
+    for (const Keypair* who : {&removed, &outsider}) {
+      const std::string where = node == a_.get() ? "on A" : "on B";
+      auto c = authed(*node, *who);
+      ASSERT_TRUE(c);
+      ReqResult req = c->req("h", channel_filter(ch));
+      EXPECT_TRUE(req.closed && req.events.empty()) << "REQ " << where << ": " << why(req);
+      ReqResult global = c->req("g", R"({"kinds":[9]})");
+      EXPECT_TRUE(std::none_of(global.events.begin(), global.events.end(),
+                               [&](const engine::Event& e) { return e.first_tag_value("h") == ch; }))
+          << "REQ without #h " << where;
+      auto counted = c->count("n", channel_filter(ch));
+      ASSERT_TRUE(counted);
+      EXPECT_TRUE(counted->type == "CLOSED" || counted->count == 0) << "COUNT " << where << ": " << counted->raw;
+      ReqResult searched = c->req("s", R"({"kinds":[9],"search":"after"})");
+      EXPECT_TRUE(searched.events.empty()) << "search " << where << ": " << why(searched);
+      HttpReply messages = signed_call(*node, *who, "GET", "/api/channels/" + ch + "/messages");
+      EXPECT_TRUE(messages.status == 403 || messages.status == 404) << "REST " << where << ": " << messages.status;
+      HttpReply found = signed_call(*node, *who, "GET", "/api/search?q=after");
+      EXPECT_EQ(found.body.find("after, on"), std::string::npos) << "REST search " << where << ": " << found.body;
+    }
+  }
+  // The member still reads everything, on B.
+  auto m2 = authed(*b_, member);
+  EXPECT_EQ(m2->req("h", channel_filter(ch)).events.size(), 3u);
+}
+
+// compat-backends.md §3.2's lag queue: a fan-out that falls 4096 events behind
+// drops the oldest and counts them; the node keeps serving. B's writer is held
+// (a test transaction locks the table its team catch-up reads) while more than
+// 4096 events arrive through Redis.
+TEST_F(SharedStoreTest, AFanOutThatFallsBehindDropsTheOldestAndCountsThem) {
+  Keypair owner = engine::generate_keypair(), reader = engine::generate_keypair();
+  auto a = authed(*a_, owner);
+  ASSERT_TRUE(a);
+  const std::string ch = "c5000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", "busy"}})).accepted);
+  auto sub = authed(*b_, reader);
+  ASSERT_TRUE(sub && can_read_channel(*sub, ch));
+  ASSERT_TRUE(sub->req("live", channel_filter(ch)).eose);
+
+  auto lock = db_->connect();
+  ASSERT_TRUE(lock);
+  ASSERT_TRUE(lock->exec("BEGIN; LOCK TABLE buzz_team_changes IN ACCESS EXCLUSIVE MODE"));
+  auto redis = test_redis_connection();
+  ASSERT_TRUE(redis);
+  constexpr int kEvents = 6000;
+  for (int i = 0; i < kEvents; ++i) {
+    redis->append({"PUBLISH", "buzz:channel:" + ch, make_event(owner, 9, "flood " + std::to_string(i), {{"h", ch}}).raw});
+    if (i % 500 == 499 || i == kEvents - 1) {
+      ASSERT_TRUE(redis->flush());
+      for (int k = i % 500; k >= 0; --k) ASSERT_TRUE(redis->read_reply());
+    }
+  }
+  // Everything has reached B's subscriber (its queue holds 4096 of it) before the writer goes on.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(lock->exec("COMMIT"));
+
+  int64_t lagged = 0;
+  for (int i = 0; i < 100 && lagged == 0; ++i) {
+    lagged = metric_value(http_get(b_->port(), "/metrics").body, "buzz_multinode_fanout_lag_total");
+    if (lagged == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // The writer took the first few (at most one subscriber batch, 256) before it was held.
+  EXPECT_GE(lagged, kEvents - 4096 - 256) << "the queue did not drop its oldest";
+  EXPECT_LT(lagged, kEvents);
+  // The newest arrive, the oldest do not, and B serves on.
+  EXPECT_TRUE(sub->wait_for([&](const RelayMessage& e) { return is_event(e, "flood " + std::to_string(kEvents - 1)); }));
+  ASSERT_TRUE(a->publish(make_event(owner, 9, "after the flood", {{"h", ch}})).accepted);
+  bool dropped_seen = false;  // one of those after the first batch and before the newest 4096
+  auto after = sub->wait_for([&](const RelayMessage& e) {
+    dropped_seen = dropped_seen || is_event(e, "flood 1000");
+    return is_event(e, "after the flood");
+  });
+  EXPECT_TRUE(after) << "B stopped fanning out after lagging";
+  EXPECT_FALSE(dropped_seen) << "the oldest were kept, not dropped";
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, TwoNodeTest, ::testing::Values(Store::kEmbedded, Store::kPostgres), store_name);
+INSTANTIATE_TEST_SUITE_P(Stores, TwoNodeRateLimitTest, ::testing::Values(Store::kEmbedded, Store::kPostgres),
+                         store_name);
 
 }  // namespace
 }  // namespace buzz::test
