@@ -253,11 +253,11 @@ TEST_P(TwoNodeTest, PrivateChannelEventsReachOnlyMembersOnTheOtherNode) {
   ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", unknown}, {"name", "a-only"}})).accepted);
   ASSERT_TRUE(a->publish(make_event(owner, 9, "a-only channel", {{"h", unknown}})).accepted);
   if (on_postgres()) {
-    // One store: B reads the channel A created from it before the event goes out (an open one: to everyone).
-    auto got_open = o->wait_for([](const RelayMessage& r) { return r.type == "EVENT"; });
-    ASSERT_TRUE(got_open) << "B did not learn the channel A created in the shared store";
-    EXPECT_EQ(got_open->event.content, "a-only channel");
-    EXPECT_EQ(metric_value(http_get(b_->port(), "/metrics").body, "buzz_multinode_unknown_channel_total"), 0);
+    // One store: B has the channel A created (an open one: everyone reads it).
+    ASSERT_TRUE(can_read_channel(*o, unknown)) << "B did not learn the channel A created in the shared store";
+    ReqResult history = o->req("u", channel_filter(unknown));
+    ASSERT_EQ(history.events.size(), 1u) << why(history);
+    EXPECT_EQ(history.events[0].content, "a-only channel");
     return;
   }
   int64_t dropped = 0;
@@ -358,9 +358,7 @@ TEST_F(SharedStoreTest, AMemberRemovedOnAStopsReceivingOnBAtOnceAndReadsNothingO
   ASSERT_TRUE(can_read_channel(*r, ch)) << "B never learned that A added the member";
   ASSERT_TRUE(m->req("chan", channel_filter(ch)).eose);
   ASSERT_TRUE(r->req("chan", channel_filter(ch)).eose);
-  // Not bound to the channel, so never revoked: each private event is checked per recipient.
-  ASSERT_TRUE(r->req("all", R"({"kinds":[9]})").eose);
-  ASSERT_TRUE(x->req("all", R"({"kinds":[9]})").eose);
+  ASSERT_TRUE(x->req("chan", channel_filter(ch)).closed) << "a non-member subscribed on B";
   ASSERT_TRUE(a->publish(make_event(owner, 9, "before", {{"h", ch}})).accepted);
   ASSERT_TRUE(r->wait_for([](const RelayMessage& e) { return is_event(e, "before"); })) << "the member on B";
 
@@ -417,7 +415,8 @@ TEST_F(SharedStoreTest, AFanOutThatFallsBehindDropsTheOldestAndCountsThem) {
   ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", "busy"}})).accepted);
   auto sub = authed(*b_, reader);
   ASSERT_TRUE(sub && can_read_channel(*sub, ch));
-  ASSERT_TRUE(sub->req("live", channel_filter(ch)).eose);
+  // Only the marked few: 4096 at once would be more than a connection may have queued (a slow consumer).
+  ASSERT_TRUE(sub->req("live", R"({"kinds":[9],"#h":[")" + ch + R"("],"#t":["mark"]})").eose);
 
   auto lock = db_->connect();
   ASSERT_TRUE(lock);
@@ -426,7 +425,9 @@ TEST_F(SharedStoreTest, AFanOutThatFallsBehindDropsTheOldestAndCountsThem) {
   ASSERT_TRUE(redis);
   constexpr int kEvents = 6000;
   for (int i = 0; i < kEvents; ++i) {
-    redis->append({"PUBLISH", "buzz:channel:" + ch, make_event(owner, 9, "flood " + std::to_string(i), {{"h", ch}}).raw});
+    const bool marked = i == 1000 || i == kEvents - 1;
+    const engine::Event e = make_event(owner, 9, "flood " + std::to_string(i), {{"h", ch}, {"t", marked ? "mark" : "x"}});
+    redis->append({"PUBLISH", "buzz:channel:" + ch, e.raw});
     if (i % 500 == 499 || i == kEvents - 1) {
       ASSERT_TRUE(redis->flush());
       for (int k = i % 500; k >= 0; --k) ASSERT_TRUE(redis->read_reply());
@@ -441,18 +442,22 @@ TEST_F(SharedStoreTest, AFanOutThatFallsBehindDropsTheOldestAndCountsThem) {
     lagged = metric_value(http_get(b_->port(), "/metrics").body, "buzz_multinode_fanout_lag_total");
     if (lagged == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  // The writer took the first few (at most one subscriber batch, 256) before it was held.
-  EXPECT_GE(lagged, kEvents - 4096 - 256) << "the queue did not drop its oldest";
-  EXPECT_LT(lagged, kEvents);
+  // The writer took the first few (a subscriber batch or two) before it was held. (Tests
+  // running beside this one share the Redis, so their events may have lagged here too.)
+  EXPECT_GE(lagged, kEvents - 4096 - 1000) << "the queue did not drop its oldest";
   // The newest arrive, the oldest do not, and B serves on.
   EXPECT_TRUE(sub->wait_for([&](const RelayMessage& e) { return is_event(e, "flood " + std::to_string(kEvents - 1)); }));
-  ASSERT_TRUE(a->publish(make_event(owner, 9, "after the flood", {{"h", ch}})).accepted);
+  ASSERT_TRUE(a->publish(make_event(owner, 9, "after the flood", {{"h", ch}, {"t", "mark"}})).accepted);
   bool dropped_seen = false;  // one of those after the first batch and before the newest 4096
   auto after = sub->wait_for([&](const RelayMessage& e) {
     dropped_seen = dropped_seen || is_event(e, "flood 1000");
     return is_event(e, "after the flood");
   });
-  EXPECT_TRUE(after) << "B stopped fanning out after lagging";
+  const std::string metrics = http_get(b_->port(), "/metrics").body;
+  EXPECT_TRUE(after) << "B stopped fanning out after lagging: remote "
+                     << metric_value(metrics, "buzz_multinode_remote_events_total") << ", unknown "
+                     << metric_value(metrics, "buzz_multinode_unknown_channel_total") << ", delivered "
+                     << metric_value(metrics, "buzz_events_delivered_total");
   EXPECT_FALSE(dropped_seen) << "the oldest were kept, not dropped";
 }
 
