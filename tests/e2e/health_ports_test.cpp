@@ -99,15 +99,10 @@ TEST_F(HealthPortsTest, StalledPeerDoesNotStarveProbes) {
 }
 
 TEST(HealthPortsStartTest, TakenSidePortStopsTheStart) {
-  int holder = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(holder, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(holder, 1), 0);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::getsockname(holder, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  const std::string taken = std::to_string(ntohs(addr.sin_port));
+  uint16_t port = 0;
+  const int holder = listen_loopback(&port);
+  ASSERT_GE(holder, 0);
+  const std::string taken = std::to_string(port);
 
   std::string error;
   auto relay = RelayProcess::start(RelayOptions{{"--open", "--metrics-port", taken}, {}, ""}, &error);

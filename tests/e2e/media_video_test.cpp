@@ -266,14 +266,13 @@ TEST_F(MediaVideoBench, VideoUploadThroughput) {
   // The floor: the same bytes through a loopback TCP socket into a reader that discards them.
   double floor_mbps = 0;
   {
-    int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    uint16_t port = 0;
+    const int listener = listen_loopback(&port);
+    ASSERT_GE(listener, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    ASSERT_EQ(::listen(listener, 1), 0);
-    socklen_t len = sizeof addr;
-    ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+    addr.sin_port = htons(port);
     std::thread reader([listener] {
       int c = ::accept(listener, nullptr, nullptr);
       char buf[65536];

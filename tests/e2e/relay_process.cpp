@@ -64,20 +64,26 @@ std::vector<char*> c_array(std::vector<std::string>& strings) {
 
 }  // namespace
 
-uint16_t free_tcp_port() {
+int listen_loopback(uint16_t* port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
+  if (fd < 0) return -1;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
   socklen_t len = sizeof(addr);
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(fd, 16) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    return -1;
   }
-  ::close(fd);
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
+uint16_t free_tcp_port() {
+  uint16_t port = 0;
+  const int fd = listen_loopback(&port);
+  if (fd >= 0) ::close(fd);
   return port;
 }
 

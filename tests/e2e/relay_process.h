@@ -76,6 +76,8 @@ class RelayProcess {
 // Binds port 0 on 127.0.0.1 and returns the port the kernel chose (0 on
 // failure). The port is released again, so a race with others is possible.
 uint16_t free_tcp_port();
+// A listening socket on 127.0.0.1 at a port the kernel chose (*port); -1 on failure.
+int listen_loopback(uint16_t* port);
 
 // Runs `$BUZZ_BINARY <args>` (an offline subcommand) and returns its stdout and
 // stderr; *status gets the exit code (-1 if it did not exit normally).
