@@ -12,6 +12,7 @@
 #include "engine/api_tokens.h"
 #include "engine/audit_verify.h"
 #include "engine/canonical.h"
+#include "engine/clock.h"
 #include "engine/channel.h"
 #include "engine/event_parse.h"
 #include "engine/event_record.h"
@@ -53,7 +54,7 @@ struct Context {
   Progress& progress;
   size_t batch_rows;
   std::string data_dir;
-  uint64_t now = uint64_t(std::time(nullptr));
+  uint64_t now = engine::unix_now();
   ExportSummary summary;
 };
 
@@ -463,7 +464,7 @@ engine::Result<ExportSummary> export_to_postgres(const PgExportOptions& options,
     return Error{"the target holds the seed-era schema; export writes the HEAD schema into an empty database or a HEAD one"};
   }
   if (Status s = (*pg)->exec(head_schema_sql()); !s) return Error{"creating the schema: " + s.error()};
-  Context cx{**pg, **db, store, progress, options.batch_rows, options.data_dir, uint64_t(std::time(nullptr)), {}};
+  Context cx{**pg, **db, store, progress, options.batch_rows, options.data_dir, engine::unix_now(), {}};
   for (Status (*step)(Context&) : {export_users, export_channels, export_members, export_events, export_threads,
                                     export_tokens, export_relay_members, export_audit}) {
     if (Status s = step(cx); !s) return Error{s.error()};

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "engine/canonical.h"
+#include "engine/clock.h"
 #include "engine/event_parse.h"
 
 namespace buzz::test {
@@ -37,7 +38,10 @@ std::string string_at(simdjson::dom::array a, size_t i) {
 
 }  // namespace
 
-uint64_t unix_now() { return static_cast<uint64_t>(std::time(nullptr)); }
+// The server's clock (engine/clock.h), not time(): glibc's time() reads the coarse
+// clock, a tick behind, so near a second boundary it could name the second before
+// one the server already stamped.
+uint64_t unix_now() { return engine::unix_now(); }
 
 namespace {
 

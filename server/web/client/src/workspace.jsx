@@ -1,6 +1,6 @@
 // The signed-in screen: channel list (with unread counts and DMs) on the
 // left, the open channel, search results or feed in the middle.
-import { useEffect, useMemo, useState, useCallback } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useState, useCallback } from 'preact/hooks';
 import { Relay } from './relay.js';
 import { makeApi } from './api.js';
 import { signOut, npub } from './signer.js';
@@ -84,8 +84,11 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
 
   // Keyboard: "/" search, Alt+↑/↓ the previous/next channel, Alt+1…9 the
   // channel at that place, Esc closes the channel menu on a phone.
+  // A layout effect: the handler must name the channel on screen. A plain
+  // effect runs after paint, so a key pressed in between stepped from the
+  // channel before.
   const order = channels.filter((c) => c.channel_type !== 'dm').concat(channels.filter((c) => c.channel_type === 'dm'));
-  useEffect(() => {
+  useLayoutEffect(() => {
     const key = (e) => {
       const typing = /INPUT|TEXTAREA|SELECT/.test(document.activeElement?.tagName);
       if (e.key === '/' && !typing) {
