@@ -108,97 +108,124 @@ std::pair<std::string, TokenHash> generate_token() {
   return {token, hash_token(token)};
 }
 
-Status ApiTokens::load() {
-  std::lock_guard lock(mu_);
-  by_hash_.clear();
+namespace {
+
+std::string_view key_of(const TokenHash& hash) { return {reinterpret_cast<const char*>(hash.data()), hash.size()}; }
+
+bool decode_record(std::string_view key, std::string_view value, ApiToken* out) {
+  if (key.size() != 32 || !decode_token(value, out)) return false;
+  std::memcpy(out->hash.data(), key.data(), 32);
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<ApiToken>> ApiTokens::all() const {
+  std::vector<ApiToken> out;
   std::string bad;
   Status s = store_.scan_state(StateTable::kApiTokens, [&](std::string_view key, std::string_view value) {
     ApiToken t;
-    if (key.size() != 32 || !decode_token(value, &t)) {
+    if (decode_record(key, value, &t)) {
+      out.push_back(std::move(t));
+    } else if (bad.empty()) {
       bad = to_hex(reinterpret_cast<const uint8_t*>(key.data()), std::min<size_t>(key.size(), 32));
-      return;
     }
-    std::memcpy(t.hash.data(), key.data(), 32);
-    by_hash_.emplace(t.hash, std::move(t));
   });
-  if (!s) return s;
+  if (!s) return Error{s.error()};
   if (!bad.empty()) return Error{"error: unreadable API token record " + bad};
+  return out;
+}
+
+Status ApiTokens::check() const {
+  auto tokens = all();
+  if (!tokens) return Error{tokens.error()};
   return {};
 }
 
 std::optional<ApiToken> ApiTokens::find(const TokenHash& hash) const {
-  std::lock_guard lock(mu_);
-  auto it = by_hash_.find(hash);
-  if (it == by_hash_.end()) return std::nullopt;
-  return it->second;
+  std::optional<std::string> value = store_.get_state(StateTable::kApiTokens, key_of(hash));
+  ApiToken t;
+  if (!value || !decode_record(key_of(hash), *value, &t)) return std::nullopt;
+  return t;
 }
 
-std::vector<ApiToken> ApiTokens::owned_by(const Pubkey& owner) const {
-  std::vector<ApiToken> out;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [hash, t] : by_hash_) {
-      if (t.owner == owner) out.push_back(t);
-    }
-  }
-  std::sort(out.begin(), out.end(), [](const ApiToken& a, const ApiToken& b) {
+Result<std::vector<ApiToken>> ApiTokens::owned_by(const Pubkey& owner) const {
+  auto tokens = all();
+  if (!tokens) return tokens;
+  std::erase_if(*tokens, [&](const ApiToken& t) { return t.owner != owner; });
+  std::sort(tokens->begin(), tokens->end(), [](const ApiToken& a, const ApiToken& b) {
     return a.created_at != b.created_at ? a.created_at > b.created_at : a.id < b.id;
   });
-  return out;
-}
-
-Status ApiTokens::put(const ApiToken& t) {
-  return store_.put_state(StateTable::kApiTokens,
-                          std::string_view(reinterpret_cast<const char*>(t.hash.data()), 32), encode_token(t));
+  return tokens;
 }
 
 Result<bool> ApiTokens::insert(const ApiToken& token, uint64_t now) {
-  std::lock_guard lock(mu_);
-  size_t active = size_t(std::count_if(by_hash_.begin(), by_hash_.end(), [&](const auto& kv) {
-    return kv.second.owner == token.owner && kv.second.active(now);
-  }));
+  std::lock_guard lock(insert_mu_);
+  auto tokens = all();
+  if (!tokens) return Error{tokens.error()};
+  size_t active = size_t(std::count_if(tokens->begin(), tokens->end(),
+                                       [&](const ApiToken& t) { return t.owner == token.owner && t.active(now); }));
   if (active >= kMaxActiveTokensPerOwner) return false;
-  if (Status s = put(token); !s) return Error{s.error()};
-  by_hash_[token.hash] = token;
+  if (Status s = store_.put_state(StateTable::kApiTokens, key_of(token.hash), encode_token(token)); !s) {
+    return Error{s.error()};
+  }
   return true;
 }
 
+Result<bool> ApiTokens::revoke_one(const TokenHash& hash, const Pubkey& by, uint64_t now) {
+  bool revoked = false;
+  Status s = store_.update_state(StateTable::kApiTokens, key_of(hash), [&](const std::optional<std::string>& value) {
+    ApiToken t;
+    std::optional<std::string> next;
+    if (value && decode_record(key_of(hash), *value, &t) && !t.revoked_at) {
+      t.revoked_at = now;
+      t.revoked_by = by;
+      next = encode_token(t);
+    }
+    revoked = next.has_value();
+    return next;
+  });
+  if (!s) return Error{s.error()};
+  return revoked;
+}
+
 Result<RevokeOutcome> ApiTokens::revoke(std::string_view id, const Pubkey& owner, uint64_t now) {
-  std::lock_guard lock(mu_);
-  for (auto& [hash, t] : by_hash_) {
-    if (t.id != id || t.owner != owner) continue;
-    if (t.revoked_at) return RevokeOutcome::kAlreadyRevoked;
-    ApiToken revoked = t;
-    revoked.revoked_at = now;
-    revoked.revoked_by = owner;
-    if (Status s = put(revoked); !s) return Error{s.error()};
-    t = std::move(revoked);
-    return RevokeOutcome::kRevoked;
+  auto tokens = owned_by(owner);
+  if (!tokens) return Error{tokens.error()};
+  for (const ApiToken& t : *tokens) {
+    if (t.id != id) continue;
+    auto revoked = revoke_one(t.hash, owner, now);
+    if (!revoked) return Error{revoked.error()};
+    return *revoked ? RevokeOutcome::kRevoked : RevokeOutcome::kAlreadyRevoked;
   }
   return RevokeOutcome::kNotFound;
 }
 
 Result<size_t> ApiTokens::revoke_all(const Pubkey& owner, uint64_t now) {
-  std::lock_guard lock(mu_);
+  auto tokens = owned_by(owner);
+  if (!tokens) return Error{tokens.error()};
   size_t n = 0;
-  for (auto& [hash, t] : by_hash_) {
-    if (t.owner != owner || !t.active(now)) continue;
-    ApiToken revoked = t;
-    revoked.revoked_at = now;
-    revoked.revoked_by = owner;
-    if (Status s = put(revoked); !s) return Error{s.error()};
-    t = std::move(revoked);
-    ++n;
+  for (const ApiToken& t : *tokens) {
+    if (!t.active(now)) continue;
+    auto revoked = revoke_one(t.hash, owner, now);
+    if (!revoked) return Error{revoked.error()};
+    n += *revoked;
   }
   return n;
 }
 
-void ApiTokens::touch(const TokenHash& hash, uint64_t now, uint64_t debounce) {
-  std::lock_guard lock(mu_);
-  auto it = by_hash_.find(hash);
-  if (it == by_hash_.end() || now < it->second.last_used_at + debounce) return;
-  it->second.last_used_at = now;
-  (void)put(it->second);  // best effort: last_used_at is informational
+void ApiTokens::touch(const ApiToken& token, uint64_t now, uint64_t debounce) {
+  if (now < token.last_used_at + debounce) return;
+  // Best effort: last_used_at is informational.
+  (void)store_.update_state(StateTable::kApiTokens, key_of(token.hash), [&](const std::optional<std::string>& value) {
+    ApiToken t;
+    std::optional<std::string> next;
+    if (value && decode_record(key_of(token.hash), *value, &t) && !t.revoked_at && now >= t.last_used_at + debounce) {
+      t.last_used_at = now;
+      next = encode_token(t);
+    }
+    return next;
+  });
 }
 
 }  // namespace buzz::engine

@@ -1,12 +1,17 @@
 // ApiTokens: bearer tokens for agents and scripts (rest-api.md §1.2).
 //
 // A token is `buzz_` + 64 hex of 32 random bytes, shown once at mint; only its
-// SHA-256 is kept, in the api_tokens table, keyed by that hash. All tokens are
-// also held in memory (a relay has few), so authenticating one is a hash and a
-// map lookup. Revoked tokens stay, so a revoked one answers "token_revoked".
+// SHA-256 is kept, in the api_tokens table, keyed by that hash. Revoked tokens
+// stay, so a revoked one answers "token_revoked".
 //
-// Threads: every method is safe from any thread (one mutex; writes to the
-// store are single small puts).
+// Nothing is held in memory: every lookup reads the store (a point read by
+// hash; a relay has few tokens, so listing one owner's is a scan). Several
+// nodes share one PostgreSQL store, and a token revoked on one of them must
+// fail on every other at its next use, not at the next restart. Changes to a
+// token's record go through update_state, so a touch on one node never writes
+// back as live a token that another node revoked in between.
+//
+// Threads: every method is safe from any thread.
 #pragma once
 
 #include <array>
@@ -15,7 +20,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/event_store.h"
@@ -59,28 +63,34 @@ class ApiTokens {
  public:
   explicit ApiTokens(EventStore& store) : store_(store) {}
 
-  Status load();
+  // Every stored record decodes (checked at start-up, so a damaged table is
+  // named then rather than answering "invalid_token" later).
+  Status check() const;
 
   // The token with this hash, revoked and expired ones included.
   std::optional<ApiToken> find(const TokenHash& hash) const;
   // The owner's tokens, newest first.
-  std::vector<ApiToken> owned_by(const Pubkey& owner) const;
+  Result<std::vector<ApiToken>> owned_by(const Pubkey& owner) const;
 
   // Stores a new token unless its owner already has kMaxActiveTokensPerOwner
-  // active ones (checked and inserted under one lock). False = limit reached.
+  // active ones (counted and inserted under one lock on this node; two nodes
+  // minting the owner's last token in the same moment may both succeed).
+  // False = limit reached.
   Result<bool> insert(const ApiToken& token, uint64_t now);
   Result<RevokeOutcome> revoke(std::string_view id, const Pubkey& owner, uint64_t now);
   // Revokes every active token of the owner; how many.
   Result<size_t> revoke_all(const Pubkey& owner, uint64_t now);
-  // Records a use, at most once per `debounce` seconds per token.
-  void touch(const TokenHash& hash, uint64_t now, uint64_t debounce = 300);
+  // Records a use of the token just found, at most once per `debounce` seconds.
+  void touch(const ApiToken& token, uint64_t now, uint64_t debounce = 300);
 
  private:
-  Status put(const ApiToken& t);
+  // Every stored token, in hash order.
+  Result<std::vector<ApiToken>> all() const;
+  // Marks the token revoked unless it already is; whether this call did.
+  Result<bool> revoke_one(const TokenHash& hash, const Pubkey& by, uint64_t now);
 
   EventStore& store_;
-  mutable std::mutex mu_;
-  std::unordered_map<TokenHash, ApiToken, KeyBytesHash> by_hash_;
+  std::mutex insert_mu_;  // the count-then-insert of one node
 };
 
 }  // namespace buzz::engine

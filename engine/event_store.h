@@ -74,6 +74,9 @@ struct QueryOptions {
 // adds commit in the same batch (records that depend on each outcome: audit).
 using WriteFinisher = std::function<void(std::span<const WriteResult> results, std::vector<StateWrite>& state)>;
 
+// update_state's change: the new value of a key, or nullopt to keep it.
+using StateChange = std::function<std::optional<std::string>(const std::optional<std::string>& current)>;
+
 // Receives matching events newest first: the stored JSON and its decoded fields.
 using EventSink = std::function<void(std::string_view raw, const EventFields& fields)>;
 
@@ -135,6 +138,13 @@ class EventStore {
   // Writes (or, for an empty value, deletes) several keys as one atomic batch
   // outside any event write (a workflow run and its approval). Any thread.
   virtual Status put_states(std::span<const StateWrite> writes) = 0;
+  // Reads one value and writes what `change` makes of it, outside any event
+  // write, atomically against every other update_state of the same existing
+  // key, on this node or another sharing the store: an API token revoked on
+  // one node must not be written back live by another node's touch of it.
+  // `change` gets the value (nullopt when absent) and returns the new one, or
+  // nullopt to leave it as it is. Any thread.
+  virtual Status update_state(StateTable table, std::string_view key, const StateChange& change) = 0;
   // Deletes keys in [from, to) outside any event write (the audit writer's
   // acknowledgements). Any thread.
   virtual Status erase_state(StateTable table, std::string_view from, std::string_view to) = 0;

@@ -356,6 +356,12 @@ Status RocksEventStore::put_states(std::span<const StateWrite> writes) {
   return {};
 }
 
+Status RocksEventStore::update_state(StateTable table, std::string_view key, const StateChange& change) {
+  std::lock_guard lock(update_state_mu_);
+  std::optional<std::string> next = change(get_state(table, key));
+  return next ? put_state(table, key, *next) : Status{};
+}
+
 Status RocksEventStore::erase_state(StateTable table, std::string_view from, std::string_view to) {
   rocksdb::Status s = db_.db()->DeleteRange(db_.write_options(), state_family(table), from, to);
   if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};

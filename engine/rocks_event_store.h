@@ -6,6 +6,8 @@
 // chosen per filter and merge its per-value ranges newest first.
 #pragma once
 
+#include <mutex>
+
 #include "engine/event_store.h"
 #include "engine/event_record.h"
 #include "engine/rocks_database.h"
@@ -34,6 +36,7 @@ class RocksEventStore final : public EventStore {
   Status put_states(std::span<const StateWrite> writes) override;
   Status scan_state_prefix(StateTable table, std::string_view prefix,
                            const std::function<void(std::string_view, std::string_view)>& visit) override;
+  Status update_state(StateTable table, std::string_view key, const StateChange& change) override;
   Status erase_state(StateTable table, std::string_view from, std::string_view to) override;
 
   // For offline tools (`buzz sync --data-dir`, before its relay opens the
@@ -64,6 +67,7 @@ class RocksEventStore final : public EventStore {
   std::optional<std::string> read_record(const Id& id);
 
   RocksDatabase& db_;
+  std::mutex update_state_mu_;  // one process owns the database: a mutex makes update_state atomic
 };
 
 }  // namespace buzz::engine

@@ -642,6 +642,31 @@ Status PgEventStore::put_states(std::span<const engine::StateWrite> writes) {
   return {};
 }
 
+Status PgEventStore::update_state(engine::StateTable table, std::string_view key, const engine::StateChange& change) {
+  auto conn = conns_.get();
+  if (!conn) return Error{"error: database unavailable: " + conn.error()};
+  PgConnection& pg = **conn;
+  auto fail = [&pg](const std::string& why) -> Status {
+    (void)pg.exec("ROLLBACK");
+    return Error{"error: database write failed: " + why};
+  };
+  const std::vector<std::string> where = {std::to_string(int(table)), node_of(table), hex(key)};
+  if (Status s = pg.exec("BEGIN"); !s) return fail(s.error());
+  auto rows = pg.query("SELECT encode(value, 'hex') FROM buzz_state WHERE tbl = $1 AND node = $2 AND key = decode($3, 'hex') FOR UPDATE",
+                       where);
+  if (!rows) return fail(rows.error());
+  std::optional<std::string> current;
+  if (!rows->empty()) current = unhex((*rows)[0].values[0]);
+  if (std::optional<std::string> next = change(current)) {
+    auto r = pg.query("INSERT INTO buzz_state (tbl, node, key, value) VALUES ($1, $2, decode($3, 'hex'), decode($4, 'hex')) "
+                      "ON CONFLICT (tbl, node, key) DO UPDATE SET value = EXCLUDED.value",
+                      {where[0], where[1], where[2], hex(*next)});
+    if (!r) return fail(r.error());
+  }
+  if (Status s = pg.exec("COMMIT"); !s) return fail(s.error());
+  return {};
+}
+
 Status PgEventStore::erase_state(engine::StateTable table, std::string_view from, std::string_view to) {
   auto r = with_connection(conns_, [&](PgConnection& pg) {
     return pg.query("DELETE FROM buzz_state WHERE tbl = $1 AND node = $2 AND key >= decode($3, 'hex') AND key < decode($4, 'hex')",

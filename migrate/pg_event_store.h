@@ -53,6 +53,9 @@ class PgEventStore final : public engine::EventStore {
                                    const std::function<void(std::string_view, std::string_view)>& visit) override;
   engine::Status put_state(engine::StateTable table, std::string_view key, std::string_view value) override;
   engine::Status put_states(std::span<const engine::StateWrite> writes) override;
+  // One transaction: the row is read FOR UPDATE, so another node's update of
+  // it waits for this COMMIT and then reads what this one wrote.
+  engine::Status update_state(engine::StateTable table, std::string_view key, const engine::StateChange& change) override;
   engine::Status erase_state(engine::StateTable table, std::string_view from, std::string_view to) override;
   // The channels whose records any node's batch changed after `since`: each
   // write() that changes channels or members bumps buzz_serve_meta's

@@ -88,7 +88,7 @@ int mint_token(const ParsedArgs& args, const engine::Pubkey& owner, engine::Rock
   }
   engine::RocksEventStore store(db);
   engine::ApiTokens tokens(store);
-  if (auto s = tokens.load(); !s) return std::fprintf(stderr, "buzz admin: %s\n", s.error().c_str()), kExitFailure;
+  if (auto s = tokens.check(); !s) return std::fprintf(stderr, "buzz admin: %s\n", s.error().c_str()), kExitFailure;
   auto [secret, hash] = engine::generate_token();
   t.id = engine::random_uuid();
   t.hash = hash;

@@ -182,7 +182,7 @@ int run_serve(int argc, char** argv) {
   if (auto s = profiles.load(); !s) return fail(s.error());
   TeamModel team_model(team, store, profiles, *key, uint32_t(cfg.ephemeral_ttl_override));
   engine::ApiTokens tokens(store);
-  if (auto s = tokens.load(); !s) return fail(s.error());
+  if (auto s = tokens.check(); !s) return fail(s.error());
 
   // The audit log must be whole before anything new is appended (audit.md §8.6).
   std::unique_ptr<AuditFeed> audit_feed;

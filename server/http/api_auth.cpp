@@ -27,7 +27,7 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
     if (!t) return api_error(401, "invalid_token");
     if (t->revoked_at) return api_error(401, "token_revoked");
     if (t->expires_at && t->expires_at < now) return api_error(401, "token_expired");
-    s_.tokens.touch(t->hash, now);
+    s_.tokens.touch(*t, now);
     who->pubkey = t->owner;
     who->grant = grant_of(*t);
     who->token = t->hash;

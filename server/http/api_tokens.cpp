@@ -199,8 +199,10 @@ net::HttpResponse HttpApi::mint_token(const Caller& who, const net::HttpRequest&
 
 net::HttpResponse HttpApi::list_tokens(const Caller& who) {
   if (!who.token) return api_error(401, "Bearer token required to list tokens");
+  auto tokens = s_.tokens.owned_by(who.pubkey);
+  if (!tokens) return api_error(500, "internal server error");
   std::vector<std::string> rows;
-  for (const engine::ApiToken& t : s_.tokens.owned_by(who.pubkey)) rows.push_back(token_json(t));
+  for (const engine::ApiToken& t : *tokens) rows.push_back(token_json(t));
   return net::HttpResponse::json(200, json_object({{"tokens", json_array(rows)}}));
 }
 

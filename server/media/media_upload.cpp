@@ -129,7 +129,7 @@ engine::Result<std::vector<std::string>> Media::upload_scopes(std::string_view t
     if (!t) return engine::Error{"unknown API token"};
     if (!t->active(engine::unix_now())) return engine::Error{"API token revoked or expired"};
     if (t->owner != signer) return engine::Error{"API token belongs to another pubkey"};
-    tokens_.touch(t->hash, engine::unix_now());
+    tokens_.touch(*t, engine::unix_now());
     return t->scopes;
   }
   if (options_.require_auth_token) return engine::Error{"missing API token (BUZZ_REQUIRE_AUTH_TOKEN)"};

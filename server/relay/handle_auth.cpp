@@ -37,7 +37,7 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
     if (!t->active(engine::unix_now()) || t->owner != e.pubkey) {
       return fail("verification_failed", "auth-required: verification failed");
     }
-    s_.tokens.touch(t->hash, engine::unix_now());
+    s_.tokens.touch(*t, engine::unix_now());
     grant = grant_of(*t);
   }
   // The legacy allow-list gates key-only AUTH; an API token bypasses it (protocol.md §6.5).

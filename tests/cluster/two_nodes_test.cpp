@@ -464,6 +464,41 @@ TEST_F(SharedStoreTest, AFanOutThatFallsBehindDropsTheOldestAndCountsThem) {
   EXPECT_FALSE(dropped_seen) << "the oldest were kept, not dropped";
 }
 
+// Tokens live in the shared store, not in a node's memory: one minted on A
+// works on B, and one revoked on A fails on B at its next use, by REST and by
+// a WebSocket AUTH alike.
+TEST_F(SharedStoreTest, ATokenRevokedOnAIsRefusedOnBAtItsNextUse) {
+  Keypair user = engine::generate_keypair();
+  HttpReply minted = signed_call(*a_, user, "POST", "/api/tokens", R"({"name":"agent","scopes":["messages:read"]})");
+  ASSERT_EQ(minted.status, 201) << minted.body;
+  auto field = [&](const std::string& name) {
+    const std::string key = "\"" + name + "\":\"";
+    const size_t at = minted.body.find(key) + key.size();
+    return minted.body.substr(at, minted.body.find('"', at) - at);
+  };
+  const std::string token = field("token"), id = field("id");
+  auto bearer = [&](const RelayProcess& node, const std::string& method, const std::string& path) {
+    return http_call(node.port(), method, path, {{"Authorization", "Bearer " + token}});
+  };
+  auto ws_auth = [&](const RelayProcess& node) {
+    std::string error;
+    auto c = NostrClient::connect(node, &error);
+    EXPECT_NE(c, nullptr) << error;
+    return c->send_auth(make_event(user, 22242, "", {{"relay", c->relay_url()}, {"challenge", c->challenge()}, {"auth_token", token}}));
+  };
+  EXPECT_EQ(bearer(*b_, "GET", "/api/tokens").status, 200) << "a token minted on A is unknown on B";
+  EXPECT_TRUE(ws_auth(*b_).accepted);
+
+  ASSERT_EQ(bearer(*a_, "DELETE", "/api/tokens/" + id).status, 204);
+  HttpReply refused = bearer(*b_, "GET", "/api/tokens");
+  EXPECT_EQ(refused.status, 401) << "a token revoked on A still works on B";
+  EXPECT_NE(refused.body.find("token_revoked"), std::string::npos) << refused.body;
+  OkReply ws = ws_auth(*b_);
+  EXPECT_FALSE(ws.accepted) << "a token revoked on A still opens a session on B";
+  EXPECT_EQ(ws.reason, "auth-required: invalid token");
+  EXPECT_EQ(bearer(*b_, "DELETE", "/api/tokens/" + id).status, 401) << "and it cannot act on itself";
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, TwoNodeTest, ::testing::Values(Store::kEmbedded, Store::kPostgres), store_name);
 INSTANTIATE_TEST_SUITE_P(Stores, TwoNodeRateLimitTest, ::testing::Values(Store::kEmbedded, Store::kPostgres),
                          store_name);

@@ -83,7 +83,7 @@ class ApiTokensTest : public ::testing::Test {
     db_ = std::move(db.value());
     store_ = std::make_unique<RocksEventStore>(*db_);
     tokens_ = std::make_unique<ApiTokens>(*store_);
-    ASSERT_TRUE(tokens_->load());
+    ASSERT_TRUE(tokens_->check());
   }
 
   std::string dir_;
@@ -116,7 +116,7 @@ TEST_F(ApiTokensTest, OnlyTheHashIsStoredAndEverythingSurvivesAReopen) {
   std::string raw;
   ApiToken t = token_for(pk(3), 7, &raw);
   ASSERT_TRUE(*tokens_->insert(t, 10));
-  tokens_->touch(t.hash, 400);
+  tokens_->touch(t, 400);
   bool raw_seen = false;
   ASSERT_TRUE(store_->scan_state(StateTable::kApiTokens, [&](std::string_view key, std::string_view value) {
     raw_seen |= key.find(raw) != std::string_view::npos || value.find(raw) != std::string_view::npos;
@@ -127,7 +127,32 @@ TEST_F(ApiTokensTest, OnlyTheHashIsStoredAndEverythingSurvivesAReopen) {
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->name, "agent");
   EXPECT_EQ(back->last_used_at, 400u);
-  ASSERT_EQ(tokens_->owned_by(pk(3)).size(), 1u);
+  ASSERT_EQ(tokens_->owned_by(pk(3))->size(), 1u);
+}
+
+// Two registries over one store stand for two nodes over one PostgreSQL: what
+// one writes, the other reads at its next lookup.
+TEST_F(ApiTokensTest, ARevocationIsSeenByEveryRegistryOverTheStore) {
+  ApiTokens other(*store_);
+  ApiToken t = token_for(pk(1), 1);
+  ASSERT_TRUE(*tokens_->insert(t, 10));
+  ASSERT_TRUE(other.find(t.hash).has_value()) << "a token minted on one node works on another";
+  const ApiToken seen_before = *other.find(t.hash);
+  EXPECT_EQ(*tokens_->revoke(t.id, pk(1), 20), RevokeOutcome::kRevoked);
+  EXPECT_EQ(other.find(t.hash)->revoked_at, 20u);
+  // A touch of the token as it was read before the revocation must not write it back live.
+  other.touch(seen_before, 1000);
+  EXPECT_EQ(tokens_->find(t.hash)->revoked_at, 20u);
+  EXPECT_EQ(tokens_->find(t.hash)->last_used_at, 0u) << "a revoked token's use is not recorded";
+  EXPECT_EQ(*other.revoke(t.id, pk(1), 30), RevokeOutcome::kAlreadyRevoked);
+}
+
+TEST_F(ApiTokensTest, ADamagedRecordIsNamedAtStartUp) {
+  ASSERT_TRUE(store_->put_state(StateTable::kApiTokens, std::string(32, 'x'), "not a token"));
+  Status s = tokens_->check();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().find("unreadable API token record 7878"), std::string::npos) << s.error();
+  EXPECT_FALSE(tokens_->find(TokenHash{}).has_value());
 }
 
 }  // namespace

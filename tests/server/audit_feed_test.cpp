@@ -62,6 +62,9 @@ class NotingStore : public engine::EventStore {
     return inner_.put_state(t, key, value);
   }
   engine::Status put_states(std::span<const engine::StateWrite> writes) override { return inner_.put_states(writes); }
+  engine::Status update_state(engine::StateTable t, std::string_view key, const engine::StateChange& change) override {
+    return inner_.update_state(t, key, change);
+  }
   engine::Status erase_state(engine::StateTable t, std::string_view from, std::string_view to) override {
     {
       std::lock_guard lock(mutex_);
