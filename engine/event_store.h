@@ -155,6 +155,13 @@ class EventStore {
   // The embedded store has one writer, this process: nothing ever changes
   // behind it (version 0, no channels). Store-writer thread, and start-up.
   virtual Result<TeamChanges> team_changes(uint64_t /*since*/) { return TeamChanges{}; }
+  // A store several nodes write: the cluster's team lock, held by this
+  // thread until unlock_team. A node plans a batch that may change channels
+  // or members under it, after catching up, so no two nodes decide
+  // conflicting changes each on its own view. Embedded: nothing to share.
+  // Store-writer thread.
+  virtual Status lock_team() { return {}; }
+  virtual void unlock_team() {}
 };
 
 }  // namespace buzz::engine

@@ -35,6 +35,9 @@ constexpr size_t kScanPage = 1000;
 // Serializes the schema set-up and the team-state adoption of nodes starting together.
 constexpr const char* kSetupLock = "SELECT pg_advisory_lock(6012455564262815077)";
 constexpr const char* kSetupUnlock = "SELECT pg_advisory_unlock(6012455564262815077)";
+// The team lock (lock_team): "buzzteam" in ASCII.
+constexpr const char* kTeamLock = "SELECT pg_advisory_lock(7094711454349484397)";
+constexpr const char* kTeamUnlock = "SELECT pg_advisory_unlock(7094711454349484397)";
 
 std::string hex(std::string_view bytes) { return engine::to_hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()); }
 std::string hex(const Id& id) { return engine::to_hex(id); }
@@ -640,6 +643,18 @@ Status PgEventStore::put_states(std::span<const engine::StateWrite> writes) {
   auto r = write({}, writes);
   if (!r) return Error{r.error()};
   return {};
+}
+
+Status PgEventStore::lock_team() {
+  auto conn = conns_.get();
+  if (!conn) return Error{"error: database unavailable: " + conn.error()};
+  if (Status s = (*conn)->exec(kTeamLock); !s) return Error{"error: team lock: " + s.error()};
+  return {};
+}
+
+void PgEventStore::unlock_team() {
+  // A connection that went away took its lock with it.
+  if (auto conn = conns_.get()) (void)(*conn)->exec(kTeamUnlock);
 }
 
 Status PgEventStore::update_state(engine::StateTable table, std::string_view key, const engine::StateChange& change) {

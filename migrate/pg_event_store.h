@@ -61,6 +61,10 @@ class PgEventStore final : public engine::EventStore {
   // write() that changes channels or members bumps buzz_serve_meta's
   // team_version and notes them in buzz_team_changes, in its transaction.
   engine::Result<engine::TeamChanges> team_changes(uint64_t since) override;
+  // A session-level advisory lock on the writer's connection: it outlives the
+  // batch's transaction, and PostgreSQL drops it if the node dies holding it.
+  engine::Status lock_team() override;
+  void unlock_team() override;
 
   // The per-thread connections, shared with the other live backends on this database.
   PgThreadConnections& connections() { return conns_; }

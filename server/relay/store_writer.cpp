@@ -169,7 +169,33 @@ void StoreWriter::catch_up_team(WriteBatchOutcome& out) {
   std::move(revoked.begin(), revoked.end(), std::back_inserter(out.revoked));
 }
 
+bool StoreWriter::may_change_team(const std::vector<WriteJob>& jobs) const {
+  if (std::chrono::steady_clock::now() >= next_reap_) return true;
+  return std::any_of(jobs.begin(), jobs.end(), [](const WriteJob& job) {
+    if (job.type == WriteJob::Type::kTeamChange || job.type == WriteJob::Type::kDm) return true;
+    if (job.type != WriteJob::Type::kStore || !job.event) return false;
+    const engine::KindInfo* info = engine::find_kind(job.event->kind);
+    return info && info->role == engine::KindRole::kNip29Admin;
+  });
+}
+
+bool StoreWriter::lock_team(std::vector<Revocation>* revoked) {
+  if (engine::Status s = store_.lock_team(); !s) {
+    log_warn("team lock not taken; planning on this node's view", {{"error", s.error()}});
+    return false;
+  }
+  std::vector<Revocation> caught_up = team_.catch_up();
+  std::move(caught_up.begin(), caught_up.end(), std::back_inserter(*revoked));
+  return true;
+}
+
 void StoreWriter::write_batch(std::vector<WriteJob>& jobs, Batch& batch) {
+  // Nodes sharing a store plan team changes one node at a time, each on
+  // everything the others committed (the lock is a no-op on the embedded
+  // store): two owners demoting each other on two nodes at once must not both
+  // win, leaving a channel without an owner.
+  std::vector<Revocation> caught_up;  // kept apart: a failed write's settle() drops the batch's own
+  const bool team_locked = may_change_team(jobs) && lock_team(&caught_up);
   plan(jobs, engine::unix_now(), batch);
   std::vector<engine::WriteRequest> requests;
   requests.reserve(batch.pending.size());
@@ -180,6 +206,7 @@ void StoreWriter::write_batch(std::vector<WriteJob>& jobs, Batch& batch) {
     audit_records(batch, results);
     if (auto w = audit_.pending_write()) more.push_back(std::move(*w));
   });
+  if (team_locked) store_.unlock_team();
   team_.end_batch(bool(results));
   audit_.commit(bool(results));
   if (!jobs.empty()) {
@@ -187,6 +214,7 @@ void StoreWriter::write_batch(std::vector<WriteJob>& jobs, Batch& batch) {
     batched_jobs_.fetch_add(jobs.size(), std::memory_order_relaxed);
   }
   settle(batch, results);
+  std::move(caught_up.begin(), caught_up.end(), std::back_inserter(batch.out.revoked));
   for (auto& [done, admitted] : batch.done) admitted = admitted && bool(results);
 }
 

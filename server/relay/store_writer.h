@@ -176,6 +176,12 @@ class StoreWriter {
   // out: the channels other nodes changed in the shared store are re-read, so
   // no event committed after a member's removal reaches them (docs/architecture.md).
   void catch_up_team(WriteBatchOutcome& out);
+  // Whether planning these jobs (or the reaper's turn) may change a channel or
+  // its members: such a batch is planned under the store's team lock.
+  bool may_change_team(const std::vector<WriteJob>& jobs) const;
+  // Takes the store's team lock and catches up with what other nodes committed
+  // before it; false (planning goes on, on this node's view) when the lock failed.
+  bool lock_team(std::vector<Revocation>* revoked);
   // Writer thread, under mu_: recomputes congested() from `queued` jobs and the
   // audit log; true when it just cleared (the sink is then told, unlocked).
   bool update_congestion(size_t queued);

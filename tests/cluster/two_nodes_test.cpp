@@ -464,6 +464,30 @@ TEST_F(SharedStoreTest, AFanOutThatFallsBehindDropsTheOldestAndCountsThem) {
   EXPECT_FALSE(dropped_seen) << "the oldest were kept, not dropped";
 }
 
+// Two owners of a channel remove each other at the same moment, one on each
+// node. Each removal is valid on the state its node had, but not both: the
+// second, planned under the team lock after the first committed, finds its
+// actor removed. Several rounds, so the two requests really do meet.
+TEST_F(SharedStoreTest, TwoOwnersRemovingEachOtherOnTwoNodesAtOnceLeaveOneOwner) {
+  for (int round = 0; round < 5; ++round) {
+    Keypair first = engine::generate_keypair(), second = engine::generate_keypair();
+    auto a = authed(*a_, first), b = authed(*b_, second);
+    ASSERT_TRUE(a && b);
+    const std::string ch = "c6000000-0000-4000-8000-" + hex(first).substr(0, 12);
+    ASSERT_TRUE(a->publish(make_event(first, 9007, "", {{"h", ch}, {"name", "two owners"}, {"visibility", "private"}})).accepted);
+    ASSERT_TRUE(a->publish(make_event(first, 9000, "", {{"h", ch}, {"p", hex(second)}, {"role", "owner"}})).accepted);
+    ASSERT_TRUE(can_read_channel(*b, ch)) << "B never learned that A added the second owner";
+    const engine::Event remove_second = make_event(first, 9001, "", {{"h", ch}, {"p", hex(second)}});
+    const engine::Event remove_first = make_event(second, 9001, "", {{"h", ch}, {"p", hex(first)}});
+    OkReply on_a, on_b;
+    std::thread t([&] { on_b = b->publish(remove_first); });
+    on_a = a->publish(remove_second);
+    t.join();
+    EXPECT_NE(on_a.accepted, on_b.accepted) << "round " << round << ": A said \"" << on_a.reason << "\", B said \""
+                                            << on_b.reason << "\"";
+  }
+}
+
 // Tokens live in the shared store, not in a node's memory: one minted on A
 // works on B, and one revoked on A fails on B at its next use, by REST and by
 // a WebSocket AUTH alike.
