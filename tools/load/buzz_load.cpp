@@ -38,6 +38,7 @@
 #include "tools/load/huddle_load.h"
 #include "tools/load/load_client.h"
 #include "tools/load/ready_set.h"
+#include "tools/load/fanout_floor.h"
 #include "tools/load/send_floor.h"
 #include "tools/load/soak.h"
 #include "tools/load/workflow_load.h"
@@ -289,10 +290,16 @@ void fanout(const Options& o) {
   // The floor over as many connections as there are subscribers, with the
   // relay idle but still holding them: what one delivery costs the kernel.
   const double floor = load::loopback_send_floor_us(o.subscribers);
+  // And the latency floor: verify, fdatasync, a send to each subscriber (load/fanout_floor.h).
+  const load::FanoutFloorOptions floor_options{.connections = o.subscribers, .rate = o.rate, .seconds = o.seconds, .dir = dir};
+  const std::vector<double> floor_latencies =
+      load::fanout_latency_floor(floor_options, note(pub_key, "floor", {{"t", "fanout"}}));
   std::map<std::string, double> figures = {
       {"deliveries_expected", double(expected)}, {"deliveries_received", double(got)},
       {"lost", double(expected - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
-      {"p99_ms", percentile_ms(latencies, 0.99)},
+      {"p99_ms", percentile_ms(latencies, 0.99)}, {"floor_p50_ms", percentile_ms(floor_latencies, 0.5)},
+      {"floor_p99_ms", percentile_ms(floor_latencies, 0.99)},
+      {"floor_lost", double(expected - floor_latencies.size())},
       {"server_cpu_us_per_delivery", per_delivery}, {"send_floor_us", floor},
       {"ratio_to_send_floor", per_delivery / floor}, {"bare_verify_us", verify_us()}};
   if (other) {

@@ -21,7 +21,7 @@ double thread_cpu_s() {
 
 }  // namespace
 
-LoopbackFloor::LoopbackFloor(int connections, size_t frame_bytes) : frame_(frame_bytes, 'x') {
+LoopbackPairs::LoopbackPairs(int n) {
   const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -30,25 +30,34 @@ LoopbackFloor::LoopbackFloor(int connections, size_t frame_bytes) : frame_(frame
   const bool listening = listener >= 0 && ::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
                          ::listen(listener, 1024) == 0 &&
                          ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  for (int i = 0; listening && i < connections; ++i) {
+  for (int i = 0; listening && i < n; ++i) {
     const int client = ::socket(AF_INET, SOCK_STREAM, 0);
     if (client < 0) break;
-    receivers_.push_back(client);
+    receivers.push_back(client);
     if (::connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) break;
     const int server = ::accept(listener, nullptr, nullptr);
     if (server < 0) break;
     int one = 1;
     ::setsockopt(server, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    senders_.push_back(server);
+    senders.push_back(server);
   }
   if (listener >= 0) ::close(listener);
-  if (senders_.size() != size_t(connections) || connections < 1) {
-    close_all();  // the destructor does not run for a constructor that throws
-    throw std::runtime_error("send floor: cannot connect " + std::to_string(connections) + " loopback pairs");
+  if (senders.size() != size_t(n) || n < 1) {
+    for (int fd : senders) ::close(fd);  // the destructor does not run for a constructor that throws
+    for (int fd : receivers) ::close(fd);
+    throw std::runtime_error("send floor: cannot connect " + std::to_string(n) + " loopback pairs");
   }
+}
+
+LoopbackPairs::~LoopbackPairs() {
+  for (int fd : senders) ::close(fd);
+  for (int fd : receivers) ::close(fd);
+}
+
+LoopbackFloor::LoopbackFloor(int connections, size_t frame_bytes) : pairs_(connections), frame_(frame_bytes, 'x') {
   reader_ = std::thread([this] {
     const int ep = ::epoll_create1(0);
-    for (int fd : receivers_) {
+    for (int fd : pairs_.receivers) {
       epoll_event ev{};
       ev.events = EPOLLIN;
       ev.data.fd = fd;
@@ -70,17 +79,11 @@ LoopbackFloor::LoopbackFloor(int connections, size_t frame_bytes) : frame_(frame
 LoopbackFloor::~LoopbackFloor() {
   done_ = true;
   reader_.join();
-  close_all();
-}
-
-void LoopbackFloor::close_all() {
-  for (int fd : senders_) ::close(fd);
-  for (int fd : receivers_) ::close(fd);
 }
 
 bool LoopbackFloor::send_next() {
-  const bool whole = ::send(senders_[next_], frame_.data(), frame_.size(), 0) == ssize_t(frame_.size());
-  next_ = (next_ + 1) % senders_.size();
+  const bool whole = ::send(pairs_.senders[next_], frame_.data(), frame_.size(), 0) == ssize_t(frame_.size());
+  next_ = (next_ + 1) % pairs_.senders.size();
   return whole;
 }
 

@@ -16,6 +16,17 @@
 
 namespace buzz::load {
 
+// `n` connected loopback TCP pairs: `senders` (accepted, TCP_NODELAY, as the
+// relay's sockets) and `receivers` (the clients' ends). Throws
+// std::runtime_error when the machine will not give that many.
+struct LoopbackPairs {
+  std::vector<int> senders, receivers;
+  explicit LoopbackPairs(int n);
+  ~LoopbackPairs();
+  LoopbackPairs(const LoopbackPairs&) = delete;
+  LoopbackPairs& operator=(const LoopbackPairs&) = delete;
+};
+
 class LoopbackFloor {
  public:
   // `connections` connected pairs (the sending side TCP_NODELAY, as the
@@ -29,9 +40,7 @@ class LoopbackFloor {
   bool send_next();
 
  private:
-  void close_all();
-
-  std::vector<int> senders_, receivers_;
+  LoopbackPairs pairs_;
   std::string frame_;
   size_t next_ = 0;
   std::atomic<bool> done_{false};
