@@ -100,7 +100,8 @@ class Connection {
   uint16_t lossy_queued_ = 0;      // lossy frames in pending_, behind every other frame
   uint8_t wheel_slot_ = 0;
   ws::Opcode message_opcode_ = ws::Opcode::kText;
-  uint8_t closing_ticks_ = 0;        // at most kCloseGraceTicks + 1
+  uint8_t closing_ticks_ = 0;        // seconds closing without a byte from the peer, at most kCloseGraceTicks + 1
+  uint8_t closing_age_ = 0;          // seconds closing, at most kMaxCloseTicks + 1
   uint32_t body_bytes_at_visit_ = 0;  // what inbuf_ held at the last wheel visit, to see a body advance
   std::string inbuf_;    // a partial HTTP request or WebSocket frame
   std::unique_ptr<PendingRequest> request_;  // only while a request's body is arriving

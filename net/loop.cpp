@@ -34,7 +34,11 @@ constexpr uint16_t kBufferGroup = 0;
 constexpr unsigned kBufferCount = 512;   // power of two
 constexpr size_t kBufferBytes = 4096;
 constexpr size_t kMaxFramesPerSend = 256;
-constexpr uint32_t kCloseGraceTicks = 5;  // seconds a closing connection may take to drain
+constexpr uint32_t kCloseGraceTicks = 5;  // seconds a closing connection may go without progress
+// Seconds a lingering HTTP connection may keep sending a refused body: a 50 MiB
+// upload on a loaded machine takes more than the grace, and closing under it
+// resets the connection and can destroy the answer before the client reads it.
+constexpr uint32_t kMaxCloseTicks = 30;
 // A request body slower than this per ping interval counts as stalled.
 constexpr uint32_t kMinBodyBytesPerInterval = 1024;
 
@@ -513,7 +517,7 @@ void Loop::on_tick() {
   std::erase_if(closing_, [this](ConnId id) {
     Connection* c = find(id);
     if (!c) return true;  // already gone
-    if (++c->closing_ticks_ <= kCloseGraceTicks) return false;
+    if (++c->closing_ticks_ <= kCloseGraceTicks && ++c->closing_age_ <= kMaxCloseTicks) return false;
     destroy(*c);
     return true;
   });

@@ -34,6 +34,7 @@ bool Loop::consume(Connection& c, char* data, size_t len) {
       step = consume_frames(c, buf + used, n - used, &ok);
     } else {
       step = n - used;  // closing: whatever else arrives is ignored
+      if (c.linger_) c.closing_ticks_ = 0;  // but a refused body still arriving is progress
     }
     if (step == 0) break;
     used += step;
