@@ -142,11 +142,18 @@ Status ApiTokens::check() const {
   return {};
 }
 
-std::optional<ApiToken> ApiTokens::find(const TokenHash& hash) const {
-  std::optional<std::string> value = store_.get_state(StateTable::kApiTokens, key_of(hash));
-  ApiToken t;
-  if (!value || !decode_record(key_of(hash), *value, &t)) return std::nullopt;
-  return t;
+Result<std::optional<ApiToken>> ApiTokens::find(const TokenHash& hash) const {
+  // A prefix scan of the whole key, not get_state: it tells a read that failed from a key that is absent.
+  std::optional<ApiToken> found;
+  bool damaged = false;
+  Status s = store_.scan_state_prefix(StateTable::kApiTokens, key_of(hash), [&](std::string_view key, std::string_view value) {
+    ApiToken t;
+    if (decode_record(key, value, &t)) found = std::move(t);
+    else damaged = true;
+  });
+  if (!s) return Error{s.error()};
+  if (damaged) return Error{"error: unreadable API token record " + to_hex(hash)};
+  return found;
 }
 
 Result<std::vector<ApiToken>> ApiTokens::owned_by(const Pubkey& owner) const {

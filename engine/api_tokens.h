@@ -67,8 +67,10 @@ class ApiTokens {
   // named then rather than answering "invalid_token" later).
   Status check() const;
 
-  // The token with this hash, revoked and expired ones included.
-  std::optional<ApiToken> find(const TokenHash& hash) const;
+  // The token with this hash, revoked and expired ones included; nullopt when
+  // there is none, an error when the store could not be read (a database
+  // that went away is not an invalid token).
+  Result<std::optional<ApiToken>> find(const TokenHash& hash) const;
   // The owner's tokens, newest first.
   Result<std::vector<ApiToken>> owned_by(const Pubkey& owner) const;
 

@@ -23,7 +23,9 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
   if (auth.starts_with("Bearer ")) {
     std::string_view token = auth.substr(7);
     if (!token.starts_with(engine::kTokenPrefix)) return api_error(401, "authentication failed");
-    auto t = s_.tokens.find(engine::hash_token(token));
+    auto found = s_.tokens.find(engine::hash_token(token));
+    if (!found) return api_error(503, found.error());
+    const std::optional<engine::ApiToken>& t = *found;
     if (!t) return api_error(401, "invalid_token");
     if (t->revoked_at) return api_error(401, "token_revoked");
     if (t->expires_at && t->expires_at < now) return api_error(401, "token_expired");

@@ -125,7 +125,9 @@ net::HeadDecision Media::admit_upload(const net::HttpRequest& head) {
 
 engine::Result<std::vector<std::string>> Media::upload_scopes(std::string_view token, const engine::Pubkey& signer) const {
   if (token.starts_with(engine::kTokenPrefix)) {  // media.md §2.3: the token's owner must be the signer
-    auto t = tokens_.find(engine::hash_token(token));
+    auto found = tokens_.find(engine::hash_token(token));
+    if (!found) return engine::Error{found.error()};
+    const std::optional<engine::ApiToken>& t = *found;
     if (!t) return engine::Error{"unknown API token"};
     if (!t->active(engine::unix_now())) return engine::Error{"API token revoked or expired"};
     if (t->owner != signer) return engine::Error{"API token belongs to another pubkey"};

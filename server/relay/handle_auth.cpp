@@ -32,7 +32,9 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   if (const engine::Tag* tag = e.first_tag("auth_token")) {
     std::string_view token = (*tag)[1];
     if (!token.starts_with(engine::kTokenPrefix)) return fail("verification_failed", "auth-required: verification failed");
-    auto t = s_.tokens.find(engine::hash_token(token));
+    auto found = s_.tokens.find(engine::hash_token(token));
+    if (!found) return reply(false, found.error());  // the store failed, not the client: it may try again
+    const std::optional<engine::ApiToken>& t = *found;
     if (!t || t->revoked_at) return fail("invalid_token", "auth-required: invalid token");
     if (!t->active(engine::unix_now()) || t->owner != e.pubkey) {
       return fail("verification_failed", "auth-required: verification failed");

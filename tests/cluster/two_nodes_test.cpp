@@ -523,6 +523,26 @@ TEST_F(SharedStoreTest, ATokenRevokedOnAIsRefusedOnBAtItsNextUse) {
   EXPECT_EQ(bearer(*b_, "DELETE", "/api/tokens/" + id).status, 401) << "and it cannot act on itself";
 }
 
+// A token lookup the store cannot answer is the server's failure, not the
+// client's: 503, and the token works again once the store does (a client
+// told "invalid_token" would throw away a good token).
+TEST_F(SharedStoreTest, ATokenLookupTheStoreCannotAnswerIs503NotInvalidToken) {
+  Keypair user = engine::generate_keypair();
+  HttpReply minted = signed_call(*a_, user, "POST", "/api/tokens", R"({"name":"agent","scopes":["messages:read"]})");
+  ASSERT_EQ(minted.status, 201) << minted.body;
+  const std::string key = "\"token\":\"";
+  const size_t at = minted.body.find(key) + key.size();
+  const std::string token = minted.body.substr(at, minted.body.find('"', at) - at);
+  auto list = [&] { return http_call(a_->port(), "GET", "/api/tokens", {{"Authorization", "Bearer " + token}}); };
+  ASSERT_EQ(list().status, 200);
+  ASSERT_TRUE(db_->connect()->exec("ALTER TABLE buzz_state RENAME TO buzz_state_away"));
+  HttpReply failed = list();
+  EXPECT_EQ(failed.status, 503) << failed.body;
+  EXPECT_EQ(failed.body.find("invalid_token"), std::string::npos) << failed.body;
+  ASSERT_TRUE(db_->connect()->exec("ALTER TABLE buzz_state_away RENAME TO buzz_state"));
+  EXPECT_EQ(list().status, 200);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, TwoNodeTest, ::testing::Values(Store::kEmbedded, Store::kPostgres), store_name);
 INSTANTIATE_TEST_SUITE_P(Stores, TwoNodeRateLimitTest, ::testing::Values(Store::kEmbedded, Store::kPostgres),
                          store_name);

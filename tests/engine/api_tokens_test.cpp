@@ -60,6 +60,13 @@ TEST(ApiTokenRecordTest, TokensAreBuzzPrefixedHexAndHashedBySha256) {
   EXPECT_NE(generate_token().first, secret);
 }
 
+// A lookup that must reach the store.
+std::optional<ApiToken> found(const ApiTokens& tokens, const TokenHash& hash) {
+  auto t = tokens.find(hash);
+  EXPECT_TRUE(t.ok()) << t.error();
+  return t.ok() ? *t : std::nullopt;
+}
+
 class ApiTokensTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -104,12 +111,12 @@ TEST_F(ApiTokensTest, RevocationAndExpiryEndAToken) {
   ApiToken t = token_for(pk(1), 1);
   t.expires_at = 50;
   ASSERT_TRUE(*tokens_->insert(t, 10));
-  EXPECT_TRUE(tokens_->find(t.hash)->active(50));
-  EXPECT_FALSE(tokens_->find(t.hash)->active(51));
+  EXPECT_TRUE(found(*tokens_, t.hash)->active(50));
+  EXPECT_FALSE(found(*tokens_, t.hash)->active(51));
   EXPECT_EQ(*tokens_->revoke(t.id, pk(2), 20), RevokeOutcome::kNotFound) << "only the owner revokes";
   EXPECT_EQ(*tokens_->revoke(t.id, pk(1), 20), RevokeOutcome::kRevoked);
   EXPECT_EQ(*tokens_->revoke(t.id, pk(1), 21), RevokeOutcome::kAlreadyRevoked);
-  EXPECT_EQ(tokens_->find(t.hash)->revoked_at, 20u);
+  EXPECT_EQ(found(*tokens_, t.hash)->revoked_at, 20u);
 }
 
 TEST_F(ApiTokensTest, OnlyTheHashIsStoredAndEverythingSurvivesAReopen) {
@@ -123,7 +130,7 @@ TEST_F(ApiTokensTest, OnlyTheHashIsStoredAndEverythingSurvivesAReopen) {
   }));
   EXPECT_FALSE(raw_seen);
   open();
-  auto back = tokens_->find(hash_token(raw));
+  auto back = found(*tokens_, hash_token(raw));
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->name, "agent");
   EXPECT_EQ(back->last_used_at, 400u);
@@ -136,14 +143,14 @@ TEST_F(ApiTokensTest, ARevocationIsSeenByEveryRegistryOverTheStore) {
   ApiTokens other(*store_);
   ApiToken t = token_for(pk(1), 1);
   ASSERT_TRUE(*tokens_->insert(t, 10));
-  ASSERT_TRUE(other.find(t.hash).has_value()) << "a token minted on one node works on another";
-  const ApiToken seen_before = *other.find(t.hash);
+  ASSERT_TRUE(found(other, t.hash).has_value()) << "a token minted on one node works on another";
+  const ApiToken seen_before = *found(other, t.hash);
   EXPECT_EQ(*tokens_->revoke(t.id, pk(1), 20), RevokeOutcome::kRevoked);
-  EXPECT_EQ(other.find(t.hash)->revoked_at, 20u);
+  EXPECT_EQ(found(other, t.hash)->revoked_at, 20u);
   // A touch of the token as it was read before the revocation must not write it back live.
   other.touch(seen_before, 1000);
-  EXPECT_EQ(tokens_->find(t.hash)->revoked_at, 20u);
-  EXPECT_EQ(tokens_->find(t.hash)->last_used_at, 0u) << "a revoked token's use is not recorded";
+  EXPECT_EQ(found(*tokens_, t.hash)->revoked_at, 20u);
+  EXPECT_EQ(found(*tokens_, t.hash)->last_used_at, 0u) << "a revoked token's use is not recorded";
   EXPECT_EQ(*other.revoke(t.id, pk(1), 30), RevokeOutcome::kAlreadyRevoked);
 }
 
@@ -152,7 +159,10 @@ TEST_F(ApiTokensTest, ADamagedRecordIsNamedAtStartUp) {
   Status s = tokens_->check();
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().find("unreadable API token record 7878"), std::string::npos) << s.error();
-  EXPECT_FALSE(tokens_->find(TokenHash{}).has_value());
+  EXPECT_FALSE(found(*tokens_, TokenHash{}).has_value());
+  TokenHash damaged;
+  damaged.fill('x');
+  EXPECT_FALSE(tokens_->find(damaged).ok()) << "a damaged record is an error, not an unknown token";
 }
 
 }  // namespace
