@@ -34,6 +34,7 @@ class SearchTokenStream final : public lucene::analysis::TokenStream {
   void close() override;
   // Starts over on new input.
   void reset(lucene::util::Reader* input);
+  using lucene::analysis::TokenStream::reset;  // the no-argument one stays callable (clang's -Woverloaded-virtual)
 
  private:
   struct Piece {

@@ -31,7 +31,7 @@ void Huddle::end_room(net::Loop& loop, const std::string& channel, const std::sh
   job.actor = key_.pubkey;
   job.team_change = TeamChange{TeamChange::Op::kArchive, channel, {}};
   net::Loop* home = &loop;
-  auto archived = [this, home, channel, room, parent, last](bool ok) {
+  auto archived = [this, channel, room, parent, last](bool ok) {
     if (!ok) {
       room->clear_ended();  // the room stays usable, and no 48103 (§8 step 4)
       return;
