@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -261,7 +262,8 @@ int serve_ingest_floor(uint16_t port, const std::string& data_dir) {
   for (unsigned i = 0; i < loops; ++i) {
     const int ep = ::epoll_create1(0);
     epolls.push_back(ep);
-    threads.emplace_back([ep, &writer] {
+    threads.emplace_back([ep, i, &writer] {
+      pthread_setname_np(pthread_self(), ("floor-loop-" + std::to_string(i)).c_str());
       epoll_event ready[64];
       while (!g_stop.load()) {
         const int n = ::epoll_wait(ep, ready, 64, 100);
@@ -269,7 +271,10 @@ int serve_ingest_floor(uint16_t port, const std::string& data_dir) {
       }
     });
   }
-  threads.emplace_back([&writer] { writer.run(); });
+  threads.emplace_back([&writer] {
+    pthread_setname_np(pthread_self(), "floor-store");
+    writer.run();
+  });
   std::vector<std::unique_ptr<Conn>> conns;
   pollfd p{listener, POLLIN, 0};
   while (!g_stop.load()) {
