@@ -119,11 +119,13 @@ double verify_us() {
 // The store writer's group-commit counters from the relay's /metrics.
 struct BatchCounters {
   double batches = 0, jobs = 0;
+  double search_overflowed = 0;  // events the search feeder re-reads from the store (its queue was full)
 };
 BatchCounters scrape_batches(const load::ServerProcess& server) {
   load::HttpClient http(server.port());
   const std::string page = http.call("GET", "/metrics").body;
-  return {load::metric_value(page, "buzz_store_batches_total"), load::metric_value(page, "buzz_store_batched_jobs_total")};
+  return {load::metric_value(page, "buzz_store_batches_total"), load::metric_value(page, "buzz_store_batched_jobs_total"),
+          load::metric_value(page, "buzz_search_overflowed_total")};
 }
 
 void report(const Options& o, const std::map<std::string, double>& figures) {
@@ -304,6 +306,7 @@ void ingest(const Options& o) {
     figures = {{"events_ok", double(run.oks)}, {"events_accepted", double(run.accepted)},
                {"events_refused", double(run.oks - run.accepted + run.notices)}, {"elapsed_s", run.elapsed_s},
                {"events_per_store_batch", (batches_after.jobs - batches_before.jobs) / batches},
+               {"search_overflowed", batches_after.search_overflowed - batches_before.search_overflowed},
                {"events_per_s", double(run.oks) / run.elapsed_s},
                {"server_cpu_us_per_event", cpu_us / double(std::max<size_t>(1, run.accepted))}};
   }
