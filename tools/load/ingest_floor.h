@@ -7,7 +7,8 @@
 //   the relay's options (engine::RocksDatabase: the same families, memtables,
 //   block cache and WAL fsync per batch), committed by group commit on a writer
 //   thread as the relay does,
-//   send the OK.
+//   send the OK (from the writer thread: one send per connection per batch,
+//   without the relay's hop back to the connection's loop).
 //
 // No JSON parser (the fields are found by their keys in the load's own frames),
 // no id hash, no duplicate lookup, no audit chain, no full-text index, no rate
