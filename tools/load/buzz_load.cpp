@@ -2,7 +2,7 @@
 // own CPU per unit of work next to the cost of one bare Schnorr verify measured
 // in the same run (docs/performance.md lists the commands and figures).
 //
-//   buzz-load ingest  --connections 50 --events 20000 [--in-flight 16]
+//   buzz-load ingest  --connections 50 --events 20000 [--in-flight 16] [--no-floor]
 //   buzz-load fanout  --subscribers 1000 --rate 50 --seconds 10 [--pubsub redis://…]
 //   buzz-load history --events 1000000 --queries 300
 //   buzz-load idle    --connections 10000
@@ -14,7 +14,10 @@
 //   buzz-load huddle   --rooms 50 --speakers 4 --rate 50 --seconds 10
 // Common: --binary ./build/buzz  --json (one JSON object on stdout)
 #include <unistd.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -36,6 +39,7 @@
 #include "tools/load/crash.h"
 #include "tools/load/http_client.h"
 #include "tools/load/huddle_load.h"
+#include "tools/load/ingest_floor.h"
 #include "tools/load/load_client.h"
 #include "tools/load/ready_set.h"
 #include "tools/load/fanout_floor.h"
@@ -74,6 +78,7 @@ struct Options {
   int rooms = 50;      // huddle
   int speakers = 4;    // huddle: peers per room, each speaking
   int in_flight = 16;  // ingest: EVENTs each connection keeps unanswered
+  bool floor = true;   // ingest: also run the ingest floor (tools/load/ingest_floor.h)
   int cycles = 50;     // crash: kill -9 cycles
   int minutes = 10;    // soak
   std::string csv;     // soak: where the per-second samples go
@@ -86,27 +91,41 @@ struct Options {
 uint16_t pick_port() { return uint16_t(20000 + (getpid() % 12000)); }
 
 // Median cost of one libsecp256k1 verify, measured here so every figure can be
-// read as a multiple of it.
+// read as a multiple of it. CPU time of this thread, as the relay's figures are
+// CPU time: on two shared cores a wall-clock loop also counts the time it
+// waited for a core (at load average 12, 53 µs against 35 µs of CPU).
 double verify_us() {
   engine::Event e;
   e.kind = 1;
   e.created_at = engine::unix_now();
   e.content = "x";
   engine::sign_event(engine::generate_keypair(), &e);
-  auto t0 = Clock::now();
-  const int n = 2000;
-  for (int i = 0; i < n; ++i) engine::verify_signature(e.id, e.pubkey, e.sig);
-  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / n;
+  auto thread_cpu_us = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) / 1e3;
+  };
+  const int rounds = 11, n = 200;
+  std::vector<double> per_verify;
+  for (int r = 0; r < rounds; ++r) {
+    const double t0 = thread_cpu_us();
+    for (int i = 0; i < n; ++i) engine::verify_signature(e.id, e.pubkey, e.sig);
+    per_verify.push_back((thread_cpu_us() - t0) / n);
+  }
+  std::sort(per_verify.begin(), per_verify.end());
+  return per_verify[rounds / 2];
 }
 
 // The store writer's group-commit counters from the relay's /metrics.
 struct BatchCounters {
   double batches = 0, jobs = 0;
+  double search_overflowed = 0;  // events the search feeder re-reads from the store (its queue was full)
 };
 BatchCounters scrape_batches(const load::ServerProcess& server) {
   load::HttpClient http(server.port());
   const std::string page = http.call("GET", "/metrics").body;
-  return {load::metric_value(page, "buzz_store_batches_total"), load::metric_value(page, "buzz_store_batched_jobs_total")};
+  return {load::metric_value(page, "buzz_store_batches_total"), load::metric_value(page, "buzz_store_batched_jobs_total"),
+          load::metric_value(page, "buzz_search_overflowed_total")};
 }
 
 void report(const Options& o, const std::map<std::string, double>& figures) {
@@ -177,27 +196,18 @@ std::string temp_dir() {
   return d.string();
 }
 
-void ingest(const Options& o) {
-  std::string dir = temp_dir();
-  load::ServerProcess server(o.binary, dir, pick_port());
-  std::vector<engine::Keypair> keys;
-  std::vector<std::unique_ptr<client::WsClient>> conns;
-  for (int i = 0; i < o.connections; ++i) {
-    keys.push_back(engine::generate_keypair());
-    conns.push_back(connect_authed(server, keys.back()));
-  }
-  // Sign everything first: the measured window holds only the relay's work.
-  std::vector<std::vector<std::string>> frames(size_t(o.connections));
-  for (int i = 0; i < o.events; ++i) {
-    size_t c = size_t(i % o.connections);
-    frames[c].push_back("[\"EVENT\"," + note(keys[c], "ingest " + std::to_string(i), {{"t", "load"}}).raw + "]");
-  }
-  // Each connection keeps at most --in-flight EVENTs unanswered, as a client
-  // library would.
-  const int window = o.in_flight;
+// What one ingest run saw from its client side.
+struct IngestRun {
+  size_t oks = 0, accepted = 0, notices = 0;
+  double elapsed_s = 0;
+};
+
+// Sends each connection's frames, keeping at most `window` of them unanswered
+// as a client library would, and reads the answers until every EVENT has its OK.
+IngestRun drive_ingest(const std::vector<std::unique_ptr<client::WsClient>>& conns,
+                       const std::vector<std::vector<std::string>>& frames, int window, size_t events) {
   std::vector<std::atomic<int>> acked(conns.size());
-  BatchCounters batches_before = scrape_batches(server);
-  auto before = load::read_usage(server.pid());
+  IngestRun run;
   double t0 = now_s();
   std::vector<std::thread> senders;
   for (size_t c = 0; c < conns.size(); ++c) {
@@ -210,34 +220,107 @@ void ingest(const Options& o) {
       }
     });
   }
-  size_t oks = 0, accepted = 0, notices = 0;
   ReadySet ready(conns);
-  while (oks < size_t(o.events)) {
+  while (run.oks < events) {
     bool any = ready.wait(10000, [&](size_t i) {
       while (auto m = conns[i]->recv(0)) {
-        if (m->rfind("[\"NOTICE\"", 0) == 0) ++notices;  // an EVENT dropped for a full writer queue: no OK comes
+        if (m->rfind("[\"NOTICE\"", 0) == 0) ++run.notices;  // an EVENT dropped for a full writer queue: no OK comes
         if (m->rfind("[\"OK\"", 0) != 0) continue;
-        ++oks;
+        ++run.oks;
         acked[i].fetch_add(1);
-        accepted += m->find("\",true,") != std::string::npos;
+        run.accepted += m->find("\",true,") != std::string::npos;
       }
     });
     if (!any) break;
   }
-  double elapsed = now_s() - t0;
+  run.elapsed_s = now_s() - t0;
   for (auto& t : senders) t.join();
-  auto after = load::read_usage(server.pid());
-  BatchCounters batches_after = scrape_batches(server);
-  double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
-  double v = verify_us();
-  double batches = std::max(1.0, batches_after.batches - batches_before.batches);
-  // Refused: answered OK false, or dropped with a NOTICE (and the 10 s wait for it is in elapsed_s).
-  report(o, {{"events_ok", double(oks)}, {"events_accepted", double(accepted)},
-             {"events_refused", double(oks - accepted + notices)}, {"elapsed_s", elapsed},
-             {"events_per_store_batch", (batches_after.jobs - batches_before.jobs) / batches},
-             {"events_per_s", double(oks) / elapsed}, {"server_cpu_us_per_event", cpu_us / double(std::max<size_t>(1, accepted))},
-             {"bare_verify_us", v}, {"ratio_to_verify", cpu_us / double(std::max<size_t>(1, accepted)) / v}},
-         before, after);
+  return run;
+}
+
+// The same frames, window and client against the ingest floor
+// (tools/load/ingest_floor.h), started as a child process of this binary:
+// its whole CPU per stored event, as the relay's is counted.
+// Adds floor_cpu_pct_<thread role> to figures.
+double ingest_floor_us(const std::vector<std::vector<std::string>>& frames, int window, size_t events,
+                       std::map<std::string, double>* figures) {
+  const std::string dir = temp_dir();  // the relay's, removed when it stopped
+  const uint16_t port = uint16_t(pick_port() + 1);
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe");
+  const pid_t pid = load::spawn_process({self, "ingest-floor-serve", "--port", std::to_string(port), "--dir", dir}, {}, 1);
+  std::vector<std::unique_ptr<client::WsClient>> conns;
+  std::string err;
+  for (int attempt = 0; conns.size() < frames.size() && attempt < 200; ++attempt) {
+    if (auto c = client::WsClient::connect("127.0.0.1", port, &err, "/", 10000)) {
+      conns.push_back(std::move(c));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));  // still opening its database
+    }
+  }
+  double per_event = 0;
+  if (conns.size() == frames.size()) {
+    auto before = load::read_usage(pid);
+    IngestRun run = drive_ingest(conns, frames, window, events);
+    auto after = load::read_usage(pid);
+    if (run.accepted != events) throw std::runtime_error("ingest floor: " + std::to_string(run.accepted) + " of " + std::to_string(events) + " stored");
+    const double total = after.cpu_seconds - before.cpu_seconds;
+    per_event = total * 1e6 / double(events);
+    for (const auto& [role, cpu] : after.cpu_by_thread) {
+      const auto was = before.cpu_by_thread.find(role);
+      const double used = cpu - (was == before.cpu_by_thread.end() ? 0 : was->second);
+      if (total > 0 && used > 0) (*figures)["floor_cpu_pct_" + role] = 100 * used / total;
+    }
+  }
+  conns.clear();
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  std::filesystem::remove_all(dir);
+  if (per_event == 0) throw std::runtime_error("ingest floor: cannot connect: " + err);
+  return per_event;
+}
+
+void ingest(const Options& o) {
+  std::vector<engine::Keypair> keys;
+  for (int i = 0; i < o.connections; ++i) keys.push_back(engine::generate_keypair());
+  // Sign everything first: the measured window holds only the relay's work.
+  std::vector<std::vector<std::string>> frames(size_t(o.connections));
+  for (int i = 0; i < o.events; ++i) {
+    size_t c = size_t(i % o.connections);
+    frames[c].push_back("[\"EVENT\"," + note(keys[c], "ingest " + std::to_string(i), {{"t", "load"}}).raw + "]");
+  }
+  std::map<std::string, double> figures;
+  load::ProcessUsage before, after;
+  {
+    std::string dir = temp_dir();
+    load::ServerProcess server(o.binary, dir, pick_port());
+    std::vector<std::unique_ptr<client::WsClient>> conns;
+    for (int i = 0; i < o.connections; ++i) conns.push_back(connect_authed(server, keys[size_t(i)]));
+    BatchCounters batches_before = scrape_batches(server);
+    before = load::read_usage(server.pid());
+    IngestRun run = drive_ingest(conns, frames, o.in_flight, size_t(o.events));
+    after = load::read_usage(server.pid());
+    BatchCounters batches_after = scrape_batches(server);
+    double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
+    double batches = std::max(1.0, batches_after.batches - batches_before.batches);
+    // Refused: answered OK false, or dropped with a NOTICE (and the 10 s wait for it is in elapsed_s).
+    figures = {{"events_ok", double(run.oks)}, {"events_accepted", double(run.accepted)},
+               {"events_refused", double(run.oks - run.accepted + run.notices)}, {"elapsed_s", run.elapsed_s},
+               {"events_per_store_batch", (batches_after.jobs - batches_before.jobs) / batches},
+               {"search_overflowed", batches_after.search_overflowed - batches_before.search_overflowed},
+               {"events_per_s", double(run.oks) / run.elapsed_s},
+               {"server_cpu_us_per_event", cpu_us / double(std::max<size_t>(1, run.accepted))}};
+  }
+  // The floor runs after the relay has stopped, on the same frames (its own empty database).
+  const double floor = o.floor ? ingest_floor_us(frames, o.in_flight, size_t(o.events), &figures) : 0;
+  const double v = verify_us();
+  figures["bare_verify_us"] = v;
+  figures["ratio_to_verify"] = figures["server_cpu_us_per_event"] / v;
+  if (o.floor) {
+    figures["floor_cpu_us_per_event"] = floor;
+    figures["floor_ratio_to_verify"] = floor / v;
+    figures["ratio_to_floor"] = figures["server_cpu_us_per_event"] / floor;
+  }
+  report(o, figures, before, after);
 }
 
 void fanout(const Options& o) {
@@ -673,11 +756,12 @@ int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help") {
     std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp|huddle [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
-               "       [--members N] [--per-member N] [--in-flight N] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--json]\n"
+               "       [--members N] [--per-member N] [--in-flight N] [--no-floor] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--json]\n"
                "       [--rooms N] [--speakers N]\n", stderr);
     return argc < 2 ? 2 : 0;
   }
   o.scenario = argv[1];
+  if (o.scenario == "ingest-floor-serve" && argc == 6) return load::serve_ingest_floor(uint16_t(std::stoi(argv[3])), argv[5]);
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -685,6 +769,7 @@ int main(int argc, char** argv) {
     else if (a == "--binary") o.binary = next();
     else if (a == "--connections") o.connections = std::stoi(next());
     else if (a == "--events") o.events = std::stoi(next());
+    else if (a == "--no-floor") o.floor = false;
     else if (a == "--in-flight") o.in_flight = std::max(1, std::stoi(next()));
     else if (a == "--cycles") o.cycles = std::max(1, std::stoi(next()));
     else if (a == "--minutes") o.minutes = std::max(1, std::stoi(next()));
