@@ -169,7 +169,8 @@ engine::Result<std::vector<Rule>> parse_rules(const std::string& toml) {
     Rule r;
     std::optional<std::string> filter;
     for (const auto& [key, v] : table) {
-      auto bad = [&](const std::string& what) { return engine::Error{"rule '" + r.name + "': " + key + " must be " + what}; };
+      const std::string& field = key;  // a lambda may not capture a structured binding before clang 16
+      auto bad = [&](const std::string& what) { return engine::Error{"rule '" + r.name + "': " + field + " must be " + what}; };
       if (key == "name") {
         if (v.type != Value::kString) return bad("a string");
         r.name = v.s;
