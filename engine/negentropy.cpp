@@ -283,21 +283,23 @@ Result<Outcome> Reconciler::respond(std::string_view in) {
     const uint64_t last_out = last_out_;
     bool fold = false;
     size_t fold_from = r.lower;  // where the rest starts if this range does not fit
-    if (r.mode == kSkip) {
+    split.clear();
+    if (r.mode == kSkip || (r.mode == kFingerprint && same_fingerprint(r, tally))) {
       skip = true;
     } else if (r.mode == kFingerprint) {
-      if (same_fingerprint(r, tally)) {
-        skip = true;
-      } else {
-        flush_skip();
-        split.clear();
-        split_range(r.lower, r.upper, r.lower_bound, r.upper_bound, split);
-        for (const Range& part : split) put_range(o, part);
-      }
-    } else {
-      // Our ids in the range, as many as fit; the rest of the range folds below.
       flush_skip();
-      Range list{r.lower, r.upper, r.lower_bound, r.upper_bound, true};
+      split_range(r.lower, r.upper, r.lower_bound, r.upper_bound, split);
+    } else {
+      flush_skip();
+      split.push_back({r.lower, r.upper, r.lower_bound, r.upper_bound, true});  // our ids in their list's range
+    }
+    if (split.size() != 1 || !split[0].id_list) {
+      for (const Range& part : split) put_range(o, part);
+    } else {
+      // A list, as many ids as fit; the rest of the range folds below. A
+      // list that never fits must not fold whole: the other side would ask
+      // the same range again, forever.
+      Range list = split[0];
       const size_t used = full.size() + o.size() + 260;  // the bound, the fold and the margin
       const size_t room = frame_limit_ == 0 ? SIZE_MAX : (frame_limit_ - std::min(frame_limit_, used)) / 32;
       if (list.upper - list.lower > room) {

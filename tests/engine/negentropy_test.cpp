@@ -202,6 +202,43 @@ TEST_P(NegentropyMixed, FindsExactlyTheDifference) {
 
 INSTANTIATE_TEST_SUITE_P(Peers, NegentropyMixed, ::testing::Combine(::testing::Values(0, 1, 50), ::testing::Values(0, 1, 2)));
 
+// A message of `ranges` fingerprints over `every` items each, all of them
+// wrong, and the rest of the set skipped.
+std::string wrong_fingerprints(const ItemSet& set, size_t ranges, size_t every) {
+  std::string msg(1, char(kProtocolVersion));
+  uint64_t last = 0;
+  for (size_t r = 1; r <= ranges; ++r) {
+    const Item& upper = set[r * every];
+    put_varint(msg, upper.created_at - last + 1);
+    last = upper.created_at;
+    put_varint(msg, 32);
+    msg.append(reinterpret_cast<const char*>(upper.id.data()), 32);
+    put_varint(msg, 1);  // fingerprint
+    msg.append(kFingerprintBytes, '\0');
+  }
+  return msg + bytes({0x00, 0x00, 0x00});  // infinity, skip
+}
+
+// Where most items differ the responder lists a differing range instead of
+// splitting it. A range whose ids do not fit one frame is listed as far as
+// the frame goes and the rest folded: answering nothing and folding it all
+// made the reference's JavaScript client ask the same range again forever
+// (the 1,000,000-id, 50 % interop cell; it splits the folded rest into 16
+// fingerprints of thousands of items each).
+TEST(NegentropyReconcile, AWholeDifferingRangeIsListedAsFarAsTheFrameGoes) {
+  Pair p = make_sets(100'000, 0, 13);
+  Reconciler server(p.server, 30'000);
+  // 60 small ranges that all differ: the responder now lists what differs.
+  ASSERT_TRUE(server.reconcile(wrong_fingerprints(p.server, 60, 10)).ok());
+  std::string whole(1, char(kProtocolVersion));
+  whole += bytes({0x00, 0x00, 0x01});  // up to infinity, a fingerprint
+  whole.append(kFingerprintBytes, '\0');
+  auto reply = server.reconcile(whole);
+  ASSERT_TRUE(reply.ok()) << reply.error();
+  EXPECT_LE(reply->next.size(), 30'000u);
+  EXPECT_GT(reply->next.size(), 25'000u) << "the answer lists the ids that fit, not just the folded rest";
+}
+
 // The bytes of scattered differences (docs/performance.md): about 12
 // fingerprints a difference, where the reference's split lists ~15 ids each
 // way for each. 100,000 items, 1 %: 1,000 differences.
