@@ -125,6 +125,32 @@ SplitPolicy reference_policy() {
   return p;
 }
 
+// Stores list newest first, a run per storage family (with ids ascending
+// within a second); any order must give the same set.
+TEST(NegentropyItemSet, OrdersNewestFirstRunsAndAnyOtherOrder) {
+  std::mt19937_64 rng(3);
+  std::vector<Item> main_run, tail;
+  for (size_t i = 0; i < 20'000; ++i) main_run.push_back(item(rng, 1'700'000'000 + rng() % 5'000));  // many ties
+  for (size_t i = 0; i < 50; ++i) tail.push_back(item(rng, 1'700'000'000 + rng() % 10'000));
+  auto newest_first = [](std::vector<Item>& v) {
+    std::sort(v.begin(), v.end(), [](const Item& a, const Item& b) {
+      return a.created_at != b.created_at ? a.created_at > b.created_at : a.id < b.id;
+    });
+  };
+  newest_first(main_run);
+  newest_first(tail);
+  std::vector<Item> stored = main_run;
+  stored.insert(stored.end(), tail.begin(), tail.end());
+  stored.push_back(stored.front());  // a duplicate goes
+  std::vector<Item> expected(stored.begin(), stored.end() - 1);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_TRUE(ItemSet(stored).items() == expected);
+  std::shuffle(stored.begin(), stored.end(), rng);
+  EXPECT_TRUE(ItemSet(stored).items() == expected);
+  std::sort(stored.begin(), stored.end());
+  EXPECT_TRUE(ItemSet(stored).items() == expected);
+}
+
 struct Exchange {
   int rounds = 0;
   size_t up = 0, down = 0;  // binary bytes each way
