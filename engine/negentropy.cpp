@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <unordered_set>
 
 #include "engine/canonical.h"
@@ -29,6 +30,35 @@ Bound infinity_bound() {
   Bound b;
   b.item.created_at = kInfinity;
   return b;
+}
+
+// Puts items in (created_at, id) order. Stores hand them newest first, a run
+// per storage family; std::sort given a million-item descending run and a
+// short one falls back to heapsort (0.3-0.5 s, a fifth of a NEG-OPEN's build).
+// A few such runs are reversed, the ids of each second put in order, and
+// merged: linear. Anything else (more than 8 runs) is sorted.
+void sort_items(std::vector<Item>& items) {
+  std::vector<size_t> starts{0};
+  for (size_t i = 1; i < items.size(); ++i) {
+    if (items[i].created_at <= items[i - 1].created_at) continue;
+    if (starts.size() == 8) {
+      std::sort(items.begin(), items.end());
+      return;
+    }
+    starts.push_back(i);
+  }
+  starts.push_back(items.size());
+  for (size_t r = 0; r + 1 < starts.size(); ++r) {
+    const auto begin = items.begin() + std::ptrdiff_t(starts[r]), end = items.begin() + std::ptrdiff_t(starts[r + 1]);
+    std::reverse(begin, end);
+    for (auto second = begin; second != end;) {
+      const uint64_t ts = second->created_at;
+      const auto next = std::find_if(second, end, [ts](const Item& it) { return it.created_at != ts; });
+      std::sort(second, next);
+      second = next;
+    }
+    if (r > 0) std::inplace_merge(items.begin(), begin, end);
+  }
 }
 
 }  // namespace
@@ -101,7 +131,7 @@ bool get_varint(std::string_view in, size_t& pos, uint64_t& n) {
 }
 
 ItemSet::ItemSet(std::vector<Item> items) : items_(std::move(items)) {
-  std::sort(items_.begin(), items_.end());
+  sort_items(items_);
   items_.erase(std::unique(items_.begin(), items_.end()), items_.end());
   block_sums_.reserve(items_.size() / kBlock + 1);
   Accumulator running;
@@ -283,21 +313,23 @@ Result<Outcome> Reconciler::respond(std::string_view in) {
     const uint64_t last_out = last_out_;
     bool fold = false;
     size_t fold_from = r.lower;  // where the rest starts if this range does not fit
-    if (r.mode == kSkip) {
+    split.clear();
+    if (r.mode == kSkip || (r.mode == kFingerprint && same_fingerprint(r, tally))) {
       skip = true;
     } else if (r.mode == kFingerprint) {
-      if (same_fingerprint(r, tally)) {
-        skip = true;
-      } else {
-        flush_skip();
-        split.clear();
-        split_range(r.lower, r.upper, r.lower_bound, r.upper_bound, split);
-        for (const Range& part : split) put_range(o, part);
-      }
-    } else {
-      // Our ids in the range, as many as fit; the rest of the range folds below.
       flush_skip();
-      Range list{r.lower, r.upper, r.lower_bound, r.upper_bound, true};
+      split_range(r.lower, r.upper, r.lower_bound, r.upper_bound, split);
+    } else {
+      flush_skip();
+      split.push_back({r.lower, r.upper, r.lower_bound, r.upper_bound, true});  // our ids in their list's range
+    }
+    if (split.size() != 1 || !split[0].id_list) {
+      for (const Range& part : split) put_range(o, part);
+    } else {
+      // A list, as many ids as fit; the rest of the range folds below. A
+      // list that never fits must not fold whole: the other side would ask
+      // the same range again, forever.
+      Range list = split[0];
       const size_t used = full.size() + o.size() + 260;  // the bound, the fold and the margin
       const size_t room = frame_limit_ == 0 ? SIZE_MAX : (frame_limit_ - std::min(frame_limit_, used)) / 32;
       if (list.upper - list.lower > room) {

@@ -122,7 +122,9 @@ struct SplitPolicy {
 //
 // The responder (the relay) is stateless between messages, as the protocol
 // expects: it answers each range, and when its answer would pass the frame
-// limit it folds the rest into one fingerprint for the next round.
+// limit it folds the rest into one fingerprint for the next round. An id list
+// is cut where the frame ends, so every answer lists or splits something: a
+// peer that asks again what was folded (the reference does) always moves on.
 //
 // The initiator keeps the ranges it still has to ask about and sends as many
 // as fit a frame (and whose answers should fit one), the rest skipped. When an

@@ -248,6 +248,7 @@ Status RocksEventStore::scan_records(StorageFamily first, std::string_view after
                                      const std::function<bool(StorageFamily, const RecordView&)>& visit) {
   rocksdb::ReadOptions read;
   read.total_order_seek = true;  // the record families' memtables are hashed by key
+  read.fill_cache = false;       // a pass over every record would only evict the hot blocks
   for (int f = int(first); f < kStorageFamilies; ++f) {
     std::unique_ptr<rocksdb::Iterator> it(db_.db()->NewIterator(read, db_.events(StorageFamily(f))));
     if (f == int(first) && !after.empty()) {

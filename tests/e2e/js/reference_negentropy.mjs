@@ -59,7 +59,8 @@ export async function referenceNegServer(itemsFor, onMessage = () => {}) {
 
 // Runs the reference client on `conn` over `filter` with `items` as its own
 // set: { have, need } (Sets of hex ids), rounds, and the bytes (binary) each way.
-export async function referenceReconcile(conn, filter, items, frameSizeLimit = 30000) {
+// onRound(round, bytesIn, bytesOut), if given, follows each round after the client's step.
+export async function referenceReconcile(conn, filter, items, frameSizeLimit = 30000, onRound = null) {
   const storage = new NegentropyStorageVector();
   for (const it of items) storage.insert(it.created_at, it.id);
   storage.seal();
@@ -75,6 +76,7 @@ export async function referenceReconcile(conn, filter, items, frameSizeLimit = 3
     rounds++;
     down += reply[2].length / 2;
     const [next, h, n] = await ne.reconcile(reply[2]);
+    onRound?.(rounds, reply[2].length / 2, next ? next.length / 2 : 0);
     have.push(...h);
     need.push(...n);
     if (next === null) break;
