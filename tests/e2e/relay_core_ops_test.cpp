@@ -45,6 +45,12 @@ TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
   }
   // Every family has a memtable from the start, counted against the budget.
   EXPECT_GT(metric_value(before.body, "buzz_store_memtable_bytes"), 0) << before.body;
+  // What malloc holds, read from the allocator itself; the build links jemalloc unless told not to.
+  EXPECT_GT(metric_value(before.body, "buzz_allocator_allocated_bytes"), 0) << before.body;
+  EXPECT_GE(metric_value(before.body, "buzz_allocator_held_bytes"), metric_value(before.body, "buzz_allocator_allocated_bytes"));
+#if BUZZ_JEMALLOC
+  EXPECT_EQ(metric_value(before.body, "buzz_allocator_info{allocator=\"jemalloc\"}"), 1) << before.body;
+#endif
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
   ASSERT_TRUE(c);
