@@ -15,6 +15,7 @@
 #include "engine/audit_segment.h"
 #include "engine/audit_verify.h"
 #include "engine/canonical.h"
+#include "engine/file_digest.h"
 
 namespace buzz::engine {
 namespace {

@@ -10,12 +10,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <memory>
-
-#include <openssl/evp.h>
 
 #include "engine/crc32c.h"
 #include "engine/event_record.h"
+#include "engine/file_digest.h"
 
 namespace buzz::engine {
 namespace {
@@ -156,43 +154,10 @@ Result<std::vector<SegmentFile>> list_segments(const std::string& dir) {
   return out;
 }
 
-Status read_file_chunks(const std::string& path, const std::function<void(std::string_view)>& chunk) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno_error("cannot open", path);
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Error e = errno_error("cannot read", path);
-      ::close(fd);
-      return e;
-    }
-    if (n == 0) break;
-    chunk(std::string_view(buf, size_t(n)));
-  }
-  ::close(fd);
-  return {};
-}
-
 Result<std::string> read_whole_file(const std::string& path) {
   std::string out;
   if (Status s = read_file_chunks(path, [&](std::string_view bytes) { out.append(bytes); }); !s) return Error{s.error()};
   return out;
-}
-
-Result<uint64_t> sha256_file(const std::string& path, uint8_t out[32]) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  bool ok = ctx && EVP_DigestInit_ex2(ctx.get(), EVP_sha256(), nullptr) == 1;
-  uint64_t size = 0;
-  Status read = read_file_chunks(path, [&](std::string_view bytes) {
-    ok = ok && EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size()) == 1;
-    size += bytes.size();
-  });
-  if (!read) return Error{read.error()};
-  unsigned int n = 0;
-  if (!ok || EVP_DigestFinal_ex(ctx.get(), out, &n) != 1 || n != 32) return Error{"cannot hash " + path + ": SHA-256 failed"};
-  return size;
 }
 
 Result<SegmentTrailer> read_segment_trailer(const std::string& path) {

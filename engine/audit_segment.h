@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,12 +83,7 @@ struct SegmentFile {
 // Segment files of a directory in chain order; a missing directory has none.
 Result<std::vector<SegmentFile>> list_segments(const std::string& dir);
 
-// Calls `chunk` with the file's bytes in order, 64 KiB at a time.
-Status read_file_chunks(const std::string& path, const std::function<void(std::string_view)>& chunk);
 Result<std::string> read_whole_file(const std::string& path);
-// The file's SHA-256 into `out`, read in chunks (a 64 MiB segment is never
-// held in memory); returns the number of bytes hashed.
-Result<uint64_t> sha256_file(const std::string& path, uint8_t out[32]);
 
 // The trailer of a sealed segment, read from its last 97 bytes.
 Result<SegmentTrailer> read_segment_trailer(const std::string& path);

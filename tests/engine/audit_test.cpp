@@ -22,6 +22,7 @@
 #include "engine/audit_verify.h"
 #include "engine/canonical.h"
 #include "engine/crc32c.h"
+#include "engine/file_digest.h"
 
 namespace buzz::engine {
 namespace {
