@@ -56,11 +56,14 @@ struct Sample {
   double beyond_pools() const { return rss_mib - block_cache_mib - memtables_mib; }
 };
 
-// A figure after the warm-up against where the warm-up left it, each point a
-// mean over kDriftWindow seconds so one second's transient (a compaction's
-// buffers) is not read as a trend: the first window after the warm-up, the
-// last one, and the highest in between.
-constexpr size_t kDriftWindow = 10;
+// A figure after the warm-up against where the warm-up left it, each point the
+// median of kDriftWindow seconds: the pools are read at once, but RSS follows a
+// memtable flush only as the allocator returns the freed arenas (jemalloc's
+// decay, ~10 s), so for a few seconds after each flush RSS less the pools reads
+// ~25 MiB high. The median skips that lag and a compaction's seconds; a trend
+// (a leak) moves it. The first window after the warm-up, the last one, and the
+// highest in between.
+constexpr size_t kDriftWindow = 30;
 
 struct Drift {
   double warm = 0, end = 0, max = 0;
@@ -73,16 +76,13 @@ Drift drift(const std::vector<Sample>& samples, double warmup_s, double (*of)(co
     if (s.second >= warmup_s) after.push_back(of(s));
   }
   Drift d;
-  if (after.size() < kDriftWindow) return d;
-  double sum = 0;
-  for (size_t i = 0; i < after.size(); ++i) {
-    sum += after[i];
-    if (i >= kDriftWindow) sum -= after[i - kDriftWindow];
-    if (i + 1 < kDriftWindow) continue;
-    const double mean = sum / kDriftWindow;
-    if (i + 1 == kDriftWindow) d.warm = mean;
-    d.max = std::max(d.max, mean);
-    d.end = mean;
+  for (size_t end = kDriftWindow; end <= after.size(); ++end) {
+    std::vector<double> window(after.begin() + ptrdiff_t(end - kDriftWindow), after.begin() + ptrdiff_t(end));
+    std::nth_element(window.begin(), window.begin() + kDriftWindow / 2, window.end());
+    const double median = window[kDriftWindow / 2];
+    if (end == kDriftWindow) d.warm = median;
+    d.max = std::max(d.max, median);
+    d.end = median;
   }
   return d;
 }

@@ -31,7 +31,7 @@ struct SoakRun {
 // lost, p50_ms, p99_ms, queries, rest_calls, errors, cpu_pct_mean; the warm-up's
 // length (warmup_s) and, after it, RSS and RSS beyond the store's bounded pools
 // (block cache and memtables) where the warm-up left them, at the end, at their
-// highest and the growth (rss_*, rss_beyond_store_pools_*: 10-second means);
+// highest and the growth (rss_*, rss_beyond_store_pools_*: 30-second medians);
 // what the rest is made of (heap_beyond_store_pools_*, allocator_kept_*,
 // table_readers_end_mib, rss_file_end_mib). Throws std::runtime_error if the
 // setup fails.
