@@ -13,6 +13,7 @@
 
 #include "engine/crc32c.h"
 #include "engine/event_record.h"
+#include "engine/file_digest.h"
 
 namespace buzz::engine {
 namespace {
@@ -154,22 +155,8 @@ Result<std::vector<SegmentFile>> list_segments(const std::string& dir) {
 }
 
 Result<std::string> read_whole_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno_error("cannot open", path);
   std::string out;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Error e = errno_error("cannot read", path);
-      ::close(fd);
-      return e;
-    }
-    if (n == 0) break;
-    out.append(buf, size_t(n));
-  }
-  ::close(fd);
+  if (Status s = read_file_chunks(path, [&](std::string_view bytes) { out.append(bytes); }); !s) return Error{s.error()};
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Prometheus text format 0.0.4; see metrics.h.
 #include "server/ops/metrics.h"
 
+#include "server/ops/allocator_stats.h"
+
 namespace buzz::server {
 namespace {
 
@@ -97,6 +99,14 @@ std::string render_metrics(const MetricsSources& m) {
            double(mem.memtables));
     metric(out, "buzz_store_table_readers_bytes", "gauge", "the store's open table files outside the block cache",
            double(mem.table_readers));
+    // Beside the store's pools: what malloc holds in all (a store means the relay process).
+    const AllocatorStats a = allocator_stats();
+    out += std::string("# HELP buzz_allocator_info the process's malloc\n# TYPE buzz_allocator_info gauge\nbuzz_allocator_info{allocator=\"") +
+           a.allocator + "\"} 1\n";
+    metric(out, "buzz_allocator_allocated_bytes", "gauge", "bytes malloc has handed out and not had back, the pools above included",
+           double(a.allocated));
+    metric(out, "buzz_allocator_held_bytes", "gauge", "memory malloc keeps resident: in use, freed but kept, its own metadata",
+           double(a.held));
   }
   if (m.search) {
     const SearchFeederMetrics& s = m.search->metrics();

@@ -40,11 +40,19 @@ TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
                            "buzz_subscriptions_active", "buzz_store_writer_queue", "buzz_store_batches_total",
                            "buzz_store_batched_jobs_total", "buzz_events_stored_total", "buzz_ws_connections_total",
                            "buzz_connections_refused_total", "buzz_ws_backpressure_disconnects_total",
-                           "buzz_store_block_cache_bytes", "buzz_store_table_readers_bytes"}) {
+                           "buzz_store_block_cache_bytes", "buzz_store_table_readers_bytes",
+                           "buzz_allocator_allocated_bytes", "buzz_allocator_held_bytes"}) {
     EXPECT_GE(metric_value(before.body, name), 0) << name << " missing from\n" << before.body;
   }
   // Every family has a memtable from the start, counted against the budget.
   EXPECT_GT(metric_value(before.body, "buzz_store_memtable_bytes"), 0) << before.body;
+  // What malloc holds, read from the allocator itself: jemalloc unless the build says otherwise
+  // (the sanitizers' allocator answers glibc's mallinfo2 with zeros).
+  EXPECT_GE(metric_value(before.body, "buzz_allocator_held_bytes"), metric_value(before.body, "buzz_allocator_allocated_bytes"));
+#if BUZZ_JEMALLOC
+  EXPECT_EQ(metric_value(before.body, "buzz_allocator_info{allocator=\"jemalloc\"}"), 1) << before.body;
+  EXPECT_GT(metric_value(before.body, "buzz_allocator_allocated_bytes"), 1 << 20) << before.body;
+#endif
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
   ASSERT_TRUE(c);

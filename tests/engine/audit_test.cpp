@@ -20,7 +20,9 @@
 #include "engine/audit_log.h"
 #include "engine/audit_segment.h"
 #include "engine/audit_verify.h"
+#include "engine/canonical.h"
 #include "engine/crc32c.h"
+#include "engine/file_digest.h"
 
 namespace buzz::engine {
 namespace {
@@ -211,6 +213,23 @@ TEST(AuditSegment, Crc32cPathsAgree) {
     ASSERT_EQ(crc32c(bytes.data() + half, len - half, crc32c(bytes.data(), half)), crc32c_portable(bytes.data(), len))
         << len;
   }
+}
+
+// The seal's streamed digest is the one-shot digest of the same bytes, across
+// several read chunks and a partial last one; a missing file is an error.
+TEST(AuditSegment, StreamedFileDigestMatchesOneShot) {
+  TempDir tmp;
+  const std::string path = tmp.path() + "/bytes";
+  std::string bytes;
+  for (int i = 0; i < 200'000; ++i) bytes.push_back(char(i * 131 + 7));
+  std::ofstream(path, std::ios::binary) << bytes;
+  uint8_t streamed[32], one_shot[32];
+  auto hashed = sha256_file(path, streamed);
+  ASSERT_TRUE(hashed) << hashed.error();
+  EXPECT_EQ(*hashed, bytes.size());
+  sha256(bytes.data(), bytes.size(), one_shot);
+  EXPECT_EQ(std::string(streamed, streamed + 32), std::string(one_shot, one_shot + 32));
+  EXPECT_FALSE(sha256_file(tmp.path() + "/missing", streamed));
 }
 
 // ---- the log on disk ------------------------------------------------------

@@ -663,6 +663,18 @@ void soak(const Options& o) {
   auto usage_before = load::read_usage(server.pid());
   auto figures = load::run_soak(run, server);
   report(o, figures, usage_before, load::read_usage(server.pid()));
+  if (!o.json) {  // what the target checks (issue 20 §4), in words
+    auto line = [&](const char* what, const std::string& key) {
+      std::printf("%s after the warm-up (%.0f s) %.1f MiB -> end %.1f MiB (highest %.1f): %+.1f %%\n", what,
+                  figures["warmup_s"], figures[key + "_warm_mib"], figures[key + "_end_mib"], figures[key + "_max_mib"],
+                  figures[key + "_growth_pct"]);
+    };
+    line("RSS", "rss");
+    line("RSS beyond the store's bounded pools", "rss_beyond_store_pools");
+    const bool flat = figures["rss_beyond_store_pools_growth_pct"] <= 10;
+    std::printf("target: RSS beyond the pools within 10 %% %s; %.0f errors, %.0f lost\n", flat ? "met" : "NOT met",
+                figures["errors"], figures["lost"]);
+  }
   if (figures["errors"] != 0 || figures["lost"] != 0) throw std::runtime_error("the soak saw errors or lost deliveries");
 }
 

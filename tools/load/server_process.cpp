@@ -56,6 +56,9 @@ ProcessUsage read_usage(pid_t pid) {
   std::string line;
   while (std::getline(status, line)) {
     if (line.rfind("VmRSS:", 0) == 0) u.rss_bytes = std::stoull(line.substr(6)) * 1024;
+    if (line.rfind("RssFile:", 0) == 0 || line.rfind("RssShmem:", 0) == 0) {
+      u.rss_file_bytes += std::stoull(line.substr(line.find(':') + 1)) * 1024;
+    }
   }
   return u;
 }

@@ -14,6 +14,7 @@ namespace buzz::load {
 struct ProcessUsage {
   double cpu_seconds = 0;  // user + system
   uint64_t rss_bytes = 0;
+  uint64_t rss_file_bytes = 0;  // of rss_bytes, pages of files and shared memory (the rest is anonymous: heaps, stacks)
   // CPU seconds per thread role: the thread name with its trailing index
   // dropped (buzz-loop-0 and buzz-loop-1 are both "buzz-loop"), so a run can
   // say which part of the relay (loops, store writer, audit chain, search,

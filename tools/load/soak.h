@@ -28,8 +28,12 @@ struct SoakRun {
 };
 
 // Figures: connections, posted, refused, deliveries_expected, deliveries_received,
-// lost, p50_ms, p99_ms, queries, rest_calls, errors, rss_warm_mib, rss_max_mib,
-// rss_end_mib, rss_growth_pct, cpu_pct_mean. Throws std::runtime_error if the
+// lost, p50_ms, p99_ms, queries, rest_calls, errors, cpu_pct_mean; the warm-up's
+// length (warmup_s) and, after it, RSS and RSS beyond the store's bounded pools
+// (block cache and memtables) where the warm-up left them, at the end, at their
+// highest and the growth (rss_*, rss_beyond_store_pools_*: 30-second medians);
+// what the rest is made of (heap_beyond_store_pools_*, allocator_kept_*,
+// table_readers_end_mib, rss_file_end_mib). Throws std::runtime_error if the
 // setup fails.
 std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& server);
 

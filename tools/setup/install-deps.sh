@@ -12,6 +12,7 @@ packages=(
   libopus-dev   # huddles: the Opus frame check, and real audio in the tests and buzz-load
   chromium fonts-noto-color-emoji   # the web client's browser tests (tests/web), headless
   libpq-dev postgresql
+  libjemalloc-dev   # the relay's allocator (BUZZ_JEMALLOC, on by default)
   libhiredis-dev redis-server   # `buzz serve --pubsub redis://…`; its tests start their own redis-server
 )
 # The web client's build and the npm-driven tests need Node.js with npm; machines that

@@ -1,0 +1,20 @@
+// A file read as a stream: its bytes chunk by chunk, and its SHA-256 without
+// ever holding the whole file (an audit segment is 64 MiB).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "engine/result.h"
+
+namespace buzz::engine {
+
+// Calls `chunk` with the file's bytes in order, 64 KiB at a time.
+Status read_file_chunks(const std::string& path, const std::function<void(std::string_view)>& chunk);
+
+// The file's SHA-256 into `out`; returns the number of bytes hashed.
+Result<uint64_t> sha256_file(const std::string& path, uint8_t out[32]);
+
+}  // namespace buzz::engine
