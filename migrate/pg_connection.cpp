@@ -129,7 +129,10 @@ engine::Result<std::vector<std::vector<PgRow>>> PgConnection::pipeline(const std
     PQclear(r);
     if (synced) break;
   }
-  if (PQexitPipelineMode(conn_) != 1 && !error) error = error_text(nullptr);
+  if (PQexitPipelineMode(conn_) != 1) {
+    if (!error) error = error_text(nullptr);
+    PQreset(conn_);  // never left in pipeline mode, where the plain calls all fail
+  }
   if (error) return engine::Error{*error};
   return out;
 }

@@ -200,7 +200,8 @@ TEST_P(TwoNodeTest, AnEventAcceptedOnAReachesASubscriberOnBExactlyOnce) {
   // The target is p99 < 20 ms (12–13 ms here on a quiet machine, docs/performance.md); a
   // 2-core CI box busy with a parallel build or test measures its scheduler instead, so
   // the gate here only catches a stalled path (a loop waiting on Redis would show seconds).
-  // On PostgreSQL each event also waits for A's commit (55 ms p99 quiet, 300 ms with the suite beside it).
+  // On PostgreSQL each event also waits for A's commit, one WAL flush (38–47 ms p99 at load 8, 300 ms with the
+  // suite beside it; docs/performance.md has the breakdown).
   EXPECT_LT(p99, on_postgres() ? 1000.0 : 250.0) << "p99 publish->delivery";
 }
 
