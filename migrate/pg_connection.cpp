@@ -2,6 +2,7 @@
 #include "migrate/pg_connection.h"
 
 #include <ctime>
+#include <optional>
 
 #include "engine/hex.h"
 
@@ -57,15 +58,9 @@ engine::Status PgConnection::exec(const std::string& sql) {
   return out;
 }
 
-engine::Result<std::vector<PgRow>> PgConnection::query(const std::string& sql, const std::vector<std::string>& params) {
-  std::vector<const char*> p;
-  for (const std::string& s : params) p.push_back(s.c_str());
-  PGresult* r = PQexecParams(conn_, sql.c_str(), int(p.size()), nullptr, p.data(), nullptr, nullptr, 0);
-  if (PQresultStatus(r) != PGRES_TUPLES_OK && PQresultStatus(r) != PGRES_COMMAND_OK) {
-    std::string why = error_text(r);
-    PQclear(r);
-    return engine::Error{why};
-  }
+namespace {
+
+std::vector<PgRow> rows_of(PGresult* r) {
   std::vector<PgRow> rows(size_t(PQntuples(r)));
   for (int i = 0; i < PQntuples(r); ++i) {
     for (int c = 0; c < PQnfields(r); ++c) {
@@ -73,8 +68,73 @@ engine::Result<std::vector<PgRow>> PgConnection::query(const std::string& sql, c
       rows[size_t(i)].nulls.push_back(PQgetisnull(r, i, c));
     }
   }
+  return rows;
+}
+
+bool succeeded(PGresult* r) { return PQresultStatus(r) == PGRES_TUPLES_OK || PQresultStatus(r) == PGRES_COMMAND_OK; }
+
+std::vector<const char*> param_pointers(const std::vector<std::string>& params) {
+  std::vector<const char*> p;
+  for (const std::string& s : params) p.push_back(s.c_str());
+  return p;
+}
+
+}  // namespace
+
+engine::Result<std::vector<PgRow>> PgConnection::query(const std::string& sql, const std::vector<std::string>& params) {
+  std::vector<const char*> p = param_pointers(params);
+  PGresult* r = PQexecParams(conn_, sql.c_str(), int(p.size()), nullptr, p.data(), nullptr, nullptr, 0);
+  if (!succeeded(r)) {
+    std::string why = error_text(r);
+    PQclear(r);
+    return engine::Error{why};
+  }
+  std::vector<PgRow> rows = rows_of(r);
   PQclear(r);
   return rows;
+}
+
+engine::Result<std::vector<std::vector<PgRow>>> PgConnection::pipeline(const std::vector<Statement>& statements) {
+  if (PQenterPipelineMode(conn_) != 1) return engine::Error{error_text(nullptr)};
+  std::optional<std::string> error;
+  size_t sent = 0;
+  for (const Statement& s : statements) {
+    std::vector<const char*> p = param_pointers(s.params);
+    if (PQsendQueryParams(conn_, s.sql.c_str(), int(p.size()), nullptr, p.data(), nullptr, nullptr, 0) != 1) {
+      error = error_text(nullptr);
+      break;
+    }
+    ++sent;
+  }
+  std::vector<std::vector<PgRow>> out;
+  if (PQpipelineSync(conn_) != 1 && !error) error = error_text(nullptr);
+  // Every statement sent has a result (or PGRES_PIPELINE_ABORTED after a
+  // failure) followed by a null; then the sync's PGRES_PIPELINE_SYNC.
+  for (size_t i = 0; i < sent; ++i) {
+    PGresult* r = PQgetResult(conn_);
+    if (!r) {  // the connection broke
+      if (!error) error = error_text(nullptr);
+      break;
+    }
+    if (succeeded(r)) {
+      out.push_back(rows_of(r));
+    } else if (!error) {
+      error = PQresultStatus(r) == PGRES_PIPELINE_ABORTED ? "pipeline aborted" : error_text(r);
+    }
+    PQclear(r);
+    while ((r = PQgetResult(conn_)) != nullptr) PQclear(r);
+  }
+  for (PGresult* r; (r = PQgetResult(conn_)) != nullptr;) {
+    const bool synced = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+    PQclear(r);
+    if (synced) break;
+  }
+  if (PQexitPipelineMode(conn_) != 1) {
+    if (!error) error = error_text(nullptr);
+    PQreset(conn_);  // never left in pipeline mode, where the plain calls all fail
+  }
+  if (error) return engine::Error{*error};
+  return out;
 }
 
 engine::Status PgConnection::copy_in(const std::string& copy_sql, std::string_view block, CopyFailure* failure) {

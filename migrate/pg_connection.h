@@ -47,6 +47,14 @@ class PgConnection {
   bool alive() const { return PQstatus(conn_) == CONNECTION_OK; }
   bool reset();
   engine::Result<std::vector<PgRow>> query(const std::string& sql, const std::vector<std::string>& params = {});
+  // Several statements sent at once and answered in one round trip (libpq's
+  // pipeline mode), each one's rows in order. The first failure is the error:
+  // the statements after it are not run (inside BEGIN, the caller rolls back).
+  struct Statement {
+    std::string sql;
+    std::vector<std::string> params{};
+  };
+  engine::Result<std::vector<std::vector<PgRow>>> pipeline(const std::vector<Statement>& statements);
   // `copy_sql` is a "COPY … FROM STDIN" statement; `block` its rows in text format.
   // On failure `failure` says which line, when PostgreSQL said so.
   engine::Status copy_in(const std::string& copy_sql, std::string_view block, CopyFailure* failure);

@@ -14,7 +14,6 @@
 #include "engine/hex.h"
 #include "engine/kinds.h"
 #include "engine/signature.h"
-#include "migrate/copy_row.h"
 #include "migrate/pg_event_row.h"
 #include "migrate/pg_filter_sql.h"
 #include "migrate/pg_import.h"
@@ -84,8 +83,11 @@ ReplaceKey replace_key(uint16_t kind, const engine::Pubkey& pk, std::string_view
 }  // namespace
 
 // One write transaction, with what it has read and changed so far, so that
-// later events of the batch see the earlier ones (read-your-writes); new rows
-// go in with one COPY at the end.
+// later events of the batch see the earlier ones (read-your-writes). A batch
+// of new events costs three round trips, each a pipeline: BEGIN with the ids'
+// lookup; the rows (one INSERT from arrays) with their side tables; the state
+// rows with COMMIT. Every acknowledgement waits for the batch, and another
+// node's delivery for its COMMIT: each round trip is on that path.
 class PgEventStore::Batch {
  public:
   explicit Batch(PgConnection& pg) : pg_(pg) {}
@@ -102,15 +104,17 @@ class PgEventStore::Batch {
     bool deleted = false;
   };
 
-  // Reads which of the batch's ids are stored, in one query.
-  Status prefetch(std::span<const engine::WriteRequest> requests) {
+  // Opens the transaction and reads which of the batch's ids are stored: one round trip.
+  Status begin(std::span<const engine::WriteRequest> requests) {
     std::vector<std::string_view> ids;
     for (const auto& r : requests) ids.emplace_back(reinterpret_cast<const char*>(r.event->id.data()), 32);
-    auto rows = pg_.query("SELECT encode(id, 'hex'), encode(pubkey, 'hex'), deleted_at IS NULL FROM events WHERE id = ANY($1::bytea[])",
-                          {bytea_array(ids)});
-    if (!rows) return Error{rows.error()};
+    auto results = pg_.pipeline(
+        {{"BEGIN"},
+         {"SELECT encode(id, 'hex'), encode(pubkey, 'hex'), deleted_at IS NULL FROM events WHERE id = ANY($1::bytea[])",
+          {bytea_array(ids)}}});
+    if (!results) return Error{results.error()};
     for (const auto& r : requests) rows_[r.event->id] = Row{};
-    for (const PgRow& r : *rows) remember(r);
+    for (const PgRow& r : results->back()) remember(r);
     return {};
   }
 
@@ -171,19 +175,27 @@ class PgEventStore::Batch {
     return true;
   }
 
-  // Writes the new rows and the deletions; returns the ids another node
-  // inserted first (their results become duplicates).
+  // Writes the new rows and the deletions, in one round trip; returns the ids
+  // another node inserted first (their results become duplicates).
   engine::Result<std::set<Id>> flush() {
-    std::set<Id> raced;
-    if (!added_.empty()) {
-      if (Status s = insert_events(raced); !s) return Error{s.error()};
-    }
+    std::vector<PgConnection::Statement> writes;
+    if (!added_.empty()) insert_events(writes);
     if (!deleted_.empty()) {
       std::vector<std::string_view> ids;
       for (const Id& id : deleted_) ids.emplace_back(reinterpret_cast<const char*>(id.data()), 32);
-      auto r = pg_.query("UPDATE events SET deleted_at = now() WHERE id = ANY($1::bytea[]) AND deleted_at IS NULL",
-                         {bytea_array(ids)});
-      if (!r) return Error{r.error()};
+      writes.push_back({"UPDATE events SET deleted_at = now() WHERE id = ANY($1::bytea[]) AND deleted_at IS NULL",
+                        {bytea_array(ids)}});
+    }
+    std::set<Id> raced;
+    if (writes.empty()) return raced;
+    auto results = pg_.pipeline(writes);
+    if (!results) return Error{results.error()};
+    if (!added_.empty()) {
+      std::unordered_set<std::string> done;
+      for (const PgRow& r : results->front()) done.insert(r.values[0]);
+      for (const Added& a : added_) {
+        if (!done.count(hex(a.event->id))) raced.insert(a.event->id);
+      }
     }
     return raced;
   }
@@ -201,28 +213,27 @@ class PgEventStore::Batch {
     return id;
   }
 
-  Status insert_events(std::set<Id>& raced) {
-    // Through a temporary table: INSERT … ON CONFLICT DO NOTHING, as upstream
-    // inserts, so a row another node wrote meanwhile is a duplicate, not an error.
-    if (Status s = pg_.exec(
-            "CREATE TEMP TABLE IF NOT EXISTS buzz_incoming (id BYTEA, pubkey BYTEA, created_at TIMESTAMPTZ, kind INT, "
-            "tags JSONB, content TEXT, sig BYTEA, channel_id UUID, deleted_at TIMESTAMPTZ, d_tag TEXT) ON COMMIT DELETE ROWS");
-        !s) {
-      return s;
-    }
-    std::string block;
+  // The new rows as statements, the events' INSERT first: INSERT … ON CONFLICT
+  // DO NOTHING, as upstream inserts, so a row another node wrote meanwhile is
+  // a duplicate, not an error (its id is missing from the RETURNING rows).
+  void insert_events(std::vector<PgConnection::Statement>& out) {
+    std::vector<std::string> ids, pubkeys, times, kinds, tags, contents, sigs, channels, deleted, d_tags, has_d;
     std::vector<std::string> raw_ids, raws, m_pubkeys, m_ids, m_times, m_channels, m_kinds;
     for (const Added& a : added_) {
       const engine::Event& e = *a.event;
-      {
-        CopyRow r(block);
-        r.key(e.id).key(e.pubkey).time(e.created_at).number(e.kind);
-        std::string tags;
-        engine::append_json_tags(tags, e.tags);
-        r.text(tags).text(e.content).key(e.sig).text_or_null(a.channel);
-        a.deleted ? r.text("now") : r.null();
-        engine::kind_class(e.kind) == engine::KindClass::kAddressable ? r.text(e.first_tag_value("d")) : r.null();
-      }
+      ids.push_back(hex(e.id));
+      pubkeys.push_back(hex(e.pubkey));
+      times.push_back(std::to_string(e.created_at));
+      kinds.push_back(std::to_string(e.kind));
+      tags.emplace_back();
+      engine::append_json_tags(tags.back(), e.tags);
+      contents.push_back(e.content);
+      sigs.push_back(engine::to_hex(e.sig.data(), e.sig.size()));
+      channels.push_back(a.channel);
+      deleted.push_back(a.deleted ? "t" : "f");
+      const bool addressable = engine::kind_class(e.kind) == engine::KindClass::kAddressable;
+      d_tags.emplace_back(addressable ? e.first_tag_value("d") : "");
+      has_d.push_back(addressable ? "t" : "f");
       if (engine::serialize_event(e) != e.raw) {
         raw_ids.push_back(hex(e.id));
         raws.push_back(e.raw);
@@ -239,33 +250,28 @@ class PgEventStore::Batch {
         m_kinds.push_back(std::to_string(e.kind));
       }
     }
-    CopyFailure failure;
-    if (Status s = pg_.copy_in("COPY buzz_incoming FROM STDIN", block, &failure); !s) return s;
-    auto inserted = pg_.query(
-        "INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, channel_id, deleted_at, d_tag) "
-        "SELECT id, pubkey, created_at, kind, tags, content, sig, channel_id, deleted_at, d_tag FROM buzz_incoming "
-        "ON CONFLICT DO NOTHING RETURNING encode(id, 'hex')");
-    if (!inserted) return Error{inserted.error()};
-    std::unordered_set<std::string> done;
-    for (const PgRow& r : *inserted) done.insert(r.values[0]);
-    for (const Added& a : added_) {
-      if (!done.count(hex(a.event->id))) raced.insert(a.event->id);
-    }
+    out.push_back(
+        {"INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, channel_id, deleted_at, d_tag) "
+         "SELECT decode(i, 'hex'), decode(p, 'hex'), to_timestamp(t), k, g::jsonb, c, decode(s, 'hex'), NULLIF(h, '')::uuid, "
+         "CASE WHEN x THEN now() END, CASE WHEN hd THEN d END "
+         "FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], "
+         "$9::bool[], $10::text[], $11::bool[]) AS n(i, p, t, k, g, c, s, h, x, d, hd) "
+         "ON CONFLICT DO NOTHING RETURNING encode(id, 'hex')",
+         {text_array(ids), text_array(pubkeys), text_array(times), text_array(kinds), text_array(tags),
+          text_array(contents), text_array(sigs), text_array(channels), text_array(deleted), text_array(d_tags),
+          text_array(has_d)}});
     if (!raws.empty()) {
-      auto r = pg_.query("INSERT INTO buzz_event_raw (id, raw) SELECT decode(i, 'hex'), w FROM unnest($1::text[], $2::text[]) "
-                         "AS t(i, w) ON CONFLICT DO NOTHING",
-                         {text_array(raw_ids), text_array(raws)});
-      if (!r) return Error{r.error()};
+      out.push_back({"INSERT INTO buzz_event_raw (id, raw) SELECT decode(i, 'hex'), w FROM unnest($1::text[], $2::text[]) "
+                     "AS t(i, w) ON CONFLICT DO NOTHING",
+                     {text_array(raw_ids), text_array(raws)}});
     }
     if (!m_ids.empty()) {
-      auto r = pg_.query(
-          "INSERT INTO event_mentions (pubkey_hex, event_id, event_created_at, channel_id, event_kind) "
-          "SELECT p, decode(i, 'hex'), to_timestamp(t), NULLIF(c, '')::uuid, k FROM "
-          "unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[]) AS x(p, i, t, c, k) ON CONFLICT DO NOTHING",
-          {text_array(m_pubkeys), text_array(m_ids), text_array(m_times), text_array(m_channels), text_array(m_kinds)});
-      if (!r) return Error{r.error()};
+      out.push_back(
+          {"INSERT INTO event_mentions (pubkey_hex, event_id, event_created_at, channel_id, event_kind) "
+           "SELECT p, decode(i, 'hex'), to_timestamp(t), NULLIF(c, '')::uuid, k FROM "
+           "unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[]) AS x(p, i, t, c, k) ON CONFLICT DO NOTHING",
+           {text_array(m_pubkeys), text_array(m_ids), text_array(m_times), text_array(m_channels), text_array(m_kinds)}});
     }
-    return {};
   }
 
   PgConnection& pg_;
@@ -393,9 +399,8 @@ engine::Result<std::vector<WriteResult>> PgEventStore::write(std::span<const eng
     (void)pg.exec("ROLLBACK");
     return Error{"error: database write failed: " + why};
   };
-  if (Status s = pg.exec("BEGIN"); !s) return fail(s.error());
   Batch batch(pg);
-  if (Status s = batch.prefetch(requests); !s) return fail(s.error());
+  if (Status s = batch.begin(requests); !s) return fail(s.error());
   std::vector<WriteResult> results;
   results.reserve(requests.size());
   for (const engine::WriteRequest& r : requests) {
@@ -420,62 +425,59 @@ engine::Result<std::vector<WriteResult>> PgEventStore::write(std::span<const eng
   if (finish) finish(results, finished);
   std::vector<engine::StateWrite> all(state.begin(), state.end());
   all.insert(all.end(), std::make_move_iterator(finished.begin()), std::make_move_iterator(finished.end()));
-  if (!all.empty()) {
-    std::vector<std::string> tables, nodes, keys, values;
-    for (const engine::StateWrite& w : all) {
-      tables.push_back(std::to_string(int(w.table)));
-      nodes.push_back(node_of(w.table));
-      keys.push_back(hex(w.key));
-      values.push_back(hex(w.value));
-    }
-    // In order, so a later write of the same key wins: deletes and upserts one by one would
-    // cost a round trip each; here the last value per key is kept and applied in two statements.
-    std::map<std::tuple<std::string, std::string, std::string>, std::string> last;
-    for (size_t i = 0; i < all.size(); ++i) last[{tables[i], nodes[i], keys[i]}] = values[i];
-    std::vector<std::string> put_t, put_n, put_k, put_v, del_t, del_n, del_k;
-    for (const auto& [k, v] : last) {
-      const auto& [t, n, key] = k;
-      if (v.empty()) {
-        del_t.push_back(t), del_n.push_back(n), del_k.push_back(key);
-      } else {
-        put_t.push_back(t), put_n.push_back(n), put_k.push_back(key), put_v.push_back(v);
-      }
-    }
-    if (!del_k.empty()) {
-      auto r = pg.query("DELETE FROM buzz_state s USING unnest($1::smallint[], $2::text[], $3::text[]) AS d(t, n, k) "
-                        "WHERE s.tbl = d.t AND s.node = d.n AND s.key = decode(d.k, 'hex')",
-                        {text_array(del_t), text_array(del_n), text_array(del_k)});
-      if (!r) return fail(r.error());
-    }
-    if (!put_k.empty()) {
-      auto r = pg.query("INSERT INTO buzz_state (tbl, node, key, value) SELECT t, n, decode(k, 'hex'), decode(v, 'hex') "
-                        "FROM unnest($1::smallint[], $2::text[], $3::text[], $4::text[]) AS p(t, n, k, v) "
-                        "ON CONFLICT (tbl, node, key) DO UPDATE SET value = EXCLUDED.value",
-                        {text_array(put_t), text_array(put_n), text_array(put_k), text_array(put_v)});
-      if (!r) return fail(r.error());
-    }
-  }
-  if (Status s = note_team_changes(pg, all); !s) return fail(s.error());
-  if (Status s = pg.exec("COMMIT"); !s) return fail(s.error());
+  // The state rows, the team version and COMMIT: one round trip.
+  std::vector<PgConnection::Statement> tail = state_statements(all);
+  if (auto team = team_change_statement(all)) tail.push_back(std::move(*team));
+  tail.push_back({"COMMIT"});
+  if (auto done = pg.pipeline(tail); !done) return fail(done.error());
   return results;
 }
 
-Status PgEventStore::note_team_changes(PgConnection& pg, std::span<const engine::StateWrite> writes) {
+std::vector<PgConnection::Statement> PgEventStore::state_statements(std::span<const engine::StateWrite> writes) const {
+  std::vector<PgConnection::Statement> out;
+  if (writes.empty()) return out;
+  // In order, so a later write of the same key wins: deletes and upserts one by one would
+  // cost a round trip each; here the last value per key is kept and applied in two statements.
+  std::map<std::tuple<std::string, std::string, std::string>, std::string> last;
+  for (const engine::StateWrite& w : writes) last[{std::to_string(int(w.table)), node_of(w.table), hex(w.key)}] = hex(w.value);
+  std::vector<std::string> put_t, put_n, put_k, put_v, del_t, del_n, del_k;
+  for (const auto& [k, v] : last) {
+    const auto& [t, n, key] = k;
+    if (v.empty()) {
+      del_t.push_back(t), del_n.push_back(n), del_k.push_back(key);
+    } else {
+      put_t.push_back(t), put_n.push_back(n), put_k.push_back(key), put_v.push_back(v);
+    }
+  }
+  if (!del_k.empty()) {
+    out.push_back({"DELETE FROM buzz_state s USING unnest($1::smallint[], $2::text[], $3::text[]) AS d(t, n, k) "
+                   "WHERE s.tbl = d.t AND s.node = d.n AND s.key = decode(d.k, 'hex')",
+                   {text_array(del_t), text_array(del_n), text_array(del_k)}});
+  }
+  if (!put_k.empty()) {
+    out.push_back({"INSERT INTO buzz_state (tbl, node, key, value) SELECT t, n, decode(k, 'hex'), decode(v, 'hex') "
+                   "FROM unnest($1::smallint[], $2::text[], $3::text[], $4::text[]) AS p(t, n, k, v) "
+                   "ON CONFLICT (tbl, node, key) DO UPDATE SET value = EXCLUDED.value",
+                   {text_array(put_t), text_array(put_n), text_array(put_k), text_array(put_v)}});
+  }
+  return out;
+}
+
+std::optional<PgConnection::Statement> PgEventStore::team_change_statement(std::span<const engine::StateWrite> writes) {
   std::set<std::string> channels;
   for (const engine::StateWrite& w : writes) {
     const bool team = w.table == engine::StateTable::kChannels || w.table == engine::StateTable::kChannelMembers;
     if (team && w.key.size() >= 36) channels.insert(w.key.substr(0, 36));  // a member's key: channel id + pubkey
   }
-  if (channels.empty()) return {};
+  if (channels.empty()) return std::nullopt;
   // The version row's lock is held to COMMIT: the next team change on any node
   // waits for it, so versions are handed out in commit order with no gap.
-  auto r = pg.query(
+  return PgConnection::Statement{
       "WITH v AS (UPDATE buzz_serve_meta SET value = (value::bigint + 1)::text WHERE key = 'team_version' "
       "RETURNING value::bigint AS n) "
       "INSERT INTO buzz_team_changes (channel, version) SELECT c, v.n FROM unnest($1::text[]) AS c, v "
       "ON CONFLICT (channel) DO UPDATE SET version = EXCLUDED.version",
-      {text_array({channels.begin(), channels.end()})});
-  return r ? Status{} : Status{Error{r.error()}};
+      {text_array({channels.begin(), channels.end()})}};
 }
 
 engine::Result<engine::TeamChanges> PgEventStore::team_changes(uint64_t since) {

@@ -20,9 +20,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/event_store.h"
+#include "migrate/pg_connection.h"
 #include "migrate/pg_thread_connections.h"
 
 namespace buzz::migrate {
@@ -82,8 +84,11 @@ class PgEventStore final : public engine::EventStore {
   std::optional<engine::StoredEvent> read_one(const engine::Id& id, bool live_only);
   // The node column of a state table's rows.
   const std::string& node_of(engine::StateTable table) const;
-  // Inside write()'s transaction: the next team version for the channels these writes change.
-  static engine::Status note_team_changes(PgConnection& pg, std::span<const engine::StateWrite> writes);
+  // Inside write()'s transaction, sent with its COMMIT: the state rows (the
+  // last write of each key), and the next team version for the channels
+  // these writes change.
+  std::vector<PgConnection::Statement> state_statements(std::span<const engine::StateWrite> writes) const;
+  static std::optional<PgConnection::Statement> team_change_statement(std::span<const engine::StateWrite> writes);
 
   PgThreadConnections conns_;
   const std::string node_;

@@ -170,10 +170,6 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
   for (const CommittedEvent& c : outcome.committed) s_.profiles.apply(*c.event);
   std::vector<CommittedEvent> remote_events = deliverable_remote(std::move(outcome.remote));
   for (const CommittedEvent& c : remote_events) s_.profiles.apply(*c.event);  // another node's kind 0
-  // The other nodes' subscribers: queued, never waited for (the batch is durable already).
-  if (pubsub_) {
-    for (const CommittedEvent& c : outcome.committed) pubsub_->publish(c.event->id, c.channel, *c.raw);
-  }
   // DM calls over REST: their HTTP answers, ready here (the batch is durable).
   for (DmReply& r : outcome.dm_replies) {
     if (r.to.loop >= loops_.size()) continue;

@@ -72,8 +72,12 @@ class Relay final : public net::Service {
 
   // Several nodes serving one team: each committed or ephemeral event is also
   // published to the other nodes, and theirs come in through on_remote_events.
-  // Before the loops run; null (the default) = a lone node.
-  void set_pubsub(engine::PubSub* pubsub) { pubsub_ = pubsub; }
+  // Before the loops and the store writer run; null (the default) = a lone
+  // node. The writer publishes the committed events, the relay the ephemeral ones.
+  void set_pubsub(engine::PubSub* pubsub) {
+    pubsub_ = pubsub;
+    s_.writer.set_pubsub(pubsub);
+  }
   // The PubSub's thread: another node's events, queued for the store writer
   // (RemoteQueue), whose outcome fans them out on every loop like this node's
   // own, with the same read rules per recipient. Never blocks.

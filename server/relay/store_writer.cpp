@@ -153,6 +153,9 @@ void StoreWriter::process(std::vector<WriteJob>& jobs, std::vector<engine::Remot
   if (!write && remote.empty()) return;
   Batch batch;
   if (write) write_batch(jobs, batch);
+  if (pubsub_) {
+    for (const CommittedEvent& c : batch.out.committed) pubsub_->publish(c.event->id, c.channel, *c.raw);
+  }
   batch.out.remote = std::move(remote);
   catch_up_team(batch.out);
   sink_(std::move(batch.out));

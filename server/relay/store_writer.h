@@ -122,6 +122,11 @@ class StoreWriter {
   // submitted before wait for it: the rooms that submit are built first, the
   // relay that receives the outcomes last.
   void start(Sink sink);
+  // Before start(): several nodes' fan-out. Each batch's committed events are
+  // published right after its COMMIT, on this thread, before the team
+  // catch-up that this node's own fan-out waits for (the other nodes run
+  // their own before theirs).
+  void set_pubsub(engine::PubSub* pubsub) { pubsub_ = pubsub; }
   // Any thread. False if the queue is full (the caller answers rate-limited).
   bool submit(WriteJob&& job);
   // Any thread: an audit entry that belongs to no stored event (AUTH, a refusal,
@@ -209,6 +214,7 @@ class StoreWriter {
   std::chrono::seconds reaper_interval_;
   std::chrono::steady_clock::time_point next_reap_;
   Sink sink_;
+  engine::PubSub* pubsub_ = nullptr;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<WriteJob> queue_;
