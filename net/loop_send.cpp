@@ -44,7 +44,12 @@ bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
   const bool control = traffic == Traffic::kControl;
   if (c.phase_ == Connection::Phase::kDead || (c.phase_ == Connection::Phase::kClosing && !control)) return false;
   const size_t limit = options_.send_queue_limit + (traffic == Traffic::kLive ? 0 : options_.answer_allowance);
-  if (!control && c.pending_.size() >= limit) {
+  // Answers are never dropped: the pause below stops reading new requests, so
+  // they are bounded by what was read before it, and what the store writer
+  // held (its own congestion pause bounds that). Under load the writer can
+  // answer thousands of EVENTs at once, and counting them as a slow consumer
+  // lost the OKs of events already stored.
+  if (!control && traffic != Traffic::kAnswer && c.pending_.size() >= limit) {
     if (traffic == Traffic::kHistory) return false;  // the replay stops; the client is not at fault yet
     LoopStats::bump(stats_.dropped_slow);
     // A client that cannot keep up is cut off rather than buffered without bound.
