@@ -242,16 +242,9 @@ Status export_members(Context& cx) {
 // builds were half of a whole export's time.
 Status build_event_indexes(Context& cx) {
   std::vector<std::string> statements[2];
-  std::string_view sql = event_index_sql();
-  for (size_t at = 0, n = 0; at < sql.size(); ++n) {
-    const size_t end = sql.find(';', at);
-    if (end == std::string_view::npos) break;
-    std::string statement(sql.substr(at, end + 1 - at));
-    if (statement.find("CREATE") != std::string::npos) statements[n % 2].push_back(std::move(statement));
-    at = end + 1;
-  }
+  for (size_t i = 0; i < event_index_statements().size(); ++i) statements[i % 2].push_back(event_index_statements()[i]);
   auto second = PgConnection::connect(cx.url);
-  if (!second) return cx.pg.exec(std::string(sql));  // one connection is slower, not wrong
+  if (!second) return cx.pg.exec(event_index_sql());  // one connection is slower, not wrong
   Status other;
   std::thread helper([&] {
     for (const std::string& st : statements[1]) {

@@ -207,16 +207,25 @@ CREATE TABLE IF NOT EXISTS buzz_migrate_progress (step TEXT PRIMARY KEY, last_ke
   return sql;
 }
 
+const std::vector<std::string>& event_index_statements() {
+  static const std::vector<std::string> statements = {
+      "CREATE INDEX IF NOT EXISTS idx_events_pubkey_kind_created ON events (pubkey, kind, created_at)",
+      "CREATE INDEX IF NOT EXISTS idx_events_channel_created ON events (channel_id, created_at)",
+      "CREATE INDEX IF NOT EXISTS idx_events_kind_created ON events (kind, created_at)",
+      "CREATE INDEX IF NOT EXISTS idx_events_id ON events (id)",
+      "CREATE INDEX IF NOT EXISTS idx_events_deleted ON events (deleted_at)",
+      "CREATE INDEX IF NOT EXISTS idx_events_addressable ON events (kind, pubkey, channel_id, deleted_at)",
+      "CREATE INDEX IF NOT EXISTS idx_events_parameterized ON events (kind, pubkey, d_tag, deleted_at) WHERE d_tag IS NOT NULL",
+  };
+  return statements;
+}
+
 const std::string& event_index_sql() {
-  static const std::string sql = R"SQL(
-CREATE INDEX IF NOT EXISTS idx_events_pubkey_kind_created ON events (pubkey, kind, created_at);
-CREATE INDEX IF NOT EXISTS idx_events_channel_created ON events (channel_id, created_at);
-CREATE INDEX IF NOT EXISTS idx_events_kind_created ON events (kind, created_at);
-CREATE INDEX IF NOT EXISTS idx_events_id ON events (id);
-CREATE INDEX IF NOT EXISTS idx_events_deleted ON events (deleted_at);
-CREATE INDEX IF NOT EXISTS idx_events_addressable ON events (kind, pubkey, channel_id, deleted_at);
-CREATE INDEX IF NOT EXISTS idx_events_parameterized ON events (kind, pubkey, d_tag, deleted_at) WHERE d_tag IS NOT NULL;
-)SQL";
+  static const std::string sql = [] {
+    std::string out;
+    for (const std::string& st : event_index_statements()) out += st + ";\n";
+    return out;
+  }();
   return sql;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "engine/result.h"
 #include "migrate/pg_connection.h"
@@ -21,7 +22,9 @@ const std::string& head_schema_sql();
 // The events table's secondary indexes (created on the parent, so every
 // partition has them), apart from head_schema_sql: a bulk load into an empty
 // table drops them first and builds them once at the end, which is several
-// times faster than keeping seven indexes current row by row.
+// times faster than keeping seven indexes current row by row. One statement
+// each (an export builds them over two connections), and all in one.
+const std::vector<std::string>& event_index_statements();
 const std::string& event_index_sql();
 const std::string& event_index_drop_sql();
 
