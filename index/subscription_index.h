@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/filter.h"
+#include "index/replay_horizon.h"
 
 namespace buzz::index {
 
@@ -27,6 +28,7 @@ struct Subscription {
   std::string channel;            // channel scope; empty = global
   std::vector<std::string> keys;  // the buckets it was filed under (for removal)
   uint64_t seen_epoch = 0;        // dedupe within one match() call
+  ReplayHorizon horizon;          // what its history replay already sent
 
   bool matches(const engine::EventFields& e) const;
 };

@@ -178,7 +178,7 @@ void Relay::broadcast(std::shared_ptr<const engine::Event> event, std::string ch
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(
       std::vector<CommittedEvent>{{event, std::move(channel), raw_of(event)}});
   // Posted on this loop too, so the sender's OK goes out before its own echo.
-  for (net::Loop* loop : loops_) loop->post([this, loop, committed] { fanout(*loop, *committed); });
+  for (net::Loop* loop : loops_) loop->post([this, loop, committed] { fanout(*loop, *committed, 0); });
 }
 
 }  // namespace buzz::server

@@ -92,15 +92,25 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   engine::QueryOptions options;
   options.accept = s_.history.readable_to(c.session.grant, c.session.pubkey);
   std::string frame;
+  // Live delivery begins where this replay ends: a write batch it may have
+  // read is not delivered to it again (index/replay_horizon.h).
+  const uint64_t written_before = s_.writer.written();
+  std::vector<engine::Id> replayed;
   bool whole = true;  // a full send queue ends the replay, without EOSE (protocol.md §5.4)
   for (const engine::Filter& f : registered->filters) {
+    if (!whole) break;
     (void)s_.store.query(f, options, [&](std::string_view raw, const engine::EventFields& e) {
       if (!whole || (several && !sent.insert(engine::id_of(e)).second)) return;
       frame.assign(registered->event_prefix).append(raw).push_back(']');
       whole = c.loop.send_history(c.conn, frame);
+      if (whole) replayed.push_back(engine::id_of(e));
     });
-    if (!whole) return;
   }
+  registered->horizon.set(written_before, s_.writer.writing(), std::move(replayed));
+  if (registered->horizon.overlapping()) {
+    c.state.overlapping.push_back({c.conn.id(), registered->id, registered->horizon.overlap_until()});
+  }
+  if (!whole) return;
   std::string eose = "[\"EOSE\",";
   engine::append_json_string(eose, registered->id);
   c.loop.send_text(c.conn, eose + "]");

@@ -192,7 +192,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
         !outcome.relieved) {
       continue;
     }
-    loop->post([this, loop, replies = std::move(by_loop[i]), committed, remote, lost, revoked] {
+    loop->post([this, loop, replies = std::move(by_loop[i]), committed, remote, lost, revoked, batch = outcome.batch] {
       resume_paused(*loop);
       for (const OkReply& r : replies) {
         net::Connection* conn = loop->find(r.to);
@@ -205,8 +205,9 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
         Context c{*loop, *conn, *session, state(*loop)};
         send_ok(c, r.event_id, r.accepted, r.reason);
       }
-      if (!committed->empty()) fanout(*loop, *committed);
-      if (!remote->empty()) fanout(*loop, *remote);
+      if (!committed->empty()) fanout(*loop, *committed, batch);
+      if (batch) settle_replays(*loop, batch);
+      if (!remote->empty()) fanout(*loop, *remote, 0);
       for (const Revocation& r : *revoked) revoke(*loop, r);
       if (s_.membership.enforced()) {
         for (const engine::Pubkey& pk : *lost) close_pubkey(*loop, pk);
@@ -238,7 +239,7 @@ std::vector<CommittedEvent> Relay::deliverable_remote(std::vector<engine::Remote
   return batch;
 }
 
-void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
+void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events, uint64_t batch) {
   LoopState& st = state(loop);
   if (st.subs.size() == 0) return;  // a loop with no live subscriptions has no one to deliver to
   engine::EventFields fields;
@@ -256,6 +257,7 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
       net::Connection* conn = loop.find(subscription_conn(loop.index(), sub.owner));
       auto* session = conn ? static_cast<const Session*>(conn->context()) : nullptr;
       if (!session) return;
+      if (sub.horizon.replayed(batch, ev.event->id)) return;  // sent by its history replay
       if (members_only && !s_.team.is_member(ev.channel, session->pubkey)) return;
       if (!ev.channel.empty() && !session->grant.allows_channel(ev.channel)) return;  // a channel-scoped token
       if (audience && !audience->count(session->pubkey)) return;
@@ -266,6 +268,20 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events) {
       }
     });
   }
+}
+
+void Relay::settle_replays(net::Loop& loop, uint64_t batch) {
+  auto& overlapping = state(loop).overlapping;
+  std::erase_if(overlapping, [&](const LoopState::Overlap& o) {
+    if (o.until > batch) return false;
+    net::Connection* conn = loop.find(o.conn);
+    auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
+    if (session) {
+      auto it = session->subs.find(o.sub_id);
+      if (it != session->subs.end()) it->second->horizon.settle(batch);
+    }
+    return true;
+  });
 }
 
 engine::Pubkey Relay::presence_subject(const engine::Event& e) const {

@@ -101,6 +101,13 @@ class Relay final : public net::Service {
     // Connections with NIP-77 sessions open, swept for idle ones each tick.
     std::vector<net::ConnId> negotiating;
     uint64_t neg_tickets = 0;  // NEG-OPENs seen, to tell a build's session from its replacement
+    // Subscriptions whose replay overlapped a write batch, and until which batch.
+    struct Overlap {
+      net::ConnId conn;
+      std::string sub_id;
+      uint64_t until;
+    };
+    std::vector<Overlap> overlapping;
   };
   struct Context {  // one message being handled
     net::Loop& loop;
@@ -144,7 +151,12 @@ class Relay final : public net::Service {
   // Writer thread: the remote events of channels this node knows, ready for fan-out.
   std::vector<CommittedEvent> deliverable_remote(std::vector<engine::RemoteEvent>&& events);
   // Matches committed events against this loop's subscriptions and sends them.
-  void fanout(net::Loop& loop, const std::vector<CommittedEvent>& events);
+  // `batch`: the write batch that stored them (0: none of this node's), so a
+  // subscription whose replay already sent one skips it (index/replay_horizon.h).
+  void fanout(net::Loop& loop, const std::vector<CommittedEvent>& events, uint64_t batch);
+  // Write batch `batch` has been fanned out on this loop: the replays that
+  // overlapped it let go of their ids.
+  void settle_replays(net::Loop& loop, uint64_t batch);
   void drop_subscription(LoopState& state, Session& session, const std::string& sub_id);
   // Back-pressure: a connection that sends EVENTs while the writer is
   // congested is not read from until it is not (StoreWriter::congested).

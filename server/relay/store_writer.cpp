@@ -205,10 +205,14 @@ void StoreWriter::write_batch(std::vector<WriteJob>& jobs, Batch& batch) {
   for (const Pending& p : batch.pending) requests.push_back({p.event.get(), p.channel, p.deletes});
   // Audit records depend on each outcome (only new events are logged), so they
   // join the batch once the results are known, before it commits.
+  // Numbered before the write and after it, in that order (seq_cst): a read
+  // that sees any of this batch's rows then reads writing() >= its number.
+  batch.out.batch = writing_.fetch_add(1) + 1;
   auto results = store_.write(requests, batch.state, [&](auto results, std::vector<engine::StateWrite>& more) {
     audit_records(batch, results);
     if (auto w = audit_.pending_write()) more.push_back(std::move(*w));
   });
+  written_.store(batch.out.batch);
   if (team_locked) store_.unlock_team();
   team_.end_batch(bool(results));
   audit_.commit(bool(results));

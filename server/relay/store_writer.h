@@ -108,6 +108,7 @@ struct WriteBatchOutcome {
   // state they may depend on is caught up before this outcome leaves.
   std::vector<engine::RemoteEvent> remote;
   bool relieved = false;  // the writer is no longer congested: paused readers may resume
+  uint64_t batch = 0;     // the write batch's number (StoreWriter::written()); 0: nothing was written
 };
 
 class StoreWriter {
@@ -145,6 +146,12 @@ class StoreWriter {
   uint64_t batches() const { return batches_.load(std::memory_order_relaxed); }
   uint64_t batched_jobs() const { return batched_jobs_.load(std::memory_order_relaxed); }
   uint64_t stored() const { return stored_.load(std::memory_order_relaxed); }  // new events, relay-signed ones included
+  // Any thread. Write batches are numbered from 1: `writing()` is the newest
+  // begun, `written()` the newest whose write returned, so every event of a
+  // batch up to written() is visible to a read begun after it. A history
+  // replay reads both (index/replay_horizon.h).
+  uint64_t writing() const { return writing_.load(); }
+  uint64_t written() const { return written_.load(); }
   // Any thread. True from the moment the queue or the audit log's passes half
   // its capacity until both are back under an eighth: the relay then stops
   // reading from connections that send EVENTs (back-pressure), so a sustained
@@ -221,6 +228,8 @@ class StoreWriter {
   RemoteQueue remote_;
   bool stopping_ = false;
   std::atomic<uint64_t> batches_{0};
+  std::atomic<uint64_t> writing_{0};
+  std::atomic<uint64_t> written_{0};
   std::atomic<uint64_t> batched_jobs_{0};
   std::atomic<uint64_t> stored_{0};
   std::atomic<bool> congested_{false};
