@@ -5,18 +5,14 @@
 // the track's raw mdhd timescale, which the demuxer silently turns from 0
 // into 1), and libavformat's MP4 demuxer for the track itself (codec tag,
 // dimensions, duration).
-extern "C" {
-#include <libavformat/avformat.h>
-#include <libavutil/log.h>
-}
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 #include <optional>
 
+#include "server/media/libav.h"
 #include "server/media/video_info.h"
 
 namespace buzz::server {
@@ -167,12 +163,12 @@ int64_t seek(void* opaque, int64_t offset, int whence) {
 // The demuxer with custom I/O, closed on scope exit.
 class Demuxer {
  public:
-  explicit Demuxer(const VideoBytes& bytes) : cursor_{&bytes} {}
+  Demuxer(const Libav& av, const VideoBytes& bytes) : av_(av), cursor_{&bytes} {}
   ~Demuxer() {
-    if (fmt_) avformat_close_input(&fmt_);
+    if (fmt_) av_.avformat_close_input(&fmt_);
     if (io_) {
-      av_freep(&io_->buffer);
-      avio_context_free(&io_);
+      av_.av_freep(&io_->buffer);
+      av_.avio_context_free(&io_);
     }
   }
   Demuxer(const Demuxer&) = delete;
@@ -181,20 +177,20 @@ class Demuxer {
   // Reads the header (moov) as MP4; false if it does not parse.
   bool open() {
     constexpr int kIoBuffer = 64 << 10;
-    auto* buffer = static_cast<unsigned char*>(av_malloc(kIoBuffer));
+    auto* buffer = static_cast<unsigned char*>(av_.av_malloc(kIoBuffer));
     if (!buffer) return false;
-    io_ = avio_alloc_context(buffer, kIoBuffer, 0, &cursor_, read_packet, nullptr, seek);
+    io_ = av_.avio_alloc_context(buffer, kIoBuffer, 0, &cursor_, read_packet, nullptr, seek);
     if (!io_) {
-      av_free(buffer);
+      av_.av_free(buffer);
       return false;
     }
-    fmt_ = avformat_alloc_context();
+    fmt_ = av_.avformat_alloc_context();
     if (!fmt_) return false;
     fmt_->pb = io_;
     fmt_->flags |= AVFMT_FLAG_CUSTOM_IO;
-    const AVInputFormat* mp4 = av_find_input_format("mp4");
+    const AVInputFormat* mp4 = av_.av_find_input_format("mp4");
     // On failure avformat_open_input frees the context itself.
-    if (avformat_open_input(&fmt_, nullptr, mp4, nullptr) < 0) {
+    if (av_.avformat_open_input(&fmt_, nullptr, mp4, nullptr) < 0) {
       fmt_ = nullptr;
       return false;
     }
@@ -203,6 +199,7 @@ class Demuxer {
   AVFormatContext* fmt() const { return fmt_; }
 
  private:
+  const Libav& av_;
   Cursor cursor_;
   AVIOContext* io_ = nullptr;
   AVFormatContext* fmt_ = nullptr;
@@ -224,14 +221,14 @@ VideoBytes VideoBytes::of_memory(std::string_view bytes) {
 }
 
 VideoCheck inspect_mp4(const VideoBytes& bytes) {
-  static std::once_flag quiet;
-  std::call_once(quiet, [] { av_log_set_level(AV_LOG_QUIET); });  // refusals are ours to report
-
   // §3.3 step 4, in the table's order.
   const Layout layout = walk_atoms(bytes);
   if (!layout.fast_start) return refuse(400, "moov atom not at front of file (not fast-start)");
   if (!layout.parsed) return refuse(400, kInvalid);
-  Demuxer demuxer(bytes);
+  std::string unavailable;
+  const Libav* av = libav(&unavailable);
+  if (!av) return refuse(503, "video inspection unavailable: " + unavailable);
+  Demuxer demuxer(*av, bytes);
   if (!demuxer.open()) return refuse(400, kInvalid);
   if (std::memcmp(layout.brand, "qt  ", 4) == 0) return refuse(415, "unsupported container: only MP4 is accepted");
   const AVStream* video = nullptr;
@@ -248,7 +245,7 @@ VideoCheck inspect_mp4(const VideoBytes& bytes) {
   }
   if (video->duration == AV_NOPTS_VALUE || video->duration <= 0) return refuse(400, kInvalid);
   // Whole milliseconds, then seconds, as upstream computes them.
-  const int64_t ms = av_rescale(video->duration, int64_t(video->time_base.num) * 1000, video->time_base.den);
+  const int64_t ms = av->av_rescale(video->duration, int64_t(video->time_base.num) * 1000, video->time_base.den);
   const double secs = double(ms) / 1000;
   if (secs <= 0) return refuse(400, kInvalid);
   if (secs > kMaxVideoSecs) return refuse(400, "video too long: duration exceeds 600 seconds");

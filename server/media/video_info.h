@@ -31,7 +31,7 @@ struct VideoInfo {
 struct VideoCheck {
   bool ok = false;
   VideoInfo info;  // when ok
-  int status = 0;  // when not: 400 or 415
+  int status = 0;  // when not: 400 or 415 (503: the demuxer could not be loaded)
   std::string error;
 };
 
