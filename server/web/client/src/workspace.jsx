@@ -1,7 +1,6 @@
 // The signed-in screen: channel list (with unread counts and DMs) on the
 // left, the open channel, search results or feed in the middle.
 import { useEffect, useLayoutEffect, useMemo, useState, useCallback } from 'preact/hooks';
-import { Relay } from './relay.js';
 import { makeApi } from './api.js';
 import { signOut, npub } from './signer.js';
 import { ChannelView } from './channel.jsx';
@@ -11,11 +10,12 @@ import { People, PeopleContext, usePeople, findPerson } from './people.js';
 const lastReadKey = (id) => 'buzz.read.' + id;
 const now = () => Math.floor(Date.now() / 1000);
 
-export function Workspace({ signer, onSignOut, newName }) {
-  const relay = useMemo(() => new Relay(location.origin.replace(/^http/, 'ws'), signer, (s) => setStatus(s)), [signer]);
+// The relay comes signed in (or signing in, for a key kept from the last visit).
+export function Workspace({ signer, relay, onSignOut, newName }) {
   const api = useMemo(() => makeApi(signer), [signer]);
   const people = useMemo(() => new People(relay, api), [relay]);
-  const [status, setStatus] = useState('connecting');
+  const [status, setStatus] = useState(relay.status);
+  useLayoutEffect(() => { relay.onStatus = setStatus; setStatus(relay.status); }, [relay]);
   return (
     <PeopleContext.Provider value={people}>
       <Screen signer={signer} onSignOut={onSignOut} newName={newName} relay={relay} api={api} status={status} />

@@ -1,0 +1,146 @@
+// Signing in with a NIP-07 browser extension, in headless Chromium against the
+// real buzz binary. Headless Chromium runs no extensions, so the page gets a
+// provider the way one injects it (extension.mjs): window.nostr before the
+// page's scripts, signing in Node.js, the key never in the page. The person
+// signs in with it (NIP-42 AUTH), the REST calls (NIP-98) and the messages are
+// signed by it, and someone with a key in the browser reads them under the
+// right name. The denied cases: an extension refusing the public key or the
+// signature leaves the person on the sign-in screen, told why, with nothing
+// kept; a refused message says so and keeps the text; a page without
+// window.nostr offers no extension, and one injected late is noticed.
+//   BUZZ_BINARY=build-ci/buzz node --test web_client_nip07.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateSecretKey } from 'nostr-tools/pure';
+import { bytesToHex } from 'nostr-tools/utils';
+import { startWorld, signIn, waitText, type, say, act, rest, createChannel, openChannel, addMember } from './browser.mjs';
+import { installExtension } from './extension.mjs';
+
+let world;
+let bob;
+
+before(async () => {
+  world = await startWorld();
+  bob = await signIn(world, 'Bob');
+});
+
+after(async () => { await world?.stop(); });
+
+// A fresh browser context on the sign-in screen, with an extension holding a new key.
+async function visitor(options) {
+  const context = await world.browser.createBrowserContext();
+  const page = await context.newPage();
+  await page.setViewport({ width: 1200, height: 760 });
+  page.on('pageerror', (e) => console.error('[extension page] page error:', e.message));
+  const secret = generateSecretKey();
+  const ext = options === null ? null : await installExtension(page, secret, options);
+  await page.goto(world.base + '/');
+  await page.waitForSelector('#signin-key');
+  return { page, secret, ext, context };
+}
+
+// Nothing of a session: still the sign-in screen, no workspace, nothing kept.
+async function notSignedIn(page) {
+  assert.ok(await page.$('#signin-key'), 'the sign-in screen stays');
+  assert.equal(await page.$('.sidebar'), null, 'no workspace');
+  assert.equal(await page.evaluate(() => localStorage.getItem('buzz.secret')), null, 'nothing kept');
+  assert.equal(await page.$eval('#signin-extension', (b) => b.disabled), false, 'the button can be tried again');
+}
+
+test('no window.nostr: no extension button; an extension injected late is noticed', async () => {
+  const { page, context } = await visitor(null);
+  await new Promise((r) => setTimeout(r, 1000));  // past the page's look-again interval
+  assert.equal(await page.$('#signin-extension'), null);
+  await context.close();
+
+  const late = await visitor({ late: true });
+  assert.equal(await late.page.$('#signin-extension'), null);
+  await late.ext.inject();
+  await late.page.waitForSelector('#signin-extension', { timeout: 5000 });
+  await late.context.close();
+});
+
+test('the extension refusing the public key or the signature: told why, not signed in', async () => {
+  const { page, ext, context } = await visitor();
+  ext.refuse.publicKey = true;
+  await page.click('#signin-extension');
+  await waitText(page, '#signin-error', 'The browser extension did not share your public key (the user denied access to the public key)');
+  await notSignedIn(page);
+  assert.deepEqual(ext.signed, []);
+
+  // The key given, the AUTH refused: no workspace either, and no second prompt behind the person's back.
+  ext.refuse.publicKey = false;
+  ext.refuse.all = true;
+  await page.click('#signin-extension');
+  await waitText(page, '#signin-error', 'The browser extension refused to sign (the user denied the signature)');
+  await notSignedIn(page);
+  await new Promise((r) => setTimeout(r, 2000));  // past the WebSocket's reconnect delay
+  assert.equal(await page.$('.sidebar'), null);
+  assert.deepEqual(ext.signed, []);
+  assert.equal(ext.asked, 1, 'asked once, not again on a reconnect');
+
+  // Allowed at the next try: signed in.
+  ext.refuse.all = false;
+  await page.click('#signin-extension');
+  await page.waitForSelector('.status.online', { timeout: 30000 });
+  assert.equal(await page.$('#signin-error'), null);
+  await context.close();
+});
+
+test('signed in with the extension: AUTH, REST and messages signed by it, read by another under the right name', async () => {
+  const { page, secret, ext } = await visitor();
+  const nora = { name: 'Nora', page, secret, pubkey: ext.pubkey };
+  await page.type('#signin-name', 'Nora');
+  await page.click('#signin-extension');
+  await page.waitForSelector('.status.online', { timeout: 30000 });
+  await waitText(page, '#my-name', 'Nora');  // her kind 0, signed by the extension and accepted
+  assert.ok(ext.signed.includes(22242), 'the NIP-42 AUTH');
+  assert.ok(ext.signed.includes(27235), 'the REST calls (NIP-98)');
+  assert.ok(ext.signed.includes(0), 'the profile');
+  // The page keeps only that the extension is used, never a key.
+  const stored = await page.evaluate(() => JSON.stringify(Object.entries(localStorage)));
+  assert.ok(!stored.includes(bytesToHex(secret)));
+  assert.equal(await page.evaluate(() => localStorage.getItem('buzz.secret')), 'nip07');
+
+  // Bob adds her to a private channel by her name; they talk.
+  await createChannel(bob, 'ext-room', 'private');
+  await addMember(bob, 'Nora', 2);
+  await openChannel(nora, 'ext-room');
+  await say(nora, bob, 'signed by my extension');
+  await waitText(bob.page, '.messages .msg .author', 'Nora');
+  await say(bob, nora, 'read you, Nora');
+  await act(page, 'read you, Nora', 'button[aria-label="react 👍"]');
+  await waitText(bob.page, '.msg .reaction', '👍 1');
+  assert.ok(ext.signed.includes(9) && ext.signed.includes(7));
+
+  // The stored message's author is the extension's key.
+  const room = (await rest(world, bob, 'GET', '/api/channels')).json.find((c) => c.name === 'ext-room');
+  const { messages } = (await rest(world, bob, 'GET', `/api/channels/${room.id}/messages?kinds=9`)).json;
+  assert.equal(messages.find((m) => m.content === 'signed by my extension')?.pubkey, ext.pubkey);
+
+  // The person denies one message at the extension's prompt: said in the page, the text kept, nothing sent.
+  ext.refuse.kinds.add(9);
+  await type(page, '#message-input', 'a message the extension refuses');
+  await waitText(page, '[role=alert]', 'The browser extension refused to sign');
+  assert.equal(await page.$eval('#message-input', (t) => t.value), 'a message the extension refuses');
+  ext.refuse.kinds.clear();
+  await page.click('[role=alert]');  // dismissed
+  await page.focus('#message-input');
+  await page.keyboard.press('Enter');
+  await waitText(bob.page, '.messages .msg', 'a message the extension refuses');
+  assert.equal((await rest(world, bob, 'GET', `/api/channels/${room.id}/messages?kinds=9`)).json.messages
+    .filter((m) => m.content === 'a message the extension refuses').length, 1);
+
+  // A reload signs in with the extension again, without a click; signing out forgets it.
+  const auths = ext.signed.filter((k) => k === 22242).length;
+  await page.reload();
+  await page.waitForSelector('.status.online', { timeout: 30000 });
+  await waitText(page, '#my-name', 'Nora');
+  assert.equal(ext.signed.filter((k) => k === 22242).length, auths + 1);
+  await page.click('#sign-out');
+  await page.waitForSelector('#signin-extension');
+  await page.reload();
+  await page.waitForSelector('#signin-extension');
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(await page.$('.sidebar'), null, 'signed out stays signed out');
+});
