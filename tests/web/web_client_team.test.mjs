@@ -182,3 +182,37 @@ test('a phone-sized window: the sidebar folds away, everything fits the width', 
   await page.waitForFunction(() => !document.querySelector('.members'));
   assert.ok(await fits());
 });
+
+test('unread counts: live for a channel not open, kept over a reload, cleared by opening it; my own words never count', async () => {
+  const { dana, erin } = people;
+  const badge = (page) => page.$eval('[data-channel="ops-team"]', (b) => b.querySelector('.unread')?.textContent ?? '');
+  // Dana writes in ops-team, then looks at her feed and reloads: her own message is not unread.
+  await openChannel(dana, 'ops-team');
+  await type(dana.page, '#message-input', 'my own words');
+  await waitText(dana.page, '.messages .msg', 'my own words');
+  await dana.page.click('#open-feed');
+  await dana.page.reload();
+  await dana.page.waitForSelector('[data-channel="ops-team"]', { timeout: 30000 });
+  await new Promise((r) => setTimeout(r, 1000));  // the COUNT's answer
+  assert.equal(await badge(dana.page), '');
+
+  // Erin writes twice: Dana's list counts them as they come.
+  await openChannel(erin, 'ops-team');
+  await type(erin.page, '#message-input', 'first of two');
+  await type(erin.page, '#message-input', 'second of two');
+  await waitText(erin.page, '.messages .msg', 'second of two');
+  await waitText(dana.page, '[data-channel="ops-team"] .unread', '2');
+  // A reload asks the relay (NIP-45 COUNT since she last read it): still 2.
+  await dana.page.reload();
+  await waitText(dana.page, '[data-channel="ops-team"] .unread', '2');
+  // Opening it clears the count; what comes while it is open is read.
+  await openChannel(dana, 'ops-team');
+  assert.equal(await badge(dana.page), '');
+  await say(erin, dana, 'while you are here');
+  assert.equal(await badge(dana.page), '');
+  await dana.page.click('#open-feed');
+  await dana.page.reload();
+  await dana.page.waitForSelector('[data-channel="ops-team"]', { timeout: 30000 });
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(await badge(dana.page), '');
+});

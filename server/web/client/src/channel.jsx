@@ -73,7 +73,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
   const people = usePeople();
   const label = (m) => people.name(m.pubkey).replace(/\s+/g, '_');
   const [text, setText] = useState('');
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState(0);  // messages on their way
   const [preview, setPreview] = useState(null);
   const file = useRef(null);
   const mentioned = useRef(new Map());  // "@label" -> pubkey, for the p tags
@@ -83,27 +83,35 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
     mentioned.current.set('@' + label(m), m.pubkey);
     document.getElementById(id)?.focus();
   };
+  // The composer empties at once, so what is typed while this one is on its
+  // way is kept (and Enter may send it too); a refusal puts text and image back.
   const send = async () => {
     if (!text.trim() && !preview) return;
-    setBusy(true);
+    const sending = { text, preview, mentioned: new Map(mentioned.current) };
+    setText('');
+    setPreview(null);
+    mentioned.current.clear();
+    setBusy((n) => n + 1);
     try {
-      let content = text.trim();
+      let content = sending.text.trim();
       const tags = [];
-      for (const [name, pubkey] of mentioned.current) if (content.includes(name)) tags.push(['p', pubkey]);
-      if (preview) {
-        const d = await api.upload(preview.file);
+      for (const [name, pubkey] of sending.mentioned) if (content.includes(name)) tags.push(['p', pubkey]);
+      if (sending.preview) {
+        const d = await api.upload(sending.preview.file);
         content = (content ? content + '\n' : '') + d.url;
         // NIP-92, checked by the relay against the upload (media.md §8).
         const extra = ['dim', 'blurhash', 'thumb'].filter((k) => d[k]).map((k) => `${k} ${d[k]}`);
         tags.push(['imeta', 'url ' + d.url, 'm ' + d.type, 'x ' + d.sha256, 'size ' + d.size, ...extra]);
       }
       await onSend(content, tags);
-      setText('');
-      mentioned.current.clear();
-      if (preview) URL.revokeObjectURL(preview.url);
-      setPreview(null);
-    } catch (e) { onError(e.message); }
-    setBusy(false);
+      if (sending.preview) URL.revokeObjectURL(sending.preview.url);
+    } catch (e) {
+      setText((t) => (t ? sending.text + '\n' + t : sending.text));
+      setPreview((p) => p ?? sending.preview);
+      for (const [name, pubkey] of sending.mentioned) mentioned.current.set(name, pubkey);
+      onError(e.message);
+    }
+    setBusy((n) => n - 1);
   };
   const attach = (e) => {
     const f = e.target.files[0];
@@ -126,7 +134,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
         }} />
       <input type="file" accept="image/*" ref={file} onChange={attach} hidden class="file" />
       <button type="button" class="attach" aria-label="attach an image" disabled={disabled} onClick={() => file.current.click()}>📎</button>
-      <button type="submit" disabled={busy || disabled}>Send</button>
+      <button type="submit" disabled={busy > 0 || disabled}>Send</button>
     </form>
   );
 }

@@ -1,6 +1,6 @@
 // The signed-in screen: channel list (with unread counts and DMs) on the
 // left, the open channel, search results or feed in the middle.
-import { useEffect, useLayoutEffect, useMemo, useState, useCallback } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, useCallback } from 'preact/hooks';
 import { makeApi } from './api.js';
 import { signOut, npub } from './signer.js';
 import { ChannelView } from './channel.jsx';
@@ -8,6 +8,7 @@ import { SearchView, FeedView } from './panels.jsx';
 import { People, PeopleContext, usePeople, findPerson } from './people.js';
 
 const lastReadKey = (id) => 'buzz.read.' + id;
+const markRead = (id) => localStorage.setItem(lastReadKey(id), String(now()));
 const now = () => Math.floor(Date.now() / 1000);
 
 // The relay comes signed in (or signing in, for a key kept from the last visit).
@@ -59,23 +60,45 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
   }, [relay]);
 
   const openId = view.type === 'channel' ? view.id : null;
+  const openNow = useRef(openId);
+  openNow.current = openId;
   // Unread: a COUNT of messages since the channel was last read, then live.
   const ids = channels.map((c) => c.id).join(',');
   useEffect(() => {
-    if (!channels.length) return;
     for (const c of channels) {
       if (c.id === openId || unread[c.id] !== undefined) continue;
       const since = Number(localStorage.getItem(lastReadKey(c.id)) || 0) + 1;
       relay.count({ kinds: [9], '#h': [c.id], since }).then((n) => setUnread((u) => ({ ...u, [c.id]: n })));
     }
-    return relay.subscribe([{ kinds: [9], '#h': channels.map((c) => c.id), since: now() }], (ev) => {
-      const h = ev.tags.find((t) => t[0] === 'h')?.[1];
-      if (h && h !== openId && ev.pubkey !== signer.pubkey) setUnread((u) => ({ ...u, [h]: (u[h] || 0) + 1 }));
-    });
   }, [ids, openId]);
+  // Live, one subscription per channel: a REQ naming several channels is
+  // global and gets no live channel events (protocol.md §9.5). Kept across
+  // list refreshes; only channels that come or go are (un)subscribed.
+  const live = useRef(new Map());  // channel id -> unsubscribe
+  useEffect(() => {
+    const listed = new Set(channels.map((c) => c.id));
+    for (const [id, stop] of live.current) if (!listed.has(id)) { stop(); live.current.delete(id); }
+    for (const id of listed) {
+      if (live.current.has(id)) continue;
+      live.current.set(id, relay.subscribe([{ kinds: [9], '#h': [id], limit: 0 }], (ev) => {
+        if (id !== openNow.current && ev.pubkey !== signer.pubkey) setUnread((u) => ({ ...u, [id]: (u[id] || 0) + 1 }));
+      }));
+    }
+  }, [ids]);
+  useEffect(() => () => { for (const stop of live.current.values()) stop(); }, []);
+
+  // The open channel is read until the reader leaves it (another view, or the
+  // page goes away): what was said there meanwhile, my own messages too, is
+  // not counted as unread next time.
+  useEffect(() => {
+    if (!openId) return;
+    const leave = () => markRead(openId);
+    addEventListener('pagehide', leave);
+    return () => { removeEventListener('pagehide', leave); leave(); };
+  }, [openId]);
 
   const open = (id) => {
-    localStorage.setItem(lastReadKey(id), String(now()));
+    markRead(id);
     setUnread((u) => ({ ...u, [id]: 0 }));
     setView({ type: 'channel', id });
     setMenu(false);
