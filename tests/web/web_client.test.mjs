@@ -87,7 +87,11 @@ test('two people share a private channel live; a third never sees it', async () 
   assert.ok(!(await textOf(bob.page, '.messages .msg .author')).some((t) => t.includes(alice.pubkey.slice(0, 8))));
   await alice.page.click('#toggle-members');
 
-  // Bob reacts; Alice sees the count.
+  // Bob reacts; Alice sees the count. Clicking his own reaction takes it back (kind 5), live too.
+  await act(bob.page, 'hello bob', 'button[aria-label="react 👍"]');
+  await waitText(alice.page, '.msg .reaction', '👍 1');
+  await (await bob.page.waitForSelector('.messages .msg .reaction.mine', { timeout: 30000 })).click();
+  await alice.page.waitForFunction(() => !document.querySelector('.messages .msg .reaction'), { timeout: 30000 });
   await act(bob.page, 'hello bob', 'button[aria-label="react 👍"]');
   await waitText(alice.page, '.msg .reaction', '👍 1');
 
@@ -146,8 +150,11 @@ test('two people share a private channel live; a third never sees it', async () 
   await waitText(bob.page, '#search-results', 'hello bob, the plan is ready');
   await waitText(bob.page, '#search-results small', 'Alice');
 
+  // A search hit opens its channel.
+  await bob.page.click('#search-results button.hit');
+  await waitText(bob.page, '.channel-head h1', 'secret-room');
+
   // Alice renames herself; Bob's open channel shows the new name live.
-  await bob.page.click('[data-channel="secret-room"]');
   alice.page.once('dialog', (d) => d.accept('Alice Liddell'));
   await alice.page.click('#my-name');
   await waitText(alice.page, '#my-name', 'Alice Liddell');
@@ -171,7 +178,7 @@ test('two people share a private channel live; a third never sees it', async () 
   assert.ok(!(await textOf(carol.page, '#search-results')).some((t) => t.includes('hello bob')));
 });
 
-test('a workflow approval is granted from the feed', async () => {
+test('workflow approvals from the feed: one granted, one denied; answered ones no longer wait', async () => {
   const { alice, bob } = people;
   // Alice (owner of secret-room) saves a workflow that asks Bob before it answers.
   const room = (await rest(world, alice, 'GET', '/api/channels')).json.find((c) => c.name === 'secret-room');
@@ -203,6 +210,22 @@ steps:
   await bob.page.click('#feed .approval button.grant');
   await waitText(bob.page, '#feed .approval', 'granted');
   await waitText(alice.page, '.messages .msg', 'deploy approved', 30000);
+
+  // Asked again, Bob denies: the run stops there, and the feed no longer asks him.
+  await bob.page.click('[data-channel="secret-room"]');
+  await bob.page.waitForSelector('.messages[aria-busy="false"]');
+  await say(bob, alice, 'deploy the hotfix too');
+  await bob.page.click('#open-feed');
+  for (let i = 0; i < 20 && !(await bob.page.$('#feed .approval button.deny')); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    await bob.page.click('#open-feed');
+  }
+  await bob.page.click('#feed .approval button.deny');
+  await waitText(bob.page, '#feed .approval', 'denied');
+  await bob.page.click('#open-feed');
+  await waitText(bob.page, '#feed', 'Nothing waiting for you.');
+  await new Promise((r) => setTimeout(r, 2000));  // what a granted run would have said by now
+  assert.equal((await textOf(alice.page, '.messages .msg')).filter((t) => t.includes('deploy approved')).length, 1);
 });
 
 test('a DM between two people, invisible to the third', async () => {

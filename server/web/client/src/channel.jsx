@@ -259,11 +259,18 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
     const r = await relay.publish({ kind: 9, content, tags: all });
     if (!r.ok) throw new Error(r.message);
   };
+  // A reaction taken back and given again within the same second would be
+  // the same event, id and all, which the relay already holds as deleted: the
+  // second one is dated a second after the first.
+  const reacted = useRef(new Map());  // "event id emoji" -> created_at of my last reaction there
   const react = async (ev, emoji) => {
     const mine = state.current.reactions.get(ev.id)?.get(emoji)?.get(me);
+    const key = ev.id + ' ' + emoji;
+    const created_at = Math.max(Math.floor(Date.now() / 1000), (reacted.current.get(key) ?? 0) + 1);
+    if (!mine) reacted.current.set(key, created_at);
     const r = mine
       ? await relay.publish({ kind: 5, tags: [['e', mine], ['h', channel.id]] })
-      : await relay.publish({ kind: 7, content: emoji, tags: [['h', channel.id], ['p', ev.pubkey], ['e', ev.id]] });
+      : await relay.publish({ kind: 7, created_at, content: emoji, tags: [['h', channel.id], ['p', ev.pubkey], ['e', ev.id]] });
     if (!r.ok) onError(r.message);
   };
   const edit = async (ev) => {
