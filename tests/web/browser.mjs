@@ -1,12 +1,13 @@
 // What the browser suites share: the real buzz binary on a loopback port,
 // headless Chromium (puppeteer-core), people signed in in browser contexts of
-// their own, and the steps a person takes (type, wait for text, hover a
-// message and click one of its buttons).
+// their own, the steps a person takes (type, wait for text, hover a
+// message and click one of its buttons), and a real PNG to upload.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import net from 'node:net';
+import zlib from 'node:zlib';
 import puppeteer from 'puppeteer-core';
 import WebSocket from 'ws';
 import { useWebSocketImplementation, Relay } from 'nostr-tools/relay';
@@ -149,4 +150,29 @@ export async function connect(world, secret) {
   await relay.auth((evt) => finalizeEvent(evt, secret));
   relay.publishTimeout = 60000;  // a loaded CI machine
   return relay;
+}
+
+function crc32(bytes) {  // zlib.crc32 is newer than Debian 12's Node.js
+  let c = ~0;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+// A real 160x90 PNG (a red banner), so the media service's image checks pass.
+export function png() {
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(160, 0); ihdr.writeUInt32BE(90, 4); ihdr[8] = 8; ihdr[9] = 2;
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(480).fill(Buffer.from([220, 30, 60]))]);
+  const raw = Buffer.concat(Array(90).fill(row));
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }

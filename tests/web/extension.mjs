@@ -3,7 +3,8 @@
 // page's own scripts run, and the signing happens elsewhere, here in Node.js
 // with nostr-tools, so the secret key never enters the page. The test plays
 // the person at the extension's prompt: `refuse` makes it deny the public
-// key, every signature, or those of some kinds.
+// key, every signature, or those of some kinds; `signWith` makes it sign with
+// another key than the one it named (another account selected meanwhile).
 import { getPublicKey, finalizeEvent } from 'nostr-tools/pure';
 
 export async function installExtension(page, secret, { late = false } = {}) {
@@ -12,6 +13,7 @@ export async function installExtension(page, secret, { late = false } = {}) {
     asked: 0,                                     // signatures asked for, refused or not
     signed: [],                                   // the kinds signed, in order
     refuse: { publicKey: false, all: false, kinds: new Set() },
+    signWith: null,
   };
   await page.exposeFunction('__extensionPublicKey', () => {
     if (ext.refuse.publicKey) throw new Error('the user denied access to the public key');
@@ -23,7 +25,7 @@ export async function installExtension(page, secret, { late = false } = {}) {
     // An extension signs only the fields NIP-07 names, whatever else comes along.
     const { kind, created_at, tags, content } = template;
     ext.signed.push(kind);
-    return finalizeEvent({ kind, created_at, tags, content }, secret);
+    return finalizeEvent({ kind, created_at, tags, content }, ext.signWith ?? secret);
   });
   const provider = () => {
     window.nostr = {

@@ -12,39 +12,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import zlib from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { generateSecretKey, finalizeEvent } from 'nostr-tools/pure';
 import WebSocket from 'ws';
-import { startWorld, signIn, textOf, waitText, type, say, act, rest, connect, createChannel, openChannel, addMember } from './browser.mjs';
+import { startWorld, signIn, textOf, waitText, type, say, act, rest, connect, createChannel, openChannel, addMember, png } from './browser.mjs';
 
 let world;
 const people = {};
-
-function crc32(bytes) {  // zlib.crc32 is newer than Debian 12's Node.js
-  let c = ~0;
-  for (const b of bytes) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-
-// A real 160x90 PNG (a red banner), so the media service's image checks pass.
-function png() {
-  const chunk = (type, data) => {
-    const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type), data]);
-    const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(160, 0); ihdr.writeUInt32BE(90, 4); ihdr[8] = 8; ihdr[9] = 2;
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(480).fill(Buffer.from([220, 30, 60]))]);
-  const raw = Buffer.concat(Array(90).fill(row));
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
-    chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 before(async () => {
   world = await startWorld();

@@ -2,18 +2,21 @@
 // real buzz binary. Headless Chromium runs no extensions, so the page gets a
 // provider the way one injects it (extension.mjs): window.nostr before the
 // page's scripts, signing in Node.js, the key never in the page. The person
-// signs in with it (NIP-42 AUTH), the REST calls (NIP-98) and the messages are
-// signed by it, and someone with a key in the browser reads them under the
-// right name. The denied cases: an extension refusing the public key or the
-// signature leaves the person on the sign-in screen, told why, with nothing
-// kept; a refused message says so and keeps the text; a page without
-// window.nostr offers no extension, and one injected late is noticed.
+// signs in with it (NIP-42 AUTH); the REST calls (NIP-98), the messages and an
+// upload (Blossom) are signed by it; someone with a key in the browser reads
+// them under the right name. The denied cases: an extension refusing the
+// public key or the signature, or signing with another key than it named,
+// leaves the person on the sign-in screen, told why, nothing kept; a refused
+// message says so and keeps the text; a page without window.nostr offers no
+// extension, and one injected late is noticed.
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_nip07.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
-import { startWorld, signIn, waitText, type, say, act, rest, createChannel, openChannel, addMember } from './browser.mjs';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startWorld, signIn, waitText, type, say, act, rest, createChannel, openChannel, addMember, png } from './browser.mjs';
 import { installExtension } from './extension.mjs';
 
 let world;
@@ -60,7 +63,7 @@ test('no window.nostr: no extension button; an extension injected late is notice
   await late.context.close();
 });
 
-test('the extension refusing the public key or the signature: told why, not signed in', async () => {
+test('the extension refusing the public key or the signature, or signing with another key: told why, not signed in', async () => {
   const { page, ext, context } = await visitor();
   ext.refuse.publicKey = true;
   await page.click('#signin-extension');
@@ -79,15 +82,22 @@ test('the extension refusing the public key or the signature: told why, not sign
   assert.deepEqual(ext.signed, []);
   assert.equal(ext.asked, 1, 'asked once, not again on a reconnect');
 
-  // Allowed at the next try: signed in.
+  // Signing with another key than the one it named: refused by the page itself.
   ext.refuse.all = false;
+  ext.signWith = generateSecretKey();
+  await page.click('#signin-extension');
+  await waitText(page, '#signin-error', 'The browser extension returned an event that is not the one asked for, signed by your key.');
+  await notSignedIn(page);
+
+  // Allowed at the next try: signed in.
+  ext.signWith = null;
   await page.click('#signin-extension');
   await page.waitForSelector('.status.online', { timeout: 30000 });
   assert.equal(await page.$('#signin-error'), null);
   await context.close();
 });
 
-test('signed in with the extension: AUTH, REST and messages signed by it, read by another under the right name', async () => {
+test('signed in with the extension: AUTH, REST, messages and uploads signed by it, read by another under the right name', async () => {
   const { page, secret, ext } = await visitor();
   const nora = { name: 'Nora', page, secret, pubkey: ext.pubkey };
   await page.type('#signin-name', 'Nora');
@@ -112,6 +122,15 @@ test('signed in with the extension: AUTH, REST and messages signed by it, read b
   await act(page, 'read you, Nora', 'button[aria-label="react 👍"]');
   await waitText(bob.page, '.msg .reaction', '👍 1');
   assert.ok(ext.signed.includes(9) && ext.signed.includes(7));
+  // An image: the Blossom upload's authorization (kind 24242) is signed by the extension too.
+  const file = join(world.dataDir, 'red.png');
+  writeFileSync(file, png());
+  await (await page.$('.channel > .composer input[type=file]')).uploadFile(file);
+  await page.waitForSelector('.channel > .composer .preview img');
+  await page.click('.channel > .composer button[type=submit]');
+  await bob.page.waitForFunction(() => [...document.querySelectorAll('.messages img.inline')]
+    .some((i) => i.complete && i.naturalWidth === 160), { timeout: 30000 });
+  assert.ok(ext.signed.includes(24242));
 
   // The stored message's author is the extension's key.
   const room = (await rest(world, bob, 'GET', '/api/channels')).json.find((c) => c.name === 'ext-room');
@@ -137,8 +156,11 @@ test('signed in with the extension: AUTH, REST and messages signed by it, read b
   await page.waitForSelector('.status.online', { timeout: 30000 });
   await waitText(page, '#my-name', 'Nora');
   assert.equal(ext.signed.filter((k) => k === 22242).length, auths + 1);
+  // Bob's member list shows her online, and offline once she signs out.
+  await bob.page.waitForSelector(`.members [data-member="${ext.pubkey}"] .dot.online`, { timeout: 30000 });
   await page.click('#sign-out');
   await page.waitForSelector('#signin-extension');
+  await bob.page.waitForSelector(`.members [data-member="${ext.pubkey}"] .dot.offline`, { timeout: 30000 });
   await page.reload();
   await page.waitForSelector('#signin-extension');
   await new Promise((r) => setTimeout(r, 1000));
