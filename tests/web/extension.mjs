@@ -4,7 +4,8 @@
 // with nostr-tools, so the secret key never enters the page. The test plays
 // the person at the extension's prompt: `refuse` makes it deny the public
 // key, every signature, or those of some kinds; `signWith` makes it sign with
-// another key than the one it named (another account selected meanwhile).
+// another key than the one it named (another account selected meanwhile);
+// `ignore` leaves its prompts unanswered.
 import { getPublicKey, finalizeEvent } from 'nostr-tools/pure';
 
 export async function installExtension(page, secret, { late = false } = {}) {
@@ -14,6 +15,7 @@ export async function installExtension(page, secret, { late = false } = {}) {
     signed: [],                                   // the kinds signed, in order
     refuse: { publicKey: false, all: false, kinds: new Set() },
     signWith: null,
+    ignore: false,
   };
   await page.exposeFunction('__extensionPublicKey', () => {
     if (ext.refuse.publicKey) throw new Error('the user denied access to the public key');
@@ -21,6 +23,7 @@ export async function installExtension(page, secret, { late = false } = {}) {
   });
   await page.exposeFunction('__extensionSign', (template) => {
     ext.asked++;
+    if (ext.ignore) return new Promise(() => {});
     if (ext.refuse.all || ext.refuse.kinds.has(template.kind)) throw new Error('the user denied the signature');
     // An extension signs only the fields NIP-07 names, whatever else comes along.
     const { kind, created_at, tags, content } = template;

@@ -6,9 +6,10 @@
 // upload (Blossom) are signed by it; someone with a key in the browser reads
 // them under the right name. The denied cases: an extension refusing the
 // public key or the signature, or signing with another key than it named,
-// leaves the person on the sign-in screen, told why, nothing kept; a refused
-// message says so and keeps the text; a page without window.nostr offers no
-// extension, and one injected late is noticed.
+// leaves the person on the sign-in screen, told why, nothing kept (and a
+// prompt nobody answers can be given up); a refused message says so and keeps
+// the text; a page without window.nostr offers no extension, and one
+// injected late is noticed.
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_nip07.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -89,8 +90,17 @@ test('the extension refusing the public key or the signature, or signing with an
   await waitText(page, '#signin-error', 'The browser extension returned an event that is not the one asked for, signed by your key.');
   await notSignedIn(page);
 
-  // Allowed at the next try: signed in.
+  // A prompt nobody answers: the page waits, says so, and Cancel gives up.
   ext.signWith = null;
+  ext.ignore = true;
+  await page.click('#signin-extension');
+  await waitText(page, '#signin-waiting', 'Waiting for your browser extension');
+  await page.click('#signin-cancel');
+  await page.waitForFunction(() => !document.querySelector('#signin-waiting'));
+  await notSignedIn(page);
+  ext.ignore = false;
+
+  // Allowed at the next try: signed in.
   await page.click('#signin-extension');
   await page.waitForSelector('.status.online', { timeout: 30000 });
   assert.equal(await page.$('#signin-error'), null);

@@ -28,21 +28,33 @@ function SignIn({ onSession }) {
   const [error, setError] = useState('');
   const [waiting, setWaiting] = useState('');
   const extension = useExtension();
+  // An extension's prompt may never be answered: Cancel gives up on this
+  // attempt, and whatever it answers later is dropped.
+  const current = useRef(null);  // {relay} of the attempt under way
   const attempt = async (make, what) => {
+    const mine = {};
+    current.current = mine;
     setError('');
     setWaiting(what);
-    let relay;
     try {
       const signer = await make();
-      relay = new Relay(relayUrl(), signer);
-      await relay.ready;
+      if (current.current !== mine) return;
+      mine.relay = new Relay(relayUrl(), signer);
+      await mine.relay.ready;
+      if (current.current !== mine) return;
       signer.remember();
-      onSession({ signer, relay }, name.trim());
+      onSession({ signer, relay: mine.relay }, name.trim());
     } catch (e) {
-      relay?.close();
+      mine.relay?.close();
+      if (current.current !== mine) return;
       setError(e.message);
       setWaiting('');
     }
+  };
+  const cancel = () => {
+    current.current?.relay?.close();
+    current.current = null;
+    setWaiting('');
   };
   const withExtension = () => attempt(extensionSigner, 'Waiting for your browser extension…');
   // Signed in with the extension last time: again, as soon as it is there.
@@ -62,7 +74,7 @@ function SignIn({ onSession }) {
         <input id="signin-name" autocomplete="name" value={name} onInput={(e) => setName(e.target.value)} placeholder="Alice" />
         <button type="submit" id="signin-key" disabled={!!waiting}>{text ? 'Sign in' : 'Create a new key'}</button>
       </form>
-      {waiting && <p class="note" id="signin-waiting" role="status">{waiting}</p>}
+      {waiting && <p class="note" id="signin-waiting" role="status">{waiting} <button type="button" id="signin-cancel" onClick={cancel}>Cancel</button></p>}
       {error && <p class="error" id="signin-error" role="alert">{error}</p>}
     </main>
   );
