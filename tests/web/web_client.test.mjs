@@ -176,7 +176,7 @@ steps:
   await bob.page.waitForSelector('.messages[aria-busy="false"]');
   await say(bob, alice, 'deploy the release please');
   await bob.page.click('#open-feed');
-  for (let i = 0; i < 20 && !(await bob.page.$('#feed .approval')); i++) {  // the run is asynchronous
+  for (let i = 0; i < 60 && !(await bob.page.$('#feed .approval')); i++) {  // the run is asynchronous
     await new Promise((r) => setTimeout(r, 500));
     await bob.page.click('#open-feed');
   }
@@ -190,7 +190,7 @@ steps:
   await bob.page.waitForSelector('.messages[aria-busy="false"]');
   await say(bob, alice, 'deploy the hotfix too');
   await bob.page.click('#open-feed');
-  for (let i = 0; i < 20 && !(await bob.page.$('#feed .approval button.deny')); i++) {
+  for (let i = 0; i < 60 && !(await bob.page.$('#feed .approval button.deny')); i++) {
     await new Promise((r) => setTimeout(r, 500));
     await bob.page.click('#open-feed');
   }

@@ -36,7 +36,16 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
   const [menu, setMenu] = useState(false);
 
   const refresh = useCallback(() => api.get('/api/channels').then(setChannels, (e) => setError(e.message)), [api]);
-  useEffect(() => { refresh(); const t = setInterval(refresh, 5000); return () => clearInterval(t); }, [refresh]);
+  // Re-read every 5 s while the page is shown (channels others opened, renames):
+  // each read is a NIP-98 signature, which an extension may prompt for, so a
+  // hidden page asks for none and catches up when shown again.
+  useEffect(() => {
+    refresh();
+    const t = setInterval(() => { if (!document.hidden) refresh(); }, 5000);
+    const shown = () => { if (!document.hidden) refresh(); };
+    document.addEventListener('visibilitychange', shown);
+    return () => { clearInterval(t); document.removeEventListener('visibilitychange', shown); };
+  }, [refresh]);
 
   // My membership changing (added, removed) refreshes the list at once.
   useEffect(() => relay.subscribe([{ kinds: [44100, 44101], '#p': [signer.pubkey], limit: 0 }], () => refresh()), [relay]);
