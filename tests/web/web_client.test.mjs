@@ -78,14 +78,20 @@ test('two people share a private channel live; a third never sees it', async () 
   assert.ok(!(await textOf(alice.page, '.messages .msg')).some((t) => t.includes('replying in the thread')),
     'a thread reply stays out of the channel timeline');
 
-  // Alice uploads an image; Bob's page shows it inline, loaded from the relay.
+  // Alice uploads an image; Bob's page shows it inline, loaded from the relay:
+  // its thumbnail (media.md §4), its size known before it loads, a link to the whole image.
   const file = join(world.dataDir, 'red.png');
   writeFileSync(file, png());
   await (await alice.page.$('.channel > .composer input[type=file]')).uploadFile(file);
   await alice.page.waitForSelector('.channel > .composer .preview img');
   await alice.page.click('.channel > .composer button[type=submit]');
   await bob.page.waitForFunction(() => [...document.querySelectorAll('.messages img.inline')]
-    .some((i) => i.complete && i.naturalWidth === 160), { timeout: 30000 });
+    .some((i) => i.complete && i.naturalWidth > 0), { timeout: 30000 });
+  const shown = await bob.page.$eval('.messages img.inline', (i) => ({ src: new URL(i.src).pathname, link: i.closest('a').getAttribute('href'),
+    ratio: i.getBoundingClientRect().width / i.getBoundingClientRect().height }));
+  assert.match(shown.src, /^\/media\/[0-9a-f]{64}\.thumb\.jpg$/);
+  assert.match(shown.link, /^\/media\/[0-9a-f]{64}\.png$/);
+  assert.ok(Math.abs(shown.ratio - 160 / 90) < 0.05, `drawn at the image's proportions (${shown.ratio})`);
 
   // Typing shows on the other side; an edit and a deletion reach Bob live.
   await alice.page.focus('#message-input');

@@ -14,14 +14,43 @@ const KINDS = [9, 40003, 5, 9005, 7];
 const PAGE = 500;  // the newest PAGE events first, PAGE more each time the reader scrolls back
 const IMAGE_URL = /(https?:\/\/\S+\.(?:png|jpe?g|gif|webp))(?=\s|$)/gi;
 
-function Content({ text }) {
+// NIP-92: what a message's imeta tags say about its URLs (thumb, dim, …).
+function imetaOf(tags) {
+  const byUrl = new Map();
+  for (const t of tags) {
+    if (t[0] !== 'imeta') continue;
+    const fields = {};
+    for (const part of t.slice(1)) {
+      const at = part.indexOf(' ');
+      if (at > 0) fields[part.slice(0, at)] = part.slice(at + 1);
+    }
+    if (fields.url) byUrl.set(fields.url, fields);
+  }
+  return byUrl;
+}
+
+// Only what this relay serves: the page's CSP allows no other source.
+const ours = (text) => { try { const u = new URL(text); return u.origin === location.origin ? u.pathname : null; } catch { return null; } };
+
+// An image the relay serves, inline: its thumbnail when the upload has one
+// (320 px, not the whole photo), a link to the full image, and its size known
+// before it loads (from dim), so the list does not jump when it arrives.
+function InlineImage({ path, meta }) {
+  const thumb = meta?.thumb && ours(meta.thumb);
+  const [w, h] = (meta?.dim || '').split('x').map(Number);
+  const style = w > 0 && h > 0 ? { aspectRatio: `${w} / ${h}`, width: Math.min(w, 360, (300 * w) / h) + 'px' } : undefined;
+  return <a href={path} target="_blank" rel="noopener"><img class="inline" src={thumb || path} style={style} alt="image" loading="lazy" /></a>;
+}
+
+function Content({ text, tags }) {
   const parts = [];
   let last = 0;
+  let imeta;
   for (const m of text.matchAll(IMAGE_URL)) {
     parts.push(text.slice(last, m.index));
-    const url = new URL(m[1]);
-    // Only images this relay serves: the page's CSP allows no other source.
-    parts.push(url.origin === location.origin ? <img class="inline" src={url.pathname} alt="image" loading="lazy" /> : m[1]);
+    const path = ours(m[1]);
+    imeta ??= imetaOf(tags);
+    parts.push(path ? <InlineImage path={path} meta={imeta.get(m[1])} /> : m[1]);
     last = m.index + m[0].length;
   }
   parts.push(text.slice(last));
@@ -44,7 +73,7 @@ function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, in
         <time>{time}</time>
         {edit && <span class="edited">(edited)</span>}
       </header>
-      <Content text={edit ? edit.content : ev.content} />
+      <Content text={edit ? edit.content : ev.content} tags={ev.tags} />
       <footer>
         {reactions && [...reactions].map(([emoji, who]) => (
           <button class={who.has(me) ? 'reaction mine' : 'reaction'} onClick={() => onReact(ev, emoji)}>{emoji} {who.size}</button>
