@@ -1,11 +1,11 @@
 // The web client's team screens in headless Chromium against the real buzz
 // binary: members and roles (an owner, an admin, and a member who is shown
-// that he may not), channel settings, the canvas, the keyboard, and a
-// phone-sized window.
+// that he may not), channel settings, the canvas, the keyboard, a
+// phone-sized window, unread counts, and mentions chosen by keyboard.
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_team.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorld, signIn, waitText, type, say, rest, createChannel, openChannel } from './browser.mjs';
+import { startWorld, signIn, textOf, waitText, type, say, rest, createChannel, openChannel, addMember } from './browser.mjs';
 
 let world;
 const people = {};
@@ -156,7 +156,7 @@ test('keyboard: Esc closes panes, Alt+arrows and Alt+digits switch channels, / s
 });
 
 test('a phone-sized window: the sidebar folds away, everything fits the width', async () => {
-  const gus = await signIn(world, 'Gus', { width: 390, height: 780, isMobile: true, hasTouch: true });
+  const gus = people.gus = await signIn(world, 'Gus', { width: 390, height: 780, isMobile: true, hasTouch: true });
   const { page } = gus;
   const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
   assert.ok(await page.$eval('.sidebar', (s) => getComputedStyle(s).display === 'none'), 'the sidebar starts folded');
@@ -215,4 +215,41 @@ test('unread counts: live for a channel not open, kept over a reload, cleared by
   await dana.page.waitForSelector('[data-channel="ops-team"]', { timeout: 30000 });
   await new Promise((r) => setTimeout(r, 1000));
   assert.equal(await badge(dana.page), '');
+});
+
+test('mentions by keyboard: ↑/↓ choose among the suggestions, Tab or Enter take one, Esc puts them away', async () => {
+  const { dana, gus } = people;
+  const { page } = dana;
+  await openChannel(dana, 'ops-team');
+  await addMember(dana, 'Gus', 3);  // the member pane stays open: Esc must not close it here
+  await page.focus('#message-input');
+  await page.keyboard.type('@');
+  await page.waitForFunction(() => document.querySelectorAll('.mentions [role=option]').length === 2, { timeout: 30000 });
+  const offered = await textOf(page, '.mentions [role=option]');
+  assert.deepEqual([...offered].sort(), ['@Erin', '@Gus']);
+  const chosen = () => page.$eval('.mentions [aria-selected=true]', (b) => b.textContent);
+  assert.equal(await chosen(), offered[0]);
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await chosen(), offered[1]);
+  await page.keyboard.press('ArrowDown');  // round to the first again
+  assert.equal(await chosen(), offered[0]);
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await chosen(), offered[1]);
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => !document.querySelector('.mentions'));
+  assert.ok(await page.$('.members'), 'Esc put the suggestions away, not the pane');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type('@G');
+  await page.waitForSelector('.mentions [aria-selected=true]');
+  assert.equal(await chosen(), '@Gus');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.$eval('#message-input', (t) => t.value), '@Gus ');
+  await page.keyboard.type('the rota is yours');
+  await page.keyboard.press('Enter');
+  for (let i = 0; i < 60; i++) {
+    const feed = (await rest(world, gus, 'GET', '/api/feed?types=mentions')).json.feed.mentions;
+    if (feed.some((m) => m.content === '@Gus the rota is yours')) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  assert.fail('the mention did not reach Gus\'s feed');
 });

@@ -106,7 +106,11 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
   const [preview, setPreview] = useState(null);
   const file = useRef(null);
   const mentioned = useRef(new Map());  // "@label" -> pubkey, for the p tags
-  const options = suggestions(text, members, me, label);
+  // The suggestions: ↑/↓ choose, Tab or Enter take, Esc puts them away until the text changes.
+  const [choice, setChoice] = useState(0);
+  const [dismissed, setDismissed] = useState(null);
+  const options = dismissed === text ? [] : suggestions(text, members, me, label);
+  const chosen = Math.min(choice, options.length - 1);
   const pick = (m) => {
     setText(text.replace(/@[\w.-]*$/, '@' + label(m) + ' '));
     mentioned.current.set('@' + label(m), m.pubkey);
@@ -151,14 +155,18 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
     <form class="composer" onSubmit={(e) => { e.preventDefault(); send(); }}>
       {options.length > 0 && (
         <ul class="mentions" role="listbox" aria-label="mention">
-          {options.map((m) => <li key={m.pubkey}><button type="button" onClick={() => pick(m)}>@{label(m)}</button></li>)}
+          {options.map((m, i) => <li key={m.pubkey}><button type="button" role="option" aria-selected={i === chosen} class={i === chosen ? 'chosen' : ''}
+            onClick={() => pick(m)}>@{label(m)}</button></li>)}
         </ul>
       )}
       {preview && <div class="preview"><img src={preview.url} alt="to upload" /><button type="button" onClick={() => setPreview(null)}>✕</button></div>}
       <textarea id={id} rows="1" value={text} placeholder={placeholder} aria-label={placeholder} disabled={disabled}
-        onInput={(e) => { setText(e.target.value); onTyping?.(); }}
+        onInput={(e) => { setText(e.target.value); setChoice(0); onTyping?.(); }}
         onKeyDown={(e) => {
-          if ((e.key === 'Tab' || e.key === 'Enter') && options.length) { e.preventDefault(); pick(options[0]); }
+          const n = options.length;
+          if (n && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) { e.preventDefault(); setChoice((chosen + (e.key === 'ArrowDown' ? 1 : n - 1)) % n); }
+          else if (n && (e.key === 'Tab' || e.key === 'Enter')) { e.preventDefault(); pick(options[chosen]); }
+          else if (n && e.key === 'Escape') { e.preventDefault(); setDismissed(text); }
           else if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); send(); }
         }} />
       <input type="file" accept="image/*" ref={file} onChange={attach} hidden class="file" />
