@@ -115,7 +115,7 @@ test('the canvas: written by one, read and edited live by another', async () => 
   assert.equal(canvas.json.author, erin.pubkey);
 });
 
-test('keyboard: Esc closes panes, Alt+arrows and Alt+digits switch channels, / searches', async () => {
+test('keyboard: Tab reaches a message and its actions, Esc closes panes, Alt+arrows and Alt+digits switch channels, / searches', async () => {
   const { erin } = people;
   const { page } = erin;
   await createChannel(erin, 'lobby');
@@ -125,6 +125,14 @@ test('keyboard: Esc closes panes, Alt+arrows and Alt+digits switch channels, / s
   await page.keyboard.type('sent with the keyboard');
   await page.keyboard.press('Enter');
   await waitText(page, '.messages .msg', 'sent with the keyboard');
+
+  // Tab reaches a message and then its actions: a reaction given without the mouse.
+  await page.focus('.messages .msg:last-of-type');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'react 👍');
+  await page.keyboard.press('Enter');
+  await waitText(page, '.messages .msg:last-of-type .reaction', '👍 1');
+  await page.focus('#message-input');
 
   // Esc closes the open pane and gives the composer back.
   await page.click('#toggle-members');
