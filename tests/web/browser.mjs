@@ -29,13 +29,13 @@ function freePort() {
   });
 }
 
-// An open relay in a fresh data directory, and a browser (with these extra
-// command-line flags). stop() ends both.
-export async function startWorld({ browserArgs = [] } = {}) {
+// A relay in a fresh data directory (open, unless closed: only relay members
+// may sign in), and a browser (with these extra command-line flags). stop() ends both.
+export async function startWorld({ browserArgs = [], closed = false } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'buzz-web-'));
   const base = `http://127.0.0.1:${port}`;
-  const server = spawn(binary, ['serve', '--open', '--rate-limits', 'false', '--bind', `127.0.0.1:${port}`,
+  const server = spawn(binary, ['serve', ...(closed ? [] : ['--open']), '--rate-limits', 'false', '--bind', `127.0.0.1:${port}`,
     '--relay-url', `ws://127.0.0.1:${port}`, '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'] });
   let healthy = false;
   for (let i = 0; i < 100 && !healthy; i++) {

@@ -9,7 +9,7 @@
 // leaves the person on the sign-in screen, told why, nothing kept (and a
 // prompt nobody answers can be given up); a refused message says so and keeps
 // the text; a page without window.nostr offers no extension, and one
-// injected late is noticed.
+// injected late is noticed. And a closed relay refusing a key: the same.
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_nip07.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -175,4 +175,21 @@ test('signed in with the extension: AUTH, REST, messages and uploads signed by i
   await page.waitForSelector('#signin-extension');
   await new Promise((r) => setTimeout(r, 1000));
   assert.equal(await page.$('.sidebar'), null, 'signed out stays signed out');
+});
+
+test('a closed relay refusing a key that is not a member: told why, not signed in', async () => {
+  const closed = await startWorld({ closed: true });
+  try {
+    const context = await closed.browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.goto(closed.base + '/');
+    await page.type('#signin-name', 'Stranger');
+    await page.click('#signin-key');  // a new key, which no admin has added
+    await waitText(page, '#signin-error', 'The relay refused the sign-in: ');
+    assert.ok(await page.$('#signin-key'), 'the sign-in screen stays');
+    assert.equal(await page.$('.sidebar'), null, 'no workspace');
+    assert.equal(await page.evaluate(() => localStorage.getItem('buzz.secret')), null, 'nothing kept');
+  } finally {
+    await closed.stop();
+  }
 });
