@@ -13,7 +13,8 @@
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_nip07.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateSecretKey } from 'nostr-tools/pure';
+import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import { npubEncode, decode } from 'nostr-tools/nip19';
 import { bytesToHex } from 'nostr-tools/utils';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -177,7 +178,7 @@ test('signed in with the extension: AUTH, REST, messages and uploads signed by i
   assert.equal(await page.$('.sidebar'), null, 'signed out stays signed out');
 });
 
-test('a closed relay refusing a key that is not a member: told why, not signed in', async () => {
+test('a closed relay refusing a key that is not a member: told why and by which key, not signed in', async () => {
   const closed = await startWorld({ closed: true });
   try {
     const context = await closed.browser.createBrowserContext();
@@ -185,7 +186,11 @@ test('a closed relay refusing a key that is not a member: told why, not signed i
     await page.goto(closed.base + '/');
     await page.type('#signin-name', 'Stranger');
     await page.click('#signin-key');  // a new key, which no admin has added
-    await waitText(page, '#signin-error', 'The relay refused the sign-in: ');
+    await waitText(page, '#signin-error', 'The relay refused the sign-in: restricted: not a relay member. An admin can add you by your public key, npub1');
+    // The key to give an admin is said, and the same key stays in the field for the next try.
+    const said = (await page.$eval('#signin-error', (e) => e.textContent)).match(/npub1[0-9a-z]+/)[0];
+    const kept = await page.$eval('#nsec', (i) => i.value);
+    assert.equal(npubEncode(getPublicKey(decode(kept).data)), said);
     assert.ok(await page.$('#signin-key'), 'the sign-in screen stays');
     assert.equal(await page.$('.sidebar'), null, 'no workspace');
     assert.equal(await page.evaluate(() => localStorage.getItem('buzz.secret')), null, 'nothing kept');

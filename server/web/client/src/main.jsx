@@ -4,7 +4,7 @@
 // refusal (the extension's or the relay's) leaves the person here, told why.
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { savedSigner, keySigner, extensionSigner, extensionRemembered } from './signer.js';
+import { savedSigner, keySigner, extensionSigner, extensionRemembered, npub } from './signer.js';
 import { Relay } from './relay.js';
 import { Workspace } from './workspace.jsx';
 
@@ -36,8 +36,9 @@ function SignIn({ onSession }) {
     current.current = mine;
     setError('');
     setWaiting(what);
+    let signer;
     try {
-      const signer = await make();
+      signer = await make();
       if (current.current !== mine) return;
       mine.relay = new Relay(relayUrl(), signer);
       await mine.relay.ready;
@@ -47,7 +48,13 @@ function SignIn({ onSession }) {
     } catch (e) {
       mine.relay?.close();
       if (current.current !== mine) return;
-      setError(e.message);
+      // Refused by the relay (a closed relay, not yet a member): the person
+      // needs their public key for an admin, and the same key to try again.
+      if (e.byRelay) {
+        setError(`${e.message}. An admin can add you by your public key, ${npub(signer.pubkey)}.` +
+          (signer.nsec ? ' Your key stays filled in here: sign in again once added.' : ''));
+        if (signer.nsec) setText(signer.nsec());
+      } else setError(e.message);
       setWaiting('');
     }
   };

@@ -47,7 +47,7 @@ export class Relay {
       this.authId = ev.id;
       ws.send(JSON.stringify(['AUTH', ev]));
     } else if (type === 'OK' && a === this.authId) {
-      if (!b) { this.fail('The relay refused the sign-in: ' + c); return; }
+      if (!b) { this.fail('The relay refused the sign-in: ' + c, true); return; }
       this.authed = true;
       this.setStatus('online');
       this.settle.resolve();
@@ -72,7 +72,10 @@ export class Relay {
   }
 
   setStatus(s) { this.status = s; this.onStatus(s); }
-  fail(message) { this.setStatus('refused: ' + message); this.settle.reject(new Error(message)); }
+  fail(message, byRelay = false) {
+    this.setStatus('refused: ' + message);
+    this.settle.reject(Object.assign(new Error(message), { byRelay }));
+  }
 
   // Signing out: no reconnecting afterwards.
   close() {

@@ -11,7 +11,8 @@ const EXTENSION = 'nip07';  // stored instead of a key: "signed in with the exte
 
 function localSigner(sk) {
   const pubkey = getPublicKey(sk);
-  return { pubkey, kind: 'local', sign: async (t) => finalizeEvent(t, sk), remember: () => localStorage.setItem(KEY, bytesToHex(sk)) };
+  return { pubkey, kind: 'local', sign: async (t) => finalizeEvent(t, sk), remember: () => localStorage.setItem(KEY, bytesToHex(sk)),
+    nsec: () => nip19.nsecEncode(sk) };
 }
 
 // The key kept in this browser, or null (none, or the extension was used last).
