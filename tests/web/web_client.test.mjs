@@ -114,8 +114,12 @@ test('two people share a private channel live; a third never sees it', async () 
   await waitText(bob.page, '.mentions', '@Alice');
   await bob.page.keyboard.press('Tab');
   await say(bob, alice, 'please look at the budget');
+  // Her feed's button says something waits there (this mention, and Bob's thread
+  // reply to her message); looking there clears it.
+  await alice.page.waitForSelector('#open-feed .unread', { timeout: 30000 });
   await alice.page.click('#open-feed');
   await waitText(alice.page, '#feed', 'please look at the budget');
+  await alice.page.waitForFunction(() => !document.querySelector('#open-feed .unread'));
   await alice.page.click('[data-channel="secret-room"]');
   await alice.page.waitForSelector('.messages[aria-busy="false"]');
 
@@ -181,6 +185,8 @@ steps:
   await bob.page.click('[data-channel="secret-room"]');
   await bob.page.waitForSelector('.messages[aria-busy="false"]');
   await say(bob, alice, 'deploy the release please');
+  // The request reaches Bob live: his feed's button counts it.
+  await waitText(bob.page, '#open-feed .unread', '1');
   await bob.page.click('#open-feed');
   for (let i = 0; i < 60 && !(await bob.page.$('#feed .approval')); i++) {  // the run is asynchronous
     await new Promise((r) => setTimeout(r, 500));
@@ -189,12 +195,18 @@ steps:
   await waitText(bob.page, '#feed .approval', 'Deploy to production?');
   await bob.page.click('#feed .approval button.grant');
   await waitText(bob.page, '#feed .approval', 'granted');
+  await bob.page.waitForFunction(() => !document.querySelector('#open-feed .unread'));
   await waitText(alice.page, '.messages .msg', 'deploy approved', 30000);
 
   // Asked again, Bob denies: the run stops there, and the feed no longer asks him.
   await bob.page.click('[data-channel="secret-room"]');
   await bob.page.waitForSelector('.messages[aria-busy="false"]');
   await say(bob, alice, 'deploy the hotfix too');
+  await waitText(bob.page, '#open-feed .unread', '1');
+  // After a reload the relay's feed is read again: still one, the granted one not counted.
+  await bob.page.reload();
+  await bob.page.waitForSelector('.status.online', { timeout: 30000 });
+  await waitText(bob.page, '#open-feed .unread', '1');
   await bob.page.click('#open-feed');
   for (let i = 0; i < 60 && !(await bob.page.$('#feed .approval button.deny')); i++) {
     await new Promise((r) => setTimeout(r, 500));
@@ -202,6 +214,7 @@ steps:
   }
   await bob.page.click('#feed .approval button.deny');
   await waitText(bob.page, '#feed .approval', 'denied');
+  await bob.page.waitForFunction(() => !document.querySelector('#open-feed .unread'));
   await bob.page.click('#open-feed');
   await waitText(bob.page, '#feed', 'Nothing waiting for you.');
   await new Promise((r) => setTimeout(r, 2000));  // what a granted run would have said by now

@@ -27,11 +27,12 @@ export function SearchView({ q, api, onOpen }) {
   );
 }
 
-function Approval({ item, relay }) {
+function Approval({ item, relay, onAnswered }) {
   const [done, setDone] = useState('');
   const answer = async (kind, word) => {
     const r = await relay.publish({ kind, tags: [['d', tag(item, 'approval')]] });
     setDone(r.ok ? word : 'refused: ' + r.message);
+    if (r.ok) onAnswered();
   };
   return (
     <li class="approval">
@@ -50,7 +51,7 @@ function Approval({ item, relay }) {
 // not; those the relay has since settled (its 46011 granted, 46012 denied or
 // expired, in the same channel with the same approval hash) or past their
 // expiration wait for nobody.
-async function pending(relay, asked) {
+export async function pending(relay, asked) {
   const now = Math.floor(Date.now() / 1000);
   const open = asked.filter((i) => !(Number(tag(i, 'expiration')) < now));
   const settled = new Set();
@@ -62,7 +63,7 @@ async function pending(relay, asked) {
   return open.filter((i) => !settled.has(tag(i, 'approval')));
 }
 
-export function FeedView({ api, relay, onOpen }) {
+export function FeedView({ api, relay, onOpen, onAnswered }) {
   const people = usePeople();
   const [feed, setFeed] = useState(null);
   const [error, setError] = useState('');
@@ -79,7 +80,7 @@ export function FeedView({ api, relay, onOpen }) {
       <h1>Feed</h1>
       {error && <p class="error">{error}</p>}
       <h2>Needs action</h2>
-      <ul>{feed?.needs_action.map((i) => <Approval key={i.id} item={i} relay={relay} />)}</ul>
+      <ul>{feed?.needs_action.map((i) => <Approval key={i.id} item={i} relay={relay} onAnswered={onAnswered} />)}</ul>
       {feed && !feed.needs_action.length && <p class="empty">Nothing waiting for you.</p>}
       <h2>Mentions</h2>
       <ul>{feed?.mentions.map((i) => (

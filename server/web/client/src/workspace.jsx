@@ -4,10 +4,11 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState, useCallback } fr
 import { makeApi } from './api.js';
 import { signOut, npub } from './signer.js';
 import { ChannelView } from './channel.jsx';
-import { SearchView, FeedView } from './panels.jsx';
+import { SearchView, FeedView, pending } from './panels.jsx';
 import { People, PeopleContext, usePeople, findPerson } from './people.js';
 
 const lastReadKey = (id) => 'buzz.read.' + id;
+const FEED_SEEN = 'buzz.feed.seen';
 const markRead = (id) => localStorage.setItem(lastReadKey(id), String(now()));
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -71,6 +72,26 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
   const openId = view.type === 'channel' ? view.id : null;
   const openNow = useRef(openId);
   openNow.current = openId;
+  const feedOpen = useRef(false);
+  feedOpen.current = view.type === 'feed';
+
+  // What waits in the feed, on its button: mentions of me since I last looked
+  // there, and approvals asked of me not yet answered. Read once, then live
+  // through the channels' subscriptions below.
+  const [waiting, setWaiting] = useState({ mentions: 0, approvals: 0 });
+  const countFeed = useCallback(async () => {
+    const { feed } = await api.get('/api/feed?types=mentions,needs_action');
+    const seen = Number(localStorage.getItem(FEED_SEEN) || 0);
+    const approvals = (await pending(relay, feed.needs_action.filter((i) => i.kind === 46010))).length;
+    setWaiting({ mentions: feed.mentions.filter((i) => i.created_at > seen && i.pubkey !== signer.pubkey).length, approvals });
+  }, [api]);
+  useEffect(() => { countFeed().catch(() => {}); }, [countFeed]);
+  const openFeed = () => {
+    localStorage.setItem(FEED_SEEN, String(now()));
+    setWaiting((w) => ({ ...w, mentions: 0 }));
+    setView({ type: 'feed', at: Date.now() });
+    setMenu(false);
+  };
   // Unread: a COUNT of messages since the channel was last read, then live.
   const ids = channels.map((c) => c.id).join(',');
   useEffect(() => {
@@ -89,8 +110,13 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
     for (const [id, stop] of live.current) if (!listed.has(id)) { stop(); live.current.delete(id); }
     for (const id of listed) {
       if (live.current.has(id)) continue;
-      live.current.set(id, relay.subscribe([{ kinds: [9], '#h': [id], limit: 0 }], (ev) => {
-        if (id !== openNow.current && ev.pubkey !== signer.pubkey) setUnread((u) => ({ ...u, [id]: (u[id] || 0) + 1 }));
+      const filters = [{ kinds: [9], '#h': [id], limit: 0 }, { kinds: [46010], '#h': [id], '#p': [signer.pubkey], limit: 0 }];
+      live.current.set(id, relay.subscribe(filters, (ev) => {
+        if (ev.kind === 46010) return setWaiting((w) => ({ ...w, approvals: w.approvals + 1 }));
+        if (ev.pubkey === signer.pubkey) return;
+        if (id !== openNow.current) setUnread((u) => ({ ...u, [id]: (u[id] || 0) + 1 }));
+        const mentionsMe = ev.tags.some((t) => t[0] === 'p' && t[1] === signer.pubkey);
+        if (mentionsMe && !feedOpen.current) setWaiting((w) => ({ ...w, mentions: w.mentions + 1 }));
       }));
     }
   }, [ids]);
@@ -215,7 +241,11 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
         <form class="search" onSubmit={search} role="search">
           <input name="q" id="search" placeholder="Search (/)" aria-label="search" />
         </form>
-        <button class="chan" id="open-feed" onClick={() => { setView({ type: 'feed', at: Date.now() }); setMenu(false); }}>Feed</button>
+        <button class="chan" id="open-feed" onClick={openFeed}>
+          <span>Feed</span>
+          {waiting.mentions + waiting.approvals > 0 && <span class="unread" aria-label="waiting in the feed"
+            title={`${waiting.mentions} new mentions, ${waiting.approvals} approvals to answer`}>{waiting.mentions + waiting.approvals}</span>}
+        </button>
         <h2>Channels</h2>
         <ul id="channel-list">{streams.map((c) => entry(c, (c.visibility === 'private' ? '🔒 ' : '# ') + c.name))}</ul>
         <form class="create" onSubmit={createChannel}>
@@ -254,7 +284,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
         )}
         {view.type === 'channel' && !current && <p class="empty" id="channel-gone">You no longer have access to this channel, or it is gone.</p>}
         {view.type === 'search' && <SearchView key={view.q} q={view.q} api={api} onOpen={open} />}
-        {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open} />}
+        {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open}
+          onAnswered={() => setWaiting((w) => ({ ...w, approvals: Math.max(0, w.approvals - 1) }))} />}
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}
       </main>
     </div>
