@@ -191,7 +191,7 @@ test('a phone-sized window: the sidebar folds away, everything fits the width', 
   assert.ok(await fits());
 });
 
-test('unread counts: live for a channel not open, kept over a reload, cleared by opening it; my own words never count', async () => {
+test('unread counts: live for a channel not open, kept over a reload, cleared by opening it, a line where the new ones begin; my own words never count', async () => {
   const { dana, erin } = people;
   const badge = (page) => page.$eval('[data-channel="ops-team"]', (b) => b.querySelector('.unread')?.textContent ?? '');
   // Dana writes in ops-team, then looks at her feed and reloads: her own message is not unread.
@@ -213,9 +213,11 @@ test('unread counts: live for a channel not open, kept over a reload, cleared by
   // A reload asks the relay (NIP-45 COUNT since she last read it): still 2.
   await dana.page.reload();
   await waitText(dana.page, '[data-channel="ops-team"] .unread', '2');
-  // Opening it clears the count; what comes while it is open is read.
+  // Opening it clears the count, and a line marks where the new ones begin; what comes while it is open is read.
   await openChannel(dana, 'ops-team');
   assert.equal(await badge(dana.page), '');
+  assert.equal(await dana.page.$eval('#new-messages + .msg .content', (c) => c.textContent), 'first of two');
+  assert.equal(await dana.page.$$eval('.new-line', (l) => l.length), 1);
   await say(erin, dana, 'while you are here');
   assert.equal(await badge(dana.page), '');
   await dana.page.click('#open-feed');
@@ -223,6 +225,9 @@ test('unread counts: live for a channel not open, kept over a reload, cleared by
   await dana.page.waitForSelector('[data-channel="ops-team"]', { timeout: 30000 });
   await new Promise((r) => setTimeout(r, 1000));
   assert.equal(await badge(dana.page), '');
+  // Nothing new since: no line.
+  await openChannel(dana, 'ops-team');
+  assert.equal(await dana.page.$('#new-messages'), null);
 });
 
 test('mentions by keyboard: ↑/↓ choose among the suggestions, Tab or Enter take one, Esc puts them away', async () => {

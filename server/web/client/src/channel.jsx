@@ -176,7 +176,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
   );
 }
 
-export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm, onOpen, onHidden }) {
+export function ChannelView({ channel, readUntil, relay, api, me, onError, onChanged, onDm, onOpen, onHidden }) {
   const people = usePeople();
   const state = useRef(emptyChannel());
   const [version, setVersion] = useState(0);
@@ -196,6 +196,7 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
   const oldest = useRef(Infinity);          // created_at of the oldest event held
   const stick = useRef(true);               // the reader is at the bottom: follow new messages
   const restore = useRef(null);             // distance from the bottom to keep after older ones arrive
+  const firstNew = useRef(null);            // the first message said since I last read here (the "new" line), fixed at EOSE
 
   // A layout effect, so the REQ goes out before the empty view is first
   // painted, not a frame later. History is folded in once at EOSE (one render
@@ -221,6 +222,8 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
         live = true;
         historyAt.current = performance.now();
         flush();
+        // Only for a channel read before: in one never opened, everything is new.
+        if (readUntil) firstNew.current = timeline(state.current).find((ev) => ev.created_at > readUntil && ev.pubkey !== me)?.id ?? null;
         setLoaded(true);
         setHistory({ more: stored >= PAGE, loading: false });
       },
@@ -375,7 +378,9 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
           {history.more && <button class="earlier" id="load-earlier" disabled={history.loading} onClick={loadEarlier}>
             {history.loading ? 'Loading…' : 'Load earlier messages'}</button>}
           {loaded && !history.more && items.length > 0 && <p class="start">The beginning of {dm ? 'this conversation' : channel.name}.</p>}
-          {items.map((ev) => <Message key={ev.id} ev={ev} {...props} />)}
+          {items.map((ev) => (ev.id === firstNew.current
+            ? [<p class="new-line" id="new-messages" key="new">New</p>, <Message key={ev.id} ev={ev} {...props} />]
+            : <Message key={ev.id} ev={ev} {...props} />))}
           {loaded && !items.length && <p class="empty">No messages yet.</p>}
         </section>
         {openThread && (

@@ -133,9 +133,11 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
   }, [openId]);
 
   const open = (id) => {
+    if (id === openId) { setMenu(false); return focusComposer(); }
+    const readUntil = Number(localStorage.getItem(lastReadKey(id)) || 0);  // for the "new" line
     markRead(id);
     setUnread((u) => ({ ...u, [id]: 0 }));
-    setView({ type: 'channel', id });
+    setView({ type: 'channel', id, readUntil });
     setMenu(false);
     focusComposer();
   };
@@ -278,7 +280,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
         <button class="menu-toggle" aria-label="channels" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰</button>
         {error && <p class="error" role="alert" onClick={() => setError('')}>{error}</p>}
         {view.type === 'channel' && current && (
-          <ChannelView key={current.id} channel={current} relay={relay} api={api} me={signer.pubkey} onError={setError} onChanged={refresh}
+          <ChannelView key={current.id} channel={current} readUntil={view.readUntil} relay={relay} api={api} me={signer.pubkey} onError={setError} onChanged={refresh}
             onDm={(pk) => openDmWith([pk]).catch((e) => setError(e.message))}
             onOpen={(id) => refresh().then(() => open(id))} onHidden={() => { setView({ type: 'none' }); refresh(); }} />
         )}
