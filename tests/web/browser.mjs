@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import net from 'node:net';
+import { randomBytes } from 'node:crypto';
 import zlib from 'node:zlib';
 import puppeteer from 'puppeteer-core';
 import WebSocket from 'ws';
@@ -134,12 +135,16 @@ export async function openChannel(person, name) {
   await person.page.waitForSelector('.messages[aria-busy="false"]');
 }
 
-// The REST API as this person (NIP-98), outside the browser.
+// The REST API as this person (NIP-98), outside the browser. A nonce makes
+// each authorization unique: the same call twice in one second would sign the
+// same event, which the relay refuses as a replay.
 export async function rest(world, person, method, path, body) {
   const url = world.base + path;
+  const nonce = randomBytes(8).toString('hex');
+  const sign = (e) => finalizeEvent({ ...e, tags: [...e.tags, ['nonce', nonce]] }, person.secret);
   const r = await fetch(url, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: {
     ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    Authorization: await getToken(url, method, (e) => finalizeEvent(e, person.secret), true, body) } });
+    Authorization: await getToken(url, method, sign, true, body) } });
   return { status: r.status, json: await r.json().catch(() => null) };
 }
 
