@@ -32,6 +32,7 @@ function SignIn({ onSession }) {
   // attempt, and whatever it answers later is dropped.
   const current = useRef(null);  // {relay} of the attempt under way
   const attempt = async (make, what) => {
+    current.current?.relay?.close();  // one attempt at a time
     const mine = {};
     current.current = mine;
     setError('');
