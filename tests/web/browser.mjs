@@ -1,12 +1,14 @@
 // What the browser suites share: the real buzz binary on a loopback port,
 // headless Chromium (puppeteer-core), people signed in in browser contexts of
-// their own, and the steps a person takes (type, wait for text, hover a
-// message and click one of its buttons).
+// their own, the steps a person takes (type, wait for text, hover a
+// message and click one of its buttons), and a real PNG to upload.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import zlib from 'node:zlib';
 import puppeteer from 'puppeteer-core';
 import WebSocket from 'ws';
 import { useWebSocketImplementation, Relay } from 'nostr-tools/relay';
@@ -28,13 +30,13 @@ function freePort() {
   });
 }
 
-// An open relay in a fresh data directory, and a browser (with these extra
-// command-line flags). stop() ends both.
-export async function startWorld({ browserArgs = [] } = {}) {
+// A relay in a fresh data directory (open, unless closed: only relay members
+// may sign in), and a browser (with these extra command-line flags). stop() ends both.
+export async function startWorld({ browserArgs = [], closed = false } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'buzz-web-'));
   const base = `http://127.0.0.1:${port}`;
-  const server = spawn(binary, ['serve', '--open', '--rate-limits', 'false', '--bind', `127.0.0.1:${port}`,
+  const server = spawn(binary, ['serve', ...(closed ? [] : ['--open']), '--rate-limits', 'false', '--bind', `127.0.0.1:${port}`,
     '--relay-url', `ws://127.0.0.1:${port}`, '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'] });
   let healthy = false;
   for (let i = 0; i < 100 && !healthy; i++) {
@@ -133,12 +135,16 @@ export async function openChannel(person, name) {
   await person.page.waitForSelector('.messages[aria-busy="false"]');
 }
 
-// The REST API as this person (NIP-98), outside the browser.
+// The REST API as this person (NIP-98), outside the browser. A nonce makes
+// each authorization unique: the same call twice in one second would sign the
+// same event, which the relay refuses as a replay.
 export async function rest(world, person, method, path, body) {
   const url = world.base + path;
+  const nonce = randomBytes(8).toString('hex');
+  const sign = (e) => finalizeEvent({ ...e, tags: [...e.tags, ['nonce', nonce]] }, person.secret);
   const r = await fetch(url, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: {
     ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    Authorization: await getToken(url, method, (e) => finalizeEvent(e, person.secret), true, body) } });
+    Authorization: await getToken(url, method, sign, true, body) } });
   return { status: r.status, json: await r.json().catch(() => null) };
 }
 
@@ -149,4 +155,29 @@ export async function connect(world, secret) {
   await relay.auth((evt) => finalizeEvent(evt, secret));
   relay.publishTimeout = 60000;  // a loaded CI machine
   return relay;
+}
+
+function crc32(bytes) {  // zlib.crc32 is newer than Debian 12's Node.js
+  let c = ~0;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+// A real 160x90 PNG (a red banner), so the media service's image checks pass.
+export function png() {
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
+    return Buffer.concat([len, td, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(160, 0); ihdr.writeUInt32BE(90, 4); ihdr[8] = 8; ihdr[9] = 2;
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(480).fill(Buffer.from([220, 30, 60]))]);
+  const raw = Buffer.concat(Array(90).fill(row));
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }

@@ -12,39 +12,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import zlib from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { generateSecretKey, finalizeEvent } from 'nostr-tools/pure';
 import WebSocket from 'ws';
-import { startWorld, signIn, textOf, waitText, type, say, act, rest, connect, createChannel, openChannel, addMember } from './browser.mjs';
+import { startWorld, signIn, textOf, waitText, type, say, act, rest, connect, createChannel, openChannel, addMember, png } from './browser.mjs';
 
 let world;
 const people = {};
-
-function crc32(bytes) {  // zlib.crc32 is newer than Debian 12's Node.js
-  let c = ~0;
-  for (const b of bytes) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-
-// A real 160x90 PNG (a red banner), so the media service's image checks pass.
-function png() {
-  const chunk = (type, data) => {
-    const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type), data]);
-    const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(160, 0); ihdr.writeUInt32BE(90, 4); ihdr[8] = 8; ihdr[9] = 2;
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(480).fill(Buffer.from([220, 30, 60]))]);
-  const raw = Buffer.concat(Array(90).fill(row));
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
-    chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 before(async () => {
   world = await startWorld();
@@ -87,7 +61,11 @@ test('two people share a private channel live; a third never sees it', async () 
   assert.ok(!(await textOf(bob.page, '.messages .msg .author')).some((t) => t.includes(alice.pubkey.slice(0, 8))));
   await alice.page.click('#toggle-members');
 
-  // Bob reacts; Alice sees the count.
+  // Bob reacts; Alice sees the count. Clicking his own reaction takes it back (kind 5), live too.
+  await act(bob.page, 'hello bob', 'button[aria-label="react 👍"]');
+  await waitText(alice.page, '.msg .reaction', '👍 1');
+  await (await bob.page.waitForSelector('.messages .msg .reaction.mine', { timeout: 30000 })).click();
+  await alice.page.waitForFunction(() => !document.querySelector('.messages .msg .reaction'), { timeout: 30000 });
   await act(bob.page, 'hello bob', 'button[aria-label="react 👍"]');
   await waitText(alice.page, '.msg .reaction', '👍 1');
 
@@ -100,14 +78,20 @@ test('two people share a private channel live; a third never sees it', async () 
   assert.ok(!(await textOf(alice.page, '.messages .msg')).some((t) => t.includes('replying in the thread')),
     'a thread reply stays out of the channel timeline');
 
-  // Alice uploads an image; Bob's page shows it inline, loaded from the relay.
+  // Alice uploads an image; Bob's page shows it inline, loaded from the relay:
+  // its thumbnail (media.md §4), its size known before it loads, a link to the whole image.
   const file = join(world.dataDir, 'red.png');
   writeFileSync(file, png());
   await (await alice.page.$('.channel > .composer input[type=file]')).uploadFile(file);
   await alice.page.waitForSelector('.channel > .composer .preview img');
   await alice.page.click('.channel > .composer button[type=submit]');
   await bob.page.waitForFunction(() => [...document.querySelectorAll('.messages img.inline')]
-    .some((i) => i.complete && i.naturalWidth === 160), { timeout: 30000 });
+    .some((i) => i.complete && i.naturalWidth > 0), { timeout: 30000 });
+  const shown = await bob.page.$eval('.messages img.inline', (i) => ({ src: new URL(i.src).pathname, link: i.closest('a').getAttribute('href'),
+    ratio: i.getBoundingClientRect().width / i.getBoundingClientRect().height }));
+  assert.match(shown.src, /^\/media\/[0-9a-f]{64}\.thumb\.jpg$/);
+  assert.match(shown.link, /^\/media\/[0-9a-f]{64}\.png$/);
+  assert.ok(Math.abs(shown.ratio - 160 / 90) < 0.05, `drawn at the image's proportions (${shown.ratio})`);
 
   // Typing shows on the other side; an edit and a deletion reach Bob live.
   await alice.page.focus('#message-input');
@@ -130,8 +114,12 @@ test('two people share a private channel live; a third never sees it', async () 
   await waitText(bob.page, '.mentions', '@Alice');
   await bob.page.keyboard.press('Tab');
   await say(bob, alice, 'please look at the budget');
+  // Her feed's button says something waits there (this mention, and Bob's thread
+  // reply to her message); looking there clears it.
+  await alice.page.waitForSelector('#open-feed .unread', { timeout: 30000 });
   await alice.page.click('#open-feed');
   await waitText(alice.page, '#feed', 'please look at the budget');
+  await alice.page.waitForFunction(() => !document.querySelector('#open-feed .unread'));
   await alice.page.click('[data-channel="secret-room"]');
   await alice.page.waitForSelector('.messages[aria-busy="false"]');
 
@@ -146,8 +134,11 @@ test('two people share a private channel live; a third never sees it', async () 
   await waitText(bob.page, '#search-results', 'hello bob, the plan is ready');
   await waitText(bob.page, '#search-results small', 'Alice');
 
+  // A search hit opens its channel.
+  await bob.page.click('#search-results button.hit');
+  await waitText(bob.page, '.channel-head h1', 'secret-room');
+
   // Alice renames herself; Bob's open channel shows the new name live.
-  await bob.page.click('[data-channel="secret-room"]');
   alice.page.once('dialog', (d) => d.accept('Alice Liddell'));
   await alice.page.click('#my-name');
   await waitText(alice.page, '#my-name', 'Alice Liddell');
@@ -171,7 +162,7 @@ test('two people share a private channel live; a third never sees it', async () 
   assert.ok(!(await textOf(carol.page, '#search-results')).some((t) => t.includes('hello bob')));
 });
 
-test('a workflow approval is granted from the feed', async () => {
+test('workflow approvals from the feed: one granted, one denied; answered ones no longer wait', async () => {
   const { alice, bob } = people;
   // Alice (owner of secret-room) saves a workflow that asks Bob before it answers.
   const room = (await rest(world, alice, 'GET', '/api/channels')).json.find((c) => c.name === 'secret-room');
@@ -194,15 +185,40 @@ steps:
   await bob.page.click('[data-channel="secret-room"]');
   await bob.page.waitForSelector('.messages[aria-busy="false"]');
   await say(bob, alice, 'deploy the release please');
+  // The request reaches Bob live: his feed's button counts it.
+  await waitText(bob.page, '#open-feed .unread', '1');
   await bob.page.click('#open-feed');
-  for (let i = 0; i < 20 && !(await bob.page.$('#feed .approval')); i++) {  // the run is asynchronous
+  for (let i = 0; i < 60 && !(await bob.page.$('#feed .approval')); i++) {  // the run is asynchronous
     await new Promise((r) => setTimeout(r, 500));
     await bob.page.click('#open-feed');
   }
   await waitText(bob.page, '#feed .approval', 'Deploy to production?');
   await bob.page.click('#feed .approval button.grant');
   await waitText(bob.page, '#feed .approval', 'granted');
+  await bob.page.waitForFunction(() => !document.querySelector('#open-feed .unread'));
   await waitText(alice.page, '.messages .msg', 'deploy approved', 30000);
+
+  // Asked again, Bob denies: the run stops there, and the feed no longer asks him.
+  await bob.page.click('[data-channel="secret-room"]');
+  await bob.page.waitForSelector('.messages[aria-busy="false"]');
+  await say(bob, alice, 'deploy the hotfix too');
+  await waitText(bob.page, '#open-feed .unread', '1');
+  // After a reload the relay's feed is read again: still one, the granted one not counted.
+  await bob.page.reload();
+  await bob.page.waitForSelector('.status.online', { timeout: 30000 });
+  await waitText(bob.page, '#open-feed .unread', '1');
+  await bob.page.click('#open-feed');
+  for (let i = 0; i < 60 && !(await bob.page.$('#feed .approval button.deny')); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    await bob.page.click('#open-feed');
+  }
+  await bob.page.click('#feed .approval button.deny');
+  await waitText(bob.page, '#feed .approval', 'denied');
+  await bob.page.waitForFunction(() => !document.querySelector('#open-feed .unread'));
+  await bob.page.click('#open-feed');
+  await waitText(bob.page, '#feed', 'Nothing waiting for you.');
+  await new Promise((r) => setTimeout(r, 2000));  // what a granted run would have said by now
+  assert.equal((await textOf(alice.page, '.messages .msg')).filter((t) => t.includes('deploy approved')).length, 1);
 });
 
 test('a DM between two people, invisible to the third', async () => {

@@ -1,11 +1,11 @@
 // The web client's team screens in headless Chromium against the real buzz
 // binary: members and roles (an owner, an admin, and a member who is shown
-// that he may not), channel settings, the canvas, the keyboard, and a
-// phone-sized window.
+// that he may not), channel settings, the canvas, the keyboard, a
+// phone-sized window, unread counts, and mentions chosen by keyboard.
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_team.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorld, signIn, waitText, type, say, rest, createChannel, openChannel } from './browser.mjs';
+import { startWorld, signIn, textOf, waitText, type, say, rest, createChannel, openChannel, addMember } from './browser.mjs';
 
 let world;
 const people = {};
@@ -115,7 +115,7 @@ test('the canvas: written by one, read and edited live by another', async () => 
   assert.equal(canvas.json.author, erin.pubkey);
 });
 
-test('keyboard: Esc closes panes, Alt+arrows and Alt+digits switch channels, / searches', async () => {
+test('keyboard: Tab reaches a message and its actions, Esc closes panes, Alt+arrows and Alt+digits switch channels, / searches', async () => {
   const { erin } = people;
   const { page } = erin;
   await createChannel(erin, 'lobby');
@@ -125,6 +125,14 @@ test('keyboard: Esc closes panes, Alt+arrows and Alt+digits switch channels, / s
   await page.keyboard.type('sent with the keyboard');
   await page.keyboard.press('Enter');
   await waitText(page, '.messages .msg', 'sent with the keyboard');
+
+  // Tab reaches a message and then its actions: a reaction given without the mouse.
+  await page.focus('.messages .msg:last-of-type');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'react 👍');
+  await page.keyboard.press('Enter');
+  await waitText(page, '.messages .msg:last-of-type .reaction', '👍 1');
+  await page.focus('#message-input');
 
   // Esc closes the open pane and gives the composer back.
   await page.click('#toggle-members');
@@ -156,7 +164,7 @@ test('keyboard: Esc closes panes, Alt+arrows and Alt+digits switch channels, / s
 });
 
 test('a phone-sized window: the sidebar folds away, everything fits the width', async () => {
-  const gus = await signIn(world, 'Gus', { width: 390, height: 780, isMobile: true, hasTouch: true });
+  const gus = people.gus = await signIn(world, 'Gus', { width: 390, height: 780, isMobile: true, hasTouch: true });
   const { page } = gus;
   const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
   assert.ok(await page.$eval('.sidebar', (s) => getComputedStyle(s).display === 'none'), 'the sidebar starts folded');
@@ -181,4 +189,82 @@ test('a phone-sized window: the sidebar folds away, everything fits the width', 
   await page.click('button[aria-label="close members"]');
   await page.waitForFunction(() => !document.querySelector('.members'));
   assert.ok(await fits());
+});
+
+test('unread counts: live for a channel not open, kept over a reload, cleared by opening it, a line where the new ones begin; my own words never count', async () => {
+  const { dana, erin } = people;
+  const badge = (page) => page.$eval('[data-channel="ops-team"]', (b) => b.querySelector('.unread')?.textContent ?? '');
+  // Dana writes in ops-team, then looks at her feed and reloads: her own message is not unread.
+  await openChannel(dana, 'ops-team');
+  await type(dana.page, '#message-input', 'my own words');
+  await waitText(dana.page, '.messages .msg', 'my own words');
+  await dana.page.click('#open-feed');
+  await dana.page.reload();
+  await dana.page.waitForSelector('[data-channel="ops-team"]', { timeout: 30000 });
+  await new Promise((r) => setTimeout(r, 1000));  // the COUNT's answer
+  assert.equal(await badge(dana.page), '');
+
+  // Erin writes twice: Dana's list counts them as they come.
+  await openChannel(erin, 'ops-team');
+  await type(erin.page, '#message-input', 'first of two');
+  await type(erin.page, '#message-input', 'second of two');
+  await waitText(erin.page, '.messages .msg', 'second of two');
+  await waitText(dana.page, '[data-channel="ops-team"] .unread', '2');
+  // A reload asks the relay (NIP-45 COUNT since she last read it): still 2.
+  await dana.page.reload();
+  await waitText(dana.page, '[data-channel="ops-team"] .unread', '2');
+  // Opening it clears the count, and a line marks where the new ones begin; what comes while it is open is read.
+  await openChannel(dana, 'ops-team');
+  assert.equal(await badge(dana.page), '');
+  // (Two messages of one second come in the relay's order, by id: either may be first.)
+  const after = await dana.page.$$eval('#new-messages ~ .msg .content', (cs) => cs.map((c) => c.textContent).sort());
+  assert.deepEqual(after, ['first of two', 'second of two']);
+  assert.equal(await dana.page.$$eval('.new-line', (l) => l.length), 1);
+  await say(erin, dana, 'while you are here');
+  assert.equal(await badge(dana.page), '');
+  await dana.page.click('#open-feed');
+  await dana.page.reload();
+  await dana.page.waitForSelector('[data-channel="ops-team"]', { timeout: 30000 });
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(await badge(dana.page), '');
+  // Nothing new since: no line.
+  await openChannel(dana, 'ops-team');
+  assert.equal(await dana.page.$('#new-messages'), null);
+});
+
+test('mentions by keyboard: ↑/↓ choose among the suggestions, Tab or Enter take one, Esc puts them away', async () => {
+  const { dana, gus } = people;
+  const { page } = dana;
+  await openChannel(dana, 'ops-team');
+  await addMember(dana, 'Gus', 3);  // the member pane stays open: Esc must not close it here
+  await page.focus('#message-input');
+  await page.keyboard.type('@');
+  await page.waitForFunction(() => document.querySelectorAll('.mentions [role=option]').length === 2, { timeout: 30000 });
+  const offered = await textOf(page, '.mentions [role=option]');
+  assert.deepEqual([...offered].sort(), ['@Erin', '@Gus']);
+  const chosen = () => page.$eval('.mentions [aria-selected=true]', (b) => b.textContent);
+  assert.equal(await chosen(), offered[0]);
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await chosen(), offered[1]);
+  await page.keyboard.press('ArrowDown');  // round to the first again
+  assert.equal(await chosen(), offered[0]);
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await chosen(), offered[1]);
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => !document.querySelector('.mentions'));
+  assert.ok(await page.$('.members'), 'Esc put the suggestions away, not the pane');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type('@G');
+  await page.waitForSelector('.mentions [aria-selected=true]');
+  assert.equal(await chosen(), '@Gus');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.$eval('#message-input', (t) => t.value), '@Gus ');
+  await page.keyboard.type('the rota is yours');
+  await page.keyboard.press('Enter');
+  for (let i = 0; i < 60; i++) {
+    const feed = (await rest(world, gus, 'GET', '/api/feed?types=mentions')).json.feed.mentions;
+    if (feed.some((m) => m.content === '@Gus the rota is yours')) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  assert.fail('the mention did not reach Gus\'s feed');
 });

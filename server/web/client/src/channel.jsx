@@ -14,14 +14,43 @@ const KINDS = [9, 40003, 5, 9005, 7];
 const PAGE = 500;  // the newest PAGE events first, PAGE more each time the reader scrolls back
 const IMAGE_URL = /(https?:\/\/\S+\.(?:png|jpe?g|gif|webp))(?=\s|$)/gi;
 
-function Content({ text }) {
+// NIP-92: what a message's imeta tags say about its URLs (thumb, dim, …).
+function imetaOf(tags) {
+  const byUrl = new Map();
+  for (const t of tags) {
+    if (t[0] !== 'imeta') continue;
+    const fields = {};
+    for (const part of t.slice(1)) {
+      const at = part.indexOf(' ');
+      if (at > 0) fields[part.slice(0, at)] = part.slice(at + 1);
+    }
+    if (fields.url) byUrl.set(fields.url, fields);
+  }
+  return byUrl;
+}
+
+// Only what this relay serves: the page's CSP allows no other source.
+const ours = (text) => { try { const u = new URL(text); return u.origin === location.origin ? u.pathname : null; } catch { return null; } };
+
+// An image the relay serves, inline: its thumbnail when the upload has one
+// (320 px, not the whole photo), a link to the full image, and its size known
+// before it loads (from dim), so the list does not jump when it arrives.
+function InlineImage({ path, meta }) {
+  const thumb = meta?.thumb && ours(meta.thumb);
+  const [w, h] = (meta?.dim || '').split('x').map(Number);
+  const style = w > 0 && h > 0 ? { aspectRatio: `${w} / ${h}`, width: Math.min(w, 360, (300 * w) / h) + 'px' } : undefined;
+  return <a href={path} target="_blank" rel="noopener"><img class="inline" src={thumb || path} style={style} alt="image" loading="lazy" /></a>;
+}
+
+function Content({ text, tags }) {
   const parts = [];
   let last = 0;
+  let imeta;
   for (const m of text.matchAll(IMAGE_URL)) {
     parts.push(text.slice(last, m.index));
-    const url = new URL(m[1]);
-    // Only images this relay serves: the page's CSP allows no other source.
-    parts.push(url.origin === location.origin ? <img class="inline" src={url.pathname} alt="image" loading="lazy" /> : m[1]);
+    const path = ours(m[1]);
+    imeta ??= imetaOf(tags);
+    parts.push(path ? <InlineImage path={path} meta={imeta.get(m[1])} /> : m[1]);
     last = m.index + m[0].length;
   }
   parts.push(text.slice(last));
@@ -44,7 +73,7 @@ function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, in
         <time>{time}</time>
         {edit && <span class="edited">(edited)</span>}
       </header>
-      <Content text={edit ? edit.content : ev.content} />
+      <Content text={edit ? edit.content : ev.content} tags={ev.tags} />
       <footer>
         {reactions && [...reactions].map(([emoji, who]) => (
           <button class={who.has(me) ? 'reaction mine' : 'reaction'} onClick={() => onReact(ev, emoji)}>{emoji} {who.size}</button>
@@ -73,37 +102,49 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
   const people = usePeople();
   const label = (m) => people.name(m.pubkey).replace(/\s+/g, '_');
   const [text, setText] = useState('');
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState(0);  // messages on their way
   const [preview, setPreview] = useState(null);
   const file = useRef(null);
   const mentioned = useRef(new Map());  // "@label" -> pubkey, for the p tags
-  const options = suggestions(text, members, me, label);
+  // The suggestions: ↑/↓ choose, Tab or Enter take, Esc puts them away until the text changes.
+  const [choice, setChoice] = useState(0);
+  const [dismissed, setDismissed] = useState(null);
+  const options = dismissed === text ? [] : suggestions(text, members, me, label);
+  const chosen = Math.min(choice, options.length - 1);
   const pick = (m) => {
     setText(text.replace(/@[\w.-]*$/, '@' + label(m) + ' '));
     mentioned.current.set('@' + label(m), m.pubkey);
     document.getElementById(id)?.focus();
   };
+  // The composer empties at once, so what is typed while this one is on its
+  // way is kept (and Enter may send it too); a refusal puts text and image back.
   const send = async () => {
     if (!text.trim() && !preview) return;
-    setBusy(true);
+    const sending = { text, preview, mentioned: new Map(mentioned.current) };
+    setText('');
+    setPreview(null);
+    mentioned.current.clear();
+    setBusy((n) => n + 1);
     try {
-      let content = text.trim();
+      let content = sending.text.trim();
       const tags = [];
-      for (const [name, pubkey] of mentioned.current) if (content.includes(name)) tags.push(['p', pubkey]);
-      if (preview) {
-        const d = await api.upload(preview.file);
+      for (const [name, pubkey] of sending.mentioned) if (content.includes(name)) tags.push(['p', pubkey]);
+      if (sending.preview) {
+        const d = await api.upload(sending.preview.file);
         content = (content ? content + '\n' : '') + d.url;
         // NIP-92, checked by the relay against the upload (media.md §8).
         const extra = ['dim', 'blurhash', 'thumb'].filter((k) => d[k]).map((k) => `${k} ${d[k]}`);
         tags.push(['imeta', 'url ' + d.url, 'm ' + d.type, 'x ' + d.sha256, 'size ' + d.size, ...extra]);
       }
       await onSend(content, tags);
-      setText('');
-      mentioned.current.clear();
-      if (preview) URL.revokeObjectURL(preview.url);
-      setPreview(null);
-    } catch (e) { onError(e.message); }
-    setBusy(false);
+      if (sending.preview) URL.revokeObjectURL(sending.preview.url);
+    } catch (e) {
+      setText((t) => (t ? sending.text + '\n' + t : sending.text));
+      setPreview((p) => p ?? sending.preview);
+      for (const [name, pubkey] of sending.mentioned) mentioned.current.set(name, pubkey);
+      onError(e.message);
+    }
+    setBusy((n) => n - 1);
   };
   const attach = (e) => {
     const f = e.target.files[0];
@@ -114,24 +155,28 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
     <form class="composer" onSubmit={(e) => { e.preventDefault(); send(); }}>
       {options.length > 0 && (
         <ul class="mentions" role="listbox" aria-label="mention">
-          {options.map((m) => <li key={m.pubkey}><button type="button" onClick={() => pick(m)}>@{label(m)}</button></li>)}
+          {options.map((m, i) => <li key={m.pubkey}><button type="button" role="option" aria-selected={i === chosen} class={i === chosen ? 'chosen' : ''}
+            onClick={() => pick(m)}>@{label(m)}</button></li>)}
         </ul>
       )}
       {preview && <div class="preview"><img src={preview.url} alt="to upload" /><button type="button" onClick={() => setPreview(null)}>✕</button></div>}
       <textarea id={id} rows="1" value={text} placeholder={placeholder} aria-label={placeholder} disabled={disabled}
-        onInput={(e) => { setText(e.target.value); onTyping?.(); }}
+        onInput={(e) => { setText(e.target.value); setChoice(0); onTyping?.(); }}
         onKeyDown={(e) => {
-          if ((e.key === 'Tab' || e.key === 'Enter') && options.length) { e.preventDefault(); pick(options[0]); }
+          const n = options.length;
+          if (n && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) { e.preventDefault(); setChoice((chosen + (e.key === 'ArrowDown' ? 1 : n - 1)) % n); }
+          else if (n && (e.key === 'Tab' || e.key === 'Enter')) { e.preventDefault(); pick(options[chosen]); }
+          else if (n && e.key === 'Escape') { e.preventDefault(); setDismissed(text); }
           else if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); send(); }
         }} />
       <input type="file" accept="image/*" ref={file} onChange={attach} hidden class="file" />
       <button type="button" class="attach" aria-label="attach an image" disabled={disabled} onClick={() => file.current.click()}>📎</button>
-      <button type="submit" disabled={busy || disabled}>Send</button>
+      <button type="submit" disabled={busy > 0 || disabled}>Send</button>
     </form>
   );
 }
 
-export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm, onOpen, onHidden }) {
+export function ChannelView({ channel, readUntil, relay, api, me, onError, onChanged, onDm, onOpen, onHidden }) {
   const people = usePeople();
   const state = useRef(emptyChannel());
   const [version, setVersion] = useState(0);
@@ -151,6 +196,7 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
   const oldest = useRef(Infinity);          // created_at of the oldest event held
   const stick = useRef(true);               // the reader is at the bottom: follow new messages
   const restore = useRef(null);             // distance from the bottom to keep after older ones arrive
+  const firstNew = useRef(null);            // the first message said since I last read here (the "new" line), fixed at EOSE
 
   // A layout effect, so the REQ goes out before the empty view is first
   // painted, not a frame later. History is folded in once at EOSE (one render
@@ -176,6 +222,8 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
         live = true;
         historyAt.current = performance.now();
         flush();
+        // Only for a channel read before: in one never opened, everything is new.
+        if (readUntil) firstNew.current = timeline(state.current).find((ev) => ev.created_at > readUntil && ev.pubkey !== me)?.id ?? null;
         setLoaded(true);
         setHistory({ more: stored >= PAGE, loading: false });
       },
@@ -251,11 +299,18 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
     const r = await relay.publish({ kind: 9, content, tags: all });
     if (!r.ok) throw new Error(r.message);
   };
+  // A reaction taken back and given again within the same second would be
+  // the same event, id and all, which the relay already holds as deleted: the
+  // second one is dated a second after the first.
+  const reacted = useRef(new Map());  // "event id emoji" -> created_at of my last reaction there
   const react = async (ev, emoji) => {
     const mine = state.current.reactions.get(ev.id)?.get(emoji)?.get(me);
+    const key = ev.id + ' ' + emoji;
+    const created_at = Math.max(Math.floor(Date.now() / 1000), (reacted.current.get(key) ?? 0) + 1);
+    if (!mine) reacted.current.set(key, created_at);
     const r = mine
       ? await relay.publish({ kind: 5, tags: [['e', mine], ['h', channel.id]] })
-      : await relay.publish({ kind: 7, content: emoji, tags: [['h', channel.id], ['p', ev.pubkey], ['e', ev.id]] });
+      : await relay.publish({ kind: 7, created_at, content: emoji, tags: [['h', channel.id], ['p', ev.pubkey], ['e', ev.id]] });
     if (!r.ok) onError(r.message);
   };
   const edit = async (ev) => {
@@ -323,7 +378,9 @@ export function ChannelView({ channel, relay, api, me, onError, onChanged, onDm,
           {history.more && <button class="earlier" id="load-earlier" disabled={history.loading} onClick={loadEarlier}>
             {history.loading ? 'Loading…' : 'Load earlier messages'}</button>}
           {loaded && !history.more && items.length > 0 && <p class="start">The beginning of {dm ? 'this conversation' : channel.name}.</p>}
-          {items.map((ev) => <Message key={ev.id} ev={ev} {...props} />)}
+          {items.map((ev) => (ev.id === firstNew.current
+            ? [<p class="new-line" id="new-messages" key="new">New</p>, <Message key={ev.id} ev={ev} {...props} />]
+            : <Message key={ev.id} ev={ev} {...props} />))}
           {loaded && !items.length && <p class="empty">No messages yet.</p>}
         </section>
         {openThread && (

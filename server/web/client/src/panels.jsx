@@ -27,11 +27,12 @@ export function SearchView({ q, api, onOpen }) {
   );
 }
 
-function Approval({ item, relay }) {
+function Approval({ item, relay, onAnswered }) {
   const [done, setDone] = useState('');
   const answer = async (kind, word) => {
     const r = await relay.publish({ kind, tags: [['d', tag(item, 'approval')]] });
     setDone(r.ok ? word : 'refused: ' + r.message);
+    if (r.ok) onAnswered();
   };
   return (
     <li class="approval">
@@ -46,19 +47,40 @@ function Approval({ item, relay }) {
   );
 }
 
-export function FeedView({ api, relay, onOpen }) {
+// The feed lists every approval asked of me in the last week, answered or
+// not; those the relay has since settled (its 46011 granted, 46012 denied or
+// expired, in the same channel with the same approval hash) or past their
+// expiration wait for nobody.
+export async function pending(relay, asked) {
+  const now = Math.floor(Date.now() / 1000);
+  const open = asked.filter((i) => !(Number(tag(i, 'expiration')) < now));
+  const settled = new Set();
+  const channels = new Set(open.map((i) => i.channel_id || tag(i, 'h')).filter(Boolean));
+  await Promise.all([...channels].map(async (h) => {
+    const since = Math.min(...open.filter((i) => (i.channel_id || tag(i, 'h')) === h).map((i) => i.created_at));
+    for (const ev of await relay.query([{ kinds: [46011, 46012], '#h': [h], since }])) settled.add(tag(ev, 'approval'));
+  }));
+  return open.filter((i) => !settled.has(tag(i, 'approval')));
+}
+
+export function FeedView({ api, relay, onOpen, onAnswered }) {
   const people = usePeople();
   const [feed, setFeed] = useState(null);
   const [error, setError] = useState('');
   useEffect(() => {
-    api.get('/api/feed?types=mentions,needs_action').then((r) => { people.want(r.feed.mentions.map((i) => i.pubkey)); setFeed(r.feed); }, (e) => setError(e.message));
+    (async () => {
+      const { feed } = await api.get('/api/feed?types=mentions,needs_action');
+      people.want(feed.mentions.map((i) => i.pubkey));
+      feed.needs_action = await pending(relay, feed.needs_action.filter((i) => i.kind === 46010));
+      setFeed(feed);
+    })().catch((e) => setError(e.message));
   }, []);
   return (
     <section class="panel" id="feed">
       <h1>Feed</h1>
       {error && <p class="error">{error}</p>}
       <h2>Needs action</h2>
-      <ul>{feed?.needs_action.filter((i) => i.kind === 46010).map((i) => <Approval key={i.id} item={i} relay={relay} />)}</ul>
+      <ul>{feed?.needs_action.map((i) => <Approval key={i.id} item={i} relay={relay} onAnswered={onAnswered} />)}</ul>
       {feed && !feed.needs_action.length && <p class="empty">Nothing waiting for you.</p>}
       <h2>Mentions</h2>
       <ul>{feed?.mentions.map((i) => (

@@ -1,23 +1,30 @@
 // Who the person is: a NIP-07 extension (window.nostr) when they choose it, or
 // a secret key kept in this browser's localStorage (generated or pasted nsec).
-import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
+// A signer is {pubkey, kind, sign(template) -> signed event}; its errors are
+// sentences a person can read.
+import { generateSecretKey, getPublicKey, finalizeEvent, verifyEvent } from 'nostr-tools/pure';
 import * as nip19 from 'nostr-tools/nip19';
 import { bytesToHex, hexToBytes } from 'nostr-tools/utils';
 
 const KEY = 'buzz.secret';
+const EXTENSION = 'nip07';  // stored instead of a key: "signed in with the extension"
 
 function localSigner(sk) {
   const pubkey = getPublicKey(sk);
-  return { pubkey, kind: 'local', sign: async (t) => finalizeEvent(t, sk) };
+  return { pubkey, kind: 'local', sign: async (t) => finalizeEvent(t, sk), remember: () => localStorage.setItem(KEY, bytesToHex(sk)),
+    nsec: () => nip19.nsecEncode(sk) };
 }
 
+// The key kept in this browser, or null (none, or the extension was used last).
 export function savedSigner() {
   const hex = localStorage.getItem(KEY);
-  if (hex === 'nip07') return null;  // the extension is asked again on each visit
-  return hex ? localSigner(hexToBytes(hex)) : null;
+  return hex && hex !== EXTENSION ? localSigner(hexToBytes(hex)) : null;
 }
 
-// nsec1… or 64 hex characters; empty = a new key.
+// The extension signed in last time: sign in with it again once it is there.
+export const extensionRemembered = () => localStorage.getItem(KEY) === EXTENSION;
+
+// nsec1… or 64 hex characters; empty = a new key. Kept once the relay accepted it.
 export function keySigner(text) {
   let sk;
   const t = (text || '').trim();
@@ -25,21 +32,45 @@ export function keySigner(text) {
   else if (t.startsWith('nsec1')) sk = nip19.decode(t).data;
   else if (/^[0-9a-f]{64}$/i.test(t)) sk = hexToBytes(t.toLowerCase());
   else throw new Error('not an nsec or a 64-character hex key');
-  localStorage.setItem(KEY, bytesToHex(sk));
   return localSigner(sk);
 }
 
+// What an extension's rejection says: an Error, a string, or nothing at all.
+const reason = (e) => (e && (e.message || (typeof e === 'string' && e))) || 'no reason given';
+
+// The extension holds the key; the page only ever sees public keys and signed
+// events. What it returns is checked: a valid signature by the key it named,
+// over the event asked for (an extension with another account selected would
+// otherwise post as someone else).
 export async function extensionSigner() {
   const ext = window.nostr;
-  const pubkey = await ext.getPublicKey();
-  return { pubkey, kind: 'nip07', sign: (t) => ext.signEvent(t) };
+  if (!ext) throw new Error('No browser extension (NIP-07) is available in this page.');
+  let pubkey;
+  try { pubkey = await ext.getPublicKey(); } catch (e) {
+    throw new Error(`The browser extension did not share your public key (${reason(e)}).`);
+  }
+  if (typeof pubkey !== 'string' || !/^[0-9a-f]{64}$/.test(pubkey)) {
+    throw new Error('The browser extension gave something that is not a public key.');
+  }
+  const sign = async (template) => {
+    let ev;
+    try { ev = await ext.signEvent(template); } catch (e) {
+      throw new Error(`The browser extension refused to sign (${reason(e)}).`);
+    }
+    if (!ev || ev.pubkey !== pubkey || ev.kind !== template.kind || ev.content !== template.content
+        || JSON.stringify(ev.tags) !== JSON.stringify(template.tags ?? []) || !verifyEvent(ev)) {
+      throw new Error('The browser extension returned an event that is not the one asked for, signed by your key.');
+    }
+    return ev;
+  };
+  return { pubkey, kind: 'nip07', sign, remember: () => localStorage.setItem(KEY, EXTENSION) };
 }
 
 export function signOut() { localStorage.removeItem(KEY); }
 
 export function secretAsNsec() {
   const hex = localStorage.getItem(KEY);
-  return hex ? nip19.nsecEncode(hexToBytes(hex)) : '';
+  return hex && hex !== EXTENSION ? nip19.nsecEncode(hexToBytes(hex)) : '';
 }
 
 export const npub = (hex) => nip19.npubEncode(hex);

@@ -1,21 +1,23 @@
 // The signed-in screen: channel list (with unread counts and DMs) on the
 // left, the open channel, search results or feed in the middle.
-import { useEffect, useLayoutEffect, useMemo, useState, useCallback } from 'preact/hooks';
-import { Relay } from './relay.js';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, useCallback } from 'preact/hooks';
 import { makeApi } from './api.js';
 import { signOut, npub } from './signer.js';
 import { ChannelView } from './channel.jsx';
-import { SearchView, FeedView } from './panels.jsx';
+import { SearchView, FeedView, pending } from './panels.jsx';
 import { People, PeopleContext, usePeople, findPerson } from './people.js';
 
 const lastReadKey = (id) => 'buzz.read.' + id;
+const FEED_SEEN = 'buzz.feed.seen';
+const markRead = (id) => localStorage.setItem(lastReadKey(id), String(now()));
 const now = () => Math.floor(Date.now() / 1000);
 
-export function Workspace({ signer, onSignOut, newName }) {
-  const relay = useMemo(() => new Relay(location.origin.replace(/^http/, 'ws'), signer, (s) => setStatus(s)), [signer]);
+// The relay comes signed in (or signing in, for a key kept from the last visit).
+export function Workspace({ signer, relay, onSignOut, newName }) {
   const api = useMemo(() => makeApi(signer), [signer]);
   const people = useMemo(() => new People(relay, api), [relay]);
-  const [status, setStatus] = useState('connecting');
+  const [status, setStatus] = useState(relay.status);
+  useLayoutEffect(() => { relay.onStatus = setStatus; setStatus(relay.status); }, [relay]);
   return (
     <PeopleContext.Provider value={people}>
       <Screen signer={signer} onSignOut={onSignOut} newName={newName} relay={relay} api={api} status={status} />
@@ -35,7 +37,16 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
   const [menu, setMenu] = useState(false);
 
   const refresh = useCallback(() => api.get('/api/channels').then(setChannels, (e) => setError(e.message)), [api]);
-  useEffect(() => { refresh(); const t = setInterval(refresh, 5000); return () => clearInterval(t); }, [refresh]);
+  // Re-read every 5 s while the page is shown (channels others opened, renames):
+  // each read is a NIP-98 signature, which an extension may prompt for, so a
+  // hidden page asks for none and catches up when shown again.
+  useEffect(() => {
+    refresh();
+    const t = setInterval(() => { if (!document.hidden) refresh(); }, 5000);
+    const shown = () => { if (!document.hidden) refresh(); };
+    document.addEventListener('visibilitychange', shown);
+    return () => { clearInterval(t); document.removeEventListener('visibilitychange', shown); };
+  }, [refresh]);
 
   // My membership changing (added, removed) refreshes the list at once.
   useEffect(() => relay.subscribe([{ kinds: [44100, 44101], '#p': [signer.pubkey], limit: 0 }], () => refresh()), [relay]);
@@ -59,25 +70,74 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
   }, [relay]);
 
   const openId = view.type === 'channel' ? view.id : null;
+  const openNow = useRef(openId);
+  openNow.current = openId;
+  const feedOpen = useRef(false);
+  feedOpen.current = view.type === 'feed';
+
+  // What waits in the feed, on its button: mentions of me since I last looked
+  // there, and approvals asked of me not yet answered. Read once, then live
+  // through the channels' subscriptions below.
+  const [waiting, setWaiting] = useState({ mentions: 0, approvals: 0 });
+  const countFeed = useCallback(async () => {
+    const { feed } = await api.get('/api/feed?types=mentions,needs_action');
+    const seen = Number(localStorage.getItem(FEED_SEEN) || 0);
+    const approvals = (await pending(relay, feed.needs_action.filter((i) => i.kind === 46010))).length;
+    setWaiting({ mentions: feed.mentions.filter((i) => i.created_at > seen && i.pubkey !== signer.pubkey).length, approvals });
+  }, [api]);
+  useEffect(() => { countFeed().catch(() => {}); }, [countFeed]);
+  const openFeed = () => {
+    localStorage.setItem(FEED_SEEN, String(now()));
+    setWaiting((w) => ({ ...w, mentions: 0 }));
+    setView({ type: 'feed', at: Date.now() });
+    setMenu(false);
+  };
   // Unread: a COUNT of messages since the channel was last read, then live.
   const ids = channels.map((c) => c.id).join(',');
   useEffect(() => {
-    if (!channels.length) return;
     for (const c of channels) {
       if (c.id === openId || unread[c.id] !== undefined) continue;
       const since = Number(localStorage.getItem(lastReadKey(c.id)) || 0) + 1;
       relay.count({ kinds: [9], '#h': [c.id], since }).then((n) => setUnread((u) => ({ ...u, [c.id]: n })));
     }
-    return relay.subscribe([{ kinds: [9], '#h': channels.map((c) => c.id), since: now() }], (ev) => {
-      const h = ev.tags.find((t) => t[0] === 'h')?.[1];
-      if (h && h !== openId && ev.pubkey !== signer.pubkey) setUnread((u) => ({ ...u, [h]: (u[h] || 0) + 1 }));
-    });
   }, [ids, openId]);
+  // Live, one subscription per channel: a REQ naming several channels is
+  // global and gets no live channel events (protocol.md §9.5). Kept across
+  // list refreshes; only channels that come or go are (un)subscribed.
+  const live = useRef(new Map());  // channel id -> unsubscribe
+  useEffect(() => {
+    const listed = new Set(channels.map((c) => c.id));
+    for (const [id, stop] of live.current) if (!listed.has(id)) { stop(); live.current.delete(id); }
+    for (const id of listed) {
+      if (live.current.has(id)) continue;
+      const filters = [{ kinds: [9], '#h': [id], limit: 0 }, { kinds: [46010], '#h': [id], '#p': [signer.pubkey], limit: 0 }];
+      live.current.set(id, relay.subscribe(filters, (ev) => {
+        if (ev.kind === 46010) return setWaiting((w) => ({ ...w, approvals: w.approvals + 1 }));
+        if (ev.pubkey === signer.pubkey) return;
+        if (id !== openNow.current) setUnread((u) => ({ ...u, [id]: (u[id] || 0) + 1 }));
+        const mentionsMe = ev.tags.some((t) => t[0] === 'p' && t[1] === signer.pubkey);
+        if (mentionsMe && !feedOpen.current) setWaiting((w) => ({ ...w, mentions: w.mentions + 1 }));
+      }));
+    }
+  }, [ids]);
+  useEffect(() => () => { for (const stop of live.current.values()) stop(); }, []);
+
+  // The open channel is read until the reader leaves it (another view, or the
+  // page goes away): what was said there meanwhile, my own messages too, is
+  // not counted as unread next time.
+  useEffect(() => {
+    if (!openId) return;
+    const leave = () => markRead(openId);
+    addEventListener('pagehide', leave);
+    return () => { removeEventListener('pagehide', leave); leave(); };
+  }, [openId]);
 
   const open = (id) => {
-    localStorage.setItem(lastReadKey(id), String(now()));
+    if (id === openId) { setMenu(false); return focusComposer(); }
+    const readUntil = Number(localStorage.getItem(lastReadKey(id)) || 0);  // for the "new" line
+    markRead(id);
     setUnread((u) => ({ ...u, [id]: 0 }));
-    setView({ type: 'channel', id });
+    setView({ type: 'channel', id, readUntil });
     setMenu(false);
     focusComposer();
   };
@@ -183,7 +243,11 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
         <form class="search" onSubmit={search} role="search">
           <input name="q" id="search" placeholder="Search (/)" aria-label="search" />
         </form>
-        <button class="chan" id="open-feed" onClick={() => { setView({ type: 'feed', at: Date.now() }); setMenu(false); }}>Feed</button>
+        <button class="chan" id="open-feed" onClick={openFeed}>
+          <span>Feed</span>
+          {waiting.mentions + waiting.approvals > 0 && <span class="unread" aria-label="waiting in the feed"
+            title={`${waiting.mentions} new mentions, ${waiting.approvals} approvals to answer`}>{waiting.mentions + waiting.approvals}</span>}
+        </button>
         <h2>Channels</h2>
         <ul id="channel-list">{streams.map((c) => entry(c, (c.visibility === 'private' ? '🔒 ' : '# ') + c.name))}</ul>
         <form class="create" onSubmit={createChannel}>
@@ -216,13 +280,14 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
         <button class="menu-toggle" aria-label="channels" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰</button>
         {error && <p class="error" role="alert" onClick={() => setError('')}>{error}</p>}
         {view.type === 'channel' && current && (
-          <ChannelView key={current.id} channel={current} relay={relay} api={api} me={signer.pubkey} onError={setError} onChanged={refresh}
+          <ChannelView key={current.id} channel={current} readUntil={view.readUntil} relay={relay} api={api} me={signer.pubkey} onError={setError} onChanged={refresh}
             onDm={(pk) => openDmWith([pk]).catch((e) => setError(e.message))}
             onOpen={(id) => refresh().then(() => open(id))} onHidden={() => { setView({ type: 'none' }); refresh(); }} />
         )}
         {view.type === 'channel' && !current && <p class="empty" id="channel-gone">You no longer have access to this channel, or it is gone.</p>}
         {view.type === 'search' && <SearchView key={view.q} q={view.q} api={api} onOpen={open} />}
-        {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open} />}
+        {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open}
+          onAnswered={() => setWaiting((w) => ({ ...w, approvals: Math.max(0, w.approvals - 1) }))} />}
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}
       </main>
     </div>
