@@ -96,6 +96,8 @@ class Connection {
   bool linger_ = false;           // closing over HTTP: half-close, then read until the peer closes
   uint8_t silent_intervals_ = 0;    // ping intervals without a pong (WebSocket) or a whole request (HTTP)
   uint8_t full_strikes_ = 0;
+  uint32_t turn_seen_ = 0;        // the loop turn of the last enqueue, and what was queued then:
+  uint32_t pending_at_turn_ = 0;  // a burst within one turn is not a slow client (enqueue)
   uint8_t heartbeats_queued_ = 0;  // Pings and Pongs in pending_, at most kControlQueueSlots
   uint16_t lossy_queued_ = 0;      // lossy frames in pending_, behind every other frame
   uint8_t wheel_slot_ = 0;

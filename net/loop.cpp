@@ -191,6 +191,7 @@ void Loop::run() {
   arm_inbox();
   while (!stopping_) {
     io_uring_submit_and_wait(&ring_, 1);
+    ++turn_;
     unsigned head, seen = 0;
     io_uring_cqe* cqe;
     io_uring_for_each_cqe(&ring_, head, cqe) {

@@ -192,6 +192,7 @@ class Loop {
   int listen_fd_ = -1;
   uint16_t port_ = 0;
   bool stopping_ = false;
+  uint32_t turn_ = 0;  // turns of run()'s loop: one batch of completions and posted tasks
 
   // Provided receive buffers: kBufferCount × kBufferBytes, shared by every connection.
   io_uring_buf_ring* buf_ring_ = nullptr;

@@ -43,13 +43,24 @@ void Loop::send_response(Connection& c, HttpResponse&& r, bool keep_alive, bool 
 bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
   const bool control = traffic == Traffic::kControl;
   if (c.phase_ == Connection::Phase::kDead || (c.phase_ == Connection::Phase::kClosing && !control)) return false;
+  // Nothing queued in one turn of the loop can drain before the turn ends, and
+  // one turn may fan out a whole batch (another node's events come up to 4,096
+  // at once). So live traffic counts as slow when the queue was already at the
+  // limit as the turn began, or when the burst passes the answers' allowance too.
+  if (c.turn_seen_ != turn_) {
+    c.turn_seen_ = turn_;
+    c.pending_at_turn_ = uint32_t(c.pending_.size());
+  }
   const size_t limit = options_.send_queue_limit + (traffic == Traffic::kLive ? 0 : options_.answer_allowance);
+  const bool full = traffic == Traffic::kLive
+                        ? c.pending_at_turn_ >= limit || c.pending_.size() >= limit + options_.answer_allowance
+                        : c.pending_.size() >= limit;
   // Answers are never dropped: the pause below stops reading new requests, so
   // they are bounded by what was read before it, and what the store writer
   // held (its own congestion pause bounds that). Under load the writer can
   // answer thousands of EVENTs at once, and counting them as a slow consumer
   // lost the OKs of events already stored.
-  if (!control && traffic != Traffic::kAnswer && c.pending_.size() >= limit) {
+  if (!control && traffic != Traffic::kAnswer && full) {
     if (traffic == Traffic::kHistory) return false;  // the replay stops; the client is not at fault yet
     LoopStats::bump(stats_.dropped_slow);
     // A client that cannot keep up is cut off rather than buffered without bound.

@@ -145,11 +145,18 @@ TEST_P(TwoNodeTest, AnEventAcceptedOnAReachesASubscriberOnBExactlyOnce) {
   std::unordered_map<std::string, Clock::time_point> sent_at;
   std::unordered_map<std::string, int> seen_b, seen_a;
   std::vector<double> latency_ms;
+  std::string ended_b;  // why B's subscriber stopped early, if it did
   auto receive = [&](NostrClient& c, std::unordered_map<std::string, int>& seen, bool timed) {
     int got = 0;
     while (got < kEvents) {
       auto m = c.next_message(5000);
-      if (!m) return;
+      if (!m) {
+        if (timed) {
+          ended_b = "after " + std::to_string(got) + " events: " +
+                    (c.ws().closed() ? "closed, code " + std::to_string(c.ws().close_code()) : "nothing for 5 s");
+        }
+        return;
+      }
       if (m->type != "EVENT") continue;
       const Clock::time_point now = Clock::now();
       std::lock_guard lock(mu);
@@ -189,7 +196,7 @@ TEST_P(TwoNodeTest, AnEventAcceptedOnAReachesASubscriberOnBExactlyOnce) {
     once_b += seen_b[e.id_hex()] == 1;
     once_a += seen_a[e.id_hex()] == 1;
   }
-  EXPECT_EQ(once_b, size_t(kEvents)) << "B: events not seen exactly once";
+  EXPECT_EQ(once_b, size_t(kEvents)) << "B: events not seen exactly once; its subscriber stopped " << ended_b;
   EXPECT_EQ(seen_b.size(), size_t(kEvents));
   EXPECT_EQ(once_a, size_t(kEvents)) << "A: its own subscriber, once each";
   ASSERT_EQ(latency_ms.size(), size_t(kEvents));
