@@ -2,7 +2,8 @@
 // the real binary: a data directory written by a running relay goes to
 // PostgreSQL and back byte for byte; a database written as the original writes
 // it imports; bad targets fail with the table and row named; a kill -9 in the
-// middle of an export resumes without duplicates; JSON lines round-trip.
+// middle of an export resumes without duplicates (both halves of the events,
+// sent over two connections); JSON lines round-trip.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -324,6 +325,9 @@ TEST(Migrate, KillNineMidExportThenRerunHasNoDuplicates) {
   buzz("migrate export --data-dir " + a.path + " --to '" + pg.url() + "'", 0);
   EXPECT_EQ(pg.scalar("SELECT count(*) FROM events"), "60000");
   EXPECT_EQ(pg.scalar("SELECT count(DISTINCT id) FROM events"), "60000");
+  // The events went as two halves over two connections, each resumed where it stopped.
+  EXPECT_EQ(pg.scalar("SELECT length(last_key) FROM buzz_migrate_progress WHERE step = 'events split'"), "8");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM buzz_migrate_progress WHERE step IN ('events', 'events, older half') AND done"), "2");
 }
 
 // A database as the original writes it (original_db.h) imports, from either schema.
