@@ -246,24 +246,62 @@ Status export_members(Context& cx) {
 // --- events -------------------------------------------------------------------
 
 // The events indexes, dropped for the load, built again over two connections
-// at once: PostgreSQL builds each partition's index on one core, and the
-// builds were half of a whole export's time.
+// at once, one partition's index at a time: PostgreSQL builds an index on one
+// core, and partition by partition the two connections stay evenly busy (a
+// whole index on the parent builds every partition in turn). Each parent
+// index is made first ON ONLY the parent (invalid, empty), and becomes valid
+// once every partition's index is attached to it. An index that already
+// exists whole (a database that kept its indexes) is left as it is; a rerun
+// after an interruption builds what is missing.
 Status build_event_indexes(Context& cx) {
-  std::vector<std::string> statements[2];
-  for (size_t i = 0; i < event_index_statements().size(); ++i) statements[i % 2].push_back(event_index_statements()[i]);
-  auto second = PgConnection::connect(cx.url);
-  if (!second) return cx.pg.exec(event_index_sql());  // one connection is slower, not wrong
-  Status other;
-  std::thread helper([&] {
-    for (const std::string& st : statements[1]) {
-      if (other = (*second)->exec(st); !other) return;
-    }
-  });
-  Status mine;
-  for (const std::string& st : statements[0]) {
-    if (mine = cx.pg.exec(st); !mine) break;
+  auto indexes = cx.pg.query("SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                             "WHERE i.indrelid = 'events'::regclass");
+  if (!indexes) return Error{indexes.error()};
+  std::map<std::string, bool> existing;  // name -> valid
+  for (const PgRow& r : *indexes) existing[r.values[0]] = r.values[1] == "t";
+  auto partitions = cx.pg.query("SELECT c.relname FROM pg_inherits h JOIN pg_class c ON c.oid = h.inhrelid "
+                                "WHERE h.inhparent = 'events'::regclass ORDER BY pg_relation_size(c.oid) DESC, c.relname");
+  if (!partitions) return Error{partitions.error()};
+  std::vector<std::string> work;  // largest partitions first, so the last items are short
+  std::vector<std::pair<std::string, std::string>> pending;  // (name, statement) of the indexes to build
+  for (const std::string& st : event_index_statements()) {
+    // "CREATE INDEX IF NOT EXISTS <name> ON events (…)…"
+    const size_t name_at = st.find("EXISTS ") + 7, on_at = st.find(" ON events ");
+    if (name_at < 7 || on_at == std::string::npos) return Error{"unexpected index statement: " + st};
+    const std::string name = st.substr(name_at, on_at - name_at);
+    if (existing.count(name) && existing[name]) continue;
+    std::string parent = st;
+    parent.replace(on_at, 11, " ON ONLY events ");
+    if (Status s = cx.pg.exec(parent); !s) return s;
+    pending.emplace_back(name, st);
   }
-  helper.join();
+  for (const PgRow& p : *partitions) {
+    const std::string& part = p.values[0];
+    for (const auto& [name, st] : pending) {
+      const std::string child = name.substr(0, 30) + "_" + part.substr(0, 30);
+      std::string create = st;
+      create.replace(create.find(" ON events "), 11, " ON " + part + " ");
+      create.replace(create.find(name), name.size(), child);
+      // One implicit transaction: an index is never left built and unattached.
+      work.push_back(create + "; ALTER INDEX " + name + " ATTACH PARTITION " + child);
+    }
+  }
+  std::atomic<size_t> next{0};
+  auto build = [&](PgConnection& pg) -> Status {
+    for (size_t i; (i = next.fetch_add(1)) < work.size();) {
+      if (Status s = pg.exec(work[i]); !s) {
+        next = work.size();
+        return s;
+      }
+    }
+    return {};
+  };
+  auto second = PgConnection::connect(cx.url);
+  Status other;
+  std::thread helper;
+  if (second) helper = std::thread([&] { other = build(**second); });  // without it one connection is slower, not wrong
+  Status mine = build(cx.pg);
+  if (helper.joinable()) helper.join();
   return !mine ? mine : other;
 }
 
