@@ -210,6 +210,19 @@ TEST(Migrate, PostgresRoundTripKeepsEveryByteAndTheAuditChain) {
   TempDir again;
   buzz("migrate export --data-dir " + a.path + " --to '" + pg.url() + "'", 0);
   EXPECT_EQ(pg.scalar("SELECT count(*) - count(DISTINCT id) FROM events"), "0");
+
+  // An index build interrupted with one partition's index attached: a rerun
+  // builds the other partitions' and the index is whole (valid) again.
+  const std::string valid = "SELECT indisvalid FROM pg_index WHERE indexrelid = 'idx_events_id'::regclass";
+  ASSERT_TRUE(pg.connect()->exec(
+      "DROP INDEX idx_events_id; CREATE INDEX idx_events_id ON ONLY events (id); "
+      "CREATE INDEX idx_events_id_events_p_future ON events_p_future (id); "
+      "ALTER INDEX idx_events_id ATTACH PARTITION idx_events_id_events_p_future"));
+  EXPECT_EQ(pg.scalar(valid), "f");
+  buzz("migrate export --data-dir " + a.path + " --to '" + pg.url() + "'", 0);
+  EXPECT_EQ(pg.scalar(valid), "t");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM pg_inherits WHERE inhparent = 'idx_events_id'::regclass"),
+            pg.scalar("SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass"));
 }
 
 TEST(Migrate, JsonlRoundTrip) {
