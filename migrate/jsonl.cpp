@@ -63,6 +63,8 @@ engine::Result<JsonlSummary> import_jsonl(const std::string& file, const std::st
     }
   }
   if (engine::Status s = loader.finish(); !s) return engine::Error{s.error()};
+  // One sync at the end (pg_import.cpp).
+  if (rocksdb::Status st = (*db)->db()->SyncWAL(); !st.ok()) return engine::Error{"syncing the store: " + st.ToString()};
   progress.end();
   return JsonlSummary{loader.stored(), loader.not_stored()};
 }

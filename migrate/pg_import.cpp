@@ -419,6 +419,9 @@ engine::Result<ImportSummary> import_from_postgres(const PgImportOptions& option
     if (Status s = step(cx); !s) return Error{s.error()};
   }
   (void)(*pg)->exec("COMMIT");
+  // The writes went to the WAL without waiting for the disk (as the relay's
+  // do); one sync at the end makes the import durable before it says so.
+  if (rocksdb::Status st = (*db)->db()->SyncWAL(); !st.ok()) return Error{"syncing the store: " + st.ToString()};
   return cx.summary;
 }
 
