@@ -24,6 +24,7 @@
 #include "engine/signature.h"
 #include "engine/thread_row.h"
 #include "engine/user_record.h"
+#include "migrate/copy_binary_row.h"
 #include "migrate/copy_row.h"
 #include "migrate/pg_event_row.h"
 #include "migrate/pg_schema.h"
@@ -321,7 +322,7 @@ Status stream_events(Context& cx, PgConnection& pg, const EventStream& stream, E
   StepWriter w(pg, stream.step,
                {"events (id, pubkey, created_at, kind, tags, content, sig, received_at, channel_id, deleted_at, d_tag)",
                 "buzz_event_raw (id, raw)", "event_mentions (pubkey_hex, event_id, event_created_at, channel_id, event_kind)"},
-               cx.progress, cx.batch_rows);
+               cx.progress, cx.batch_rows, /*binary=*/true);
   auto resume = w.resume();
   if (!resume) return Error{resume.error()};
   if (!*resume) return {};  // done by an earlier run
@@ -356,19 +357,30 @@ Status stream_events(Context& cx, PgConnection& pg, const EventStream& stream, E
       return bool(inner);
     }
     const std::string label = hex_label("id", e->id.data(), 32);
+    // timestamptz ends in the year 294276; the channel is a canonical UUID (as stored).
+    if (e->created_at > kMaxPgEventTime) {
+      inner = Error{"table events, row " + label + ": created_at " + std::to_string(e->created_at) + " is past timestamptz"};
+      return false;
+    }
+    const std::string_view channel = rec.fields.channel;
     {
-      CopyRow r(w.row(0, label));
-      r.key(e->id).key(e->pubkey).time(e->created_at).number(e->kind);
+      BinaryCopyRow r(w.row(0, label), 11);
+      r.key(e->id).key(e->pubkey).time(e->created_at).int4(e->kind);
       std::string tags;
       engine::append_json_tags(tags, e->tags);
-      r.text(tags).text(e->content).key(e->sig).time(e->created_at);
-      r.text_or_null(rec.fields.channel);
+      r.jsonb(tags).text(e->content).key(e->sig).time(e->created_at);
+      if (channel.empty()) {
+        r.null();
+      } else if (!r.uuid(channel)) {
+        inner = Error{"table events, row " + label + ": channel " + std::string(channel) + " is not a UUID"};
+        return false;
+      }
       rec.deleted() ? r.time(cx.now) : r.null();
       engine::kind_class(e->kind) == engine::KindClass::kAddressable ? r.text(e->first_tag_value("d")) : r.null();
     }
     // The columns rebuild the NIP-01 serialization; keep any other bytes as sent.
     if (engine::serialize_event(*e) != rec.raw) {
-      CopyRow(w.row(1, label)).key(e->id).text(rec.raw);
+      BinaryCopyRow(w.row(1, label), 2).key(e->id).text(rec.raw);
       sum.events_raw++;
     }
     // One mention row per distinct valid p tag, lowercased (§1.2 event_mentions).
@@ -378,8 +390,10 @@ Status stream_events(Context& cx, PgConnection& pg, const EventStream& stream, E
       if (t.size() < 2 || t[0] != "p" || !engine::from_hex_any_case(t[1], p.data(), 32)) continue;
       const std::string hex = engine::to_hex(p);
       if (!mentioned.insert(hex).second) continue;
-      CopyRow r(w.row(2, label + " pubkey_hex=" + hex));
-      r.text(hex).key(e->id).time(e->created_at).text_or_null(rec.fields.channel).number(e->kind);
+      BinaryCopyRow r(w.row(2, label + " pubkey_hex=" + hex), 5);
+      r.text(hex).key(e->id).time(e->created_at);
+      channel.empty() ? (void)r.null() : (void)r.uuid(channel);
+      r.int4(e->kind);
     }
     sum.events++;
     inner = w.item_done(key);

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -317,6 +318,29 @@ TEST(Migrate, BadTargetsFailNamingTheCause) {
   EXPECT_NE(out.find("table users, row pubkey=" + engine::to_hex(alice.pubkey)), std::string::npos) << out;
   EXPECT_EQ(pg.scalar("SELECT count(*) FROM users"), "1") << "the failed batch left nothing behind";
   EXPECT_EQ(pg.scalar("SELECT count(*) FROM events"), "0");
+
+  // The events go in COPY's binary format: a row PostgreSQL refuses there is named too.
+  PgTestDb clash("eventclash");
+  auto cc = clash.connect();
+  ASSERT_TRUE(cc->exec(migrate::head_schema_sql()));
+  engine::Id taken{};
+  uint64_t taken_at = 0;
+  {
+    auto db = engine::RocksDatabase::open(a.path + "/db", engine::DatabaseOptions{});
+    ASSERT_TRUE(db) << db.error();
+    engine::RocksEventStore store(**db);
+    ASSERT_TRUE(store.scan_records(engine::StorageFamily::kRegular, {}, [&](engine::StorageFamily, const engine::RecordView& r) {
+      std::memcpy(taken.data(), r.fields.id, 32);
+      taken_at = r.fields.created_at;
+      return false;
+    }));
+  }
+  ASSERT_TRUE(cc->exec("INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig) VALUES (decode('" +
+                       engine::to_hex(taken) + "', 'hex'), '\\x00', to_timestamp(" + std::to_string(taken_at) +
+                       "), 1, '[]', '', '\\x00')"));
+  out = buzz("migrate export --data-dir " + a.path + " --to '" + clash.url() + "'", 1);
+  EXPECT_NE(out.find("table events, row id=" + engine::to_hex(taken)), std::string::npos) << out;
+  EXPECT_EQ(clash.scalar("SELECT count(*) FROM events"), "1") << "the failed batch left nothing behind";
 }
 
 // Signs n short messages straight into a store (the fast way to a big directory).
