@@ -69,9 +69,7 @@ engine::Status StepWriter::commit(bool done) {
 }
 
 engine::Status StepWriter::send(const std::vector<Block>& blocks, const std::string& key, bool done) {
-  // The step's last commit waits for the disk, and with it every earlier one.
-  const char* begin = done ? "BEGIN; SET LOCAL synchronous_commit = on" : "BEGIN";
-  if (engine::Status s = pg_.exec(begin); !s) return engine::Error{"table " + blocks[0].table + ": " + s.error()};
+  if (engine::Status s = pg_.exec("BEGIN"); !s) return engine::Error{"table " + blocks[0].table + ": " + s.error()};
   for (const Block& b : blocks) {
     if (b.data.empty()) continue;
     CopyFailure failure;
