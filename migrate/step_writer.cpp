@@ -57,12 +57,20 @@ engine::Status StepWriter::await_in_flight() {
 
 engine::Status StepWriter::commit(bool done) {
   if (engine::Status s = await_in_flight(); !s) return s;
+  // The batch just sent keeps its buffers for the next one: no reallocation
+  // (and no fresh pages to fault in) as a block grows to megabytes per batch.
   in_flight_.swap(blocks_);
-  blocks_.clear();
+  if (blocks_.size() != in_flight_.size()) {
+    blocks_.clear();
+    for (const Block& b : in_flight_) blocks_.push_back({b.table, {}, {}});
+  }
+  for (Block& b : blocks_) {
+    b.data.clear();
+    b.labels.clear();
+  }
   for (Block& b : in_flight_) {
     if (binary_ && !b.data.empty()) b.data += copy_binary::kTrailer;
   }
-  for (const Block& b : in_flight_) blocks_.push_back({b.table, {}, {}});
   items_ = 0;
   sending_ = std::async(std::launch::async, [this, key = last_key_, done] { return send(in_flight_, key, done); });
   return {};
