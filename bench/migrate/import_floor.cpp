@@ -8,7 +8,8 @@
 //           store's write path in batches of 2000 into a fresh store in
 //           SCRATCH_DIR (removed before and after).
 // Nothing is read from PostgreSQL and nothing parsed: what is left of an import
-// once its reading is free. Prints one JSON line.
+// once its reading is free. Prints one JSON line. FLOOR_MEMTABLE_MB=N sets the
+// write's memtable budget (DatabaseOptions), for trying other store settings.
 #include <sys/resource.h>
 
 #include <algorithm>
