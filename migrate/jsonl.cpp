@@ -58,12 +58,13 @@ engine::Result<JsonlSummary> import_jsonl(const std::string& file, const std::st
     if (line.back() == '\r') line.pop_back();
     auto e = engine::parse_event_json(line);
     if (!e) return engine::Error{file + " line " + std::to_string(n) + ": invalid event: " + e.error()};
-    std::string channel = channel_of(*e, store);
-    if (engine::Status s = loader.add(std::move(*e), std::move(channel), false, file + " line " + std::to_string(n)); !s) {
+    if (engine::Status s = loader.add_deriving_channel(std::move(*e), file + " line " + std::to_string(n)); !s) {
       return engine::Error{s.error()};
     }
   }
   if (engine::Status s = loader.finish(); !s) return engine::Error{s.error()};
+  // One sync at the end (pg_import.cpp).
+  if (rocksdb::Status st = (*db)->db()->SyncWAL(); !st.ok()) return engine::Error{"syncing the store: " + st.ToString()};
   progress.end();
   return JsonlSummary{loader.stored(), loader.not_stored()};
 }

@@ -228,55 +228,62 @@ void append_timestamp(std::string& out, uint64_t unix_seconds) {
   out.append(buf, n);
 }
 
+// Fields keep their strings' capacity from line to line, and runs without a
+// backslash are copied whole: the importer splits every row it reads.
 bool split(std::string_view line, std::vector<std::string>& fields, std::vector<bool>& nulls) {
-  fields.clear();
   nulls.clear();
-  std::string cur;
-  size_t start = 0;
-  for (size_t i = 0; i <= line.size(); ++i) {
-    if (i == line.size() || line[i] == '\t') {
-      const bool is_null = line.substr(start, i - start) == "\\N";
-      nulls.push_back(is_null);
-      fields.push_back(is_null ? std::string() : std::move(cur));
-      cur.clear();
-      start = i + 1;
-      continue;
-    }
-    char c = line[i];
-    if (c != '\\') {
-      cur.push_back(c);
-      continue;
-    }
-    if (i + 1 >= line.size()) return false;
-    char e = line[++i];
-    switch (e) {
-      case 'b': cur.push_back('\b'); break;
-      case 'f': cur.push_back('\f'); break;
-      case 'n': cur.push_back('\n'); break;
-      case 'r': cur.push_back('\r'); break;
-      case 't': cur.push_back('\t'); break;
-      case 'v': cur.push_back('\v'); break;
-      case 'x': {
-        int v = 0, k = 0;
-        while (k < 2 && i + 1 < line.size() && std::isxdigit(static_cast<unsigned char>(line[i + 1]))) {
-          char h = line[++i];
-          v = v * 16 + (h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
-          ++k;
-        }
-        if (!k) return false;
-        cur.push_back(char(v));
-        break;
-      }
-      default:
-        if (e >= '0' && e <= '7') {
-          int v = e - '0', k = 1;
-          while (k < 3 && i + 1 < line.size() && line[i + 1] >= '0' && line[i + 1] <= '7') v = v * 8 + (line[++i] - '0'), ++k;
+  size_t count = 0;
+  size_t i = 0;
+  for (;;) {
+    if (count == fields.size()) fields.emplace_back();
+    std::string& cur = fields[count++];
+    cur.clear();
+    const size_t start = i;
+    for (;;) {
+      size_t run = i;
+      while (run < line.size() && line[run] != '\t' && line[run] != '\\') ++run;
+      cur.append(line.data() + i, run - i);
+      i = run;
+      if (i == line.size() || line[i] == '\t') break;
+      // A backslash escape.
+      if (i + 1 >= line.size()) return false;
+      char e = line[++i];
+      ++i;
+      switch (e) {
+        case 'b': cur.push_back('\b'); break;
+        case 'f': cur.push_back('\f'); break;
+        case 'n': cur.push_back('\n'); break;
+        case 'r': cur.push_back('\r'); break;
+        case 't': cur.push_back('\t'); break;
+        case 'v': cur.push_back('\v'); break;
+        case 'x': {
+          int v = 0, k = 0;
+          while (k < 2 && i < line.size() && std::isxdigit(static_cast<unsigned char>(line[i]))) {
+            char h = line[i++];
+            v = v * 16 + (h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+            ++k;
+          }
+          if (!k) return false;
           cur.push_back(char(v));
-        } else {
-          cur.push_back(e);  // \\ and any other escaped character stand for themselves
+          break;
         }
+        default:
+          if (e >= '0' && e <= '7') {
+            int v = e - '0', k = 1;
+            while (k < 3 && i < line.size() && line[i] >= '0' && line[i] <= '7') v = v * 8 + (line[i++] - '0'), ++k;
+            cur.push_back(char(v));
+          } else {
+            cur.push_back(e);  // \\ and any other escaped character stand for themselves
+          }
+      }
     }
+    const bool is_null = line.substr(start, i - start) == "\\N";
+    nulls.push_back(is_null);
+    if (is_null) cur.clear();
+    if (i == line.size()) break;
+    ++i;  // the tab
   }
+  fields.resize(count);
   return true;
 }
 

@@ -1,5 +1,5 @@
 // PgConnection: one libpq connection for the migration tool, with the few
-// operations it needs: plain statements, COPY FROM STDIN of a prepared text
+// operations it needs: plain statements, COPY FROM STDIN of a prepared (text or binary)
 // block, and COPY TO STDOUT streamed line by line.
 //
 // Errors are values (engine::Result/Status) whose text carries PostgreSQL's

@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include <atomic>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -23,9 +24,11 @@
 #include "engine/signature.h"
 #include "engine/thread_row.h"
 #include "engine/user_record.h"
+#include "migrate/copy_binary_row.h"
 #include "migrate/copy_row.h"
 #include "migrate/pg_event_row.h"
 #include "migrate/pg_schema.h"
+#include "migrate/record_split.h"
 #include "migrate/step_writer.h"
 
 namespace buzz::migrate {
@@ -46,6 +49,13 @@ std::string uuid_hex(std::string_view uuid) {
   }
   return out;
 }
+
+// Each batch's commit returns before PostgreSQL has flushed it to disk (a
+// flush took ~50 ms here, for each of dozens of batches): a crash of the
+// database then loses the last batches whole, their progress rows with them,
+// and a rerun sends them again. The export's last commit waits for the disk,
+// and with it every earlier one, so an export that reports success is durable.
+constexpr const char* kExportSessionSql = "SET synchronous_commit = off";
 
 // What one export needs at hand.
 struct Context {
@@ -238,95 +248,230 @@ Status export_members(Context& cx) {
 // --- events -------------------------------------------------------------------
 
 // The events indexes, dropped for the load, built again over two connections
-// at once: PostgreSQL builds each partition's index on one core, and the
-// builds were half of a whole export's time.
+// at once, one partition's index at a time: PostgreSQL builds an index on one
+// core, and partition by partition the two connections stay evenly busy (a
+// whole index on the parent builds every partition in turn). Each parent
+// index is made first ON ONLY the parent (invalid, empty), and becomes valid
+// once every partition's index is attached to it. An index that already
+// exists whole (a database that kept its indexes) is left as it is; a rerun
+// after an interruption builds what is missing.
 Status build_event_indexes(Context& cx) {
-  std::vector<std::string> statements[2];
-  for (size_t i = 0; i < event_index_statements().size(); ++i) statements[i % 2].push_back(event_index_statements()[i]);
-  auto second = PgConnection::connect(cx.url);
-  if (!second) return cx.pg.exec(event_index_sql());  // one connection is slower, not wrong
-  Status other;
-  std::thread helper([&] {
-    for (const std::string& st : statements[1]) {
-      if (other = (*second)->exec(st); !other) return;
-    }
-  });
-  Status mine;
-  for (const std::string& st : statements[0]) {
-    if (mine = cx.pg.exec(st); !mine) break;
+  auto indexes = cx.pg.query("SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                             "WHERE i.indrelid = 'events'::regclass");
+  if (!indexes) return Error{indexes.error()};
+  std::map<std::string, bool> existing;  // name -> valid
+  for (const PgRow& r : *indexes) existing[r.values[0]] = r.values[1] == "t";
+  auto partitions = cx.pg.query("SELECT c.relname FROM pg_inherits h JOIN pg_class c ON c.oid = h.inhrelid "
+                                "WHERE h.inhparent = 'events'::regclass ORDER BY pg_relation_size(c.oid) DESC, c.relname");
+  if (!partitions) return Error{partitions.error()};
+  std::vector<std::string> work;  // largest partitions first, so the last items are short
+  std::vector<std::pair<std::string, std::string>> pending;  // (name, statement) of the indexes to build
+  for (const std::string& st : event_index_statements()) {
+    // "CREATE INDEX IF NOT EXISTS <name> ON events (…)…"
+    const size_t name_at = st.find("EXISTS ") + 7, on_at = st.find(" ON events ");
+    if (name_at < 7 || on_at == std::string::npos) return Error{"unexpected index statement: " + st};
+    const std::string name = st.substr(name_at, on_at - name_at);
+    if (existing.count(name) && existing[name]) continue;
+    std::string parent = st;
+    parent.replace(on_at, 11, " ON ONLY events ");
+    if (Status s = cx.pg.exec(parent); !s) return s;
+    pending.emplace_back(name, st);
   }
-  helper.join();
+  for (const PgRow& p : *partitions) {
+    const std::string& part = p.values[0];
+    for (const auto& [name, st] : pending) {
+      const std::string child = name.substr(0, 30) + "_" + part.substr(0, 30);
+      std::string create = st;
+      create.replace(create.find(" ON events "), 11, " ON " + part + " ");
+      create.replace(create.find(name), name.size(), child);
+      // One implicit transaction: an index is never left built and unattached.
+      work.push_back(create + "; ALTER INDEX " + name + " ATTACH PARTITION " + child);
+    }
+  }
+  std::atomic<size_t> next{0};
+  auto build = [&](PgConnection& pg) -> Status {
+    // The two connections are the parallelism: no extra workers per build.
+    if (Status s = pg.exec("SET max_parallel_maintenance_workers = 0"); !s) return s;
+    for (size_t i; (i = next.fetch_add(1)) < work.size();) {
+      if (Status s = pg.exec(work[i]); !s) {
+        next = work.size();
+        return s;
+      }
+    }
+    return {};
+  };
+  auto second = PgConnection::connect(cx.url);
+  Status other;
+  std::thread helper;
+  if (second) helper = std::thread([&] { other = build(**second); });  // without it one connection is slower, not wrong
+  Status mine = build(cx.pg);
+  if (helper.joinable()) helper.join();
   return !mine ? mine : other;
 }
 
-Status export_events(Context& cx) {
-  Status s = run_step(
-      cx, "events",
-      {"events (id, pubkey, created_at, kind, tags, content, sig, received_at, channel_id, deleted_at, d_tag)",
-       "buzz_event_raw (id, raw)", "event_mentions (pubkey_hex, event_id, event_created_at, channel_id, event_kind)"},
-      [&](StepWriter& w, const std::string& after) -> Status {
-        // The key: storage family (1 byte) then the record's key (engine::record_key).
-        if (after.empty()) {
-          auto rows = cx.pg.query("SELECT NOT EXISTS (SELECT 1 FROM events)");
-          if (!rows) return Error{"table events: " + rows.error()};
-          if ((*rows)[0].values[0] == "t") {
-            if (Status st = cx.pg.exec(event_index_drop_sql()); !st) return Error{"table events: " + st.error()};
-          }
-        }
-        if (!after.empty() && after.size() != 1 + engine::kKeySuffixBytes) {
-          return Error{"table events: this export was interrupted before the data directory's records moved to the "
-                       "time-ordered layout and cannot resume; export into an empty database"};
-        }
-        const auto first = after.empty() ? engine::StorageFamily::kRegular : engine::StorageFamily(uint8_t(after[0]));
-        const std::string_view after_key = after.empty() ? std::string_view() : std::string_view(after).substr(1);
-        Status inner;
-        std::string key;
-        Status s = cx.store.scan_records(first, after_key, [&](engine::StorageFamily fam, const engine::RecordView& rec) {
-          auto e = engine::parse_event_json(rec.raw);
-          key.assign(1, char(fam));
-          key += engine::record_key(rec.fields.created_at, rec.fields.id);
-          if (!e) {
-            inner = Error{"unreadable stored event " + engine::to_hex(rec.fields.id, 32) + ": " + e.error()};
-            return false;
-          }
-          if (holds_nul(*e)) {
-            cx.summary.events_skipped++;
-            inner = w.item_done(key);
-            return bool(inner);
-          }
-          const std::string label = hex_label("id", e->id.data(), 32);
-          {
-            CopyRow r(w.row(0, label));
-            r.key(e->id).key(e->pubkey).time(e->created_at).number(e->kind);
-            std::string tags;
-            engine::append_json_tags(tags, e->tags);
-            r.text(tags).text(e->content).key(e->sig).time(e->created_at);
-            r.text_or_null(rec.fields.channel);
-            rec.deleted() ? r.time(cx.now) : r.null();
-            engine::kind_class(e->kind) == engine::KindClass::kAddressable ? r.text(e->first_tag_value("d")) : r.null();
-          }
-          // The columns rebuild the NIP-01 serialization; keep any other bytes as sent.
-          if (engine::serialize_event(*e) != rec.raw) {
-            CopyRow(w.row(1, label)).key(e->id).text(rec.raw);
-            cx.summary.events_raw++;
-          }
-          // One mention row per distinct valid p tag, lowercased (§1.2 event_mentions).
-          std::set<std::string> mentioned;
-          for (const engine::Tag& t : e->tags) {
-            engine::Pubkey p;
-            if (t.size() < 2 || t[0] != "p" || !engine::from_hex_any_case(t[1], p.data(), 32)) continue;
-            const std::string hex = engine::to_hex(p);
-            if (!mentioned.insert(hex).second) continue;
-            CopyRow r(w.row(2, label + " pubkey_hex=" + hex));
-            r.text(hex).key(e->id).time(e->created_at).text_or_null(rec.fields.channel).number(e->kind);
-          }
-          cx.summary.events++;
-          inner = w.item_done(key);
-          return bool(inner);
-        });
-        return s ? inner : s;
-      });
+// One stream of the events step: every storage family's records from the
+// regular family's `start_after` (a record key or a key prefix; "" = its
+// start) on, ending before the regular family's records from the key prefix
+// `stop_before` on ("" = through every family). Resumable on its own: its
+// progress row is `step`'s, keyed by storage family (1 byte) then record key.
+struct EventStream {
+  std::string step;
+  std::string start_after;
+  std::string stop_before;
+};
+
+Status stream_events(Context& cx, PgConnection& pg, const EventStream& stream, ExportSummary& sum,
+                     const std::atomic<bool>& stop) {
+  StepWriter w(pg, stream.step,
+               {"events (id, pubkey, created_at, kind, tags, content, sig, received_at, channel_id, deleted_at, d_tag)",
+                "buzz_event_raw (id, raw)", "event_mentions (pubkey_hex, event_id, event_created_at, channel_id, event_kind)"},
+               cx.progress, cx.batch_rows, /*binary=*/true);
+  auto resume = w.resume();
+  if (!resume) return Error{resume.error()};
+  if (!*resume) return {};  // done by an earlier run
+  const std::string& after = **resume;
+  if (!after.empty() && after.size() != 1 + engine::kKeySuffixBytes) {
+    return Error{"table events: this export was interrupted before the data directory's records moved to the "
+                 "time-ordered layout and cannot resume; export into an empty database"};
+  }
+  const auto first = after.empty() ? engine::StorageFamily::kRegular : engine::StorageFamily(uint8_t(after[0]));
+  const std::string_view after_key = after.empty() ? std::string_view(stream.start_after) : std::string_view(after).substr(1);
+  Status inner;
+  std::string key;
+  Status s = cx.store.scan_records(first, after_key, [&](engine::StorageFamily fam, const engine::RecordView& rec) {
+    key.assign(1, char(fam));
+    key += engine::record_key(rec.fields.created_at, rec.fields.id);
+    if (!stream.stop_before.empty() &&
+        (fam != engine::StorageFamily::kRegular || std::string_view(key).substr(1, stream.stop_before.size()) >= stream.stop_before)) {
+      return false;  // the other stream's part
+    }
+    if (stop.load(std::memory_order_relaxed)) {
+      inner = Error{"stopped"};
+      return false;
+    }
+    auto e = engine::parse_event_json(rec.raw);
+    if (!e) {
+      inner = Error{"unreadable stored event " + engine::to_hex(rec.fields.id, 32) + ": " + e.error()};
+      return false;
+    }
+    if (holds_nul(*e)) {
+      sum.events_skipped++;
+      inner = w.item_done(key);
+      return bool(inner);
+    }
+    const std::string label = hex_label("id", e->id.data(), 32);
+    // timestamptz ends in the year 294276; the channel is a canonical UUID (as stored).
+    if (e->created_at > kMaxPgEventTime) {
+      inner = Error{"table events, row " + label + ": created_at " + std::to_string(e->created_at) + " is past timestamptz"};
+      return false;
+    }
+    const std::string_view channel = rec.fields.channel;
+    {
+      BinaryCopyRow r(w.row(0, label), 11);
+      r.key(e->id).key(e->pubkey).time(e->created_at).int4(e->kind);
+      std::string tags;
+      engine::append_json_tags(tags, e->tags);
+      r.jsonb(tags).text(e->content).key(e->sig).time(e->created_at);
+      if (channel.empty()) {
+        r.null();
+      } else if (!r.uuid(channel)) {
+        inner = Error{"table events, row " + label + ": channel " + std::string(channel) + " is not a UUID"};
+        return false;
+      }
+      rec.deleted() ? r.time(cx.now) : r.null();
+      engine::kind_class(e->kind) == engine::KindClass::kAddressable ? r.text(e->first_tag_value("d")) : r.null();
+    }
+    // The columns rebuild the NIP-01 serialization; keep any other bytes as sent.
+    if (engine::serialize_event(*e) != rec.raw) {
+      BinaryCopyRow(w.row(1, label), 2).key(e->id).text(rec.raw);
+      sum.events_raw++;
+    }
+    // One mention row per distinct valid p tag, lowercased (§1.2 event_mentions).
+    std::set<std::string> mentioned;
+    for (const engine::Tag& t : e->tags) {
+      engine::Pubkey p;
+      if (t.size() < 2 || t[0] != "p" || !engine::from_hex_any_case(t[1], p.data(), 32)) continue;
+      const std::string hex = engine::to_hex(p);
+      if (!mentioned.insert(hex).second) continue;
+      BinaryCopyRow r(w.row(2, label + " pubkey_hex=" + hex), 5);
+      r.text(hex).key(e->id).time(e->created_at);
+      channel.empty() ? (void)r.null() : (void)r.uuid(channel);
+      r.int4(e->kind);
+    }
+    sum.events++;
+    inner = w.item_done(key);
+    return bool(inner);
+  });
   if (!s) return s;
+  if (!inner) return inner;
+  return w.finish();
+}
+
+// The events go over two connections at once, the regular family's newer half
+// on one and the rest on the other: one COPY keeps one of PostgreSQL's
+// backends busy, and the export is otherwise bound by it. Where the halves
+// meet is decided once and kept in buzz_migrate_progress ("events split"), so
+// a rerun resumes each half where it stopped. An export begun by a version
+// that sent one stream (an "events" row and no split) finishes as one.
+Status export_events(Context& cx) {
+  auto rows = cx.pg.query(
+      "SELECT step, encode(last_key, 'hex') FROM buzz_migrate_progress WHERE step IN ('events', 'events split')");
+  if (!rows) return Error{"table buzz_migrate_progress: " + rows.error()};
+  bool begun = false;
+  std::optional<std::string> split;
+  for (const PgRow& r : *rows) {
+    if (r.values[0] == "events") begun = true;
+    if (r.values[0] != "events split") continue;
+    split.emplace(r.values[1].size() / 2, '\0');
+    engine::hex_decode(r.values[1], reinterpret_cast<uint8_t*>(split->data()), split->size());
+  }
+  if (!split && !begun) {
+    auto empty = cx.pg.query("SELECT NOT EXISTS (SELECT 1 FROM events)");
+    if (!empty) return Error{"table events: " + empty.error()};
+    if ((*empty)[0].values[0] == "t") {
+      if (Status st = cx.pg.exec(event_index_drop_sql()); !st) return Error{"table events: " + st.error()};
+    }
+    split = record_split_prefix(cx.db, engine::StorageFamily::kRegular);
+    Status st = cx.pg.exec("INSERT INTO buzz_migrate_progress (step, last_key, done) VALUES ('events split', decode('" +
+                           engine::to_hex(reinterpret_cast<const uint8_t*>(split->data()), split->size()) + "', 'hex'), true)");
+    if (!st) return Error{"table buzz_migrate_progress: " + st.error()};
+  }
+  std::vector<EventStream> streams = {{"events", "", split.value_or("")}};
+  if (split && !split->empty()) streams.push_back({"events, older half", *split, ""});
+
+  cx.progress.begin("events", 0);
+  std::atomic<bool> stop{false};
+  std::vector<ExportSummary> sums(streams.size());
+  std::vector<Status> results(streams.size());
+  std::unique_ptr<PgConnection> second;
+  if (streams.size() > 1) {
+    auto c = PgConnection::connect(cx.url);
+    if (c && (*c)->exec(kExportSessionSql)) second = std::move(*c);
+  }
+  auto run = [&](size_t i, PgConnection& pg) {
+    results[i] = stream_events(cx, pg, streams[i], sums[i], stop);
+    if (!results[i]) stop = true;
+  };
+  if (second) {
+    std::thread other(run, 1, std::ref(*second));
+    run(0, cx.pg);
+    other.join();
+  } else {
+    for (size_t i = 0; i < streams.size() && !stop; ++i) run(i, cx.pg);  // one connection is slower, not wrong
+  }
+  for (size_t i = 0; i < streams.size(); ++i) {
+    cx.summary.events += sums[i].events;
+    cx.summary.events_raw += sums[i].events_raw;
+    cx.summary.events_skipped += sums[i].events_skipped;
+  }
+  // The first real failure, not the other stream's "stopped".
+  for (const Status& r : results) {
+    if (!r && r.error() != "stopped") return r;
+  }
+  for (const Status& r : results) {
+    if (!r) return r;
+  }
+  cx.progress.end(begun ? "resumed" : "");
   cx.progress.begin("events indexes", 0);
   if (Status st = build_event_indexes(cx); !st) return Error{"table events, creating its indexes: " + st.error()};
   cx.progress.end();
@@ -488,10 +633,16 @@ engine::Result<ExportSummary> export_to_postgres(const PgExportOptions& options,
     return Error{"the target holds the seed-era schema; export writes the HEAD schema into an empty database or a HEAD one"};
   }
   if (Status s = (*pg)->exec(head_schema_sql()); !s) return Error{"creating the schema: " + s.error()};
+  if (Status s = (*pg)->exec(kExportSessionSql); !s) return Error{s.error()};
   Context cx{**pg, options.url, **db, store, progress, options.batch_rows, options.data_dir, engine::unix_now(), {}};
   for (Status (*step)(Context&) : {export_users, export_channels, export_members, export_events, export_threads,
                                     export_tokens, export_relay_members, export_audit}) {
     if (Status s = step(cx); !s) return Error{s.error()};
+  }
+  // A write committed synchronously flushes the WAL up to it: every batch above.
+  if (Status s = cx.pg.exec("SET synchronous_commit = on; UPDATE buzz_migrate_progress SET done = true WHERE step = 'audit_log'");
+      !s) {
+    return Error{"table buzz_migrate_progress: " + s.error()};
   }
   return cx.summary;
 }

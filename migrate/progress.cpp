@@ -8,6 +8,7 @@
 namespace buzz::migrate {
 
 void Progress::begin(const std::string& step, uint64_t total) {
+  std::lock_guard lock(mu_);
   step_ = step;
   total_ = total;
   done_ = 0;
@@ -15,6 +16,7 @@ void Progress::begin(const std::string& step, uint64_t total) {
 }
 
 void Progress::advance(uint64_t n) {
+  std::lock_guard lock(mu_);
   done_ += n;
   const auto now = std::chrono::steady_clock::now();
   const auto every = mode_ == Mode::kBar ? std::chrono::milliseconds(100) : std::chrono::seconds(5);
@@ -24,10 +26,17 @@ void Progress::advance(uint64_t n) {
   }
 }
 
-void Progress::end(const std::string& note) { print(true, note); }
+void Progress::end(const std::string& note) {
+  std::lock_guard lock(mu_);
+  print(true, note);
+}
+
+double Progress::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
 
 double Progress::rate() const {
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const double secs = seconds();
   return secs > 0 ? double(done_) / secs : 0;
 }
 
@@ -39,6 +48,9 @@ void Progress::print(bool final, const std::string& note) {
       std::string line = "{\"step\":";
       engine::append_json_string(line, step_);
       line += ",\"rows\":" + std::to_string(done_) + ",\"rows_per_s\":" + std::to_string(uint64_t(rate()));
+      char secs[32];
+      std::snprintf(secs, sizeof secs, ",\"seconds\":%.3f", seconds());
+      line += secs;
       if (!note.empty()) {
         line += ",\"note\":";
         engine::append_json_string(line, note);
@@ -58,9 +70,9 @@ void Progress::print(bool final, const std::string& note) {
       return;
     }
     case Mode::kLines:
-      std::fprintf(stderr, "%s: %llu%s%s rows, %.0f rows/s%s%s%s\n", step_.c_str(), done, total ? " / " : "",
-                   total ? std::to_string(total).c_str() : "", rate(), final ? ", done" : "", note.empty() ? "" : ", ",
-                   note.c_str());
+      std::fprintf(stderr, "%s: %llu%s%s rows, %.0f rows/s, %.2f s%s%s%s\n", step_.c_str(), done, total ? " / " : "",
+                   total ? std::to_string(total).c_str() : "", rate(), seconds(), final ? ", done" : "",
+                   note.empty() ? "" : ", ", note.c_str());
       return;
   }
 }

@@ -5,10 +5,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace buzz::migrate {
 
+// advance() may be called from several threads (an export's two event streams).
 class Progress {
  public:
   enum class Mode { kBar, kLines, kJson, kQuiet };
@@ -20,12 +22,17 @@ class Progress {
   // The step is over; `note` (may be empty) is added to its last line.
   void end(const std::string& note = {});
 
-  uint64_t done() const { return done_; }
+  uint64_t done() const {
+    std::lock_guard lock(mu_);
+    return done_;
+  }
 
  private:
   void print(bool final, const std::string& note);
   double rate() const;
+  double seconds() const;  // since the step began
 
+  mutable std::mutex mu_;
   Mode mode_;
   std::string step_;
   uint64_t total_ = 0, done_ = 0;

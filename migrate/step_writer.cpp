@@ -2,6 +2,7 @@
 #include "migrate/step_writer.h"
 
 #include "engine/hex.h"
+#include "migrate/copy_binary_row.h"
 
 namespace buzz::migrate {
 
@@ -15,8 +16,8 @@ std::string sql_literal(std::string_view text) {
 }
 
 StepWriter::StepWriter(PgConnection& pg, std::string step, std::vector<std::string> tables, Progress& progress,
-                       size_t batch_rows)
-    : pg_(pg), step_(std::move(step)), progress_(progress), batch_rows_(batch_rows) {
+                       size_t batch_rows, bool binary)
+    : pg_(pg), step_(std::move(step)), progress_(progress), batch_rows_(batch_rows), binary_(binary) {
   for (std::string& t : tables) blocks_.push_back({std::move(t), {}, {}});
 }
 
@@ -33,6 +34,7 @@ engine::Result<std::optional<std::string>> StepWriter::resume() {
 
 std::string& StepWriter::row(size_t t, std::string label) {
   blocks_[t].labels.push_back(std::move(label));
+  if (binary_ && blocks_[t].data.empty()) blocks_[t].data = copy_binary::kHeader;
   return blocks_[t].data;
 }
 
@@ -55,9 +57,20 @@ engine::Status StepWriter::await_in_flight() {
 
 engine::Status StepWriter::commit(bool done) {
   if (engine::Status s = await_in_flight(); !s) return s;
+  // The batch just sent keeps its buffers for the next one: no reallocation
+  // (and no fresh pages to fault in) as a block grows to megabytes per batch.
   in_flight_.swap(blocks_);
-  blocks_.clear();
-  for (const Block& b : in_flight_) blocks_.push_back({b.table, {}, {}});
+  if (blocks_.size() != in_flight_.size()) {
+    blocks_.clear();
+    for (const Block& b : in_flight_) blocks_.push_back({b.table, {}, {}});
+  }
+  for (Block& b : blocks_) {
+    b.data.clear();
+    b.labels.clear();
+  }
+  for (Block& b : in_flight_) {
+    if (binary_ && !b.data.empty()) b.data += copy_binary::kTrailer;
+  }
   items_ = 0;
   sending_ = std::async(std::launch::async, [this, key = last_key_, done] { return send(in_flight_, key, done); });
   return {};
@@ -68,7 +81,7 @@ engine::Status StepWriter::send(const std::vector<Block>& blocks, const std::str
   for (const Block& b : blocks) {
     if (b.data.empty()) continue;
     CopyFailure failure;
-    if (engine::Status s = pg_.copy_in("COPY " + b.table + " FROM STDIN", b.data, &failure); !s) {
+    if (engine::Status s = pg_.copy_in("COPY " + b.table + " FROM STDIN" + (binary_ ? " WITH (FORMAT binary)" : ""), b.data, &failure); !s) {
       (void)pg_.exec("ROLLBACK");
       const std::string table = b.table.substr(0, b.table.find(' '));
       std::string row = failure.line >= 1 && failure.line <= b.labels.size() ? b.labels[failure.line - 1] : "unknown";

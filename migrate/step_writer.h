@@ -25,16 +25,17 @@ namespace buzz::migrate {
 
 class StepWriter {
  public:
-  // `tables`: "table (col, col, …)" per block, in COPY order.
+  // `tables`: "table (col, col, …)" per block, in COPY order. `binary`: the
+  // rows are in COPY's binary format (copy_binary_row.h), not text.
   StepWriter(PgConnection& pg, std::string step, std::vector<std::string> tables, Progress& progress,
-             size_t batch_rows);
+             size_t batch_rows, bool binary = false);
 
   // Where a previous run stopped: nullopt once the step is done, else the last
   // committed key ("" = from the start).
   engine::Result<std::optional<std::string>> resume();
 
   // Starts a row of table `t`; `label` names it in errors ("id=ab12…").
-  // The caller appends the row's COPY fields and its '\n' to the returned block.
+  // The caller appends the row's COPY fields (and in text, its '\n') to the returned block.
   std::string& row(size_t t, std::string label);
   // Ends a source item (counted in progress) whose rows are complete; commits
   // when the batch is full. `key` is the resume point after this item.
@@ -58,6 +59,7 @@ class StepWriter {
   std::vector<Block> blocks_;
   Progress& progress_;
   const size_t batch_rows_;
+  const bool binary_;
   size_t items_ = 0;
   std::string last_key_;
   std::vector<Block> in_flight_;
