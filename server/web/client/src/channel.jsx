@@ -330,8 +330,9 @@ export function ChannelView({ channel, readUntil, relay, api, me, onError, onCha
   };
 
   // Esc closes the newest pane (thread, then canvas or members, then settings)
-  // and gives the keyboard back to the composer.
-  useEffect(() => {
+  // and gives the keyboard back to the composer. A layout effect: one that ran
+  // after paint left a pane on screen that an Esc pressed at once did not see.
+  useLayoutEffect(() => {
     const key = (e) => {
       if (e.key !== 'Escape' || e.defaultPrevented) return;
       if (openThread) setOpenThread(null);
