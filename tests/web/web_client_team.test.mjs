@@ -239,7 +239,11 @@ test('mentions by keyboard: ↑/↓ choose among the suggestions, Tab or Enter t
   await addMember(dana, 'Gus', 3);  // the member pane stays open: Esc must not close it here
   await page.focus('#message-input');
   await page.keyboard.type('@');
-  await page.waitForFunction(() => document.querySelectorAll('.mentions [role=option]').length === 2, { timeout: 30000 });
+  // Until a member's kind 0 arrives the suggestion shows the short pubkey: wait for both names.
+  await page.waitForFunction(() => {
+    const names = [...document.querySelectorAll('.mentions [role=option]')].map((b) => b.textContent).sort();
+    return names.join() === '@Erin,@Gus';
+  }, { timeout: 30000 });
   const offered = await textOf(page, '.mentions [role=option]');
   assert.deepEqual([...offered].sort(), ['@Erin', '@Gus']);
   const chosen = () => page.$eval('.mentions [aria-selected=true]', (b) => b.textContent);
