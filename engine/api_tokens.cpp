@@ -168,15 +168,19 @@ Result<std::vector<ApiToken>> ApiTokens::owned_by(const Pubkey& owner) const {
 
 Result<bool> ApiTokens::insert(const ApiToken& token, uint64_t now) {
   std::lock_guard lock(insert_mu_);
-  auto tokens = all();
-  if (!tokens) return Error{tokens.error()};
-  size_t active = size_t(std::count_if(tokens->begin(), tokens->end(),
-                                       [&](const ApiToken& t) { return t.owner == token.owner && t.active(now); }));
-  if (active >= kMaxActiveTokensPerOwner) return false;
-  if (Status s = store_.put_state(StateTable::kApiTokens, key_of(token.hash), encode_token(token)); !s) {
-    return Error{s.error()};
-  }
-  return true;
+  bool inserted = false;
+  Status s = store_.with_table_lock(StateTable::kApiTokens, [&]() -> Status {
+    auto tokens = all();
+    if (!tokens) return Error{tokens.error()};
+    size_t active = size_t(std::count_if(tokens->begin(), tokens->end(),
+                                         [&](const ApiToken& t) { return t.owner == token.owner && t.active(now); }));
+    if (active >= kMaxActiveTokensPerOwner) return {};
+    if (Status put = store_.put_state(StateTable::kApiTokens, key_of(token.hash), encode_token(token)); !put) return put;
+    inserted = true;
+    return {};
+  });
+  if (!s) return Error{s.error()};
+  return inserted;
 }
 
 Result<bool> ApiTokens::revoke_one(const TokenHash& hash, const Pubkey& by, uint64_t now) {

@@ -75,8 +75,8 @@ class ApiTokens {
   Result<std::vector<ApiToken>> owned_by(const Pubkey& owner) const;
 
   // Stores a new token unless its owner already has kMaxActiveTokensPerOwner
-  // active ones (counted and inserted under one lock on this node; two nodes
-  // minting the owner's last token in the same moment may both succeed).
+  // active ones (counted and inserted under one lock, across the nodes that
+  // share the store too).
   // False = limit reached.
   Result<bool> insert(const ApiToken& token, uint64_t now);
   Result<RevokeOutcome> revoke(std::string_view id, const Pubkey& owner, uint64_t now);

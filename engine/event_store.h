@@ -162,6 +162,11 @@ class EventStore {
   // Store-writer thread.
   virtual Status lock_team() { return {}; }
   virtual void unlock_team() {}
+  // Runs `section` while no other node sharing the store runs a section of
+  // the same table: a read-then-write such as "count the owner's tokens, then
+  // add one" holds across nodes. `section` uses this store from this thread.
+  // Embedded: one process, whose callers serialize their own sections.
+  virtual Status with_table_lock(StateTable /*table*/, const std::function<Status()>& section) { return section(); }
 };
 
 }  // namespace buzz::engine

@@ -37,6 +37,8 @@ constexpr const char* kSetupUnlock = "SELECT pg_advisory_unlock(6012455564262815
 // The team lock (lock_team): "buzzteam" in ASCII.
 constexpr const char* kTeamLock = "SELECT pg_advisory_lock(7094711454349484397)";
 constexpr const char* kTeamUnlock = "SELECT pg_advisory_unlock(7094711454349484397)";
+// with_table_lock's first key: "buzz" in ASCII (the second is the table).
+constexpr int32_t kTableLockSpace = 1651866234;
 
 std::string hex(std::string_view bytes) { return engine::to_hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()); }
 std::string hex(const Id& id) { return engine::to_hex(id); }
@@ -657,6 +659,18 @@ Status PgEventStore::lock_team() {
 void PgEventStore::unlock_team() {
   // A connection that went away took its lock with it.
   if (auto conn = conns_.get()) (void)(*conn)->exec(kTeamUnlock);
+}
+
+Status PgEventStore::with_table_lock(engine::StateTable table, const std::function<Status()>& section) {
+  auto conn = conns_.get();
+  if (!conn) return Error{"error: database unavailable: " + conn.error()};
+  // The two-key form keeps these apart from the single-key locks above.
+  const std::string key = std::to_string(kTableLockSpace) + ", " + std::to_string(int(table));
+  if (Status s = (*conn)->exec("SELECT pg_advisory_lock(" + key + ")"); !s) return Error{"error: table lock: " + s.error()};
+  Status result = section();
+  // A connection that went away took its lock with it.
+  (void)(*conn)->exec("SELECT pg_advisory_unlock(" + key + ")");
+  return result;
 }
 
 Status PgEventStore::update_state(engine::StateTable table, std::string_view key, const engine::StateChange& change) {

@@ -67,6 +67,9 @@ class PgEventStore final : public engine::EventStore {
   // batch's transaction, and PostgreSQL drops it if the node dies holding it.
   engine::Status lock_team() override;
   void unlock_team() override;
+  // A session-level advisory lock per table on this thread's connection,
+  // which `section`'s queries use too.
+  engine::Status with_table_lock(engine::StateTable table, const std::function<engine::Status()>& section) override;
 
   // The per-thread connections, shared with the other live backends on this database.
   PgThreadConnections& connections() { return conns_; }

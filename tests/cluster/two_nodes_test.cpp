@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include <unistd.h>
 
@@ -542,6 +543,33 @@ TEST_F(SharedStoreTest, ATokenRevokedOnAIsRefusedOnBAtItsNextUse) {
   EXPECT_FALSE(ws.accepted) << "a token revoked on A still opens a session on B";
   EXPECT_EQ(ws.reason, "auth-required: invalid token");
   EXPECT_EQ(bearer(*b_, "DELETE", "/api/tokens/" + id).status, 401) << "and it cannot act on itself";
+}
+
+// The limit of 10 active tokens per owner holds across nodes: with nine
+// minted, several requests for the tenth on both nodes at once mint one.
+// Without the table lock each node's own mutex lets one through.
+TEST_F(SharedStoreTest, TheTenthTokenRequestedOnBothNodesAtOnceIsMintedOnce) {
+  for (int round = 0; round < 6; ++round) {
+    Keypair user = engine::generate_keypair();
+    for (int i = 0; i < 9; ++i) {
+      ASSERT_EQ(signed_call(*a_, user, "POST", "/api/tokens", R"({"name":"t","scopes":["messages:read"]})").status, 201);
+    }
+    constexpr int kPerNode = 4;
+    std::atomic<int> ready{0};
+    std::vector<int> statuses(2 * kPerNode);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2 * kPerNode; ++i) {
+      threads.emplace_back([&, i] {
+        const RelayProcess& node = i % 2 ? *b_ : *a_;
+        ready.fetch_add(1);
+        while (ready.load() < 2 * kPerNode) std::this_thread::yield();
+        statuses[i] = signed_call(node, user, "POST", "/api/tokens", R"({"name":"tenth","scopes":["messages:read"]})").status;
+      });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 201), 1) << "round " << round;
+    EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 409), 2 * kPerNode - 1) << "round " << round;
+  }
 }
 
 // A token lookup the store cannot answer is the server's failure, not the

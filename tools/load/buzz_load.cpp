@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -265,6 +267,7 @@ double ingest_floor_us(const std::vector<std::vector<std::string>>& frames, int 
     if (run.accepted != events) throw std::runtime_error("ingest floor: " + std::to_string(run.accepted) + " of " + std::to_string(events) + " stored");
     const double total = after.cpu_seconds - before.cpu_seconds;
     per_event = total * 1e6 / double(events);
+    (*figures)["floor_events_per_s"] = double(events) / run.elapsed_s;
     for (const auto& [role, cpu] : after.cpu_by_thread) {
       const auto was = before.cpu_by_thread.find(role);
       const double used = cpu - (was == before.cpu_by_thread.end() ? 0 : was->second);
@@ -765,38 +768,54 @@ void idle(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   if (argc >= 2 && std::string(argv[1]) == "acp-agent") return load::run_acp_bench_agent(argc, argv);
-  if (argc < 2 || std::string(argv[1]) == "--help") {
+  auto usage = [](FILE* to) {
     std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp|huddle [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
                "       [--members N] [--per-member N] [--in-flight N] [--no-floor] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--json]\n"
-               "       [--rooms N] [--speakers N]\n", stderr);
-    return argc < 2 ? 2 : 0;
+               "       [--rooms N] [--speakers N]\n"
+               "Starts the relay (--binary, default ./build/buzz) on a fresh data directory, runs the scenario against it and\n"
+               "prints its figures beside the floor measured in the same run (docs/performance.md has each command).\n", to);
+  };
+  if (argc < 2) return usage(stderr), 2;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") return usage(stdout), 0;
   }
   o.scenario = argv[1];
   if (o.scenario == "ingest-floor-serve" && argc == 6) return load::serve_ingest_floor(uint16_t(std::stoi(argv[3])), argv[5]);
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    // A count: a bad one is the caller's mistake, named, not an uncaught exception.
+    auto number = [&] {
+      const std::string v = next();
+      int n = 0;
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || end != v.data() + v.size()) {
+        std::fprintf(stderr, "buzz-load: %s needs a whole number, not \"%s\"\n", a.c_str(), v.c_str());
+        std::exit(2);
+      }
+      return n;
+    };
     if (a == "--json") o.json = true;
     else if (a == "--binary") o.binary = next();
-    else if (a == "--connections") o.connections = std::stoi(next());
-    else if (a == "--events") o.events = std::stoi(next());
+    else if (a == "--connections") o.connections = number();
+    else if (a == "--events") o.events = number();
     else if (a == "--no-floor") o.floor = false;
-    else if (a == "--in-flight") o.in_flight = std::max(1, std::stoi(next()));
-    else if (a == "--cycles") o.cycles = std::max(1, std::stoi(next()));
-    else if (a == "--minutes") o.minutes = std::max(1, std::stoi(next()));
+    else if (a == "--in-flight") o.in_flight = std::max(1, number());
+    else if (a == "--cycles") o.cycles = std::max(1, number());
+    else if (a == "--minutes") o.minutes = std::max(1, number());
     else if (a == "--csv") o.csv = next();
     else if (a == "--pubsub") o.pubsub = next();
-    else if (a == "--subscribers") o.subscribers = std::stoi(next());
-    else if (a == "--rate") o.rate = std::stoi(next());
-    else if (a == "--seconds") o.seconds = std::stoi(next());
-    else if (a == "--queries") o.queries = std::stoi(next());
-    else if (a == "--channels") o.channels = std::stoi(next());
-    else if (a == "--members") o.members = std::stoi(next());
-    else if (a == "--per-member") o.per_member = std::stoi(next());
-    else if (a == "--rooms") o.rooms = std::max(1, std::stoi(next()));
-    else if (a == "--speakers") o.speakers = std::clamp(std::stoi(next()), 2, 25);
-    else return std::fprintf(stderr, "buzz-load: unknown option %s\n", a.c_str()), 2;
+    else if (a == "--subscribers") o.subscribers = number();
+    else if (a == "--rate") o.rate = number();
+    else if (a == "--seconds") o.seconds = number();
+    else if (a == "--queries") o.queries = number();
+    else if (a == "--channels") o.channels = number();
+    else if (a == "--members") o.members = number();
+    else if (a == "--per-member") o.per_member = number();
+    else if (a == "--rooms") o.rooms = std::max(1, number());
+    else if (a == "--speakers") o.speakers = std::clamp(number(), 2, 25);
+    else return std::fprintf(stderr, "buzz-load: unknown option %s (buzz-load --help lists them)\n", a.c_str()), 2;
   }
   if (o.connections <= 0) o.connections = o.scenario == "soak" ? 5000 : o.scenario == "history" ? 8 : o.scenario == "acp" ? 32 : 50;
   if (o.events <= 0) o.events = o.scenario == "cli" ? 200 : o.scenario == "acp" ? 20 : 20000;
