@@ -39,6 +39,8 @@ const std::vector<ConfigKey> kKeys = {
     {"threads", "BUZZ_THREADS", "0", "network loops; 0 = one per core"},
     {"sync-writes", "BUZZ_SYNC_WRITES", "true",
      "fsync each write batch before its OKs (one fsync per batch of events); false survives a process crash, not a power loss"},
+    {"block-cache-mib", "BUZZ_BLOCK_CACHE_MIB", "256",
+     "the embedded store's block cache (recently read table blocks), in MiB; smaller suits a small machine, reads then go to disk more often"},
     {"audit-queue", "BUZZ_AUDIT_QUEUE", "65536", "audit entries waiting for the log; when full, events are refused"},
     {"ping-interval", "BUZZ_PING_INTERVAL_SECS", "30",
      "seconds between WebSocket pings (the first at connect; no pong by the third closes); HTTP connections idle 2 intervals close"},
@@ -223,6 +225,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
   } else if (key == "threads") {
     if (!parse_int(v, 0, 256, &n)) return bad(key, source, v, "an integer from 0 to 256");
     c->threads = int(n);
+  } else if (key == "block-cache-mib") {
+    if (!parse_int(v, 1, 1 << 20, &n)) return bad(key, source, v, "MiB from 1 to 1048576");
+    c->block_cache_mib = n;
   } else if (key == "sync-writes") {
     if (!parse_bool(v, &c->sync_writes)) return bad(key, source, v, "true or false");
   } else if (key == "workflow-max-concurrent") {

@@ -54,6 +54,7 @@ engine::Result<std::unique_ptr<StoreBackend>> open_store_backend(const Config& c
   }
   engine::DatabaseOptions db_options;
   db_options.sync_writes = cfg.sync_writes;
+  db_options.block_cache_bytes = size_t(cfg.block_cache_mib) << 20;
   auto db = engine::RocksDatabase::open(cfg.data_dir + "/db", db_options);
   if (!db) return Error{db.error()};
   b->db = std::move(*db);

@@ -186,6 +186,16 @@ TEST(Config, Threads) {
   EXPECT_NE(set_error(&c, "threads", "-1"), "<ok>");
 }
 
+TEST(Config, BlockCache) {
+  Config c;
+  EXPECT_EQ(c.block_cache_mib, 256);
+  EXPECT_EQ(set_error(&c, "block-cache-mib", "16"), "<ok>");
+  EXPECT_EQ(c.block_cache_mib, 16);
+  EXPECT_EQ(set_error(&c, "block-cache-mib", "0"), "config: block-cache-mib (test) = '0': expected MiB from 1 to 1048576");
+  EXPECT_NE(set_error(&c, "block-cache-mib", "16M"), "<ok>");
+  EXPECT_EQ(c.block_cache_mib, 16);
+}
+
 TEST(Config, PingInterval) {
   Config c;
   EXPECT_EQ(c.ping_interval, 30);
