@@ -13,17 +13,39 @@ size_t grown(size_t needed) { return std::max(kMinCapacity, needed + needed / 2)
 }  // namespace
 
 DocColumns::Storage::Storage(size_t capacity)
-    : capacity(capacity), created_at(new uint64_t[capacity]), kind(new uint16_t[capacity]) {}
+    : capacity(capacity), created_at(new uint32_t[capacity]), kind(new uint16_t[capacity]) {}
 
 DocColumns::DocColumns(const std::vector<uint64_t>& created_at, const std::vector<uint16_t>& kind)
     : storage_(std::make_shared<Storage>(grown(created_at.size()))), size_(created_at.size()) {
-  std::copy(created_at.begin(), created_at.end(), storage_->created_at.get());
-  std::copy(kind.begin(), kind.end(), storage_->kind.get());
+  std::unique_ptr<WideValues> wide;
+  for (size_t doc = 0; doc < size_; ++doc) put(doc, created_at[doc], kind[doc], &wide);
+  publish(std::move(wide));
+}
+
+void DocColumns::put(size_t doc, uint64_t created_at, uint16_t kind, std::unique_ptr<WideValues>* wide) {
+  storage_->kind[doc] = kind;
+  if (created_at < kWide) {
+    storage_->created_at[doc] = uint32_t(created_at);
+    return;
+  }
+  storage_->created_at[doc] = kWide;
+  if (!*wide) *wide = std::make_unique<WideValues>(wide_ ? *wide_ : WideValues{});
+  (*wide)->emplace_back(doc, created_at);
+}
+
+void DocColumns::publish(std::unique_ptr<WideValues> wide) {
+  if (wide) wide_ = std::move(wide);
+}
+
+uint64_t DocColumns::wide_created_at(size_t doc) const {
+  auto it = std::lower_bound(wide_->begin(), wide_->end(), std::pair<size_t, uint64_t>(doc, 0));
+  return it->second;
 }
 
 DocColumns DocColumns::extended(std::span<const AddedDocument> added) const {
   const size_t needed = size_ + added.size();
   DocColumns out;
+  out.wide_ = wide_;
   if (storage_ && needed <= storage_->capacity) {
     out.storage_ = storage_;  // entries past size_ are read by no live view
   } else {
@@ -33,10 +55,9 @@ DocColumns DocColumns::extended(std::span<const AddedDocument> added) const {
       std::copy_n(storage_->kind.get(), size_, out.storage_->kind.get());
     }
   }
-  for (size_t i = 0; i < added.size(); ++i) {
-    out.storage_->created_at[size_ + i] = added[i].created_at;
-    out.storage_->kind[size_ + i] = added[i].kind;
-  }
+  std::unique_ptr<WideValues> wide;
+  for (size_t i = 0; i < added.size(); ++i) out.put(size_ + i, added[i].created_at, added[i].kind, &wide);
+  out.publish(std::move(wide));
   out.size_ = needed;
   return out;
 }

@@ -2,6 +2,7 @@
 // in place while capacity lasts and through a copy when it runs out.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "index/doc_columns.h"
@@ -44,6 +45,34 @@ TEST(DocColumnsTest, ExtendingLeavesOlderViewsAsTheyWere) {
   DocColumns from_nothing = empty.extended(added(5, 3));
   EXPECT_EQ(from_nothing.size(), 3u);
   EXPECT_EQ(from_nothing.created_at(2), 7u);
+}
+
+// A created_at past 32 bits (an imported event from after 2106, or a hostile
+// one) reads back whole, in the view that added it and in every later one,
+// while the views before it never see it.
+TEST(DocColumnsTest, CreatedAtPastThirtyTwoBitsReadsBackWhole) {
+  constexpr uint64_t kFar = (uint64_t(1) << 40) + 7;
+  DocColumns read_back({100, kFar, UINT32_MAX, UINT32_MAX - 1}, {1, 2, 3, 4});
+  EXPECT_EQ(read_back.created_at(0), 100u);
+  EXPECT_EQ(read_back.created_at(1), kFar);
+  EXPECT_EQ(read_back.created_at(2), uint64_t(UINT32_MAX));
+  EXPECT_EQ(read_back.created_at(3), uint64_t(UINT32_MAX) - 1);
+  EXPECT_EQ(read_back.kind(1), 2u);
+
+  std::vector<AddedDocument> more = added(500, 3);
+  more[1].created_at = UINT64_MAX;
+  DocColumns grown = read_back.extended(more);
+  DocColumns later = grown.extended(added(2000, 2000));  // past the capacity: a copy
+  for (const DocColumns* view : {&grown, &later}) {
+    EXPECT_EQ(view->created_at(1), kFar);
+    EXPECT_EQ(view->created_at(2), uint64_t(UINT32_MAX));
+    EXPECT_EQ(view->created_at(4), 500u);
+    EXPECT_EQ(view->created_at(5), UINT64_MAX);
+    EXPECT_EQ(view->created_at(6), 502u);
+  }
+  EXPECT_EQ(later.created_at(later.size() - 1), 3999u);
+  EXPECT_EQ(read_back.size(), 4u);
+  EXPECT_EQ(read_back.created_at(2), uint64_t(UINT32_MAX));
 }
 
 }  // namespace
