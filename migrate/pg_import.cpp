@@ -106,9 +106,16 @@ std::string epoch(const std::string& col) { return "extract(epoch from " + col +
 // --- events -------------------------------------------------------------------
 
 Status import_events(Context& cx) {
+  // Our exports keep an event's JSON in buzz_event_raw only when the columns do
+  // not rebuild it byte for byte: usually none, and then no row needs the join.
   auto raw_table = cx.pg.query("SELECT to_regclass('buzz_event_raw') IS NOT NULL");
   if (!raw_table) return Error{raw_table.error()};
-  const bool has_raw = (*raw_table)[0].values[0] == "t";
+  bool has_raw = (*raw_table)[0].values[0] == "t";
+  if (has_raw) {
+    auto any = cx.pg.query("SELECT EXISTS (SELECT 1 FROM buzz_event_raw)");
+    if (!any) return Error{any.error()};
+    has_raw = (*any)[0].values[0] == "t";
+  }
   cx.progress.begin("events", 0);
   EventLoader loader(cx.store, cx.progress, cx.options.batch_rows, cx.options.verify_threads);
   simdjson::dom::parser parser;
