@@ -34,6 +34,7 @@
 #include "server/http/http_api.h"
 #include "server/huddle/huddle.h"
 #include "server/media/media.h"
+#include "server/ops/allocator_stats.h"
 #include "server/ops/health.h"
 #include "server/ops/metrics.h"
 #include "server/ops/ops_listener.h"
@@ -148,6 +149,7 @@ int run_serve(int argc, char** argv) {
   LogLevel level;
   parse_log_level(cfg.log_level, &level);
   set_log_level(level);
+  return_freed_pages_promptly();
 
   std::error_code ec;
   std::filesystem::create_directories(cfg.data_dir, ec);

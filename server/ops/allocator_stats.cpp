@@ -3,8 +3,11 @@
 
 #include <dlfcn.h>
 #include <malloc.h>
+#include <sys/types.h>
 
 #include <cstddef>
+#include <cstdlib>
+#include <string>
 
 namespace buzz::server {
 namespace {
@@ -23,6 +26,24 @@ uint64_t read_size(Mallctl mallctl, const char* name) {
 }
 
 }  // namespace
+
+bool return_freed_pages_promptly() {
+  Mallctl mallctl = find_mallctl();
+  if (!mallctl || std::getenv("MALLOC_CONF")) return false;
+  ssize_t decay_ms = 1000;
+  // Arenas made from now on, then each one made already (the rest answer EFAULT).
+  if (mallctl("arenas.dirty_decay_ms", nullptr, nullptr, &decay_ms, sizeof(decay_ms)) != 0) return false;
+  unsigned arenas = 0;
+  size_t length = sizeof(arenas);
+  if (mallctl("arenas.narenas", &arenas, &length, nullptr, 0) == 0) {
+    for (unsigned i = 0; i < arenas; ++i) {
+      const std::string name = "arena." + std::to_string(i) + ".dirty_decay_ms";
+      mallctl(name.c_str(), nullptr, nullptr, &decay_ms, sizeof(decay_ms));
+    }
+  }
+  bool on = true;
+  return mallctl("background_thread", nullptr, nullptr, &on, sizeof(on)) == 0;
+}
 
 AllocatorStats allocator_stats() {
   AllocatorStats s;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -24,6 +25,17 @@ namespace {
 
 using engine::Event;
 using engine::Keypair;
+
+// Whether one of the process's threads has this name (/proc/PID/task/*/comm).
+bool process_has_thread(pid_t pid, const std::string& name) {
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name) return true;
+  }
+  return false;
+}
 
 // --- HTTP surface ------------------------------------------------------------------
 
@@ -52,6 +64,8 @@ TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
 #if BUZZ_JEMALLOC
   EXPECT_EQ(metric_value(before.body, "buzz_allocator_info{allocator=\"jemalloc\"}"), 1) << before.body;
   EXPECT_GT(metric_value(before.body, "buzz_allocator_allocated_bytes"), 1 << 20) << before.body;
+  // `buzz serve` turns on jemalloc's background purging (allocator_stats.h).
+  EXPECT_TRUE(process_has_thread(relay().pid(), "jemalloc_bg_thd"));
 #endif
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
