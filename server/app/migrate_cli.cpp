@@ -44,7 +44,8 @@ Run it with the server stopped.
 
 Options:
   --data-dir DIR      data directory (env BUZZ_DATA_DIR, default ./data)
-  --batch N           rows per PostgreSQL batch/transaction (default 5000)
+  --batch N           rows per PostgreSQL batch/transaction (default 5000; an import
+                      writes at most 2000 per store batch)
   --collection NAME   Typesense collection name (env TYPESENSE_COLLECTION, default events)
   --json              progress and the result as JSON lines on stdout
   --help              this text
