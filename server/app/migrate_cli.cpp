@@ -5,6 +5,7 @@
 // and prints the outcome.
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -99,8 +100,12 @@ int run_migrate(int argc, char** argv) {
                                   : isatty(STDERR_FILENO) ? migrate::Progress::Mode::kBar : migrate::Progress::Mode::kLines);
   const char* env_dir = std::getenv("BUZZ_DATA_DIR");
   const std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
-  const size_t batch = size_t(std::strtoull(args.get("batch").value_or("5000").c_str(), nullptr, 10));
-  if (batch == 0) return usage_error("--batch must be a whole number above 0");
+  const std::string batch_text = args.get("batch").value_or("5000");
+  size_t batch = 0;
+  auto [end, ec] = std::from_chars(batch_text.data(), batch_text.data() + batch_text.size(), batch);
+  if (ec != std::errc() || end != batch_text.data() + batch_text.size() || batch == 0) {
+    return usage_error("--batch must be a whole number above 0, not '" + batch_text + "'");
+  }
   // "--to jsonl FILE": the format, then its path as the one extra argument.
   const std::string where = cmd == "export" ? args.get("to").value_or("") : args.get("from").value_or("");
   const bool needs_path = where == "jsonl" || where == "typesense-jsonl";

@@ -301,6 +301,8 @@ TEST(Migrate, BadTargetsFailNamingTheCause) {
   EXPECT_EQ(out.find("buzz:x@"), std::string::npos) << "the password is not printed";
   out = buzz("migrate export --data-dir " + a.path + " --to '" + pg.url("wrong") + "'", 1);
   EXPECT_NE(out.find("password authentication failed"), std::string::npos) << out;
+  out = buzz("migrate export --data-dir " + a.path + " --to '" + pg.url() + "' --batch 5x", 2);
+  EXPECT_NE(out.find("--batch must be a whole number above 0, not '5x'"), std::string::npos) << out;
 
   PgTestDb odd("unknownschema");
   ASSERT_TRUE(odd.connect()->exec("CREATE TABLE events (id INT, body TEXT)"));
