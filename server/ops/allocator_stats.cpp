@@ -27,12 +27,12 @@ uint64_t read_size(Mallctl mallctl, const char* name) {
 
 }  // namespace
 
-bool return_freed_pages_promptly() {
+void return_freed_pages_promptly() {
   Mallctl mallctl = find_mallctl();
-  if (!mallctl || std::getenv("MALLOC_CONF")) return false;
+  if (!mallctl || std::getenv("MALLOC_CONF")) return;
   ssize_t decay_ms = 1000;
   // Arenas made from now on, then each one made already (the rest answer EFAULT).
-  if (mallctl("arenas.dirty_decay_ms", nullptr, nullptr, &decay_ms, sizeof(decay_ms)) != 0) return false;
+  if (mallctl("arenas.dirty_decay_ms", nullptr, nullptr, &decay_ms, sizeof(decay_ms)) != 0) return;
   unsigned arenas = 0;
   size_t length = sizeof(arenas);
   if (mallctl("arenas.narenas", &arenas, &length, nullptr, 0) == 0) {
@@ -42,7 +42,7 @@ bool return_freed_pages_promptly() {
     }
   }
   bool on = true;
-  return mallctl("background_thread", nullptr, nullptr, &on, sizeof(on)) == 0;
+  mallctl("background_thread", nullptr, nullptr, &on, sizeof(on));
 }
 
 AllocatorStats allocator_stats() {

@@ -27,7 +27,7 @@ AllocatorStats allocator_stats();
 // with this it holds 8–11 MiB (docs/performance.md, the soak's last points).
 // The offline commands keep jemalloc's defaults (an import pays ~0.2 s of
 // page faults for prompt returns it does not need). MALLOC_CONF in the
-// environment wins: nothing is changed when it is set. Whether it took.
-bool return_freed_pages_promptly();
+// environment wins: nothing is changed when it is set.
+void return_freed_pages_promptly();
 
 }  // namespace buzz::server
