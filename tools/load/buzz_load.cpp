@@ -205,10 +205,13 @@ struct IngestRun {
 };
 
 // Sends each connection's frames, keeping at most `window` of them unanswered
-// as a client library would, and reads the answers until every EVENT has its OK.
+// as a client library would, and reads the answers until every EVENT has its
+// OK. A connection the server closes ends the run with an error, rather than
+// leaving the senders waiting for answers that cannot come.
 IngestRun drive_ingest(const std::vector<std::unique_ptr<client::WsClient>>& conns,
                        const std::vector<std::vector<std::string>>& frames, int window, size_t events) {
   std::vector<std::atomic<int>> acked(conns.size());
+  std::atomic<bool> stopped{false};
   IngestRun run;
   double t0 = now_s();
   std::vector<std::thread> senders;
@@ -216,14 +219,15 @@ IngestRun drive_ingest(const std::vector<std::unique_ptr<client::WsClient>>& con
     senders.emplace_back([&, c] {
       int sent = 0;
       for (auto& f : frames[c]) {
-        while (sent - acked[c].load() >= window) std::this_thread::sleep_for(std::chrono::microseconds(50));
-        conns[c]->send_text(f);
+        while (sent - acked[c].load() >= window && !stopped.load()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        if (stopped.load() || !conns[c]->send_text(f)) return;
         ++sent;
       }
     });
   }
   ReadySet ready(conns);
-  while (run.oks < events) {
+  size_t lost = SIZE_MAX;  // a connection the server closed
+  while (run.oks < events && lost == SIZE_MAX) {
     bool any = ready.wait(10000, [&](size_t i) {
       while (auto m = conns[i]->recv(0)) {
         if (m->rfind("[\"NOTICE\"", 0) == 0) ++run.notices;  // an EVENT dropped for a full writer queue: no OK comes
@@ -232,11 +236,17 @@ IngestRun drive_ingest(const std::vector<std::unique_ptr<client::WsClient>>& con
         acked[i].fetch_add(1);
         run.accepted += m->find("\",true,") != std::string::npos;
       }
+      if (conns[i]->closed()) lost = i;
     });
     if (!any) break;
   }
   run.elapsed_s = now_s() - t0;
+  stopped = true;
   for (auto& t : senders) t.join();
+  if (lost != SIZE_MAX) {
+    throw std::runtime_error("connection " + std::to_string(lost) + " was closed by the server after " + std::to_string(run.oks) +
+                             " OKs of " + std::to_string(events));
+  }
   return run;
 }
 
