@@ -42,6 +42,8 @@ const std::vector<ConfigKey> kKeys = {
     {"block-cache-mib", "BUZZ_BLOCK_CACHE_MIB", "256",
      "the embedded store's block cache (recently read table blocks), in MiB; smaller suits a small machine, reads then go to disk more often"},
     {"audit-queue", "BUZZ_AUDIT_QUEUE", "65536", "audit entries waiting for the log; when full, events are refused"},
+    {"search-queue", "BUZZ_SEARCH_QUEUE", "8192",
+     "events waiting for the full-text index; past half, senders of EVENTs are slowed until it catches up"},
     {"ping-interval", "BUZZ_PING_INTERVAL_SECS", "30",
      "seconds between WebSocket pings (the first at connect; no pong by the third closes); HTTP connections idle 2 intervals close"},
     {"neg-idle-timeout", "BUZZ_NEG_IDLE_TIMEOUT_SECS", "60",
@@ -177,11 +179,12 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     if (!engine::from_hex_any_case(v, sk, 32)) return bad(key, source, "<hidden>", "64 hex characters");
     c->relay_private_key = v;
   } else if (key == "max-connections" || key == "max-concurrent-handlers" || key == "send-buffer" || key == "audit-queue" ||
-             key == "reaper-interval" || key == "mint-rate-limit") {
+             key == "search-queue" || key == "reaper-interval" || key == "mint-rate-limit") {
     if (!parse_int(v, 1, 10'000'000, &n)) return bad(key, source, v, "a positive integer");
     (key == "max-connections"   ? c->max_connections
      : key == "send-buffer"     ? c->send_buffer
      : key == "audit-queue"     ? c->audit_queue
+     : key == "search-queue"    ? c->search_queue
      : key == "reaper-interval" ? c->reaper_interval
      : key == "mint-rate-limit" ? c->mint_rate_limit
                                 : c->max_concurrent_handlers) = n;

@@ -35,6 +35,7 @@ struct Config {
   bool sync_writes = true;         // an OK true survives a power loss (one fsync per writer batch)
   int64_t block_cache_mib = 256;   // the embedded store's block cache
   int64_t audit_queue = 65536;     // audit entries queued for the log before events are refused
+  int64_t search_queue = 8192;     // events queued for the full-text index (server/feeds/search_feeder.h)
   int64_t ping_interval = 30;      // seconds between WebSocket pings; also the HTTP idle unit
   int64_t neg_idle_timeout = 60;   // seconds an idle NIP-77 reconciliation stays open
   int64_t neg_max_events = 2'000'000;  // events one NIP-77 reconciliation may cover

@@ -197,7 +197,7 @@ int run_serve(int argc, char** argv) {
   if (auto s = audit_feed->recover(); !s) return fail(s.error());
   auto search_index = open_search_index(cfg, **backend);
   if (!search_index) return fail(search_index.error());
-  SearchFeeder search_feeder(**search_index, store_event_lookup(store));
+  SearchFeeder search_feeder(**search_index, store_event_lookup(store), {.capacity = size_t(cfg.search_queue)});
   auto media_store = engine::MediaStore::open(cfg.data_dir + "/media");
   if (!media_store) return fail(media_store.error());
   // Nothing streams yet: a video body's temporary file still there is a crash's leftover.
@@ -215,6 +215,7 @@ int run_serve(int argc, char** argv) {
   PresenceStore& presence = redis ? static_cast<PresenceStore&>(redis->presence()) : local_presence;
   StoreWriter writer(store, membership, team_model, *audit_feed, size_t(cfg.max_concurrent_handlers),
                      std::chrono::seconds(cfg.reaper_interval));
+  writer.set_search(&search_feeder);
 
   // The rooms of server/, each handed the services it uses (docs/architecture.md).
   RelayStats stats;

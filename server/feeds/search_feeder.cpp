@@ -36,6 +36,8 @@ void SearchFeeder::offer(std::shared_ptr<const engine::Event> event, std::string
   {
     std::lock_guard lock(mu_);
     if (stopping_) return;
+    // A stall is counted from the later of the last progress and this wait's start.
+    if (waiting_.fetch_add(1, std::memory_order_relaxed) == 0) progress_ns_ = to_ns(now);
     if (queued_adds_ < options_.capacity) {
       queue_.push_back(Change{Change::Type::kAdd, std::move(event), std::move(channel), {}, now});
       ++queued_adds_;
@@ -81,6 +83,10 @@ void SearchFeeder::stop() {
   if (worker_.joinable()) worker_.join();
 }
 
+bool SearchFeeder::stalled() const {
+  return waiting() > 0 && to_ns(Clock::now()) - progress_ns_.load() > std::chrono::nanoseconds(kStallAfter).count();
+}
+
 double SearchFeeder::lag_seconds() const {
   int64_t oldest = metrics_.oldest_pending_ns.load();
   if (oldest == 0) return 0;
@@ -94,7 +100,7 @@ void SearchFeeder::publish_oldest_locked(std::optional<Clock::time_point> uncomm
 }
 
 void SearchFeeder::run() {
-  engine::set_thread_role("buzz-search", engine::ThreadRole::kBackground);
+  engine::set_thread_role("buzz-search", engine::ThreadRole::kForeground);
   std::optional<Clock::time_point> uncommitted;  // when the oldest applied, uncommitted change was offered
   Clock::time_point last_commit{};                // long ago: a lone change commits at once
   std::vector<Change> changes;
@@ -106,8 +112,9 @@ void SearchFeeder::run() {
       auto has_work = [this] { return !queue_.empty() || !backlog_.empty() || stopping_; };
       if (uncommitted) {
         holding_ = true;
-        wake_.wait_until(lock, last_commit + options_.commit_interval,
-                         [this] { return stopping_ || queued_adds_ >= options_.capacity / 2; });
+        wake_.wait_until(lock, last_commit + options_.commit_interval, [this] {
+          return stopping_ || queued_adds_ >= options_.capacity / 2 || !backlog_.empty();
+        });
         holding_ = false;
       } else {
         wake_.wait(lock, has_work);
@@ -125,10 +132,12 @@ void SearchFeeder::run() {
     for (const Change& change : changes) {
       apply(change);
       earliest(uncommitted, change.offered);
+      if (change.type == Change::Type::kAdd) applied_one();
     }
     for (const BacklogEntry& entry : re_reads) {
       apply_backlog(entry);
       earliest(uncommitted, entry.offered);
+      applied_one();
     }
     changes.clear();
     re_reads.clear();
@@ -137,11 +146,17 @@ void SearchFeeder::run() {
     if (uncommitted && now - last_commit >= options_.commit_interval) {
       if (commit()) uncommitted.reset();  // a failed commit is retried next interval
       last_commit = now;
+      progress_ns_ = to_ns(Clock::now());
     }
   }
   if (uncommitted && commit()) uncommitted.reset();
   std::lock_guard lock(mu_);
   publish_oldest_locked(uncommitted);
+}
+
+void SearchFeeder::applied_one() {
+  waiting_.fetch_sub(1, std::memory_order_relaxed);
+  progress_ns_.store(to_ns(Clock::now()), std::memory_order_relaxed);
 }
 
 void SearchFeeder::apply(const Change& change) {

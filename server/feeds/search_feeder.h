@@ -10,12 +10,18 @@
 // by default; a lone event right away).
 //
 // Back-pressure without loss: at most `capacity` events wait in the queue with
-// their bytes. When it is full, offer() keeps only the event's id in an
+// their bytes. The store writer stops taking EVENTs while half of that waits
+// (waiting(), as for its own queue), so under a sustained overload the ingest
+// slows to the indexer's pace instead of outrunning it. When the queue is full
+// all the same (the worker stalled past kStallAfter, in a long merge, say, and
+// the writer stopped waiting for it), offer() keeps only the event's id in an
 // unbounded backlog (32 bytes an event), and the worker re-reads the event
-// through `lookup` (the store) when it gets to it. The lookup answers only live
-// events, so a deletion reported meanwhile cannot be undone by a late re-read.
-// Removals always queue (they are rare and small). The backlog's size and the
-// age of the oldest change not yet searchable are the lag metrics.
+// through `lookup` (the store) when it gets to it: dearer than the event
+// itself (a block read and its decompression), which is why the writer waits
+// first. The lookup answers only live events, so a deletion reported meanwhile
+// cannot be undone by a late re-read. Removals always queue (they are rare and
+// small). The backlog's size and the age of the oldest change not yet
+// searchable are the lag metrics.
 //
 // Only searchable kinds are taken (index/search_document.h lists them and why).
 //
@@ -52,7 +58,7 @@ struct IndexableEvent {
 using EventLookup = std::function<std::optional<IndexableEvent>(const engine::Id&)>;
 
 struct SearchFeederOptions {
-  size_t capacity = 1000;  // events queued with their bytes
+  size_t capacity = 8192;  // events queued with their bytes (about 0.7 s of a sustained ingest)
   std::chrono::milliseconds commit_interval{250};
 };
 
@@ -89,6 +95,16 @@ class SearchFeeder {
   // Applies everything offered so far, commits, and ends the worker. Idempotent.
   void stop();
 
+  // Any thread: events offered and not yet applied to the index (queued or in
+  // the backlog), and how many may queue with their bytes.
+  size_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
+  size_t capacity() const { return options_.capacity; }
+  // Any thread: changes wait and the worker has applied none for kStallAfter.
+  // Whoever holds back for waiting() stops then: ingest must not stop behind
+  // a stuck index (the backlog takes what comes meanwhile).
+  bool stalled() const;
+  static constexpr std::chrono::seconds kStallAfter{1};
+
   const SearchFeederMetrics& metrics() const { return metrics_; }
   // Seconds since the oldest change not yet searchable was offered; 0 when caught up.
   double lag_seconds() const;
@@ -111,6 +127,8 @@ class SearchFeeder {
   void enqueue(Change change);
   void apply(const Change& change);
   void apply_backlog(const BacklogEntry& entry);
+  // An offered add has been applied (or found vanished): one fewer waiting.
+  void applied_one();
   bool commit();
   // Caller holds mu_: whether a change just queued must wake the worker.
   bool wake_needed_locked() const;
@@ -121,6 +139,8 @@ class SearchFeeder {
   const EventLookup lookup_;
   const SearchFeederOptions options_;
   SearchFeederMetrics metrics_;
+  std::atomic<size_t> waiting_{0};
+  std::atomic<int64_t> progress_ns_{0};  // steady_clock time the worker last took or applied changes
 
   std::mutex mu_;  // guards the fields below
   std::condition_variable wake_;

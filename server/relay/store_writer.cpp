@@ -130,10 +130,13 @@ void StoreWriter::run() {
 }
 
 bool StoreWriter::update_congestion(size_t queued) {
-  const size_t audit = audit_.queued(), audit_capacity = audit_.capacity();
   const bool was = congested();
-  const bool now = was ? queued > capacity_ / 8 || audit > audit_capacity / 8 || audit_.backlogged()
-                       : queued >= capacity_ / 2 || audit >= audit_capacity / 2 || audit_.backlogged();
+  // Past half its capacity a queue holds ingest back, until it is under an eighth.
+  auto pressing = [was](size_t n, size_t capacity) { return was ? n > capacity / 8 : n >= std::max<size_t>(1, capacity / 2); };
+  // A stalled indexer is not waited for: its backlog takes what comes meanwhile.
+  const bool indexing = search_ && !search_->stalled();
+  const bool now = pressing(queued, capacity_) || pressing(audit_.queued(), audit_.capacity()) || audit_.backlogged() ||
+                   (indexing && pressing(search_->waiting(), search_->capacity()));
   congested_.store(now, std::memory_order_relaxed);
   return was && !now;
 }

@@ -23,6 +23,7 @@
 #include "net/connection.h"
 #include "server/access/relay_membership.h"
 #include "server/feeds/audit_feed.h"
+#include "server/feeds/search_feeder.h"
 #include "server/relay/remote_queue.h"
 #include "server/team/dm_request.h"
 #include "server/team/team_model.h"
@@ -128,6 +129,9 @@ class StoreWriter {
   // catch-up that this node's own fan-out waits for (the other nodes run
   // their own before theirs).
   void set_pubsub(engine::PubSub* pubsub) { pubsub_ = pubsub; }
+  // Before start(): the full-text indexer, whose queue also holds back ingest
+  // (see congested()), unless it has stalled.
+  void set_search(const SearchFeeder* search) { search_ = search; }
   // Any thread. False if the queue is full (the caller answers rate-limited).
   bool submit(WriteJob&& job);
   // Any thread: an audit entry that belongs to no stored event (AUTH, a refusal,
@@ -152,8 +156,8 @@ class StoreWriter {
   // replay reads both (index/replay_horizon.h).
   uint64_t writing() const { return writing_.load(); }
   uint64_t written() const { return written_.load(); }
-  // Any thread. True from the moment the queue or the audit log's passes half
-  // its capacity until both are back under an eighth: the relay then stops
+  // Any thread. True from the moment the queue, the audit log's or the search
+  // indexer's passes half its capacity until all are back under an eighth: the relay then stops
   // reading from connections that send EVENTs (back-pressure), so a sustained
   // overload makes OKs slower instead of refusing them.
   bool congested() const { return congested_.load(std::memory_order_relaxed); }
@@ -222,6 +226,7 @@ class StoreWriter {
   std::chrono::steady_clock::time_point next_reap_;
   Sink sink_;
   engine::PubSub* pubsub_ = nullptr;
+  const SearchFeeder* search_ = nullptr;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<WriteJob> queue_;

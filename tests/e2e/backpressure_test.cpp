@@ -4,8 +4,8 @@
 // one closes, and the bounded send queue, which closes a subscriber that stops
 // reading (1008) after three consecutive events found its queue full, while the
 // publisher and other readers carry on. The metrics port counts both. And
-// back-pressure (issue 20): a relay whose store or audit log falls behind
-// stops reading from the senders of EVENTs instead of refusing them, and so
+// back-pressure (issue 20): a relay whose store, audit log or full-text index
+// falls behind stops reading from the senders of EVENTs instead of refusing them, and so
 // does one whose answers to a connection pile up while that client reads none.
 #include <gtest/gtest.h>
 
@@ -166,6 +166,47 @@ TEST(BackpressureTest, SustainedIngestPastTheWritersPaceSlowsSendersAndRefusesNo
     ASSERT_TRUE(n);
     EXPECT_EQ(n->count, kEvents);
   }
+}
+
+// The full-text indexer's queue holds ingest back too (its backlog re-reads
+// each event from the store, dearer than indexing it): with room for 16, the
+// writers are paused although the store writer's queue (1,024) and the audit
+// log's never pass half, and every event is indexed, none from the backlog
+// but what came while the writers were being paused.
+TEST(BackpressureTest, IngestPastTheIndexersPaceIsHeldBackAndEverythingIsIndexed) {
+  const uint16_t metrics = free_tcp_port();
+  auto relay = start({"--search-queue", "16"}, metrics);
+  ASSERT_TRUE(relay);
+  constexpr int kWriters = 4, kEvents = 300, kWindow = 48;
+  std::vector<std::thread> writers;
+  std::atomic<int> accepted{0};
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      Keypair key = engine::generate_keypair();
+      std::string error;
+      auto c = NostrClient::connect_authed(*relay, key, &error);
+      ASSERT_TRUE(c) << error;
+      std::vector<std::string> ids;
+      size_t acked = 0;
+      for (int i = 0; i < kEvents; ++i) {
+        engine::Event e = make_event(key, 1, "tapir sighting " + std::to_string(i));
+        ids.push_back(e.id_hex());
+        ASSERT_TRUE(c->send(R"(["EVENT",)" + e.raw + "]"));
+        while (ids.size() - acked >= kWindow) accepted += c->wait_ok(ids[acked++], 10000).accepted;
+      }
+      while (acked < ids.size()) accepted += c->wait_ok(ids[acked++], 10000).accepted;
+    });
+  }
+  for (auto& t : writers) t.join();
+  EXPECT_EQ(accepted.load(), kWriters * kEvents);
+  EXPECT_GT(counter(metrics, "buzz_ingest_paused_total"), 0) << "the indexer never held the writers back";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (counter(metrics, "buzz_search_lag_ms") > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(counter(metrics, "buzz_search_indexed_total"), kWriters * kEvents);
+  EXPECT_EQ(counter(metrics, "buzz_search_backlog"), 0);
+  EXPECT_EQ(counter(metrics, "buzz_search_index_errors_total"), 0);
 }
 
 // A test harness looping over send before it reads anything: its OKs pile up

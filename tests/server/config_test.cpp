@@ -196,6 +196,16 @@ TEST(Config, BlockCache) {
   EXPECT_EQ(c.block_cache_mib, 16);
 }
 
+TEST(Config, SearchQueue) {
+  Config c;
+  EXPECT_EQ(c.search_queue, 8192);
+  EXPECT_EQ(set_error(&c, "search-queue", "16"), "<ok>");
+  EXPECT_EQ(c.search_queue, 16);
+  EXPECT_EQ(c.audit_queue, 65536);  // its own field, not a neighbour's
+  EXPECT_EQ(set_error(&c, "search-queue", "0"), "config: search-queue (test) = '0': expected a positive integer");
+  EXPECT_EQ(c.search_queue, 16);
+}
+
 TEST(Config, PingInterval) {
   Config c;
   EXPECT_EQ(c.ping_interval, 30);

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "engine/rocks_database.h"
@@ -213,6 +215,36 @@ TEST_F(SearchFeederTest, LagShowsTheOldestChangeNotYetSearchable) {
   feeder_->stop();
   EXPECT_EQ(feeder_->lag_seconds(), 0);
   EXPECT_EQ(search("second").total, 1u);
+}
+
+// waiting() is what the store writer holds ingest back for; stalled() is when it stops.
+TEST_F(SearchFeederTest, WaitingCountsAddsUntilAppliedAndAStuckWorkerIsStalled) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool released = false;
+  EventLookup real = store_event_lookup(*store_);
+  EventLookup held = [&](const engine::Id& id) {  // the worker's first re-read blocks until released
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return released; });
+    return real(id);
+  };
+  feeder_ = std::make_unique<SearchFeeder>(*index_, held, SearchFeederOptions{.capacity = 0});
+  EXPECT_EQ(feeder_->waiting(), 0u);
+  EXPECT_FALSE(feeder_->stalled());
+  for (int i = 0; i < 5; ++i) feeder_->offer(store(9, "held back " + std::to_string(i)), kChannel);
+  feeder_->offer(store(7, "+"), kChannel);  // not searchable: never waits
+  EXPECT_EQ(feeder_->waiting(), 5u);
+  EXPECT_FALSE(feeder_->stalled()) << "a wait just begun is not a stall";
+  std::this_thread::sleep_for(SearchFeeder::kStallAfter + 200ms);
+  EXPECT_TRUE(feeder_->stalled());
+  {
+    std::lock_guard lock(mu);
+    released = true;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(wait_for("held", 5).has_value());
+  EXPECT_EQ(feeder_->waiting(), 0u);
+  EXPECT_FALSE(feeder_->stalled());
 }
 
 }  // namespace

@@ -130,6 +130,21 @@ BatchCounters scrape_batches(const load::ServerProcess& server) {
           load::metric_value(page, "buzz_search_overflowed_total")};
 }
 
+// Waits until every stored event is searchable (the index's lag is 0), so the
+// relay's CPU is counted over all the work the events made, and returns the
+// seconds that took after the last OK.
+double wait_until_searchable(const load::ServerProcess& server) {
+  load::HttpClient http(server.port());
+  const auto start = std::chrono::steady_clock::now();
+  while (load::metric_value(http.call("GET", "/metrics").body, "buzz_search_lag_ms") > 0) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::minutes(10)) {
+      throw std::runtime_error("the search index did not catch up within 10 minutes");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void report(const Options& o, const std::map<std::string, double>& figures) {
   if (o.json) {
     std::printf("{\"scenario\":\"%s\"", o.scenario.c_str());
@@ -311,6 +326,7 @@ void ingest(const Options& o) {
     BatchCounters batches_before = scrape_batches(server);
     before = load::read_usage(server.pid());
     IngestRun run = drive_ingest(conns, frames, o.in_flight, size_t(o.events));
+    const double search_caught_up_s = wait_until_searchable(server);
     after = load::read_usage(server.pid());
     BatchCounters batches_after = scrape_batches(server);
     double cpu_us = (after.cpu_seconds - before.cpu_seconds) * 1e6;
@@ -320,6 +336,7 @@ void ingest(const Options& o) {
                {"events_refused", double(run.oks - run.accepted + run.notices)}, {"elapsed_s", run.elapsed_s},
                {"events_per_store_batch", (batches_after.jobs - batches_before.jobs) / batches},
                {"search_overflowed", batches_after.search_overflowed - batches_before.search_overflowed},
+               {"search_caught_up_s", search_caught_up_s},
                {"events_per_s", double(run.oks) / run.elapsed_s},
                {"server_cpu_us_per_event", cpu_us / double(std::max<size_t>(1, run.accepted))}};
   }
