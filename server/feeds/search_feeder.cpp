@@ -72,7 +72,7 @@ void SearchFeeder::enqueue(Change change) {
   wake_.notify_one();
 }
 
-bool SearchFeeder::wake_needed_locked() const { return !holding_ || queued_adds_ >= options_.capacity / 2; }
+bool SearchFeeder::wake_needed_locked() const { return !holding_ || queued_adds_ >= options_.capacity / 8; }
 
 void SearchFeeder::stop() {
   {
@@ -113,7 +113,7 @@ void SearchFeeder::run() {
       if (uncommitted) {
         holding_ = true;
         wake_.wait_until(lock, last_commit + options_.commit_interval, [this] {
-          return stopping_ || queued_adds_ >= options_.capacity / 2 || !backlog_.empty();
+          return stopping_ || queued_adds_ >= options_.capacity / 8 || !backlog_.empty();
         });
         holding_ = false;
       } else {

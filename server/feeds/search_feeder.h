@@ -149,7 +149,9 @@ class SearchFeeder {
   std::deque<BacklogEntry> backlog_;
   bool stopping_ = false;
   // The worker sleeps until the next commit is due: changes offered meanwhile
-  // wait for it without waking the worker (one wake-up per interval, not per event).
+  // wait for it without waking the worker (one wake-up per interval, not per
+  // event), unless an eighth of the queue waits: well before the half that
+  // holds ingest back.
   bool holding_ = false;
 
   std::thread worker_;

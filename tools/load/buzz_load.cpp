@@ -234,7 +234,11 @@ IngestRun drive_ingest(const std::vector<std::unique_ptr<client::WsClient>>& con
     senders.emplace_back([&, c] {
       int sent = 0;
       for (auto& f : frames[c]) {
-        while (sent - acked[c].load() >= window && !stopped.load()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        // Sleeps until OKs arrive (a futex, not a poll: polling every 50 µs
+        // cost the client more CPU than the relay spent outside its verify).
+        for (int seen = acked[c].load(); sent - seen >= window && !stopped.load(); seen = acked[c].load()) {
+          acked[c].wait(seen);
+        }
         if (stopped.load() || !conns[c]->send_text(f)) return;
         ++sent;
       }
@@ -244,12 +248,17 @@ IngestRun drive_ingest(const std::vector<std::unique_ptr<client::WsClient>>& con
   size_t lost = SIZE_MAX;  // a connection the server closed
   while (run.oks < events && lost == SIZE_MAX) {
     bool any = ready.wait(10000, [&](size_t i) {
+      int oks = 0;
       while (auto m = conns[i]->recv(0)) {
         if (m->rfind("[\"NOTICE\"", 0) == 0) ++run.notices;  // an EVENT dropped for a full writer queue: no OK comes
         if (m->rfind("[\"OK\"", 0) != 0) continue;
-        ++run.oks;
-        acked[i].fetch_add(1);
+        ++oks;
         run.accepted += m->find("\",true,") != std::string::npos;
+      }
+      if (oks > 0) {
+        run.oks += size_t(oks);
+        acked[i].fetch_add(oks);
+        acked[i].notify_one();
       }
       if (conns[i]->closed()) lost = i;
     });
@@ -257,6 +266,10 @@ IngestRun drive_ingest(const std::vector<std::unique_ptr<client::WsClient>>& con
   }
   run.elapsed_s = now_s() - t0;
   stopped = true;
+  for (auto& a : acked) {
+    a.fetch_add(1);  // wakes a sender still waiting for room
+    a.notify_all();
+  }
   for (auto& t : senders) t.join();
   if (lost != SIZE_MAX) {
     throw std::runtime_error("connection " + std::to_string(lost) + " was closed by the server after " + std::to_string(run.oks) +
@@ -308,6 +321,7 @@ double ingest_floor_us(const std::vector<std::vector<std::string>>& frames, int 
 }
 
 void ingest(const Options& o) {
+  const double verify_first = verify_us();
   std::vector<engine::Keypair> keys;
   for (int i = 0; i < o.connections; ++i) keys.push_back(engine::generate_keypair());
   // Sign everything first: the measured window holds only the relay's work.
@@ -325,7 +339,9 @@ void ingest(const Options& o) {
     for (int i = 0; i < o.connections; ++i) conns.push_back(connect_authed(server, keys[size_t(i)]));
     BatchCounters batches_before = scrape_batches(server);
     before = load::read_usage(server.pid());
+    const double client_before = load::read_usage(getpid()).cpu_seconds;
     IngestRun run = drive_ingest(conns, frames, o.in_flight, size_t(o.events));
+    const double client_cpu_s = load::read_usage(getpid()).cpu_seconds - client_before;
     const double search_caught_up_s = wait_until_searchable(server);
     after = load::read_usage(server.pid());
     BatchCounters batches_after = scrape_batches(server);
@@ -337,13 +353,19 @@ void ingest(const Options& o) {
                {"events_per_store_batch", (batches_after.jobs - batches_before.jobs) / batches},
                {"search_overflowed", batches_after.search_overflowed - batches_before.search_overflowed},
                {"search_caught_up_s", search_caught_up_s},
+               {"client_cpu_us_per_event", client_cpu_s * 1e6 / double(std::max<size_t>(1, run.oks))},
                {"events_per_s", double(run.oks) / run.elapsed_s},
                {"server_cpu_us_per_event", cpu_us / double(std::max<size_t>(1, run.accepted))}};
   }
   // The floor runs after the relay has stopped, on the same frames (its own empty database).
   const double floor = o.floor ? ingest_floor_us(frames, o.in_flight, size_t(o.events), &figures) : 0;
-  const double v = verify_us();
+  // Measured before and after: this VM's speed moves within minutes, and the
+  // faster of the two makes the stricter ratio.
+  const double verify_last = verify_us();
+  const double v = std::min(verify_first, verify_last);
   figures["bare_verify_us"] = v;
+  figures["bare_verify_us_first"] = verify_first;
+  figures["bare_verify_us_last"] = verify_last;
   figures["ratio_to_verify"] = figures["server_cpu_us_per_event"] / v;
   if (o.floor) {
     figures["floor_cpu_us_per_event"] = floor;
