@@ -20,6 +20,4 @@ inline const wchar_t* const kCreatedLowField = L"created_at_lo";
 inline constexpr int kCreatedLowBits = 12;
 inline constexpr uint64_t kCreatedLowMask = (uint64_t{1} << kCreatedLowBits) - 1;
 
-// tags_flat is not indexed: no SearchQuery reads it yet. Add it with the first that does.
-
 }  // namespace buzz::index

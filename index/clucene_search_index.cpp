@@ -86,14 +86,17 @@ void add_keyword(Document& doc, const wchar_t* field, const std::wstring& value,
   doc.add(*new Field(field, value.c_str(), flags));
 }
 
+// Decimal, as std::to_wstring writes it, without its swprintf (4 % of an add under perf).
+std::wstring decimal(uint64_t n) { return ascii_to_wide(std::to_string(n)); }
+
 // The CLucene form of a SearchDocument (clucene_fields.h).
 void fill(Document& doc, const SearchDocument& d) {
   add_keyword(doc, kIdField, ascii_to_wide(d.id), /*stored=*/true);
-  add_keyword(doc, kKindField, std::to_wstring(d.kind));
+  add_keyword(doc, kKindField, decimal(d.kind));
   add_keyword(doc, kPubkeyField, ascii_to_wide(d.pubkey));
   add_keyword(doc, kChannelField, utf8_to_wide(d.channel_id));
-  add_keyword(doc, kCreatedHighField, std::to_wstring(d.created_at >> kCreatedLowBits));
-  add_keyword(doc, kCreatedLowField, std::to_wstring(d.created_at & kCreatedLowMask));
+  add_keyword(doc, kCreatedHighField, decimal(d.created_at >> kCreatedLowBits));
+  add_keyword(doc, kCreatedLowField, decimal(d.created_at & kCreatedLowMask));
   std::wstring content = utf8_to_wide(d.content);
   if (!content.empty()) {  // CLucene refuses empty field values
     doc.add(*new Field(kContentField, content.c_str(), field_flags(Field::STORE_NO, Field::INDEX_TOKENIZED)));

@@ -63,10 +63,6 @@ std::optional<SearchDocument> make_search_document(const engine::Event& event, s
   doc.pubkey = event.pubkey_hex();
   doc.channel_id = channel.empty() ? std::string(kGlobalChannel) : std::string(channel);
   doc.created_at = event.created_at;
-  for (const engine::Tag& tag : event.tags) {
-    if (tag.empty()) continue;
-    doc.tags_flat.push_back(tag.size() == 1 ? tag[0] : tag[0] + '\x1f' + tag[1]);
-  }
   return doc;
 }
 

@@ -16,7 +16,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "engine/event.h"
 
@@ -34,7 +33,8 @@ struct SearchDocument {
   std::string pubkey;      // author, 64 lowercase hex
   std::string channel_id;  // canonical channel UUID, or kGlobalChannel
   uint64_t created_at = 0;
-  std::vector<std::string> tags_flat;  // "name\x1fvalue" per tag ("name" for one-element tags)
+  // No tags_flat: no SearchQuery reads tags yet (the Typesense export writes
+  // them, migrate/typesense_export.cpp). Add them with the first that does.
 };
 
 // The text a reader searches for: the content, except that a kind-0 profile
