@@ -121,10 +121,8 @@ struct CLuceneSearchIndex::State {
   std::unordered_set<engine::Id, engine::KeyBytesHash> added_ids;  // the same, for duplicate checks
   std::vector<Removal> removals;                                    // since the snapshot
   bool dirty = false;                                               // changes since the snapshot
-  // Which ids may be indexed already, without a term seek: a document from
-  // before open (or clear) has created_at <= horizon; one added since is in the filter.
-  uint64_t horizon = 0;
-  IdFilter added_in_run;
+  // Which documents may be indexed already, without a term seek (id_filter.h).
+  IdFilter maybe_indexed;
 
   mutable std::mutex snapshot_mu;
   std::shared_ptr<const SearchSnapshot> snapshot;
@@ -184,7 +182,7 @@ struct CLuceneSearchIndex::State {
 
   // Writer lock held: whether the event's document is in the index or about to be.
   bool holds(const engine::Event& event) const {
-    if (event.created_at > horizon && !added_in_run.may_contain(event.id)) return false;
+    if (!maybe_indexed.may_hold(event.id, event.created_at)) return false;
     return added_ids.contains(event.id) || current()->contains(event.id);
   }
 
@@ -211,7 +209,7 @@ engine::Result<std::unique_ptr<CLuceneSearchIndex>> CLuceneSearchIndex::open(con
     state->writer = open_writer(state->directory, &state->analyzer, /*create=*/!exists);
     if (!exists) state->writer->flush();  // a first commit point, so a reader can open
     state->snapshot = SearchSnapshot::open(state->directory, nullptr, {});
-    state->horizon = state->snapshot->newest_created_at();
+    state->maybe_indexed.reset(state->snapshot->newest_created_at());
   });
   if (!opened) return engine::Error{opened.error() + " (" + directory + ")"};
   return std::unique_ptr<CLuceneSearchIndex>(new CLuceneSearchIndex(std::move(state)));
@@ -236,7 +234,7 @@ engine::Status CLuceneSearchIndex::add(const engine::Event& event, std::string_v
     state_->writer->addDocument(&doc);
     state_->added.push_back({event.id, event.created_at, event.kind});
     state_->added_ids.insert(event.id);
-    state_->added_in_run.insert(event.id);
+    state_->maybe_indexed.insert(event.id, event.created_at);
     state_->dirty = true;
   });
 }
@@ -288,8 +286,7 @@ engine::Status CLuceneSearchIndex::clear() {
     state_->added.clear();
     state_->added_ids.clear();
     state_->removals.clear();
-    state_->horizon = 0;
-    state_->added_in_run.clear();
+    state_->maybe_indexed.reset(0);
     state_->dirty = true;
   });
 }
