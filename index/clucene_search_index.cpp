@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <unordered_set>
 #include <vector>
 
 #include "index/clucene.h"
 #include "index/clucene_fields.h"
+#include "index/document_ids.h"
 #include "index/id_filter.h"
 #include "index/search_analyzer.h"
 #include "index/search_document.h"
@@ -43,23 +45,6 @@ struct WriterClose {
 };
 using WriterPtr = std::unique_ptr<IndexWriter, WriterClose>;
 
-struct ReaderClose {
-  void operator()(IndexReader* reader) const {
-    try {
-      reader->close();
-    } catch (...) {  // as for the writer
-    }
-    delete reader;
-  }
-};
-
-struct TermRelease {
-  void operator()(Term* t) const { _CLDECDELETE(t); }
-};
-using TermPtr = std::unique_ptr<Term, TermRelease>;
-
-TermPtr make_term(const wchar_t* field, const std::wstring& text) { return TermPtr(new Term(field, text.c_str())); }
-
 // Runs a CLucene call and turns whatever it throws into an error value.
 template <class Body>
 engine::Status guarded(const char* what, Body&& body) {
@@ -81,9 +66,8 @@ WriterPtr open_writer(lucene::store::Directory* directory, lucene::analysis::Ana
   return writer;
 }
 
-void add_keyword(Document& doc, const wchar_t* field, const std::wstring& value, bool stored = false) {
-  int flags = field_flags(stored ? Field::STORE_YES : Field::STORE_NO, Field::INDEX_UNTOKENIZED, Field::INDEX_NONORMS);
-  doc.add(*new Field(field, value.c_str(), flags));
+void add_keyword(Document& doc, const wchar_t* field, const std::wstring& value) {
+  doc.add(*new Field(field, value.c_str(), field_flags(Field::STORE_NO, Field::INDEX_UNTOKENIZED, Field::INDEX_NONORMS)));
 }
 
 // Decimal, as std::to_wstring writes it, without its swprintf (4 % of an add under perf).
@@ -91,7 +75,8 @@ std::wstring decimal(uint64_t n) { return ascii_to_wide(std::to_string(n)); }
 
 // The CLucene form of a SearchDocument (clucene_fields.h).
 void fill(Document& doc, const SearchDocument& d) {
-  add_keyword(doc, kIdField, ascii_to_wide(d.id), /*stored=*/true);
+  doc.add(*new Field(kIdField, ascii_to_wide(d.id).c_str(), field_flags(Field::STORE_YES, Field::INDEX_NO)));
+  add_keyword(doc, kIdBucketField, id_bucket(d.id));
   add_keyword(doc, kKindField, decimal(d.kind));
   add_keyword(doc, kPubkeyField, ascii_to_wide(d.pubkey));
   add_keyword(doc, kChannelField, utf8_to_wide(d.channel_id));
@@ -105,10 +90,10 @@ void fill(Document& doc, const SearchDocument& d) {
 
 }  // namespace
 
-// A removal waiting for the next commit: every document with this term.
+// A removal waiting for the next commit: the documents of an event, or of a channel.
 struct Removal {
-  const wchar_t* field;
-  std::wstring text;
+  std::optional<engine::Id> id;
+  std::wstring channel;  // when there is no id
 };
 
 struct CLuceneSearchIndex::State {
@@ -167,9 +152,13 @@ struct CLuceneSearchIndex::State {
     writer.reset();
     std::exception_ptr failure;
     try {
-      std::unique_ptr<IndexReader, ReaderClose> reader(IndexReader::open(directory, /*closeDirectoryOnCleanup=*/false));
+      ReaderPtr reader(IndexReader::open(directory, /*closeDirectoryOnCleanup=*/false));
       for (const Removal& removal : removals) {
-        reader->deleteDocuments(make_term(removal.field, removal.text).get());
+        if (removal.id) {
+          for_each_document_with_id(reader.get(), *removal.id, [&](int32_t doc) { reader->deleteDocument(doc); });
+        } else {
+          reader->deleteDocuments(make_term(kChannelField, removal.channel).get());
+        }
       }
       reader->close();  // commits the deletions
     } catch (...) {
@@ -187,31 +176,42 @@ struct CLuceneSearchIndex::State {
   }
 
   // Writer lock held: whether a pending removal would take this document.
-  bool removal_covers(const SearchDocument& doc) const {
+  bool removal_covers(const engine::Id& id, const SearchDocument& doc) const {
     for (const Removal& r : removals) {
-      if (r.field == kIdField ? r.text == ascii_to_wide(doc.id) : r.text == utf8_to_wide(doc.channel_id)) return true;
+      if (r.id ? *r.id == id : r.channel == utf8_to_wide(doc.channel_id)) return true;
     }
     return false;
   }
 };
 
-engine::Result<std::unique_ptr<CLuceneSearchIndex>> CLuceneSearchIndex::open(const std::string& directory) {
+engine::Result<std::unique_ptr<CLuceneSearchIndex>> CLuceneSearchIndex::open(const std::string& directory,
+                                                                               OpenFor purpose) {
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
   if (ec) return engine::Error{"error: cannot create search index directory " + directory + ": " + ec.message()};
   auto state = std::make_unique<State>();
+  bool outdated = false;
   engine::Status opened = guarded("open", [&] {
     state->directory = lucene::store::FSDirectory::getDirectory(directory.c_str());
     state->directory->setUseMMap(true);
     // One process owns the data directory, so a lock found now is a crash's leftover.
     if (IndexReader::isLocked(state->directory)) IndexReader::unlock(state->directory);
-    bool exists = IndexReader::indexExists(state->directory);
+    bool exists = IndexReader::indexExists(state->directory) && purpose == OpenFor::kUse;
+    if (exists) {
+      ReaderPtr reader(IndexReader::open(state->directory, /*closeDirectoryOnCleanup=*/false));
+      outdated = predates_id_buckets(reader.get());
+      if (outdated) return;
+    }
     state->writer = open_writer(state->directory, &state->analyzer, /*create=*/!exists);
     if (!exists) state->writer->flush();  // a first commit point, so a reader can open
     state->snapshot = SearchSnapshot::open(state->directory, nullptr, {});
     state->maybe_indexed.reset(state->snapshot->newest_created_at());
   });
   if (!opened) return engine::Error{opened.error() + " (" + directory + ")"};
+  if (outdated) {
+    return engine::Error{"error: the search index in " + directory +
+                         " indexes a term per event id, the layout before 2026-12-05: it must be rebuilt"};
+  }
   return std::unique_ptr<CLuceneSearchIndex>(new CLuceneSearchIndex(std::move(state)));
 }
 
@@ -224,7 +224,7 @@ engine::Status CLuceneSearchIndex::add(const engine::Event& event, std::string_v
   std::lock_guard lock(state_->writer_mu);
   if (engine::Status s = state_->writable(); !s) return s;
   return guarded("add", [&] {
-    if (state_->removal_covers(*document)) {
+    if (state_->removal_covers(event.id, *document)) {
       state_->apply_removals();  // first, or at the commit it would take this copy too
     } else if (state_->holds(event)) {
       return;  // one id is one immutable event: adding it again (a rebuild racing the feeder) changes nothing
@@ -242,7 +242,7 @@ engine::Status CLuceneSearchIndex::add(const engine::Event& event, std::string_v
 engine::Status CLuceneSearchIndex::remove(const engine::Id& id) {
   std::lock_guard lock(state_->writer_mu);
   if (engine::Status s = state_->writable(); !s) return s;
-  state_->removals.push_back({kIdField, ascii_to_wide(engine::to_hex(id))});
+  state_->removals.push_back({id, {}});
   state_->dirty = true;
   return {};
 }
@@ -253,7 +253,7 @@ engine::Status CLuceneSearchIndex::remove_channel(std::string_view channel) {
   }
   std::lock_guard lock(state_->writer_mu);
   if (engine::Status s = state_->writable(); !s) return s;
-  state_->removals.push_back({kChannelField, utf8_to_wide(channel)});
+  state_->removals.push_back({std::nullopt, utf8_to_wide(channel)});
   state_->dirty = true;
   return {};
 }

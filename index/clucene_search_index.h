@@ -32,8 +32,12 @@ namespace buzz::index {
 
 class CLuceneSearchIndex final : public SearchIndex {
  public:
-  // Opens the index in `directory`, creating the directory and an empty index if needed.
-  static engine::Result<std::unique_ptr<CLuceneSearchIndex>> open(const std::string& directory);
+  enum class OpenFor { kUse, kRebuild };
+  // Opens the index in `directory`, creating the directory and an empty index
+  // if needed. kRebuild starts it empty whatever it held; kUse refuses an index
+  // in an older layout (document_ids.h), which only a rebuild can read.
+  static engine::Result<std::unique_ptr<CLuceneSearchIndex>> open(const std::string& directory,
+                                                                  OpenFor purpose = OpenFor::kUse);
   // Searches must have returned before the index is destroyed.
   ~CLuceneSearchIndex() override;
   CLuceneSearchIndex(const CLuceneSearchIndex&) = delete;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "index/clucene_fields.h"
+#include "index/document_ids.h"
 #include "index/search_document.h"
 #include "index/wide_text.h"
 
@@ -48,39 +49,6 @@ class NoIdfSimilarity final : public lucene::search::Similarity {
 NoIdfSimilarity& no_idf_similarity() {
   static NoIdfSimilarity similarity;
   return similarity;
-}
-
-// CLucene's Term, TermDocs and TermEnum are reference-counted or must be
-// closed before deletion; these owners do it.
-struct TermRelease {
-  void operator()(Term* t) const { _CLDECDELETE(t); }
-};
-using TermPtr = std::unique_ptr<Term, TermRelease>;
-
-TermPtr make_term(const wchar_t* field, const std::wstring& text) { return TermPtr(new Term(field, text.c_str())); }
-
-struct CloseAndDelete {
-  template <class T>
-  void operator()(T* p) const {
-    try {
-      p->close();
-    } catch (...) {  // nothing to do about a failed close of a read-only cursor
-    }
-    delete p;
-  }
-};
-using TermDocsPtr = std::unique_ptr<TermDocs, CloseAndDelete>;
-using TermEnumPtr = std::unique_ptr<TermEnum, CloseAndDelete>;
-using ReaderPtr = std::unique_ptr<IndexReader, CloseAndDelete>;
-
-template <class Visit>
-void for_each_posting(TermDocs* docs, Visit&& visit) {
-  constexpr int32_t kBatch = 128;
-  int32_t numbers[kBatch];
-  int32_t freqs[kBatch];
-  for (int32_t n; (n = docs->read(numbers, freqs, kBatch)) > 0;) {
-    for (int32_t i = 0; i < n; ++i) visit(numbers[i]);
-  }
 }
 
 // Hands the bitset to CLucene's ConstantScorer, which deletes whatever bits()
@@ -265,9 +233,9 @@ bool SearchSnapshot::carries_over(IndexReader* reader, const SearchSnapshot& pre
 }
 
 bool SearchSnapshot::contains(const engine::Id& id) const {
-  TermDocsPtr docs(reader_->termDocs());
-  docs->seek(make_term(kIdField, ascii_to_wide(engine::to_hex(id))).get());
-  return docs->next();
+  bool found = false;
+  for_each_document_with_id(reader_, id, [&](int32_t) { found = true; });
+  return found;
 }
 
 uint64_t SearchSnapshot::newest_created_at() const {

@@ -67,7 +67,7 @@ int run_reindex(int argc, char** argv) {
   auto db = engine::RocksDatabase::open(data_dir + "/db", engine::DatabaseOptions{});
   if (!db) return fail(db.error());
   engine::RocksEventStore store(**db);
-  auto search = index::CLuceneSearchIndex::open(data_dir + "/search");
+  auto search = index::CLuceneSearchIndex::open(data_dir + "/search", index::CLuceneSearchIndex::OpenFor::kRebuild);
   if (!search) return fail(search.error());
 
   const auto started = std::chrono::steady_clock::now();

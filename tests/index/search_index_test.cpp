@@ -2,8 +2,9 @@
 // search_analyzer, search_document, wide_text) on a real CLucene index in a temp
 // dir: matching words and phrases, the channel scope (a private document never
 // changes a reader's hits, order, scores or total), global events, kinds,
-// authors, since/until, limits, ordering, removal, hostile query text, Unicode
-// and CJK, reopening, column carry-over across merges, and concurrent searches.
+// authors, since/until, limits, ordering, removal (within an id bucket too),
+// hostile query text, Unicode and CJK, reopening, an index in the layout before
+// id buckets, column carry-over across merges, and concurrent searches.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -13,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "index/clucene.h"
 #include "index/clucene_search_index.h"
 #include "index/search_document.h"
 
@@ -300,6 +302,55 @@ TEST_F(SearchIndexTest, AddingTheSameEventTwiceKeepsOneDocument) {
   add(e);
   add(f);
   EXPECT_EQ(index_->size(), 2u);
+}
+
+// Ids are indexed by their first four hex digits only (clucene_fields.h): the
+// events of one bucket are told apart by their stored ids.
+TEST_F(SearchIndexTest, RemovingAnEventLeavesTheOthersInItsIdBucket) {
+  engine::Event a = event(9, "shared bucket alpha", 100);
+  engine::Event b = event(9, "shared bucket beta", 101);
+  a.id[0] = b.id[0] = 0xab;
+  a.id[1] = b.id[1] = 0xcd;
+  add_all({{a, kChannelA}, {b, kChannelA}});
+  ASSERT_TRUE(index_->remove(a.id).ok());
+  ASSERT_TRUE(index_->commit().ok());
+  EXPECT_EQ(ids(search_a("bucket")), std::vector{b.id});
+  add(b);  // still held: not added twice
+  add(a);  // removed: added again
+  EXPECT_EQ(search_a("bucket").total, 2u);
+  EXPECT_EQ(index_->size(), 2u);
+}
+
+// An index written before id buckets, with a term per id, as CLucene left it.
+void write_index_with_a_term_per_id(const std::string& dir) {
+  lucene::analysis::WhitespaceAnalyzer analyzer;
+  lucene::index::IndexWriter writer(dir.c_str(), &analyzer, /*create=*/true);
+  lucene::document::Document doc;
+  using lucene::document::Field;
+  doc.add(*new Field(L"id", std::wstring(64, L'a').c_str(), field_flags(Field::STORE_YES, Field::INDEX_UNTOKENIZED)));
+  doc.add(*new Field(L"content", L"written long ago", field_flags(Field::STORE_NO, Field::INDEX_TOKENIZED)));
+  writer.addDocument(&doc);
+  writer.close();
+}
+
+TEST_F(SearchIndexTest, AnIndexFromBeforeIdBucketsIsRefusedUntilRebuilt) {
+  index_.reset();
+  const std::string search_dir = dir_ + "/search";
+  std::filesystem::remove_all(search_dir);
+  write_index_with_a_term_per_id(search_dir);
+  auto refused = CLuceneSearchIndex::open(search_dir);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("must be rebuilt"), std::string::npos) << refused.error();
+
+  auto rebuilt = CLuceneSearchIndex::open(search_dir, CLuceneSearchIndex::OpenFor::kRebuild);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.error();
+  index_ = std::move(*rebuilt);
+  EXPECT_EQ(index_->size(), 0u);
+  engine::Event e = event(9, "written today", 100);
+  add(e);
+  index_.reset();
+  open();  // the rebuilt index opens for use
+  EXPECT_EQ(ids(search_a("written")), std::vector{e.id});
 }
 
 TEST_F(SearchIndexTest, AnEventRemovedAndAddedAgainBeforeTheCommitIsBack) {
