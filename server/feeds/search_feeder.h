@@ -1,4 +1,4 @@
-// SearchFeeder: how committed events reach the search index without slowing
+// SearchFeeder: how committed events reach the search index without blocking
 // the pipeline and without being lost (protocol.md §8.4 step 3, Buzz decision).
 //
 // The relay offers each committed event (CommittedEvent) after its batch is
