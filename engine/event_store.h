@@ -146,7 +146,8 @@ class EventStore {
   // nullopt to leave it as it is. Any thread.
   virtual Status update_state(StateTable table, std::string_view key, const StateChange& change) = 0;
   // Deletes keys in [from, to) outside any event write (the audit writer's
-  // acknowledgements). Any thread.
+  // acknowledgements). Not necessarily durable on return: a caller must accept
+  // seeing the keys again after a power cut. Any thread.
   virtual Status erase_state(StateTable table, std::string_view from, std::string_view to) = 0;
 
   // A store several nodes write (PostgreSQL): the channels any node changed in

@@ -364,7 +364,13 @@ Status RocksEventStore::update_state(StateTable table, std::string_view key, con
 }
 
 Status RocksEventStore::erase_state(StateTable table, std::string_view from, std::string_view to) {
-  rocksdb::Status s = db_.db()->DeleteRange(db_.write_options(), state_family(table), from, to);
+  // Not synced: an erase lost to a power cut only replays what it erased, which
+  // its reader skips (the audit feed's pending copies, audit_feed.h). The next
+  // synced batch makes it durable anyway (the WAL is one file). Synced, it was
+  // a third of the audit writer's CPU, in an fdatasync of its own.
+  rocksdb::WriteOptions unsynced = db_.write_options();
+  unsynced.sync = false;
+  rocksdb::Status s = db_.db()->DeleteRange(unsynced, state_family(table), from, to);
   if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
   return {};
 }
