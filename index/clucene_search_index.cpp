@@ -106,7 +106,7 @@ struct CLuceneSearchIndex::State {
   std::unordered_set<engine::Id, engine::KeyBytesHash> added_ids;  // the same, for duplicate checks
   std::vector<Removal> removals;                                    // since the snapshot
   bool dirty = false;                                               // changes since the snapshot
-  // Which documents may be indexed already, without a term seek (id_filter.h).
+  // Which documents may be indexed already, without asking the index (id_filter.h).
   IdFilter maybe_indexed;
 
   mutable std::mutex snapshot_mu;

@@ -1,9 +1,9 @@
 // IdFilter: "may this event's document be in the index already?" answered in
 // memory, with false positives but never a false negative.
 //
-// Why: refusing a repeated id by a term seek in every CLucene segment costs tens
-// of microseconds per document (each seek scans up to 128 64-character terms),
-// and on the ingest path the answer is nearly always "no".
+// Why: asking the index (document_ids.h: a bucket seek in every segment, then a
+// stored-field read per document of the bucket) costs tens of microseconds per
+// document, and on the ingest path the answer is nearly always "no".
 //
 // What it knows: any document with created_at at or below the horizon may be
 // indexed (those from before the index was opened, and those the filter has let

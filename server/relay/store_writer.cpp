@@ -132,7 +132,9 @@ void StoreWriter::run() {
 bool StoreWriter::update_congestion(size_t queued) {
   const bool was = congested();
   // Past half its capacity a queue holds ingest back, until it is under an eighth.
-  auto pressing = [was](size_t n, size_t capacity) { return was ? n > capacity / 8 : n >= std::max<size_t>(1, capacity / 2); };
+  auto pressing = [was](size_t n, size_t capacity) {
+    return was ? n > capacity / 8 : n >= std::max<size_t>(1, capacity / 2);
+  };
   // A stalled indexer is not waited for: its backlog takes what comes meanwhile.
   const bool indexing = search_ && !search_->stalled();
   const bool now = pressing(queued, capacity_) || pressing(audit_.queued(), audit_.capacity()) || audit_.backlogged() ||
