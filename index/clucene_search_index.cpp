@@ -106,8 +106,10 @@ struct CLuceneSearchIndex::State {
   std::unordered_set<engine::Id, engine::KeyBytesHash> added_ids;  // the same, for duplicate checks
   std::vector<Removal> removals;                                    // since the snapshot
   bool dirty = false;                                               // changes since the snapshot
-  // Which documents may be indexed already, without asking the index (id_filter.h).
-  IdFilter maybe_indexed;
+  // Which ids may be indexed already, without asking the index: a document from
+  // before open (or clear) has created_at <= horizon; one added since is in the filter.
+  uint64_t horizon = 0;
+  IdFilter added_in_run;
 
   mutable std::mutex snapshot_mu;
   std::shared_ptr<const SearchSnapshot> snapshot;
@@ -171,7 +173,7 @@ struct CLuceneSearchIndex::State {
 
   // Writer lock held: whether the event's document is in the index or about to be.
   bool holds(const engine::Event& event) const {
-    if (!maybe_indexed.may_hold(event.id, event.created_at)) return false;
+    if (event.created_at > horizon && !added_in_run.may_contain(event.id)) return false;
     return added_ids.contains(event.id) || current()->contains(event.id);
   }
 
@@ -205,7 +207,7 @@ engine::Result<std::unique_ptr<CLuceneSearchIndex>> CLuceneSearchIndex::open(con
     state->writer = open_writer(state->directory, &state->analyzer, /*create=*/!exists);
     if (!exists) state->writer->flush();  // a first commit point, so a reader can open
     state->snapshot = SearchSnapshot::open(state->directory, nullptr, {});
-    state->maybe_indexed.reset(state->snapshot->newest_created_at());
+    state->horizon = state->snapshot->newest_created_at();
   });
   if (!opened) return engine::Error{opened.error() + " (" + directory + ")"};
   if (outdated) {
@@ -234,7 +236,7 @@ engine::Status CLuceneSearchIndex::add(const engine::Event& event, std::string_v
     state_->writer->addDocument(&doc);
     state_->added.push_back({event.id, event.created_at, event.kind});
     state_->added_ids.insert(event.id);
-    state_->maybe_indexed.insert(event.id, event.created_at);
+    state_->added_in_run.insert(event.id);
     state_->dirty = true;
   });
 }
@@ -286,7 +288,8 @@ engine::Status CLuceneSearchIndex::clear() {
     state_->added.clear();
     state_->added_ids.clear();
     state_->removals.clear();
-    state_->maybe_indexed.reset(0);
+    state_->horizon = 0;
+    state_->added_in_run.clear();
     state_->dirty = true;
   });
 }

@@ -3,13 +3,11 @@
 
 #include <xxhash.h>
 
-#include <algorithm>
-
 namespace buzz::index {
 namespace {
 
+constexpr size_t kFirstStageIds = size_t(1) << 16;
 constexpr size_t kBitsPerId = 16;
-constexpr size_t kBlocks = IdFilter::kGenerationIds * kBitsPerId / 512;
 constexpr int kProbes = 8;
 
 // The block, and 8 bit positions inside it (9 bits each), from one 128-bit hash.
@@ -20,7 +18,7 @@ struct Probe {
 
 Probe probe(const engine::Id& id) {
   XXH128_hash_t h = XXH3_128bits(id.data(), id.size());
-  return {h.low64 % kBlocks, h.high64};
+  return {h.low64, h.high64};
 }
 
 template <class Visit>
@@ -30,38 +28,27 @@ void for_each_bit(uint64_t bits, Visit&& visit) {
 
 }  // namespace
 
-IdFilter::IdFilter() { reset(0); }
-
-void IdFilter::reset(uint64_t horizon) {
-  horizon_ = horizon;
-  older_ = {};
-  newer_ = {std::vector<Block>(kBlocks), 0, 0};
-}
-
-void IdFilter::insert(const engine::Id& id, uint64_t created_at) {
-  if (newer_.count == kGenerationIds) {
-    horizon_ = std::max(horizon_, older_.newest);  // what the older generation held is now known only by its age
-    older_ = std::move(newer_);
-    newer_ = {std::vector<Block>(kBlocks), 0, 0};
+void IdFilter::insert(const engine::Id& id) {
+  if (stages_.empty() || stages_.back().count == stages_.back().capacity) {
+    const size_t capacity = stages_.empty() ? kFirstStageIds : stages_.back().capacity * 2;
+    stages_.push_back({std::vector<Block>(capacity * kBitsPerId / 512), capacity, 0});
   }
+  Stage& stage = stages_.back();
   const Probe p = probe(id);
-  Block& block = newer_.blocks[p.block];
+  Block& block = stage.blocks[p.block % stage.blocks.size()];
   for_each_bit(p.bits, [&](size_t bit) { block[bit / 64] |= uint64_t(1) << (bit % 64); });
-  ++newer_.count;
-  newer_.newest = std::max(newer_.newest, created_at);
+  ++stage.count;
 }
 
-bool IdFilter::contains(const Generation& g, const engine::Id& id) {
-  if (g.count == 0) return false;
+bool IdFilter::may_contain(const engine::Id& id) const {
   const Probe p = probe(id);
-  const Block& block = g.blocks[p.block];
-  bool all = true;
-  for_each_bit(p.bits, [&](size_t bit) { all = all && (block[bit / 64] >> (bit % 64) & 1); });
-  return all;
-}
-
-bool IdFilter::may_hold(const engine::Id& id, uint64_t created_at) const {
-  return created_at <= horizon_ || contains(newer_, id) || contains(older_, id);
+  for (const Stage& stage : stages_) {
+    const Block& block = stage.blocks[p.block % stage.blocks.size()];
+    bool all = true;
+    for_each_bit(p.bits, [&](size_t bit) { all = all && (block[bit / 64] >> (bit % 64) & 1); });
+    if (all) return true;
+  }
+  return false;
 }
 
 }  // namespace buzz::index
