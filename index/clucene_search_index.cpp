@@ -26,7 +26,6 @@ using lucene::document::Document;
 using lucene::document::Field;
 using lucene::index::IndexReader;
 using lucene::index::IndexWriter;
-using lucene::index::Term;
 
 // Content tokens past this are not indexed (CLucene's default of 10 000 would
 // cut a long 40008 diff short).

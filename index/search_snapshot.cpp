@@ -18,8 +18,6 @@ namespace {
 
 using lucene::index::IndexReader;
 using lucene::index::Term;
-using lucene::index::TermDocs;
-using lucene::index::TermEnum;
 using lucene::search::BooleanClause;
 using lucene::search::BooleanQuery;
 using lucene::search::ConstantScoreQuery;

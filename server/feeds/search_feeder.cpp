@@ -72,7 +72,10 @@ void SearchFeeder::enqueue(Change change) {
   wake_.notify_one();
 }
 
-bool SearchFeeder::wake_needed_locked() const { return !holding_ || queued_adds_ >= options_.capacity / 8; }
+bool SearchFeeder::wake_needed_locked() const { return !holding_ || enough_queued_locked(); }
+
+// An eighth of the queue: well before the half at which the store writer holds ingest back.
+bool SearchFeeder::enough_queued_locked() const { return queued_adds_ >= options_.capacity / 8; }
 
 void SearchFeeder::stop() {
   {
@@ -113,7 +116,7 @@ void SearchFeeder::run() {
       if (uncommitted) {
         holding_ = true;
         wake_.wait_until(lock, last_commit + options_.commit_interval, [this] {
-          return stopping_ || queued_adds_ >= options_.capacity / 8 || !backlog_.empty();
+          return stopping_ || enough_queued_locked() || !backlog_.empty();
         });
         holding_ = false;
       } else {

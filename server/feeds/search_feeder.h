@@ -132,6 +132,8 @@ class SearchFeeder {
   bool commit();
   // Caller holds mu_: whether a change just queued must wake the worker.
   bool wake_needed_locked() const;
+  // Caller holds mu_: enough adds wait for a holding worker to apply them before the commit is due.
+  bool enough_queued_locked() const;
   // Caller holds mu_: republishes metrics_.oldest_pending_ns.
   void publish_oldest_locked(std::optional<Clock::time_point> uncommitted);
 
