@@ -264,6 +264,29 @@ TEST_F(SearchIndexTest, EmptyTextOrStarMatchesEverythingInScopeNewestFirst) {
   EXPECT_EQ(ids(search_a("  *  ")), (std::vector{a2.id, a1.id}));
 }
 
+// The writer refills one document per shape (with content, without): nothing
+// of one event's fields may stay behind in the next's.
+TEST_F(SearchIndexTest, EachDocumentCarriesOnlyItsOwnFields) {
+  engine::Event worded = event(9, "orchid", 100, 1);
+  engine::Event empty = event(1, "", 200, 2);
+  engine::Event after = event(9, "tulip", 300, 3);
+  add_all({{worded, kChannelA}, {empty, kChannelB}, {after, kChannelA}});
+  EXPECT_EQ(ids(search_a("orchid")), std::vector{worded.id});
+  EXPECT_EQ(ids(search_a("tulip")), std::vector{after.id});
+  SearchQuery b = in_a("");
+  b.channels = {kChannelB};
+  EXPECT_EQ(ids(search(b)), std::vector{empty.id});  // indexed, in its own channel only
+  b.text = "orchid";
+  EXPECT_TRUE(search(b).hits.empty());
+  SearchQuery by_author = in_a("");
+  by_author.authors = {author(3)};
+  EXPECT_EQ(ids(search(by_author)), std::vector{after.id});
+  SearchQuery by_kind = in_a("");
+  by_kind.kinds = {9};
+  by_kind.until = 250;
+  EXPECT_EQ(ids(search(by_kind)), std::vector{worded.id});
+}
+
 TEST_F(SearchIndexTest, RemovedDocumentsDisappear) {
   engine::Event keep = event(9, "budget review", 100);
   engine::Event gone = event(9, "budget draft", 200);
