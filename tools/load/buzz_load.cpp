@@ -47,6 +47,7 @@
 #include "tools/load/fanout_floor.h"
 #include "tools/load/send_floor.h"
 #include "tools/load/soak.h"
+#include "tools/load/thread_cpu.h"
 #include "tools/load/workflow_load.h"
 #include "tools/load/acp_load.h"
 #include "tools/load/cli_load.h"
@@ -102,17 +103,12 @@ double verify_us() {
   e.created_at = engine::unix_now();
   e.content = "x";
   engine::sign_event(engine::generate_keypair(), &e);
-  auto thread_cpu_us = [] {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) / 1e3;
-  };
   const int rounds = 11, n = 200;
   std::vector<double> per_verify;
   for (int r = 0; r < rounds; ++r) {
-    const double t0 = thread_cpu_us();
+    const double t0 = load::thread_cpu_seconds();
     for (int i = 0; i < n; ++i) engine::verify_signature(e.id, e.pubkey, e.sig);
-    per_verify.push_back((thread_cpu_us() - t0) / n);
+    per_verify.push_back((load::thread_cpu_seconds() - t0) * 1e6 / n);
   }
   std::sort(per_verify.begin(), per_verify.end());
   return per_verify[rounds / 2];
@@ -173,13 +169,15 @@ void report(const Options& o, std::map<std::string, double> figures, const load:
 // Live deliveries until `expected` arrived or the deadline passed; each event's
 // content is its index into sent_at. Two reader threads share the sockets, so
 // the tool's own reading is not the bottleneck being measured. Returns the
-// latencies in seconds, sorted.
+// latencies in seconds, sorted; *reader_cpu_s is the readers' own CPU, spent on
+// the relay's cores (load::FanoutFloorRun has the floor's).
 std::vector<double> collect_latencies(const std::vector<std::unique_ptr<client::WsClient>>& subs,
                                       const std::vector<std::atomic<double>>& sent_at, size_t expected,
-                                      double deadline) {
+                                      double deadline, double* reader_cpu_s) {
   constexpr size_t kReaders = 2;
   std::atomic<size_t> received{0};
   std::vector<std::vector<double>> parts(kReaders);
+  std::vector<double> cpu(kReaders);
   std::vector<std::thread> readers;
   for (size_t r = 0; r < kReaders; ++r) {
     readers.emplace_back([&, r] {
@@ -197,9 +195,11 @@ std::vector<double> collect_latencies(const std::vector<std::unique_ptr<client::
           }
         });
       }
+      cpu[r] = load::thread_cpu_seconds();
     });
   }
   for (auto& t : readers) t.join();
+  *reader_cpu_s = cpu[0] + cpu[1];
   std::vector<double> latencies;
   for (auto& part : parts) latencies.insert(latencies.end(), part.begin(), part.end());
   std::sort(latencies.begin(), latencies.end());
@@ -415,7 +415,8 @@ void fanout(const Options& o) {
     }
   });
   size_t expected = size_t(total) * subs.size();
-  std::vector<double> latencies = collect_latencies(subs, sent_at, expected, now_s() + o.seconds + 10);
+  double reader_cpu_s = 0;
+  std::vector<double> latencies = collect_latencies(subs, sent_at, expected, now_s() + o.seconds + 10, &reader_cpu_s);
   pub.join();
   auto after = load::read_usage(server.pid());
   auto after_publishing = load::read_usage(publishing.pid());
@@ -427,8 +428,9 @@ void fanout(const Options& o) {
   const double floor = load::loopback_send_floor_us(o.subscribers);
   // And the latency floor: verify, fdatasync, a send to each subscriber (load/fanout_floor.h).
   const load::FanoutFloorOptions floor_options{.connections = o.subscribers, .rate = o.rate, .seconds = o.seconds, .dir = dir};
-  const std::vector<double> floor_latencies =
-      load::fanout_latency_floor(floor_options, note(pub_key, "floor", {{"t", "fanout"}}));
+  const load::FanoutFloorRun floor_run = load::fanout_latency_floor(floor_options, note(pub_key, "floor", {{"t", "fanout"}}));
+  const std::vector<double>& floor_latencies = floor_run.latencies;
+  auto per_delivery_us = [](double cpu_s, size_t n) { return cpu_s * 1e6 / double(std::max<size_t>(1, n)); };
   std::map<std::string, double> figures = {
       {"deliveries_expected", double(expected)}, {"deliveries_received", double(got)},
       {"lost", double(expected - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
@@ -436,7 +438,10 @@ void fanout(const Options& o) {
       {"floor_p99_ms", percentile_ms(floor_latencies, 0.99)},
       {"floor_lost", double(expected - floor_latencies.size())},
       {"server_cpu_us_per_delivery", per_delivery}, {"send_floor_us", floor},
-      {"ratio_to_send_floor", per_delivery / floor}, {"bare_verify_us", verify_us()}};
+      {"ratio_to_send_floor", per_delivery / floor},
+      {"reader_cpu_us_per_delivery", per_delivery_us(reader_cpu_s, got)},
+      {"floor_reader_cpu_us_per_delivery", per_delivery_us(floor_run.reader_cpu_s, floor_latencies.size())},
+      {"bare_verify_us", verify_us()}};
   if (other) {
     figures["publishing_node_cpu_us_per_event"] =
         (after_publishing.cpu_seconds - before_publishing.cpu_seconds) * 1e6 / std::max(1, total);
@@ -508,7 +513,9 @@ void channels(const Options& o) {
       }
     });
   }
-  std::vector<double> latencies = collect_latencies(subs, sent_at, deliveries_per_channel_total, now_s() + o.seconds + 10);
+  double reader_cpu_s = 0;
+  std::vector<double> latencies =
+      collect_latencies(subs, sent_at, deliveries_per_channel_total, now_s() + o.seconds + 10, &reader_cpu_s);
   size_t got = latencies.size();
   for (auto& t : publishers) t.join();
   auto after = load::read_usage(server.pid());
@@ -518,7 +525,9 @@ void channels(const Options& o) {
              {"lost", double(deliveries_per_channel_total - got)}, {"p50_ms", percentile_ms(latencies, 0.5)},
              {"p99_ms", percentile_ms(latencies, 0.99)},
              {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))},
-             {"server_cpu_us_per_event", cpu_us / double(std::max(1, total))}, {"bare_verify_us", verify_us()}},
+             {"server_cpu_us_per_event", cpu_us / double(std::max(1, total))},
+             {"reader_cpu_us_per_delivery", reader_cpu_s * 1e6 / double(std::max<size_t>(1, got))},
+             {"bare_verify_us", verify_us()}},
          before, after);
 }
 

@@ -17,6 +17,7 @@
 #include "engine/signature.h"
 #include "tools/load/load_client.h"
 #include "tools/load/send_floor.h"
+#include "tools/load/thread_cpu.h"
 
 namespace buzz::load {
 namespace {
@@ -56,7 +57,7 @@ class Announcements {
 
 }  // namespace
 
-std::vector<double> fanout_latency_floor(const FanoutFloorOptions& o, const engine::Event& signed_event) {
+FanoutFloorRun fanout_latency_floor(const FanoutFloorOptions& o, const engine::Event& signed_event) {
   LoopbackPairs pairs(o.connections);
   const int total = o.rate * o.seconds;
   std::vector<std::atomic<double>> sent_at(size_t(std::max(total, 1)));
@@ -83,6 +84,7 @@ std::vector<double> fanout_latency_floor(const FanoutFloorOptions& o, const engi
   const size_t expected = size_t(total) * pairs.receivers.size();
   const double deadline = now_s() + o.seconds + 10;
   std::vector<std::vector<double>> parts(kReaders);
+  std::vector<double> reader_cpu(kReaders);
   std::vector<std::thread> readers;
   for (int r = 0; r < kReaders; ++r) {
     readers.emplace_back([&, r] {
@@ -116,6 +118,7 @@ std::vector<double> fanout_latency_floor(const FanoutFloorOptions& o, const engi
         }
       }
       ::close(ep);
+      reader_cpu[size_t(r)] = thread_cpu_seconds();
     });
   }
 
@@ -138,10 +141,11 @@ std::vector<double> fanout_latency_floor(const FanoutFloorOptions& o, const engi
   ::unlink(path.c_str());
   if (!failed.empty()) throw std::runtime_error("fan-out floor: the durable append failed: " + failed);
 
-  std::vector<double> latencies;
-  for (auto& part : parts) latencies.insert(latencies.end(), part.begin(), part.end());
-  std::sort(latencies.begin(), latencies.end());
-  return latencies;
+  FanoutFloorRun run;
+  for (auto& part : parts) run.latencies.insert(run.latencies.end(), part.begin(), part.end());
+  std::sort(run.latencies.begin(), run.latencies.end());
+  for (double cpu : reader_cpu) run.reader_cpu_s += cpu;
+  return run;
 }
 
 }  // namespace buzz::load

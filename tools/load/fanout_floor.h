@@ -24,8 +24,14 @@ struct FanoutFloorOptions {
   std::string dir;    // where the durable append goes: the relay's data directory's file system
 };
 
-// Publish→arrival latencies in seconds, sorted; as many as arrived within the
-// run and a 10-second grace. `signed_event` is what each event's verify checks.
-std::vector<double> fanout_latency_floor(const FanoutFloorOptions& o, const engine::Event& signed_event);
+struct FanoutFloorRun {
+  // Publish→arrival latencies in seconds, sorted; as many as arrived within
+  // the run and a 10-second grace.
+  std::vector<double> latencies;
+  double reader_cpu_s = 0;  // the reader threads' own CPU, on the cores the senders use
+};
+
+// `signed_event` is what each event's verify checks.
+FanoutFloorRun fanout_latency_floor(const FanoutFloorOptions& o, const engine::Event& signed_event);
 
 }  // namespace buzz::load

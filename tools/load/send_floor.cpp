@@ -5,22 +5,13 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <stdexcept>
 
+#include "tools/load/thread_cpu.h"
+
 namespace buzz::load {
-namespace {
-
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
-}  // namespace
-
 LoopbackPairs::LoopbackPairs(int n) {
   const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -89,10 +80,10 @@ bool LoopbackFloor::send_next() {
 
 double loopback_send_floor_us(int connections, size_t frame_bytes, int sends) {
   LoopbackFloor floor(connections, frame_bytes);
-  const double t0 = thread_cpu_s();
+  const double t0 = thread_cpu_seconds();
   bool whole = true;
   for (int i = 0; i < sends; ++i) whole &= floor.send_next();
-  const double cpu = thread_cpu_s() - t0;
+  const double cpu = thread_cpu_seconds() - t0;
   if (!whole) throw std::runtime_error("send floor: a short send");
   return cpu * 1e6 / sends;
 }
