@@ -69,6 +69,9 @@ class WsClient {
   // 0 until the server closes; see recv() for the values.
   uint16_t close_code() const { return close_code_; }
   int fd() const { return fd_; }
+  // Bytes read off the socket and not yet parsed: for a reader that takes the
+  // socket over (load/delivery_reader.h).
+  std::string_view buffered() const { return std::string_view(rx_).substr(rx_off_); }
 
   // Sends a close frame (best effort) and shuts down our sending side. The
   // server's close reply can still be read with recv()/recv_frame().

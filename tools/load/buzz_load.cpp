@@ -39,6 +39,7 @@
 #include "engine/signature.h"
 #include "tools/client/ws_client.h"
 #include "tools/load/crash.h"
+#include "tools/load/delivery_reader.h"
 #include "tools/load/http_client.h"
 #include "tools/load/huddle_load.h"
 #include "tools/load/ingest_floor.h"
@@ -182,15 +183,21 @@ std::vector<double> collect_latencies(const std::vector<std::unique_ptr<client::
   for (size_t r = 0; r < kReaders; ++r) {
     readers.emplace_back([&, r] {
       std::vector<size_t> mine;
-      for (size_t i = r; i < subs.size(); i += kReaders) mine.push_back(i);
+      std::vector<load::DeliveryReader> reading(subs.size());
+      for (size_t i = r; i < subs.size(); i += kReaders) {
+        mine.push_back(i);
+        reading[i] = load::DeliveryReader(subs[i]->buffered());
+      }
       ReadySet ready(subs, mine);
+      std::vector<int> events;
       while (received.load() < expected && now_s() < deadline) {
         ready.wait(200, [&](size_t i) {
           double t = now_s();
-          while (auto m = subs[i]->recv(0)) {
-            size_t p = m->find("\"content\":\"");
-            if (p == std::string::npos) continue;
-            parts[r].push_back(t - sent_at[size_t(std::atoi(m->c_str() + p + 11))].load(std::memory_order_relaxed));
+          events.clear();
+          if (!reading[i].drain(subs[i]->fd(), &events)) ready.forget(subs[i]->fd());
+          for (int event : events) {
+            if (size_t(event) >= sent_at.size()) continue;
+            parts[r].push_back(t - sent_at[size_t(event)].load(std::memory_order_relaxed));
             received.fetch_add(1, std::memory_order_relaxed);
           }
         });
@@ -447,6 +454,7 @@ void fanout(const Options& o) {
         (after_publishing.cpu_seconds - before_publishing.cpu_seconds) * 1e6 / std::max(1, total);
   }
   report(o, figures, before, after);
+  if (figures["lost"] != 0 || figures["floor_lost"] != 0) throw std::runtime_error("a live delivery was lost");
 }
 
 // Team traffic: private channels, each member subscribed to its own channels

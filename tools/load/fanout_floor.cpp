@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "engine/signature.h"
+#include "tools/load/delivery_reader.h"
 #include "tools/load/load_client.h"
 #include "tools/load/send_floor.h"
 #include "tools/load/thread_cpu.h"
@@ -70,9 +71,8 @@ FanoutFloorRun fanout_latency_floor(const FanoutFloorOptions& o, const engine::E
   std::vector<std::thread> senders;
   for (int s = 0; s < kSenders; ++s) {
     senders.emplace_back([&, s] {
-      std::string frame(o.frame_bytes, 'x');
       for (int event = 0; announced.wait_for(event); ++event) {
-        std::memcpy(frame.data(), &event, sizeof event);
+        const std::string frame = delivery_frame(event, o.frame_bytes);
         for (size_t c = size_t(s); c < pairs.senders.size(); c += kSenders) {
           (void)::send(pairs.senders[c], frame.data(), frame.size(), MSG_NOSIGNAL);
         }
@@ -89,32 +89,29 @@ FanoutFloorRun fanout_latency_floor(const FanoutFloorOptions& o, const engine::E
   for (int r = 0; r < kReaders; ++r) {
     readers.emplace_back([&, r] {
       const int ep = ::epoll_create1(0);
-      std::vector<std::string> partial(pairs.receivers.size());
+      std::vector<DeliveryReader> reading(pairs.receivers.size());
       for (size_t c = size_t(r); c < pairs.receivers.size(); c += kReaders) {
         epoll_event ev{};
         ev.events = EPOLLIN;
         ev.data.u64 = c;
         ::epoll_ctl(ep, EPOLL_CTL_ADD, pairs.receivers[c], &ev);
       }
-      epoll_event ready[64];
-      char buf[65536];
+      // As the relay's readers (collect_latencies in buzz_load.cpp): epoll,
+      // then a timestamp and a DeliveryReader per ready connection.
+      epoll_event ready[256];
+      std::vector<int> events;
       while (received.load(std::memory_order_relaxed) < expected && now_s() < deadline) {
-        const int n = ::epoll_wait(ep, ready, 64, 200);
-        const double t = now_s();
+        const int n = ::epoll_wait(ep, ready, 256, 200);
         for (int i = 0; i < n; ++i) {
-          std::string& pending = partial[ready[i].data.u64];
-          ssize_t got;
-          while ((got = ::recv(pairs.receivers[ready[i].data.u64], buf, sizeof buf, MSG_DONTWAIT)) > 0) {
-            pending.append(buf, size_t(got));
-          }
-          size_t at = 0;
-          for (; pending.size() - at >= o.frame_bytes; at += o.frame_bytes) {
-            int event;
-            std::memcpy(&event, pending.data() + at, sizeof event);
+          const size_t c = ready[i].data.u64;
+          const double t = now_s();
+          events.clear();
+          if (!reading[c].drain(pairs.receivers[c], &events)) ::epoll_ctl(ep, EPOLL_CTL_DEL, pairs.receivers[c], nullptr);
+          for (int event : events) {
+            if (size_t(event) >= sent_at.size()) continue;
             parts[size_t(r)].push_back(t - sent_at[size_t(event)].load(std::memory_order_relaxed));
             received.fetch_add(1, std::memory_order_relaxed);
           }
-          pending.erase(0, at);
         }
       }
       ::close(ep);

@@ -4,8 +4,9 @@
 // append and fdatasync on the data directory's file system, as the store's
 // group commit), then one send of a delivery-sized frame to each subscriber's
 // loopback connection, split over two sending threads as the relay splits its
-// subscribers over two loops. Two reader threads stamp each arrival through
-// epoll, as the load tool's readers do. What the relay's p99 has above this
+// subscribers over two loops. The frames are WebSocket text frames, and two
+// reader threads stamp and read each arrival as the relay's readers do (epoll,
+// then delivery_reader.h). What the relay's p99 has above this
 // floor's is the relay's own; what the floor's p99 has is the machine's.
 #pragma once
 

@@ -1,0 +1,35 @@
+// The latency readers' side of a live delivery, shared by `buzz-load fanout`
+// and its floor (fanout_floor.h) so that the two runs read alike: both sides
+// receive WebSocket text frames whose "content" is the event's number, and
+// read them here, from a socket past its upgrade, without a copy per frame.
+// The readers share the two cores with the relay; before they were shared,
+// reading the relay cost them 8.1-8.9 µs a delivery against the floor's
+// 6.1-6.4 (docs/performance.md, "Issue 20, where each target ends").
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace buzz::load {
+
+class DeliveryReader {
+ public:
+  // `buffered`: bytes already read off the socket and not yet parsed (a
+  // client::WsClient's, after its subscription).
+  explicit DeliveryReader(std::string_view buffered = {}) : pending_(buffered) {}
+
+  // Reads what `fd` (non-blocking) holds now and appends the number of each
+  // whole text frame to `events`; other frames (a heartbeat ping) are skipped.
+  // False once the peer closed or sent what is not a server's WebSocket frame.
+  bool drain(int fd, std::vector<int>* events);
+
+ private:
+  std::string pending_;
+};
+
+// A server's text frame of `frame_bytes` (header included; 130 to 65,539)
+// whose "content" is `event`, as the floor sends it.
+std::string delivery_frame(int event, size_t frame_bytes);
+
+}  // namespace buzz::load
