@@ -39,7 +39,6 @@
 #include "engine/signature.h"
 #include "tools/client/ws_client.h"
 #include "tools/load/crash.h"
-#include "tools/load/delivery_reader.h"
 #include "tools/load/http_client.h"
 #include "tools/load/huddle_load.h"
 #include "tools/load/ingest_floor.h"
@@ -48,6 +47,7 @@
 #include "tools/load/fanout_floor.h"
 #include "tools/load/send_floor.h"
 #include "tools/load/soak.h"
+#include "tools/load/latency_readers.h"
 #include "tools/load/thread_cpu.h"
 #include "tools/load/workflow_load.h"
 #include "tools/load/acp_load.h"
@@ -167,50 +167,17 @@ void report(const Options& o, std::map<std::string, double> figures, const load:
   report(o, figures);
 }
 
-// Live deliveries until `expected` arrived or the deadline passed; each event's
-// content is its index into sent_at. Two reader threads share the sockets, so
-// the tool's own reading is not the bottleneck being measured. Returns the
-// latencies in seconds, sorted; *reader_cpu_s is the readers' own CPU, spent on
-// the relay's cores (load::FanoutFloorRun has the floor's).
-std::vector<double> collect_latencies(const std::vector<std::unique_ptr<client::WsClient>>& subs,
-                                      const std::vector<std::atomic<double>>& sent_at, size_t expected,
-                                      double deadline, double* reader_cpu_s) {
-  constexpr size_t kReaders = 2;
-  std::atomic<size_t> received{0};
-  std::vector<std::vector<double>> parts(kReaders);
-  std::vector<double> cpu(kReaders);
-  std::vector<std::thread> readers;
-  for (size_t r = 0; r < kReaders; ++r) {
-    readers.emplace_back([&, r] {
-      std::vector<size_t> mine;
-      std::vector<load::DeliveryReader> reading(subs.size());
-      for (size_t i = r; i < subs.size(); i += kReaders) {
-        mine.push_back(i);
-        reading[i] = load::DeliveryReader(subs[i]->buffered());
-      }
-      ReadySet ready(subs, mine);
-      std::vector<int> events;
-      while (received.load() < expected && now_s() < deadline) {
-        ready.wait(200, [&](size_t i) {
-          double t = now_s();
-          events.clear();
-          if (!reading[i].drain(subs[i]->fd(), &events)) ready.forget(subs[i]->fd());
-          for (int event : events) {
-            if (size_t(event) >= sent_at.size()) continue;
-            parts[r].push_back(t - sent_at[size_t(event)].load(std::memory_order_relaxed));
-            received.fetch_add(1, std::memory_order_relaxed);
-          }
-        });
-      }
-      cpu[r] = load::thread_cpu_seconds();
-    });
+// Live deliveries to `subs` (latency_readers.h), each WebSocket client handing
+// over its socket and what it had already read.
+load::Deliveries read_deliveries(const std::vector<std::unique_ptr<client::WsClient>>& subs,
+                                 const std::vector<std::atomic<double>>& sent_at, size_t expected, double deadline) {
+  std::vector<int> sockets;
+  std::vector<std::string_view> buffered;
+  for (const auto& sub : subs) {
+    sockets.push_back(sub->fd());
+    buffered.push_back(sub->buffered());
   }
-  for (auto& t : readers) t.join();
-  *reader_cpu_s = cpu[0] + cpu[1];
-  std::vector<double> latencies;
-  for (auto& part : parts) latencies.insert(latencies.end(), part.begin(), part.end());
-  std::sort(latencies.begin(), latencies.end());
-  return latencies;
+  return load::read_deliveries(sockets, buffered, sent_at, expected, deadline);
 }
 
 std::string temp_dir() {
@@ -422,8 +389,8 @@ void fanout(const Options& o) {
     }
   });
   size_t expected = size_t(total) * subs.size();
-  double reader_cpu_s = 0;
-  std::vector<double> latencies = collect_latencies(subs, sent_at, expected, now_s() + o.seconds + 10, &reader_cpu_s);
+  const load::Deliveries delivered = read_deliveries(subs, sent_at, expected, now_s() + o.seconds + 10);
+  const std::vector<double>& latencies = delivered.latencies;
   pub.join();
   auto after = load::read_usage(server.pid());
   auto after_publishing = load::read_usage(publishing.pid());
@@ -435,7 +402,7 @@ void fanout(const Options& o) {
   const double floor = load::loopback_send_floor_us(o.subscribers);
   // And the latency floor: verify, fdatasync, a send to each subscriber (load/fanout_floor.h).
   const load::FanoutFloorOptions floor_options{.connections = o.subscribers, .rate = o.rate, .seconds = o.seconds, .dir = dir};
-  const load::FanoutFloorRun floor_run = load::fanout_latency_floor(floor_options, note(pub_key, "floor", {{"t", "fanout"}}));
+  const load::Deliveries floor_run = load::fanout_latency_floor(floor_options, note(pub_key, "floor", {{"t", "fanout"}}));
   const std::vector<double>& floor_latencies = floor_run.latencies;
   auto per_delivery_us = [](double cpu_s, size_t n) { return cpu_s * 1e6 / double(std::max<size_t>(1, n)); };
   std::map<std::string, double> figures = {
@@ -446,7 +413,7 @@ void fanout(const Options& o) {
       {"floor_lost", double(expected - floor_latencies.size())},
       {"server_cpu_us_per_delivery", per_delivery}, {"send_floor_us", floor},
       {"ratio_to_send_floor", per_delivery / floor},
-      {"reader_cpu_us_per_delivery", per_delivery_us(reader_cpu_s, got)},
+      {"reader_cpu_us_per_delivery", per_delivery_us(delivered.reader_cpu_s, got)},
       {"floor_reader_cpu_us_per_delivery", per_delivery_us(floor_run.reader_cpu_s, floor_latencies.size())},
       {"bare_verify_us", verify_us()}};
   if (other) {
@@ -521,9 +488,8 @@ void channels(const Options& o) {
       }
     });
   }
-  double reader_cpu_s = 0;
-  std::vector<double> latencies =
-      collect_latencies(subs, sent_at, deliveries_per_channel_total, now_s() + o.seconds + 10, &reader_cpu_s);
+  const load::Deliveries delivered = read_deliveries(subs, sent_at, deliveries_per_channel_total, now_s() + o.seconds + 10);
+  const std::vector<double>& latencies = delivered.latencies;
   size_t got = latencies.size();
   for (auto& t : publishers) t.join();
   auto after = load::read_usage(server.pid());
@@ -534,7 +500,7 @@ void channels(const Options& o) {
              {"p99_ms", percentile_ms(latencies, 0.99)},
              {"server_cpu_us_per_delivery", cpu_us / double(std::max<size_t>(1, got))},
              {"server_cpu_us_per_event", cpu_us / double(std::max(1, total))},
-             {"reader_cpu_us_per_delivery", reader_cpu_s * 1e6 / double(std::max<size_t>(1, got))},
+             {"reader_cpu_us_per_delivery", delivered.reader_cpu_s * 1e6 / double(std::max<size_t>(1, got))},
              {"bare_verify_us", verify_us()}},
          before, after);
 }

@@ -1,10 +1,9 @@
-// The latency readers' side of a live delivery, shared by `buzz-load fanout`
-// and its floor (fanout_floor.h) so that the two runs read alike: both sides
-// receive WebSocket text frames whose "content" is the event's number, and
-// read them here, from a socket past its upgrade, without a copy per frame.
-// The readers share the two cores with the relay; before they were shared,
-// reading the relay cost them 8.1-8.9 µs a delivery against the floor's
-// 6.1-6.4 (docs/performance.md, "Issue 20, where each target ends").
+// One socket's side of live deliveries, for the latency readers of
+// `buzz-load fanout` and of its floor (latency_readers.h): both receive
+// WebSocket text frames whose "content" is the event's number, read here from
+// a socket past its upgrade without a copy per frame. Before the two shared
+// it, reading the relay cost the readers 8.1-8.9 µs a delivery against the
+// floor's 6.1-6.4 (docs/performance.md, "Issue 20, where each target ends").
 #pragma once
 
 #include <string>

@@ -32,9 +32,6 @@ class ReadySet {
   ReadySet(const ReadySet&) = delete;
   ReadySet& operator=(const ReadySet&) = delete;
 
-  // Stops watching a socket (one its peer closed stays readable for good).
-  void forget(int fd) { epoll_ctl(fd_, EPOLL_CTL_DEL, fd, nullptr); }
-
   // Calls on_ready(index) for each connection with data; false on timeout.
   template <class F>
   bool wait(int timeout_ms, F&& on_ready) {
