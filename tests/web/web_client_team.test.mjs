@@ -104,6 +104,8 @@ test('the canvas: written by one, read and edited live by another', async () => 
   await erin.page.$eval('#canvas-text', (t) => { t.value = ''; });
   await erin.page.type('#canvas-text', '# Launch plan\n1. ship on Friday');
   await erin.page.click('#canvas-save');
+  // Erin's own page first: a refused save fails here, not as a silence on Dana's.
+  await waitText(erin.page, '.canvas .markdown ol li', 'ship on Friday');
   await waitText(dana.page, '.canvas .markdown ol li', 'ship on Friday');
   await waitText(dana.page, '.canvas .canvas-meta', 'Erin');
 
