@@ -28,8 +28,9 @@ find . \( -name .git -o -name third_party -o -name node_modules -o -name 'build*
   -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.c' -o -name '*.js' -o -name '*.mjs' \
   -o -name '*.jsx' -o -name '*.sh' -o -name '*.md' -o -name '*.txt' -o -name '*.yaml' \
   -o -name '*.yml' -o -name '*.py' -o -name '*.cmake' -o -name '*.gp' -o -name '*.html' \) \
-  -print0 | sort -z | xargs -0 perl -CSD -e '
-use strict; use warnings;
+  -print0 | sort -z | perl -CSD -e '
+use strict; use warnings; use Cwd ();
+my $root = Cwd::abs_path(".");
 my %headings;  # path -> { number -> 1 }, read on first use
 sub headings_of {
   my ($path) = @_;
@@ -41,7 +42,7 @@ sub headings_of {
       $fence = !$fence if $l =~ /^\s*```/;
       next if $fence;
       # "## 2.5 Limits", "## 1. Naming", "### A.5.2 Agent pool", "## Part A — ...", "## §3 ..."
-      if ($l =~ /^#{1,6}\s+(?:Part\s+)?§?([A-Z](?:\.\d+)*|\d+(?:\.\d+)*)\.?(?:\s|$)/) { $h{$1} = 1; }
+      if ($l =~ /^#{1,6}\s+(?:Part\s+)?\x{a7}?([A-Z](?:\.\d+)*|\d+(?:\.\d+)*)\.?(?:\s|$)/) { $h{$1} = 1; }
     }
     close $f;
   } else { return $headings{$path} = undef; }
@@ -49,7 +50,8 @@ sub headings_of {
 }
 my $SEC = qr/[A-Z](?:\.\d+)*|\d+(?:\.\d+)*/;
 my $bad = 0; my $seen = 0;
-for my $file (@ARGV) {
+my @files = do { local $/ = "\0"; map { chomp; $_ } <STDIN> };
+for my $file (@files) {
   open(my $in, "<:encoding(UTF-8)", $file) or next;
   (my $dir = $file) =~ s{/[^/]*$}{};
   my $n = 0;
@@ -64,7 +66,8 @@ for my $file (@ARGV) {
       if ($prefix ne "") {
         for my $p ("$prefix$name.md", "$dir/$prefix$name.md") {
           (my $q = $p) =~ s{^\./}{};
-          if (-f $q) { $target = $q; last; }
+          my $abs = -f $q ? Cwd::abs_path($q) : undef;
+          if (defined $abs && index($abs, "$root/") == 0) { $target = $q; last; }
         }
       } else {
         for my $p ("docs/reference/" . lc($name) . ".md", "docs/" . lc($name) . ".md") {

@@ -31,10 +31,11 @@ find . \( -name .git -o -name third_party -o -name node_modules -o -name 'build*
   -o -name '*.jsx' -o -name '*.sh' -o -name '*.md' -o -name '*.txt' -o -name '*.yaml' \
   -o -name '*.yml' -o -name '*.py' -o -name '*.cmake' -o -name '*.gp' -o -name '*.html' \) \
   ! -name check_citations.sh ! -name rewrite_citations.sh -print0 | sort -z |
-  NAMES="$NAMES" xargs -0 perl -CSD -e '
+  NAMES="$NAMES" perl -CSD -e '
 use strict; use warnings;
 my $N = $ENV{NAMES};
-for my $file (@ARGV) {
+my @files = do { local $/ = "\0"; map { chomp; $_ } <STDIN> };
+for my $file (@files) {
   open(my $in, "<:encoding(UTF-8)", $file) or next;
   local $/; my $text = <$in>; close $in;
   my $orig = $text;
