@@ -3,7 +3,8 @@
 #
 #   bash tools/check_citations.sh [REPO_ROOT]      default: this script's ../
 #
-# A citation is a file name ending in .md followed by one or more section numbers:
+# A citation is a file name ending in .md (or a markdown link to one) followed by one or
+# more section numbers:
 #   docs/reference/protocol.md §2.5          protocol.md §6.5–6.6
 #   rest-api.md §3.13–§3.14, §3.15           agents-and-cli.md §A.5.2
 # Each number must be the number of a heading in the file it names ("## 2.5 Limits",
@@ -17,7 +18,7 @@
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
   exit 0
 fi
 
@@ -58,7 +59,7 @@ for my $file (@files) {
   while (my $line = <$in>) {
     $n++;
     next unless index($line, "\x{a7}") >= 0;
-    while ($line =~ /(?<![\w.\/-])((?:[\w.-]+\/)*)([A-Za-z][\w-]*)\.md\s+\(?\x{a7}\x{a7}?($SEC)((?:\s*(?:\x{2013}|\x{2014}|-)\s*\x{a7}?(?:$SEC)|\s*(?:,|and|or|\/|&)\s*\x{a7}(?:$SEC))*)/g) {
+    while ($line =~ /(?<![\w.\/-])((?:[\w.-]+\/)*)([A-Za-z][\w-]*)\.md\)?\s+\(?\x{a7}\x{a7}?($SEC)((?:\s*(?:\x{2013}|\x{2014}|-)\s*\x{a7}?(?:$SEC)|\s*(?:,|and|or|\/|&)\s*\x{a7}(?:$SEC))*)/g) {
       my ($prefix, $name, $first, $rest) = ($1, $2, $3, $4);
       my @secs = ($first);
       push @secs, $1 while $rest =~ /($SEC)/g;
