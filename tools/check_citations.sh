@@ -17,19 +17,16 @@
 # file's opening comment names the reference it follows.
 set -euo pipefail
 
+source "$(dirname "$0")/citation_files.sh"
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+  citation_help "$0"
   exit 0
 fi
 
 ROOT="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
 cd "$ROOT"
 
-find . \( -name .git -o -name third_party -o -name node_modules -o -name 'build*' \) -prune -o \
-  -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.c' -o -name '*.js' -o -name '*.mjs' \
-  -o -name '*.jsx' -o -name '*.sh' -o -name '*.md' -o -name '*.txt' -o -name '*.yaml' \
-  -o -name '*.yml' -o -name '*.py' -o -name '*.cmake' -o -name '*.gp' -o -name '*.html' \) \
-  -print0 | sort -z | perl -CSD -e '
+citation_files | perl -CSD -e '
 use strict; use warnings; use Cwd ();
 my $root = Cwd::abs_path(".");
 my %headings;  # path -> { number -> 1 }, read on first use

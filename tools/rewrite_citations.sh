@@ -12,12 +12,13 @@
 #                                   where docs/NAME.md is the project's own page of that name
 # Idempotent: a name already behind a folder is left alone, so it can be re-run after a
 # merge. Files under docs/reference/, third_party/, node_modules/ and build folders are not
-# touched, nor these two citation scripts; a file is written only when its text changes.
+# touched, nor the citation scripts; a file is written only when its text changes.
 # Prints the files it changed. tools/check_citations.sh then checks every section number.
 set -euo pipefail
 
+source "$(dirname "$0")/citation_files.sh"
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+  citation_help "$0"
   exit 0
 fi
 
@@ -25,13 +26,9 @@ ROOT="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
 cd "$ROOT"
 NAMES=$(cd docs/reference && ls *.md | grep -v '^README\.md$' | sed 's/\.md$//' | paste -sd'|')
 
-find . \( -name .git -o -name third_party -o -name node_modules -o -name 'build*' \
-  -o -path ./docs/reference \) -prune -o \
-  -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.c' -o -name '*.js' -o -name '*.mjs' \
-  -o -name '*.jsx' -o -name '*.sh' -o -name '*.md' -o -name '*.txt' -o -name '*.yaml' \
-  -o -name '*.yml' -o -name '*.py' -o -name '*.cmake' -o -name '*.gp' -o -name '*.html' \) \
-  ! -name check_citations.sh ! -name rewrite_citations.sh -print0 | sort -z |
-  NAMES="$NAMES" perl -CSD -e '
+# Not the reference itself, nor the three citation scripts (their comments show examples).
+citation_files -o -path ./docs/reference -o -name 'check_citations.sh' -o -name 'rewrite_citations.sh' \
+  -o -name 'citation_files.sh' | NAMES="$NAMES" perl -CSD -e '
 use strict; use warnings;
 my $N = $ENV{NAMES};
 my @files = do { local $/ = "\0"; map { chomp; $_ } <STDIN> };
