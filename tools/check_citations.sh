@@ -18,13 +18,7 @@
 set -euo pipefail
 
 source "$(dirname "$0")/citation_files.sh"
-if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  citation_help "$0"
-  exit 0
-fi
-
-ROOT="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
-cd "$ROOT"
+citation_start "$0" "$@"
 
 citation_files | perl -CSD -e '
 use strict; use warnings; use Cwd ();

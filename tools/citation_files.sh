@@ -1,5 +1,5 @@
 # Sourced by tools/check_citations.sh and tools/rewrite_citations.sh: the one rule for which
-# files may hold citations of the protocol reference, and the shared --help.
+# files may hold citations of the protocol reference, and how both start.
 #
 #   citation_files [FIND_PRUNE_TEST...]   NUL-separated paths under the current folder, sorted
 #
@@ -13,7 +13,15 @@ citation_files() {
     -print0 | sort -z
 }
 
-# Prints the calling script's opening comment, without the #s, when asked for help.
-citation_help() {
-  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$1"
+# The scripts' common start: --help prints the calling script's opening comment (without
+# the #s) and exits; otherwise changes to REPO_ROOT (the first argument, or the folder
+# above the script).
+citation_start() {
+  local script="$1"
+  shift
+  if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$script"
+    exit 0
+  fi
+  cd "${1:-$(cd "$(dirname "$script")/.." && pwd)}"
 }

@@ -17,13 +17,7 @@
 set -euo pipefail
 
 source "$(dirname "$0")/citation_files.sh"
-if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-  citation_help "$0"
-  exit 0
-fi
-
-ROOT="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
-cd "$ROOT"
+citation_start "$0" "$@"
 NAMES=$(cd docs/reference && ls *.md | grep -v '^README\.md$' | sed 's/\.md$//' | paste -sd'|')
 
 # Not the reference itself, nor the three citation scripts (their comments show examples).
