@@ -61,7 +61,9 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
       return api_error(400, "invalid_auth_tag", "multiple X-Auth-Tag headers not allowed");
     }
     if (vouch == Gatekeeper::HeaderVouch::kNot) {
-      if (mutating) s_.writer.submit_audit(auth_audit_record(who->pubkey, method, "not_relay_member"));
+      if (mutating && s_.throttle.audit_auth_failure(req.peer)) {
+        s_.writer.submit_audit(auth_audit_record(who->pubkey, method, "not_relay_member"));
+      }
       return api_error(403, "relay_membership_required", "You must be a relay member to access this relay");
     }
   }
