@@ -88,6 +88,9 @@ class HttpApi final : public HttpSide {
                                                      AuthMode mode = AuthMode::kStandard);
   // The token channel list, then channel access (rest-api.md §1.6).
   std::optional<net::HttpResponse> check_channel(const Caller& who, std::string_view channel);
+  // Whether the caller may read a stored event by id: what GET /api/events/{id}
+  // shows. Every path answers an event it may not read as a missing one (docs/access.md).
+  bool readable_event(const Caller& who, const engine::StoredEvent& stored);
   std::optional<net::HttpResponse> post_event(const Caller& who, net::Connection& conn, const net::HttpRequest& req);
   net::HttpResponse event_response(const engine::Id& id, const Verdict& verdict);
   net::HttpResponse get_event(const Caller& who, std::string_view id_hex);
