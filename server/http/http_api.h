@@ -144,6 +144,10 @@ class HttpApi final : public HttpSide {
   std::optional<net::HttpResponse> route_bridge(net::Connection& conn, const net::HttpRequest& req);
   net::HttpResponse bridge_query(const Caller& who, const std::vector<BridgeFilter>& filters);
   net::HttpResponse bridge_count(const Caller& who, const std::vector<BridgeFilter>& filters);
+  // One filter's rows as /query lists them (before an event two filters match is
+  // dropped), for a filter a store count cannot answer: search, feed, thread,
+  // cursor or presence. /count counts these, so it counts what /query returns.
+  engine::Result<std::vector<EventRow>> bridge_rows(const Caller& who, const BridgeFilter& bf, const Readable& readable);
   std::vector<EventRow> feed_events(const Caller& who, const BridgeFilter& bf);
   std::vector<engine::Event> presence_events(const Caller& who, const engine::Filter& f);
   // A deferred answer, with the CORS header of the request's Origin.
