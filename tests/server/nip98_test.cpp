@@ -6,12 +6,19 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <ostream>
 
 #include "engine/canonical.h"
 #include "engine/signature.h"
 #include "server/access/nip98.h"
 
 namespace buzz::server {
+
+// Names a replay-cache answer in failure messages.
+void PrintTo(Nip98ReplayCache::Use u, std::ostream* os) {
+  *os << (u == Nip98ReplayCache::Use::kFirst ? "kFirst" : u == Nip98ReplayCache::Use::kReplay ? "kReplay" : "kFull");
+}
+
 namespace {
 
 constexpr uint64_t kNow = 1'800'000'000;
