@@ -61,18 +61,22 @@ engine::Result<Nip98Signer> verify_nip98(const Nip98Request& r, std::string_view
       return fail("NIP-98: payload hash does not match the body");
     }
   }
-  return Nip98Signer{e.pubkey, e.id};
+  return Nip98Signer{e.pubkey, e.id, e.created_at};
 }
 
-bool Nip98ReplayCache::first_use(const engine::Id& id, uint64_t now) {
+Nip98ReplayCache::Use Nip98ReplayCache::first_use(const Nip98Signer& signer, uint64_t now) {
+  // verify_nip98 accepted it, so created_at lies within 60 s of now: no overflow.
+  const uint64_t last_valid = signer.created_at + kNip98MaxSkewSecs;
   std::lock_guard lock(mu_);
-  while (!order_.empty() && (order_.front().first + kWindowSecs <= now || order_.size() >= kCapacity)) {
+  while (!order_.empty() && order_.front().first < now) {
     seen_.erase(order_.front().second);
     order_.pop_front();
   }
-  if (!seen_.insert(id).second) return false;
-  order_.emplace_back(now, id);
-  return true;
+  if (seen_.count(signer.event_id)) return Use::kReplay;
+  if (order_.size() >= kCapacity) return Use::kFull;
+  seen_.insert(signer.event_id);
+  order_.emplace_back(last_valid, signer.event_id);
+  return Use::kFirst;
 }
 
 }  // namespace buzz::server

@@ -37,23 +37,30 @@ std::string nip98_base_url(std::string_view relay_url);
 struct Nip98Signer {
   engine::Pubkey pubkey;
   engine::Id event_id;  // for the replay cache
+  uint64_t created_at = 0;
 };
 
 // Who signed this request, or the reason the header does not authenticate it.
 engine::Result<Nip98Signer> verify_nip98(const Nip98Request& request, std::string_view base_url, uint64_t now);
 
-// Each accepted NIP-98 event may be used once within its 120 s window
-// (rest-api.md §1.3): remembers up to 10,000 ids. Any thread.
+// Each accepted NIP-98 event may be used once (rest-api.md §1.3). An id is
+// kept for as long as its event can still verify, until created_at + 60 s,
+// so a header dated up to 60 s ahead is refused for its whole 120 s window.
+// Never forgets a live id: with 10,000 live ids held, a new one is refused
+// until the oldest expire (kFull). Any thread.
 class Nip98ReplayCache {
  public:
-  // True the first time an id is seen (and remembers it); false on a replay.
-  bool first_use(const engine::Id& id, uint64_t now);
+  enum class Use : uint8_t { kFirst, kReplay, kFull };
+  // kFirst the first time an id is seen (and remembers it), kReplay after.
+  Use first_use(const Nip98Signer& signer, uint64_t now);
+
+  static constexpr size_t kCapacity = 10000;
 
  private:
-  static constexpr uint64_t kWindowSecs = 120;
-  static constexpr size_t kCapacity = 10000;
   std::mutex mu_;
-  std::deque<std::pair<uint64_t, engine::Id>> order_;  // oldest first
+  // In order of first use, each with the last second its event verifies in.
+  // Every entry leaves within 120 s of its first use, whatever its neighbours.
+  std::deque<std::pair<uint64_t, engine::Id>> order_;
   std::unordered_set<engine::Id, engine::KeyBytesHash> seen_;
 };
 

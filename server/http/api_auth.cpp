@@ -16,7 +16,7 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
   const bool minting = mode == AuthMode::kMint;
   std::string_view auth = req.header("authorization");
   const uint64_t now = engine::unix_now();
-  std::optional<engine::Id> nip98_event;  // a signed request's id, for the replay cache
+  std::optional<Nip98Signer> nip98_event;  // a signed request, for the replay cache
   // The bridge speaks NIP-98 only, in upstream HEAD's words (rest-api.md §1.3).
   if (mode == AuthMode::kNip98Only && !auth.starts_with("Nostr ")) return api_error(401, "missing Nostr auth");
   if (auth.empty()) return api_error(401, "authentication required");
@@ -43,7 +43,7 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
       if (minting) return api_error(401, "invalid_auth", "NIP-98 verification failed");
       return api_error(401, signer.error());
     }
-    nip98_event = signer->event_id;
+    nip98_event = *signer;
     who->pubkey = signer->pubkey;
     who->grant = Grant{};  // a signed request is a session: every scope, no channel list
     who->token.reset();
@@ -61,14 +61,20 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
       return api_error(400, "invalid_auth_tag", "multiple X-Auth-Tag headers not allowed");
     }
     if (vouch == Gatekeeper::HeaderVouch::kNot) {
-      if (mutating) s_.writer.submit_audit(auth_audit_record(who->pubkey, method, "not_relay_member"));
+      if (mutating && s_.throttle.audit_auth_failure(req.peer)) {
+        s_.writer.submit_audit(auth_audit_record(who->pubkey, method, "not_relay_member"));
+      }
       return api_error(403, "relay_membership_required", "You must be a relay member to access this relay");
     }
   }
-  // Only past the gate does a request's id take a place in the bounded replay
-  // cache: a non-member cannot push members' ids out of it.
-  if (nip98_event && !nip98_replays_.first_use(*nip98_event, now)) return api_error(401, "NIP-98: replay detected");
+  // Only past the gate and the API rate does a request's id take a place in the
+  // bounded replay cache: a non-member cannot fill it, and a member only at its rate.
   if (auto refused = s_.throttle.admit_api_call(who->pubkey)) return refused;
+  if (nip98_event) {
+    Nip98ReplayCache::Use use = nip98_replays_.first_use(*nip98_event, now);
+    if (use == Nip98ReplayCache::Use::kReplay) return api_error(401, "NIP-98: replay detected");
+    if (use == Nip98ReplayCache::Use::kFull) return api_error(503, "NIP-98: too many signed requests in flight, retry");
+  }
   if (auto ensured = s_.profiles.ensure(who->pubkey); !ensured) return api_error(500, "internal server error");
   if (mutating && !s_.writer.submit_audit(auth_audit_record(who->pubkey, method, ""))) {
     return api_error(503, "error: audit backlog full, retry");

@@ -72,15 +72,16 @@ net::HttpResponse HttpApi::get_event(const Caller& who, std::string_view id_hex)
   engine::Id id;
   if (!engine::from_hex(id_hex, &id)) return api_error(400, "invalid event ID");
   auto stored = s_.store.lookup(id);
-  const net::HttpResponse not_found = api_error(404, "event not found");
-  if (!stored || stored->deleted) return not_found;
-  if (stored->channel.empty()) {
-    std::optional<Scope> need = global_read_scope(stored->kind);
-    if (!need || !who.grant.has(*need)) return not_found;
-  } else if (!who.grant.has(Scope::kMessagesRead) || check_channel(who, stored->channel)) {
-    return not_found;
-  }
+  if (!stored || stored->deleted || !readable_event(who, *stored)) return api_error(404, "event not found");
   return net::HttpResponse::json(200, stored->raw);
+}
+
+bool HttpApi::readable_event(const Caller& who, const engine::StoredEvent& stored) {
+  if (stored.channel.empty()) {
+    std::optional<Scope> need = global_read_scope(stored.kind);
+    return need && who.grant.has(*need);
+  }
+  return who.grant.has(Scope::kMessagesRead) && !check_channel(who, stored.channel);
 }
 
 }  // namespace buzz::server

@@ -244,7 +244,11 @@ net::HttpResponse HttpApi::get_thread(const Caller& who, std::string_view channe
   if (!engine::from_hex(root_hex, &root)) return api_error(400, "invalid event_id hex");
   auto stored = s_.store.lookup(root);
   if (!stored || stored->deleted) return api_error(404, "event not found");
-  if (stored->channel != channel) return api_error(400, "event belongs to a different channel");
+  if (stored->channel != channel) {
+    // Said only to one who may read the event; to others it is absent (docs/access.md).
+    if (!readable_event(who, *stored)) return api_error(404, "event not found");
+    return api_error(400, "event belongs to a different channel");
+  }
   bool bad = false;
   const std::optional<int64_t> limit = query_int(req, "limit", kDefaultReplies, 1, kMaxReplies);
   const std::optional<int64_t> depth_limit = optional_query_int(req, "depth_limit", &bad);
@@ -337,10 +341,8 @@ net::HttpResponse HttpApi::get_reactions(const Caller& who, std::string_view tar
     return api_error(400, "invalid event_id: must be 32 bytes (64 hex chars)");
   }
   auto stored = s_.store.lookup(target);
-  if (!stored || stored->deleted) return api_error(404, "event not found");
-  if (!stored->channel.empty()) {
-    if (auto refused = check_channel(who, stored->channel)) return *refused;
-  }
+  // An event the caller may not read answers as a missing one (docs/access.md).
+  if (!stored || stored->deleted || !readable_event(who, *stored)) return api_error(404, "event not found");
   const std::optional<int64_t> limit = query_int(req, "limit", kDefaultReactionGroups, 1, kMaxReactionGroups);
   if (!limit) return api_error(400, "invalid query parameter: limit is an integer");
   auto reactions = reactions_on(s_.store, {target});

@@ -91,6 +91,12 @@ bool asks_presence(const engine::Filter& f) {
          !f.authors->empty();
 }
 
+// A filter without the bridge's extension keys, search or a presence lookup:
+// /query lists exactly what a store count counts.
+bool plain(const BridgeFilter& bf) {
+  return !bf.filter.search && bf.feed_types.empty() && !bf.before_id && !bf.depth_limit && !asks_presence(bf.filter);
+}
+
 // A query the index refuses is the caller's (400); anything else is ours, and
 // its details stay in the log (rest-api.md §0.1).
 net::HttpResponse bridge_failure(const std::string& reason) {
@@ -114,21 +120,22 @@ std::optional<net::HttpResponse> HttpApi::route_bridge(net::Connection& conn, co
 }
 
 net::HttpResponse HttpApi::bridge_count(const Caller& who, const std::vector<BridgeFilter>& filters) {
+  const Readable readable = s_.history.readable_to(who.grant, who.pubkey);
   engine::QueryOptions options;
-  options.accept = s_.history.readable_to(who.grant, who.pubkey);
+  options.accept = readable;
   uint64_t total = 0;  // summed over the filters (rest-api.md §6)
   for (const BridgeFilter& bf : filters) {
     std::string_view channel = single_channel(bf.filter);
     if (!channel.empty() && !s_.team.can_read(channel, who.pubkey)) continue;  // skipped silently
-    if (bf.filter.search) {  // the hits a /query would list
-      auto rows = s_.history.rows(bf.filter, who.pubkey, who.grant, options.accept);
-      if (!rows) return bridge_failure(rows.error());
-      total += rows->size();
+    if (plain(bf)) {
+      auto n = s_.store.count(std::span(&bf.filter, 1), options);
+      if (!n) return bridge_failure(n.error());
+      total += *n;
       continue;
     }
-    auto n = s_.store.count(std::span(&bf.filter, 1), options);
-    if (!n) return bridge_failure(n.error());
-    total += *n;
+    auto rows = bridge_rows(who, bf, readable);
+    if (!rows) return bridge_failure(rows.error());
+    total += rows->size();
   }
   return net::HttpResponse::json(200, "{\"count\":" + std::to_string(total) + "}");
 }
@@ -137,48 +144,50 @@ net::HttpResponse HttpApi::bridge_query(const Caller& who, const std::vector<Bri
   const Readable readable = s_.history.readable_to(who.grant, who.pubkey);
   std::unordered_set<engine::Id, engine::KeyBytesHash> sent;  // an event two filters match is listed once
   std::vector<std::string> out;
-  auto add = [&](const engine::Id& id, std::string raw) {
-    if (sent.insert(id).second) out.push_back(std::move(raw));
-  };
   for (const BridgeFilter& bf : filters) {
-    const engine::Filter& f = bf.filter;
-    std::string_view channel = single_channel(f);
+    std::string_view channel = single_channel(bf.filter);
     if (!channel.empty() && !s_.team.can_read(channel, who.pubkey)) continue;  // skipped silently
-    if (!bf.feed_types.empty()) {
-      for (EventRow& row : feed_events(who, bf)) add(row.id, std::move(row.raw));
-      continue;
-    }
-    if (asks_presence(f)) {
-      for (engine::Event& e : presence_events(who, f)) add(e.id, std::move(e.raw));
-      continue;
-    }
-    Readable accept = readable;
-    engine::Filter query = f;
-    if (f.search && !f.limit) query.limit = kDefaultSearchLimit;  // a single page (protocol.md §17)
-    if (bf.before_id) {
-      const uint64_t until = *f.until;
-      const engine::Id before = *bf.before_id;
-      // Newest first, ids ascending within a second (protocol.md §9.4): what
-      // follows the cursor is older, or as old with a greater id.
-      accept = [&, until, before](const engine::EventFields& e) {
-        return (e.created_at < until || std::memcmp(e.id, before.data(), before.size()) > 0) && readable(e);
-      };
-    }
-    if (bf.depth_limit) {
-      engine::Id root;
-      if (!engine::from_hex(f.tag('e')->values[0], &root)) continue;  // no thread has that root
-      query.limit = std::min(f.limit.value_or(kDefaultThreadLimit), kMaxThreadLimit);
-      const uint64_t depth = *bf.depth_limit;
-      accept = [&, root, depth](const engine::EventFields& e) {
-        auto row = thread_row(id_of(e));
-        return row && row->depth > 0 && row->root == root && row->depth <= depth && readable(e);
-      };
-    }
-    auto rows = s_.history.rows(query, who.pubkey, who.grant, accept);
+    auto rows = bridge_rows(who, bf, readable);
     if (!rows) return bridge_failure(rows.error());
-    for (EventRow& row : *rows) add(row.id, std::move(row.raw));
+    for (EventRow& row : *rows) {
+      if (sent.insert(row.id).second) out.push_back(std::move(row.raw));
+    }
   }
   return net::HttpResponse::json(200, json_array(out));
+}
+
+engine::Result<std::vector<EventRow>> HttpApi::bridge_rows(const Caller& who, const BridgeFilter& bf,
+                                                           const Readable& readable) {
+  const engine::Filter& f = bf.filter;
+  if (!bf.feed_types.empty()) return feed_events(who, bf);
+  if (asks_presence(f)) {
+    std::vector<EventRow> out;
+    for (engine::Event& e : presence_events(who, f)) out.push_back({e.id, std::move(e.raw), ""});
+    return out;
+  }
+  Readable accept = readable;
+  engine::Filter query = f;
+  if (f.search && !f.limit) query.limit = kDefaultSearchLimit;  // a single page (protocol.md §17)
+  if (bf.before_id) {
+    const uint64_t until = *f.until;
+    const engine::Id before = *bf.before_id;
+    // Newest first, ids ascending within a second (protocol.md §9.4): what
+    // follows the cursor is older, or as old with a greater id.
+    accept = [&, until, before](const engine::EventFields& e) {
+      return (e.created_at < until || std::memcmp(e.id, before.data(), before.size()) > 0) && readable(e);
+    };
+  }
+  if (bf.depth_limit) {
+    engine::Id root;
+    if (!engine::from_hex(f.tag('e')->values[0], &root)) return std::vector<EventRow>{};  // no thread has that root
+    query.limit = std::min(f.limit.value_or(kDefaultThreadLimit), kMaxThreadLimit);
+    const uint64_t depth = *bf.depth_limit;
+    accept = [&, root, depth](const engine::EventFields& e) {
+      auto row = thread_row(id_of(e));
+      return row && row->depth > 0 && row->root == root && row->depth <= depth && readable(e);
+    };
+  }
+  return s_.history.rows(query, who.pubkey, who.grant, accept);
 }
 
 // The feed types in the order given, newest first within each, until the

@@ -88,6 +88,9 @@ class HttpApi final : public HttpSide {
                                                      AuthMode mode = AuthMode::kStandard);
   // The token channel list, then channel access (rest-api.md §1.6).
   std::optional<net::HttpResponse> check_channel(const Caller& who, std::string_view channel);
+  // Whether the caller may read a stored event by id: what GET /api/events/{id}
+  // shows. Every path answers an event it may not read as a missing one (docs/access.md).
+  bool readable_event(const Caller& who, const engine::StoredEvent& stored);
   std::optional<net::HttpResponse> post_event(const Caller& who, net::Connection& conn, const net::HttpRequest& req);
   net::HttpResponse event_response(const engine::Id& id, const Verdict& verdict);
   net::HttpResponse get_event(const Caller& who, std::string_view id_hex);
@@ -141,6 +144,10 @@ class HttpApi final : public HttpSide {
   std::optional<net::HttpResponse> route_bridge(net::Connection& conn, const net::HttpRequest& req);
   net::HttpResponse bridge_query(const Caller& who, const std::vector<BridgeFilter>& filters);
   net::HttpResponse bridge_count(const Caller& who, const std::vector<BridgeFilter>& filters);
+  // One filter's rows as /query lists them (before an event two filters match is
+  // dropped), for a filter a store count cannot answer: search, feed, thread,
+  // cursor or presence. /count counts these, so it counts what /query returns.
+  engine::Result<std::vector<EventRow>> bridge_rows(const Caller& who, const BridgeFilter& bf, const Readable& readable);
   std::vector<EventRow> feed_events(const Caller& who, const BridgeFilter& bf);
   std::vector<engine::Event> presence_events(const Caller& who, const engine::Filter& f);
   // A deferred answer, with the CORS header of the request's Origin.

@@ -21,12 +21,20 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   if (s.auth == Session::Auth::kFailed) return reply(false, "auth-required: authentication already failed");
 
   std::string_view method = e.first_tag("auth_token") ? "token" : "nip42";
-  auto fail = [&](std::string_view audit_reason, std::string_view wire_reason) {
+  // Until the event verifies, its pubkey is only claimed: the entry names no
+  // actor (docs/audit.md). Failures are audited up to a bound per address.
+  auto fail = [&](std::string_view audit_reason, std::string_view wire_reason, bool proven = true) {
     s.auth = Session::Auth::kFailed;
-    if (!s_.writer.submit_audit(auth_audit_record(e.pubkey, method, audit_reason))) log_warn("auth failure not audited: writer queue full");
+    if (s_.throttle.audit_auth_failure(c.conn.peer())) {
+      engine::AuditRecord entry = proven ? auth_audit_record(e.pubkey, method, audit_reason)
+                                         : unproven_auth_failure_record(e.pubkey, method, audit_reason);
+      if (!s_.writer.submit_audit(std::move(entry))) log_warn("auth failure not audited: writer queue full");
+    }
     reply(false, wire_reason);
   };
-  if (!nip42_auth_valid(e, s.challenge_hex(), relay_url_normalized_)) return fail("verification_failed", "auth-required: verification failed");
+  if (!nip42_auth_valid(e, s.challenge_hex(), relay_url_normalized_)) {
+    return fail("verification_failed", "auth-required: verification failed", /*proven=*/false);
+  }
   // An API token in the AUTH narrows the session to the token's grant (protocol.md §6.5).
   std::optional<Grant> grant;
   if (const engine::Tag* tag = e.first_tag("auth_token")) {

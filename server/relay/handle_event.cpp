@@ -143,7 +143,10 @@ std::optional<Verdict> Relay::check_grant(const Grant& g, const engine::Event& e
     return std::nullopt;
   }
   std::string channel = resolve_channel(e, s_.store);
-  if (channel.empty()) return refuse("restricted: channel-scoped tokens cannot publish global events");
+  // A reaction's or deletion's target beyond the token's channels answers as a
+  // missing one, whose channel is none (docs/access.md, "Unreadable events look absent").
+  const bool hidden_target = info.channel == engine::ChannelRule::kTarget && !g.allows_channel(channel);
+  if (channel.empty() || hidden_target) return refuse("restricted: channel-scoped tokens cannot publish global events");
   if (!g.allows_channel(channel)) return refuse("restricted: token does not have access to this channel");
   return std::nullopt;
 }

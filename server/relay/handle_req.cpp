@@ -3,7 +3,8 @@
 //
 // Security: a subscription is checked (auth, scope, channel access) before it
 // is registered, so a refused REQ never sees a single live event; history,
-// COUNT and live delivery all pass each event through readable_by.
+// COUNT and live delivery all pass each event through readable_by; a COUNT
+// counts what the same REQ would send.
 #include <algorithm>
 #include <cstring>
 #include <unordered_set>
@@ -20,6 +21,15 @@ std::string count_reply(std::string_view sub_id, uint64_t n) {
   engine::append_json_string(out, sub_id);
   return out + ",{\"count\":" + std::to_string(n) + "}]";
 }
+
+// NIP-50: a REQ (or COUNT) is all searches or none.
+enum class Searches : uint8_t { kNone, kAll, kMixed };
+Searches searches_of(const std::vector<engine::Filter>& filters) {
+  auto search = [](const engine::Filter& f) { return f.search.has_value(); };
+  if (!std::any_of(filters.begin(), filters.end(), search)) return Searches::kNone;
+  return std::all_of(filters.begin(), filters.end(), search) ? Searches::kAll : Searches::kMixed;
+}
+constexpr std::string_view kMixedSearches = "error: mixed search and non-search filters not supported";
 
 }  // namespace
 
@@ -49,12 +59,10 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   // once; a search is not a live feed, so a REQ is all searches or none. It
   // registers nothing, and reads within the caller's channels (a #h outside
   // them finds nothing), so the membership check below is not its.
-  auto searches = [](const engine::Filter& f) { return f.search.has_value(); };
-  if (std::any_of(req.filters.begin(), req.filters.end(), searches)) {
-    if (!std::all_of(req.filters.begin(), req.filters.end(), searches)) {
-      return send_closed(c, req.sub_id, "error: mixed search and non-search filters not supported");
-    }
-    return handle_search_req(c, req);
+  switch (searches_of(req.filters)) {
+    case Searches::kNone: break;
+    case Searches::kAll: return handle_search_req(c, req);
+    case Searches::kMixed: return send_closed(c, req.sub_id, kMixedSearches);
   }
   // Checked before registration: a refused REQ never sees a live event.
   if (!channel.empty() && !s_.team.can_read(channel, c.session.pubkey)) {
@@ -120,6 +128,17 @@ void Relay::handle_count(Context& c, const ReqMessage& req) {
   if (!c.session.authenticated()) return send_closed(c, req.sub_id, "auth-required: not authenticated");
   if (!s_.throttle.admit_frame(c.session)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
   if (!c.session.grant.has(Scope::kMessagesRead)) return send_closed(c, req.sub_id, "restricted: insufficient scope");
+  // A search counts the hits the same REQ would send, not every event its other keys match.
+  switch (searches_of(req.filters)) {
+    case Searches::kNone: break;
+    case Searches::kAll: {
+      auto rows = search_rows(c.session, req);
+      if (!rows) return send_closed(c, req.sub_id, rows.error());
+      c.loop.send_text(c.conn, count_reply(req.sub_id, rows->size()));
+      return;
+    }
+    case Searches::kMixed: return send_closed(c, req.sub_id, kMixedSearches);
+  }
   // What the caller may not read (other channels, p-gated events addressed to others) counts zero.
   engine::QueryOptions options;
   options.accept = s_.history.readable_to(c.session.grant, c.session.pubkey);

@@ -174,6 +174,8 @@ class Relay final : public net::Service {
 
   // search.cpp: a REQ of NIP-50 filters.
   void handle_search_req(Context& c, const ReqMessage& req);
+  // The hits such a REQ would send, each once (search.cpp); the error is a CLOSED reason.
+  engine::Result<std::vector<EventRow>> search_rows(const Session& s, const ReqMessage& req);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
   // The huddle's socket, or null for the relay's own (or none).
   bool huddle_socket(const net::Connection& conn) const {

@@ -23,6 +23,8 @@
 #include "engine/event_store.h"
 #include "engine/shared_rate_counter.h"
 #include "net/http.h"
+#include "engine/clock.h"
+#include "server/access/auth_audit.h"
 #include "server/access/relay_membership.h"
 #include "server/relay/rate_limits.h"
 #include "server/relay/relay_stats.h"
@@ -61,6 +63,9 @@ class Throttle {
   std::optional<net::HttpResponse> admit_api_call(const engine::Pubkey& pk);
   // Counts and (debounced) audits a refusal decided elsewhere, e.g. the token-mint limit.
   void note_rate_limited(const engine::Pubkey& pk, RateLimit limit, std::string_view channel);
+  // Whether a failed authentication from this remote address ("ip:port") is
+  // audited: a bounded number per address per minute (server/access/auth_audit.h).
+  bool audit_auth_failure(std::string_view peer) { return auth_failures_.due(peer, engine::unix_now()); }
 
  private:
   // The operator's assignment, else agent-standard for a declared agent, else human.
@@ -79,6 +84,7 @@ class Throttle {
   RelayStats& stats_;
   engine::SharedRateCounter* shared_;
   RateCounters counters_;
+  AuthFailureAudit auth_failures_;
 };
 
 }  // namespace buzz::server

@@ -291,7 +291,9 @@ Admission TeamModel::delete_event(const engine::Event& e, const Channel& ch, uin
   engine::Id id;
   if (!engine::from_hex(e.first_tag_value("e"), &id)) return invalid("missing e tag for target event");
   auto target = store_.lookup(id);
-  if (!target || target->deleted) return invalid("target event not found");
+  if (!target || target->deleted || (target->channel != ch.id && !knows_of(*target, e.pubkey))) {
+    return invalid("target event not found");
+  }
   if (target->channel.empty()) return invalid("target event has no channel");
   if (target->channel != ch.id) return invalid("target event belongs to a different channel");
   if (target->pubkey != e.pubkey && !elevated(active_role(team_.member(ch.id, e.pubkey)))) {

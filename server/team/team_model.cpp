@@ -2,6 +2,7 @@
 // texts follow protocol.md §8.2 (steps 5–20) and channels.md §7–§9.
 #include "server/team/team_model.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/event_parse.h"
@@ -117,7 +118,10 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now, bool proxy) {
   const std::optional<Id> target = e_target(e, /*last=*/e.kind == 7);
   const std::optional<engine::StoredEvent> stored = target ? store_.lookup(*target) : std::nullopt;
   if (e.kind == 7 && !target) return Admission::refused("invalid: reaction must reference a target event via e tag");
-  if (e.kind == 7 && (!stored || stored->deleted)) return Admission::refused("invalid: reaction target event not found");
+  // A target the author may not read answers as a missing one: for a deletion, as the store would.
+  const bool hidden = stored && !proxy && !knows_of(*stored, acting_for(e));
+  if (e.kind == 7 && (!stored || stored->deleted || hidden)) return Admission::refused("invalid: reaction target event not found");
+  if (hidden) return Admission::refused("invalid: target event not found");
   const std::string channel = stored ? stored->channel : "";
   Admission a;
   if (!channel.empty()) {
@@ -153,6 +157,16 @@ engine::Pubkey TeamModel::acting_for(const engine::Event& e) const {
   engine::Pubkey actor;
   if (e.pubkey == relay_key_.pubkey && engine::from_hex(e.first_tag_value("actor"), &actor)) return actor;
   return e.pubkey;
+}
+
+bool TeamModel::knows_of(const engine::StoredEvent& stored, const engine::Pubkey& who) const {
+  if (!stored.channel.empty() ? team_.can_read(stored.channel, who) : !engine::is_p_gated(stored.kind)) return true;
+  if (effective_author(stored) == who) return true;
+  if (!stored.channel.empty()) return false;
+  auto parsed = engine::parse_event_json(stored.raw);
+  const std::string hex = engine::to_hex(who);
+  return parsed && std::any_of(parsed->tags.begin(), parsed->tags.end(),
+                               [&](const engine::Tag& t) { return t.size() >= 2 && t[0] == "p" && t[1] == hex; });
 }
 
 Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now, bool proxy) {
@@ -209,7 +223,9 @@ std::optional<std::string> TeamModel::check_content(const engine::Event& e, cons
     auto target = e_target(e);
     if (!target) return edit ? "invalid: missing e tag for edit target" : "invalid: missing e tag for vote target";
     auto stored = store_.lookup(*target);
-    if (!stored || stored->deleted) return edit ? "invalid: edit target event not found" : "invalid: vote target event not found";
+    if (!stored || stored->deleted || (stored->channel != ch.id && !knows_of(*stored, acting_for(e)))) {
+      return edit ? "invalid: edit target event not found" : "invalid: vote target event not found";
+    }
     if (edit && stored->channel.empty()) return "invalid: target event has no channel";
     if (stored->channel != ch.id) return "invalid: target event belongs to a different channel";
     if (!edit) {
@@ -298,7 +314,9 @@ std::optional<std::string> TeamModel::check_thread(const engine::Event& e, const
   const Id parent = reply ? *reply : *root;  // root only: a direct reply to it
   const Id declared_root = root ? *root : *reply;
   auto stored = store_.lookup(parent);
-  if (!stored || stored->deleted) return "invalid: reply parent not found";
+  if (!stored || stored->deleted || (stored->channel != channel && !knows_of(*stored, acting_for(e)))) {
+    return "invalid: reply parent not found";
+  }
   if (stored->channel.empty()) return "invalid: parent event has no channel association";
   if (stored->channel != channel) return "invalid: parent event belongs to a different channel";
 

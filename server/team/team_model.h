@@ -128,6 +128,11 @@ class TeamModel {
   engine::Pubkey effective_author(const engine::StoredEvent& stored) const;
   // Who an incoming event acts for: its pubkey, or for a relay-signed one its actor tag.
   engine::Pubkey acting_for(const engine::Event& e) const;
+  // Whether `who` may learn that `stored` exists: its author, or one who may
+  // read it (its channel's readers; for a p-gated kind, a pubkey its p tags
+  // name: the rules of server/access/read_access.h). To anyone else a target
+  // answers as a missing one does (docs/access.md, "Unreadable events look absent").
+  bool knows_of(const engine::StoredEvent& stored, const engine::Pubkey& who) const;
   // A deleted reply no longer counts toward its parent and root (channels.md §7).
   void lower_thread_counts(const engine::Id& id, Admission& a);
   // channel_admin.cpp: NIP-29 9000–9022

@@ -153,13 +153,16 @@ TEST_F(ApiMessagesTest, PrivateChannelReadsAreForMembersOnly) {
   Conversation c = converse(*oc, owner, *pc, peer, "c5000000-0000-4000-8000-" + hex(owner).substr(0, 12), "private");
   EXPECT_EQ(get(peer, "/api/channels/" + c.channel + "/messages").status, 200);
   for (const std::string& path : {"/api/channels/" + c.channel + "/messages",
-                                  "/api/channels/" + c.channel + "/threads/" + c.first.id_hex(),
-                                  "/api/messages/" + c.first.id_hex() + "/reactions"}) {
+                                  "/api/channels/" + c.channel + "/threads/" + c.first.id_hex()}) {
     HttpReply r = get(outsider, path);
     EXPECT_EQ(r.status, 403) << path;
     EXPECT_EQ(r.body, R"({"error":"not a member of this channel"})") << path;
     EXPECT_EQ(r.body.find("first"), std::string::npos);
   }
+  // An event the caller may not read is absent (docs/access.md).
+  HttpReply reactions = get(outsider, "/api/messages/" + c.first.id_hex() + "/reactions");
+  EXPECT_EQ(reactions.status, 404);
+  EXPECT_EQ(reactions.body, R"({"error":"event not found"})");
   // No auth at all.
   EXPECT_EQ(http_call(relay_->port(), "GET", "/api/channels/" + c.channel + "/messages").status, 401);
 }

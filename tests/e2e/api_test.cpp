@@ -56,6 +56,18 @@ TEST_F(ApiTest, Nip98RefusalsAre401) {
   EXPECT_EQ(replay.body, R"({"error":"NIP-98: replay detected"})");
 }
 
+// A header dated 60 s ahead verifies for 120 s; its id is kept as long (the
+// window itself is tested on the cache, tests/server/nip98_test.cpp).
+TEST_F(ApiTest, AFutureDatedNip98HeaderIsAcceptedOnce) {
+  Keypair key = engine::generate_keypair();
+  const std::string path = "/api/events/" + std::string(64, 'c');
+  const std::string header = nip98_header(key, url(path), "GET", "", unix_now() + 59);
+  EXPECT_EQ(http_call(relay_->port(), "GET", path, {{"Authorization", header}}).status, 404);  // authenticated
+  HttpReply replay = http_call(relay_->port(), "GET", path, {{"Authorization", header}});
+  EXPECT_EQ(replay.status, 401);
+  EXPECT_EQ(replay.body, R"({"error":"NIP-98: replay detected"})");
+}
+
 TEST_F(ApiTest, BadIdIs400AndUnknownIs404) {
   Keypair key = engine::generate_keypair();
   HttpReply bad = get(key, "/api/events/xyz");

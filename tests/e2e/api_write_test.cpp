@@ -256,6 +256,13 @@ TEST_F(ApiWriteTest, ChannelRestrictedTokensStayInTheirChannels) {
   HttpReply global = bearer_call(token, "POST", "/api/events", make_event(user, 1, "global").raw);
   EXPECT_EQ(global.status, 403);
   EXPECT_EQ(global.body, R"({"error":"restricted: channel-scoped tokens cannot publish global events"})");
+  // A reaction to an event beyond the token's channels answers as one to a missing event (docs/access.md).
+  Event there = make_event(user, 9, "there", {{"h", other}});
+  ASSERT_EQ(post_event(user, there).status, 200);
+  HttpReply beyond = bearer_call(token, "POST", "/api/events", make_event(user, 7, "+", {{"e", there.id_hex()}}).raw);
+  HttpReply nowhere = bearer_call(token, "POST", "/api/events", make_event(user, 7, "+", {{"e", std::string(64, '9')}}).raw);
+  EXPECT_EQ(beyond.status, nowhere.status);
+  EXPECT_EQ(beyond.body, nowhere.body);
 }
 
 TEST_F(ApiWriteTest, RevokedTokensStopWorking) {

@@ -143,6 +143,48 @@ TEST(AuditE2eTest, SessionLeavesEventAndChannelEntriesButNeverAuthOrEphemeral) {
   std::filesystem::remove_all(dir);
 }
 
+// An AUTH whose signature does not verify proves nothing about its pubkey: the
+// entry has no actor and names the key as claimed. And however many times one
+// address fails, it writes at most 10 auth_failure entries a minute.
+TEST(AuditE2eTest, AFailedAuthNamesAnUnprovenPubkeyAsClaimedAndEachAddressIsBounded) {
+  std::string dir = fresh_dir();
+  Keypair victim = engine::generate_keypair(), stranger = engine::generate_keypair();
+  constexpr int kAttempts = 25;
+  {
+    auto relay = start(dir);
+    ASSERT_TRUE(relay);
+    for (int i = 0; i < kAttempts; ++i) {
+      std::string error;
+      auto c = NostrClient::connect(*relay, &error);
+      ASSERT_TRUE(c) << error;
+      Event forged = make_auth_event(victim, c->relay_url(), c->challenge());
+      const size_t sig = forged.raw.find("\"sig\":\"") + 7;
+      forged.raw[sig] = forged.raw[sig] == '0' ? '1' : '0';  // the victim's key, a signature that fails
+      OkReply refused = c->send_auth(forged);
+      ASSERT_TRUE(refused.received);
+      EXPECT_EQ(refused.reason, "auth-required: verification failed");
+    }
+    std::string error;
+    auto c = NostrClient::connect_authed(*relay, stranger, &error);  // a good AUTH is audited as before
+    ASSERT_TRUE(c) << error;
+  }
+  expect_verifies(dir);
+  int failures = 0;
+  bool success = false;
+  for (const Entry& e : chain(dir)) {
+    EXPECT_NE(e.actor, hex(victim)) << e.action << " " << e.meta;
+    if (e.action == "auth_failure") {
+      ++failures;
+      EXPECT_EQ(e.actor, "");
+      EXPECT_EQ(e.meta, R"({"claimed_pubkey":")" + hex(victim) + R"(","method":"nip42","reason":"verification_failed"})");
+    }
+    success |= e.action == "auth_success" && e.actor == hex(stranger);
+  }
+  EXPECT_EQ(failures, 10) << "of " << kAttempts << " failures from one address";
+  EXPECT_TRUE(success);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(AuditE2eTest, RateLimitRefusalsLeaveOneEntryPerPubkeyAndLimitPerMinute) {
   std::string dir = fresh_dir();
   Keypair alice = engine::generate_keypair(), dave = engine::generate_keypair();

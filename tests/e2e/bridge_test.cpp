@@ -195,6 +195,33 @@ TEST_F(BridgeTest, FeedTypesFillInOrderFromReadableChannels) {
   EXPECT_EQ(post(bob, "/query", R"([{"feed_types":["gossip"]}])").status, 400);
 }
 
+// /count counts what /query with the same filters returns: a feed, a thread
+// to a depth and a cursor narrow it, as they narrow the query.
+TEST_F(BridgeTest, CountCountsWhatTheSameQueryReturns) {
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair(), carol = engine::generate_keypair();
+  const std::string ch = channel(alice, "open");
+  auto c = client(alice);
+  const uint64_t t = unix_now() - 10;  // one second for all three, so a cursor at (t, ff…) passes none
+  Event root = make_event(alice, 9, "hi bob", {{"h", ch}, {"p", hex(bob)}}, t);
+  ASSERT_TRUE(c->publish(root).accepted);
+  Event reply = make_event(alice, 9, "reply", {{"h", ch}, {"e", root.id_hex(), "", "root"}}, t);
+  ASSERT_TRUE(c->publish(reply).accepted);
+  Event nested = make_event(alice, 9, "nested", {{"h", ch}, {"e", root.id_hex(), "", "root"}, {"e", reply.id_hex(), "", "reply"}}, t);
+  ASSERT_TRUE(c->publish(nested).accepted);
+  for (const std::string& filters :
+       {std::string(R"([{"feed_types":["mentions"]}])"),
+        R"([{"#e":[")" + root.id_hex() + R"("],"depth_limit":1}])",
+        R"([{"kinds":[9],"#h":[")" + ch + R"("],"until":)" + std::to_string(t) + R"(,"before_id":")" + std::string(64, 'f') +
+            R"("}])"}) {
+    for (const Keypair* who : {&alice, &bob, &carol}) {
+      SCOPED_TRACE(filters);
+      EXPECT_EQ(count(*who, filters), int64_t(query(*who, filters).size()));
+    }
+  }
+  EXPECT_EQ(count(carol, R"([{"feed_types":["mentions"]}])"), 0);  // not every event carol may read
+  EXPECT_EQ(count(bob, R"([{"feed_types":["mentions"]}])"), 1);
+}
+
 TEST_F(BridgeTest, PresenceLookupsAreRelaySignedAndOnlyForThoseSharingAChannel) {
   Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair(), carol = engine::generate_keypair();
   const std::string ch = channel(alice, "open");

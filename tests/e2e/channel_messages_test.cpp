@@ -90,12 +90,12 @@ TEST_F(ChannelTest, ReactionsInheritTheTargetsChannel) {
   const std::string ch = create(a, "private");
   add(a, ch, b);
   Event m = post(a, ch);
-  // No h needed: the channel is the target's.
-  expect_refused(c->publish(make_event(c.key, 7, "+", {{"e", m.id_hex()}})), kNotMember);
+  // No h needed: the channel is the target's. To a non-member it is absent (docs/access.md).
+  expect_refused(c->publish(make_event(c.key, 7, "+", {{"e", m.id_hex()}})), "invalid: reaction target event not found");
   // An h naming an open channel does not move it out of the private one.
   const std::string open = create(c, "open");
   OkReply sneaky = c->publish(make_event(c.key, 7, "+", {{"h", open}, {"e", m.id_hex()}}));
-  EXPECT_EQ(sneaky.reason, kNotMember);
+  EXPECT_EQ(sneaky.reason, "invalid: reaction target event not found");
 
   subscribe(a, "live", h_filter(ch, "7"));
   subscribe(c, "spy", R"({"kinds":[7],"#e":[")" + m.id_hex() + R"("]})");

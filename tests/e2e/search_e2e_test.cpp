@@ -12,6 +12,7 @@
 
 #include "engine/signature.h"
 #include "tests/e2e/api_fixture.h"
+#include "tests/e2e/e2e_helpers.h"
 
 namespace buzz::test {
 namespace {
@@ -69,6 +70,34 @@ TEST_F(SearchE2eTest, FindsMessagesWithinASecondAndNeverAPrivateOne) {
   ASSERT_EQ(owner_nip50.events.size(), 1u);
   EXPECT_EQ(owner_nip50.events[0].id, hidden.id);
   EXPECT_EQ(http_call(relay_->port(), "GET", "/api/search?q=zebrafish").status, 401);
+}
+
+// COUNT with `search` counts the hits the same REQ sends, not every event its
+// other keys match; like a REQ, it is all searches or none.
+TEST_F(SearchE2eTest, CountWithSearchCountsWhatTheSameReqSends) {
+  Keypair owner = engine::generate_keypair();
+  auto c = client(owner);
+  const std::string ch = "d4000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", "census"}})).accepted);
+  Event hit = make_event(owner, 9, "the quokka census is done", {{"h", ch}});
+  ASSERT_TRUE(c->publish(hit).accepted);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(c->publish(make_event(owner, 9, "unrelated " + std::to_string(i), {{"h", ch}})).accepted);
+  const std::string filter = R"({"kinds":[9],"#h":[")" + ch + R"("],"search":"quokka"})";
+  ReqResult sent;
+  for (int i = 0; i < 15; ++i) {
+    sent = c->req("s" + std::to_string(i), filter);
+    if (!sent.events.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(sent.events.size(), 1u) << why(sent);
+  auto n = c->count("n", filter);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->type, "COUNT") << n->raw;
+  EXPECT_EQ(n->count, 1) << n->raw;
+  auto mixed = c->count("m", filter + R"(,{"kinds":[9]})");
+  ASSERT_TRUE(mixed);
+  EXPECT_EQ(mixed->type, "CLOSED");
+  EXPECT_EQ(mixed->text, "error: mixed search and non-search filters not supported");
 }
 
 TEST_F(SearchE2eTest, ADeletedMessageDisappears) {

@@ -5,11 +5,20 @@
 // replay cache.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <ostream>
+
 #include "engine/canonical.h"
 #include "engine/signature.h"
 #include "server/access/nip98.h"
 
 namespace buzz::server {
+
+// Names a replay-cache answer in failure messages.
+void PrintTo(Nip98ReplayCache::Use u, std::ostream* os) {
+  *os << (u == Nip98ReplayCache::Use::kFirst ? "kFirst" : u == Nip98ReplayCache::Use::kReplay ? "kReplay" : "kFull");
+}
+
 namespace {
 
 constexpr uint64_t kNow = 1'800'000'000;
@@ -114,13 +123,47 @@ TEST(Nip98Test, EveryRuleHasItsRefusal) {
 }
 
 TEST(Nip98Test, ReplayCacheAcceptsAnIdOncePerWindow) {
+  using Use = Nip98ReplayCache::Use;
   Nip98ReplayCache cache;
-  engine::Id a{}, b{};
-  b[0] = 1;
-  EXPECT_TRUE(cache.first_use(a, 100));
-  EXPECT_FALSE(cache.first_use(a, 150));
-  EXPECT_TRUE(cache.first_use(b, 150));
-  EXPECT_TRUE(cache.first_use(a, 221));  // 120 s later it has expired
+  Nip98Signer a{{}, {}, 100}, b{{}, {}, 150};
+  b.event_id[0] = 1;
+  EXPECT_EQ(cache.first_use(a, 100), Use::kFirst);
+  EXPECT_EQ(cache.first_use(a, 150), Use::kReplay);
+  EXPECT_EQ(cache.first_use(b, 150), Use::kFirst);
+  EXPECT_EQ(cache.first_use(a, 161), Use::kFirst);  // past created_at + 60 s it no longer verifies, nor is kept
+}
+
+// A header dated 60 s ahead verifies for 120 s from its first use: its id is
+// kept that long, and not one second less (it was forgotten at T + 120).
+TEST(Nip98Test, ReplayCacheKeepsAFutureDatedIdUntilItCanNoLongerVerify) {
+  using Use = Nip98ReplayCache::Use;
+  constexpr uint64_t kT = 1'000'000;
+  Nip98ReplayCache cache;
+  Nip98Signer ahead{{}, {}, kT + kNip98MaxSkewSecs};
+  ASSERT_EQ(cache.first_use(ahead, kT), Use::kFirst);
+  for (uint64_t later : {kT + 60, kT + 119, kT + 120}) {
+    SCOPED_TRACE(later - kT);
+    EXPECT_EQ(cache.first_use(ahead, later), Use::kReplay);
+  }
+  EXPECT_EQ(cache.first_use(ahead, kT + 121), Use::kFirst);  // verify_nip98 refuses it by then
+}
+
+// Full of ids that still verify, the cache refuses a new one rather than
+// forget one that could be replayed.
+TEST(Nip98Test, ReplayCacheFullOfLiveIdsRefusesANewOne) {
+  using Use = Nip98ReplayCache::Use;
+  constexpr uint64_t kT = 1'000'000;
+  Nip98ReplayCache cache;
+  Nip98Signer s{{}, {}, kT};
+  for (size_t i = 0; i < Nip98ReplayCache::kCapacity; ++i) {
+    std::memcpy(s.event_id.data(), &i, sizeof i);
+    ASSERT_EQ(cache.first_use(s, kT), Use::kFirst);
+  }
+  Nip98Signer first{{}, {}, kT}, next{{}, {}, kT};
+  next.event_id.fill(0xee);
+  EXPECT_EQ(cache.first_use(next, kT + 60), Use::kFull);
+  EXPECT_EQ(cache.first_use(first, kT + 60), Use::kReplay);  // the oldest is still held
+  EXPECT_EQ(cache.first_use(next, kT + 61), Use::kFirst);    // once they expire, there is room
 }
 
 }  // namespace
