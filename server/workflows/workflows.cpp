@@ -181,7 +181,8 @@ void Workflows::erase(std::string_view id) {
   by_id_.erase(it);
 }
 
-engine::Result<Workflows::WorkflowPtr> Workflows::edit(std::string_view id, const std::function<void(Workflow&)>& change) {
+engine::Result<Workflows::WorkflowPtr> Workflows::edit(std::string_view id,
+                                                       const std::function<void(Workflow&)>& change) {
   std::lock_guard lock(edit_mu_);
   WorkflowPtr old = find(id);
   if (!old) return engine::Error{"workflow not found"};

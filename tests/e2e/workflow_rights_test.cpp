@@ -17,7 +17,9 @@ enum class Removal { kChannel, kRelay };
 // A message_posted workflow whose only step copies each message out.
 std::string copier(Copy how, const std::string& target) {
   const std::string head = "name: Copier\ntrigger:\n  on: message_posted\nsteps:\n";
-  if (how == Copy::kDm) return head + "  - id: copy\n    action: send_dm\n    to: \"" + target + "\"\n    text: \"{{trigger.text}}\"\n";
+  if (how == Copy::kDm) {
+    return head + "  - id: copy\n    action: send_dm\n    to: \"" + target + "\"\n    text: \"{{trigger.text}}\"\n";
+  }
   return head + "  - id: copy\n    action: call_webhook\n    url: \"" + target + "\"\n    body: \"{{trigger.text}}\"\n";
 }
 
@@ -184,8 +186,9 @@ TEST_F(WorkflowRightsTest, ChannelAndRelayOwnersAndAdminsMayDisableAndDeleteAMem
   Scene s = scene(copier(Copy::kWebhook, "http://127.0.0.1:9/copy"));
   Peer channel_admin = join(), relay_admin = join("admin");
   add_member(s.boss, s.channel, channel_admin);
-  ASSERT_TRUE(s.boss->publish(make_event(s.boss.key, 9000, "", {{"h", s.channel}, {"p", channel_admin.hex}, {"role", "admin"}}))
-                  .accepted);
+  OkReply promoted =
+      s.boss->publish(make_event(s.boss.key, 9000, "", {{"h", s.channel}, {"p", channel_admin.hex}, {"role", "admin"}}));
+  ASSERT_TRUE(promoted.accepted) << promoted.reason;
   struct Manager {
     const char* who;
     Peer* peer;
