@@ -3,7 +3,8 @@
 // private channel out (send_dm, call_webhook) stops once she is removed from
 // the channel (9001) or from the relay (9031) — the run fails with its 46006
 // narration, the workflow is disabled and its history stays — also when the
-// run was parked in a delay or on an approval, and after a restart. The
+// run was parked in a delay or on an approval, after a restart, and when a
+// webhook (not a message) triggers it. The
 // channel's owner and admins and the relay's owner and admins may disable and
 // delete a member's workflow; an ordinary member may not.
 #include "tests/e2e/workflow_fixture.h"
@@ -178,6 +179,26 @@ TEST_F(WorkflowRightsTest, AGrantedApprovalFailsWhenItsOwnerWasRemovedMeanwhile)
   // The channel owner may still read the channel, so her grant is taken; the run is not.
   HttpReply granted = call(s.boss, "POST", "/api/approvals/by-hash/" + hash + "/grant");
   ASSERT_EQ(granted.status, 202) << granted.body;
+  expect_failed_and_disabled(s, 0);
+  EXPECT_TRUE(receiver.received().empty());
+}
+
+// A trigger from outside (the webhook's secret, like a schedule) starts a run that checks too.
+TEST_F(WorkflowRightsTest, AWebhookTriggeredRunFailsWhenItsOwnerWasRemoved) {
+  HttpReceiver receiver;
+  Scene s{join(), join(), "", ""};
+  s.channel = create_channel(s.boss, "private");
+  add_member(s.boss, s.channel, s.author);
+  HttpReply created = call(s.author, "POST", "/api/channels/" + s.channel + "/workflows",
+                           wf_body("name: Hook\ntrigger:\n  on: webhook\nsteps:\n  - id: copy\n    action: call_webhook\n"
+                                   "    url: \"" + receiver.url("/copy") + "\"\n    body: \"{{trigger.note}}\"\n"));
+  ASSERT_EQ(created.status, 200) << created.body;
+  s.workflow = json_str(created.body, "id");
+  const std::string secret = json_str(created.body, "webhook_secret");
+  remove(Removal::kChannel, s.boss, s.channel, s.author);
+  HttpReply hooked = http_call(closed_->port(), "POST", "/hooks/" + s.workflow,
+                               {{"X-Webhook-Secret", secret}, {"Content-Type", "application/json"}}, R"({"note":"x"})");
+  ASSERT_EQ(hooked.status, 202) << hooked.body;
   expect_failed_and_disabled(s, 0);
   EXPECT_TRUE(receiver.received().empty());
 }
