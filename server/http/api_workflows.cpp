@@ -28,7 +28,8 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(net::Loop& loop, net::
   auto as = [&](Scope need, auto&& handler) -> std::optional<net::HttpResponse> {
     Caller who;
     if (auto refused = authenticate_http(req, need, &who)) return *refused;
-    WorkflowCaller caller{who.pubkey, [this, who](std::string_view channel) { return check_channel(who, channel); }};
+    WorkflowCaller caller{who.pubkey, [this, who](std::string_view channel) { return check_channel(who, channel); },
+                          [grant = who.grant](std::string_view channel) { return grant.allows_channel(channel); }};
     return handler(caller);
   };
   const auto not_allowed = api_error(405, "method not allowed");
@@ -58,6 +59,11 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(net::Loop& loop, net::
       return not_allowed;
     }
     if (sub == "/webhook") return is("POST") ? wf.webhook(id, req) : not_allowed;
+    if (sub == "/disable" || sub == "/enable") {
+      if (!is("POST")) return not_allowed;
+      const bool enable = sub == "/enable";
+      return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.set_enabled(c, id, enable); });
+    }
     if (sub == "/trigger") {
       if (!is("POST")) return not_allowed;
       return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.trigger_workflow(c, id, req); });

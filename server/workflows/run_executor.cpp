@@ -28,6 +28,11 @@ std::string announced_output(const std::string& output_json) {
   return json_string(std::string_view(output_json).substr(0, cut));
 }
 
+// The actions that write in the workflow's channel (the others read it, or act elsewhere).
+bool posts_in_channel(ActionKind a) {
+  return a == ActionKind::kSendMessage || a == ActionKind::kSetChannelTopic || a == ActionKind::kAddReaction;
+}
+
 }  // namespace
 
 void Workflows::save(const engine::RunRecord& run) {
@@ -104,6 +109,20 @@ void Workflows::execute(RunJob job) {
   for (; i < steps.size(); ++i) {
     const Step& step = steps[i];
     run.current_step = uint32_t(i);
+    // Every step, the first and those after a delay, an approval or a restart,
+    // acts only while the workflow stands and its owner may still read the
+    // channel (docs/access.md): this bounds what its templates can reach too.
+    WorkflowPtr current = find(job.workflow->record.id);
+    if (!current) return;  // deleted, and its runs with it
+    if (auto refusal = owner_refusal(*current, posts_in_channel(step.action))) {
+      disable(current->record.id);
+      finish(job, engine::RunStatus::kFailed, *refusal + "; the workflow is disabled");
+      return;
+    }
+    if (current->record.status != "active") {
+      finish(job, engine::RunStatus::kFailed, "the workflow is disabled");
+      return;
+    }
     if (step.condition) {
       auto pass = engine::evaluate_condition(*step.condition, job.context.variables());
       if (!pass) {

@@ -1,7 +1,9 @@
 // The workflow endpoints of rest-api.md §3.13: list, create, get, update,
-// delete, runs, a run's approvals, the manual trigger and the webhook. The
-// HTTP room authenticates and checks the scope; each handler checks channel
-// access (WorkflowCaller::check_channel) and ownership as the table words it.
+// disable / enable, delete, runs, a run's approvals, the manual trigger and the webhook.
+// The HTTP room authenticates and checks the scope; each handler checks channel
+// access (WorkflowCaller::check_channel) and ownership as the table words it;
+// disabling and deleting are open to the channel's and the relay's managers too
+// (may_manage, docs/access.md), which read nothing of the channel by it.
 // Loop thread of the request, except a save that must resolve webhook host
 // names: that finishes on a thread of its own (after_resolving).
 #include <simdjson.h>
@@ -101,6 +103,16 @@ std::optional<net::HttpResponse> Workflows::load_for(const WorkflowCaller& who, 
   } else if (who.check_channel(w->record.channel_id)) {
     return api_error(403, forbidden);
   }
+  *out = std::move(w);
+  return std::nullopt;
+}
+
+std::optional<net::HttpResponse> Workflows::load_to_manage(const WorkflowCaller& who, std::string_view id,
+                                                           WorkflowPtr* out, std::string_view forbidden) {
+  if (!engine::is_canonical_uuid(id)) return api_error(400, "invalid workflow UUID");
+  WorkflowPtr w = find(id);
+  if (!w) return api_error(404, "workflow not found");
+  if (!may_manage(who, *w)) return api_error(403, forbidden);
   *out = std::move(w);
   return std::nullopt;
 }
@@ -205,44 +217,63 @@ std::optional<net::HttpResponse> Workflows::update_workflow(const WorkflowCaller
   if (auto error = save_checks(*def, old->record.channel_id, http_.options().allow_hosts, &resolve)) {
     return api_error(400, *error);
   }
-  auto save = [this, old = std::move(old), def = std::move(*def)]() mutable {
-    // The secret: kept while the trigger stays a webhook, made when it becomes one, dropped otherwise (§10).
+  auto save = [this, id = old->record.id, def = std::move(*def)]() mutable {
     std::string new_secret;
-    def.webhook_secret.clear();
-    if (def.trigger.on == TriggerKind::kWebhook) {
-      if (!old->def.webhook_secret.empty()) {
-        def.webhook_secret = old->def.webhook_secret;
-      } else {
-        new_secret = def.webhook_secret = engine::random_uuid();
+    // Edited as stored when the save happens: a status change meanwhile stays.
+    auto stored = edit(id, [&](Workflow& w) {
+      // The secret: kept while the trigger stays a webhook, made when it becomes one, dropped otherwise (§10).
+      def.webhook_secret.clear();
+      if (def.trigger.on == TriggerKind::kWebhook) {
+        if (!w.def.webhook_secret.empty()) {
+          def.webhook_secret = w.def.webhook_secret;
+        } else {
+          new_secret = def.webhook_secret = engine::random_uuid();
+        }
       }
-    }
-    Workflow w{old->record, std::move(def)};
-    w.record.name = w.def.name;
-    w.record.definition = definition_json(w.def, /*with_secret=*/true);
-    w.record.definition_hash = sha256_hex(w.record.definition);
-    w.record.updated_at = engine::unix_now();
-    if (auto s = tables_.put_workflow(w.record); !s) return api_error(500, "database error: " + s.error());
-    auto stored = std::make_shared<const Workflow>(std::move(w));
-    put(stored);
-    return net::HttpResponse::json(200, workflow_json(*stored, new_secret));
+      w.def = std::move(def);
+      w.record.name = w.def.name;
+      w.record.definition = definition_json(w.def, /*with_secret=*/true);
+      w.record.definition_hash = sha256_hex(w.record.definition);
+      w.record.updated_at = engine::unix_now();
+    });
+    if (!stored) return api_error(stored.error() == "workflow not found" ? 404 : 500, stored.error());
+    return net::HttpResponse::json(200, workflow_json(**stored, new_secret));
   };
   return after_resolving(std::move(resolve), std::move(save), std::move(later));
 }
 
+net::HttpResponse Workflows::set_enabled(const WorkflowCaller& who, std::string_view id, bool enable) {
+  constexpr std::string_view kForbidden = "not authorized to update this workflow";
+  WorkflowPtr w;
+  if (!enable) {
+    if (auto refused = load_to_manage(who, id, &w, kForbidden)) return *refused;
+  } else {
+    // Enabling acts for the owner again: hers alone, and only while she may read the channel.
+    if (auto refused = load_for(who, id, &w, kForbidden)) return *refused;
+    if (w->record.owner != who.pubkey) return api_error(403, kForbidden);
+  }
+  auto stored = edit(id, [&](Workflow& x) {
+    x.record.status = enable ? "active" : "disabled";
+    x.record.updated_at = engine::unix_now();
+  });
+  if (!stored) return api_error(stored.error() == "workflow not found" ? 404 : 500, stored.error());
+  return net::HttpResponse::json(200, workflow_json(**stored));
+}
+
 net::HttpResponse Workflows::delete_workflow(const WorkflowCaller& who, std::string_view id) {
   WorkflowPtr w;
-  if (auto refused = load_for(who, id, &w, "not authorized to delete this workflow")) return *refused;
-  if (w->record.owner != who.pubkey) return api_error(403, "not authorized to delete this workflow");
-  if (auto s = tables_.delete_workflow(id); !s) return api_error(500, "database error: " + s.error());
-  erase(id);
-  net::HttpResponse r = net::HttpResponse::json(204, "");
-  return r;
+  if (auto refused = load_to_manage(who, id, &w, "not authorized to delete this workflow")) return *refused;
+  if (auto s = drop(id); !s) return api_error(500, "database error: " + s.error());
+  return net::HttpResponse::json(204, "");
 }
 
 net::HttpResponse Workflows::list_runs(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req) {
   WorkflowPtr w;
   if (auto refused = load_for(who, id, &w, "not authorized to trigger this workflow")) return *refused;
-  if (w->record.owner != who.pubkey) return api_error(403, "not authorized to trigger this workflow");
+  // Its owner and the channel's managers, who may read the channel (the trace holds its text).
+  if (w->record.owner != who.pubkey && !manages(who.pubkey, w->record.channel_id)) {
+    return api_error(403, "not authorized to trigger this workflow");
+  }
   size_t limit = 20;
   if (std::string l = req.query_param("limit"); !l.empty()) {
     char* end = nullptr;

@@ -11,9 +11,11 @@ namespace {
 
 constexpr size_t kQueueCapacity = 10000;
 
-bool event_triggered(const Definition& d) {
-  return d.trigger.on == TriggerKind::kMessagePosted || d.trigger.on == TriggerKind::kReactionAdded ||
-         d.trigger.on == TriggerKind::kDiffPosted;
+// Counted in event_workflows_: an event trigger that may fire.
+bool event_triggered(const engine::WorkflowRecord& r, const Definition& d) {
+  return d.enabled && r.status == "active" &&
+         (d.trigger.on == TriggerKind::kMessagePosted || d.trigger.on == TriggerKind::kReactionAdded ||
+          d.trigger.on == TriggerKind::kDiffPosted);
 }
 
 }  // namespace
@@ -23,6 +25,8 @@ Workflows::Workflows(Options options, const Services& services, const engine::Ke
       store_(services.store),
       team_(services.team),
       writer_(services.writer),
+      membership_(services.membership),
+      profiles_(services.profiles),
       tables_(services.store),
       key_(relay_key),
       http_(options_.http) {}
@@ -159,11 +163,11 @@ void Workflows::put(WorkflowPtr w) {
   std::unique_lock lock(registry_mu_);
   auto& ids = by_channel_[w->record.channel_id];
   if (auto old = by_id_.find(w->record.id); old != by_id_.end()) {
-    if (event_triggered(old->second->def) && old->second->def.enabled) --event_workflows_;
+    if (event_triggered(old->second->record, old->second->def)) --event_workflows_;
   } else {
     ids.push_back(w->record.id);
   }
-  if (event_triggered(w->def) && w->def.enabled) ++event_workflows_;
+  if (event_triggered(w->record, w->def)) ++event_workflows_;
   by_id_[w->record.id] = std::move(w);
 }
 
@@ -171,10 +175,29 @@ void Workflows::erase(std::string_view id) {
   std::unique_lock lock(registry_mu_);
   auto it = by_id_.find(id);
   if (it == by_id_.end()) return;
-  if (event_triggered(it->second->def) && it->second->def.enabled) --event_workflows_;
+  if (event_triggered(it->second->record, it->second->def)) --event_workflows_;
   auto& ids = by_channel_[it->second->record.channel_id];
   std::erase(ids, std::string(id));
   by_id_.erase(it);
+}
+
+engine::Result<Workflows::WorkflowPtr> Workflows::edit(std::string_view id,
+                                                       const std::function<void(Workflow&)>& change) {
+  std::lock_guard lock(edit_mu_);
+  WorkflowPtr old = find(id);
+  if (!old) return engine::Error{"workflow not found"};
+  auto w = std::make_shared<Workflow>(*old);
+  change(*w);
+  if (auto s = tables_.put_workflow(w->record); !s) return engine::Error{"database error: " + s.error()};
+  put(w);
+  return WorkflowPtr(std::move(w));
+}
+
+engine::Status Workflows::drop(std::string_view id) {
+  std::lock_guard lock(edit_mu_);
+  if (auto s = tables_.delete_workflow(id); !s) return s;
+  erase(id);
+  return {};
 }
 
 void Workflows::observe(WriteBatchOutcome& outcome) {

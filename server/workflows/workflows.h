@@ -38,8 +38,10 @@
 #include "engine/team_state.h"
 #include "engine/workflow_records.h"
 #include "net/http.h"
+#include "server/access/relay_membership.h"
 #include "server/relay/command_runner.h"
 #include "server/relay/store_writer.h"
+#include "server/team/profile_directory.h"
 #include "server/workflows/definition.h"
 #include "server/workflows/interval_clock.h"
 #include "server/workflows/outbound_http.h"
@@ -53,6 +55,8 @@ struct WorkflowCaller {
   engine::Pubkey pubkey{};
   // The token's channel list, then channel access: a refusal, or nullopt.
   std::function<std::optional<net::HttpResponse>(std::string_view channel)> check_channel;
+  // The token's channel list alone: managing a workflow needs no read right.
+  std::function<bool(std::string_view channel)> grant_reaches;
 };
 
 class Workflows final : public CommandRunner {
@@ -63,11 +67,14 @@ class Workflows final : public CommandRunner {
     std::chrono::seconds tick{60};  // the scheduler loop (BUZZ_WORKFLOW_TICK_SECS, a testing aid)
     OutboundHttp::Options http;     // call_webhook: timeouts, size cap, the allow-list
     std::string public_http_url;    // the relay's URL as http(s), for the approval links sent to approvers
+    bool agents_by_owner = false;   // BUZZ_ALLOW_NIP_OA_AUTH: an agent stands on its recorded owner's membership
   };
   struct Services {
     engine::EventStore& store;
     engine::TeamState& team;
     StoreWriter& writer;
+    const RelayMembership& membership;
+    const ProfileDirectory& profiles;
   };
   struct Counters {
     std::atomic<uint64_t> runs_completed{0}, runs_failed{0}, runs_cancelled{0};
@@ -101,6 +108,11 @@ class Workflows final : public CommandRunner {
   net::HttpResponse get_workflow(const WorkflowCaller& who, std::string_view id);
   std::optional<net::HttpResponse> update_workflow(const WorkflowCaller& who, std::string_view id,
                                                    const net::HttpRequest& req, Later later);
+  // POST …/disable and …/enable: its status, "disabled" or "active". The owner
+  // or a manager of the channel or relay disables; only the owner, while she
+  // may read the channel, enables.
+  net::HttpResponse set_enabled(const WorkflowCaller& who, std::string_view id, bool enable);
+  // The owner or a manager (docs/access.md).
   net::HttpResponse delete_workflow(const WorkflowCaller& who, std::string_view id);
   net::HttpResponse list_runs(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req);
   net::HttpResponse list_approvals(const WorkflowCaller& who, std::string_view id, std::string_view run_id);
@@ -150,6 +162,23 @@ class Workflows final : public CommandRunner {
   std::vector<WorkflowPtr> all() const;
   void put(WorkflowPtr w);
   void erase(std::string_view id);
+  // Read-modify-write of one stored workflow, and its deletion, serialised so
+  // that a PUT, a status change and a delete never undo one another.
+  engine::Result<WorkflowPtr> edit(std::string_view id, const std::function<void(Workflow&)>& change);
+  engine::Status drop(std::string_view id);
+
+  // --- the owner's rights at the moment of acting (owner_rights.cpp, docs/access.md) ---
+  // Why the owner may not act for this workflow now (`posts`: the step writes
+  // in its channel), or nullopt.
+  std::optional<std::string> owner_refusal(const Workflow& w, bool posts) const;
+  // A relay member (any pubkey on an open relay), or an agent whose recorded owner is one.
+  bool admitted(const engine::Pubkey& pk) const;
+  // The channel's owners and admins, and the relay's.
+  bool manages(const engine::Pubkey& pk, std::string_view channel) const;
+  // Its owner or a manager, with a token that reaches its channel.
+  bool may_manage(const WorkflowCaller& who, const Workflow& w) const;
+  // Marks the workflow disabled (kept, with its runs), when its owner lost access.
+  void disable(std::string_view id);
 
   // --- triggers and the dispatcher (workflows.cpp, triggers.cpp) ---
   void dispatch_loop();
@@ -226,6 +255,9 @@ class Workflows final : public CommandRunner {
   // Loads a workflow for a caller: 400/404/403 as rest-api.md words them.
   std::optional<net::HttpResponse> load_for(const WorkflowCaller& who, std::string_view id, WorkflowPtr* out,
                                             std::string_view forbidden);
+  // The same for a caller who would manage it (may_manage): no read right needed.
+  std::optional<net::HttpResponse> load_to_manage(const WorkflowCaller& who, std::string_view id, WorkflowPtr* out,
+                                                  std::string_view forbidden);
 
   bool stopping_now();
   // Sleeps until `until` or stop(); false when stopping.
@@ -235,6 +267,8 @@ class Workflows final : public CommandRunner {
   engine::EventStore& store_;
   engine::TeamState& team_;
   StoreWriter& writer_;
+  const RelayMembership& membership_;
+  const ProfileDirectory& profiles_;
   engine::WorkflowTables tables_;
   const engine::Keypair key_;
   OutboundHttp http_;
@@ -245,6 +279,7 @@ class Workflows final : public CommandRunner {
   std::map<std::string, WorkflowPtr, std::less<>> by_id_;
   std::unordered_map<std::string, std::vector<std::string>> by_channel_;
   std::atomic<size_t> event_workflows_{0};  // enabled event-triggered workflows: 0 lets observe() skip everything
+  std::mutex edit_mu_;                      // edit() and drop()
 
   std::mutex mu_;  // guards the fields below
   std::condition_variable cv_;
