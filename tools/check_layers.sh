@@ -27,13 +27,15 @@ server/common/      engine/ net/
 server/team/        engine/ index/ server/common/
 server/access/      engine/ net/ server/common/ server/team/
 server/feeds/       engine/ index/ server/common/
-server/relay/       engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/
-server/ops/         engine/ net/ server/common/ server/relay/ server/feeds/
-server/media/       engine/ net/ server/common/ server/team/ server/access/ server/relay/
-server/workflows/   engine/ net/ server/common/ server/team/ server/access/ server/relay/
-server/huddle/      engine/ net/ server/common/ server/team/ server/access/ server/relay/
+server/pipeline/    engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/
+server/relay/       engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/ server/pipeline/
+server/ops/         engine/ net/ server/common/ server/pipeline/ server/feeds/
+server/media/       engine/ net/ server/common/ server/team/ server/access/ server/pipeline/
+server/workflows/   engine/ net/ server/common/ server/team/ server/access/ server/pipeline/
+server/huddle/      engine/ net/ server/common/ server/team/ server/access/ server/pipeline/
 server/web/         net/                        # the embedded browser client: bytes and HTTP only
-server/http/        engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/ server/relay/ server/ops/ server/media/ server/web/ server/workflows/
+server/http/        engine/ index/ net/ server/common/ server/team/ server/access/ server/feeds/ server/pipeline/ server/relay/ server/ops/ server/media/ server/web/ server/workflows/
+server/door/        engine/ net/ server/common/ server/relay/ server/huddle/ server/http/   # the front door of the port: it routes, nothing more
 server/app/         engine/ index/ net/ server/ tools/ migrate/  # the wiring and the CLI (client subcommands live in tools/)
 '
 # ------------------------------------------------------------------------------

@@ -11,7 +11,7 @@
 
 #include "engine/hex.h"
 #include "engine/result.h"
-#include "server/relay/rate_limits.h"
+#include "server/pipeline/rate_limits.h"
 
 namespace buzz::server {
 

@@ -24,12 +24,12 @@
 #include "server/access/gatekeeper.h"
 #include "server/access/nip98.h"
 #include "server/access/relay_key.h"
-#include "server/team/group_state.h"
 #include "server/app/cli.h"
 #include "server/app/config.h"
 #include "server/app/store_backend.h"
 #include "server/common/log.h"
 #include "server/common/relay_url.h"
+#include "server/door/front_door.h"
 #include "server/feeds/search_feeder.h"
 #include "server/http/http_api.h"
 #include "server/huddle/huddle.h"
@@ -38,9 +38,10 @@
 #include "server/ops/health.h"
 #include "server/ops/metrics.h"
 #include "server/ops/ops_listener.h"
+#include "server/pipeline/throttle.h"
 #include "server/relay/history.h"
 #include "server/relay/relay.h"
-#include "server/relay/throttle.h"
+#include "server/team/group_state.h"
 #include "server/workflows/workflows.h"
 
 namespace buzz::server {
@@ -265,10 +266,14 @@ int run_serve(int argc, char** argv) {
   loop_options.max_connections = cfg.max_connections;
   loop_options.ping_interval_secs = int(cfg.ping_interval);
   loop_options.connection_count = &connection_count;
+  HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
+               services, {relay, media, health, metrics, &workflows}, *key, size_t(threads));
+  huddle::Huddle huddles({store, team, gatekeeper, writer}, cfg.effective_relay_url(), *key);
+  FrontDoor door(relay, &huddles, http);
   std::vector<std::unique_ptr<net::Loop>> loops;
   try {
     for (int i = 0; i < threads; ++i) {
-      loops.push_back(std::make_unique<net::Loop>(uint16_t(i), loop_options, relay));
+      loops.push_back(std::make_unique<net::Loop>(uint16_t(i), loop_options, door));
       // Port 0 asks the kernel for a free port: every other loop shares the first one's.
       loop_options.port = loops.front()->port();
     }
@@ -278,20 +283,15 @@ int run_serve(int argc, char** argv) {
   std::vector<net::Loop*> loop_ptrs;
   for (auto& l : loops) loop_ptrs.push_back(l.get());
   metrics.loops.assign(loop_ptrs.begin(), loop_ptrs.end());
-  HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
-               services, {relay, media, health, metrics, &workflows}, *key, loops.size());
-  huddle::Huddle huddles({store, team, gatekeeper, writer}, cfg.effective_relay_url(), *key);
   huddles.attach(loop_ptrs);
-  relay.attach(loop_ptrs, &http, &workflows, &huddles);
+  relay.attach(loop_ptrs, &http, &workflows);
   if (redis) {
     relay.set_pubsub(&redis->pubsub());
     redis->pubsub().start([&relay](std::vector<engine::RemoteEvent>&& events) { relay.on_remote_events(std::move(events)); });
   }
-  // The workflows see each committed batch first (they take their own DM answers out of it).
-  writer.start([&relay, &workflows](WriteBatchOutcome&& o) {
-    workflows.observe(o);
-    relay.on_write_batch(std::move(o));
-  });
+  // The order each batch's outcome takes is the writer's (StoreWriter::Sinks).
+  writer.start({.observe = [&workflows](WriteBatchOutcome& o) { workflows.observe(o); },
+                .deliver = [&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); }});
   workflows.start();
   media.start();
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});

@@ -121,12 +121,7 @@ std::optional<net::HttpResponse> HttpApi::change_dm(const Caller& who, net::Conn
       }
     }
   }
-  WriteJob job;
-  job.type = WriteJob::Type::kDm;
-  job.origin = conn.id();
-  job.actor = who.pubkey;
-  job.dm = std::move(r);
-  if (!s_.writer.submit(std::move(job))) return api_error(503, "rate-limited: too many concurrent requests");
+  if (!s_.writer.submit({RunDm{std::move(r)}, conn.id(), who.pubkey})) return api_error(503, "rate-limited: too many concurrent requests");
   return std::nullopt;  // dm_response() answers once the batch is durable
 }
 

@@ -1,12 +1,12 @@
-// HttpApi: the plain-HTTP half of the relay's port (the relay hands it every
-// request that is not a WebSocket upgrade): NIP-11, the health probes and
+// HttpApi: the plain-HTTP half of the relay's port (the front door hands it
+// every request that is not a WebSocket upgrade): NIP-11, the health probes and
 // metrics, NIP-05 names, the REST API (rest-api.md §3, one api_*.cpp per
 // area), the Nostr HTTP bridge (§6), and the /media/ area, which it passes to
 // Media. Every REST call is authenticated once, in the router, and each
 // handler is handed its Caller.
 //
 // Loop thread: every call runs on the loop that owns the request; a request
-// whose answer waits for the store writer is answered through HttpSide.
+// whose answer waits for the store writer is answered through HttpAnswers.
 #pragma once
 
 #include <optional>
@@ -23,8 +23,8 @@
 #include "server/media/media.h"
 #include "server/ops/health.h"
 #include "server/ops/metrics.h"
-#include "server/relay/http_side.h"
-#include "server/relay/rate_limiter.h"
+#include "server/pipeline/rate_limiter.h"
+#include "server/relay/http_answers.h"
 #include "server/relay/relay.h"
 #include "server/relay/services.h"
 #include "server/workflows/workflows.h"
@@ -39,7 +39,7 @@ struct BridgeFilter {
   std::vector<std::string> feed_types;  // mentions, needs_action, activity, agent_activity
 };
 
-class HttpApi final : public HttpSide {
+class HttpApi final : public HttpAnswers {
  public:
   struct Options {
     std::string relay_url;     // the public URL: NIP-98's base, NIP-05's relay
@@ -58,8 +58,9 @@ class HttpApi final : public HttpSide {
   // `loops`: how many loops will hand it requests.
   HttpApi(Options options, const Services& services, const Rooms& rooms, const engine::Keypair& key, size_t loops);
 
-  net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
-  std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req) override;
+  // The front door's plain requests (net::Service's calls of the same names).
+  net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head);
+  std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req);
   void answer_event(net::Loop& loop, net::ConnId to, const engine::Id& id, const Verdict& verdict) override;
   void answer_dm(net::Loop& loop, const DmReply& reply) override;
 

@@ -68,14 +68,10 @@ bool Huddle::announces(const std::string& parent, const std::string& channel) co
 
 void Huddle::auto_add(net::Loop& loop, net::Connection& conn, Peer& peer) {
   peer.stage = Peer::Stage::kAdmitting;
-  WriteJob job;
-  job.type = WriteJob::Type::kTeamChange;
-  job.origin.loop = kNoReply;
-  job.actor = peer.pubkey;
-  job.team_change = TeamChange{TeamChange::Op::kAddMember, peer.channel, peer.pubkey};
+  ChangeTeam add{TeamChange{TeamChange::Op::kAddMember, peer.channel, peer.pubkey}};
   const net::ConnId id = conn.id();
   // Writer thread: back to the socket's loop, where the admission goes on.
-  job.done = [this, id](bool) {
+  add.done = [this, id](bool) {
     net::Loop* home = loops_[id.loop];
     home->post([this, home, id] {
       net::Connection* c = home->find(id);
@@ -88,7 +84,7 @@ void Huddle::auto_add(net::Loop& loop, net::Connection& conn, Peer& peer) {
       admit(*home, *c, *p);
     });
   };
-  if (!s_.writer.submit(std::move(job))) loop.close(conn);  // the writer is full: closed silently, as a DB failure (§3.2 step 4)
+  if (!s_.writer.submit({std::move(add), {kNoReply, 0, 0}, peer.pubkey})) loop.close(conn);  // the writer is full: closed silently, as a DB failure (§3.2 step 4)
 }
 
 void Huddle::admit(net::Loop& loop, net::Connection& conn, Peer& peer) {

@@ -24,8 +24,8 @@ int64_t steady_ms() {
 
 // The channel of /huddle/{channel_id}/audio, lowercased; "" when the path is not one.
 std::string channel_of(std::string_view path) {
-  if (!path.starts_with(HuddleSide::kPathPrefix) || !path.ends_with(kPathSuffix)) return {};
-  path.remove_prefix(HuddleSide::kPathPrefix.size());
+  if (!path.starts_with(Huddle::kPathPrefix) || !path.ends_with(kPathSuffix)) return {};
+  path.remove_prefix(Huddle::kPathPrefix.size());
   path.remove_suffix(kPathSuffix.size());
   std::string id(path);
   std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return char(std::tolower(c)); });

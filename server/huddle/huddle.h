@@ -1,10 +1,11 @@
-// Huddles: live audio in the relay (spec/huddle.md). The relay hands this
-// room the WebSocket upgrades at /huddle/{channel_id}/audio (HuddleSide); it
+// Huddles: live audio in the relay (spec/huddle.md). The front door
+// (server/door/) hands this room the WebSocket upgrades at
+// /huddle/{channel_id}/audio and everything that then arrives on them; it
 // runs the challenge and auth handshake, the admission sequence, forwards
 // each peer's Opus frames to the others without decoding them, and emits the
 // relay-signed lifecycle events (48101 joined, 48102 left, 48103 ended).
 //
-// Threads: every HuddleSide call runs on the loop that owns the connection.
+// Threads: every socket callback runs on the loop that owns the connection.
 // A room's peers may sit on any loops: a frame or a control message for a
 // peer on another loop crosses in one posted task per loop, as the relay's
 // live fan-out does (Loop::post). Rooms are shared under their own mutexes
@@ -23,11 +24,12 @@
 #include "engine/event_store.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
+#include "net/loop.h"
 #include "server/access/gatekeeper.h"
+#include "server/common/socket_context.h"
 #include "server/huddle/messages.h"
 #include "server/huddle/room.h"
-#include "server/relay/huddle_side.h"
-#include "server/relay/store_writer.h"
+#include "server/pipeline/store_writer.h"
 
 namespace buzz::server::huddle {
 
@@ -43,7 +45,7 @@ struct HuddleStats {
   std::atomic<uint64_t> admitted{0};
 };
 
-class Huddle final : public HuddleSide {
+class Huddle final {
  public:
   struct Services {
     engine::EventStore& store;
@@ -54,18 +56,23 @@ class Huddle final : public HuddleSide {
   // `relay_url`: the RELAY_URL an auth event's relay tag must name (§3.1).
   // `key`: signs the lifecycle events.
   Huddle(const Services& services, std::string_view relay_url, const engine::Keypair& key);
-  ~Huddle() override;
+  ~Huddle();
 
   // Before the loops run.
   void attach(std::vector<net::Loop*> loops);
   const HuddleStats& stats() const { return stats_; }
 
-  bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
-  void on_open(net::Loop& loop, net::Connection& conn, const net::HttpRequest& upgrade) override;
-  void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
-  void on_binary(net::Loop& loop, net::Connection& conn, std::string_view bytes) override;
-  void on_close(net::Loop& loop, net::Connection& conn) override;
-  void on_tick(net::Loop& loop) override;
+  // The path prefix of the upgrades a Huddle takes.
+  static constexpr std::string_view kPathPrefix = "/huddle/";
+
+  // An upgrade whose path starts with kPathPrefix: false with `refusal` filled to refuse it.
+  bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal);
+  // Sets a context whose owner is kHuddle on `conn` (the front door routes by it).
+  void on_open(net::Loop& loop, net::Connection& conn, const net::HttpRequest& upgrade);
+  void on_message(net::Loop& loop, net::Connection& conn, std::string_view text);
+  void on_binary(net::Loop& loop, net::Connection& conn, std::string_view bytes);
+  void on_close(net::Loop& loop, net::Connection& conn);
+  void on_tick(net::Loop& loop);
 
  private:
   struct Peer;

@@ -25,11 +25,7 @@ void Huddle::depart(net::Loop& loop, Peer& peer) {
 
 void Huddle::end_room(net::Loop& loop, const std::string& channel, const std::shared_ptr<Room>& room,
                       const std::string& parent, const engine::Pubkey& last) {
-  WriteJob job;
-  job.type = WriteJob::Type::kTeamChange;
-  job.origin.loop = kNoReply;
-  job.actor = key_.pubkey;
-  job.team_change = TeamChange{TeamChange::Op::kArchive, channel, {}};
+  ChangeTeam archive{TeamChange{TeamChange::Op::kArchive, channel, {}}};
   net::Loop* home = &loop;
   auto archived = [this, channel, room, parent, last](bool ok) {
     if (!ok) {
@@ -40,8 +36,8 @@ void Huddle::end_room(net::Loop& loop, const std::string& channel, const std::sh
     emit(48103, parent, channel, last);
   };
   // Writer thread: the rest runs on the leaver's loop.
-  job.done = [home, archived](bool ok) { home->post([archived, ok] { archived(ok); }); };
-  if (!s_.writer.submit(std::move(job))) {
+  archive.done = [home, archived](bool ok) { home->post([archived, ok] { archived(ok); }); };
+  if (!s_.writer.submit({std::move(archive), {kNoReply, 0, 0}, key_.pubkey})) {
     log_warn("huddle channel not archived: the store writer is full", {{"channel", channel}});
     archived(false);
   }
@@ -55,13 +51,7 @@ void Huddle::emit(uint16_t kind, const std::string& parent, const std::string& h
   e->tags = {{"h", parent}, {"p", engine::to_hex(who)}};
   e->content = json_object({{"ephemeral_channel_id", json_string(huddle_channel)}});
   engine::sign_event(key_, e.get());
-  WriteJob job;
-  job.type = WriteJob::Type::kStore;
-  job.event = std::move(e);
-  job.channel = parent;
-  job.origin.loop = kNoReply;
-  job.actor = key_.pubkey;
-  if (!s_.writer.submit(std::move(job))) {
+  if (!s_.writer.submit({StoreEvent{std::move(e), parent}, {kNoReply, 0, 0}, key_.pubkey})) {
     log_warn("huddle lifecycle event dropped: the store writer is full", {{"kind", std::to_string(kind)}});
   }
 }

@@ -27,9 +27,9 @@
 #include "net/service.h"
 #include "server/access/gatekeeper.h"
 #include "server/access/relay_membership.h"
-#include "server/relay/relay_stats.h"
-#include "server/relay/store_writer.h"
-#include "server/relay/throttle.h"
+#include "server/pipeline/relay_stats.h"
+#include "server/pipeline/store_writer.h"
+#include "server/pipeline/throttle.h"
 
 namespace buzz::server {
 

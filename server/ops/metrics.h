@@ -17,8 +17,8 @@
 #include "engine/rocks_database.h"
 #include "net/loop.h"
 #include "server/feeds/search_feeder.h"
-#include "server/relay/relay_stats.h"
-#include "server/relay/store_writer.h"
+#include "server/pipeline/relay_stats.h"
+#include "server/pipeline/store_writer.h"
 
 namespace buzz::server {
 

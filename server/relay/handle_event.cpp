@@ -22,7 +22,7 @@ Verdict refuse(std::string reason) { return {false, std::move(reason)}; }
 
 void Relay::handle_event(Context& c, engine::Event&& e) {
   if (!c.session.authenticated()) return send_ok(c, e.id, false, "auth-required: not authenticated");
-  if (!s_.throttle.admit_frame(c.session)) return send_ok(c, e.id, false, "rate-limited: too many events per second");
+  if (!admit_frame(c)) return send_ok(c, e.id, false, "rate-limited: too many events per second");
   const engine::Id id = e.id;
   Submitter who{c.conn.id(), c.session.pubkey, c.session.grant, false};
   std::optional<Verdict> v = ingest(who, std::move(e));
@@ -83,9 +83,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   if (auto refused = s_.throttle.admit_message(e, who.pubkey, &rate)) return refused;
   auto event = std::make_shared<const engine::Event>(std::move(e));
   if (membership_kind) {
-    WriteJob job{WriteJob::Type::kMembership, event, {}, who.origin, who.pubkey};
-    job.rate = std::move(rate);
-    return submit_write(std::move(job));
+    return submit_write({RunMembership{event}, who.origin, who.pubkey, std::move(rate)});
   }
   if (event->kind == 0) {
     // NIP-01 profile metadata must be JSON (kinds.md §2.1).
@@ -95,16 +93,12 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   if (commands_ && info->role == engine::KindRole::kCommand && commands_->runs(event->kind)) {
     CommandRunner::Outcome ran = commands_->run(*event);
     if (!ran.accepted) return refuse(std::move(ran.reason));
-    WriteJob job{WriteJob::Type::kStore, event, std::move(ran.channel), who.origin, who.pubkey};
-    job.ran = std::move(ran.reason);
-    job.rate = std::move(rate);
-    return submit_write(std::move(job));
+    StoreEvent command{event, std::move(ran.channel)};
+    command.ran = std::move(ran.reason);
+    return submit_write({std::move(command), who.origin, who.pubkey, std::move(rate)});
   }
   // Channel rules need a consistent view of the team state: the writer runs them (server/team/team_model.h).
-  WriteJob job{WriteJob::Type::kStore, event, {}, who.origin, who.pubkey};
-  job.proxy = proxy;
-  job.rate = std::move(rate);
-  return submit_write(std::move(job));
+  return submit_write({StoreEvent{.event = event, .proxy = proxy}, who.origin, who.pubkey, std::move(rate)});
 }
 
 // Ephemeral kinds (protocol.md §12): the allow-list and scope, then the

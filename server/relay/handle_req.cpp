@@ -43,7 +43,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   // A reused id replaces its subscription, so the old one ends here: if the
   // new REQ is refused below, the CLOSED for this id leaves nothing running.
   if (replacing) drop_subscription(c.state, c.session, req.sub_id);
-  if (!s_.throttle.admit_frame(c.session)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
+  if (!admit_frame(c)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
   if (!replacing && c.session.subs.size() >= kMaxSubscriptionsPerConnection) {
     return send_closed(c, req.sub_id, "error: too many subscriptions");
   }
@@ -126,7 +126,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
 
 void Relay::handle_count(Context& c, const ReqMessage& req) {
   if (!c.session.authenticated()) return send_closed(c, req.sub_id, "auth-required: not authenticated");
-  if (!s_.throttle.admit_frame(c.session)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
+  if (!admit_frame(c)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
   if (!c.session.grant.has(Scope::kMessagesRead)) return send_closed(c, req.sub_id, "restricted: insufficient scope");
   // A search counts the hits the same REQ would send, not every event its other keys match.
   switch (searches_of(req.filters)) {

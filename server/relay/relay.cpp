@@ -25,33 +25,16 @@ Relay::~Relay() { stop(); }
 
 void Relay::stop() { neg_builder_.stop(); }
 
-void Relay::attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner* commands, HuddleSide* huddles) {
+void Relay::attach(std::vector<net::Loop*> loops, HttpAnswers* http, CommandRunner* commands) {
   loops_ = std::move(loops);
   http_ = http;
   commands_ = commands;
-  huddles_ = huddles;
   states_.clear();
   for (size_t i = 0; i < loops_.size(); ++i) states_.push_back(std::make_unique<LoopState>());
   neg_builder_.start();
 }
 
-net::HeadDecision Relay::on_request_head(net::Loop& loop, const net::HttpRequest& head) {
-  return http_->on_request_head(loop, head);
-}
-
-std::optional<net::HttpResponse> Relay::on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& request) {
-  return http_->on_http(loop, conn, request);
-}
-
-bool Relay::on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) {
-  if (request.path == "/") return true;
-  if (huddles_ && request.path.starts_with(HuddleSide::kPathPrefix)) return huddles_->on_upgrade(loop, request, refusal);
-  *refusal = net::HttpResponse::json(404, R"({"error":"no WebSocket endpoint at this path; the relay is at /"})");
-  return false;
-}
-
-void Relay::on_open(net::Loop& loop, net::Connection& conn, const net::HttpRequest& upgrade) {
-  if (huddles_ && upgrade.path.starts_with(HuddleSide::kPathPrefix)) return huddles_->on_open(loop, conn, upgrade);
+void Relay::on_open(net::Loop& loop, net::Connection& conn) {
   auto session = std::make_unique<Session>();
   engine::random_bytes(session->challenge.data(), session->challenge.size());
   std::string auth = "[\"AUTH\",\"" + session->challenge_hex() + "\"]";
@@ -60,7 +43,6 @@ void Relay::on_open(net::Loop& loop, net::Connection& conn, const net::HttpReque
 }
 
 void Relay::on_close(net::Loop& loop, net::Connection& conn) {
-  if (huddle_socket(conn)) return huddles_->on_close(loop, conn);
   auto* session = static_cast<Session*>(conn.context());
   if (!session) return;
   LoopState& st = state(loop);
@@ -83,13 +65,7 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
   }
 }
 
-void Relay::on_binary(net::Loop& loop, net::Connection& conn, std::string_view bytes) {
-  if (huddle_socket(conn)) return huddles_->on_binary(loop, conn, bytes);
-  net::Service::on_binary(loop, conn, bytes);
-}
-
 void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view text) {
-  if (huddle_socket(conn)) return huddles_->on_message(loop, conn, text);
   auto* session = static_cast<Session*>(conn.context());
   if (!session) return;
   Context c{loop, conn, *session, state(loop)};
@@ -301,7 +277,6 @@ void Relay::announce_offline(const engine::Pubkey& pk) {
 }
 
 void Relay::on_tick(net::Loop& loop) {
-  if (huddles_) huddles_->on_tick(loop);
   resume_paused(loop);  // a safety net: the writer's relief normally comes with a batch
   expire_neg_sessions(loop);
   // One loop sweeps for the whole relay: statuses not refreshed within their

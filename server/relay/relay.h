@@ -1,14 +1,15 @@
-// Relay: the event pipeline, and the net::Service of the relay's port.
+// Relay: the relay's WebSocket side, and the end of the write pipeline.
 //
-// It owns the connections: WebSocket sessions at "/" (NIP-42, EVENT, REQ,
-// COUNT, CLOSE, one handle_*.cpp each), the ingest rules shared with the HTTP
-// API (`ingest`), the store writer's outcomes and the fan-out of committed
-// events. Plain HTTP requests go to the HttpSide (server/http/).
+// It owns the sessions at "/" (NIP-42, EVENT, REQ, COUNT, CLOSE, NEG-*, one
+// handle_*.cpp each; the front door, server/door/, hands it their sockets),
+// runs the ingest rules shared with the HTTP API (`ingest`), and receives the
+// store writer's outcomes: it answers the submitters (a WebSocket OK, or
+// through HttpAnswers the HTTP request waiting) and fans committed events out.
 //
-// Threads: the Service callbacks and every handler run on the loop thread that
-// owns the connection and never block on another thread. Events that must be
-// stored go to the StoreWriter; its results come back through
-// on_write_batch() (writer thread), which only posts work to the loops.
+// Threads: every socket callback and handler runs on the loop thread that owns
+// the connection and never blocks on another thread. Events that must be
+// stored go to the StoreWriter (server/pipeline/); its results come back
+// through on_write_batch() (writer thread), which only posts work to the loops.
 // Each loop has its own LoopState (subscription index, sessions by pubkey):
 // nothing in it is shared, so nothing in it is locked.
 #pragma once
@@ -23,22 +24,20 @@
 #include "engine/pubsub.h"
 #include "engine/signature.h"
 #include "net/loop.h"
-#include "net/service.h"
 #include "server/access/grant.h"
 #include "server/feeds/search_feeder.h"
+#include "server/pipeline/command_runner.h"
+#include "server/pipeline/store_writer.h"
+#include "server/pipeline/verdict.h"
 #include "server/relay/client_message.h"
-#include "server/relay/command_runner.h"
-#include "server/relay/http_side.h"
-#include "server/relay/huddle_side.h"
+#include "server/relay/http_answers.h"
 #include "server/relay/neg_builder.h"
 #include "server/relay/services.h"
 #include "server/relay/session.h"
-#include "server/relay/store_writer.h"
-#include "server/relay/verdict.h"
 
 namespace buzz::server {
 
-class Relay final : public net::Service {
+class Relay final {
  public:
   // Who submits an event, and where the writer's answer goes (a WebSocket OK,
   // or the HTTP response of a deferred request).
@@ -52,23 +51,19 @@ class Relay final : public net::Service {
   // `search_feeder` may be null: no full-text index to feed.
   Relay(const Services& services, SearchFeeder* search_feeder, std::string_view relay_url, const engine::Keypair& key,
         NegLimits neg_limits = {});
-  ~Relay() override;
+  ~Relay();
 
-  // Before the loops run: the loops to fan out to, the HTTP half of the port,
-  // the room that runs command kinds beyond the team's (null: refused) and
-  // the huddles' audio sockets (null: no endpoint at /huddle/).
-  void attach(std::vector<net::Loop*> loops, HttpSide* http, CommandRunner* commands = nullptr,
-              HuddleSide* huddles = nullptr);
+  // Before the loops run: the loops to fan out to, where the answers to HTTP
+  // requests go, and the room that runs command kinds beyond the team's (null: refused).
+  void attach(std::vector<net::Loop*> loops, HttpAnswers* http, CommandRunner* commands = nullptr);
   // After the loops have stopped, before they are destroyed: ends the NEG worker.
   void stop();
-  net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
-  std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& request) override;
-  bool on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) override;
-  void on_open(net::Loop& loop, net::Connection& conn, const net::HttpRequest& upgrade) override;
-  void on_message(net::Loop& loop, net::Connection& conn, std::string_view text) override;
-  void on_binary(net::Loop& loop, net::Connection& conn, std::string_view bytes) override;
-  void on_close(net::Loop& loop, net::Connection& conn) override;
-  void on_tick(net::Loop& loop) override;
+  // A socket upgraded at "/": its session starts with the NIP-42 challenge.
+  void on_open(net::Loop& loop, net::Connection& conn);
+  void on_message(net::Loop& loop, net::Connection& conn, std::string_view text);
+  void on_close(net::Loop& loop, net::Connection& conn);
+  // Once a second on every loop.
+  void on_tick(net::Loop& loop);
 
   // Several nodes serving one team: each committed or ephemeral event is also
   // published to the other nodes, and theirs come in through on_remote_events.
@@ -115,6 +110,12 @@ class Relay final : public net::Service {
     Session& session;
     LoopState& state;
   };
+
+  // One EVENT, REQ or COUNT frame against the human frame limit (before AUTH
+  // every such frame is refused anyway, and cheaply).
+  bool admit_frame(Context& c) {
+    return !c.session.authenticated() || s_.throttle.admit_frame(c.session.frames, c.session.pubkey, c.session.grant);
+  }
 
   // handle_*.cpp, one per message type
   void handle_event(Context& c, engine::Event&& event);
@@ -177,11 +178,6 @@ class Relay final : public net::Service {
   // The hits such a REQ would send, each once (search.cpp); the error is a CLOSED reason.
   engine::Result<std::vector<EventRow>> search_rows(const Session& s, const ReqMessage& req);
   LoopState& state(net::Loop& loop) { return *states_[loop.index()]; }
-  // The huddle's socket, or null for the relay's own (or none).
-  bool huddle_socket(const net::Connection& conn) const {
-    auto* ctx = static_cast<const SocketContext*>(conn.context());
-    return ctx && ctx->owner == SocketContext::Owner::kHuddle;
-  }
 
   const Services& s_;
   SearchFeeder* search_feeder_;
@@ -191,10 +187,9 @@ class Relay final : public net::Service {
   NegBuilder neg_builder_;
   std::vector<net::Loop*> loops_;
   std::vector<std::unique_ptr<LoopState>> states_;
-  HttpSide* http_ = nullptr;
+  HttpAnswers* http_ = nullptr;
   CommandRunner* commands_ = nullptr;
   engine::PubSub* pubsub_ = nullptr;
-  HuddleSide* huddles_ = nullptr;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;

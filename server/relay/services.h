@@ -10,10 +10,10 @@
 #include "engine/team_state.h"
 #include "server/access/gatekeeper.h"
 #include "server/access/relay_membership.h"
+#include "server/pipeline/relay_stats.h"
+#include "server/pipeline/store_writer.h"
+#include "server/pipeline/throttle.h"
 #include "server/relay/history.h"
-#include "server/relay/relay_stats.h"
-#include "server/relay/store_writer.h"
-#include "server/relay/throttle.h"
 #include "server/team/presence_store.h"
 #include "server/team/profile_directory.h"
 

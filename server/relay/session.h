@@ -15,7 +15,8 @@
 #include "index/subscription_index.h"
 #include "net/connection.h"
 #include "server/access/grant.h"
-#include "server/relay/huddle_side.h"
+#include "server/common/socket_context.h"
+#include "server/pipeline/throttle.h"
 #include "server/relay/neg_session.h"
 
 namespace buzz::server {
@@ -53,10 +54,7 @@ struct Session final : SocketContext {
   size_t held_filter_values = 0;  // by subs, at most kMaxFilterValuesPerConnection
   // Open NIP-77 reconciliations by sub_id, at most NegLimits::sessions_per_connection.
   std::unordered_map<std::string, std::unique_ptr<NegSession>> negs;
-  // The human frame limit's token bucket (protocol.md §14, server/relay/throttle.h):
-  // frames it may still send, as of frame_tokens_at_ms (steady clock; -1 = full, never used).
-  float frame_tokens = 0;
-  int64_t frame_tokens_at_ms = -1;
+  FrameBucket frames;  // the human frame limit (protocol.md §14, server/pipeline/throttle.h)
 
   bool authenticated() const { return auth == Auth::kAuthenticated; }
   std::string challenge_hex() const { return engine::to_hex(challenge); }

@@ -55,15 +55,9 @@ engine::Status Workflows::store_event(engine::Event e, const std::string& channe
     std::lock_guard lock(commit_mu_);
     commit_waiters_[id] = {};
   }
-  WriteJob job;
-  job.type = WriteJob::Type::kStore;
-  job.event = event;
-  job.channel = channel;
-  job.origin = net::ConnId{kNoReply, 0, 0};
-  job.actor = actor;
-  job.proxy = true;  // the action checked the owner's access itself
-  job.admit = admit;
-  if (!writer_.submit(std::move(job))) {
+  // proxy: the action checked the owner's access itself.
+  StoreEvent work{.event = event, .channel = channel, .proxy = true, .admit = admit};
+  if (!writer_.submit({std::move(work), {kNoReply, 0, 0}, actor})) {
     std::lock_guard lock(commit_mu_);
     commit_waiters_.erase(id);
     return engine::Error{"webhook error: the relay is busy, retry later"};
@@ -132,12 +126,8 @@ engine::Result<StepOutput> Workflows::send_dm(RunJob& job, const std::string& to
     request = next_dm_request_++;
     dm_waiters_[request] = std::nullopt;
   }
-  WriteJob open;
-  open.type = WriteJob::Type::kDm;
-  open.origin = net::ConnId{kNoReply, request, 0};
-  open.actor = w.owner;
-  open.dm = DmRequest{DmOp::kOpen, w.owner, {to}, {}, {}};
-  if (!writer_.submit(std::move(open))) {
+  RunDm open{DmRequest{DmOp::kOpen, w.owner, {to}, {}, {}}};
+  if (!writer_.submit({std::move(open), {kNoReply, request, 0}, w.owner})) {
     std::lock_guard lock(commit_mu_);
     dm_waiters_.erase(request);
     return engine::Error{"webhook error: the relay is busy, retry later"};
@@ -244,14 +234,8 @@ void Workflows::publish_run_event(const RunJob& job, uint16_t kind, std::vector<
   std::vector<engine::Tag> tags = {{"h", channel}, {"workflow", job.workflow->record.id}, {"run", job.run.id}, kWorkflowTag};
   for (engine::Tag& t : extra) tags.push_back(std::move(t));
   auto event = std::make_shared<const engine::Event>(relay_event(kind, std::move(tags), std::move(content)));
-  WriteJob write;
-  write.type = WriteJob::Type::kStore;
-  write.event = std::move(event);
-  write.channel = channel;
-  write.origin = net::ConnId{kNoReply, 0, 0};
-  write.actor = actor.value_or(key_.pubkey);
-  write.proxy = true;
-  if (!writer_.submit(std::move(write))) log_warn("workflow event dropped: writer queue full", {{"kind", std::to_string(kind)}});
+  StoreEvent work{.event = std::move(event), .channel = channel, .proxy = true};
+  if (!writer_.submit({std::move(work), {kNoReply, 0, 0}, actor.value_or(key_.pubkey)})) log_warn("workflow event dropped: writer queue full", {{"kind", std::to_string(kind)}});
 }
 
 }  // namespace buzz::server

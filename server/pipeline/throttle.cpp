@@ -10,7 +10,7 @@
 #include "server/common/api_error.h"
 #include "server/common/json_text.h"
 #include "server/common/log.h"
-#include "server/relay/throttle.h"
+#include "server/pipeline/throttle.h"
 #include "server/team/team_model.h"
 
 namespace buzz::server {
@@ -34,28 +34,26 @@ bool Throttle::administers(const engine::Pubkey& pk) const {
   return role && *role != engine::RelayRole::kMember;
 }
 
-bool Throttle::admit_frame(Session& s) {
+bool Throttle::admit_frame(FrameBucket& bucket, const engine::Pubkey& pk, const Grant& grant) {
   const RateLimitConfig& r = limits_;
-  // Before AUTH every frame is refused anyway, and cheaply.
-  if (!r.enabled || r.human_ws_events_per_sec == 0 || !s.authenticated()) return true;
+  if (!r.enabled || r.human_ws_events_per_sec == 0) return true;
   // A proxy:submit connection carries many guests' frames (proxy.md §4.3);
   // each guest's messages are still limited by author.
-  if (s.grant.has(Scope::kProxySubmit)) return true;
+  if (grant.has(Scope::kProxySubmit)) return true;
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::steady_clock::now().time_since_epoch()).count();
   const float size = float(std::max(r.human_ws_events_burst, r.human_ws_events_per_sec));
-  s.frame_tokens = s.frame_tokens_at_ms < 0
-                       ? size
-                       : std::min(size, s.frame_tokens + float(now_ms - s.frame_tokens_at_ms) *
-                                                             float(r.human_ws_events_per_sec) / 1000.0f);
-  s.frame_tokens_at_ms = now_ms;
-  if (s.frame_tokens >= 1) {
-    s.frame_tokens -= 1;
+  bucket.tokens = bucket.at_ms < 0 ? size
+                                   : std::min(size, bucket.tokens + float(now_ms - bucket.at_ms) *
+                                                                        float(r.human_ws_events_per_sec) / 1000.0f);
+  bucket.at_ms = now_ms;
+  if (bucket.tokens >= 1) {
+    bucket.tokens -= 1;
     return true;
   }
   // Only a connection past the human limit pays for the lookups.
-  if (tier_of(s.pubkey) != Tier::kHuman || administers(s.pubkey)) return true;
-  note_rate_limited(s.pubkey, RateLimit::kWsEvents, "");
+  if (tier_of(pk) != Tier::kHuman || administers(pk)) return true;
+  note_rate_limited(pk, RateLimit::kWsEvents, "");
   return false;
 }
 

@@ -1,5 +1,5 @@
 // The store-writer thread; see store_writer.h.
-#include "server/relay/store_writer.h"
+#include "server/pipeline/store_writer.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -7,6 +7,7 @@
 #include "engine/clock.h"
 #include "engine/thread_role.h"
 #include "server/common/log.h"
+#include "server/common/overloaded.h"
 
 namespace buzz::server {
 namespace {
@@ -30,8 +31,8 @@ StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership,
       reaper_interval_(reaper_interval),
       next_reap_(std::chrono::steady_clock::now() + reaper_interval) {}
 
-void StoreWriter::start(Sink sink) {
-  sink_ = std::move(sink);
+void StoreWriter::start(Sinks sinks) {
+  sinks_ = std::move(sinks);
   thread_ = std::thread([this] {
     engine::set_thread_role("buzz-store", engine::ThreadRole::kForeground);
     run();
@@ -70,11 +71,7 @@ bool StoreWriter::submit(WriteJob&& job) {
 }
 
 bool StoreWriter::submit_audit(engine::AuditRecord record) {
-  WriteJob job;
-  job.type = WriteJob::Type::kAudit;
-  job.origin.loop = kNoReply;
-  job.audit = std::move(record);
-  return submit(std::move(job));
+  return submit(WriteJob{RecordAudit{std::move(record)}});
 }
 
 size_t StoreWriter::submit_remote(std::vector<engine::RemoteEvent>&& events) {
@@ -91,10 +88,7 @@ size_t StoreWriter::submit_remote(std::vector<engine::RemoteEvent>&& events) {
 void StoreWriter::submit_relay_events(std::vector<engine::Event> events) {
   std::lock_guard lock(mu_);
   for (auto& e : events) {
-    WriteJob job;
-    job.event = std::make_shared<const engine::Event>(std::move(e));
-    job.origin.loop = kNoReply;
-    queue_.push_back(std::move(job));
+    queue_.push_back(WriteJob{StoreEvent{std::make_shared<const engine::Event>(std::move(e))}});
   }
   cv_.notify_one();
 }
@@ -121,7 +115,7 @@ void StoreWriter::run() {
     if (relieved) {
       WriteBatchOutcome relief;
       relief.relieved = true;
-      sink_(std::move(relief));
+      hand_out(std::move(relief));
     }
     process(jobs, remote);
     jobs.clear();
@@ -163,8 +157,13 @@ void StoreWriter::process(std::vector<WriteJob>& jobs, std::vector<engine::Remot
   }
   batch.out.remote = std::move(remote);
   catch_up_team(batch.out);
-  sink_(std::move(batch.out));
+  hand_out(std::move(batch.out));
   for (auto& [done, committed] : batch.done) done(committed);
+}
+
+void StoreWriter::hand_out(WriteBatchOutcome&& out) {
+  if (sinks_.observe) sinks_.observe(out);
+  sinks_.deliver(std::move(out));
 }
 
 void StoreWriter::catch_up_team(WriteBatchOutcome& out) {
@@ -180,9 +179,10 @@ void StoreWriter::catch_up_team(WriteBatchOutcome& out) {
 bool StoreWriter::may_change_team(const std::vector<WriteJob>& jobs) const {
   if (std::chrono::steady_clock::now() >= next_reap_) return true;
   return std::any_of(jobs.begin(), jobs.end(), [](const WriteJob& job) {
-    if (job.type == WriteJob::Type::kTeamChange || job.type == WriteJob::Type::kDm) return true;
-    if (job.type != WriteJob::Type::kStore || !job.event) return false;
-    const engine::KindInfo* info = engine::find_kind(job.event->kind);
+    if (std::holds_alternative<ChangeTeam>(job.work) || std::holds_alternative<RunDm>(job.work)) return true;
+    const auto* store = std::get_if<StoreEvent>(&job.work);
+    if (!store) return false;
+    const engine::KindInfo* info = engine::find_kind(store->event->kind);
     return info && info->role == engine::KindRole::kNip29Admin;
   });
 }
@@ -247,66 +247,78 @@ void StoreWriter::plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch) 
     std::move(reaped.state.begin(), reaped.state.end(), std::back_inserter(batch.state));
   }
   for (WriteJob& job : jobs) {
-    if (job.type == WriteJob::Type::kAudit) {
-      audit_.add(std::move(*job.audit));
-      continue;
-    }
-    if (job.type == WriteJob::Type::kDm) {
-      plan_dm(job, now, !audit_refused.empty(), batch);
-      continue;
-    }
-    if (job.type == WriteJob::Type::kTeamChange) {
-      plan_team_change(job, now, batch);
-      continue;
-    }
-    const engine::Event& e = *job.event;
-    const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
-    if (!audit_refused.empty() && waiting) {
-      batch.out.replies.push_back({job.origin, e.id, false, audit_refused});
-      continue;
-    }
-    if (job.rate && !job.rate->allowed_by(rate_deadline) && job.rate->refusal_stands()) {
-      batch.out.replies.push_back({job.origin, e.id, false, job.rate->refusal});
-      continue;
-    }
-    if (job.type == WriteJob::Type::kMembership) {
-      RelayMembership::Outcome m = membership_.apply(e, now);
-      batch.out.replies.push_back({job.origin, e.id, m.ok, m.reason});
-      for (auto& ev : m.emitted) follow(batch, std::move(ev), "");
-      if (m.removed) batch.out.lost_membership.push_back(*m.removed);
-      continue;
-    }
-    if (job.ran) {
-      batch.pending.push_back({job.event, std::move(job.channel), waiting, std::move(*job.ran), false, {}, job.actor});
-      continue;
-    }
-    if ((!waiting && !job.admit) || !TeamModel::handles(e.kind)) {
-      batch.pending.push_back({job.event, std::move(job.channel), waiting, {}, true, {}, job.actor});
-      continue;
-    }
-    // A channel change must run once: a repeat is answered before it touches the team state.
-    if (!admitted.insert(e.id).second || store_.contains(e.id, e.kind)) {
-      batch.out.replies.push_back({job.origin, e.id, true, std::string(duplicate_reason(e.kind))});
-      continue;
-    }
-    Admission a = team_.admit(e, now, job.proxy);
-    if (!a.ok) {
-      batch.out.replies.push_back({job.origin, e.id, false, std::move(a.reason)});
-      continue;
-    }
-    batch.pending.push_back({job.event, std::move(a.channel), waiting, std::move(a.reason), a.fanout,
-                             std::move(a.deletes), job.actor, std::move(a.audit)});
-    for (Emitted& f : a.emitted) follow(batch, std::move(f.event), std::move(f.channel));
-    std::move(a.state.begin(), a.state.end(), std::back_inserter(batch.state));
-    std::move(a.revoked.begin(), a.revoked.end(), std::back_inserter(batch.out.revoked));
+    std::visit(Overloaded{
+                   [&](RecordAudit& work) { audit_.add(std::move(work.record)); },
+                   [&](RunDm& work) { plan_dm(job, work, now, !audit_refused.empty(), batch); },
+                   [&](ChangeTeam& work) { plan_team_change(work, now, batch); },
+                   [&](RunMembership& work) {
+                     if (auto refused = refused_before_plan(job, audit_refused, rate_deadline)) {
+                       batch.out.replies.push_back({job.origin, work.event->id, false, std::move(*refused)});
+                     } else {
+                       plan_membership(job, work, now, batch);
+                     }
+                   },
+                   [&](StoreEvent& work) {
+                     if (auto refused = refused_before_plan(job, audit_refused, rate_deadline)) {
+                       batch.out.replies.push_back({job.origin, work.event->id, false, std::move(*refused)});
+                     } else {
+                       plan_event(job, work, now, batch, admitted);
+                     }
+                   },
+               },
+               job.work);
   }
 }
 
-void StoreWriter::plan_dm(WriteJob& job, uint64_t now, bool audit_backlogged, Batch& batch) {
-  DmReply reply{job.origin, job.dm->op, {}};
+std::optional<std::string> StoreWriter::refused_before_plan(const WriteJob& job, const std::string& audit_refused,
+                                                            std::chrono::steady_clock::time_point rate_deadline) const {
+  if (!audit_refused.empty() && job.origin.loop != kNoReply) return audit_refused;  // relay-signed ones are stored
+  if (job.rate && !job.rate->allowed_by(rate_deadline) && job.rate->refusal_stands()) return job.rate->refusal;
+  return std::nullopt;
+}
+
+void StoreWriter::plan_membership(WriteJob& job, RunMembership& work, uint64_t now, Batch& batch) {
+  const engine::Event& e = *work.event;
+  RelayMembership::Outcome m = membership_.apply(e, now);
+  batch.out.replies.push_back({job.origin, e.id, m.ok, m.reason});
+  for (auto& ev : m.emitted) follow(batch, std::move(ev), "");
+  if (m.removed) batch.out.lost_membership.push_back(*m.removed);
+}
+
+void StoreWriter::plan_event(WriteJob& job, StoreEvent& work, uint64_t now, Batch& batch,
+                             std::unordered_set<engine::Id, engine::KeyBytesHash>& admitted) {
+  const engine::Event& e = *work.event;
+  const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
+  if (work.ran) {
+    batch.pending.push_back({work.event, std::move(work.channel), waiting, std::move(*work.ran), false, {}, job.actor});
+    return;
+  }
+  if ((!waiting && !work.admit) || !TeamModel::handles(e.kind)) {
+    batch.pending.push_back({work.event, std::move(work.channel), waiting, {}, true, {}, job.actor});
+    return;
+  }
+  // A channel change must run once: a repeat is answered before it touches the team state.
+  if (!admitted.insert(e.id).second || store_.contains(e.id, e.kind)) {
+    batch.out.replies.push_back({job.origin, e.id, true, std::string(duplicate_reason(e.kind))});
+    return;
+  }
+  Admission a = team_.admit(e, now, work.proxy);
+  if (!a.ok) {
+    batch.out.replies.push_back({job.origin, e.id, false, std::move(a.reason)});
+    return;
+  }
+  batch.pending.push_back({work.event, std::move(a.channel), waiting, std::move(a.reason), a.fanout,
+                           std::move(a.deletes), job.actor, std::move(a.audit)});
+  for (Emitted& f : a.emitted) follow(batch, std::move(f.event), std::move(f.channel));
+  std::move(a.state.begin(), a.state.end(), std::back_inserter(batch.state));
+  std::move(a.revoked.begin(), a.revoked.end(), std::back_inserter(batch.out.revoked));
+}
+
+void StoreWriter::plan_dm(WriteJob& job, RunDm& work, uint64_t now, bool audit_backlogged, Batch& batch) {
+  DmReply reply{job.origin, work.request.op, {}};
   if (audit_backlogged) {
     reply.outcome.status = DmStatus::kBusy;
-  } else if (Admission a = team_.run_dm(*job.dm, now, &reply.outcome); a.ok) {
+  } else if (Admission a = team_.run_dm(work.request, now, &reply.outcome); a.ok) {
     for (Emitted& f : a.emitted) follow(batch, std::move(f.event), std::move(f.channel));
     std::move(a.state.begin(), a.state.end(), std::back_inserter(batch.state));
     std::move(a.audit.begin(), a.audit.end(), std::back_inserter(batch.audit));
@@ -314,15 +326,15 @@ void StoreWriter::plan_dm(WriteJob& job, uint64_t now, bool audit_backlogged, Ba
   batch.dm_replies.push_back(std::move(reply));
 }
 
-void StoreWriter::plan_team_change(WriteJob& job, uint64_t now, Batch& batch) {
-  Admission a = team_.change(*job.team_change, now);
+void StoreWriter::plan_team_change(ChangeTeam& work, uint64_t now, Batch& batch) {
+  Admission a = team_.change(work.change, now);
   if (a.ok) {
     for (Emitted& f : a.emitted) follow(batch, std::move(f.event), std::move(f.channel));
     std::move(a.state.begin(), a.state.end(), std::back_inserter(batch.state));
     std::move(a.audit.begin(), a.audit.end(), std::back_inserter(batch.audit));
     std::move(a.revoked.begin(), a.revoked.end(), std::back_inserter(batch.out.revoked));
   }
-  if (job.done) batch.done.emplace_back(std::move(job.done), a.ok);
+  if (work.done) batch.done.emplace_back(std::move(work.done), a.ok);
 }
 
 void StoreWriter::audit_records(const Batch& batch, std::span<const engine::WriteResult> results) {

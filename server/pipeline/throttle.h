@@ -19,21 +19,29 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/clock.h"
 #include "engine/event.h"
 #include "engine/event_store.h"
 #include "engine/shared_rate_counter.h"
 #include "net/http.h"
-#include "engine/clock.h"
 #include "server/access/auth_audit.h"
+#include "server/access/grant.h"
 #include "server/access/relay_membership.h"
-#include "server/relay/rate_limits.h"
-#include "server/relay/relay_stats.h"
-#include "server/relay/session.h"
-#include "server/relay/store_writer.h"
-#include "server/relay/verdict.h"
+#include "server/pipeline/rate_limits.h"
+#include "server/pipeline/relay_stats.h"
+#include "server/pipeline/store_writer.h"
+#include "server/pipeline/verdict.h"
 #include "server/team/profile_directory.h"
 
 namespace buzz::server {
+
+// The human frame limit's token bucket of one connection: frames it may still
+// send, as of `at_ms` (steady clock; -1 = full, never used). Its session holds
+// it and only the connection's loop touches it.
+struct FrameBucket {
+  float tokens = 0;
+  int64_t at_ms = -1;
+};
 
 class Throttle {
  public:
@@ -49,8 +57,9 @@ class Throttle {
         stats_(stats),
         shared_(shared) {}
 
-  // An EVENT, REQ or COUNT frame on this connection: false past the human frame limit.
-  bool admit_frame(Session& session);
+  // An EVENT, REQ or COUNT frame of an authenticated connection (its bucket, its
+  // pubkey and grant): false past the human frame limit.
+  bool admit_frame(FrameBucket& bucket, const engine::Pubkey& pk, const Grant& grant);
   // A message (counts_as_message) by its author, submitted by `submitter`: the
   // refusal, or nullopt. What an owner or admin submits for others (buzz sync,
   // a bridge under proxy:submit) copies messages already written: not counted.

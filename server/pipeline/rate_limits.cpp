@@ -1,4 +1,4 @@
-#include "server/relay/rate_limits.h"
+#include "server/pipeline/rate_limits.h"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "engine/kinds.h"
-#include "server/relay/rate_limits.h"
+#include "server/pipeline/rate_limits.h"
 
 namespace buzz::server {
 

@@ -13,6 +13,8 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
+#include <variant>
 #include <vector>
 
 #include "engine/event.h"
@@ -24,7 +26,7 @@
 #include "server/access/relay_membership.h"
 #include "server/feeds/audit_feed.h"
 #include "server/feeds/search_feeder.h"
-#include "server/relay/remote_queue.h"
+#include "server/pipeline/remote_queue.h"
 #include "server/team/dm_request.h"
 #include "server/team/team_model.h"
 
@@ -33,36 +35,50 @@ namespace buzz::server {
 // WriteJob::origin.loop for events nobody waits an OK for (relay-signed ones).
 inline constexpr uint16_t kNoReply = UINT16_MAX;
 
-struct WriteJob {
-  enum class Type : uint8_t {
-    kStore,       // a client event, or a relay-signed one (origin.loop == kNoReply)
-    kMembership,  // NIP-43 9030–9032 / 28936: executed, not stored
-    kAudit,       // an audit entry with no event (AUTH): recorded, no reply
-    kDm,          // a DM operation asked over REST: run by the team model, answered with a DmReply
-    kTeamChange,  // a TeamChange (a huddle's auto-add or archive): its `done` hears whether it committed
-  };
-  Type type = Type::kStore;
-  std::shared_ptr<const engine::Event> event;
-  std::string channel;
-  net::ConnId origin;
-  engine::Pubkey actor{};              // the authenticated submitter (audit actor)
-  std::optional<engine::AuditRecord> audit{};  // kAudit only
-  std::optional<DmRequest> dm{};               // kDm only
-  std::optional<TeamChange> team_change{};     // kTeamChange only
-  // kTeamChange: called on the writer thread once the batch is settled, true
-  // when the change was admitted and its batch committed. It must not block.
-  std::function<void(bool committed)> done{};
-  bool proxy = false;  // submitted under proxy:submit: the channel-membership check is skipped (protocol.md §6.6)
+// What a WriteJob asks of the writer: one alternative per kind of work, each
+// planned by its own branch of StoreWriter::plan (a std::visit, so a new
+// alternative nobody plans does not compile).
+//
+// An event to store: a client's, or a relay-signed one (origin.loop == kNoReply).
+struct StoreEvent {
+  std::shared_ptr<const engine::Event> event{};
+  std::string channel{};  // known before the channel rules run: a command's, a relay-signed event's
+  bool proxy = false;   // submitted under proxy:submit: the channel-membership check is skipped (protocol.md §6.6)
   // A relay-signed event (origin.loop == kNoReply) that still runs the channel rules: a
   // workflow's 9002 acting for its owner. A refusal comes back in the outcome's replies.
   bool admit = false;
-  // Several nodes: the message rate counted across them, still on its way
-  // when the job was queued. A use the shared count put past the limit is
-  // refused here, before it is stored (engine::RateTicket).
-  std::shared_ptr<engine::RateTicket> rate{};
   // A command a CommandRunner already ran: stored in `channel` as it is, never
   // fanned out, answered OK with this message.
   std::optional<std::string> ran{};
+};
+// A NIP-43 relay-membership command (9030–9032, 28936): executed, not stored.
+struct RunMembership {
+  std::shared_ptr<const engine::Event> event{};
+};
+// An audit entry that belongs to no event (AUTH, a refusal, an upload): recorded, no reply.
+struct RecordAudit {
+  engine::AuditRecord record;
+};
+// A DM operation asked over REST (or by a workflow): run by the team model, answered with a DmReply.
+struct RunDm {
+  DmRequest request;
+};
+// A TeamChange (a huddle's auto-add or archive). `done` is called on the writer
+// thread once the batch is settled, true when the change was admitted and its
+// batch committed; it must not block.
+struct ChangeTeam {
+  TeamChange change;
+  std::function<void(bool committed)> done{};
+};
+
+struct WriteJob {
+  std::variant<StoreEvent, RunMembership, RecordAudit, RunDm, ChangeTeam> work{};
+  net::ConnId origin{kNoReply, 0, 0};  // where the answer goes
+  engine::Pubkey actor{};              // the authenticated submitter (audit actor)
+  // Several nodes: an event's message use counted across them, still on its way
+  // when the job was queued. A use the shared count put past the limit is
+  // refused here, before it is stored (engine::RateTicket).
+  std::shared_ptr<engine::RateTicket> rate{};
 };
 
 struct OkReply {
@@ -114,16 +130,26 @@ struct WriteBatchOutcome {
 
 class StoreWriter {
  public:
-  using Sink = std::function<void(WriteBatchOutcome&&)>;
+  // Who hears each batch's outcome, on the writer thread, in this order:
+  //  1. `observe`, the rooms that act on what was committed (the workflows: their
+  //     triggers, and their own DM operations' answers, which they take out of
+  //     the outcome so that nobody else answers them);
+  //  2. `deliver`, the relay, which then answers every submitter and fans the
+  //     committed events out.
+  // So a workflow has seen an event before any client hears of it. Neither may block.
+  struct Sinks {
+    std::function<void(WriteBatchOutcome&)> observe;
+    std::function<void(WriteBatchOutcome&&)> deliver;
+  };
 
   StoreWriter(engine::EventStore& store, RelayMembership& membership, TeamModel& team, AuditFeed& audit,
               size_t capacity, std::chrono::seconds reaper_interval);
   ~StoreWriter();
 
-  // Starts the thread, which hands every batch's outcome to `sink`. Jobs
+  // Starts the thread, which hands every batch's outcome to `sinks`. Jobs
   // submitted before wait for it: the rooms that submit are built first, the
   // relay that receives the outcomes last.
-  void start(Sink sink);
+  void start(Sinks sinks);
   // Before start(): several nodes' fan-out. Each batch's committed events are
   // published right after its COMMIT, on this thread, before the team
   // catch-up that this node's own fan-out waits for (the other nodes run
@@ -185,6 +211,8 @@ class StoreWriter {
   };
 
   void run();
+  // Hands an outcome to the sinks, in their order (see Sinks).
+  void hand_out(WriteBatchOutcome&& out);
   void process(std::vector<WriteJob>& jobs, std::vector<engine::RemoteEvent>& remote);
   // Stores the jobs (and the reaper's and the audit log's work) as one batch.
   void write_batch(std::vector<WriteJob>& jobs, Batch& batch);
@@ -209,9 +237,18 @@ class StoreWriter {
   // lays out what to store.
   void plan(std::vector<WriteJob>& jobs, uint64_t now, Batch& batch);
   void follow(Batch& batch, engine::Event&& event, std::string channel);
-  // Runs a DM operation asked over REST; its reply waits for the batch.
-  void plan_dm(WriteJob& job, uint64_t now, bool audit_backlogged, Batch& batch);
-  void plan_team_change(WriteJob& job, uint64_t now, Batch& batch);
+  // plan()'s branches, one per kind of work. `refusal`: why this batch takes no
+  // client event (the audit log is full), or empty.
+  void plan_event(WriteJob& job, StoreEvent& work, uint64_t now, Batch& batch,
+                  std::unordered_set<engine::Id, engine::KeyBytesHash>& admitted);
+  void plan_membership(WriteJob& job, RunMembership& work, uint64_t now, Batch& batch);
+  // Runs a DM operation; its reply waits for the batch.
+  void plan_dm(WriteJob& job, RunDm& work, uint64_t now, bool audit_backlogged, Batch& batch);
+  void plan_team_change(ChangeTeam& work, uint64_t now, Batch& batch);
+  // The refusal a client event gets before it is planned (the audit log is
+  // full, or the shared message count said no), or nullopt.
+  std::optional<std::string> refused_before_plan(const WriteJob& job, const std::string& audit_refused,
+                                                 std::chrono::steady_clock::time_point rate_deadline) const;
   // The audit records of what the write stored (audit.md §5).
   void audit_records(const Batch& batch, std::span<const engine::WriteResult> results);
   // OK replies and fan-out once the batch is durable (or failed).
@@ -224,7 +261,7 @@ class StoreWriter {
   size_t capacity_;
   std::chrono::seconds reaper_interval_;
   std::chrono::steady_clock::time_point next_reap_;
-  Sink sink_;
+  Sinks sinks_;
   engine::PubSub* pubsub_ = nullptr;
   const SearchFeeder* search_ = nullptr;
   mutable std::mutex mu_;

@@ -1,4 +1,4 @@
-#include "server/relay/rate_limiter.h"
+#include "server/pipeline/rate_limiter.h"
 
 #include <algorithm>
 

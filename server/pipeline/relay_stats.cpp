@@ -1,5 +1,5 @@
 // The label table of RelayStats::media_uploads; see relay_stats.h.
-#include "server/relay/relay_stats.h"
+#include "server/pipeline/relay_stats.h"
 
 namespace buzz::server {
 
