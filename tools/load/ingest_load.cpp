@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tools/client/child_process.h"
 #include "tools/load/load_client.h"
 #include "tools/load/ready_set.h"
 
@@ -93,7 +94,11 @@ double ingest_floor_us(const std::vector<std::vector<std::string>>& frames, int 
   const std::string dir = temp_dir();  // the relay's, removed when it stopped
   const uint16_t port = uint16_t(pick_port() + 1);
   const std::string self = std::filesystem::read_symlink("/proc/self/exe");
-  const pid_t pid = spawn_process({self, "ingest-floor-serve", "--port", std::to_string(port), "--dir", dir}, {}, 1);
+  std::string error;
+  const pid_t pid = client::start_child(
+      {.args = {self, "ingest-floor-serve", "--port", std::to_string(port), "--dir", dir}, .drop_prefix = "BUZZ_", .stdout_path = "/dev/null"},
+      &error);
+  if (pid < 0) throw std::runtime_error(error);
   std::vector<std::unique_ptr<client::WsClient>> conns;
   std::string err;
   for (int attempt = 0; conns.size() < frames.size() && attempt < 200; ++attempt) {

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "engine/clock.h"
-#include "tools/load/http_client.h"
+#include "tools/client/http_client.h"
 #include "tools/load/load_client.h"
 
 namespace buzz::load {
@@ -40,9 +40,9 @@ void run_messages(const Options& o) {
   send_all(*ws, follow_ups);
 
   const std::string bearer = mint_bearer(server, owner, "messages:read");
-  HttpClient setup(server.port());
+  client::HttpClient setup(server.port());
   const std::string target = "/api/channels/" + channel + "/messages";
-  HttpAnswer page = setup.call("GET", target, {{"Authorization", bearer}});
+  client::HttpReply page = setup.call("GET", target, {{"Authorization", bearer}});
   if (page.status != 200) throw std::runtime_error("messages failed: " + page.body);
 
   std::atomic<uint64_t> done{0}, failed{0};
@@ -51,8 +51,8 @@ void run_messages(const Options& o) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t) {
     threads.emplace_back([&] {
-      std::vector<std::unique_ptr<HttpClient>> conns;
-      for (int i = 0; i < std::max(1, o.connections / 2); ++i) conns.push_back(std::make_unique<HttpClient>(server.port()));
+      std::vector<std::unique_ptr<client::HttpClient>> conns;
+      for (int i = 0; i < std::max(1, o.connections / 2); ++i) conns.push_back(std::make_unique<client::HttpClient>(server.port()));
       while (now_s() < deadline) {
         for (auto& c : conns) c->send("GET", target, {{"Authorization", bearer}});
         for (auto& c : conns) (c->read().status == 200 ? done : failed).fetch_add(1);

@@ -13,7 +13,7 @@
 
 #include "engine/clock.h"
 #include "engine/signature.h"
-#include "tools/load/http_client.h"
+#include "tools/client/http_client.h"
 #include "tools/load/load_client.h"
 #include "tools/load/thread_cpu.h"
 
@@ -46,14 +46,14 @@ double verify_us() {
 }
 
 BatchCounters scrape_batches(const ServerProcess& server) {
-  HttpClient http(server.port());
+  client::HttpClient http(server.port());
   const std::string page = http.call("GET", "/metrics").body;
   return {metric_value(page, "buzz_store_batches_total"), metric_value(page, "buzz_store_batched_jobs_total"),
           metric_value(page, "buzz_search_overflowed_total")};
 }
 
 double wait_until_searchable(const ServerProcess& server) {
-  HttpClient http(server.port());
+  client::HttpClient http(server.port());
   const auto start = std::chrono::steady_clock::now();
   while (metric_value(http.call("GET", "/metrics").body, "buzz_search_lag_ms") > 0) {
     if (std::chrono::steady_clock::now() - start > std::chrono::minutes(10)) {
