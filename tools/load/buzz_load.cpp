@@ -61,8 +61,7 @@ void crash(const Options& o) {
 }
 
 void soak(const Options& o) {
-  std::string dir = temp_dir();
-  ServerProcess server(o.binary, dir, pick_port());
+  ServerProcess server = start_relay(o);
   SoakRun run;
   run.minutes = o.minutes;
   run.connections = o.connections;
@@ -96,8 +95,7 @@ void workflows(const Options& o) {
   w.seconds = o.seconds;
   std::map<std::string, double> figures;
   auto measure = [&](auto&& run) {
-    std::string dir = temp_dir();
-    ServerProcess server(o.binary, dir, pick_port());
+    ServerProcess server = start_relay(o);
     return run(server);
   };
   const double plain = measure([&](auto& s) { return run_workflow_overhead(s, w, false); })["server_cpu_us_per_message"];
@@ -115,15 +113,13 @@ void workflows(const Options& o) {
 // Issue 18: `buzz send-message` end to end, a process per message.
 void cli(const Options& o) {
   setenv("BUZZ_MINT_RATE_LIMIT", "1000000", 1);  // the key-only runs mint once each
-  std::string dir = temp_dir();
-  ServerProcess server(o.binary, dir, pick_port());
+  ServerProcess server = start_relay(o);
   report(o, run_cli_load(server, o.binary, o.events));
 }
 
 // Issue 18: `buzz acp`, mention → prompt in the agent's hands, 32 agents busy.
 void acp(const Options& o, const char* self) {
-  std::string dir = temp_dir();
-  ServerProcess server(o.binary, dir, pick_port());
+  ServerProcess server = start_relay(o);
   AcpLoadOptions a;
   a.buzz_binary = o.binary;
   a.self_binary = self;
@@ -133,8 +129,7 @@ void acp(const Options& o, const char* self) {
 }
 
 void huddle(const Options& o) {
-  std::string dir = temp_dir();
-  ServerProcess server(o.binary, dir, pick_port());
+  ServerProcess server = start_relay(o);
   report(o, run_huddle_load(server, {o.rooms, o.speakers, o.rate, o.seconds}));
 }
 

@@ -12,8 +12,7 @@
 namespace buzz::load {
 
 void run_channels(const Options& o) {
-  std::string dir = temp_dir();
-  ServerProcess server(o.binary, dir, pick_port());
+  ServerProcess server = start_relay(o);
   engine::Keypair owner = engine::generate_keypair();
   auto admin = connect_authed(server, owner);
   std::vector<std::string> ids;

@@ -10,8 +10,7 @@
 namespace buzz::load {
 
 void run_idle(const Options& o) {
-  std::string dir = temp_dir();
-  ServerProcess server(o.binary, dir, pick_port());
+  ServerProcess server = start_relay(o);
   auto warm = connect_authed(server, engine::generate_keypair());
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   std::vector<std::unique_ptr<client::WsClient>> conns;

@@ -141,8 +141,7 @@ void run_ingest(const Options& o) {
   std::map<std::string, double> figures;
   ProcessUsage before, after;
   {
-    std::string dir = temp_dir();
-    ServerProcess server(o.binary, dir, pick_port());
+    ServerProcess server = start_relay(o);
     std::vector<std::unique_ptr<client::WsClient>> conns;
     for (int i = 0; i < o.connections; ++i) conns.push_back(connect_authed(server, keys[size_t(i)]));
     BatchCounters batches_before = scrape_batches(server);

@@ -13,8 +13,7 @@
 namespace buzz::load {
 
 void run_messages(const Options& o) {
-  std::string dir = temp_dir();
-  ServerProcess server(o.binary, dir, pick_port());
+  ServerProcess server = start_relay(o);
   engine::Keypair owner = engine::generate_keypair();
   auto ws = connect_authed(server, owner);
   const std::string channel = "b0000000-0000-4000-8000-000000000001";

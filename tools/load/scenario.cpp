@@ -28,6 +28,8 @@ std::string temp_dir() {
   return d.string();
 }
 
+ServerProcess start_relay(const Options& o) { return ServerProcess(o.binary, temp_dir(), pick_port()); }
+
 double verify_us() {
   engine::Event e;
   e.kind = 1;

@@ -47,6 +47,9 @@ uint16_t pick_port();
 // An empty directory of this run under the system's temporary directory.
 std::string temp_dir();
 
+// The relay of a scenario: o.binary on a fresh temp_dir(), at pick_port().
+ServerProcess start_relay(const Options& o);
+
 // Median cost of one libsecp256k1 verify, measured here so every figure can be
 // read as a multiple of it. CPU time of this thread, as the relay's figures are
 // CPU time: on two shared cores a wall-clock loop also counts the time it
