@@ -24,7 +24,7 @@ AllocatorStats allocator_stats();
 // default it keeps them 10 s and returns them only when the same arena next
 // allocates, so a thread that goes quiet after a burst (a loop, a memtable
 // flush) keeps its pages: in the 10-minute soak that swung RSS by 8–31 MiB;
-// with this it holds 8–11 MiB (docs/performance.md, the soak's last points).
+// with this it holds 8–11 MiB (docs/performance.md, "Soak").
 // The offline commands keep jemalloc's defaults (an import pays ~0.2 s of
 // page faults for prompt returns it does not need). MALLOC_CONF in the
 // environment wins: nothing is changed when it is set.

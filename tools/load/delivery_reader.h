@@ -3,7 +3,7 @@
 // WebSocket text frames whose "content" is the event's number, read here from
 // a socket past its upgrade without a copy per frame. Before the two shared
 // it, reading the relay cost the readers 8.1-8.9 µs a delivery against the
-// floor's 6.1-6.4 (docs/performance.md, "Issue 20, where each target ends").
+// floor's 6.1-6.4 (docs/performance.md, "Live fan-out").
 #pragma once
 
 #include <string>
