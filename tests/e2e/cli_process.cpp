@@ -1,16 +1,14 @@
 #include "tests/e2e/cli_process.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
-extern char** environ;
+#include "tools/client/child_process.h"
 
 namespace buzz::test {
 namespace {
@@ -32,36 +30,21 @@ CliRun run_cli(const std::vector<std::string>& args, const std::vector<std::pair
   const std::string in = dir + "/in", out = dir + "/out", err = dir + "/err";
   std::ofstream(in, std::ios::binary) << stdin_text;
 
-  std::vector<std::string> argv_text = {std::getenv("BUZZ_BINARY")};
-  argv_text.insert(argv_text.end(), args.begin(), args.end());
-  std::vector<std::string> env_text;
-  for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "BUZZ_", 5) != 0) env_text.emplace_back(*e);
-  }
-  for (const auto& [name, value] : env) env_text.push_back(name + "=" + value);
-  auto pointers = [](std::vector<std::string>& v) {
-    std::vector<char*> p;
-    for (std::string& s : v) p.push_back(s.data());
-    p.push_back(nullptr);
-    return p;
-  };
-  std::vector<char*> argv = pointers(argv_text), envp = pointers(env_text);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, in.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid = -1;
+  std::vector<std::string> args_text = {std::getenv("BUZZ_BINARY")};
+  args_text.insert(args_text.end(), args.begin(), args.end());
   CliRun run;
-  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data()) == 0) {
+  std::string error;
+  const pid_t pid = client::start_child(
+      {.args = std::move(args_text), .drop_prefix = "BUZZ_", .env = env, .stdin_path = in, .stdout_path = out, .stderr_path = err},
+      &error);
+  if (pid > 0) {
     int status = 0;
     waitpid(pid, &status, 0);
     run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
-  posix_spawn_file_actions_destroy(&actions);
   run.out = slurp(out);
   run.err = slurp(err);
+  if (pid < 0) run.err += error;  // it did not start: say why
   for (const std::string& f : {in, out, err}) std::remove(f.c_str());
   rmdir(dir.c_str());
   return run;

@@ -11,9 +11,7 @@
 
 #include <simdjson.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <thread>
@@ -253,36 +251,6 @@ std::optional<RelayMessage> NostrClient::wait_for(
     if (want(*m)) return m;
     kept_.push_back(std::move(*m));
   }
-}
-
-HttpReply http_call(uint16_t port, const std::string& method, const std::string& target,
-                    const std::vector<std::pair<std::string, std::string>>& headers, const std::string& body) {
-  std::string request = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n";
-  for (const auto& [name, value] : headers) request += name + ": " + value + "\r\n";
-  if (!body.empty()) request += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  request += "Connection: close\r\n\r\n" + body;
-  HttpReply reply;
-  auto raw = client::http_request("127.0.0.1", port, request);
-  if (!raw) return reply;
-  const size_t head_end = raw->find("\r\n\r\n");
-  const std::string head = raw->substr(0, head_end);
-  reply.body = head_end == std::string::npos ? "" : raw->substr(head_end + 4);
-  if (head.size() > 12) reply.status = std::atoi(head.substr(9, 3).c_str());
-  size_t pos = head.find("\r\n");
-  while (pos != std::string::npos) {
-    const size_t next = head.find("\r\n", pos + 2);
-    const std::string line = head.substr(pos + 2, next == std::string::npos ? std::string::npos : next - pos - 2);
-    const size_t colon = line.find(':');
-    if (colon != std::string::npos) {
-      std::string name = line.substr(0, colon);
-      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-      std::string value = line.substr(colon + 1);
-      value.erase(0, value.find_first_not_of(' '));
-      reply.headers[name] = value;
-    }
-    pos = next;
-  }
-  return reply;
 }
 
 HttpReply http_get(uint16_t port, const std::string& path, const std::string& accept) {

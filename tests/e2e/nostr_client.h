@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
 #include <utility>
 #include <memory>
 #include <optional>
@@ -21,6 +20,7 @@
 #include "engine/event.h"
 #include "engine/signature.h"
 #include "tests/e2e/relay_process.h"
+#include "tools/client/http_client.h"
 #include "tools/client/ws_client.h"
 
 namespace buzz::test {
@@ -133,16 +133,9 @@ RelayMessage parse_relay_message(std::string raw);
 
 // --- HTTP ---
 
-struct HttpReply {
-  int status = 0;  // 0: no answer
-  std::map<std::string, std::string> headers;  // names lowercased
-  std::string body;
-};
-
-// One HTTP/1.1 request to 127.0.0.1:port (Connection: close).
-HttpReply http_call(uint16_t port, const std::string& method, const std::string& target,
-                    const std::vector<std::pair<std::string, std::string>>& headers = {},
-                    const std::string& body = "");
+// One HTTP/1.1 request to 127.0.0.1:port (Connection: close): tools/client/http_client.h.
+using client::HttpReply;
+using client::http_call;
 HttpReply http_get(uint16_t port, const std::string& path, const std::string& accept = "");
 
 // The value of one Prometheus sample in a /metrics body, or -1.

@@ -1,21 +1,16 @@
 // Child-process control for end-to-end tests; see tests/e2e/relay_process.h.
 // Layout of the temp dir (mkdtemp under $TMPDIR or /tmp): relay.log holds
 // the child's stdout+stderr, data/ is the data dir unless one was given.
-// Invariant: between fork and execve the child calls only async-signal-safe
-// functions (the test process may be multi-threaded); everything it needs
-// is built before the fork.
+// The child is started by tools/client/child_process.h.
 #include "tests/e2e/relay_process.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -27,9 +22,8 @@
 #include <thread>
 
 #include "tests/e2e/pg_test_store.h"
-#include "tools/client/ws_client.h"
-
-extern char** environ;
+#include "tools/client/child_process.h"
+#include "tools/client/http_client.h"
 
 namespace buzz::test {
 namespace {
@@ -51,15 +45,6 @@ std::string describe_status(int status) {
     return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
   }
   return "ended with status " + std::to_string(status);
-}
-
-// execve wants mutable, null-terminated char* arrays; `strings` must outlive it.
-std::vector<char*> c_array(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  out.reserve(strings.size() + 1);
-  for (auto& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
 }
 
 }  // namespace
@@ -148,60 +133,20 @@ bool RelayProcess::spawn(const std::string& binary, const RelayOptions& opts,
   std::vector<std::string> args = {binary, "serve", "--bind",
                                    "127.0.0.1:" + std::to_string(port_), "--data-dir", data_dir_};
   args.insert(args.end(), opts.extra_args.begin(), opts.extra_args.end());
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view kv(*e);
-    const std::string_view key = kv.substr(0, kv.find('='));
-    const bool overridden = std::any_of(opts.env.begin(), opts.env.end(),
-                                        [&](const auto& p) { return p.first == key; });
-    if (!overridden) env.emplace_back(kv);
-  }
-  for (const auto& [key, value] : opts.env) env.push_back(key + "=" + value);
-  std::vector<char*> argv = c_array(args);
-  std::vector<char*> envp = c_array(env);
-
-  const int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (log_fd < 0 || null_fd < 0) {
-    *error = "cannot open " + log_path_ + " or /dev/null: " + std::strerror(errno);
-    if (log_fd >= 0) ::close(log_fd);
-    if (null_fd >= 0) ::close(null_fd);
-    return false;
-  }
   // A banner per attempt keeps retries readable in the log.
   std::string banner = "=== buzz-e2e: exec";
   for (const auto& a : args) banner += " " + a;
-  banner += "\n";
-  (void)!::write(log_fd, banner.data(), banner.size());
-
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    // Child: async-signal-safe calls only. Die with the test process, start
-    // with default signal handling, and log to the shared file.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    sigset_t none;
-    ::sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    for (int sig : {SIGTERM, SIGINT, SIGPIPE, SIGCHLD}) ::sigaction(sig, &dfl, nullptr);
-    ::dup2(null_fd, STDIN_FILENO);
-    ::dup2(log_fd, STDOUT_FILENO);
-    ::dup2(log_fd, STDERR_FILENO);
-    ::execve(argv[0], argv.data(), envp.data());
-    static const char kMsg[] = "=== buzz-e2e: execve failed\n";
-    (void)!::write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
-    ::_exit(127);
-  }
-  const int fork_errno = errno;
-  ::close(log_fd);
-  ::close(null_fd);
-  if (pid < 0) {
-    *error = std::string("fork: ") + std::strerror(fork_errno);
-    return false;
-  }
+  std::ofstream(log_path_, std::ios::app) << banner << "\n";
+  // The child dies with the test process and logs to the shared file.
+  const pid_t pid = client::start_child({.args = std::move(args),
+                                         .env = opts.env,
+                                         .stdin_path = "/dev/null",
+                                         .stdout_path = log_path_,
+                                         .stderr_path = log_path_,
+                                         .append = true,
+                                         .death_signal = SIGKILL},
+                                        error);
+  if (pid < 0) return false;
   pid_ = pid;
   running_ = true;
   return true;
@@ -209,8 +154,6 @@ bool RelayProcess::spawn(const std::string& binary, const RelayOptions& opts,
 
 bool RelayProcess::wait_healthy(int timeout_ms, bool* child_exited, std::string* error) {
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  const std::string request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1:" +
-                              std::to_string(port_) + "\r\nConnection: close\r\n\r\n";
   std::string last = "no response";
   for (;;) {
     int status = 0;
@@ -221,14 +164,11 @@ bool RelayProcess::wait_healthy(int timeout_ms, bool* child_exited, std::string*
                " before answering GET /health";
       return false;
     }
-    if (auto resp = client::http_request("127.0.0.1", port_, request, 1000)) {
-      last = resp->substr(0, resp->find("\r\n"));
+    if (const int answer = client::http_call(port_, "GET", "/health", {}, "", 1000).status; answer != 0) {
+      last = "status " + std::to_string(answer);
       // Also require our child to be alive: a 200 from a dead child's port
       // would come from someone else.
-      if ((last.rfind("HTTP/1.1 200", 0) == 0 || last.rfind("HTTP/1.0 200", 0) == 0) &&
-          ::waitpid(pid_, &status, WNOHANG) == 0) {
-        return true;
-      }
+      if (answer == 200 && ::waitpid(pid_, &status, WNOHANG) == 0) return true;
     }
     if (Clock::now() >= deadline) {
       *error = "relay did not answer GET /health with 200 within " +

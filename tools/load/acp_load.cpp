@@ -19,6 +19,7 @@
 
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "tools/client/child_process.h"
 #include "tools/load/load_client.h"
 
 namespace buzz::load {
@@ -97,8 +98,13 @@ std::map<std::string, double> run_acp_load(const ServerProcess& server, const Ac
   std::vector<std::string> args = {o.buzz_binary, "acp", "--agent-command", o.self_binary, "--agent-args",
                                    "acp-agent," + log + "," + std::to_string(o.work_ms), "--agents",
                                    std::to_string(o.agents), "--respond-to", "anyone", "--mcp-command", ""};
-  const pid_t harness = spawn_process(
-      args, {"BUZZ_RELAY_URL=" + server.url(), "BUZZ_PRIVATE_KEY=" + engine::to_hex(agent.secret)}, 2);
+  std::string error;
+  const pid_t harness = client::start_child({.args = args,
+                                             .drop_prefix = "BUZZ_",
+                                             .env = {{"BUZZ_RELAY_URL", server.url()}, {"BUZZ_PRIVATE_KEY", engine::to_hex(agent.secret)}},
+                                             .stderr_path = "/dev/null"},
+                                            &error);
+  if (harness < 0) throw std::runtime_error(error);
   struct Stop {
     pid_t pid;
     ~Stop() {

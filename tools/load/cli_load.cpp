@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/hex.h"
+#include "tools/client/child_process.h"
 #include "tools/load/load_client.h"
 
 namespace buzz::load {
@@ -18,11 +19,14 @@ struct RunTime {
   double cpu;   // seconds of the child's user + system time: what a loaded host does not inflate
 };
 
-// One run of `binary args…` with these extra environment entries.
-RunTime timed_run(std::vector<std::string> args, const std::vector<std::string>& env) {
+// One run of `binary args…` with these environment entries, none of ours
+// that start BUZZ_.
+RunTime timed_run(std::vector<std::string> args, const client::Environment& env) {
   // The answer goes to /dev/null: this times the CLI, not a terminal.
   const double t0 = now_s();
-  const pid_t pid = spawn_process(args, env, 1);
+  std::string error;
+  const pid_t pid = client::start_child({.args = args, .drop_prefix = "BUZZ_", .env = env, .stdout_path = "/dev/null"}, &error);
+  if (pid < 0) throw std::runtime_error(error);
   int status = 0;
   rusage usage{};
   wait4(pid, &status, 0, &usage);
@@ -39,12 +43,12 @@ std::map<std::string, double> run_cli_load(const ServerProcess& server, const st
   const std::string channel = channel_uuid(0);
   auto ws = connect_authed(server, agent);
   send_all(*ws, {"[\"EVENT\"," + note(agent, "", {{"h", channel}, {"name", "cli"}}, 9007).raw + "]"});
-  const std::string relay = "BUZZ_RELAY_URL=http://127.0.0.1:" + std::to_string(server.port());
-  const std::string key = "BUZZ_PRIVATE_KEY=" + engine::to_hex(agent.secret);
-  const std::string token = "BUZZ_API_TOKEN=" + mint_bearer(server, agent, "messages:write").substr(7);  // drop "Bearer "
+  const std::pair<std::string, std::string> relay = {"BUZZ_RELAY_URL", "http://127.0.0.1:" + std::to_string(server.port())};
+  const std::pair<std::string, std::string> key = {"BUZZ_PRIVATE_KEY", engine::to_hex(agent.secret)};
+  const std::pair<std::string, std::string> token = {"BUZZ_API_TOKEN", mint_bearer(server, agent, "messages:write").substr(7)};  // drop "Bearer "
 
   std::map<std::string, double> figures;
-  auto measure = [&](const char* mode, const std::vector<std::string>& env) {
+  auto measure = [&](const char* mode, const client::Environment& env) {
     std::vector<double> took, cpu;
     for (int i = 0; i < runs; ++i) {
       std::vector<std::string> args = {binary, "send-message", "--channel", channel, "--content", "cli load " + std::to_string(i)};

@@ -1,9 +1,7 @@
 // What every scenario says to the relay; see load_client.h.
 #include "tools/load/load_client.h"
 
-#include <fcntl.h>
 #include <openssl/evp.h>
-#include <spawn.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,10 +12,8 @@
 
 #include "engine/clock.h"
 #include "engine/hex.h"
-#include "tools/load/http_client.h"
+#include "tools/client/http_client.h"
 #include "engine/canonical.h"
-
-extern char** environ;
 
 namespace buzz::load {
 
@@ -60,28 +56,6 @@ double metric_value(const std::string& page, const std::string& name) {
   return at == std::string::npos ? 0.0 : std::strtod(page.c_str() + at + name.size() + 2, nullptr);
 }
 
-pid_t spawn_process(std::vector<std::string> args, const std::vector<std::string>& env, int quiet_fd) {
-  std::vector<std::string> envs = env;
-  for (char** e = environ; *e; ++e) {
-    if (std::string_view(*e).substr(0, 5) != "BUZZ_") envs.emplace_back(*e);
-  }
-  auto pointers = [](std::vector<std::string>& v) {
-    std::vector<char*> p;
-    for (std::string& s : v) p.push_back(s.data());
-    p.push_back(nullptr);
-    return p;
-  };
-  std::vector<char*> argv = pointers(args), envp = pointers(envs);
-  posix_spawn_file_actions_t quiet;
-  posix_spawn_file_actions_init(&quiet);
-  posix_spawn_file_actions_addopen(&quiet, quiet_fd, "/dev/null", O_WRONLY, 0);
-  pid_t pid;
-  const int rc = posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&quiet);
-  if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
-  return pid;
-}
-
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 std::string nip98(const engine::Keypair& key, const std::string& url, const std::string& method, const std::string& body) {
@@ -97,8 +71,8 @@ std::string nip98(const engine::Keypair& key, const std::string& url, const std:
 std::string mint_bearer(const ServerProcess& server, const engine::Keypair& key, const std::string& scope) {
   const std::string body = R"({"name":"load","scopes":[")" + scope + R"("]})";
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + "/api/tokens";
-  HttpClient http(server.port());
-  const HttpAnswer minted = http.call("POST", "/api/tokens", {{"Authorization", nip98(key, url, "POST", body)}}, body);
+  client::HttpClient http(server.port());
+  const client::HttpReply minted = http.call("POST", "/api/tokens", {{"Authorization", nip98(key, url, "POST", body)}}, body);
   const size_t at = minted.body.find("\"token\":\"");
   if (minted.status != 201 || at == std::string::npos) throw std::runtime_error("mint failed: " + minted.body);
   return "Bearer " + minted.body.substr(at + 9, minted.body.find('"', at + 9) - (at + 9));

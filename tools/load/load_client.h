@@ -2,8 +2,6 @@
 // connection (NIP-42), a signed event, a NIP-98 header, a history query.
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,10 +35,6 @@ void send_all(client::WsClient& c, const std::vector<std::string>& frames, size_
 size_t query(client::WsClient& c, const std::string& filter, double* eose_at = nullptr);
 // One unlabelled series' value in a Prometheus text page (GET /metrics), 0 if absent.
 double metric_value(const std::string& page, const std::string& name);
-// Starts `args` (args[0] a path) with `env` added to our environment less its
-// BUZZ_ variables (the child's are the caller's choice), its file descriptor
-// `quiet_fd` on /dev/null. Throws std::runtime_error if it cannot start.
-pid_t spawn_process(std::vector<std::string> args, const std::vector<std::string>& env, int quiet_fd);
 // Steady-clock seconds.
 double now_s();
 // Sleeps until the steady-clock time `due` (seconds): one wake-up per send, not a

@@ -2,7 +2,6 @@
 #include "tools/load/server_process.h"
 
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "tools/client/ws_client.h"
+#include "tools/client/child_process.h"
+#include "tools/client/http_client.h"
 
 namespace buzz::load {
 
@@ -65,27 +65,26 @@ ProcessUsage read_usage(pid_t pid) {
 
 ServerProcess::ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port, bool keep_data)
     : port_(port), data_dir_(data_dir), keep_data_(keep_data) {
-  pid_ = fork();
-  if (pid_ == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGTERM);  // a load run that dies takes its server with it
-    // Scenarios choose their own connection counts (idle opens 10,000 plus a
-    // warm-up one); the cap and its refusal are tested end to end elsewhere.
-    setenv("BUZZ_MAX_CONNECTIONS", "60000", /*overwrite=*/0);
-    // Every load client is a human pipelining far past a human's limits
-    // (protocol.md §14). The limits stay on, as high as they go, so the
-    // figures include counting every frame and message.
-    for (const char* limit : {"BUZZ_HUMAN_WS_EVENTS_PER_SEC", "BUZZ_HUMAN_MESSAGES_PER_MIN", "BUZZ_HUMAN_API_CALLS_PER_MIN"}) {
-      setenv(limit, "100000000", /*overwrite=*/0);
-    }
-    std::string bind = "127.0.0.1:" + std::to_string(port);
-    std::string url = "ws://127.0.0.1:" + std::to_string(port);
-    execl(binary.c_str(), binary.c_str(), "serve", "--open", "--bind", bind.c_str(), "--relay-url", url.c_str(),
-          "--data-dir", data_dir.c_str(), "--log-level", "warn", static_cast<char*>(nullptr));
-    _exit(127);
+  // Scenarios choose their own connection counts (idle opens 10,000 plus a
+  // warm-up one); the cap and its refusal are tested end to end elsewhere.
+  // Every load client is a human pipelining far past a human's limits
+  // (protocol.md §14). The limits stay on, as high as they go, so the
+  // figures include counting every frame and message. Each is ours if we set it.
+  client::Environment env;
+  for (const auto& [name, value] : {std::pair{"BUZZ_MAX_CONNECTIONS", "60000"}, std::pair{"BUZZ_HUMAN_WS_EVENTS_PER_SEC", "100000000"},
+                                    std::pair{"BUZZ_HUMAN_MESSAGES_PER_MIN", "100000000"}, std::pair{"BUZZ_HUMAN_API_CALLS_PER_MIN", "100000000"}}) {
+    if (std::getenv(name) == nullptr) env.emplace_back(name, value);
   }
+  const std::string bind = "127.0.0.1:" + std::to_string(port);
+  std::string error;
+  pid_ = client::start_child({.args = {binary, "serve", "--open", "--bind", bind, "--relay-url", url(), "--data-dir", data_dir,
+                                       "--log-level", "warn"},
+                              .env = env,
+                              .death_signal = SIGTERM},  // a load run that dies takes its server with it
+                             &error);
+  if (pid_ < 0) throw std::runtime_error("the server did not start: " + error);
   for (int i = 0; i < 200; ++i) {
-    auto r = client::http_request("127.0.0.1", port, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 500);
-    if (r && r->find(" 200 ") != std::string::npos) return;
+    if (client::http_call(port, "GET", "/health", {}, "", 500).status == 200) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   throw std::runtime_error("the server did not start: " + binary);

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/hex.h"
-#include "tools/load/http_client.h"
+#include "tools/client/http_client.h"
 #include "tools/load/load_client.h"
 #include "tools/load/ready_set.h"
 
@@ -176,14 +176,14 @@ void read_history(const SoakRun& run, double deadline, std::vector<std::unique_p
 // Channel pages over REST with a bearer token, --rest-per-s over kRestConnections.
 void read_rest(const SoakRun& run, double deadline, const ServerProcess& server, const std::string& bearer,
                const std::vector<std::string>& channels, Tally& tally) {
-  std::vector<std::unique_ptr<HttpClient>> conns;
-  for (int i = 0; i < kRestConnections; ++i) conns.push_back(std::make_unique<HttpClient>(server.port()));
+  std::vector<std::unique_ptr<client::HttpClient>> conns;
+  for (int i = 0; i < kRestConnections; ++i) conns.push_back(std::make_unique<client::HttpClient>(server.port()));
   const double start = now_s();
   for (size_t q = 0;; ++q) {
     const double due = start + double(q) / run.rest_per_s;
     if (due > deadline) return;
     sleep_until_s(due);
-    const HttpAnswer page = conns[q % conns.size()]->call(
+    const client::HttpReply page = conns[q % conns.size()]->call(
         "GET", "/api/channels/" + channels[q % channels.size()] + "/messages", {{"Authorization", bearer}});
     if (page.status == 200) {
       tally.rest_calls.fetch_add(1);
@@ -258,7 +258,7 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
     csv << "second,rss_mib,cpu_pct,posted,delivered,errors,block_cache_mib,memtables_mib,allocated_mib,held_mib,"
            "table_readers_mib,rss_file_mib\n";
   }
-  HttpClient metrics(server.port());
+  client::HttpClient metrics(server.port());
   ProcessUsage last = first;
   double last_t = t0;
   for (int s = 1; now_s() < deadline + kDrainSeconds; ++s) {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/canonical.h"
-#include "tools/load/http_client.h"
+#include "tools/client/http_client.h"
 #include "tools/load/load_client.h"
 
 namespace buzz::load {
@@ -28,14 +28,14 @@ std::vector<std::string> open_channels(const ServerProcess& server, const engine
   return ids;
 }
 
-void create_workflow(HttpClient& http, const ServerProcess& server, const engine::Keypair& owner,
+void create_workflow(client::HttpClient& http, const ServerProcess& server, const engine::Keypair& owner,
                      const std::string& channel, const std::string& yaml) {
   const std::string path = "/api/channels/" + channel + "/workflows";
   std::string body = "{\"yaml_definition\":";
   engine::append_json_string(body, yaml);
   body += "}";
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + path;
-  const HttpAnswer r = http.call("POST", path, {{"Authorization", nip98(owner, url, "POST", body)}}, body);
+  const client::HttpReply r = http.call("POST", path, {{"Authorization", nip98(owner, url, "POST", body)}}, body);
   if (r.status != 200) throw std::runtime_error("workflow not created: " + std::to_string(r.status) + " " + r.body);
 }
 
@@ -46,7 +46,7 @@ std::map<std::string, double> run_workflow_overhead(const ServerProcess& server,
   const engine::Keypair owner = engine::generate_keypair();
   const std::vector<std::string> channels = open_channels(server, owner, load.channels);
   if (with_workflows) {
-    HttpClient http(server.port());
+    client::HttpClient http(server.port());
     for (int w = 0; w < load.workflows; ++w) {
       // Evaluated for every message of its channel, matched by none of them.
       create_workflow(http, server, owner, channels[size_t(w) % channels.size()],
@@ -77,7 +77,7 @@ std::map<std::string, double> run_workflow_latency(const ServerProcess& server, 
   const engine::Keypair owner = engine::generate_keypair();
   const std::string channel = open_channels(server, owner, 1).front();
   {
-    HttpClient http(server.port());
+    client::HttpClient http(server.port());
     create_workflow(http, server, owner, channel,
                     "name: echo\ntrigger:\n  on: message_posted\n  filter: 'str_starts_with(trigger_text, \"ping \")'\n"
                     "steps:\n  - id: answer\n    action: send_message\n    text: \"pong {{trigger.text}}\"\n");

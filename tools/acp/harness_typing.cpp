@@ -1,0 +1,28 @@
+// Typing indicators (harness_loop.h): a kind-20002 event in each channel an
+// agent is working in, when its turn starts and every 3 s while it runs.
+#include "tools/acp/harness_loop.h"
+
+#include "engine/clock.h"
+#include "engine/signature.h"
+
+namespace buzz::acp::harness {
+
+void Loop::send_typing() {
+  next_typing_ = Clock::now() + kTypingInterval;
+  std::set<std::string> busy;
+  for (const Slot& s : slots_) {
+    if (s.state == Slot::State::kBusy && !s.channel.empty()) busy.insert(s.channel);
+  }
+  for (const std::string& channel : busy) send_typing_in(channel);
+}
+
+void Loop::send_typing_in(const std::string& channel) {
+  engine::Event e;
+  e.kind = 20002;
+  e.created_at = engine::unix_now();
+  e.tags = {{"h", channel}};
+  engine::sign_event(cfg_.key, &e);
+  send("[\"EVENT\"," + e.raw + "]");
+}
+
+}  // namespace buzz::acp::harness
