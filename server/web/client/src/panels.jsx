@@ -55,11 +55,11 @@ export async function pending(relay, asked) {
   const now = Math.floor(Date.now() / 1000);
   const open = asked.filter((i) => !(Number(tag(i, 'expiration')) < now));
   const settled = new Set();
-  const channels = new Set(open.map((i) => i.channel_id || tag(i, 'h')).filter(Boolean));
-  await Promise.all([...channels].map(async (h) => {
-    const since = Math.min(...open.filter((i) => (i.channel_id || tag(i, 'h')) === h).map((i) => i.created_at));
-    for (const ev of await relay.query([{ kinds: [46011, 46012], '#h': [h], since }])) settled.add(tag(ev, 'approval'));
-  }));
+  const channels = [...new Set(open.map((i) => i.channel_id || tag(i, 'h')).filter(Boolean))];
+  if (!channels.length) return open;
+  // One query for every channel (a REQ per channel would not start in a bounded number of frames).
+  const since = Math.min(...open.map((i) => i.created_at));
+  for (const ev of await relay.query([{ kinds: [46011, 46012], '#h': channels, since }])) settled.add(tag(ev, 'approval'));
   return open.filter((i) => !settled.has(tag(i, 'approval')));
 }
 

@@ -11,6 +11,7 @@ const lastReadKey = (id) => 'buzz.read.' + id;
 const FEED_SEEN = 'buzz.feed.seen';
 const markRead = (id) => localStorage.setItem(lastReadKey(id), String(now()));
 const now = () => Math.floor(Date.now() / 1000);
+const UNREAD_WINDOW = 1000;  // newest messages read for the unread counts at start
 
 // The relay comes signed in (or signing in, for a key kept from the last visit).
 export function Workspace({ signer, relay, onSignOut, newName }) {
@@ -92,35 +93,55 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
     setView({ type: 'feed', at: Date.now() });
     setMenu(false);
   };
-  // Unread: a COUNT of messages since the channel was last read, then live.
+  // Unread counts and live channel events in one subscription, whatever the
+  // number of channels: the messages since the oldest last read (the newest
+  // UNREAD_WINDOW of them), counted per channel against its own last read,
+  // then live (the relay gives a REQ naming several channels the live events
+  // of those the reader may read). Re-sent when the list changes.
   const ids = channels.map((c) => c.id).join(',');
+  const unreadIds = useRef(new Map());  // channel id -> ids of its unread messages
+  const counted = useRef(new Set());    // live events already counted for the feed
+  const [more, setMore] = useState(new Set());  // channels with more unread than were read
   useEffect(() => {
-    for (const c of channels) {
-      if (c.id === openId || unread[c.id] !== undefined) continue;
-      const since = Number(localStorage.getItem(lastReadKey(c.id)) || 0) + 1;
-      relay.count({ kinds: [9], '#h': [c.id], since }).then((n) => setUnread((u) => ({ ...u, [c.id]: n })));
-    }
-  }, [ids, openId]);
-  // Live, one subscription per channel: a REQ naming several channels is
-  // global and gets no live channel events (protocol.md §9.5). Kept across
-  // list refreshes; only channels that come or go are (un)subscribed.
-  const live = useRef(new Map());  // channel id -> unsubscribe
-  useEffect(() => {
-    const listed = new Set(channels.map((c) => c.id));
-    for (const [id, stop] of live.current) if (!listed.has(id)) { stop(); live.current.delete(id); }
-    for (const id of listed) {
-      if (live.current.has(id)) continue;
-      const filters = [{ kinds: [9], '#h': [id], limit: 0 }, { kinds: [46010], '#h': [id], '#p': [signer.pubkey], limit: 0 }];
-      live.current.set(id, relay.subscribe(filters, (ev) => {
-        if (ev.kind === 46010) return setWaiting((w) => ({ ...w, approvals: w.approvals + 1 }));
-        if (ev.pubkey === signer.pubkey) return;
-        if (id !== openNow.current) setUnread((u) => ({ ...u, [id]: (u[id] || 0) + 1 }));
-        const mentionsMe = ev.tags.some((t) => t[0] === 'p' && t[1] === signer.pubkey);
-        if (mentionsMe && !feedOpen.current) setWaiting((w) => ({ ...w, mentions: w.mentions + 1 }));
-      }));
-    }
+    if (!channels.length) return;
+    const listed = channels.map((c) => c.id);
+    const lastRead = (id) => Number(localStorage.getItem(lastReadKey(id)) || 0);
+    const since = Math.min(...listed.map(lastRead)) + 1;
+    let live = false;
+    let oldest = Infinity;
+    let stored = 0;
+    const show = () => setUnread(Object.fromEntries(listed.map((id) => [id, unreadIds.current.get(id)?.size ?? 0])));
+    const stop = relay.subscribe([
+      { kinds: [9], '#h': listed, since, limit: UNREAD_WINDOW },
+      { kinds: [46010], '#h': listed, '#p': [signer.pubkey], limit: 0 },
+    ], (ev) => {
+      const id = ev.tags.find((t) => t[0] === 'h' && listed.includes(t[1]))?.[1];
+      if (!id) return;
+      if (ev.kind === 46010) {
+        if (live && !counted.current.has(ev.id)) { counted.current.add(ev.id); setWaiting((w) => ({ ...w, approvals: w.approvals + 1 })); }
+        return;
+      }
+      if (!live) { stored++; oldest = Math.min(oldest, ev.created_at); }
+      if (ev.pubkey === signer.pubkey) return;
+      if (id !== openNow.current && ev.created_at > lastRead(id)) {
+        if (!unreadIds.current.has(id)) unreadIds.current.set(id, new Set());
+        unreadIds.current.get(id).add(ev.id);
+      }
+      if (!live) return;
+      show();
+      const mentionsMe = ev.tags.some((t) => t[0] === 'p' && t[1] === signer.pubkey);
+      if (mentionsMe && !feedOpen.current && !counted.current.has(ev.id)) {
+        counted.current.add(ev.id);
+        setWaiting((w) => ({ ...w, mentions: w.mentions + 1 }));
+      }
+    }, () => {
+      live = true;
+      // More than the window: a channel read before its oldest shows "n+".
+      setMore(stored >= UNREAD_WINDOW ? new Set(listed.filter((id) => lastRead(id) < oldest)) : new Set());
+      show();
+    });
+    return stop;
   }, [ids]);
-  useEffect(() => () => { for (const stop of live.current.values()) stop(); }, []);
 
   // The open channel is read until the reader leaves it (another view, or the
   // page goes away): what was said there meanwhile, my own messages too, is
@@ -136,6 +157,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
     if (id === openId) { setMenu(false); return focusComposer(); }
     const readUntil = Number(localStorage.getItem(lastReadKey(id)) || 0);  // for the "new" line
     markRead(id);
+    unreadIds.current.delete(id);
     setUnread((u) => ({ ...u, [id]: 0 }));
     setView({ type: 'channel', id, readUntil });
     setMenu(false);
@@ -228,7 +250,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
     <li key={c.id}>
       <button class={c.id === openId ? 'chan active' : 'chan'} data-channel={c.name} onClick={() => open(c.id)}>
         <span>{label}</span>
-        {unread[c.id] > 0 && <span class="unread" aria-label="unread">{unread[c.id]}</span>}
+        {unread[c.id] > 0 && <span class="unread" aria-label="unread">{unread[c.id]}{more.has(c.id) ? '+' : ''}</span>}
       </button>
     </li>
   );
