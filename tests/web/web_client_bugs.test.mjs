@@ -63,3 +63,28 @@ test('a member with 40 channels starts in a bounded number of frames, every unre
     await limited.stop();
   }
 });
+
+test('search finds an edited message by its new text only, and a deleted one not at all', async () => {
+  const { gina } = people;
+  await createChannel(gina, 'edits');
+  await type(gina.page, '#message-input', 'the heron nests here');
+  gina.page.once('dialog', (d) => d.accept('the stork nests here'));
+  await act(gina.page, 'the heron nests here', '.edit');
+  await waitText(gina.page, '.messages .msg', 'the stork nests here');
+  const search = async (q) => {
+    await gina.page.$eval('#search', (i) => { i.value = ''; });
+    await type(gina.page, '#search', q);
+    await gina.page.waitForFunction((t) => document.querySelector('#search-results h1')?.textContent.includes(t)
+      && (document.querySelector('#search-results .hit') || document.querySelector('#search-results .empty')), { timeout: 30000 }, q);
+    return gina.page.$$eval('#search-results .hit span', (els) => els.map((e) => e.textContent));
+  };
+  let found = [];
+  for (let i = 0; i < 20 && !found.length; i++) found = await search('stork');  // searchable within a second
+  assert.deepEqual(found, ['the stork nests here']);
+  assert.deepEqual(await search('heron'), []);
+  await openChannel(gina, 'edits');
+  await act(gina.page, 'the stork nests here', '.delete');
+  await waitNoText(gina.page, '.messages .msg', 'the stork nests here');
+  for (let i = 0; i < 20 && found.length; i++) found = await search('stork');
+  assert.deepEqual(found, []);
+});
