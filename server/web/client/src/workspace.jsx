@@ -6,6 +6,9 @@ import { signOut, npub } from './signer.js';
 import { ChannelView } from './channel.jsx';
 import { SearchView, FeedView, pending } from './panels.jsx';
 import { People, PeopleContext, usePeople, findPerson } from './people.js';
+import { Outbox } from './outbox.js';
+import { HuddleBar } from './huddle.jsx';
+import { KeyBackup, backedUp } from './backup.jsx';
 
 const lastReadKey = (id) => 'buzz.read.' + id;
 const FEED_SEEN = 'buzz.feed.seen';
@@ -17,11 +20,12 @@ const UNREAD_WINDOW = 1000;  // newest messages read for the unread counts at st
 export function Workspace({ signer, relay, onSignOut, newName }) {
   const api = useMemo(() => makeApi(signer), [signer]);
   const people = useMemo(() => new People(relay, api), [relay]);
+  const outbox = useMemo(() => new Outbox(relay, signer.pubkey), [relay]);
   const [status, setStatus] = useState(relay.status);
   useLayoutEffect(() => { relay.onStatus = setStatus; setStatus(relay.status); }, [relay]);
   return (
     <PeopleContext.Provider value={people}>
-      <Screen signer={signer} onSignOut={onSignOut} newName={newName} relay={relay} api={api} status={status} />
+      <Screen signer={signer} onSignOut={onSignOut} newName={newName} relay={relay} api={api} status={status} outbox={outbox} />
     </PeopleContext.Provider>
   );
 }
@@ -29,7 +33,16 @@ export function Workspace({ signer, relay, onSignOut, newName }) {
 // Where the keyboard's focus goes after a channel opens or a pane closes.
 const focusComposer = () => setTimeout(() => document.getElementById('message-input')?.focus(), 0);
 
-function Screen({ signer, onSignOut, newName, relay, api, status }) {
+// What a failed request says when the network or the relay is away: shown
+// while it lasts, gone once the relay answers again.
+const NETWORK = /failed to fetch|networkerror|network error|load failed/i;
+const offlineOnly = (e) => (NETWORK.test(e) ? '' : e);
+
+// A huddle's own channel (huddle.md §2) is reached from its parent's header,
+// never from the list; one that ended would stay there for its hour.
+const huddleRoom = (c) => c.ttl_seconds && /^huddle-/.test(c.name);
+
+function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const people = usePeople();
   const [channels, setChannels] = useState([]);
   const [unread, setUnread] = useState({});
@@ -37,7 +50,14 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
   const [error, setError] = useState('');
   const [menu, setMenu] = useState(false);
 
-  const refresh = useCallback(() => api.get('/api/channels').then(setChannels, (e) => setError(e.message)), [api]);
+  const refresh = useCallback(() => api.get('/api/channels').then((all) => {
+    setChannels(all.filter((c) => !huddleRoom(c)));
+    setError(offlineOnly);
+  }, (e) => setError(e.message)), [api]);
+  useEffect(() => { if (status === 'online') setError(offlineOnly); }, [status]);
+  // The huddle I am in, kept while I read other channels: {channel, active, at}.
+  const [call, setCall] = useState(null);
+  const [taken, setTaken] = useState(null);  // a channel already called the name asked for
   // Re-read every 5 s while the page is shown (channels others opened, renames):
   // each read is a NIP-98 signature, which an extension may prompt for, so a
   // hidden page asks for none and catches up when shown again.
@@ -197,6 +217,10 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
     const form = e.target;
     const name = form.name.value.trim();
     if (!name) return;
+    // One name, one channel (as far as I can see), whatever the case.
+    const same = channels.find((c) => c.channel_type !== 'dm' && c.name.toLowerCase() === name.toLowerCase());
+    setTaken(same ?? null);
+    if (same) return;
     const id = crypto.randomUUID();
     const r = await relay.publish({ kind: 9007, tags: [['h', id], ['name', name], ['visibility', form.visibility.value]] });
     if (!r.ok) return setError(r.message);
@@ -290,7 +314,13 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
           <button class="me" id="my-name" title={'Change your name · ' + npub(signer.pubkey)} onClick={editName}>
             <span class={'dot ' + people.presence(signer.pubkey)} />{people.name(signer.pubkey)}
           </button>
+          {signer.nsec && <button id="backup-key" title="Show, copy or download your secret key" onClick={() => setView({ type: 'backup' })}>Key</button>}
           <button id="sign-out" onClick={async () => {
+            if (signer.nsec && !backedUp(signer.pubkey) &&
+                !confirm('Your key was never backed up: once signed out, this account is lost for good. Sign out anyway?')) {
+              setView({ type: 'backup' });
+              return;
+            }
             await Promise.race([relay.publish({ kind: 20001, content: 'offline', tags: [] }), new Promise((r) => setTimeout(r, 1000))]);
             relay.close();
             signOut();
@@ -301,8 +331,16 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
       <main class="main">
         <button class="menu-toggle" aria-label="channels" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰</button>
         {error && <p class="error" role="alert" onClick={() => setError('')}>{error}</p>}
+        {signer.nsec && !backedUp(signer.pubkey) && view.type !== 'backup' && <p class="note" id="backup-banner">
+          Your key exists only in this browser. <button id="backup-open" onClick={() => setView({ type: 'backup' })}>Back up your key</button></p>}
+        {taken && <p class="error" role="alert" id="name-taken">There is already a channel called “{taken.name}”.{' '}
+          <button id="open-existing" onClick={() => { const id = taken.id; setTaken(null); document.getElementById('new-channel').value = ''; open(id); }}>
+            Open #{taken.name}</button> <button aria-label="dismiss" onClick={() => setTaken(null)}>✕</button></p>}
+        {call && <HuddleBar key={call.at} channel={call.channel} relay={relay} active={call.active} here={call.channel.id === openId}
+          onBack={() => open(call.channel.id)} onClose={() => setCall(null)} />}
         {view.type === 'channel' && current && (
-          <ChannelView key={current.id} channel={current} readUntil={view.readUntil} relay={relay} api={api} me={signer.pubkey} onError={setError} onChanged={refresh}
+          <ChannelView key={current.id} channel={current} readUntil={view.readUntil} relay={relay} outbox={outbox} api={api}
+            call={call} onJoin={(active) => setCall({ channel: current, active, at: Date.now() })} me={signer.pubkey} onError={setError} onChanged={refresh}
             onDm={(pk) => openDmWith([pk]).catch((e) => setError(e.message))}
             onOpen={(id) => refresh().then(() => open(id))} onHidden={() => { setView({ type: 'none' }); refresh(); }} />
         )}
@@ -311,6 +349,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
         {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open}
           onAnswered={() => setWaiting((w) => ({ ...w, approvals: Math.max(0, w.approvals - 1) }))} />}
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}
+        {view.type === 'backup' && <KeyBackup signer={signer} onClose={() => setView({ type: 'none' })} />}
       </main>
     </div>
   );
