@@ -16,7 +16,7 @@ const IMAGE_URL = /(https?:\/\/\S+\.(?:png|jpe?g|gif|webp))(?=\s|$)/gi;
 const ANY_URL = /(https?:\/\/\S+)(?=\s|$)/g;
 
 // 1234567 -> "1.2 MB"
-export function bytes(n) {
+function bytes(n) {
   const units = ['B', 'KB', 'MB', 'GB'];
   let i = 0;
   for (n = Number(n) || 0; n >= 1000 && i < units.length - 1; i++) n /= 1000;

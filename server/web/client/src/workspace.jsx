@@ -14,7 +14,7 @@ const lastReadKey = (id) => 'buzz.read.' + id;
 const FEED_SEEN = 'buzz.feed.seen';
 const markRead = (id) => localStorage.setItem(lastReadKey(id), String(now()));
 const now = () => Math.floor(Date.now() / 1000);
-const UNREAD_WINDOW = 1000;  // newest messages read for the unread counts at start
+const UNREAD_WINDOW = 500;  // newest messages read for the unread counts at start (the relay's most per filter)
 
 // The relay comes signed in (or signing in, for a key kept from the last visit).
 export function Workspace({ signer, relay, onSignOut, newName }) {
