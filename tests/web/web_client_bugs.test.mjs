@@ -67,11 +67,11 @@ test('a member with 40 channels starts in a bounded number of frames, every unre
 // What Gina does and sees while the relay is down.
 async function offline(gina) {
   await type(gina.page, '#message-input', 'said while the relay was down');
-  await waitText(gina.page, '.messages .msg.pending', 'said while the relay was down');
-  await waitText(gina.page, '.messages .msg.pending .sending', 'sending…');
+  await waitText(gina.page, '.messages .pending', 'said while the relay was down');
+  await waitText(gina.page, '.messages .pending .sending', 'sending…');
   assert.equal(await gina.page.$eval('#message-input', (t) => t.value), '');
   await type(gina.page, '#message-input', 'and a second one');  // Send is not stuck
-  await waitText(gina.page, '.messages .msg.pending', 'and a second one');
+  await waitText(gina.page, '.messages .pending', 'and a second one');
   await waitText(gina.page, '.main > .error', 'Failed to fetch', 15000);  // the list's re-read failed
   await shot(gina, 'bug2-outbox-offline');
 }
@@ -88,7 +88,7 @@ test('a message sent while the relay is down waits in the outbox and goes when i
   }
   await waitText(hugo.page, '.messages .msg', 'said while the relay was down', 30000);
   await waitText(hugo.page, '.messages .msg', 'and a second one');
-  await gina.page.waitForFunction(() => !document.querySelector('.messages .msg.pending'), { timeout: 30000 });
+  await gina.page.waitForFunction(() => !document.querySelector('.messages .pending'), { timeout: 30000 });
   await waitNoText(gina.page, '.main > .error', 'Failed to fetch', 15000);
   // Exactly once each, for both.
   for (const p of [gina, hugo]) {
@@ -103,11 +103,11 @@ test('a refused message says why and offers a retry', async () => {
   await createChannel(kit, 'refusals');
   await kit.page.evaluate(() => { const real = Date.now; Date.now = () => real() + 2 * 3600 * 1000; });
   await type(kit.page, '#message-input', 'from the future');
-  await waitText(kit.page, '.messages .msg.pending .not-sent', 'Not sent: invalid: event timestamp too far from server time');
-  await kit.page.waitForSelector('.messages .msg.pending .retry');
+  await waitText(kit.page, '.messages .pending .not-sent', 'Not sent: invalid: event timestamp too far from server time');
+  await kit.page.waitForSelector('.messages .pending .retry');
   await shot(kit, 'bug2-refused');
-  await kit.page.click('.messages .msg.pending .discard');
-  await kit.page.waitForFunction(() => !document.querySelector('.messages .msg.pending'), { timeout: 30000 });
+  await kit.page.click('.messages .pending .discard');
+  await kit.page.waitForFunction(() => !document.querySelector('.messages .pending'), { timeout: 30000 });
   await kit.page.browserContext().close();
 });
 

@@ -105,7 +105,7 @@ function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, in
   useEffect(() => () => { if (hotOff === off.current) hotOff = null; }, []);
   if (pending) {
     return (
-      <article class={'msg pending ' + pending.state} data-id={ev.id} tabindex="0">
+      <article class={'pending ' + pending.state} data-id={ev.id} tabindex="0">
         <header><strong class="author">{people.name(ev.pubkey)}</strong><time>{time}</time></header>
         <Content text={ev.content} tags={ev.tags} />
         <footer>{pending.state === 'sending'

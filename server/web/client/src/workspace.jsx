@@ -12,7 +12,10 @@ import { KeyBackup, backedUp } from './backup.jsx';
 
 const lastReadKey = (id) => 'buzz.read.' + id;
 const FEED_SEEN = 'buzz.feed.seen';
-const markRead = (id) => localStorage.setItem(lastReadKey(id), String(now()));
+// Read until now, or until the newest message seen there if later: a burst is
+// dated up to a few seconds ahead (channel.jsx), and must not count as unread.
+const newest = new Map();  // channel id -> created_at of the newest message seen in it
+const markRead = (id) => localStorage.setItem(lastReadKey(id), String(Math.max(now(), newest.get(id) ?? 0)));
 const now = () => Math.floor(Date.now() / 1000);
 const UNREAD_WINDOW = 500;  // newest messages read for the unread counts at start (the relay's most per filter)
 
@@ -142,6 +145,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
         return;
       }
       if (!live) { stored++; oldest = Math.min(oldest, ev.created_at); }
+      newest.set(id, Math.max(newest.get(id) ?? 0, ev.created_at));
       if (ev.pubkey === signer.pubkey) return;
       if (id !== openNow.current && ev.created_at > lastRead(id)) {
         if (!unreadIds.current.has(id)) unreadIds.current.set(id, new Set());
