@@ -16,12 +16,6 @@
 namespace buzz::server {
 namespace {
 
-std::string count_reply(std::string_view sub_id, uint64_t n) {
-  std::string out = "[\"COUNT\",";
-  engine::append_json_string(out, sub_id);
-  return out + ",{\"count\":" + std::to_string(n) + "}]";
-}
-
 // A global REQ whose every filter names channels in #h: those of them this
 // caller may read, whose live events it gets as well (one subscription for a
 // client's whole channel list). Each delivery is still checked as for a
@@ -39,6 +33,12 @@ std::vector<std::string> readable_named(const std::vector<engine::Filter>& filte
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+std::string count_reply(std::string_view sub_id, uint64_t n) {
+  std::string out = "[\"COUNT\",";
+  engine::append_json_string(out, sub_id);
+  return out + ",{\"count\":" + std::to_string(n) + "}]";
 }
 
 }  // namespace
