@@ -3,7 +3,7 @@
 // pane, typing, and the members, settings and canvas panes.
 import { useEffect, useLayoutEffect, useRef, useState, useMemo } from 'preact/hooks';
 import { apply, emptyChannel, timeline, thread, threadRoot } from './model.js';
-import { usePeople } from './people.js';
+import { usePeople, named } from './people.js';
 import { Members, Settings } from './admin.jsx';
 import { Canvas } from './canvas.jsx';
 import { useHuddle, HuddleButton } from './huddle.jsx';
@@ -120,12 +120,7 @@ function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, in
   // A workflow's post is signed by the relay: said as the workflow's, with
   // the people it names (64 hex characters) by their names.
   const workflow = ev.tags.some((t) => t[0] === 'buzz:workflow');
-  let text = edit ? edit.content : ev.content;
-  if (workflow) {
-    const named = text.match(/\b[0-9a-f]{64}\b/g) ?? [];
-    people.want(named);
-    for (const pk of named) text = text.replace(pk, '@' + people.name(pk));
-  }
+  const text = workflow ? named(edit ? edit.content : ev.content, people) : edit ? edit.content : ev.content;
   return (
     <article class="msg" data-id={ev.id} tabindex="0" onMouseEnter={take} onFocusIn={take}
       onMouseLeave={(e) => { if (!e.currentTarget.contains(document.activeElement)) drop(); }}

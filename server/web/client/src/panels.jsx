@@ -1,7 +1,7 @@
 // Search results and the feed (mentions, needs-action with approvals).
 import { useEffect, useState } from 'preact/hooks';
 import { tag } from './model.js';
-import { usePeople } from './people.js';
+import { usePeople, named } from './people.js';
 
 export function SearchView({ q, api, onOpen }) {
   const people = usePeople();
@@ -27,7 +27,7 @@ export function SearchView({ q, api, onOpen }) {
   );
 }
 
-function Approval({ item, relay, onAnswered }) {
+function Approval({ item, relay, onAnswered, people }) {
   const [done, setDone] = useState('');
   const answer = async (kind, word) => {
     const r = await relay.publish({ kind, tags: [['d', tag(item, 'approval')]] });
@@ -36,7 +36,7 @@ function Approval({ item, relay, onAnswered }) {
   };
   return (
     <li class="approval">
-      <small>#{item.channel_name}</small> <span>{item.content}</span>
+      <small>#{item.channel_name}</small> <span>{named(item.content, people)}</span>
       {done ? <em>{done}</em> : (
         <span>
           <button class="grant" onClick={() => answer(46030, 'granted')}>Grant</button>
@@ -80,7 +80,7 @@ export function FeedView({ api, relay, onOpen, onAnswered }) {
       <h1>Feed</h1>
       {error && <p class="error">{error}</p>}
       <h2>Needs action</h2>
-      <ul>{feed?.needs_action.map((i) => <Approval key={i.id} item={i} relay={relay} onAnswered={onAnswered} />)}</ul>
+      <ul>{feed?.needs_action.map((i) => <Approval key={i.id} item={i} relay={relay} onAnswered={onAnswered} people={people} />)}</ul>
       {feed && !feed.needs_action.length && <p class="empty">Nothing waiting for you.</p>}
       <h2>Mentions</h2>
       <ul>{feed?.mentions.map((i) => (
