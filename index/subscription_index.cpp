@@ -45,13 +45,19 @@ static std::vector<std::string> keys_for(const Subscription& s) {
   bool all_nothing = std::all_of(fs.begin(), fs.end(), [](const Filter& f) { return f.matches_nothing(); });
   if (fs.empty() || all_nothing) return keys;  // can never match: not indexed
   bool all_kinds = std::all_of(fs.begin(), fs.end(), [](const Filter& f) { return f.kinds.has_value(); });
-  if (!s.channel.empty()) {
-    if (!all_kinds) return {channel_key(k, s.channel)};
-    for (const Filter& f : fs) {
-      for (uint16_t kind : *f.kinds) keys.push_back(channel_kind_key(k, s.channel, kind));
+  auto file_in_channel = [&](const std::string& channel) {
+    if (!all_kinds) {
+      keys.push_back(channel_key(k, channel));
+      return;
     }
+    for (const Filter& f : fs) {
+      for (uint16_t kind : *f.kinds) keys.push_back(channel_kind_key(k, channel, kind));
+    }
+  };
+  if (!s.channel.empty()) {
+    file_in_channel(s.channel);
   } else if (!all_kinds) {
-    return {kWildcardKey};
+    keys.push_back(kWildcardKey);
   } else {
     bool all_p = std::all_of(fs.begin(), fs.end(), [](const Filter& f) {
       const engine::TagFilter* p = f.tag('p');
@@ -67,6 +73,7 @@ static std::vector<std::string> keys_for(const Subscription& s) {
       }
     }
   }
+  for (const std::string& channel : s.channels) file_in_channel(channel);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;

@@ -5,6 +5,8 @@
 // one tier (protocol.md §9.5):
 //   channel-scoped:  1 (channel, kind)       2 channel (some filter has no kinds)
 //   global:          3a (kind, #p value)     3b kind      3c wildcard
+// A global subscription naming several channels is also filed in tiers 1–2 of
+// each channel it lists in `channels` (which its caller may read).
 // Invariant (security): an event with a channel is offered only to tiers 1–2 of
 // that channel, a global event only to tier 3. Never look elsewhere.
 #pragma once
@@ -26,6 +28,10 @@ struct Subscription {
   std::string event_prefix;       // `["EVENT",<id as JSON>,` — the only per-recipient bytes of a delivery
   std::vector<engine::Filter> filters;
   std::string channel;            // channel scope; empty = global
+  // A global subscription whose every filter names channels in #h: the ones
+  // of those its caller may read, whose live events it also gets (filed in
+  // tiers 1–2 of each besides its global tier).
+  std::vector<std::string> channels;
   std::vector<std::string> keys;  // the buckets it was filed under (for removal)
   uint64_t seen_epoch = 0;        // dedupe within one match() call
   ReplayHorizon horizon;          // what its history replay already sent

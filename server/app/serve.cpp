@@ -198,7 +198,8 @@ int run_serve(int argc, char** argv) {
   if (auto s = audit_feed->recover(); !s) return fail(s.error());
   auto search_index = open_search_index(cfg, **backend);
   if (!search_index) return fail(search_index.error());
-  SearchFeeder search_feeder(**search_index, store_event_lookup(store), {.capacity = size_t(cfg.search_queue)});
+  SearchFeeder search_feeder(**search_index, store_event_lookup(store), {.capacity = size_t(cfg.search_queue)},
+                             store_edits_lookup(store));
   auto media_store = engine::MediaStore::open(cfg.data_dir + "/media");
   if (!media_store) return fail(media_store.error());
   // Nothing streams yet: a video body's temporary file still there is a crash's leftover.

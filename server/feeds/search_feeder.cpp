@@ -25,8 +25,8 @@ void earliest(std::optional<SearchFeeder::Clock::time_point>& into, SearchFeeder
 
 }  // namespace
 
-SearchFeeder::SearchFeeder(index::SearchIndex& index, EventLookup lookup, SearchFeederOptions options)
-    : index_(index), lookup_(std::move(lookup)), options_(options), worker_([this] { run(); }) {}
+SearchFeeder::SearchFeeder(index::SearchIndex& index, EventLookup lookup, SearchFeederOptions options, EditsLookup edits)
+    : index_(index), lookup_(std::move(lookup)), edits_(std::move(edits)), options_(options), worker_([this] { run(); }) {}
 
 SearchFeeder::~SearchFeeder() { stop(); }
 
@@ -166,11 +166,11 @@ void SearchFeeder::apply(const Change& change) {
   engine::Status status;
   switch (change.type) {
     case Change::Type::kAdd:
-      status = index_.add(*change.event, change.channel);
+      status = add(*change.event, change.channel);
       if (status) ++metrics_.indexed;
       break;
     case Change::Type::kRemove:
-      status = index_.remove(change.id);
+      status = remove_message(change.id);
       if (status) ++metrics_.removed;
       break;
     case Change::Type::kRemoveChannel:
@@ -190,13 +190,39 @@ void SearchFeeder::apply_backlog(const BacklogEntry& entry) {
     ++metrics_.vanished;
     return;
   }
-  engine::Status status = index_.add(found->event, found->channel);
+  engine::Status status = add(found->event, found->channel);
   if (status) {
     ++metrics_.indexed;
   } else {
     ++metrics_.errors;
     log_error("search index update failed", {{"reason", status.error()}});
   }
+}
+
+// An edit stands for its message: only the newest edit of a live message
+// stays indexed (the store answers newest first, this one included).
+engine::Status SearchFeeder::add(const engine::Event& event, std::string_view channel) {
+  engine::Id message;
+  if (event.kind != 40003 || !edits_ || !engine::from_hex(event.first_tag_value("e"), &message)) {
+    return index_.add(event, channel);
+  }
+  std::vector<IndexableEvent> edits = edits_(message);
+  if (edits.empty()) return index_.add(event, channel);
+  const bool live = lookup_(message).has_value();
+  engine::Status status = index_.remove(message);
+  for (size_t i = 0; status && i < edits.size(); ++i) {
+    status = i == 0 && live ? index_.add(edits[0].event, edits[0].channel) : index_.remove(edits[i].event.id);
+  }
+  return status;
+}
+
+engine::Status SearchFeeder::remove_message(const engine::Id& id) {
+  engine::Status status = index_.remove(id);
+  if (!edits_) return status;
+  for (const IndexableEvent& edit : edits_(id)) {
+    if (status) status = index_.remove(edit.event.id);
+  }
+  return status;
 }
 
 bool SearchFeeder::commit() {
@@ -220,6 +246,22 @@ EventLookup store_event_lookup(engine::EventStore& store) {
       return std::nullopt;
     }
     return IndexableEvent{std::move(*event), std::move(stored->channel)};
+  };
+}
+
+EditsLookup store_edits_lookup(engine::EventStore& store) {
+  return [&store](const engine::Id& message) {
+    engine::Filter f;
+    f.kinds = std::vector<uint16_t>{40003};
+    f.tags.push_back({'e', {engine::to_hex(message)}});
+    f.normalize();
+    std::vector<IndexableEvent> edits;
+    (void)store.query(f, {}, [&](std::string_view raw, const engine::EventFields& fields) {
+      if (engine::Result<engine::Event> e = engine::parse_event_json(raw)) {
+        edits.push_back({std::move(*e), std::string(fields.channel)});
+      }
+    });
+    return edits;
   };
 }
 

@@ -56,6 +56,8 @@ struct IndexableEvent {
 
 // The live event with this id, or nullopt if it is unknown or deleted.
 using EventLookup = std::function<std::optional<IndexableEvent>(const engine::Id&)>;
+// The live edits (kind 40003) of the message with this id, newest first.
+using EditsLookup = std::function<std::vector<IndexableEvent>(const engine::Id&)>;
 
 struct SearchFeederOptions {
   size_t capacity = 8192;  // events queued with their bytes (about 0.7 s of a sustained ingest)
@@ -80,7 +82,10 @@ class SearchFeeder {
  public:
   using Clock = std::chrono::steady_clock;
 
-  SearchFeeder(index::SearchIndex& index, EventLookup lookup, SearchFeederOptions options = {});
+  // With `edits`, a message is found by the text of its newest edit only
+  // (that edit's document; the message's own and older edits leave the
+  // index), and a deleted message takes its edits out with it.
+  SearchFeeder(index::SearchIndex& index, EventLookup lookup, SearchFeederOptions options = {}, EditsLookup edits = {});
   ~SearchFeeder();  // stop()
   SearchFeeder(const SearchFeeder&) = delete;
   SearchFeeder& operator=(const SearchFeeder&) = delete;
@@ -130,6 +135,8 @@ class SearchFeeder {
   // An offered add has been applied (or found vanished): one fewer waiting.
   void applied_one();
   bool commit();
+  engine::Status add(const engine::Event& event, std::string_view channel);
+  engine::Status remove_message(const engine::Id& id);
   // Caller holds mu_: whether a change just queued must wake the worker.
   bool wake_needed_locked() const;
   // Caller holds mu_: enough adds wait for a holding worker to apply them before the commit is due.
@@ -139,6 +146,7 @@ class SearchFeeder {
 
   index::SearchIndex& index_;
   const EventLookup lookup_;
+  const EditsLookup edits_;
   const SearchFeederOptions options_;
   SearchFeederMetrics metrics_;
   std::atomic<size_t> waiting_{0};
@@ -161,5 +169,6 @@ class SearchFeeder {
 
 // An EventLookup over the event store: parses the stored JSON of a live event.
 EventLookup store_event_lookup(engine::EventStore& store);
+EditsLookup store_edits_lookup(engine::EventStore& store);
 
 }  // namespace buzz::server

@@ -10,11 +10,31 @@
 #include <unordered_set>
 
 #include "engine/canonical.h"
+#include "engine/channel.h"
 #include "server/access/read_access.h"
 #include "server/relay/relay.h"
 
 namespace buzz::server {
 namespace {
+
+// A global REQ whose every filter names channels in #h: those of them this
+// caller may read, whose live events it gets as well (one subscription for a
+// client's whole channel list). Each delivery is still checked as for a
+// channel subscription (Relay::fanout), so access lost later ends them.
+std::vector<std::string> readable_named(const std::vector<engine::Filter>& filters, const engine::TeamState& team,
+                                        const Session& s) {
+  std::vector<std::string> out;
+  for (const engine::Filter& f : filters) {
+    const engine::TagFilter* h = f.tag('h');
+    if (!h) return {};
+    for (const std::string& v : h->values) {
+      if (engine::parses_as_uuid(v) && team.can_read(v, s.pubkey) && s.grant.allows_channel(v)) out.push_back(v);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 std::string count_reply(std::string_view sub_id, uint64_t n) {
   std::string out = "[\"COUNT\",";
@@ -84,6 +104,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   sub->id = req.sub_id;
   sub->filters = std::move(req.filters);
   sub->channel = channel;
+  if (channel.empty()) sub->channels = readable_named(sub->filters, s_.team, c.session);
   sub->event_prefix = "[\"EVENT\",";
   engine::append_json_string(sub->event_prefix, sub->id);
   sub->event_prefix += ",";

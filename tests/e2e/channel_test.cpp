@@ -285,7 +285,6 @@ TEST_F(ChannelTest, GlobalSubscriptionNeverReceivesChannelEventsLive) {
   const std::string by_a = R"({"kinds":[9,7,5,40099,39000],"authors":[")" + a.hex + R"("]})";
   subscribe(a, "mine", by_a);  // a member's global subscription
   subscribe(c, "spy", by_a);   // a non-member's
-  subscribe(c, "two", R"({"kinds":[9],"#h":[")" + priv + R"(",")" + open + R"("]})");  // two channels = global
   subscribe(c, "mention", p_filter(c.hex, "9"));
   Event m = post(a, priv, {{"p", c.hex}});
   Event reaction = make_event(a.key, 7, "+", {{"e", m.id_hex()}});
@@ -293,13 +292,48 @@ TEST_F(ChannelTest, GlobalSubscriptionNeverReceivesChannelEventsLive) {
   post(a, open);  // an open channel's event is a channel event too
   EXPECT_EQ(event_on(a, "mine"), "");
   EXPECT_EQ(event_on(c, "spy"), "");
-  EXPECT_EQ(event_on(c, "two"), "");
   EXPECT_EQ(event_on(c, "mention"), "");
   // A global event still reaches the global subscriptions (the setup works).
   subscribe(c, "notes", R"({"kinds":[1],"authors":[")" + a.hex + R"("]})");
   Event note = make_event(a.key, 1, unique_text("global"));
   ASSERT_TRUE(a->publish(note).accepted);
   EXPECT_TRUE(receives(c, "notes", note.id_hex()));
+}
+
+// A REQ naming several channels in every filter's #h (a client's whole
+// channel list) gets the live events of those its caller may read, and only
+// while it may: never a private channel's it is not (or no longer) a member of.
+TEST_F(ChannelTest, SeveralChannelsInOneReqGetLiveEventsOfReadableOnes) {
+  Peer a = user(), c = user();
+  ASSERT_TRUE(a.c && c.c);
+  const std::string priv = create(a, "private");
+  const std::string shared = create(a, "private");
+  const std::string open = create(a, "open");
+  const std::string other = create(a, "open");
+  add(a, shared, c);
+  const std::string all = R"({"kinds":[9],"#h":[")" + priv + R"(",")" + shared + R"(",")" + open + R"("],"limit":0})";
+  subscribe(c, "list", all + R"(,{"kinds":[7],"#h":[")" + priv + R"(",")" + open + R"("],"limit":0})");
+  subscribe(a, "owner", all);
+  Event secret = post(a, priv, {{"p", c.hex}});
+  Event reaction = make_event(a.key, 7, "+", {{"e", secret.id_hex()}});
+  ASSERT_TRUE(a->publish(reaction).accepted);
+  post(a, other);  // a channel the REQ does not name
+  Event in_shared = post(a, shared);
+  Event in_open = post(a, open);
+  EXPECT_TRUE(receives(c, "list", in_shared.id_hex()));
+  EXPECT_TRUE(receives(c, "list", in_open.id_hex()));
+  EXPECT_TRUE(receives(a, "owner", secret.id_hex()));  // the setup works for a member
+  // Removed from the shared channel: its events stop at once.
+  ASSERT_TRUE(remove(a, shared, c.hex).accepted);
+  Event after = post(a, shared);
+  Event open_again = post(a, open);
+  EXPECT_TRUE(receives(a, "owner", after.id_hex()));
+  EXPECT_TRUE(receives(c, "list", open_again.id_hex()));
+  EXPECT_EQ(event_on(c, "list"), "") << "nothing else: not the private channel's, nor the unnamed one's";
+  for (const std::string& leaked : {secret.id_hex(), reaction.id_hex(), after.id_hex()}) {
+    EXPECT_FALSE(c->wait_for([&](const RelayMessage& r) { return r.type == "EVENT" && r.event.id_hex() == leaked; }, 0))
+        << "a private channel's event reached a non-member";
+  }
 }
 
 TEST_F(ChannelTest, GlobalReplayIncludesOnlyReadableChannels) {

@@ -114,6 +114,38 @@ TEST_F(SearchE2eTest, ADeletedMessageDisappears) {
   EXPECT_TRUE(c->req("s", R"({"kinds":[9],"search":"ocelot"})").events.empty());
 }
 
+// An edited message is found by its newest text only, and a deleted one by
+// none of its texts (its edits go with it).
+TEST_F(SearchE2eTest, AnEditedMessageIsFoundByItsNewestTextOnly) {
+  Keypair owner = engine::generate_keypair();
+  auto c = client(owner);
+  const std::string ch = "d4000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", "drafts"}})).accepted);
+  Event note = make_event(owner, 9, "the heron nests by the weir", {{"h", ch}});
+  ASSERT_TRUE(c->publish(note).accepted);
+  Event first = make_event(owner, 40003, "the egret nests by the weir", {{"h", ch}, {"e", note.id_hex()}});
+  ASSERT_TRUE(c->publish(first).accepted);
+  Event second = make_event(owner, 40003, "the stork nests by the weir", {{"h", ch}, {"e", note.id_hex()}});
+  second.created_at = first.created_at + 1;
+  engine::sign_event(owner, &second);
+  ASSERT_TRUE(c->publish(second).accepted);
+  ASSERT_NE(search_until(owner, "/api/search?q=stork", second.id_hex()).body.find(second.id_hex()), std::string::npos);
+  EXPECT_EQ(get(owner, "/api/search?q=heron").body, R"({"found":0,"hits":[]})");
+  EXPECT_EQ(get(owner, "/api/search?q=egret").body, R"({"found":0,"hits":[]})");
+  HttpReply weir = get(owner, "/api/search?q=weir");
+  EXPECT_NE(weir.body.find(R"("found":1)"), std::string::npos) << weir.body;
+  EXPECT_TRUE(c->req("s", R"({"kinds":[9,40003],"search":"heron"})").events.empty());
+
+  ASSERT_TRUE(c->publish(make_event(owner, 5, "", {{"e", note.id_hex()}})).accepted);
+  HttpReply gone;
+  for (int i = 0; i < 15; ++i) {
+    gone = get(owner, "/api/search?q=stork");
+    if (gone.body == R"({"found":0,"hits":[]})") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(gone.body, R"({"found":0,"hits":[]})") << "a deleted message's edit is still found";
+}
+
 TEST_F(SearchE2eTest, HostileQueriesAreAnsweredCleanly) {
   Keypair user = engine::generate_keypair();
   for (const std::string q : {"%22unbalanced", "*", "content:foo", "%FF%FE", "AND%20OR%20NOT", "(((("}) {

@@ -31,19 +31,32 @@ function freePort() {
 }
 
 // A relay in a fresh data directory (open, unless closed: only relay members
-// may sign in), and a browser (with these extra command-line flags). stop() ends both.
-export async function startWorld({ browserArgs = [], closed = false } = {}) {
+// may sign in; rate limits off unless asked for, with this relay owner), and
+// a browser (with these extra command-line flags). stop() ends both; crash()
+// kills the relay and restart() starts it again on the same port and data.
+export async function startWorld({ browserArgs = [], closed = false, rateLimits = false, owner = '' } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'buzz-web-'));
   const base = `http://127.0.0.1:${port}`;
-  const server = spawn(binary, ['serve', ...(closed ? [] : ['--open']), '--rate-limits', 'false', '--bind', `127.0.0.1:${port}`,
-    '--relay-url', `ws://127.0.0.1:${port}`, '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'] });
-  let healthy = false;
-  for (let i = 0; i < 100 && !healthy; i++) {
-    try { healthy = (await fetch(`${base}/health`)).ok; } catch {}
-    if (!healthy) await new Promise((r) => setTimeout(r, 100));
-  }
-  if (!healthy) throw new Error('relay did not become healthy');
+  let server;
+  const launch = async () => {
+    server = spawn(binary, ['serve', ...(closed ? [] : ['--open']), ...(rateLimits ? [] : ['--rate-limits', 'false']),
+      ...(owner ? ['--owner', owner] : []), '--bind', `127.0.0.1:${port}`,
+      '--relay-url', `ws://127.0.0.1:${port}`, '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    let healthy = false;
+    for (let i = 0; i < 100 && !healthy; i++) {
+      try { healthy = (await fetch(`${base}/health`)).ok; } catch {}
+      if (!healthy) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!healthy) throw new Error('relay did not become healthy');
+  };
+  await launch();
+  const crash = async () => {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGKILL');
+    await exited;
+  };
+  const restart = async () => { if (server.exitCode !== null || server.signalCode !== null) await launch(); };
   const browser = await puppeteer.launch({ executablePath: chromium, headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', ...browserArgs] });
   const stop = async () => {
@@ -55,14 +68,16 @@ export async function startWorld({ browserArgs = [], closed = false } = {}) {
     }
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { base, dataDir, browser, stop };
+  return { base, dataDir, browser, stop, crash, restart };
 }
 
 // A person in a browser context of their own, signed in with a new key and this display name.
-export async function signIn(world, name, viewport = { width: 1200, height: 760 }) {
+// beforeLoad(page) runs before the page is opened (to watch its frames, say).
+export async function signIn(world, name, viewport = { width: 1200, height: 760 }, beforeLoad = async () => {}) {
   const context = await world.browser.createBrowserContext();
   const page = await context.newPage();
   await page.setViewport(viewport);
+  await beforeLoad(page);
   page.on('pageerror', (e) => console.error(`[${name}] page error:`, e.message));
   await page.goto(world.base + '/');
   await page.type('#signin-name', name);

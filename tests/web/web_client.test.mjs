@@ -174,7 +174,7 @@ steps:
   - id: approve
     action: request_approval
     from: ${bob.pubkey}
-    message: "Deploy to production?"
+    message: "Deploy to production? Asked of ${bob.pubkey}"
   - id: done
     action: send_message
     text: "deploy approved"
@@ -193,10 +193,15 @@ steps:
     await bob.page.click('#open-feed');
   }
   await waitText(bob.page, '#feed .approval', 'Deploy to production?');
+  // The workflow's words name people by name, never by 64 hex characters.
+  await waitText(bob.page, '#feed .approval', 'Asked of @Bob');
   await bob.page.click('#feed .approval button.grant');
   await waitText(bob.page, '#feed .approval', 'granted');
   await bob.page.waitForFunction(() => !document.querySelector('#open-feed .unread'));
   await waitText(alice.page, '.messages .msg', 'deploy approved', 30000);
+  // Its post is the workflow's, not a relay key's hex.
+  assert.equal(await alice.page.$$eval('.messages .msg', (ms) => ms.find((m) => m.textContent.includes('deploy approved'))
+    .querySelector('.author').textContent), 'Workflow');
 
   // Asked again, Bob denies: the run stops there, and the feed no longer asks him.
   await bob.page.click('[data-channel="secret-room"]');

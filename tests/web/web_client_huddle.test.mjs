@@ -123,3 +123,34 @@ test('two members of a channel hear each other in its huddle; a non-member is re
   await gina.page.click('#huddle-leave');
   await waitText(hank.page, '#huddle-join', 'Start huddle');
 });
+
+test('the call goes on while one reads other channels, with a bar back to it; huddle channels stay out of the list', async () => {
+  const { gina, hank } = people;
+  await createChannel(gina, 'planning', 'open');
+  await addMember(gina, 'Hank', 2);
+  await gina.page.click('#toggle-members');
+  await gina.page.click('#huddle-join');
+  await waitText(gina.page, '#huddle-status', 'In the huddle');
+  await openChannel(hank, 'planning');
+  await waitText(hank.page, '#huddle-join', 'Join huddle (1)');
+  await hank.page.click('#huddle-join');
+  await rosterIs(gina, ['Gina', 'Hank']);
+
+  // Gina reads another channel: still in the call, and told so.
+  await createChannel(gina, 'elsewhere', 'open');
+  await waitText(gina.page, '#huddle-status', 'In the huddle of #planning');
+  const before = await counters(hank);
+  await reach(hank, 'decoded', before.decoded + FRAMES);
+  await rosterIs(hank, ['Gina', 'Hank']);
+  if (process.env.BUZZ_WEB_SHOTS) await gina.page.screenshot({ path: `${process.env.BUZZ_WEB_SHOTS}/bug11-in-call.png` });
+  // The huddle's own channel is in nobody's list, even after the list's re-read.
+  await new Promise((r) => setTimeout(r, 5500));
+  for (const p of [gina, hank]) assert.deepEqual(await p.page.$$eval('[data-channel^="huddle-"]', (els) => els.length), 0);
+
+  await gina.page.click('#huddle-back');
+  await waitText(gina.page, '.channel-head h1', 'planning');
+  await waitText(gina.page, '#huddle-status', 'In the huddle');
+  await hank.page.click('#huddle-leave');
+  await gina.page.click('#huddle-leave');
+  await waitText(hank.page, '#huddle-join', 'Start huddle');
+});

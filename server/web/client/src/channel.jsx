@@ -2,17 +2,37 @@
 // composer (text and image upload), reactions, edits, deletions, a thread
 // pane, typing, and the members, settings and canvas panes.
 import { useEffect, useLayoutEffect, useRef, useState, useMemo } from 'preact/hooks';
-import { apply, emptyChannel, timeline, thread } from './model.js';
-import { usePeople } from './people.js';
+import { apply, emptyChannel, timeline, thread, threadRoot } from './model.js';
+import { usePeople, named } from './people.js';
 import { Members, Settings } from './admin.jsx';
 import { Canvas } from './canvas.jsx';
-import { useHuddle, HuddleButton, HuddleBar } from './huddle.jsx';
+import { useHuddle, HuddleButton } from './huddle.jsx';
 
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
 const REACTIONS = ['👍', '🎉', '❤️'];
 const KINDS = [9, 40003, 5, 9005, 7];
 const PAGE = 500;  // the newest PAGE events first, PAGE more each time the reader scrolls back
 const IMAGE_URL = /(https?:\/\/\S+\.(?:png|jpe?g|gif|webp))(?=\s|$)/gi;
+const ANY_URL = /(https?:\/\/\S+)(?=\s|$)/g;
+
+// 1234567 -> "1.2 MB"
+function bytes(n) {
+  const units = ['B', 'KB', 'MB', 'GB'];
+  let i = 0;
+  for (n = Number(n) || 0; n >= 1000 && i < units.length - 1; i++) n /= 1000;
+  return (i ? n.toFixed(1) : String(n)) + ' ' + units[i];
+}
+
+// An upload that is not an image: its name, type and size, and a download.
+function FileCard({ path, meta }) {
+  const name = meta.filename || decodeURIComponent(path.split('/').pop());
+  return (
+    <span class="file-card">
+      <a href={path} download={name} target="_blank" rel="noopener">📄 {name}</a>
+      <small>{meta.m} · {bytes(meta.size)}</small>
+    </span>
+  );
+}
 
 // NIP-92: what a message's imeta tags say about its URLs (thumb, dim, …).
 function imetaOf(tags) {
@@ -46,34 +66,71 @@ function Content({ text, tags }) {
   const parts = [];
   let last = 0;
   let imeta;
-  for (const m of text.matchAll(IMAGE_URL)) {
-    parts.push(text.slice(last, m.index));
+  // An upload of ours: an image inline, any other file as a card (by its
+  // imeta type); an image URL without one inline as before.
+  for (const m of text.matchAll(ANY_URL)) {
     const path = ours(m[1]);
     imeta ??= imetaOf(tags);
-    parts.push(path ? <InlineImage path={path} meta={imeta.get(m[1])} /> : m[1]);
+    const meta = imeta.get(m[1]);
+    const image = meta ? meta.m?.startsWith('image/') : new RegExp(IMAGE_URL.source, 'i').test(m[1]);
+    if (!path || (!meta && !image)) continue;
+    parts.push(text.slice(last, m.index));
+    parts.push(image ? <InlineImage path={path} meta={meta} /> : <FileCard path={path} meta={meta} />);
     last = m.index + m[0].length;
   }
   parts.push(text.slice(last));
-  return <div class="content">{parts}</div>;
+  return <div class="content" dir="auto">{parts}</div>;
 }
 
-function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, inThread }) {
+// The one message showing its actions: entering or focusing another takes them.
+let hotOff = null;
+
+function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, inThread, pending, onRetry, onDiscard }) {
   const edit = state.edits.get(ev.id);
   const reactions = state.reactions.get(ev.id);
   const replies = state.replies.get(ev.id)?.filter((id) => !state.deleted.has(id)).length ?? 0;
   const time = CLOCK.format(ev.created_at * 1000);
   // The action buttons exist only for the message under the pointer or the
-  // focus: six buttons times 500 messages would double the first render.
+  // focus: six buttons times 500 messages would double the first render. At
+  // most one message has them: the last one entered or focused.
   const [hot, setHot] = useState(false);
+  const off = useRef(null);
+  off.current ??= () => setHot(false);
+  const take = () => {
+    if (hotOff && hotOff !== off.current) hotOff();
+    hotOff = off.current;
+    setHot(true);
+  };
+  const drop = () => { setHot(false); if (hotOff === off.current) hotOff = null; };
+  useEffect(() => () => { if (hotOff === off.current) hotOff = null; }, []);
+  if (pending) {
+    return (
+      <article class={'pending ' + pending.state} data-id={ev.id} tabindex="0">
+        <header><strong class="author">{people.name(ev.pubkey)}</strong><time>{time}</time></header>
+        <Content text={ev.content} tags={ev.tags} />
+        <footer>{pending.state === 'sending'
+          ? <span class="sending" role="status">sending…</span>
+          : <span class="not-sent" role="alert">Not sent: {pending.reason}{' '}
+            <button class="retry" onClick={() => onRetry(ev.id)}>Retry</button>
+            <button class="discard" onClick={() => onDiscard(ev.id)}>Discard</button></span>}
+        </footer>
+      </article>
+    );
+  }
+  // A workflow's post is signed by the relay: said as the workflow's, with
+  // the people it names (64 hex characters) by their names.
+  const workflow = ev.tags.some((t) => t[0] === 'buzz:workflow');
+  const text = workflow ? named(edit ? edit.content : ev.content, people) : edit ? edit.content : ev.content;
   return (
-    <article class="msg" data-id={ev.id} tabindex="0" onMouseEnter={() => setHot(true)} onFocusIn={() => setHot(true)}
-      onMouseLeave={(e) => setHot(e.currentTarget.contains(document.activeElement))}>
+    <article class="msg" data-id={ev.id} tabindex="0" onMouseEnter={take} onFocusIn={take}
+      onMouseLeave={(e) => { if (!e.currentTarget.contains(document.activeElement)) drop(); }}
+      onFocusOut={(e) => { if (!e.currentTarget.contains(e.relatedTarget) && !e.currentTarget.matches(':hover')) drop(); }}>
       <header>
-        <strong class="author">{people.name(ev.pubkey)}</strong>
+        <strong class="author">{workflow ? 'Workflow' : people.name(ev.pubkey)}</strong>
         <time>{time}</time>
         {edit && <span class="edited">(edited)</span>}
       </header>
-      <Content text={edit ? edit.content : ev.content} tags={ev.tags} />
+      <Content text={text} tags={ev.tags} />
       <footer>
         {reactions && [...reactions].map(([emoji, who]) => (
           <button class={who.has(me) ? 'reaction mine' : 'reaction'} onClick={() => onReact(ev, emoji)}>{emoji} {who.size}</button>
@@ -134,6 +191,8 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
         content = (content ? content + '\n' : '') + d.url;
         // NIP-92, checked by the relay against the upload (media.md §8).
         const extra = ['dim', 'blurhash', 'thumb'].filter((k) => d[k]).map((k) => `${k} ${d[k]}`);
+        const filename = sending.preview.file.name.replace(/[\/\\\x00-\x1f\x7f]/g, '_').slice(0, 255);
+        if (filename) extra.push('filename ' + filename);
         tags.push(['imeta', 'url ' + d.url, 'm ' + d.type, 'x ' + d.sha256, 'size ' + d.size, ...extra]);
       }
       await onSend(content, tags);
@@ -159,8 +218,11 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
             onClick={() => pick(m)}>@{label(m)}</button></li>)}
         </ul>
       )}
-      {preview && <div class="preview"><img src={preview.url} alt="to upload" /><button type="button" onClick={() => setPreview(null)}>✕</button></div>}
-      <textarea id={id} rows="1" value={text} placeholder={placeholder} aria-label={placeholder} disabled={disabled}
+      {preview && <div class="preview">
+        {preview.file.type.startsWith('image/') ? <img src={preview.url} alt="to upload" />
+          : <span class="file-card">📄 {preview.file.name} <small>{preview.file.type || 'file'} · {bytes(preview.file.size)}</small></span>}
+        <button type="button" aria-label="remove the attachment" onClick={() => setPreview(null)}>✕</button></div>}
+      <textarea id={id} rows="1" dir="auto" value={text} placeholder={placeholder} aria-label={placeholder} disabled={disabled}
         onInput={(e) => { setText(e.target.value); setChoice(0); onTyping?.(); }}
         onKeyDown={(e) => {
           const n = options.length;
@@ -169,14 +231,20 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
           else if (n && e.key === 'Escape') { e.preventDefault(); setDismissed(text); }
           else if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); send(); }
         }} />
-      <input type="file" accept="image/*" ref={file} onChange={attach} hidden class="file" />
-      <button type="button" class="attach" aria-label="attach an image" disabled={disabled} onClick={() => file.current.click()}>📎</button>
-      <button type="submit" disabled={busy > 0 || disabled}>Send</button>
+      <input type="file" ref={file} onChange={attach} hidden class="file" />
+      <button type="button" class="attach" aria-label="attach a file" disabled={disabled} onClick={() => file.current.click()}>📎</button>
+      <button type="submit" disabled={(busy > 0 && !!preview) || disabled}>Send</button>
     </form>
   );
 }
 
-export function ChannelView({ channel, readUntil, relay, api, me, onError, onChanged, onDm, onOpen, onHidden }) {
+// My messages are dated a second after my previous one at least, so a burst
+// keeps its order for everyone, on reload too (the relay returns one
+// second's messages by id).
+let lastSent = 0;
+const sendingAt = () => (lastSent = Math.max(Math.floor(Date.now() / 1000), lastSent + 1));
+
+export function ChannelView({ channel, readUntil, relay, outbox, api, me, onError, onChanged, onDm, onOpen, onHidden, call, onJoin }) {
   const people = usePeople();
   const state = useRef(emptyChannel());
   const [version, setVersion] = useState(0);
@@ -187,7 +255,6 @@ export function ChannelView({ channel, readUntil, relay, api, me, onError, onCha
   const [showSettings, setShowSettings] = useState(false);
   const [gone, setGone] = useState('');    // the relay closed the subscription: access revoked
   const [history, setHistory] = useState({ more: false, loading: false });
-  const [inHuddle, setInHuddle] = useState(0);  // when joining began (the bar's key), 0 = not joined
   const huddle = useHuddle(channel, relay);
   const started = useRef(performance.now());
   const historyAt = useRef(0);              // when the stored history had arrived (EOSE)
@@ -267,6 +334,14 @@ export function ChannelView({ channel, readUntil, relay, api, me, onError, onCha
   }, [channel.id]);
 
   const items = useMemo(() => timeline(state.current), [version]);
+  const [, setOutboxVersion] = useState(0);
+  useEffect(() => {
+    const l = () => setOutboxVersion((v) => v + 1);
+    outbox.listeners.add(l);
+    return () => outbox.listeners.delete(l);
+  }, [outbox]);
+  const waiting = outbox.of(channel.id).filter((i) => !state.current.messages.has(i.id));
+  const waitingIn = (root) => waiting.filter((i) => threadRoot(i.event) === root);
   useEffect(() => { people.want(new Set([...state.current.messages.values()].map((ev) => ev.pubkey))); }, [version]);
 
   // First render after the history arrived: recorded for docs/performance.md.
@@ -285,19 +360,31 @@ export function ChannelView({ channel, readUntil, relay, api, me, onError, onCha
     if (!el) return;
     if (restore.current !== null) { el.scrollTop = el.scrollHeight - restore.current; restore.current = null; }
     else if (stick.current) el.scrollTop = el.scrollHeight;
-  }, [items.length, loaded]);
+  }, [items.length, loaded, waiting.length]);
+  // Messages off screen have an estimated height until drawn (app.css), so the
+  // bottom moves as they are laid out: a reader at the bottom stays there.
+  const inner = useRef(null);
+  useEffect(() => {
+    if (!inner.current) return;
+    const ro = new ResizeObserver(() => {
+      const el = list.current;
+      if (el && stick.current && restore.current === null) el.scrollTop = el.scrollHeight;
+    });
+    ro.observe(inner.current);
+    return () => ro.disconnect();
+  }, [gone]);
   const onScroll = (e) => {
     const el = e.currentTarget;
     stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 60;
     if (el.scrollTop < 40 && loaded) loadEarlier();
   };
 
+  // Into the outbox: shown as "sending…" until the relay's OK (outbox.js).
   const send = async (content, tags, root) => {
     const all = [['h', channel.id], ...tags];
     if (root) all.push(['e', root.id, '', 'reply'], ['p', root.pubkey]);
     stick.current = true;
-    const r = await relay.publish({ kind: 9, content, tags: all });
-    if (!r.ok) throw new Error(r.message);
+    await outbox.send({ kind: 9, content, tags: all, created_at: sendingAt() }, channel.id);
   };
   // A reaction taken back and given again within the same second would be
   // the same event, id and all, which the relay already holds as deleted: the
@@ -353,7 +440,9 @@ export function ChannelView({ channel, readUntil, relay, api, me, onError, onCha
     ? (channel.participant_pubkeys || []).filter((pk) => pk !== me).map((pk) => people.name(pk)).join(', ') || (channel.participants || []).join(', ')
     : (channel.visibility === 'private' ? '🔒 ' : '# ') + channel.name;
   const toggle = (name) => setPane(pane === name ? null : name);
-  const props = { state: state.current, me, people, onReact: react, onReply: setOpenThread, onEdit: edit, onDelete: del };
+  const props = { state: state.current, me, people, onReact: react, onReply: setOpenThread, onEdit: edit, onDelete: del,
+    onRetry: (id) => outbox.retry(id), onDiscard: (id) => outbox.discard(id) };
+  const pendingOf = (items) => items.map((i) => <Message key={i.id} ev={i.event} pending={i} {...props} />);
   const typers = Object.keys(typing);
   if (gone) return <div class="channel"><p class="empty" role="alert" id="channel-gone">You no longer have access to this channel ({gone}).</p></div>;
   return (
@@ -363,7 +452,7 @@ export function ChannelView({ channel, readUntil, relay, api, me, onError, onCha
         {archived && <span class="archived">archived</span>}
         {channel.topic && <span class="topic">{channel.topic}</span>}
         <span>
-          {!archived && !inHuddle && <HuddleButton active={huddle} onJoin={() => setInHuddle(Date.now())} />}
+          {!archived && !call && <HuddleButton active={huddle} onJoin={() => onJoin(huddle)} />}
           {!dm && <button id="toggle-settings" aria-expanded={showSettings} onClick={() => setShowSettings(!showSettings)}>Settings</button>}
           {!dm && <button id="toggle-canvas" aria-expanded={pane === 'canvas'} onClick={() => toggle('canvas')}>Canvas</button>}
           {dm && <button id="hide-dm" title="Hide this conversation until someone writes in it" onClick={() =>
@@ -371,24 +460,27 @@ export function ChannelView({ channel, readUntil, relay, api, me, onError, onCha
           <button id="toggle-members" aria-expanded={pane === 'members'} onClick={() => toggle('members')}>Members</button>
         </span>
       </header>
-      {inHuddle > 0 && <HuddleBar key={inHuddle} channel={channel} relay={relay} active={huddle} onClose={() => setInHuddle(0)} />}
       {showSettings && <Settings channel={channel} role={role} relay={relay} onError={onError}
         onDone={() => { setShowSettings(false); onChanged(); }} />}
       <div class="body">
         <section class="messages" ref={list} aria-live="polite" aria-busy={!loaded} onScroll={onScroll}>
+          <div class="list" ref={inner}>
           {history.more && <button class="earlier" id="load-earlier" disabled={history.loading} onClick={loadEarlier}>
             {history.loading ? 'Loading…' : 'Load earlier messages'}</button>}
           {loaded && !history.more && items.length > 0 && <p class="start">The beginning of {dm ? 'this conversation' : channel.name}.</p>}
           {items.map((ev) => (ev.id === firstNew.current
             ? [<p class="new-line" id="new-messages" key="new">New</p>, <Message key={ev.id} ev={ev} {...props} />]
             : <Message key={ev.id} ev={ev} {...props} />))}
-          {loaded && !items.length && <p class="empty">No messages yet.</p>}
+          {pendingOf(waitingIn(undefined))}
+          {loaded && !items.length && !waiting.length && <p class="empty">No messages yet.</p>}
+          </div>
         </section>
         {openThread && (
           <aside class="thread" aria-label="thread">
             <header><h3>Thread</h3><button aria-label="close thread" onClick={() => setOpenThread(null)}>✕</button></header>
             <Message ev={openThread} {...props} inThread />
             {thread(state.current, openThread.id).map((ev) => <Message key={ev.id} ev={ev} {...props} inThread />)}
+            {pendingOf(waitingIn(openThread.id))}
             <Composer id="thread-input" placeholder="Reply in thread" api={api} onError={onError} members={members} me={me} disabled={archived}
               onSend={(c, tags) => send(c, tags, openThread)} />
           </aside>

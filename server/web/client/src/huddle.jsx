@@ -46,7 +46,7 @@ export function HuddleButton({ active, onJoin }) {
 
 // The bar under the header: joining, in the huddle, or why it ended.
 // Mounted once per joining (a new key each time); unmounting leaves.
-export function HuddleBar({ channel, relay, active, onClose }) {
+export function HuddleBar({ channel, relay, active, onClose, here, onBack }) {
   const people = usePeople();
   const [state, setState] = useState({ status: 'connecting', error: '', peers: [], muted: false });
   const call = useRef(null);
@@ -74,7 +74,7 @@ export function HuddleBar({ channel, relay, active, onClose }) {
     <div class="huddle" aria-label="huddle">
       {state.status === 'connecting' && <span id="huddle-status">Joining the huddle…</span>}
       {state.status === 'in' && <>
-        <span id="huddle-status">🎧 In the huddle</span>
+        <span id="huddle-status">🎧 In the huddle{here ? '' : <> of <button id="huddle-back" class="link" onClick={onBack}>#{channel.name}</button></>}</span>
         <ul id="huddle-roster">
           {state.peers.map((p) => (
             <li key={p.index} class={p.speaking ? 'speaking' : ''} data-pubkey={p.pubkey}>{people.name(p.pubkey)}</li>

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { savedSigner, keySigner, extensionSigner, extensionRemembered, npub } from './signer.js';
 import { Relay } from './relay.js';
 import { Workspace } from './workspace.jsx';
+import { markBackedUp } from './backup.jsx';
 
 const relayUrl = () => location.origin.replace(/^http/, 'ws');
 
@@ -45,6 +46,7 @@ function SignIn({ onSession }) {
       await mine.relay.ready;
       if (current.current !== mine) return;
       signer.remember();
+      if (signer.pasted) markBackedUp(signer.pubkey);  // the person has it already
       onSession({ signer, relay: mine.relay }, name.trim());
     } catch (e) {
       mine.relay?.close();

@@ -11,7 +11,7 @@ export function threadRoot(ev) {
 }
 
 export function emptyChannel() {
-  return { messages: new Map(), edits: new Map(), deleted: new Set(), reactions: new Map(), replies: new Map() };
+  return { messages: new Map(), edits: new Map(), deleted: new Set(), reactions: new Map(), replies: new Map(), arrived: new Map(), next: 0 };
 }
 
 // Folds events into the state in place; returns it for chaining.
@@ -20,6 +20,7 @@ export function apply(state, events) {
     if (MESSAGE_KINDS.includes(ev.kind)) {
       if (state.messages.has(ev.id)) continue;
       state.messages.set(ev.id, ev);
+      state.arrived.set(ev.id, state.next++);
       const root = threadRoot(ev);
       if (root) {
         if (!state.replies.has(root)) state.replies.set(root, []);
@@ -56,14 +57,18 @@ export function timeline(state) {
   for (const ev of state.messages.values()) {
     if (!threadRoot(ev) && !state.deleted.has(ev.id)) out.push(ev);
   }
-  return out.sort((a, b) => a.created_at - b.created_at);
+  return out.sort(byTime(state));
 }
+
+// Oldest first; within one second, in the order the relay delivered them
+// (never by id: that order means nothing).
+const byTime = (state) => (a, b) => a.created_at - b.created_at || state.arrived.get(a.id) - state.arrived.get(b.id);
 
 export function thread(state, rootId) {
   return (state.replies.get(rootId) ?? [])
     .map((id) => state.messages.get(id))
     .filter((ev) => !state.deleted.has(ev.id))
-    .sort((a, b) => a.created_at - b.created_at);
+    .sort(byTime(state));
 }
 
 export const shortKey = (hex) => hex.slice(0, 8);

@@ -1,7 +1,7 @@
 // Search results and the feed (mentions, needs-action with approvals).
 import { useEffect, useState } from 'preact/hooks';
 import { tag } from './model.js';
-import { usePeople } from './people.js';
+import { usePeople, named } from './people.js';
 
 export function SearchView({ q, api, onOpen }) {
   const people = usePeople();
@@ -27,7 +27,7 @@ export function SearchView({ q, api, onOpen }) {
   );
 }
 
-function Approval({ item, relay, onAnswered }) {
+function Approval({ item, relay, onAnswered, people }) {
   const [done, setDone] = useState('');
   const answer = async (kind, word) => {
     const r = await relay.publish({ kind, tags: [['d', tag(item, 'approval')]] });
@@ -36,7 +36,7 @@ function Approval({ item, relay, onAnswered }) {
   };
   return (
     <li class="approval">
-      <small>#{item.channel_name}</small> <span>{item.content}</span>
+      <small>#{item.channel_name}</small> <span>{named(item.content, people)}</span>
       {done ? <em>{done}</em> : (
         <span>
           <button class="grant" onClick={() => answer(46030, 'granted')}>Grant</button>
@@ -55,11 +55,11 @@ export async function pending(relay, asked) {
   const now = Math.floor(Date.now() / 1000);
   const open = asked.filter((i) => !(Number(tag(i, 'expiration')) < now));
   const settled = new Set();
-  const channels = new Set(open.map((i) => i.channel_id || tag(i, 'h')).filter(Boolean));
-  await Promise.all([...channels].map(async (h) => {
-    const since = Math.min(...open.filter((i) => (i.channel_id || tag(i, 'h')) === h).map((i) => i.created_at));
-    for (const ev of await relay.query([{ kinds: [46011, 46012], '#h': [h], since }])) settled.add(tag(ev, 'approval'));
-  }));
+  const channels = [...new Set(open.map((i) => i.channel_id || tag(i, 'h')).filter(Boolean))];
+  if (!channels.length) return open;
+  // One query for every channel (a REQ per channel would not start in a bounded number of frames).
+  const since = Math.min(...open.map((i) => i.created_at));
+  for (const ev of await relay.query([{ kinds: [46011, 46012], '#h': channels, since }])) settled.add(tag(ev, 'approval'));
   return open.filter((i) => !settled.has(tag(i, 'approval')));
 }
 
@@ -80,7 +80,7 @@ export function FeedView({ api, relay, onOpen, onAnswered }) {
       <h1>Feed</h1>
       {error && <p class="error">{error}</p>}
       <h2>Needs action</h2>
-      <ul>{feed?.needs_action.map((i) => <Approval key={i.id} item={i} relay={relay} onAnswered={onAnswered} />)}</ul>
+      <ul>{feed?.needs_action.map((i) => <Approval key={i.id} item={i} relay={relay} onAnswered={onAnswered} people={people} />)}</ul>
       {feed && !feed.needs_action.length && <p class="empty">Nothing waiting for you.</p>}
       <h2>Mentions</h2>
       <ul>{feed?.mentions.map((i) => (

@@ -100,6 +100,14 @@ export function usePeople() {
   return people;
 }
 
+// A workflow's text names people by their 64-hex pubkeys: by their names instead.
+export function named(text, people) {
+  const keys = text.match(/\b[0-9a-f]{64}\b/g) ?? [];
+  people.want(keys);
+  for (const pk of keys) text = text.replaceAll(pk, '@' + people.name(pk));
+  return text;
+}
+
 // A person by npub, hex key, or a display name the relay knows (one match).
 export async function findPerson(api, text) {
   try { return pubkeyFrom(text); } catch {}

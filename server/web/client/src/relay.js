@@ -2,7 +2,10 @@
 // challenge, keeps subscriptions across reconnects, and resolves publishes
 // with the relay's OK. `ready` settles at the first AUTH: resolved when the
 // relay accepted it, rejected with a sentence when the signer refused to sign
-// it or the relay refused it (signing in waits for it).
+// it or the relay refused it (signing in waits for it). A REQ the relay
+// refused for its rate limit is sent again after a back-off (1 s,
+// doubling to 30 s); an EVENT not yet answered is sent again on reconnecting
+// (the same id, so a copy the relay already holds is only a "duplicate:").
 export class Relay {
   constructor(url, signer) {
     this.url = url;
@@ -13,7 +16,8 @@ export class Relay {
     this.ready.catch(() => {});  // a session already signed in only shows it in its status
     this.subs = new Map();     // id -> {filters, onEvent, onEose, onClosed}
     this.pending = new Map();  // event id -> {resolve}
-    this.counts = new Map();
+    this.unacked = new Map();  // event id -> its EVENT frame, until the relay's OK
+    this.backoff = 0;          // rate-limit refusals in a row: the next retry waits 2^n s
     this.authed = false;
     this.queue = [];
     this.next = 0;
@@ -52,23 +56,31 @@ export class Relay {
       this.setStatus('online');
       this.settle.resolve();
       for (const [id, s] of this.subs) this.ws.send(JSON.stringify(['REQ', id, ...s.filters]));
+      for (const frame of this.unacked.values()) this.ws.send(frame);
       for (const frame of this.queue.splice(0)) this.ws.send(frame);
     } else if (type === 'OK') {
+      this.unacked.delete(a);
       const p = this.pending.get(a);
       if (p) { this.pending.delete(a); p({ ok: b, message: c }); }
     } else if (type === 'EVENT') {
       this.subs.get(a)?.onEvent(b);
     } else if (type === 'EOSE') {
+      this.backoff = 0;
       this.subs.get(a)?.onEose?.();
+    } else if (type === 'CLOSED' && String(b).startsWith('rate-limited:') && this.subs.has(a)) {
+      this.later(() => { const s = this.subs.get(a); if (s) this.send(['REQ', a, ...s.filters]); });
     } else if (type === 'CLOSED') {
       // The relay ended it (access revoked, channel deleted): not resent on reconnect.
       const s = this.subs.get(a);
       this.subs.delete(a);
       s?.onClosed?.(b);
-    } else if (type === 'COUNT') {
-      const p = this.counts.get(a);
-      if (p) { this.counts.delete(a); p(b.count); }
     }
+  }
+
+  // Runs again after the back-off; each refusal in a row doubles it.
+  later(retry) {
+    const wait = Math.min(30000, 1000 * 2 ** this.backoff++);
+    setTimeout(retry, wait);
   }
 
   setStatus(s) { this.status = s; this.onStatus(s); }
@@ -104,20 +116,25 @@ export class Relay {
     });
   }
 
-  count(filter) {
-    const id = 'c' + this.next++;
-    return new Promise((resolve) => { this.counts.set(id, resolve); this.send(['COUNT', id, filter]); });
-  }
-
   // Signs and sends; resolves with {ok, message, event}. A signer's refusal
   // (an extension's "deny") is an answer like the relay's refusal: ok false.
   async publish(template) {
     let event;
     try {
-      event = await this.signer.sign({ created_at: Math.floor(Date.now() / 1000), content: '', ...template });
+      event = await this.sign(template);
     } catch (e) { return { ok: false, message: e.message }; }
+    return this.deliver(event);
+  }
+
+  sign(template) { return this.signer.sign({ created_at: Math.floor(Date.now() / 1000), content: '', ...template }); }
+
+  // A signed event, sent now (or once signed in again) and again on every
+  // reconnect until the relay answers; resolves with {ok, message, event}.
+  async deliver(event) {
     const answer = new Promise((resolve) => this.pending.set(event.id, resolve));
-    this.send(['EVENT', event]);
+    const frame = JSON.stringify(['EVENT', event]);
+    this.unacked.set(event.id, frame);
+    if (this.authed && this.ws.readyState === 1) this.ws.send(frame);
     return { ...(await answer), event };
   }
 }

@@ -32,7 +32,7 @@ export function keySigner(text) {
   else if (t.startsWith('nsec1')) sk = nip19.decode(t).data;
   else if (/^[0-9a-f]{64}$/i.test(t)) sk = hexToBytes(t.toLowerCase());
   else throw new Error('not an nsec or a 64-character hex key');
-  return localSigner(sk);
+  return { ...localSigner(sk), pasted: !!t };
 }
 
 // What an extension's rejection says: an Error, a string, or nothing at all.

@@ -6,21 +6,29 @@ import { signOut, npub } from './signer.js';
 import { ChannelView } from './channel.jsx';
 import { SearchView, FeedView, pending } from './panels.jsx';
 import { People, PeopleContext, usePeople, findPerson } from './people.js';
+import { Outbox } from './outbox.js';
+import { HuddleBar } from './huddle.jsx';
+import { KeyBackup, backedUp } from './backup.jsx';
 
 const lastReadKey = (id) => 'buzz.read.' + id;
 const FEED_SEEN = 'buzz.feed.seen';
-const markRead = (id) => localStorage.setItem(lastReadKey(id), String(now()));
+// Read until now, or until the newest message seen there if later: a burst is
+// dated up to a few seconds ahead (channel.jsx), and must not count as unread.
+const newest = new Map();  // channel id -> created_at of the newest message seen in it
+const markRead = (id) => localStorage.setItem(lastReadKey(id), String(Math.max(now(), newest.get(id) ?? 0)));
 const now = () => Math.floor(Date.now() / 1000);
+const UNREAD_WINDOW = 500;  // newest messages read for the unread counts at start (the relay's most per filter)
 
 // The relay comes signed in (or signing in, for a key kept from the last visit).
 export function Workspace({ signer, relay, onSignOut, newName }) {
   const api = useMemo(() => makeApi(signer), [signer]);
   const people = useMemo(() => new People(relay, api), [relay]);
+  const outbox = useMemo(() => new Outbox(relay, signer.pubkey), [relay]);
   const [status, setStatus] = useState(relay.status);
   useLayoutEffect(() => { relay.onStatus = setStatus; setStatus(relay.status); }, [relay]);
   return (
     <PeopleContext.Provider value={people}>
-      <Screen signer={signer} onSignOut={onSignOut} newName={newName} relay={relay} api={api} status={status} />
+      <Screen signer={signer} onSignOut={onSignOut} newName={newName} relay={relay} api={api} status={status} outbox={outbox} />
     </PeopleContext.Provider>
   );
 }
@@ -28,7 +36,16 @@ export function Workspace({ signer, relay, onSignOut, newName }) {
 // Where the keyboard's focus goes after a channel opens or a pane closes.
 const focusComposer = () => setTimeout(() => document.getElementById('message-input')?.focus(), 0);
 
-function Screen({ signer, onSignOut, newName, relay, api, status }) {
+// What a failed request says when the network or the relay is away: shown
+// while it lasts, gone once the relay answers again.
+const NETWORK = /failed to fetch|networkerror|network error|load failed/i;
+const offlineOnly = (e) => (NETWORK.test(e) ? '' : e);
+
+// A huddle's own channel (huddle.md §2) is reached from its parent's header,
+// never from the list; one that ended would stay there for its hour.
+const huddleRoom = (c) => c.ttl_seconds && /^huddle-/.test(c.name);
+
+function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const people = usePeople();
   const [channels, setChannels] = useState([]);
   const [unread, setUnread] = useState({});
@@ -36,7 +53,14 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
   const [error, setError] = useState('');
   const [menu, setMenu] = useState(false);
 
-  const refresh = useCallback(() => api.get('/api/channels').then(setChannels, (e) => setError(e.message)), [api]);
+  const refresh = useCallback(() => api.get('/api/channels').then((all) => {
+    setChannels(all.filter((c) => !huddleRoom(c)));
+    setError(offlineOnly);
+  }, (e) => setError(e.message)), [api]);
+  useEffect(() => { if (status === 'online') setError(offlineOnly); }, [status]);
+  // The huddle I am in, kept while I read other channels: {channel, active, at}.
+  const [call, setCall] = useState(null);
+  const [taken, setTaken] = useState(null);  // a channel already called the name asked for
   // Re-read every 5 s while the page is shown (channels others opened, renames):
   // each read is a NIP-98 signature, which an extension may prompt for, so a
   // hidden page asks for none and catches up when shown again.
@@ -92,35 +116,56 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
     setView({ type: 'feed', at: Date.now() });
     setMenu(false);
   };
-  // Unread: a COUNT of messages since the channel was last read, then live.
+  // Unread counts and live channel events in one subscription, whatever the
+  // number of channels: the messages since the oldest last read (the newest
+  // UNREAD_WINDOW of them), counted per channel against its own last read,
+  // then live (the relay gives a REQ naming several channels the live events
+  // of those the reader may read). Re-sent when the list changes.
   const ids = channels.map((c) => c.id).join(',');
+  const unreadIds = useRef(new Map());  // channel id -> ids of its unread messages
+  const counted = useRef(new Set());    // live events already counted for the feed
+  const [more, setMore] = useState(new Set());  // channels with more unread than were read
   useEffect(() => {
-    for (const c of channels) {
-      if (c.id === openId || unread[c.id] !== undefined) continue;
-      const since = Number(localStorage.getItem(lastReadKey(c.id)) || 0) + 1;
-      relay.count({ kinds: [9], '#h': [c.id], since }).then((n) => setUnread((u) => ({ ...u, [c.id]: n })));
-    }
-  }, [ids, openId]);
-  // Live, one subscription per channel: a REQ naming several channels is
-  // global and gets no live channel events (protocol.md §9.5). Kept across
-  // list refreshes; only channels that come or go are (un)subscribed.
-  const live = useRef(new Map());  // channel id -> unsubscribe
-  useEffect(() => {
-    const listed = new Set(channels.map((c) => c.id));
-    for (const [id, stop] of live.current) if (!listed.has(id)) { stop(); live.current.delete(id); }
-    for (const id of listed) {
-      if (live.current.has(id)) continue;
-      const filters = [{ kinds: [9], '#h': [id], limit: 0 }, { kinds: [46010], '#h': [id], '#p': [signer.pubkey], limit: 0 }];
-      live.current.set(id, relay.subscribe(filters, (ev) => {
-        if (ev.kind === 46010) return setWaiting((w) => ({ ...w, approvals: w.approvals + 1 }));
-        if (ev.pubkey === signer.pubkey) return;
-        if (id !== openNow.current) setUnread((u) => ({ ...u, [id]: (u[id] || 0) + 1 }));
-        const mentionsMe = ev.tags.some((t) => t[0] === 'p' && t[1] === signer.pubkey);
-        if (mentionsMe && !feedOpen.current) setWaiting((w) => ({ ...w, mentions: w.mentions + 1 }));
-      }));
-    }
+    if (!channels.length) return;
+    const listed = channels.map((c) => c.id);
+    const lastRead = (id) => Number(localStorage.getItem(lastReadKey(id)) || 0);
+    const since = Math.min(...listed.map(lastRead)) + 1;
+    let live = false;
+    let oldest = Infinity;
+    let stored = 0;
+    const show = () => setUnread(Object.fromEntries(listed.map((id) => [id, unreadIds.current.get(id)?.size ?? 0])));
+    const stop = relay.subscribe([
+      { kinds: [9], '#h': listed, since, limit: UNREAD_WINDOW },
+      { kinds: [46010], '#h': listed, '#p': [signer.pubkey], limit: 0 },
+    ], (ev) => {
+      const id = ev.tags.find((t) => t[0] === 'h' && listed.includes(t[1]))?.[1];
+      if (!id) return;
+      if (ev.kind === 46010) {
+        if (live && !counted.current.has(ev.id)) { counted.current.add(ev.id); setWaiting((w) => ({ ...w, approvals: w.approvals + 1 })); }
+        return;
+      }
+      if (!live) { stored++; oldest = Math.min(oldest, ev.created_at); }
+      newest.set(id, Math.max(newest.get(id) ?? 0, ev.created_at));
+      if (ev.pubkey === signer.pubkey) return;
+      if (id !== openNow.current && ev.created_at > lastRead(id)) {
+        if (!unreadIds.current.has(id)) unreadIds.current.set(id, new Set());
+        unreadIds.current.get(id).add(ev.id);
+      }
+      if (!live) return;
+      show();
+      const mentionsMe = ev.tags.some((t) => t[0] === 'p' && t[1] === signer.pubkey);
+      if (mentionsMe && !feedOpen.current && !counted.current.has(ev.id)) {
+        counted.current.add(ev.id);
+        setWaiting((w) => ({ ...w, mentions: w.mentions + 1 }));
+      }
+    }, () => {
+      live = true;
+      // More than the window: a channel read before its oldest shows "n+".
+      setMore(stored >= UNREAD_WINDOW ? new Set(listed.filter((id) => lastRead(id) < oldest)) : new Set());
+      show();
+    });
+    return stop;
   }, [ids]);
-  useEffect(() => () => { for (const stop of live.current.values()) stop(); }, []);
 
   // The open channel is read until the reader leaves it (another view, or the
   // page goes away): what was said there meanwhile, my own messages too, is
@@ -136,6 +181,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
     if (id === openId) { setMenu(false); return focusComposer(); }
     const readUntil = Number(localStorage.getItem(lastReadKey(id)) || 0);  // for the "new" line
     markRead(id);
+    unreadIds.current.delete(id);
     setUnread((u) => ({ ...u, [id]: 0 }));
     setView({ type: 'channel', id, readUntil });
     setMenu(false);
@@ -175,6 +221,10 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
     const form = e.target;
     const name = form.name.value.trim();
     if (!name) return;
+    // One name, one channel (as far as I can see), whatever the case.
+    const same = channels.find((c) => c.channel_type !== 'dm' && c.name.toLowerCase() === name.toLowerCase());
+    setTaken(same ?? null);
+    if (same) return;
     const id = crypto.randomUUID();
     const r = await relay.publish({ kind: 9007, tags: [['h', id], ['name', name], ['visibility', form.visibility.value]] });
     if (!r.ok) return setError(r.message);
@@ -228,7 +278,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
     <li key={c.id}>
       <button class={c.id === openId ? 'chan active' : 'chan'} data-channel={c.name} onClick={() => open(c.id)}>
         <span>{label}</span>
-        {unread[c.id] > 0 && <span class="unread" aria-label="unread">{unread[c.id]}</span>}
+        {unread[c.id] > 0 && <span class="unread" aria-label="unread">{unread[c.id]}{more.has(c.id) ? '+' : ''}</span>}
       </button>
     </li>
   );
@@ -268,7 +318,13 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
           <button class="me" id="my-name" title={'Change your name · ' + npub(signer.pubkey)} onClick={editName}>
             <span class={'dot ' + people.presence(signer.pubkey)} />{people.name(signer.pubkey)}
           </button>
+          {signer.nsec && <button id="backup-key" title="Show, copy or download your secret key" onClick={() => setView({ type: 'backup' })}>Key</button>}
           <button id="sign-out" onClick={async () => {
+            if (signer.nsec && !backedUp(signer.pubkey) &&
+                !confirm('Your key was never backed up: once signed out, this account is lost for good. Sign out anyway?')) {
+              setView({ type: 'backup' });
+              return;
+            }
             await Promise.race([relay.publish({ kind: 20001, content: 'offline', tags: [] }), new Promise((r) => setTimeout(r, 1000))]);
             relay.close();
             signOut();
@@ -279,8 +335,16 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
       <main class="main">
         <button class="menu-toggle" aria-label="channels" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰</button>
         {error && <p class="error" role="alert" onClick={() => setError('')}>{error}</p>}
+        {signer.nsec && !backedUp(signer.pubkey) && view.type !== 'backup' && <p class="note" id="backup-banner">
+          Your key exists only in this browser. <button id="backup-open" onClick={() => setView({ type: 'backup' })}>Back up your key</button></p>}
+        {taken && <p class="error" role="alert" id="name-taken">There is already a channel called “{taken.name}”.{' '}
+          <button id="open-existing" onClick={() => { const id = taken.id; setTaken(null); document.getElementById('new-channel').value = ''; open(id); }}>
+            Open #{taken.name}</button> <button aria-label="dismiss" onClick={() => setTaken(null)}>✕</button></p>}
+        {call && <HuddleBar key={call.at} channel={call.channel} relay={relay} active={call.active} here={call.channel.id === openId}
+          onBack={() => open(call.channel.id)} onClose={() => setCall(null)} />}
         {view.type === 'channel' && current && (
-          <ChannelView key={current.id} channel={current} readUntil={view.readUntil} relay={relay} api={api} me={signer.pubkey} onError={setError} onChanged={refresh}
+          <ChannelView key={current.id} channel={current} readUntil={view.readUntil} relay={relay} outbox={outbox} api={api}
+            call={call} onJoin={(active) => setCall({ channel: current, active, at: Date.now() })} me={signer.pubkey} onError={setError} onChanged={refresh}
             onDm={(pk) => openDmWith([pk]).catch((e) => setError(e.message))}
             onOpen={(id) => refresh().then(() => open(id))} onHidden={() => { setView({ type: 'none' }); refresh(); }} />
         )}
@@ -289,6 +353,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status }) {
         {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open}
           onAnswered={() => setWaiting((w) => ({ ...w, approvals: Math.max(0, w.approvals - 1) }))} />}
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}
+        {view.type === 'backup' && <KeyBackup signer={signer} onClose={() => setView({ type: 'none' })} />}
       </main>
     </div>
   );
