@@ -29,7 +29,7 @@ void Huddle::end_room(net::Loop& loop, const std::string& channel, const std::sh
   job.type = WriteJob::Type::kTeamChange;
   job.origin.loop = kNoReply;
   job.actor = key_.pubkey;
-  job.team_change = TeamChange{TeamChange::Op::kArchive, channel, {}};
+  job.team_change = TeamChange{TeamChange::Op::kArchive, channel, {}, {}};
   net::Loop* home = &loop;
   auto archived = [this, channel, room, parent, last](bool ok) {
     if (!ok) {

@@ -131,6 +131,28 @@ TEST_F(HuddleTest, ANonMemberNeverGetsIn) {
   EXPECT_NE(error.find("400"), std::string::npos) << error;
 }
 
+// Issue 32 §2: a member removed from a private channel with a TTL names it
+// in a 48100 of her own channel, to be let back in with that channel as the
+// parent. Only those who created or manage a huddle channel may announce it.
+TEST_F(HuddleTest, NobodyGetsBackInByAnnouncingAChannelOfHerOwn) {
+  Peer alice = user(), mallory = user();
+  const std::string secret = create(alice, "private", {{"ttl", "3600"}});
+  add(alice, secret, mallory);
+  ASSERT_TRUE(remove(alice, secret, mallory.hex).accepted);
+  const std::string hers = create(mallory, "open");
+  expect_refused(mallory->publish(make_event(mallory.key, 48100, R"({"ephemeral_channel_id":")" + secret + R"("})",
+                                             {{"h", hers}})),
+                 "restricted: only the huddle channel's creator or its owners and admins may announce it");
+  expect_refused(mallory->publish(make_event(mallory.key, 48100, "{}", {{"h", hers}})),
+                 "invalid: a huddle announcement must name its channel (ephemeral_channel_id)");
+  const engine::Event said = post(alice, secret);
+  HuddleAuth through_hers;
+  through_hers.parent = hers;
+  EXPECT_EQ(answer(mallory, secret, through_hers), R"({"message":"not a member","type":"error"})");
+  ReqResult r = mallory->req("secret", h_filter(secret));
+  EXPECT_FALSE(contains_id(r.events, said.id_hex())) << "mallory reads the private channel again";
+}
+
 TEST_F(HuddleTest, StaleOrForeignAuthFails) {
   Peer alice = user();
   Huddle h = start_huddle(alice);
