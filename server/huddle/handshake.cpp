@@ -27,6 +27,7 @@ void Huddle::handle_auth(net::Loop& loop, net::Connection& conn, Peer& peer, Aut
   peer.pubkey = m.event.pubkey;
   peer.version = m.protocol_version;
   if (!s_.gatekeeper.admits_auth(m.event)) return refuse(loop, conn, peer, error_message("restricted: not a relay member"));
+  peer.owner = s_.gatekeeper.vouching_owner(m.event);
   bool linked = false;
   const Entry entry = channel_entry(peer, m.parent_channel_id, &linked);
   if (entry == Entry::kRefused) return refuse(loop, conn, peer, error_message("not a member"));
@@ -119,6 +120,7 @@ void Huddle::admit(net::Loop& loop, net::Connection& conn, Peer& peer) {
       case Room::Admit::kOk: break;
     }
     peer.stage = Peer::Stage::kIn;
+    states_[loop.index()]->in_call.push_back(conn.id());
     peer.room = std::move(room);
     peer.index = a.index;
     stats_.admitted.fetch_add(1, std::memory_order_relaxed);

@@ -66,12 +66,16 @@ class Huddle final : public HuddleSide {
   void on_binary(net::Loop& loop, net::Connection& conn, std::string_view bytes) override;
   void on_close(net::Loop& loop, net::Connection& conn) override;
   void on_tick(net::Loop& loop) override;
+  void on_rights_lost(net::Loop& loop, const std::vector<Revocation>& channels,
+                      const std::vector<engine::Pubkey>& members) override;
 
  private:
   struct Peer;
   struct LoopState {
     // Sockets still owing their auth message, with their deadlines (steady ms).
     std::vector<std::pair<net::ConnId, int64_t>> awaiting_auth;
+    // Admitted peers on this loop, for on_rights_lost.
+    std::vector<net::ConnId> in_call;
   };
 
   // handshake.cpp: §3.1, §3.2, §5
@@ -88,6 +92,9 @@ class Huddle final : public HuddleSide {
 
   // lifecycle.cpp: §8
   void depart(net::Loop& loop, Peer& peer);
+  // Why an admitted peer may no longer be in its room after these losses, or nullopt.
+  std::optional<std::string> lost_right(const Peer& peer, const std::vector<Revocation>& channels,
+                                        const std::vector<engine::Pubkey>& members) const;
   void end_room(net::Loop& loop, const std::string& channel, const std::shared_ptr<Room>& room,
                 const std::string& parent, const engine::Pubkey& last);
   // A relay-signed 48101 / 48102 / 48103 in channel `parent` (§8.1).

@@ -7,11 +7,15 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
+#include "engine/hex.h"
 #include "net/loop.h"
 #include "net/service.h"
 
 namespace buzz::server {
+
+struct Revocation;  // server/team/team_model.h
 
 // What a WebSocket's context is, so the relay hands each socket's messages to
 // the room that opened it: its own sessions (Session), or a huddle's peers.
@@ -36,6 +40,12 @@ class HuddleSide {
   virtual void on_close(net::Loop& loop, net::Connection& conn) = 0;
   // Once a second on every loop.
   virtual void on_tick(net::Loop& loop) = 0;
+  // On every loop, after a write batch that took rights away: channel
+  // memberships that ended (`channels`) and relay members removed on a closed
+  // relay (`members`). Peers here who may no longer be in their room are
+  // dropped from it (docs/access.md).
+  virtual void on_rights_lost(net::Loop& loop, const std::vector<Revocation>& channels,
+                              const std::vector<engine::Pubkey>& members) = 0;
 };
 
 }  // namespace buzz::server

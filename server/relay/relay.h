@@ -86,6 +86,10 @@ class Relay final : public net::Service {
   // Writer thread: hands replies and committed events to their loops.
   void on_write_batch(WriteBatchOutcome&& outcome);
 
+  // Any thread: the owner's WebSocket sessions authenticated with one of these
+  // (revoked) tokens are closed on every loop, their subscriptions with them.
+  void end_token_sessions(const engine::Pubkey& owner, std::vector<engine::TokenHash> tokens);
+
   // The event pipeline shared by EVENT and the HTTP API: the verdict now, or
   // nullopt when the store writer answers later (to `who.origin`). Loop thread.
   std::optional<Verdict> ingest(const Submitter& who, engine::Event&& event);
@@ -96,6 +100,8 @@ class Relay final : public net::Service {
     index::SubscriptionIndex subs;
     // Authenticated connections by pubkey, to close them when membership ends.
     std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_pubkey;
+    // Agents' connections by the member who vouched for them (NIP-OA), to close them with hers.
+    std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_owner;
     // Connections not read from while the store writer is congested (back-pressure).
     std::vector<net::ConnId> paused;
     // Connections with NIP-77 sessions open, swept for idle ones each tick.
@@ -162,6 +168,7 @@ class Relay final : public net::Service {
   // congested is not read from until it is not (StoreWriter::congested).
   void hold_back(Context& c);
   void resume_paused(net::Loop& loop);
+  // A relay member is gone: her connections close, and her agents' (NIP-OA).
   void close_pubkey(net::Loop& loop, const engine::Pubkey& pk);
   // Ends the channel subscriptions a membership change took away (protocol.md §9.7).
   void revoke(net::Loop& loop, const Revocation& r);
