@@ -41,6 +41,19 @@ class Gatekeeper {
     return !membership_.enforced() || membership_.role(auth.pubkey) ||
            vouched_by_owner(attestation_of(auth), auth.pubkey, {auth.kind, auth.created_at});
   }
+  // After admits_auth: the member whose attestation let the author in (an
+  // agent that is not a member itself), or nullopt. A session keeps it, so
+  // the agent leaves with its owner (docs/access.md).
+  std::optional<engine::Pubkey> vouching_owner(const engine::Event& auth) const {
+    if (!membership_.enforced() || membership_.role(auth.pubkey)) return std::nullopt;
+    std::optional<OwnerAttestation> a = attestation_of(auth);
+    return a ? std::optional(a->owner) : std::nullopt;
+  }
+  // Whether a session let in as `pk` on `owner`'s word may still act: the
+  // owner is still a member (or the agent has become one itself).
+  bool still_vouched(const engine::Pubkey& pk, const engine::Pubkey& owner) const {
+    return !membership_.enforced() || membership_.role(owner) || membership_.role(pk);
+  }
   // The same for an HTTP request's X-Auth-Tag header (rest-api.md §1.5).
   enum class HeaderVouch : uint8_t { kVouched, kNot, kMultipleHeaders };
   HeaderVouch vouched_by_header(const net::HttpRequest& req, const engine::Pubkey& agent, const AttestedUse& use);

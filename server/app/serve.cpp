@@ -285,7 +285,9 @@ int run_serve(int argc, char** argv) {
   for (auto& l : loops) loop_ptrs.push_back(l.get());
   metrics.loops.assign(loop_ptrs.begin(), loop_ptrs.end());
   huddles.attach(loop_ptrs);
-  relay.attach(loop_ptrs, &http, &workflows);
+  relay.attach(loop_ptrs, &http, &workflows,
+               [&huddles](net::Loop& loop, const std::vector<Revocation>& channels,
+                          const std::vector<engine::Pubkey>& members) { huddles.on_rights_lost(loop, channels, members); });
   if (redis) {
     relay.set_pubsub(&redis->pubsub());
     redis->pubsub().start([&relay](std::vector<engine::RemoteEvent>&& events) { relay.on_remote_events(std::move(events)); });

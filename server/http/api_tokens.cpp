@@ -9,6 +9,7 @@
 #include "engine/clock.h"
 #include "server/common/api_error.h"
 #include "server/common/json_text.h"
+#include "server/common/log.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
 
@@ -81,6 +82,19 @@ std::optional<std::string> parse_mint(std::string_view body, MintRequest* out) {
     out->owner_pubkey = std::string(v);
   }
   return std::nullopt;
+}
+
+// A revoked token ends at once everywhere it is in use (docs/access.md): the
+// owner's WebSocket sessions that authenticated with one of her revoked
+// tokens close. Requests over HTTP look each token up anew.
+void end_revoked_sessions(const engine::ApiTokens& tokens, Relay& relay, const engine::Pubkey& owner) {
+  auto owned = tokens.owned_by(owner);
+  if (!owned) return log_warn("revoked tokens' sessions not closed", {{"error", owned.error()}});
+  std::vector<engine::TokenHash> revoked;
+  for (const engine::ApiToken& t : *owned) {
+    if (t.revoked_at) revoked.push_back(t.hash);
+  }
+  if (!revoked.empty()) relay.end_token_sessions(owner, std::move(revoked));
 }
 
 }  // namespace
@@ -212,7 +226,9 @@ net::HttpResponse HttpApi::revoke_token(const Caller& who, std::string_view id) 
   auto outcome = s_.tokens.revoke(id, who.pubkey, engine::unix_now());
   if (!outcome) return api_error(500, "internal server error");
   switch (*outcome) {
-    case engine::RevokeOutcome::kRevoked: return net::HttpResponse{204, "", "", {}, {}};
+    case engine::RevokeOutcome::kRevoked:
+      end_revoked_sessions(s_.tokens, relay_, who.pubkey);
+      return net::HttpResponse{204, "", "", {}, {}};
     case engine::RevokeOutcome::kAlreadyRevoked: return api_error(409, "already_revoked", "Token is already revoked");
     case engine::RevokeOutcome::kNotFound: break;
   }
@@ -223,6 +239,7 @@ net::HttpResponse HttpApi::revoke_all_tokens(const Caller& who) {
   if (!who.token) return api_error(401, "Bearer token required to revoke tokens");
   auto n = s_.tokens.revoke_all(who.pubkey, engine::unix_now());
   if (!n) return api_error(500, "internal server error");
+  if (*n) end_revoked_sessions(s_.tokens, relay_, who.pubkey);
   return net::HttpResponse::json(200, json_object({{"revoked_count", std::to_string(*n)}}));
 }
 

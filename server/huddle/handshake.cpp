@@ -4,6 +4,8 @@
 // and its version pin, then `joined` to everyone and a 48101.
 #include <simdjson.h>
 
+#include <cstring>
+
 #include "engine/filter.h"
 #include "server/access/nip42.h"
 #include "server/common/log.h"
@@ -25,6 +27,7 @@ void Huddle::handle_auth(net::Loop& loop, net::Connection& conn, Peer& peer, Aut
   peer.pubkey = m.event.pubkey;
   peer.version = m.protocol_version;
   if (!s_.gatekeeper.admits_auth(m.event)) return refuse(loop, conn, peer, error_message("restricted: not a relay member"));
+  peer.owner = s_.gatekeeper.vouching_owner(m.event);
   bool linked = false;
   const Entry entry = channel_entry(peer, m.parent_channel_id, &linked);
   if (entry == Entry::kRefused) return refuse(loop, conn, peer, error_message("not a member"));
@@ -39,10 +42,12 @@ Huddle::Entry Huddle::channel_entry(const Peer& peer, const std::optional<std::s
   const engine::ChannelAccess access = s_.team.access(peer.channel, peer.pubkey);
   if (!access.exists || access.archived) return Entry::kRefused;
   if (access.role || access.visibility == engine::Visibility::kOpen) return Entry::kMember;
-  // A private channel with a TTL (a huddle channel) lets in the members of the
-  // parent channel that announced it (§5 step 4).
+  // A private channel with a TTL (a huddle channel) lets in the active members
+  // of a live parent channel that announced it (§5 step 4).
   std::optional<engine::Channel> ch = s_.team.find_channel(peer.channel);
-  if (!ch || ch->ttl_seconds == 0 || !*linked || !s_.team.is_member(*parent, peer.pubkey)) return Entry::kRefused;
+  if (!ch || ch->ttl_seconds == 0 || !*linked) return Entry::kRefused;
+  const engine::ChannelAccess in_parent = s_.team.access(*parent, peer.pubkey);
+  if (!in_parent.exists || in_parent.archived || !in_parent.role) return Entry::kRefused;
   return Entry::kAutoAdd;
 }
 
@@ -54,13 +59,16 @@ bool Huddle::announces(const std::string& parent, const std::string& channel) co
   thread_local simdjson::dom::parser parser;
   engine::QueryOptions options;
   options.limit = 100;
-  auto status = s_.store.query(*filter, options, [&](std::string_view raw, const engine::EventFields&) {
+  auto status = s_.store.query(*filter, options, [&](std::string_view raw, const engine::EventFields& fields) {
     std::string_view content, id;
     if (found || parser.parse(raw.data(), raw.size())["content"].get_string().get(content)) return;
     simdjson::dom::parser inner;  // `content` points into the outer parser's document
-    if (!inner.parse(content.data(), content.size())["ephemeral_channel_id"].get_string().get(id) && id == channel) {
-      found = true;
-    }
+    if (inner.parse(content.data(), content.size())["ephemeral_channel_id"].get_string().get(id) || id != channel) return;
+    // Only an announcement by someone who may still announce the channel counts
+    // (a 48100 stored before that rule, or whose author lost the right since).
+    engine::Pubkey author;
+    std::memcpy(author.data(), fields.pubkey, author.size());
+    found = may_announce_huddle(s_.team, channel, author);
   });
   if (!status) log_warn("huddle parent lookup failed", {{"error", status.error()}});
   return found;
@@ -68,7 +76,7 @@ bool Huddle::announces(const std::string& parent, const std::string& channel) co
 
 void Huddle::auto_add(net::Loop& loop, net::Connection& conn, Peer& peer) {
   peer.stage = Peer::Stage::kAdmitting;
-  ChangeTeam add{TeamChange{TeamChange::Op::kAddMember, peer.channel, peer.pubkey}};
+  ChangeTeam add{TeamChange{TeamChange::Op::kAddMember, peer.channel, peer.pubkey, peer.parent}};
   const net::ConnId id = conn.id();
   // Writer thread: back to the socket's loop, where the admission goes on.
   add.done = [this, id](bool) {
@@ -108,6 +116,7 @@ void Huddle::admit(net::Loop& loop, net::Connection& conn, Peer& peer) {
       case Room::Admit::kOk: break;
     }
     peer.stage = Peer::Stage::kIn;
+    states_[loop.index()]->in_call.push_back(conn.id());
     peer.room = std::move(room);
     peer.index = a.index;
     stats_.admitted.fetch_add(1, std::memory_order_relaxed);

@@ -73,12 +73,20 @@ class Huddle final {
   void on_binary(net::Loop& loop, net::Connection& conn, std::string_view bytes);
   void on_close(net::Loop& loop, net::Connection& conn);
   void on_tick(net::Loop& loop);
+  // On every loop, in the relay's task for a write batch that took rights away:
+  // channel memberships that ended (`channels`) and relay members removed on a
+  // closed relay (`members`). Peers here who may no longer be in their room are
+  // dropped from it (docs/access.md).
+  void on_rights_lost(net::Loop& loop, const std::vector<Revocation>& channels,
+                      const std::vector<engine::Pubkey>& members);
 
  private:
   struct Peer;
   struct LoopState {
     // Sockets still owing their auth message, with their deadlines (steady ms).
     std::vector<std::pair<net::ConnId, int64_t>> awaiting_auth;
+    // Admitted peers on this loop, for on_rights_lost.
+    std::vector<net::ConnId> in_call;
   };
 
   // handshake.cpp: §3.1, §3.2, §5
@@ -95,6 +103,9 @@ class Huddle final {
 
   // lifecycle.cpp: §8
   void depart(net::Loop& loop, Peer& peer);
+  // Why an admitted peer may no longer be in its room after these losses, or nullopt.
+  std::optional<std::string> lost_right(const Peer& peer, const std::vector<Revocation>& channels,
+                                        const std::vector<engine::Pubkey>& members) const;
   void end_room(net::Loop& loop, const std::string& channel, const std::shared_ptr<Room>& room,
                 const std::string& parent, const engine::Pubkey& last);
   // A relay-signed 48101 / 48102 / 48103 in channel `parent` (§8.1).

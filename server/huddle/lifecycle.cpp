@@ -1,7 +1,10 @@
 // Leaving, ending and archiving (huddle.md §8): the departure's one critical
 // section in the room, `left` to those who remain, a 48102; the departure
 // that empties the room archives the huddle channel through the store
-// writer, then drops the room and emits a 48103.
+// writer, then drops the room and emits a 48103. A peer who loses the right
+// to be in the room (removed from the channel or the relay) is made to leave.
+#include <algorithm>
+
 #include "engine/clock.h"
 #include "server/common/json_text.h"
 #include "server/common/log.h"
@@ -9,8 +12,36 @@
 
 namespace buzz::server::huddle {
 
+void Huddle::on_rights_lost(net::Loop& loop, const std::vector<Revocation>& channels,
+                            const std::vector<engine::Pubkey>& members) {
+  const std::vector<net::ConnId> in_call = states_[loop.index()]->in_call;  // a copy: depart() edits it
+  for (net::ConnId id : in_call) {
+    net::Connection* conn = loop.find(id);
+    auto* peer = conn ? static_cast<Peer*>(conn->context()) : nullptr;
+    if (!peer || peer->stage != Peer::Stage::kIn) continue;
+    std::optional<std::string> why = lost_right(*peer, channels, members);
+    if (!why) continue;
+    depart(loop, *peer);
+    loop.send_text(*conn, error_message(*why));
+    loop.close(*conn, 1008, *why);
+  }
+}
+
+std::optional<std::string> Huddle::lost_right(const Peer& peer, const std::vector<Revocation>& channels,
+                                              const std::vector<engine::Pubkey>& members) const {
+  auto gone = [&](const engine::Pubkey& pk) { return std::find(members.begin(), members.end(), pk) != members.end(); };
+  // An agent let in on its owner's word leaves with its owner.
+  if (gone(peer.pubkey) || (peer.owner && gone(*peer.owner))) return "restricted: not a relay member";
+  const bool concerned = std::any_of(channels.begin(), channels.end(), [&](const Revocation& r) {
+    return r.channel == peer.channel && (!r.pubkey || *r.pubkey == peer.pubkey);
+  });
+  if (concerned && !s_.team.can_read(peer.channel, peer.pubkey)) return "not a member";
+  return std::nullopt;
+}
+
 void Huddle::depart(net::Loop& loop, Peer& peer) {
   peer.stage = Peer::Stage::kOut;
+  std::erase(states_[loop.index()]->in_call, peer.conn);
   std::shared_ptr<Room> room = std::move(peer.room);
   Room::Departure d = room->leave(peer.conn);
   if (!d.found) return;
@@ -25,7 +56,7 @@ void Huddle::depart(net::Loop& loop, Peer& peer) {
 
 void Huddle::end_room(net::Loop& loop, const std::string& channel, const std::shared_ptr<Room>& room,
                       const std::string& parent, const engine::Pubkey& last) {
-  ChangeTeam archive{TeamChange{TeamChange::Op::kArchive, channel, {}}};
+  ChangeTeam archive{TeamChange{TeamChange::Op::kArchive, channel, {}, {}}};
   net::Loop* home = &loop;
   auto archived = [this, channel, room, parent, last](bool ok) {
     if (!ok) {

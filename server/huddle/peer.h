@@ -5,6 +5,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/hex.h"
@@ -26,6 +27,7 @@ struct Huddle::Peer final : SocketContext {
   std::array<uint8_t, 32> challenge{};
   std::string channel;  // the huddle channel named by the URL
   engine::Pubkey pubkey{};
+  std::optional<engine::Pubkey> owner;  // the member whose attestation let this agent in (NIP-OA)
   int64_t version = 1;  // as requested; equal to the room's pin once admitted
   std::string parent;   // P of §8.1: where this peer's lifecycle events go
   std::shared_ptr<Room> room;

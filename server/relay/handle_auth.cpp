@@ -58,7 +58,10 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   if (auto ensured = s_.profiles.ensure(e.pubkey); !ensured) log_warn("user record not written", {{"error", ensured.error()}});
   s.auth = Session::Auth::kAuthenticated;
   s.pubkey = e.pubkey;
-  if (grant) s.grant = std::move(*grant);
+  if (grant) {
+    s.grant = std::move(*grant);
+    s.token = engine::hash_token(e.first_tag("auth_token")->at(1));
+  }
   reply(true, "");
 }
 

@@ -22,6 +22,12 @@ Verdict refuse(std::string reason) { return {false, std::move(reason)}; }
 
 void Relay::handle_event(Context& c, engine::Event&& e) {
   if (!c.session.authenticated()) return send_ok(c, e.id, false, "auth-required: not authenticated");
+  // An agent in on its owner's word (NIP-OA) acts only while she is a member:
+  // her removal closes this session too, and whatever it sends meanwhile is refused.
+  if (c.session.owner && !s_.gatekeeper.still_vouched(c.session.pubkey, *c.session.owner)) {
+    send_ok(c, e.id, false, "restricted: not a relay member");
+    return c.loop.close(c.conn, 1008, "relay membership revoked");
+  }
   if (!admit_frame(c)) return send_ok(c, e.id, false, "rate-limited: too many events per second");
   const engine::Id id = e.id;
   Submitter who{c.conn.id(), c.session.pubkey, c.session.grant, false};

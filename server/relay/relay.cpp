@@ -2,6 +2,7 @@
 // The message handlers live in handle_*.cpp, one file per message type.
 #include "server/relay/relay.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "engine/canonical.h"
@@ -12,6 +13,18 @@
 #include "server/common/relay_url.h"
 
 namespace buzz::server {
+namespace {
+
+// Drops a connection from a map of connections by pubkey (LoopState's).
+template <class ConnsByKey>
+void forget(ConnsByKey& map, const engine::Pubkey& pk, net::ConnId id) {
+  auto it = map.find(pk);
+  if (it == map.end()) return;
+  std::erase(it->second, id);
+  if (it->second.empty()) map.erase(it);
+}
+
+}  // namespace
 
 Relay::Relay(const Services& services, SearchFeeder* search_feeder, std::string_view relay_url,
              const engine::Keypair& key, NegLimits neg_limits)
@@ -25,10 +38,11 @@ Relay::~Relay() { stop(); }
 
 void Relay::stop() { neg_builder_.stop(); }
 
-void Relay::attach(std::vector<net::Loop*> loops, HttpAnswers* http, CommandRunner* commands) {
+void Relay::attach(std::vector<net::Loop*> loops, HttpAnswers* http, CommandRunner* commands, RightsLost rights_lost) {
   loops_ = std::move(loops);
   http_ = http;
   commands_ = commands;
+  rights_lost_ = std::move(rights_lost);
   states_.clear();
   for (size_t i = 0; i < loops_.size(); ++i) states_.push_back(std::make_unique<LoopState>());
   neg_builder_.start();
@@ -50,11 +64,8 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
   s_.stats.subscriptions_active.fetch_sub(int64_t(session->subs.size()), std::memory_order_relaxed);
   session->subs.clear();
   if (session->authenticated()) {
-    auto it = st.by_pubkey.find(session->pubkey);
-    if (it != st.by_pubkey.end()) {
-      std::erase(it->second, conn.id());
-      if (it->second.empty()) st.by_pubkey.erase(it);
-    }
+    forget(st.by_pubkey, session->pubkey, conn.id());
+    if (session->owner) forget(st.by_owner, *session->owner, conn.id());
     std::lock_guard lock(online_mu_);
     auto online = online_.find(session->pubkey);
     if (online != online_.end() && --online->second == 0) {
@@ -81,6 +92,8 @@ void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view 
     handle_auth(c, m->event);
     if (was_pending && session->authenticated()) {
       c.state.by_pubkey[session->pubkey].push_back(conn.id());
+      session->owner = s_.gatekeeper.vouching_owner(m->event);
+      if (session->owner) c.state.by_owner[*session->owner].push_back(conn.id());
       std::lock_guard lock(online_mu_);
       ++online_[session->pubkey];
     }
@@ -185,9 +198,10 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
       if (batch) settle_replays(*loop, batch);
       if (!remote->empty()) fanout(*loop, *remote, 0);
       for (const Revocation& r : *revoked) revoke(*loop, r);
-      if (s_.membership.enforced()) {
-        for (const engine::Pubkey& pk : *lost) close_pubkey(*loop, pk);
-      }
+      static const std::vector<engine::Pubkey> kNobody;
+      const std::vector<engine::Pubkey>& gone = s_.membership.enforced() ? *lost : kNobody;
+      for (const engine::Pubkey& pk : gone) close_pubkey(*loop, pk);
+      if (rights_lost_ && (!revoked->empty() || !gone.empty())) rights_lost_(*loop, *revoked, gone);
     });
   }
 }
@@ -343,11 +357,32 @@ void Relay::revoke(net::Loop& loop, const Revocation& r) {
 
 void Relay::close_pubkey(net::Loop& loop, const engine::Pubkey& pk) {
   LoopState& st = state(loop);
-  auto it = st.by_pubkey.find(pk);
-  if (it == st.by_pubkey.end()) return;
-  std::vector<net::ConnId> ids = it->second;
-  for (net::ConnId id : ids) {
-    if (net::Connection* conn = loop.find(id)) loop.close(*conn, 1008, "relay membership revoked");
+  for (auto* map : {&st.by_pubkey, &st.by_owner}) {
+    auto it = map->find(pk);
+    if (it == map->end()) continue;
+    for (net::ConnId id : std::vector<net::ConnId>(it->second)) {
+      if (net::Connection* conn = loop.find(id)) loop.close(*conn, 1008, "relay membership revoked");
+    }
+  }
+}
+
+void Relay::end_token_sessions(const engine::Pubkey& owner, std::vector<engine::TokenHash> tokens) {
+  auto revoked = std::make_shared<const std::vector<engine::TokenHash>>(std::move(tokens));
+  // Sessions live on their loops: each loop closes its own, as for a removed member.
+  for (net::Loop* loop : loops_) {
+    loop->post([this, loop, owner, revoked] {
+      LoopState& st = state(*loop);
+      auto it = st.by_pubkey.find(owner);
+      if (it == st.by_pubkey.end()) return;
+      for (net::ConnId id : std::vector<net::ConnId>(it->second)) {
+        net::Connection* conn = loop->find(id);
+        auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
+        if (!session || !session->token) continue;
+        if (std::find(revoked->begin(), revoked->end(), *session->token) != revoked->end()) {
+          loop->close(*conn, 1008, "token revoked");
+        }
+      }
+    });
   }
 }
 

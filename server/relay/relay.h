@@ -14,6 +14,7 @@
 // nothing in it is shared, so nothing in it is locked.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -53,9 +54,16 @@ class Relay final {
         NegLimits neg_limits = {});
   ~Relay();
 
+  // Told on every loop, in the task that ends the subscriptions a write batch
+  // took away: the channel memberships that ended, and the relay members
+  // removed on a closed relay (the huddles drop such peers from their rooms).
+  using RightsLost = std::function<void(net::Loop&, const std::vector<Revocation>& channels,
+                                        const std::vector<engine::Pubkey>& members)>;
   // Before the loops run: the loops to fan out to, where the answers to HTTP
-  // requests go, and the room that runs command kinds beyond the team's (null: refused).
-  void attach(std::vector<net::Loop*> loops, HttpAnswers* http, CommandRunner* commands = nullptr);
+  // requests go, the room that runs command kinds beyond the team's (null:
+  // refused), and who else hears of lost rights (may be empty).
+  void attach(std::vector<net::Loop*> loops, HttpAnswers* http, CommandRunner* commands = nullptr,
+              RightsLost rights_lost = {});
   // After the loops have stopped, before they are destroyed: ends the NEG worker.
   void stop();
   // A socket upgraded at "/": its session starts with the NIP-42 challenge.
@@ -81,6 +89,10 @@ class Relay final {
   // Writer thread: hands replies and committed events to their loops.
   void on_write_batch(WriteBatchOutcome&& outcome);
 
+  // Any thread: the owner's WebSocket sessions authenticated with one of these
+  // (revoked) tokens are closed on every loop, their subscriptions with them.
+  void end_token_sessions(const engine::Pubkey& owner, std::vector<engine::TokenHash> tokens);
+
   // The event pipeline shared by EVENT and the HTTP API: the verdict now, or
   // nullopt when the store writer answers later (to `who.origin`). Loop thread.
   std::optional<Verdict> ingest(const Submitter& who, engine::Event&& event);
@@ -91,6 +103,8 @@ class Relay final {
     index::SubscriptionIndex subs;
     // Authenticated connections by pubkey, to close them when membership ends.
     std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_pubkey;
+    // Agents' connections by the member who vouched for them (NIP-OA), to close them with hers.
+    std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_owner;
     // Connections not read from while the store writer is congested (back-pressure).
     std::vector<net::ConnId> paused;
     // Connections with NIP-77 sessions open, swept for idle ones each tick.
@@ -163,6 +177,7 @@ class Relay final {
   // congested is not read from until it is not (StoreWriter::congested).
   void hold_back(Context& c);
   void resume_paused(net::Loop& loop);
+  // A relay member is gone: her connections close, and her agents' (NIP-OA).
   void close_pubkey(net::Loop& loop, const engine::Pubkey& pk);
   // Ends the channel subscriptions a membership change took away (protocol.md §9.7).
   void revoke(net::Loop& loop, const Revocation& r);
@@ -188,6 +203,7 @@ class Relay final {
   std::vector<net::Loop*> loops_;
   std::vector<std::unique_ptr<LoopState>> states_;
   HttpAnswers* http_ = nullptr;
+  RightsLost rights_lost_;
   CommandRunner* commands_ = nullptr;
   engine::PubSub* pubsub_ = nullptr;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.

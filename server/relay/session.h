@@ -7,10 +7,12 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "engine/api_tokens.h"
 #include "engine/hex.h"
 #include "index/subscription_index.h"
 #include "net/connection.h"
@@ -50,6 +52,11 @@ struct Session final : SocketContext {
   Auth auth = Auth::kPending;
   engine::Pubkey pubkey{};
   Grant grant;  // every scope, unless the AUTH carried an API token
+  // Why the session may go on (docs/access.md): the token it authenticated
+  // with, whose revocation closes it; the member whose attestation let this
+  // agent in (NIP-OA), whose removal closes it.
+  std::optional<engine::TokenHash> token;
+  std::optional<engine::Pubkey> owner;
   std::unordered_map<std::string, std::unique_ptr<index::Subscription>> subs;
   size_t held_filter_values = 0;  // by subs, at most kMaxFilterValuesPerConnection
   // Open NIP-77 reconciliations by sub_id, at most NegLimits::sessions_per_connection.

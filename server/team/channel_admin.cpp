@@ -354,7 +354,15 @@ Admission TeamModel::change(const TeamChange& c, uint64_t now) {
     return a;
   }
   if (ch->archived()) return Admission::refused("channel is archived");
-  if (active_role(team_.member(ch->id, c.pubkey))) return a;
+  const ChannelMember* row = team_.member(ch->id, c.pubkey);
+  if (active_role(row)) return a;
+  // The parent's rules, as they stand now: an active member of a live parent;
+  // and the add never undoes a removal by someone else (docs/access.md).
+  const Channel* parent = team_.channel(c.parent);
+  if (!parent || parent->deleted() || parent->archived() || !active_role(team_.member(c.parent, c.pubkey))) {
+    return Admission::refused("not a member of the parent channel");
+  }
+  if (row && row->removed_by != c.pubkey) return Admission::refused("removed from the channel");
   // Invited by the huddle channel's creator (huddle.md §5), announced as any add is.
   const AuditCause cause{"", 9000, ch->created_by};
   add_member(a, ch->id, c.pubkey, ChannelRole::kMember, ch->created_by, now);

@@ -3,6 +3,8 @@
 #include "server/team/team_model.h"
 
 #include <algorithm>
+#include <simdjson.h>
+
 #include <cstring>
 
 #include "engine/event_parse.h"
@@ -217,7 +219,30 @@ Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now, b
   return a;
 }
 
+bool may_announce_huddle(const engine::TeamState& team, std::string_view huddle, const engine::Pubkey& pk) {
+  const engine::ChannelAccess access = team.access(huddle, pk);
+  if (!access.exists || !access.role) return false;
+  if (engine::is_elevated(*access.role)) return true;
+  std::optional<engine::Channel> ch = team.find_channel(huddle);
+  return ch && ch->created_by == pk;
+}
+
+std::optional<std::string> TeamModel::check_announcement(const engine::Event& e) {
+  thread_local simdjson::dom::parser parser;
+  std::string_view huddle;
+  if (parser.parse(e.content)["ephemeral_channel_id"].get_string().get(huddle)) {
+    return "invalid: a huddle announcement must name its channel (ephemeral_channel_id)";
+  }
+  // Else anyone could name a private channel's id and be let in through her
+  // own channel as its parent (huddle.md §5).
+  if (!may_announce_huddle(team_, huddle, e.pubkey)) {
+    return "restricted: only the huddle channel's creator or its owners and admins may announce it";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> TeamModel::check_content(const engine::Event& e, const engine::Channel& ch, Admission& a) {
+  if (e.kind == 48100) return check_announcement(e);
   if (e.kind == 40003 || e.kind == 45002) {
     const bool edit = e.kind == 40003;
     auto target = e_target(e);

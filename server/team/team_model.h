@@ -79,7 +79,14 @@ struct TeamChange {
   Op op = Op::kAddMember;
   std::string channel;
   engine::Pubkey pubkey{};  // kAddMember: who is added
+  std::string parent;       // kAddMember: the parent channel whose member she is
 };
+
+// Whether `pk` may announce huddle channel `huddle` (a 48100 naming it): an
+// active member of it who created it or manages it (owner, admin). Any
+// thread; the ingest of a 48100 and each huddle admission ask it
+// (docs/access.md, "Rights are checked when acting").
+bool may_announce_huddle(const engine::TeamState& team, std::string_view huddle, const engine::Pubkey& pk);
 
 // The channel an event names or inherits (protocol.md §8.2 step 5): kinds 5
 // and 7 take their target's, channel kinds their first UUID h tag; empty for
@@ -106,7 +113,9 @@ class TeamModel {
   // The TTL reaper: archives every ephemeral channel past its deadline.
   Admission reap(uint64_t now);
   // A TeamChange: refused when the channel is not live (deleted, unknown, or
-  // archived for kAddMember). An add of an active member and an archive of an
+  // archived for kAddMember), and an add unless the parent's rules admit the
+  // pubkey now (an active member of a live parent) and nobody removed it from
+  // the huddle channel. An add of an active member and an archive of an
   // archived channel succeed with nothing to do.
   Admission change(const TeamChange& c, uint64_t now);
   void end_batch(bool committed);
@@ -120,6 +129,8 @@ class TeamModel {
   // team_model.cpp: the gate and the content kinds
   Admission admit_channel_event(const engine::Event& e, uint64_t now, bool proxy);
   std::optional<std::string> check_content(const engine::Event& e, const engine::Channel& ch, Admission& a);
+  // A 48100 names a huddle channel its author may announce.
+  std::optional<std::string> check_announcement(const engine::Event& e);
   std::optional<std::string> check_thread(const engine::Event& e, const std::string& channel, Admission& a);
   std::optional<std::string> check_reaction(const engine::Event& e, const engine::Id& target);
   std::optional<std::string> supersede_votes(const engine::Event& e, const engine::Id& target, Admission& a);

@@ -131,6 +131,48 @@ TEST_F(HuddleTest, ANonMemberNeverGetsIn) {
   EXPECT_NE(error.find("400"), std::string::npos) << error;
 }
 
+// Issue 32 §2: a member removed from a private channel with a TTL names it
+// in a 48100 of her own channel, to be let back in with that channel as the
+// parent. Only those who created or manage a huddle channel may announce it.
+TEST_F(HuddleTest, NobodyGetsBackInByAnnouncingAChannelOfHerOwn) {
+  Peer alice = user(), mallory = user();
+  const std::string secret = create(alice, "private", {{"ttl", "3600"}});
+  add(alice, secret, mallory);
+  ASSERT_TRUE(remove(alice, secret, mallory.hex).accepted);
+  const std::string hers = create(mallory, "open");
+  expect_refused(mallory->publish(make_event(mallory.key, 48100, R"({"ephemeral_channel_id":")" + secret + R"("})",
+                                             {{"h", hers}})),
+                 "restricted: only the huddle channel's creator or its owners and admins may announce it");
+  expect_refused(mallory->publish(make_event(mallory.key, 48100, "{}", {{"h", hers}})),
+                 "invalid: a huddle announcement must name its channel (ephemeral_channel_id)");
+  const engine::Event said = post(alice, secret);
+  HuddleAuth through_hers;
+  through_hers.parent = hers;
+  EXPECT_EQ(answer(mallory, secret, through_hers), R"({"message":"not a member","type":"error"})");
+  ReqResult r = mallory->req("secret", h_filter(secret));
+  EXPECT_FALSE(contains_id(r.events, said.id_hex())) << "mallory reads the private channel again";
+}
+
+// A huddle participant removed from the huddle channel (9001) is dropped from
+// the live room at once, and the parent does not add her back.
+TEST_F(HuddleTest, APeerRemovedFromTheChannelLeavesTheCallAndStaysOut) {
+  Peer alice = user(), bob = user();
+  Huddle h = start_huddle_among(alice, {&bob});
+  auto a = join(alice, h), b = join(bob, h);
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(remove(alice, h.channel, bob.hex).accepted);
+  EXPECT_EQ(b->wait_type("error").value_or("(nothing)"), R"({"message":"not a member","type":"error"})");
+  EXPECT_EQ(json_field(a->wait_type("left").value_or(""), "pubkey"), bob.hex);
+  EXPECT_FALSE(b->next(2000));
+  EXPECT_TRUE(b->ws().closed());
+  // Still a member of the parent that announced the huddle, but removed from it by its owner.
+  EXPECT_EQ(answer(bob, h.channel, in_parent(h)), R"({"message":"not a member","type":"error"})");
+  // The room goes on for the others.
+  Peer carol = user();
+  add(alice, h.parent, carol);
+  EXPECT_NE(join(carol, h), nullptr);
+}
+
 TEST_F(HuddleTest, StaleOrForeignAuthFails) {
   Peer alice = user();
   Huddle h = start_huddle(alice);
@@ -384,6 +426,34 @@ TEST(HuddleClosedRelayTest, ANonMemberOfTheRelayIsRefusedFirst) {
   ASSERT_NE(d, nullptr) << error;
   d->send_auth(owner, {});
   EXPECT_EQ(d->admission(hex(owner)).value_or(""), R"({"message":"not a member","type":"error"})");
+}
+
+// A participant removed from the relay (9031) while in the call is dropped from it.
+TEST(HuddleClosedRelayTest, APeerRemovedFromTheRelayLeavesTheCall) {
+  engine::Keypair owner = engine::generate_keypair(), member = engine::generate_keypair();
+  auto relay = start_relay(RelayOptions{{"--owner", hex(owner)}, {}, ""});
+  ASSERT_NE(relay, nullptr);
+  std::string error;
+  auto boss = NostrClient::connect_authed(*relay, owner, &error);
+  ASSERT_NE(boss, nullptr) << error;
+  ASSERT_TRUE(boss->publish(make_event(owner, 9030, "", {{"p", hex(member)}})).accepted);
+  const std::string channel = new_uuid();
+  ASSERT_TRUE(boss->publish(make_event(owner, 9007, "", {{"h", channel}, {"name", "call"}, {"visibility", "open"}})).accepted);
+  auto join = [&](const engine::Keypair& who) {
+    auto c = HuddleClient::connect(*relay, channel, &error);
+    EXPECT_NE(c, nullptr) << error;
+    if (!c) return c;
+    c->send_auth(who, {});
+    EXPECT_EQ(json_field(c->admission(hex(who)).value_or(""), "type"), "joined");
+    return c;
+  };
+  auto o = join(owner), m = join(member);
+  ASSERT_TRUE(o && m);
+  ASSERT_TRUE(boss->publish(make_event(owner, 9031, "", {{"p", hex(member)}})).accepted);
+  EXPECT_EQ(m->wait_type("error").value_or("(nothing)"), R"({"message":"restricted: not a relay member","type":"error"})");
+  EXPECT_EQ(json_field(o->wait_type("left").value_or(""), "pubkey"), hex(member));
+  EXPECT_FALSE(m->next(2000));
+  EXPECT_TRUE(m->ws().closed());
 }
 
 }  // namespace
