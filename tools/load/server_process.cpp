@@ -71,6 +71,10 @@ ServerProcess::ServerProcess(const std::string& binary, const std::string& data_
     // Scenarios choose their own connection counts (idle opens 10,000 plus a
     // warm-up one); the cap and its refusal are tested end to end elsewhere.
     setenv("BUZZ_MAX_CONNECTIONS", "60000", /*overwrite=*/0);
+    // Every client comes from 127.0.0.1, and some share a key: the caps per
+    // address and per pubkey (docs/limits.md, "Connections") would stop them.
+    setenv("BUZZ_MAX_UNAUTHENTICATED_PER_ADDRESS", "0", /*overwrite=*/0);
+    setenv("BUZZ_MAX_CONNECTIONS_PER_PUBKEY", "0", /*overwrite=*/0);
     // Every load client is a human pipelining far past a human's limits
     // (protocol.md §14). The limits stay on, as high as they go, so the
     // figures include counting every frame and message.
