@@ -208,8 +208,10 @@ TEST(ResourceLimitsTest, TheSlowestReaderIsClosedPastTheRelaysSendMemory) {
   ReqResult light = reader->req("light", tagged(key, "light"));
   EXPECT_TRUE(light.eose) << why(light);
   EXPECT_EQ(light.events.size(), 20u);
-  // The hoarder reads what was already on its way, then the close.
-  EXPECT_EQ(close_code_within(hoarder->ws(), 5000), 1008);
+  // The hoarder's connection is gone once the close has had its few seconds
+  // to go out (it reads nothing, so it never does).
+  const int64_t open_before = metric(*relay, "buzz_ws_connections_active");
+  EXPECT_TRUE(eventually([&] { return metric(*relay, "buzz_ws_connections_active") < open_before; }, 10000));
   EXPECT_EQ(metric(*relay, "buzz_ws_send_memory_disconnects_total"), 1);
 }
 
@@ -282,7 +284,7 @@ TEST_F(UploadLimitsTest, AnUploadUnderTheMinimumRateIsRefused) {
   RawConnection c(relay_->port());
   c.send(head(alice_, sha, body.size()));
   std::string reply;
-  for (size_t sent = 0; sent < body.size() && reply.empty(); sent += 2048) {
+  for (size_t sent = 0; sent < 10 * 2048 && reply.empty(); sent += 2048) {  // 10 s at most
     if (!c.try_send(body.substr(sent, 2048))) break;
     reply = c.read("}", 1000);  // 2 KiB a second
   }
