@@ -90,6 +90,9 @@ std::string peer_text(const sockaddr_in& addr) {
   return std::string(ip) + ":" + std::to_string(ntohs(addr.sin_port));
 }
 
+// The answer past the connection cap.
+HttpResponse at_cap() { return HttpResponse::json(503, R"({"error":"the relay is at its connection limit, retry later"})"); }
+
 }  // namespace
 
 Loop::Loop(uint16_t index, const LoopOptions& options, Service& service)
@@ -289,8 +292,7 @@ void Loop::on_accept(int res, uint32_t flags) {
       options_.connection_count->fetch_sub(1);
       LoopStats::bump(stats_.refused);
       // A clean refusal: the client reads why instead of a bare reset.
-      static const std::string kFull = serialize_response(
-          HttpResponse::json(503, R"({"error":"the relay is at its connection limit, retry later"})"), false);
+      static const std::string kFull = serialize_response(at_cap(), false);
       return refuse_accept(fd, kFull);
     }
   }
@@ -335,6 +337,12 @@ void Loop::on_accept(int res, uint32_t flags) {
   ++live_;
   LoopStats::bump(stats_.accepted);
   arm_recv(c);
+}
+
+void Loop::refuse_past_cap(Connection& c) {
+  LoopStats::bump(stats_.refused);
+  send_response(c, at_cap(), false);
+  close(c);
 }
 
 void Loop::vouch(Connection& c) {
@@ -564,9 +572,9 @@ void Loop::on_tick() {
   // Probes let in past the connection cap get a moment, not the idle allowance.
   std::erase_if(probes_, [this](const std::pair<ConnId, uint32_t>& p) {
     Connection* c = find(p.first);
-    if (!c) return true;
+    if (!c || c->phase_ != Connection::Phase::kHttp) return true;  // gone, or answered and closing
     if (tick_count_ - p.second < kProbeTicks) return false;
-    destroy(*c);
+    refuse_past_cap(*c);
     return true;
   });
   bound_send_memory();

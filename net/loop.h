@@ -171,6 +171,9 @@ class Loop {
   void maybe_free(Connection& c);
   // Refuses an accepted socket before it has a slot: a canned answer, then close.
   void refuse_accept(int fd, const std::string& answer);
+  // A connection let in past the cap that asked for more than a probe, or
+  // for nothing in time: the cap's 503, then closed.
+  void refuse_past_cap(Connection& c);
   // Once a tick: publishes this loop's queued bytes to the SendMemory, and past
   // its bound closes the slowest readers (loop_send.cpp).
   void bound_send_memory();

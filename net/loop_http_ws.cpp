@@ -74,8 +74,7 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
       // Let in past the connection cap: a probe is answered, and nothing else.
       const auto& probes = options_.probe_paths;
       if (req.wants_websocket() || std::find(probes.begin(), probes.end(), req.path) == probes.end()) {
-        send_response(c, HttpResponse::json(503, R"({"error":"the relay is at its connection limit, retry later"})"), false);
-        close(c);
+        refuse_past_cap(c);
         return data.size();
       }
       req.keep_alive = false;

@@ -194,7 +194,9 @@ TEST(ResourceLimitsTest, TheSlowestReaderIsClosedPastTheRelaysSendMemory) {
   publish_sized(*publisher, key, 20, 1024, "light");
 
   auto hoarder = authed_client(*relay, engine::generate_keypair());
-  ASSERT_TRUE(hoarder);
+  auto reader = authed_client(*relay, engine::generate_keypair());
+  ASSERT_TRUE(hoarder && reader);
+  const int64_t open_before = metric(*relay, "buzz_ws_connections_active");
   int small = 4096;  // the kernel then holds little of what the relay sends it
   ASSERT_EQ(setsockopt(hoarder->ws().fd(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
   // 4 × 2 MiB: more than the kernel's buffers on loopback take off the relay's hands.
@@ -203,14 +205,11 @@ TEST(ResourceLimitsTest, TheSlowestReaderIsClosedPastTheRelaysSendMemory) {
   }
   ASSERT_TRUE(eventually([&] { return metric(*relay, "buzz_ws_send_memory_disconnects_total") == 1; }, 5000));
 
-  auto reader = authed_client(*relay, engine::generate_keypair());
-  ASSERT_TRUE(reader);
   ReqResult light = reader->req("light", tagged(key, "light"));
   EXPECT_TRUE(light.eose) << why(light);
   EXPECT_EQ(light.events.size(), 20u);
   // The hoarder's connection is gone once the close has had its few seconds
   // to go out (it reads nothing, so it never does).
-  const int64_t open_before = metric(*relay, "buzz_ws_connections_active");
   EXPECT_TRUE(eventually([&] { return metric(*relay, "buzz_ws_connections_active") < open_before; }, 10000));
   EXPECT_EQ(metric(*relay, "buzz_ws_send_memory_disconnects_total"), 1);
 }
