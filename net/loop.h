@@ -119,8 +119,6 @@ class Loop {
   // The application trusts c now (its WebSocket session authenticated): it no
   // longer counts against LoopOptions::addresses. Idempotent.
   void vouch(Connection& c);
-  // Bytes queued for every connection of this loop.
-  size_t queued_bytes() const { return queued_bytes_; }
   // Answers the HTTP request on_http deferred; dropped if the connection is
   // gone or was not waiting.
   void respond(ConnId id, const HttpResponse& response);

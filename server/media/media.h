@@ -80,7 +80,6 @@ class Media {
   net::HeadDecision admit_upload(const net::HttpRequest& head);
   // Bodies up to this are buffered in memory; larger ones go to disk as they arrive.
   static constexpr uint64_t kBufferedUploadBytes = 256 << 10;
-  const UploadBudget& budget() const { return budget_; }
 
  private:
   // Steps 1–16 of media.md §2.2 (and 17 given the body's hash): the refusal,

@@ -36,9 +36,4 @@ void UploadBudget::release(const engine::Pubkey& pk, uint64_t bytes) {
   if (it != by_pubkey_.end() && (it->second -= bytes) == 0) by_pubkey_.erase(it);
 }
 
-uint64_t UploadBudget::in_flight() const {
-  std::lock_guard lock(mu_);
-  return total_;
-}
-
 }  // namespace buzz::server

@@ -30,14 +30,13 @@ class UploadBudget {
 
   uint64_t relay_max() const { return relay_max_; }
   uint64_t pubkey_max() const { return pubkey_max_; }
-  uint64_t in_flight() const;
 
  private:
   void release(const engine::Pubkey& pk, uint64_t bytes);
 
   const uint64_t relay_max_;
   const uint64_t pubkey_max_;
-  mutable std::mutex mu_;
+  std::mutex mu_;
   uint64_t total_ = 0;
   std::unordered_map<engine::Pubkey, uint64_t, engine::KeyBytesHash> by_pubkey_;
 };
