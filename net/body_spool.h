@@ -48,6 +48,12 @@ struct SpoolSpec {
   int timeout_secs = 600; // the whole body must arrive within this, or the connection is closed
   // The 413 answer, given the bytes received (or declared) and max_bytes.
   std::function<HttpResponse(uint64_t received, uint64_t max)> too_large;
+  // Measured over each ping interval once the first has passed: a body that
+  // arrives slower is answered 408 and closed. 0 = only the deadline above.
+  uint32_t min_bytes_per_sec = 0;
+  // Kept as long as the body's file (SpooledBody::hold): the service's share
+  // of a budget, given back when the last reference to the file goes.
+  std::shared_ptr<const void> hold;
 };
 
 // The finished body as the service receives it (HttpRequest::spooled): a file
@@ -66,11 +72,14 @@ class SpooledBody {
   const std::string& sha256_hex() const { return sha256_hex_; }
   // The file has a new name now: leave it on disk.
   void release() { path_.clear(); }
+  // Kept until this body goes (SpoolSpec::hold).
+  void hold(std::shared_ptr<const void> h) { hold_ = std::move(h); }
 
  private:
   friend class SpoolWriter;
   int fd_;
   std::string path_;
+  std::shared_ptr<const void> hold_;
   uint64_t size_ = 0;
   std::string sha256_hex_;
 };
@@ -94,6 +103,8 @@ struct BodySpool {
   // --- loop thread ---
   uint64_t received = 0;  // body bytes handed to the writer
   uint32_t started_tick = 0;
+  uint32_t pace_tick = 0;       // the start of the interval SpoolSpec::min_bytes_per_sec is measured over
+  uint64_t pace_bytes = 0;      // and what had arrived by then
   bool chunked = false;
   ChunkedDecoder decoder;
   std::string batch;       // body bytes gathered into kSpoolBatchBytes before they go to the writer

@@ -77,6 +77,7 @@ class Connection {
     std::vector<OutFrame> frames;
     std::vector<iovec> iov;
     size_t first = 0;  // first iovec not yet fully written
+    size_t bytes = 0;  // of frames, counted in queued_bytes_ until the send completes
   };
 
   int fd_ = -1;
@@ -105,6 +106,11 @@ class Connection {
   uint8_t closing_ticks_ = 0;        // seconds closing without a byte from the peer, at most kCloseGraceTicks + 1
   uint8_t closing_age_ = 0;          // seconds closing, at most kMaxCloseTicks + 1
   uint32_t body_bytes_at_visit_ = 0;  // what inbuf_ held at the last wheel visit, to see a body advance
+  uint32_t addr_ = 0;             // the peer's IPv4 address, network order
+  bool unvouched_ = false;        // counted in LoopOptions::addresses until Loop::vouch
+  bool probe_only_ = false;       // accepted past the connection cap: one probe request, then closed
+  size_t queued_bytes_ = 0;       // bytes of pending_ and of the send in flight (OutFrame::size)
+  size_t bytes_at_turn_ = 0;      // queued_bytes_ as the loop's turn began (enqueue)
   std::string inbuf_;    // a partial HTTP request or WebSocket frame
   std::unique_ptr<PendingRequest> request_;  // only while a request's body is arriving
   std::string message_;  // payload of a fragmented message so far

@@ -41,6 +41,8 @@ constexpr uint32_t kCloseGraceTicks = 5;  // seconds a closing connection may go
 constexpr uint32_t kMaxCloseTicks = 30;
 // A request body slower than this per ping interval counts as stalled.
 constexpr uint32_t kMinBodyBytesPerInterval = 1024;
+// Seconds a connection let in past the cap for a probe may take to be answered.
+constexpr uint32_t kProbeTicks = 3;
 
 // SO_REUSEPORT lets any process of the same user join a port's group, and the
 // kernel would then spread connections between two unrelated relays. Before the
@@ -81,14 +83,15 @@ int listen_socket(const std::string& host, uint16_t port, bool first, uint16_t* 
   return fd;
 }
 
-std::string peer_of(int fd) {
-  sockaddr_in addr{};
-  socklen_t len = sizeof addr;
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return "?";
+std::string peer_text(const sockaddr_in& addr) {
+  if (addr.sin_family != AF_INET) return "?";
   char ip[INET_ADDRSTRLEN] = "?";
   inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof ip);
   return std::string(ip) + ":" + std::to_string(ntohs(addr.sin_port));
 }
+
+// The answer past the connection cap.
+HttpResponse at_cap() { return HttpResponse::json(503, R"({"error":"the relay is at its connection limit, retry later"})"); }
 
 }  // namespace
 
@@ -270,20 +273,40 @@ Connection* Loop::find(ConnId id) {
   return c;
 }
 
+void Loop::refuse_accept(int fd, const std::string& answer) {
+  ssize_t n = ::send(fd, answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  (void)n;
+  ::close(fd);
+}
+
 void Loop::on_accept(int res, uint32_t flags) {
   if (!(flags & IORING_CQE_F_MORE) && !stopping_) arm_accept();
   if (res < 0) return;
   int fd = res;
-  if (options_.connection_count && options_.connection_count->fetch_add(1) >= options_.max_connections) {
-    options_.connection_count->fetch_sub(1);
-    LoopStats::bump(stats_.refused);
-    // A clean refusal: the client reads why instead of a bare reset.
-    static const std::string kFull = serialize_response(
-        HttpResponse::json(503, R"({"error":"the relay is at its connection limit, retry later"})"), false);
-    ssize_t n = ::send(fd, kFull.data(), kFull.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-    (void)n;
-    ::close(fd);
-    return;
+  bool probe_only = false;
+  if (options_.connection_count) {
+    const int64_t before = options_.connection_count->fetch_add(1);
+    // Past the cap a few more are let in for the probes alone (LoopOptions::probe_reserve).
+    probe_only = before >= options_.max_connections;
+    if (probe_only && (options_.probe_paths.empty() || before >= options_.max_connections + options_.probe_reserve)) {
+      options_.connection_count->fetch_sub(1);
+      LoopStats::bump(stats_.refused);
+      // A clean refusal: the client reads why instead of a bare reset.
+      static const std::string kFull = serialize_response(at_cap(), false);
+      return refuse_accept(fd, kFull);
+    }
+  }
+  sockaddr_in peer{};
+  socklen_t peer_len = sizeof peer;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0) peer.sin_family = AF_UNSPEC;
+  const bool counted = options_.addresses && options_.addresses->max_per_address() > 0;
+  if (counted && !options_.addresses->try_add(peer.sin_addr.s_addr)) {
+    if (options_.connection_count) options_.connection_count->fetch_sub(1);
+    LoopStats::bump(stats_.refused_address);
+    static const std::string kBusy = serialize_response(
+        HttpResponse::json(429, R"({"error":"rate-limited: too many connections from this address waiting to authenticate, retry later"})"),
+        false);
+    return refuse_accept(fd, kBusy);
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -301,12 +324,31 @@ void Loop::on_accept(int res, uint32_t flags) {
   c.fd_ = fd;
   c.fixed_file_ = unsigned(fd) < file_table_size_ && io_uring_register_files_update(&ring_, unsigned(fd), &fd, 1) == 1;
   c.id_ = ConnId{index_, slot, gen};
-  c.peer_ = peer_of(fd);
+  c.peer_ = peer_text(peer);
+  c.addr_ = peer.sin_addr.s_addr;
+  c.unvouched_ = counted;
+  c.probe_only_ = probe_only;
+  if (probe_only) {
+    probes_.emplace_back(c.id_, tick_count_);
+    LoopStats::bump(stats_.probes_past_cap);
+  }
   c.wheel_slot_ = uint8_t(tick_count_ % wheel_.size());
   wheel_[c.wheel_slot_].push_back(slot);
   ++live_;
   LoopStats::bump(stats_.accepted);
   arm_recv(c);
+}
+
+void Loop::refuse_past_cap(Connection& c) {
+  LoopStats::bump(stats_.refused);
+  send_response(c, at_cap(), false);
+  close(c);
+}
+
+void Loop::vouch(Connection& c) {
+  if (!c.unvouched_) return;
+  c.unvouched_ = false;
+  options_.addresses->remove(c.addr_);
 }
 
 void Loop::on_recv(Connection& c, int res, uint32_t flags) {
@@ -385,7 +427,9 @@ void Loop::flush(Connection& c) {
   if (c.pending_.empty()) std::vector<OutFrame>().swap(c.pending_);
   s.iov.clear();
   s.first = 0;
+  s.bytes = 0;
   for (OutFrame& f : s.frames) {
+    s.bytes += f.size();
     s.iov.push_back({f.head.data(), f.head.size()});
     if (f.shared && !f.shared->empty()) s.iov.push_back({const_cast<char*>(f.shared->data()), f.shared->size()});
     if (!f.tail.empty()) s.iov.push_back({f.tail.data(), f.tail.size()});
@@ -418,10 +462,12 @@ void Loop::on_send(Connection& c, int res) {
     io_uring_sqe_set_data64(q, tag(Op::kSend, c.id_.slot, c.id_.gen));
     return;
   }
+  unqueue_bytes(c, s.bytes);
   c.send_.reset();  // idle connections keep no send buffers
   flush(c);
-  // Its answers drained to half the live limit: read its requests again.
-  if ((c.read_paused_ & Connection::kPausedByBacklog) && c.pending_.size() < options_.send_queue_limit / 2) {
+  // Its answers drained to half the live limits: read its requests again.
+  if ((c.read_paused_ & Connection::kPausedByBacklog) && c.pending_.size() < options_.send_queue_limit / 2 &&
+      c.queued_bytes_ < options_.send_queue_bytes / 2) {
     resume(c, Connection::kPausedByBacklog);
   }
 }
@@ -455,6 +501,8 @@ void Loop::maybe_free(Connection& c) {
   }
   ::close(c.fd_);
   c.fd_ = -1;
+  if (c.unvouched_) vouch(c);  // gone: no longer counted against its address
+  unqueue_bytes(c, c.queued_bytes_);
   auto& bucket = wheel_[c.wheel_slot_];
   for (auto& s : bucket) {
     if (s == c.id_.slot) {
@@ -497,13 +545,20 @@ void Loop::on_tick() {
       // cannot use up the connection cap. A body that keeps coming is progress.
       // A body streamed to a file counts what it has handed over, and must be
       // whole within its own deadline (SpoolSpec::timeout_secs).
-      const BodySpool* spool = c.request_ ? c.request_->spool.get() : nullptr;
+      BodySpool* spool = c.request_ ? c.request_->spool.get() : nullptr;
       if (spool && !spool->finishing && tick_count_ - spool->started_tick > uint32_t(spool->spec.timeout_secs)) {
         destroy(c);
         continue;
       }
       if (spool && spool->finishing) continue;  // whole: the writer is finishing it, not the client
       const size_t progress = spool ? size_t(spool->received + spool->batch.size()) : c.inbuf_.size();
+      if (spool && !keeps_pace(c, *spool)) {
+        LoopStats::bump(stats_.slow_bodies);
+        const std::string why = "upload too slow: under " + std::to_string(spool->spec.min_bytes_per_sec) +
+                                " bytes per second";
+        refuse_spooled(c, HttpResponse::json(408, "{\"error\":\"" + why + "\"}"), 0);
+        continue;
+      }
       const auto buffered = uint32_t(std::min<size_t>(progress, UINT32_MAX));
       const bool body_advanced = c.request_ && buffered >= c.body_bytes_at_visit_ + kMinBodyBytesPerInterval;
       c.body_bytes_at_visit_ = buffered;
@@ -514,6 +569,15 @@ void Loop::on_tick() {
       }
     }
   }
+  // Probes let in past the connection cap get a moment, not the idle allowance.
+  std::erase_if(probes_, [this](const std::pair<ConnId, uint32_t>& p) {
+    Connection* c = find(p.first);
+    if (!c || c->phase_ != Connection::Phase::kHttp) return true;  // gone, or answered and closing
+    if (tick_count_ - p.second < kProbeTicks) return false;
+    refuse_past_cap(*c);
+    return true;
+  });
+  bound_send_memory();
   // Closing connections that do not drain in time are dropped.
   std::erase_if(closing_, [this](ConnId id) {
     Connection* c = find(id);

@@ -18,8 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "net/address_counts.h"
 #include "net/body_spool.h"
 #include "net/connection.h"
+#include "net/send_memory.h"
 #include "net/service.h"
 
 namespace buzz::net {
@@ -30,6 +32,10 @@ struct LoopOptions {
   size_t max_message_bytes = 65536;  // a bigger WebSocket frame or message closes with 1009
   size_t max_http_body = 1 << 20;   // unless Service::on_request_head allows a request more
   size_t send_queue_limit = 1000;    // frames queued per connection before it counts as slow
+  // Bytes queued per connection (frames in flight included): live events past
+  // it count as refused (the strikes below), a REQ's replay ends there without
+  // EOSE, and answers pause reading as send_queue_limit does.
+  size_t send_queue_bytes = 16 << 20;
   // Frames beyond send_queue_limit that answers to the client's own requests
   // may queue: one REQ's whole history (10 filters × 500 events) and its
   // EOSE. Nothing drains the queue while a REQ replays, so without this a
@@ -41,6 +47,16 @@ struct LoopOptions {
   int http_idle_intervals = 2;       // an HTTP connection completing no request for this long is closed
   std::atomic<int64_t>* connection_count = nullptr;  // shared by all loops
   int64_t max_connections = 10000;
+  // Past max_connections, this many more are accepted for probe_paths only
+  // (GET /health and the like): each answers one such request, or 503, and
+  // closes, within kProbeTicks seconds. So a full relay still says it is alive.
+  int64_t probe_reserve = 32;
+  std::vector<std::string> probe_paths;
+  // Connections per address not yet vouched for (Loop::vouch), shared by all
+  // loops; null = not counted.
+  AddressCounts* addresses = nullptr;
+  // The relay-wide bound on queued bytes, shared by all loops; null = none.
+  SendMemory* send_memory = nullptr;
 };
 
 // Counted by the loop's own thread, read by any (GET /metrics).
@@ -52,6 +68,10 @@ struct LoopStats {
   std::atomic<uint64_t> dropped_slow{0};      // frames a full send queue refused
   std::atomic<uint64_t> slow_disconnects{0};  // connections closed for it (slow_client_strikes)
   std::atomic<uint64_t> answer_pauses{0};     // connections not read from until their own answers drained
+  std::atomic<uint64_t> refused_address{0};   // at the per-address cap of connections not vouched for (HTTP 429)
+  std::atomic<uint64_t> probes_past_cap{0};   // accepted past the connection cap for a probe
+  std::atomic<uint64_t> memory_disconnects{0};  // closed as the slowest readers past SendMemory::max
+  std::atomic<uint64_t> slow_bodies{0};       // streamed bodies refused under their minimum rate (HTTP 408)
 
   // One writer: a plain load and store, without a locked instruction.
   static void bump(std::atomic<uint64_t>& n) { n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
@@ -96,6 +116,9 @@ class Loop {
   // control messages are never stuck behind them.
   bool send_lossy(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
                   size_t max_waiting);
+  // The application trusts c now (its WebSocket session authenticated): it no
+  // longer counts against LoopOptions::addresses. Idempotent.
+  void vouch(Connection& c);
   // Answers the HTTP request on_http deferred; dropped if the connection is
   // gone or was not waiting.
   void respond(ConnId id, const HttpResponse& response);
@@ -144,6 +167,14 @@ class Loop {
   void on_inbox();
   void destroy(Connection& c);
   void maybe_free(Connection& c);
+  // Refuses an accepted socket before it has a slot: a canned answer, then close.
+  void refuse_accept(int fd, const std::string& answer);
+  // A connection let in past the cap that asked for more than a probe, or
+  // for nothing in time: the cap's 503, then closed.
+  void refuse_past_cap(Connection& c);
+  // Once a tick: publishes this loop's queued bytes to the SendMemory, and past
+  // its bound closes the slowest readers (loop_send.cpp).
+  void bound_send_memory();
 
   // --- loop_http_ws.cpp: received bytes ---
   // Feeds received bytes to the connection's protocol phase. False = close it.
@@ -163,6 +194,9 @@ class Loop {
   size_t consume_spooled(Connection& c, std::string_view data);
   // Refuses a spooling request: answered, closed, its file dropped.
   size_t refuse_spooled(Connection& c, HttpResponse response, size_t data_size);
+  // At a wheel visit: false when the body came slower than its
+  // SpoolSpec::min_bytes_per_sec over the last full interval.
+  bool keeps_pace(const Connection& c, BodySpool& spool);
   // From the writer: the body is on disk (or failed), or its backlog drained.
   void on_spool_done(const std::shared_ptr<BodySpool>& spool);
   void on_spool_drained(ConnId id);
@@ -184,6 +218,11 @@ class Loop {
   // full: a peer that sends Pings but never reads must not grow the queue
   // (protocol.md §5.3 counts it as a dead writer).
   bool queue_heartbeat(Connection& c, OutFrame&& f);
+  // Frames leave the queue's byte counts (sent, dropped or shed).
+  void unqueue_bytes(Connection& c, size_t bytes) {
+    c.queued_bytes_ -= bytes;
+    queued_bytes_ -= bytes;
+  }
 
   uint16_t index_;
   LoopOptions options_;
@@ -209,6 +248,8 @@ class Loop {
   std::vector<Connection*> dirty_;
   std::vector<Connection*> starved_;
   std::vector<ConnId> closing_;  // connections draining before close, checked once a second
+  std::vector<std::pair<ConnId, uint32_t>> probes_;  // probe-only connections and their accept tick
+  size_t queued_bytes_ = 0;      // Connection::queued_bytes_ of every connection
   std::vector<std::vector<uint32_t>> wheel_;  // ping wheel: slots by second of the interval
   uint32_t tick_count_ = 0;
   size_t live_ = 0;

@@ -5,6 +5,7 @@
 // queue in loop_send.cpp.
 #include "net/loop.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,15 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
       return data.size();
     }
     req.peer = c.peer_;
+    if (c.probe_only_) {
+      // Let in past the connection cap: a probe is answered, and nothing else.
+      const auto& probes = options_.probe_paths;
+      if (req.wants_websocket() || std::find(probes.begin(), probes.end(), req.path) == probes.end()) {
+        refuse_past_cap(c);
+        return data.size();
+      }
+      req.keep_alive = false;
+    }
     pending.head_bytes = head.consumed;
     pending.max_body = options_.max_http_body;
     if (!req.wants_websocket()) {

@@ -8,6 +8,7 @@
 #include "net/loop.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -18,6 +19,9 @@ namespace buzz::net {
 namespace {
 
 constexpr uint8_t kControlQueueSlots = 8;  // Pings and Pongs waiting to be written (protocol.md §5.3)
+// How old another loop's measure of its slowest reader may be for this loop to
+// shed by it (each loop measures once a tick).
+constexpr int64_t kSendMemoryFreshMs = 1500;
 
 // A frame holding `head_bytes` after its WebSocket header; `payload_len` counts
 // every payload byte, including any shared body and tail added later.
@@ -50,11 +54,15 @@ bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
   if (c.turn_seen_ != turn_) {
     c.turn_seen_ = turn_;
     c.pending_at_turn_ = uint32_t(c.pending_.size());
+    c.bytes_at_turn_ = c.queued_bytes_;
   }
   const size_t limit = options_.send_queue_limit + (traffic == Traffic::kLive ? 0 : options_.answer_allowance);
+  // In bytes the same rules: live by what the turn began with, a replay by what is queued now.
+  const size_t bytes_limit = options_.send_queue_bytes;
   const bool full = traffic == Traffic::kLive
-                        ? c.pending_at_turn_ >= limit || c.pending_.size() >= limit + options_.answer_allowance
-                        : c.pending_.size() >= limit;
+                        ? c.pending_at_turn_ >= limit || c.pending_.size() >= limit + options_.answer_allowance ||
+                              c.bytes_at_turn_ >= bytes_limit || c.queued_bytes_ >= 2 * bytes_limit
+                        : c.pending_.size() >= limit || c.queued_bytes_ >= bytes_limit;
   // Answers are never dropped: the pause below stops reading new requests, so
   // they are bounded by what was read before it, and what the store writer
   // held (its own congestion pause bounds that). Under load the writer can
@@ -71,6 +79,8 @@ bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
     return false;
   }
   if (!control) c.full_strikes_ = 0;
+  c.queued_bytes_ += f.size();
+  queued_bytes_ += f.size();
   if (c.lossy_queued_) {
     // Lossy frames wait behind everything else: this one goes before the first of them.
     auto first_lossy = std::find_if(c.pending_.begin(), c.pending_.end(), [](const OutFrame& o) { return o.lossy; });
@@ -82,7 +92,8 @@ bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
   // until they drain (on_send), so a client that sends faster than it reads is
   // slowed by TCP instead of closed as slow. Live fan-out cannot be slowed this
   // way, so it keeps the strikes above.
-  if (traffic == Traffic::kAnswer && c.pending_.size() >= options_.send_queue_limit &&
+  if (traffic == Traffic::kAnswer &&
+      (c.pending_.size() >= options_.send_queue_limit || c.queued_bytes_ >= options_.send_queue_bytes) &&
       !(c.read_paused_ & Connection::kPausedByBacklog)) {
     LoopStats::bump(stats_.answer_pauses);
     pause(c, Connection::kPausedByBacklog);
@@ -129,6 +140,8 @@ bool Loop::send_lossy(Connection& c, std::string_view prefix, std::shared_ptr<co
   OutFrame f = make_frame(ws::Opcode::kBinary, prefix.size() + shared->size(), prefix);
   f.shared = std::move(shared);
   f.lossy = true;
+  c.queued_bytes_ += f.size();
+  queued_bytes_ += f.size();
   c.pending_.push_back(std::move(f));
   ++c.lossy_queued_;
   LoopStats::bump(stats_.frames_out);
@@ -169,7 +182,12 @@ void Loop::close(Connection& c, uint16_t code, std::string_view reason) {
   if (c.phase_ == Connection::Phase::kDead || c.phase_ == Connection::Phase::kClosing) return;
   if (c.phase_ == Connection::Phase::kWebSocket) {
     // Nothing may follow the close frame, and lossy frames are not worth waiting for.
-    if (c.lossy_queued_) std::erase_if(c.pending_, [](const OutFrame& o) { return o.lossy; });
+    if (c.lossy_queued_) {
+      std::erase_if(c.pending_, [&](const OutFrame& o) {
+        if (o.lossy) unqueue_bytes(c, o.size());
+        return o.lossy;
+      });
+    }
     c.lossy_queued_ = 0;
     std::string payload = ws::close_payload(code, reason);
     enqueue(c, make_frame(ws::Opcode::kClose, payload.size(), payload), Traffic::kControl);
@@ -184,6 +202,63 @@ void Loop::close(Connection& c, uint16_t code, std::string_view reason) {
     c.dirty_ = true;
     dirty_.push_back(&c);
   }
+}
+
+}  // namespace buzz::net
+
+namespace buzz::net {
+
+void Loop::bound_send_memory() {
+  SendMemory* m = options_.send_memory;
+  if (!m || m->max <= 0) return;
+  SendMemory::PerLoop& mine = m->per_loop[index_];
+  mine.queued.store(int64_t(queued_bytes_), std::memory_order_relaxed);
+  int64_t total = m->total();
+  if (total <= m->max / 2) return;  // no pressure: nobody needs to know our largest
+  // Under pressure each loop says how far behind its slowest reader is, so
+  // that past the bound the relay closes its slowest readers first, in one
+  // order across loops.
+  std::vector<Connection*> behind;
+  for (auto& slot : slots_) {
+    const bool open = slot->phase_ == Connection::Phase::kWebSocket || slot->phase_ == Connection::Phase::kHttp;
+    if (slot->queued_bytes_ && open) behind.push_back(slot.get());
+  }
+  std::sort(behind.begin(), behind.end(),
+            [](const Connection* a, const Connection* b) { return a->queued_bytes_ > b->queued_bytes_; });
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now().time_since_epoch()).count();
+  mine.largest.store(behind.empty() ? 0 : int64_t(behind.front()->queued_bytes_), std::memory_order_relaxed);
+  mine.at_ms.store(now_ms, std::memory_order_relaxed);
+  if (total <= m->max) return;
+  // Another loop's slowest, if every loop has measured within the last tick
+  // or so; otherwise wait for them rather than shed out of order.
+  int64_t others = 0;
+  for (size_t i = 0; i < m->count; ++i) {
+    if (i == index_) continue;
+    const SendMemory::PerLoop& l = m->per_loop[i];
+    if (l.queued.load(std::memory_order_relaxed) == 0) continue;
+    if (now_ms - l.at_ms.load(std::memory_order_relaxed) > kSendMemoryFreshMs) return;
+    others = std::max(others, l.largest.load(std::memory_order_relaxed));
+  }
+  for (Connection* c : behind) {
+    if (total <= m->max || int64_t(c->queued_bytes_) < others) break;
+    LoopStats::bump(stats_.memory_disconnects);
+    const size_t before = c->queued_bytes_;
+    if (c->phase_ == Connection::Phase::kHttp) {
+      // A response (a media file is sent from memory) cannot be cut short
+      // with a reason: the connection goes, and its send with it.
+      destroy(*c);
+    } else {
+      // What waits behind the send in flight is freed now; the close frame follows it.
+      for (const OutFrame& f : c->pending_) unqueue_bytes(*c, f.size());
+      c->pending_.clear();
+      c->heartbeats_queued_ = 0;
+      c->lossy_queued_ = 0;
+      close(*c, 1008, "slow consumer: the relay's send memory is full");
+    }
+    total -= int64_t(before) - int64_t(c->queued_bytes_);
+  }
+  mine.queued.store(int64_t(queued_bytes_), std::memory_order_relaxed);
 }
 
 }  // namespace buzz::net

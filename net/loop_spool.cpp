@@ -46,9 +46,11 @@ size_t Loop::start_spool(Connection& c, Connection::PendingRequest&& pending, Sp
     return data_size;
   }
   if (!spool_writer_) spool_writer_ = std::make_unique<SpoolWriter>(*this);
+  file->hold(std::move(spec.hold));
   auto spool = std::make_shared<BodySpool>(std::move(file), c.id_, std::move(spec));
   spool->chunked = req.chunked;
   spool->started_tick = tick_count_;
+  spool->pace_tick = tick_count_;
   if (req.expects_continue()) queue_raw(c, "HTTP/1.1 100 Continue\r\n\r\n");
   const size_t head_bytes = pending.head_bytes;
   const bool empty = !req.chunked && req.content_length == 0;
@@ -111,6 +113,26 @@ size_t Loop::consume_spooled(Connection& c, std::string_view data) {
     if (s.in_flight.load() >= kSpoolLowWater || !s.paused.exchange(false)) pause(c, Connection::kPausedBySpool);
   }
   return used;
+}
+
+bool Loop::keeps_pace(const Connection& c, BodySpool& s) {
+  if (!s.spec.min_bytes_per_sec) return true;
+  const uint64_t arrived = s.received + s.batch.size();
+  // A body the loop stopped reading (its disk is behind) is not judged: its
+  // interval starts again.
+  if (c.read_paused_) {
+    s.pace_tick = tick_count_;
+    s.pace_bytes = arrived;
+    return true;
+  }
+  // The first visit may come at any point of the first interval: only whole
+  // intervals are judged, so a body that has only just begun is not.
+  const uint32_t elapsed = tick_count_ - s.pace_tick;
+  if (elapsed < wheel_.size()) return true;
+  if (arrived - s.pace_bytes < uint64_t(s.spec.min_bytes_per_sec) * elapsed) return false;
+  s.pace_tick = tick_count_;
+  s.pace_bytes = arrived;
+  return true;
 }
 
 void Loop::on_spool_drained(ConnId id) {

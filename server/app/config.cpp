@@ -34,8 +34,20 @@ const std::vector<ConfigKey> kKeys = {
     {"allow-nip-oa-auth", "BUZZ_ALLOW_NIP_OA_AUTH", "false",
      "closed relay: admit an agent whose owner, a member, signed a NIP-OA attestation for it"},
     {"max-connections", "BUZZ_MAX_CONNECTIONS", "10000", "concurrent connections; more are refused with HTTP 503"},
+    {"max-unauthenticated-per-address", "BUZZ_MAX_UNAUTHENTICATED_PER_ADDRESS", "256",
+     "connections from one IP address not (yet) authenticated: plain HTTP, and WebSocket before AUTH; more are refused "
+     "with HTTP 429; behind a reverse proxy every client has its address; 0 = no cap"},
+    {"max-connections-per-pubkey", "BUZZ_MAX_CONNECTIONS_PER_PUBKEY", "32",
+     "authenticated WebSocket sessions of one pubkey; an AUTH past it is refused and its connection closed; 0 = no cap"},
+    {"auth-timeout", "BUZZ_AUTH_TIMEOUT_SECS", "10",
+     "closed relay: seconds a WebSocket session may stay without AUTH before it is closed (1008); 0 = no deadline"},
     {"max-concurrent-handlers", "BUZZ_MAX_CONCURRENT_HANDLERS", "1024", "events waiting for the store at once"},
     {"send-buffer", "BUZZ_SEND_BUFFER", "1000", "outbound frames queued per connection before it counts as slow"},
+    {"send-buffer-bytes", "BUZZ_SEND_BUFFER_BYTES", "16777216",
+     "bytes queued per connection: past it a REQ's history stops without EOSE, live events count as refused, and "
+     "the connection's requests are not read until its answers drain"},
+    {"send-memory-bytes", "BUZZ_SEND_MEMORY_BYTES", "1073741824",
+     "bytes queued for all connections; past it the slowest readers are closed (1008) until it is back under; 0 = no bound"},
     {"threads", "BUZZ_THREADS", "0", "network loops; 0 = one per core"},
     {"sync-writes", "BUZZ_SYNC_WRITES", "true",
      "fsync each write batch before its OKs (one fsync per batch of events); false survives a process crash, not a power loss"},
@@ -89,6 +101,12 @@ const std::vector<ConfigKey> kKeys = {
      "largest upload of any other file type (PDF, archives, audio, ...)"},
     {"max-video-bytes", "BUZZ_MAX_VIDEO_BYTES", "524288000",
      "largest video upload (H.264 MP4, sent with a video/* Content-Type; streamed to disk)"},
+    {"upload-bytes-in-flight", "BUZZ_UPLOAD_BYTES_IN_FLIGHT", "2147483648",
+     "bytes of upload bodies admitted and not yet answered (a chunked one counts its limit); more are refused with 503; 0 = no bound"},
+    {"upload-bytes-per-pubkey", "BUZZ_UPLOAD_BYTES_PER_PUBKEY", "1073741824",
+     "the same per uploading pubkey; more are refused with 429; 0 = no bound"},
+    {"min-upload-rate", "BUZZ_MIN_UPLOAD_BYTES_PER_SEC", "4096",
+     "bytes per second an upload body over 256 KiB must keep up, over each ping interval; slower is refused with 408; 0 = none"},
     {"workflow-max-concurrent", "BUZZ_WORKFLOW_MAX_CONCURRENT", "100",
      "workflow runs executing at once; a run triggered beyond it fails with \"capacity exceeded\""},
     {"workflow-tick", "BUZZ_WORKFLOW_TICK_SECS", "60",
@@ -188,6 +206,23 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
      : key == "reaper-interval" ? c->reaper_interval
      : key == "mint-rate-limit" ? c->mint_rate_limit
                                 : c->max_concurrent_handlers) = n;
+  } else if (key == "max-unauthenticated-per-address" || key == "max-connections-per-pubkey" ||
+             key == "min-upload-rate") {
+    if (!parse_int(v, 0, 10'000'000, &n)) return bad(key, source, v, "a count from 0 (no limit) to 10000000");
+    (key == "max-unauthenticated-per-address" ? c->max_unauthenticated_per_address
+     : key == "max-connections-per-pubkey"    ? c->max_connections_per_pubkey
+                                              : c->min_upload_rate) = n;
+  } else if (key == "auth-timeout") {
+    if (!parse_int(v, 0, 3600, &n)) return bad(key, source, v, "seconds from 0 (no deadline) to 3600");
+    c->auth_timeout = n;
+  } else if (key == "send-buffer-bytes" || key == "send-memory-bytes" || key == "upload-bytes-in-flight" ||
+             key == "upload-bytes-per-pubkey") {
+    const int64_t lo = key == "send-buffer-bytes" ? 65536 : 0;
+    if (!parse_int(v, lo, int64_t(1) << 40, &n)) return bad(key, source, v, "bytes from " + std::to_string(lo) + " to 2^40");
+    (key == "send-buffer-bytes"         ? c->send_buffer_bytes
+     : key == "send-memory-bytes"       ? c->send_memory_bytes
+     : key == "upload-bytes-in-flight"  ? c->upload_bytes_in_flight
+                                        : c->upload_bytes_per_pubkey) = n;
   } else if (key == "rate-limits") {
     if (!parse_bool(v, &c->rate_limits.enabled)) return bad(key, source, v, "true or false");
   } else if (uint32_t* limit = rate_limit_field(&c->rate_limits, key)) {

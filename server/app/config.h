@@ -29,6 +29,14 @@ struct Config {
   bool pubkey_allowlist = false;   // legacy: key-only AUTH needs a listed pubkey (protocol.md §6.2)
   bool allow_nip_oa_auth = false;  // a member's attestation admits their agent (protocol.md §6.7)
   int64_t max_connections = 10000;
+  int64_t max_unauthenticated_per_address = 256;  // 0 = no cap
+  int64_t max_connections_per_pubkey = 32;        // 0 = no cap
+  int64_t auth_timeout = 10;                      // seconds; 0 = none
+  int64_t send_buffer_bytes = 16 << 20;           // per connection
+  int64_t send_memory_bytes = int64_t(1) << 30;   // relay-wide; 0 = no bound
+  int64_t upload_bytes_in_flight = int64_t(2) << 30;   // 0 = no bound
+  int64_t upload_bytes_per_pubkey = int64_t(1) << 30;  // 0 = no bound
+  int64_t min_upload_rate = 4096;                 // bytes per second; 0 = none
   int64_t max_concurrent_handlers = 1024;
   int64_t send_buffer = 1000;
   int threads = 0;                 // 0 = one network loop per core

@@ -222,7 +222,7 @@ int run_serve(int argc, char** argv) {
   // The rooms of server/, each handed the services it uses (docs/architecture.md).
   RelayStats stats;
   Health health;
-  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, (*backend)->db.get(), {}};
+  MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, (*backend)->db.get(), {}, nullptr};
   Gatekeeper gatekeeper(cfg.allow_nip_oa_auth, membership, profiles);
   if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
   Throttle throttle(cfg.rate_limits, profiles, membership, store, writer, stats,
@@ -236,10 +236,12 @@ int run_serve(int argc, char** argv) {
   NegLimits neg_limits;
   neg_limits.idle_ms = cfg.neg_idle_timeout * 1000;
   neg_limits.max_items = size_t(cfg.neg_max_events);
-  Relay relay(services, &search_feeder, cfg.effective_relay_url(), *key, neg_limits);
+  const SessionLimits session_limits{cfg.auth_timeout * 1000, uint32_t(cfg.max_connections_per_pubkey)};
+  Relay relay(services, &search_feeder, cfg.effective_relay_url(), *key, neg_limits, session_limits);
   Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes),
-               uint64_t(cfg.max_file_bytes), uint64_t(cfg.max_video_bytes), media_store->root() + "/tmp", media_url,
-               blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url())},
+               uint64_t(cfg.max_file_bytes), uint64_t(cfg.max_video_bytes), uint64_t(cfg.upload_bytes_in_flight),
+               uint64_t(cfg.upload_bytes_per_pubkey), uint32_t(cfg.min_upload_rate), media_store->root() + "/tmp",
+               media_url, blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url())},
               {*media_store, membership, tokens, gatekeeper, throttle, writer, stats});
   Workflows::Options workflow_options;
   workflow_options.max_concurrent = uint32_t(cfg.workflow_max_concurrent);
@@ -267,6 +269,14 @@ int run_serve(int argc, char** argv) {
   loop_options.max_connections = cfg.max_connections;
   loop_options.ping_interval_secs = int(cfg.ping_interval);
   loop_options.connection_count = &connection_count;
+  loop_options.send_queue_bytes = size_t(cfg.send_buffer_bytes);
+  // A relay at its connection cap still answers its probes (docs/limits.md, "Connections").
+  loop_options.probe_paths = {"/health", "/_liveness", "/_readiness"};
+  net::AddressCounts unauthenticated(uint32_t(cfg.max_unauthenticated_per_address));
+  loop_options.addresses = &unauthenticated;
+  net::SendMemory send_memory(size_t(threads), cfg.send_memory_bytes);
+  loop_options.send_memory = &send_memory;
+  metrics.send_memory = &send_memory;
   HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
                services, {relay, media, health, metrics, &workflows}, *key, size_t(threads));
   huddle::Huddle huddles({store, team, gatekeeper, writer}, cfg.effective_relay_url(), *key);

@@ -14,7 +14,8 @@ Media::Media(Options options, const Services& s)
       gatekeeper_(s.gatekeeper),
       throttle_(s.throttle),
       writer_(s.writer),
-      stats_(s.stats) {}
+      stats_(s.stats),
+      budget_(options_.upload_bytes_in_flight, options_.upload_bytes_per_pubkey) {}
 
 Media::~Media() { stop(); }
 

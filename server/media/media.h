@@ -27,6 +27,7 @@
 #include "net/service.h"
 #include "server/access/gatekeeper.h"
 #include "server/access/relay_membership.h"
+#include "server/media/upload_budget.h"
 #include "server/pipeline/relay_stats.h"
 #include "server/pipeline/store_writer.h"
 #include "server/pipeline/throttle.h"
@@ -41,7 +42,12 @@ class Media {
     uint64_t max_gif_bytes = 10 << 20;
     uint64_t max_file_bytes = 100 << 20;  // every other type (media.md §3.4)
     uint64_t max_video_bytes = 500 << 20;  // a video/* upload, streamed to a file (§3.3)
-    std::string spool_dir;  // where a video body is streamed: the media store's tmp/ (same filesystem)
+    // Bodies in flight (admitted, not yet answered) across the relay and per
+    // pubkey; 0 = no bound (upload_budget.h).
+    uint64_t upload_bytes_in_flight = uint64_t(2) << 30;
+    uint64_t upload_bytes_per_pubkey = uint64_t(1) << 30;
+    uint32_t min_upload_bytes_per_sec = 4096;  // a streamed body slower than this is refused (408)
+    std::string spool_dir;  // where a body past kBufferedUploadBytes is streamed: the media store's tmp/ (same filesystem)
     std::string base_url;   // descriptor URLs: <base>/<sha>.<ext>
     std::string authority;  // what Blossom `server` tags must name
   };
@@ -66,10 +72,14 @@ class Media {
   // Starts the media worker; stop() finishes the uploads it holds and ends it.
   void start();
   void stop();
-  // PUT /media/upload before its body is read: refused, or allowed the larger of
-  // the image and file limits (the type is known only from the bytes), or,
-  // with a video/* Content-Type, streamed to a file up to the video limit.
+  // PUT /media/upload before its body is read: refused, or buffered when it
+  // declares at most kBufferedUploadBytes, or else streamed to a file up to the
+  // larger of the image and file limits (the type is known only from the
+  // bytes), or the video limit with a video/* Content-Type. A streamed body
+  // holds its length against the UploadBudget until it is answered.
   net::HeadDecision admit_upload(const net::HttpRequest& head);
+  // Bodies up to this are buffered in memory; larger ones go to disk as they arrive.
+  static constexpr uint64_t kBufferedUploadBytes = 256 << 10;
 
  private:
   // Steps 1–16 of media.md §2.2 (and 17 given the body's hash): the refusal,
@@ -78,6 +88,8 @@ class Media {
                                                     std::string_view body_sha256, engine::Pubkey* who);
   engine::Result<std::vector<std::string>> upload_scopes(std::string_view token, const engine::Pubkey& signer) const;
   net::HttpResponse upload(const net::HttpRequest& req);
+  // An image or any other file, its body in memory.
+  net::HttpResponse upload_file(const net::HttpRequest& req, const std::string& body);
   // The video path (§3.3): the body is the spooled file.
   net::HttpResponse upload_video(const net::HttpRequest& req);
   // What storing a new blob gives: its sidecar (not yet written), or the refusal.
@@ -104,6 +116,7 @@ class Media {
   Throttle& throttle_;
   StoreWriter& writer_;
   RelayStats& stats_;
+  UploadBudget budget_;
 
   std::mutex mu_;  // guards the queue and stopping_
   std::condition_variable cv_;

@@ -48,6 +48,12 @@ constexpr std::string_view kAuthFailed = "authentication failed";
 constexpr uint64_t kMaxImagePixels = 25'000'000;
 constexpr uint64_t kVideoSniffBytes = 4096;        // §3.3 step 2
 constexpr int kVideoUploadTimeoutSecs = 600;       // §2.4: a video upload's whole request
+// Any other streamed body: its minimum rate is the real bound; this only ends
+// one that keeps the rate for an hour (100 MiB at 30 KiB/s).
+constexpr int kFileUploadTimeoutSecs = 3600;
+
+// §3.1: a video/* Content-Type takes the video path (its limit, its checks).
+bool video_upload(const net::HttpRequest& req) { return req.header("content-type").starts_with("video/"); }
 
 std::string file_too_large(uint64_t size, uint64_t max) {
   return "file too large: " + std::to_string(size) + " bytes (max " + std::to_string(max) + ")";
@@ -106,21 +112,35 @@ net::HeadDecision Media::admit_upload(const net::HttpRequest& head) {
   }
   // Counted here, once per upload: the body's second authorization is the same call.
   if (auto refusal = throttle_.admit_api_call(signer)) return {std::nullopt, std::move(refusal), std::nullopt};
-  // §3.1: a video/* Content-Type takes the streaming path (routing only:
-  // the bytes still decide the type), with its own limit checked on the
-  // declared length first, so 500 MB are never buffered and rarely sent.
-  if (head.header("content-type").starts_with("video/")) {
-    const uint64_t max = options_.max_video_bytes;
-    if (!head.chunked && head.content_length > max) {
-      return {std::nullopt, api_error(413, file_too_large(head.content_length, max)), std::nullopt};
-    }
-    net::SpoolSpec spool{options_.spool_dir, max, kVideoUploadTimeoutSecs,
-                         [](uint64_t received, uint64_t limit) { return api_error(413, file_too_large(received, limit)); }};
-    return {std::nullopt, std::nullopt, std::move(spool)};
+  // §3.1: a video/* Content-Type has its own limit (routing only: the bytes
+  // still decide the type), checked on the declared length first, so 500 MB
+  // are never buffered and rarely sent.
+  const bool video = video_upload(head);
+  const uint64_t max = video ? options_.max_video_bytes : std::max(options_.max_image_bytes, options_.max_file_bytes);
+  if (!head.chunked && head.content_length > max) {
+    return {std::nullopt, api_error(413, file_too_large(head.content_length, max)), std::nullopt};
   }
-  uint64_t max = std::max(options_.max_image_bytes, options_.max_file_bytes);
-  if (head.content_length > max) return {std::nullopt, api_error(413, file_too_large(head.content_length, max)), std::nullopt};
-  return {size_t(max), std::nullopt, std::nullopt};
+  if (!video && !head.chunked && head.content_length <= kBufferedUploadBytes) {
+    return {size_t(kBufferedUploadBytes), std::nullopt, std::nullopt};
+  }
+  // Anything larger goes to disk as it arrives, its length held against the
+  // budget until it is answered (a chunked body's: the limit).
+  UploadBudget::Outcome outcome;
+  auto hold = budget_.reserve(signer, head.chunked ? max : head.content_length, &outcome);
+  if (!hold) {
+    stats_.upload_budget_refusals.fetch_add(1, std::memory_order_relaxed);
+    return {std::nullopt,
+            outcome == UploadBudget::Outcome::kPubkeyFull
+                ? api_error(429, "rate-limited: too many bytes of your uploads in progress (max " +
+                                     std::to_string(budget_.pubkey_max()) + "), retry when one finishes")
+                : api_error(503, "too many bytes of uploads in progress on the relay (max " +
+                                     std::to_string(budget_.relay_max()) + "), retry later"),
+            std::nullopt};
+  }
+  net::SpoolSpec spool{options_.spool_dir, max, video ? kVideoUploadTimeoutSecs : kFileUploadTimeoutSecs,
+                       [](uint64_t received, uint64_t limit) { return api_error(413, file_too_large(received, limit)); },
+                       options_.min_upload_bytes_per_sec, std::move(hold)};
+  return {std::nullopt, std::nullopt, std::move(spool)};
 }
 
 engine::Result<std::vector<std::string>> Media::upload_scopes(std::string_view token, const engine::Pubkey& signer) const {
@@ -167,8 +187,20 @@ std::optional<net::HttpResponse> Media::authorize_upload(const net::HttpRequest&
 }
 
 net::HttpResponse Media::upload(const net::HttpRequest& req) {
-  if (req.spooled) return upload_video(req);
-  const std::string& body = req.body;
+  if (!req.spooled) return upload_file(req, req.body);
+  if (video_upload(req)) return upload_video(req);
+  // Past kBufferedUploadBytes the body came to disk; this worker reads one
+  // such body at a time, so memory holds one, however many wait.
+  std::string body(size_t(req.spooled->size()), '\0');
+  for (size_t done = 0; done < body.size();) {
+    ssize_t n = ::pread(req.spooled->fd(), body.data() + done, body.size() - done, off_t(done));
+    if (n <= 0 && errno != EINTR) return internal_error("reading the upload", n == 0 ? "short file" : std::strerror(errno));
+    if (n > 0) done += size_t(n);
+  }
+  return upload_file(req, body);
+}
+
+net::HttpResponse Media::upload_file(const net::HttpRequest& req, const std::string& body) {
   // The type comes from the bytes, never from Content-Type (§3.1): one of the
   // four previewable images takes the image path, anything else the file path.
   auto sniffed = engine::sniff_mime(body);
@@ -248,7 +280,7 @@ net::HttpResponse Media::upload_video(const net::HttpRequest& req) {
 net::HttpResponse Media::commit_upload(const net::HttpRequest& req, const std::string& sha, uint64_t size,
                                        const std::function<StoredOrRefused()>& store) {
   engine::Pubkey signer;
-  const uint64_t max_age = req.spooled ? kBlossomMaxAgeVideo : kBlossomMaxAgeImage;
+  const uint64_t max_age = video_upload(req) ? kBlossomMaxAgeVideo : kBlossomMaxAgeImage;
   if (auto refusal = authorize_upload(req, max_age, sha, &signer)) return std::move(*refusal);
 
   // A blob already stored (sidecar and object) is answered from its sidecar,

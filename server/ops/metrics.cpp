@@ -43,6 +43,10 @@ std::string render_metrics(const MetricsSources& m) {
     metric(out, "buzz_reqs_total", "counter", "REQ messages received", get(m.relay->reqs));
     metric(out, "buzz_auth_successes_total", "counter", "NIP-42 AUTH accepted", get(m.relay->auth_successes));
     metric(out, "buzz_auth_failures_total", "counter", "NIP-42 AUTH refused", get(m.relay->auth_failures));
+    metric(out, "buzz_auth_timeouts_total", "counter", "sessions closed without AUTH within auth-timeout (closed relay)",
+           get(m.relay->auth_timeouts));
+    metric(out, "buzz_auth_pubkey_connection_cap_total", "counter",
+           "AUTHs refused past max-connections-per-pubkey", get(m.relay->pubkey_session_caps));
     metric(out, "buzz_subscriptions_active", "gauge", "registered live subscriptions", get(m.relay->subscriptions_active));
     metric(out, "buzz_ingest_paused_total", "counter", "connections not read from while the store writer caught up (back-pressure)",
            get(m.relay->ingest_pauses));
@@ -59,6 +63,8 @@ std::string render_metrics(const MetricsSources& m) {
       out += "buzz_media_uploads_total{mime=\"" + std::string(kMediaUploadLabels[i]) + "\"} " +
              std::to_string(m.relay->media_uploads[i].load(std::memory_order_relaxed)) + "\n";
     }
+    metric(out, "buzz_media_upload_budget_refusals_total", "counter",
+           "uploads refused past upload-bytes-in-flight or upload-bytes-per-pubkey", get(m.relay->upload_budget_refusals));
     out += "# HELP buzz_rate_limited_total requests refused by a rate limit (protocol.md §14)\n"
            "# TYPE buzz_rate_limited_total counter\n";
     for (size_t i = 0; i < kRateLimitCount; ++i) {
@@ -76,13 +82,25 @@ std::string render_metrics(const MetricsSources& m) {
     metric(out, "buzz_ws_connections_total", "counter", "connections accepted", sum(&net::LoopStats::accepted));
     metric(out, "buzz_connections_refused_total", "counter", "connections refused at the connection cap (HTTP 503)",
            sum(&net::LoopStats::refused));
+    metric(out, "buzz_connections_refused_per_address_total", "counter",
+           "connections refused past max-unauthenticated-per-address (HTTP 429)", sum(&net::LoopStats::refused_address));
+    metric(out, "buzz_connections_probe_past_cap_total", "counter",
+           "connections let in past the connection cap for a health probe", sum(&net::LoopStats::probes_past_cap));
     metric(out, "buzz_ws_backpressure_disconnects_total", "counter", "connections closed as slow consumers (1008)",
            sum(&net::LoopStats::slow_disconnects));
+    metric(out, "buzz_ws_send_memory_disconnects_total", "counter",
+           "slowest readers closed past send-memory-bytes (1008)", sum(&net::LoopStats::memory_disconnects));
+    metric(out, "buzz_uploads_too_slow_total", "counter", "streamed bodies refused under min-upload-rate (HTTP 408)",
+           sum(&net::LoopStats::slow_bodies));
     metric(out, "buzz_ws_answer_pauses_total", "counter",
            "connections not read from until the answers queued for them drained (back-pressure)",
            sum(&net::LoopStats::answer_pauses));
     metric(out, "buzz_ws_messages_received_total", "counter", "WebSocket messages received", sum(&net::LoopStats::messages_in));
     metric(out, "buzz_ws_frames_sent_total", "counter", "frames queued for sending", sum(&net::LoopStats::frames_out));
+  }
+  if (m.send_memory) {
+    metric(out, "buzz_ws_send_queued_bytes", "gauge", "bytes queued for clients (bounded by send-memory-bytes)",
+           double(m.send_memory->total()));
   }
   if (m.writer) {
     metric(out, "buzz_events_stored_total", "counter", "new events written to the store", double(m.writer->stored()));

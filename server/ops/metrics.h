@@ -32,6 +32,7 @@ struct MetricsSources {
   const engine::RocksDatabase* store = nullptr;  // its memory pools
   // Exposition text of rooms above this one (the workflows), appended as it is.
   std::function<std::string()> more;
+  const net::SendMemory* send_memory = nullptr;  // bytes queued for clients, as of each loop's last tick
 };
 
 std::string render_metrics(const MetricsSources& m);

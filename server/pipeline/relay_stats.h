@@ -35,12 +35,15 @@ struct RelayStats {
   std::atomic<uint64_t> reqs{0};
   std::atomic<uint64_t> auth_successes{0};
   std::atomic<uint64_t> auth_failures{0};
+  std::atomic<uint64_t> auth_timeouts{0};        // sessions closed without AUTH on a closed relay (SessionLimits)
+  std::atomic<uint64_t> pubkey_session_caps{0};  // AUTHs refused past SessionLimits::max_per_pubkey
   std::atomic<int64_t> subscriptions_active{0};
   std::atomic<uint64_t> remote_events{0};           // other nodes' events fanned out here (--pubsub)
   std::atomic<uint64_t> remote_unknown_channel{0};  // theirs of a channel this node does not know: not delivered
   std::atomic<uint64_t> remote_lagged{0};           // theirs dropped by a full RemoteQueue (§3.2 "lagged")
   std::atomic<uint64_t> ingest_pauses{0};  // connections paused for back-pressure (StoreWriter::congested)
   std::array<std::atomic<uint64_t>, kMediaUploadLabels.size()> media_uploads{};  // by kMediaUploadLabels
+  std::atomic<uint64_t> upload_budget_refusals{0};  // upload heads refused past the bytes in flight (server/media)
   std::array<std::atomic<uint64_t>, kRateLimitCount> rate_limited{};               // refusals, by RateLimit
 };
 

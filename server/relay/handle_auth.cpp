@@ -53,8 +53,21 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   // The legacy allow-list gates key-only AUTH; an API token bypasses it (protocol.md §6.5).
   if (!grant && !s_.gatekeeper.allowlisted(e.pubkey)) return fail("not_allowlisted", "auth-required: verification failed");
   if (!s_.gatekeeper.admits_auth(e)) return fail("not_relay_member", "restricted: not a relay member");
+  // One pubkey's sessions are capped (docs/limits.md, "Connections"): past it the
+  // connection goes, so a member cannot multiply what one connection may queue.
+  if (!claim_session(e.pubkey)) {
+    s_.stats.pubkey_session_caps.fetch_add(1, std::memory_order_relaxed);
+    s.auth = Session::Auth::kFailed;
+    const std::string why = "restricted: too many connections for this pubkey (max " +
+                            std::to_string(session_limits_.max_per_pubkey) + ")";
+    reply(false, why);
+    return c.loop.close(c.conn, 1008, why);
+  }
   // No session starts unaudited: a full writer queue refuses the attempt (the client may retry).
-  if (!s_.writer.submit_audit(auth_audit_record(e.pubkey, method, ""))) return reply(false, "error: audit backlog full, retry");
+  if (!s_.writer.submit_audit(auth_audit_record(e.pubkey, method, ""))) {
+    release_session(e.pubkey);
+    return reply(false, "error: audit backlog full, retry");
+  }
   if (auto ensured = s_.profiles.ensure(e.pubkey); !ensured) log_warn("user record not written", {{"error", ensured.error()}});
   s.auth = Session::Auth::kAuthenticated;
   s.pubkey = e.pubkey;

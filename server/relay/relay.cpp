@@ -3,6 +3,8 @@
 #include "server/relay/relay.h"
 
 #include <algorithm>
+#include <chrono>
+#include <string>
 #include <unordered_map>
 
 #include "engine/canonical.h"
@@ -24,15 +26,21 @@ void forget(ConnsByKey& map, const engine::Pubkey& pk, net::ConnId id) {
   if (it->second.empty()) map.erase(it);
 }
 
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
 Relay::Relay(const Services& services, SearchFeeder* search_feeder, std::string_view relay_url,
-             const engine::Keypair& key, NegLimits neg_limits)
+             const engine::Keypair& key, NegLimits neg_limits, SessionLimits session_limits)
     : s_(services),
       search_feeder_(search_feeder),
       key_(key),
       relay_url_normalized_(normalize_relay_url(relay_url)),
-      neg_limits_(neg_limits) {}
+      neg_limits_(neg_limits),
+      session_limits_(session_limits) {}
 
 Relay::~Relay() { stop(); }
 
@@ -54,6 +62,33 @@ void Relay::on_open(net::Loop& loop, net::Connection& conn) {
   std::string auth = "[\"AUTH\",\"" + session->challenge_hex() + "\"]";
   conn.set_context(std::move(session));
   loop.send_text(conn, auth);  // the challenge is the first frame (NIP-42)
+  if (s_.membership.enforced() && session_limits_.auth_timeout_ms > 0) {
+    state(loop).awaiting_auth.emplace_back(conn.id(), steady_ms() + session_limits_.auth_timeout_ms);
+  }
+}
+
+void Relay::expire_unauthenticated(net::Loop& loop) {
+  auto& awaiting = state(loop).awaiting_auth;
+  const int64_t now = steady_ms();
+  while (!awaiting.empty() && awaiting.front().second <= now) {
+    net::Connection* conn = loop.find(awaiting.front().first);
+    awaiting.pop_front();
+    auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;  // the id names this session
+    if (!session || session->authenticated()) continue;
+    s_.stats.auth_timeouts.fetch_add(1, std::memory_order_relaxed);
+    loop.close(*conn, 1008, "auth-required: no AUTH within " + std::to_string(session_limits_.auth_timeout_ms / 1000) + " s");
+  }
+}
+
+bool Relay::claim_session(const engine::Pubkey& pk) {
+  std::lock_guard lock(online_mu_);
+  uint32_t& n = online_[pk];
+  if (session_limits_.max_per_pubkey && n >= session_limits_.max_per_pubkey) {
+    if (n == 0) online_.erase(pk);
+    return false;
+  }
+  ++n;
+  return true;
 }
 
 void Relay::on_close(net::Loop& loop, net::Connection& conn) {
@@ -66,14 +101,19 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
   if (session->authenticated()) {
     forget(st.by_pubkey, session->pubkey, conn.id());
     if (session->owner) forget(st.by_owner, *session->owner, conn.id());
-    std::lock_guard lock(online_mu_);
-    auto online = online_.find(session->pubkey);
-    if (online != online_.end() && --online->second == 0) {
-      online_.erase(online);
-      // The last connection is gone (protocol.md §12.1): offline, and said so.
-      if (s_.presence.clear(session->pubkey, engine::unix_now())) announce_offline(session->pubkey);
+    // The last connection is gone (protocol.md §12.1): offline, and said so.
+    if (release_session(session->pubkey) && s_.presence.clear(session->pubkey, engine::unix_now())) {
+      announce_offline(session->pubkey);
     }
   }
+}
+
+bool Relay::release_session(const engine::Pubkey& pk) {
+  std::lock_guard lock(online_mu_);
+  auto online = online_.find(pk);
+  if (online == online_.end() || --online->second > 0) return false;
+  online_.erase(online);
+  return true;
 }
 
 void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view text) {
@@ -91,11 +131,10 @@ void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view 
     bool was_pending = session->auth == Session::Auth::kPending;
     handle_auth(c, m->event);
     if (was_pending && session->authenticated()) {
-      c.state.by_pubkey[session->pubkey].push_back(conn.id());
+      c.state.by_pubkey[session->pubkey].push_back(conn.id());  // online_ counted it (claim_session)
       session->owner = s_.gatekeeper.vouching_owner(m->event);
       if (session->owner) c.state.by_owner[*session->owner].push_back(conn.id());
-      std::lock_guard lock(online_mu_);
-      ++online_[session->pubkey];
+      loop.vouch(conn);
     }
     return;
   }
@@ -293,6 +332,7 @@ void Relay::announce_offline(const engine::Pubkey& pk) {
 void Relay::on_tick(net::Loop& loop) {
   resume_paused(loop);  // a safety net: the writer's relief normally comes with a batch
   expire_neg_sessions(loop);
+  expire_unauthenticated(loop);
   // One loop sweeps for the whole relay: statuses not refreshed within their
   // 90 s go offline, and say so (protocol.md §12.1).
   if (loop.index() != 0) return;

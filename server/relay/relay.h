@@ -14,6 +14,7 @@
 // nothing in it is shared, so nothing in it is locked.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -51,7 +52,7 @@ class Relay final {
   // `relay_url`: the public URL a NIP-42 AUTH must name.
   // `search_feeder` may be null: no full-text index to feed.
   Relay(const Services& services, SearchFeeder* search_feeder, std::string_view relay_url, const engine::Keypair& key,
-        NegLimits neg_limits = {});
+        NegLimits neg_limits = {}, SessionLimits session_limits = {});
   ~Relay();
 
   // Told on every loop, in the task that ends the subscriptions a write batch
@@ -109,6 +110,9 @@ class Relay final {
     std::vector<net::ConnId> paused;
     // Connections with NIP-77 sessions open, swept for idle ones each tick.
     std::vector<net::ConnId> negotiating;
+    // Sessions owing their AUTH on a closed relay, by deadline (steady ms;
+    // one timeout for all, so in order).
+    std::deque<std::pair<net::ConnId, int64_t>> awaiting_auth;
     uint64_t neg_tickets = 0;  // NEG-OPENs seen, to tell a build's session from its replacement
     // Subscriptions whose replay overlapped a write batch, and until which batch.
     struct Overlap {
@@ -179,6 +183,13 @@ class Relay final {
   void resume_paused(net::Loop& loop);
   // A relay member is gone: her connections close, and her agents' (NIP-OA).
   void close_pubkey(net::Loop& loop, const engine::Pubkey& pk);
+  // An AUTH about to succeed takes one of its pubkey's sessions
+  // (SessionLimits::max_per_pubkey); false, and nothing taken, past the cap.
+  // release_session gives it back: true when it was the pubkey's last.
+  bool claim_session(const engine::Pubkey& pk);
+  bool release_session(const engine::Pubkey& pk);
+  // Closes this loop's sessions whose AUTH deadline passed unauthenticated.
+  void expire_unauthenticated(net::Loop& loop);
   // Ends the channel subscriptions a membership change took away (protocol.md §9.7).
   void revoke(net::Loop& loop, const Revocation& r);
 
@@ -199,6 +210,7 @@ class Relay final {
   const engine::Keypair key_;
   const std::string relay_url_normalized_;
   const NegLimits neg_limits_;
+  const SessionLimits session_limits_;
   NegBuilder neg_builder_;
   std::vector<net::Loop*> loops_;
   std::vector<std::unique_ptr<LoopState>> states_;

@@ -30,6 +30,16 @@ inline constexpr size_t kMaxSubscriptionsPerConnection = 1024;
 // room for a thousand channel subscriptions or a follow list of thousands.
 inline constexpr size_t kMaxFilterValuesPerConnection = 20000;
 
+// What the relay holds a WebSocket session to around its AUTH (docs/limits.md, "Connections").
+struct SessionLimits {
+  // On a closed relay, a session not authenticated within this is closed
+  // (1008); 0 = never. An open relay serves readers without AUTH: no deadline.
+  int64_t auth_timeout_ms = 10'000;
+  // Authenticated sessions one pubkey may hold across the loops; an AUTH past
+  // it is refused and its connection closed. 0 = no cap.
+  uint32_t max_per_pubkey = 32;
+};
+
 // What a subscription's filters cost against kMaxFilterValuesPerConnection.
 inline size_t filter_values(const std::vector<engine::Filter>& filters) {
   size_t n = 0;

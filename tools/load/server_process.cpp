@@ -67,11 +67,15 @@ ServerProcess::ServerProcess(const std::string& binary, const std::string& data_
     : port_(port), data_dir_(data_dir), keep_data_(keep_data) {
   // Scenarios choose their own connection counts (idle opens 10,000 plus a
   // warm-up one); the cap and its refusal are tested end to end elsewhere.
+  // Every client comes from 127.0.0.1, and some share a key: the caps per
+  // address and per pubkey (docs/limits.md, "Connections") would stop them.
   // Every load client is a human pipelining far past a human's limits
   // (protocol.md §14). The limits stay on, as high as they go, so the
   // figures include counting every frame and message. Each is ours if we set it.
   client::Environment env;
-  for (const auto& [name, value] : {std::pair{"BUZZ_MAX_CONNECTIONS", "60000"}, std::pair{"BUZZ_HUMAN_WS_EVENTS_PER_SEC", "100000000"},
+  for (const auto& [name, value] : {std::pair{"BUZZ_MAX_CONNECTIONS", "60000"},
+                                    std::pair{"BUZZ_MAX_UNAUTHENTICATED_PER_ADDRESS", "0"}, std::pair{"BUZZ_MAX_CONNECTIONS_PER_PUBKEY", "0"},
+                                    std::pair{"BUZZ_HUMAN_WS_EVENTS_PER_SEC", "100000000"},
                                     std::pair{"BUZZ_HUMAN_MESSAGES_PER_MIN", "100000000"}, std::pair{"BUZZ_HUMAN_API_CALLS_PER_MIN", "100000000"}}) {
     if (std::getenv(name) == nullptr) env.emplace_back(name, value);
   }
