@@ -82,6 +82,19 @@ bool matches_all(std::string_view text) {
   return text.substr(a, b - a + 1) == "*";
 }
 
+// A message is found by its newest text only, as in the embedded index: not
+// once an edit (40003, its "e" tag naming the message) replaced it, an edit not
+// once a newer one did, and no edit of a deleted message.
+constexpr const char* kNewestTextOnly =
+    " AND (e.kind <> 40003 OR NOT EXISTS (SELECT 1 FROM events o WHERE o.deleted_at IS NOT NULL"
+    " AND o.id = (SELECT decode(t->>1, 'hex') FROM jsonb_array_elements(e.tags) t"
+    " WHERE t->>0 = 'e' AND t->>1 ~ '^[0-9a-f]{64}$' LIMIT 1)))"
+    " AND NOT EXISTS (SELECT 1 FROM events x WHERE x.kind = 40003 AND x.deleted_at IS NULL"
+    " AND (x.created_at, x.id) > (e.created_at, e.id)"
+    " AND x.tags @> jsonb_build_array(jsonb_build_array('e', CASE WHEN e.kind = 40003"
+    " THEN (SELECT t->>1 FROM jsonb_array_elements(e.tags) t WHERE t->>0 = 'e' LIMIT 1)"
+    " ELSE encode(e.id, 'hex') END)))";
+
 }  // namespace
 
 engine::Result<index::SearchResult> PgSearchIndex::search(const index::SearchQuery& query) const {
@@ -99,6 +112,7 @@ engine::Result<index::SearchResult> PgSearchIndex::search(const index::SearchQue
   std::string scope = "e.channel_id = ANY(" + params.add(text_array(channels)) + "::uuid[])";
   if (query.include_global) scope = "(" + scope + " OR e.channel_id IS NULL)";
   std::string where = "e.deleted_at IS NULL AND " + scope + " AND e.kind = ANY(" + params.add(kind_list(query.kinds)) + "::int[])";
+  where += kNewestTextOnly;
   if (!query.authors.empty()) {
     std::vector<std::string_view> keys;
     for (const auto& a : query.authors) keys.emplace_back(reinterpret_cast<const char*>(a.data()), a.size());
