@@ -1,4 +1,4 @@
-// ApiTokens: bearer tokens for agents and scripts (rest-api.md §1.2).
+// ApiTokens: bearer tokens for agents and scripts (docs/reference/rest-api.md §1.2).
 //
 // A token is `buzz_` + 64 hex of 32 random bytes, shown once at mint; only its
 // SHA-256 is kept, in the api_tokens table, keyed by that hash. Revoked tokens

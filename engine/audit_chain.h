@@ -1,4 +1,4 @@
-// AuditChain: where the audit feed hands its records (audit.md §5–§8): the
+// AuditChain: where the audit feed hands its records (docs/reference/audit.md §5–§8): the
 // segment files of AuditLog (audit_log.h) by default, or PostgreSQL's audit_log
 // table shared by several nodes (migrate/pg_audit_chain.h).
 #pragma once

@@ -1,9 +1,9 @@
 // One audit-log entry: what producers submit (AuditRecord), what the writer
-// adds (seq, timestamp, prev_hash, hash), the exact hash of audit.md §3, and the
+// adds (seq, timestamp, prev_hash, hash), the exact hash of docs/reference/audit.md §3, and the
 // entry payload JSON stored in segment frames (§8.3).
 //
 // The hash input is raw bytes with no separators, so every byte here matters:
-// audit_hash must keep reproducing test vectors V1–V3 of audit.md §3.4, or
+// audit_hash must keep reproducing test vectors V1–V3 of docs/reference/audit.md §3.4, or
 // chains stop being compatible with upstream's.
 #pragma once
 
@@ -30,7 +30,7 @@ inline constexpr uint32_t kKindAuditEntry = 48001;   // event_kind of auth/rate-
 inline constexpr size_t kMaxAuditMetaBytes = 64 * 1024;
 inline constexpr size_t kMaxAuditFieldBytes = 255;  // event_id and actor (upstream VARCHAR(255))
 
-// The 11 actions (audit.md §4).
+// The 11 actions (docs/reference/audit.md §4).
 inline constexpr std::string_view kActionEventCreated = "event_created";
 inline constexpr std::string_view kActionEventDeleted = "event_deleted";
 inline constexpr std::string_view kActionChannelCreated = "channel_created";
@@ -74,7 +74,7 @@ struct AuditEntry : AuditRecord {
 // refused; the writer calls it again and never appends a record that fails it.
 Status normalize_audit_record(AuditRecord& record);
 
-// RFC 3339 UTC text of a microsecond instant (audit.md §3.2): fraction omitted
+// RFC 3339 UTC text of a microsecond instant (docs/reference/audit.md §3.2): fraction omitted
 // when zero, else 3 or 6 digits, offset written "+00:00".
 std::string audit_timestamp(int64_t unix_micros);
 

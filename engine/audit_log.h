@@ -1,4 +1,4 @@
-// AuditLog: the single writer of the hash-chained audit log (audit.md §6, §8).
+// AuditLog: the single writer of the hash-chained audit log (docs/reference/audit.md §6, §8).
 //
 // open() locks <audit_dir>/LOCK, runs startup recovery (audit_recovery.h) and
 // starts the writer thread (audit_writer.h), which owns the active segment: it

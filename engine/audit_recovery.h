@@ -1,4 +1,4 @@
-// Startup recovery of an audit directory (audit.md §8.6), run by AuditLog::open
+// Startup recovery of an audit directory (docs/reference/audit.md §8.6), run by AuditLog::open
 // while it holds <dir>/LOCK, before the writer starts.
 //
 // It deletes leftover *.bza.tmp files, creates the next segment when the newest

@@ -1,4 +1,4 @@
-// Audit segment files (audit.md §8.1–8.3): names, the 64-byte header, frames
+// Audit segment files (docs/reference/audit.md §8.1–8.3): names, the 64-byte header, frames
 // (len | type | payload | crc), the 88-byte trailer, CRC-32C, and the few file
 // operations the writer, recovery and verification share.
 //

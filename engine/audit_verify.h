@@ -1,4 +1,4 @@
-// Reading and verifying the audit chain from its segment files (audit.md §7,
+// Reading and verifying the audit chain from its segment files (docs/reference/audit.md §7,
 // §8.5): one segment's frames (scan_segment, shared with startup recovery), the
 // whole walk (verify_audit) and the newest entries (read_audit_tail).
 //

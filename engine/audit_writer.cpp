@@ -11,7 +11,7 @@ namespace buzz::engine {
 namespace {
 
 constexpr size_t kGroupMaxRecords = 256;
-// Longer than the 2 ms of audit.md §8.4: no OK waits for the chain (the server
+// Longer than the 2 ms of docs/reference/audit.md §8.4: no OK waits for the chain (the server
 // keeps a durable pending copy until on_durable), so a wider window only means
 // fewer fdatasyncs (or transactions), which dominate the writer's cost.
 constexpr auto kGroupWindow = std::chrono::milliseconds(10);

@@ -1,4 +1,4 @@
-// AuditWriter: what every AuditChain shares (audit.md §8.4). Producers on any
+// AuditWriter: what every AuditChain shares (docs/reference/audit.md §8.4). Producers on any
 // thread hand records through a bounded queue with try_append, which never
 // blocks; one writer thread takes groups of up to 256 records (or what arrives
 // within 10 ms) and hands each to the chain's write_group, which makes them

@@ -1,7 +1,7 @@
 // NIP-01 canonical serialization and the event id.
 //
 // id = SHA-256 of [0,"<pubkey>",<created_at>,<kind>,<tags>,"<content>"] written
-// compactly with serde_json's escaping (protocol.md §2.2). Any difference in
+// compactly with serde_json's escaping (docs/reference/protocol.md §2.2). Any difference in
 // escaping changes the id, so this file is the one place that escapes strings
 // for hashing and for events the relay writes itself.
 #pragma once

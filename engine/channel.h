@@ -1,4 +1,4 @@
-// Channels and channel memberships (spec/channels.md §2–§3): the records the
+// Channels and channel memberships (docs/reference/channels.md §2–§3): the records the
 // team model keeps, their names on the wire, and their stored encoding.
 //
 // A channel is named by its canonical lowercase UUID text (36 chars) everywhere:
@@ -18,7 +18,7 @@ namespace buzz::engine {
 
 enum class ChannelType : uint8_t { kStream, kForum, kDm, kWorkflow };
 enum class Visibility : uint8_t { kOpen, kPrivate };
-// Values are the ranks of channels.md §3.2 (bot sits outside the ladder at 0).
+// Values are the ranks of docs/reference/channels.md §3.2 (bot sits outside the ladder at 0).
 enum class ChannelRole : uint8_t { kBot = 0, kGuest = 1, kMember = 2, kAdmin = 3, kOwner = 4 };
 
 std::string_view channel_type_name(ChannelType t);
@@ -74,7 +74,7 @@ bool decode_member(std::string_view value, ChannelMember* out);
 // Store keys: channels by id; members by channel id | pubkey (32 raw bytes).
 std::string member_key(std::string_view channel, const Pubkey& pk);
 
-// The 36-char lowercase hyphenated form (channels.md §1), not the nil UUID.
+// The 36-char lowercase hyphenated form (docs/reference/channels.md §1), not the nil UUID.
 bool is_canonical_uuid(std::string_view s);
 // Whether s parses as a UUID in any form upstream accepts (hyphenated or 32
 // hex, any case, {…}, urn:uuid:…): such an h tag names a channel, but only the

@@ -7,7 +7,7 @@
 
 namespace buzz::engine {
 
-// How far a stored event's created_at may lie from the relay's clock (protocol.md §2.5).
+// How far a stored event's created_at may lie from the relay's clock (docs/reference/protocol.md §2.5).
 inline constexpr int64_t kIngestClockSkewSecs = 900;
 
 inline uint64_t unix_now() {

@@ -1,4 +1,4 @@
-// The workflow condition language (workflows.md §7): `filter:` and `if:`
+// The workflow condition language (docs/reference/workflows.md §7): `filter:` and `if:`
 // expressions evaluated against typed variables (trigger_*, steps_*_output_*).
 // evalexpr 11 semantics: typed operators with checked integer arithmetic,
 // no short-circuit, `==` false across types, a boolean result; the four

@@ -1,4 +1,4 @@
-// The lexer of the workflow condition language (workflows.md §7.2): the
+// The lexer of the workflow condition language (docs/reference/workflows.md §7.2): the
 // evalexpr 11 token rules, plus single-quoted strings (a Buzz decision).
 // Identifiers are maximal runs of anything but whitespace, quotes and the
 // operator characters, then read as a boolean, integer or float when they

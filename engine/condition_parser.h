@@ -1,4 +1,4 @@
-// The parser of the workflow condition language (workflows.md §7.3): tokens
+// The parser of the workflow condition language (docs/reference/workflows.md §7.3): tokens
 // into a tree, by precedence climbing over evalexpr 11's operator table.
 // Assignment and `;` chaining are refused here, so a parsed tree can only read
 // its variables. Nesting is bounded (kMaxConditionDepth) so hostile input

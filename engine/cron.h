@@ -1,4 +1,4 @@
-// Cron: the schedule expressions of workflow triggers (workflows.md §4.1),
+// Cron: the schedule expressions of workflow triggers (docs/reference/workflows.md §4.1),
 // with the semantics of the Rust `cron` 0.16 crate that stored definitions
 // were written for: a seconds field, day-of-week 1–7 with 1 = Sunday, names,
 // `?`, steps and lists, day-of-month AND day-of-week, an optional year, UTC.

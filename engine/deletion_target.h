@@ -1,4 +1,4 @@
-// The one target of a NIP-09 deletion (kind 5; protocol.md §11), read the same
+// The one target of a NIP-09 deletion (kind 5; docs/reference/protocol.md §11), read the same
 // way by every EventStore: exactly one e or a tag; an a tag's "kind:pubkey:d"
 // must name the deleter's own pubkey. Whether the target exists, and an e
 // target's author, are the store's to check.

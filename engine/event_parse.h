@@ -1,4 +1,4 @@
-// Strict NIP-01 parsing of one event object (protocol.md §2.1).
+// Strict NIP-01 parsing of one event object (docs/reference/protocol.md §2.1).
 //
 // Called by the server's message parser with the already-validated simdjson
 // DOM element and the object's raw text. A failure returns the detail that

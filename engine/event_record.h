@@ -6,7 +6,7 @@
 //   u8 version | u8 flags | id[32] | pubkey[32] | created_at u64 | kind u16 |
 //   u16 channel_len | channel | u32 ntags | { u8 name | u32 len | value }* | raw JSON
 // All integers are big-endian. Index keys end in (~created_at, id) so a forward
-// scan yields newest first with ties broken by the lowest id (protocol.md §9.4).
+// scan yields newest first with ties broken by the lowest id (docs/reference/protocol.md §9.4).
 #pragma once
 
 #include <cstdint>

@@ -19,7 +19,7 @@
 
 namespace buzz::engine {
 
-// The most events one filter returns from history (protocol.md §2.5, NIP-11 max_limit).
+// The most events one filter returns from history (docs/reference/protocol.md §2.5, NIP-11 max_limit).
 inline constexpr size_t kMaxQueryLimit = 500;
 
 struct WriteRequest {
@@ -44,7 +44,7 @@ struct WriteResult {
 };
 
 // Team state kept beside the events and changed in the same atomic write
-// (channels.md: "every change is one atomic write").
+// (docs/reference/channels.md: "every change is one atomic write").
 enum class StateTable : uint8_t { kChannels, kChannelMembers, kThreads, kAuditPending, kApiTokens, kUsers, kWorkflows };
 
 struct StateWrite {

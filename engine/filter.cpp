@@ -69,7 +69,7 @@ bool Filter::matches(const EventFields& e) const {
   if (ids && !contains_bytes(*ids, e.id)) return false;
   if (authors && !contains_bytes(*authors, e.pubkey)) return false;
   for (const TagFilter& tf : tags) {
-    // #h names the channel an event is stored in (protocol.md §9.4), never
+    // #h names the channel an event is stored in (docs/reference/protocol.md §9.4), never
     // merely an h tag: an event may carry several, or be stored globally
     // with one, and must not show up in a channel it was not admitted to.
     if (tf.name == 'h') {

@@ -1,4 +1,4 @@
-// NIP-01 subscription filters (protocol.md §9.2).
+// NIP-01 subscription filters (docs/reference/protocol.md §9.2).
 //
 // One Filter::matches decides both the history replay (on fields decoded from
 // the store) and the live fan-out (on fields of the new event), so the two can

@@ -1,5 +1,5 @@
 // Image dimensions from the file header alone, without decoding a pixel: the
-// upload check against pixel bombs (media.md §3.2 step 4) and the descriptor's
+// upload check against pixel bombs (docs/reference/media.md §3.2 step 4) and the descriptor's
 // `dim`. Covers the four previewable types; anything it cannot read is refused
 // (fail closed), since an image whose size is unknown cannot be bounded.
 #pragma once

@@ -1,4 +1,4 @@
-// NIP-92 `imeta` tags on events (media.md §8): each one must describe a blob
+// NIP-92 `imeta` tags on events (docs/reference/media.md §8): each one must describe a blob
 // this relay stores, exactly as stored. The structural rules (§8.1) need only
 // the tag; the cross-checks (§8.2) read the blob's sidecar and look for its
 // objects. Every refusal is the spec's text, which the caller prefixes with

@@ -1,4 +1,4 @@
-// The kind table; see kinds.h. Rows come from spec/kinds.md, sorted by kind.
+// The kind table; see kinds.h. Rows come from docs/reference/kinds.md, sorted by kind.
 #include "engine/kinds.h"
 
 #include <algorithm>

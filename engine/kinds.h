@@ -1,4 +1,4 @@
-// The kind registry (spec/kinds.md): every kind the relay accepts, emits or
+// The kind registry (docs/reference/kinds.md): every kind the relay accepts, emits or
 // refuses by name, with its storage class, channel rule and token scope.
 //
 // The pipeline asks find_kind() once per event; a kind that is not here is
@@ -30,7 +30,7 @@ enum class Sender : uint8_t {
   kRelayOnly,  // emitted by the relay only; clients get "restricted: relay-only kind"
 };
 
-// Where the event's channel comes from (kinds.md "Ch" column).
+// Where the event's channel comes from (docs/reference/kinds.md "Ch" column).
 enum class ChannelRule : uint8_t {
   kGlobal,    // any h tag is ignored; stored with no channel
   kRequired,  // needs an h tag naming an existing channel
@@ -77,7 +77,7 @@ constexpr StorageFamily storage_family(uint16_t kind) {
 
 std::string_view kind_class_name(KindClass c);
 
-// Kinds readable only by the pubkeys in their p tags (protocol.md §9.3; 41001 per kinds.md §4.6).
+// Kinds readable only by the pubkeys in their p tags (docs/reference/protocol.md §9.3; 41001 per docs/reference/kinds.md §4.6).
 constexpr bool is_p_gated(uint16_t kind) {
   return kind == 1059 || kind == 41001 || kind == 44100 || kind == 44101 || kind == 30622;
 }

@@ -1,5 +1,5 @@
 // MediaStore: uploaded media as content-addressed files on the local disk
-// (media.md §9.2), under the logical keys of the upstream S3 layout (§5.1):
+// (docs/reference/media.md §9.2), under the logical keys of the upstream S3 layout (§5.1):
 //
 //   {sha}.{ext}, {sha}.thumb.jpg -> <root>/blobs/9f/86/{sha}.{ext}
 //   _meta/{sha}.json             -> <root>/meta/9f/86/{sha}.json
@@ -82,7 +82,7 @@ class MediaStore {
   // (its temporary name is gone); false if the blob was already stored with
   // the same size and the temporary file was left for the caller to remove.
   Result<bool> put_blob_file(std::string_view sha256_hex, std::string_view ext, const std::string& temp_path, int fd);
-  // Stores an image blob's thumbnail under {sha256_hex}.thumb.jpg (media.md §4).
+  // Stores an image blob's thumbnail under {sha256_hex}.thumb.jpg (docs/reference/media.md §4).
   Status put_thumbnail(std::string_view sha256_hex, std::string_view jpeg);
   // Writes the sidecar of an already stored blob: the commit point.
   Status put_meta(std::string_view sha256_hex, const MediaMeta& meta);

@@ -1,5 +1,5 @@
 // The MIME type of a blob, read from its bytes with libmagic, never from what
-// the client declares (media.md §3.1).
+// the client declares (docs/reference/media.md §3.1).
 //
 // Thread-safe: a libmagic cookie is not, so each thread opens its own on first
 // use and keeps it (the network loops live as long as the process).
@@ -19,7 +19,7 @@ inline constexpr size_t kSniffBytes = 64 * 1024;
 
 // "image/png", "application/x-pie-executable", …; nullopt when no signature
 // identifies the bytes (libmagic's application/octet-stream, x-empty and
-// text/plain: the cases media.md's signature tables call unknown). An error
+// text/plain: the cases docs/reference/media.md's signature tables call unknown). An error
 // only if libmagic cannot open or load its database.
 Result<std::optional<std::string>> sniff_mime(std::string_view bytes);
 

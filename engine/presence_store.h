@@ -1,5 +1,5 @@
 // PresenceStore: who is online / away (kind 20001) and who is typing where
-// (kind 20002), never written to the event store (protocol.md §12). The
+// (kind 20002), never written to the event store (docs/reference/protocol.md §12). The
 // embedded build keeps it in memory (server/team/presence_store.h); several
 // nodes keep the statuses in Redis as buzz:presence:{hex} with a 90 s TTL
 // (migrate/redis_presence_store.h), so a status set on one node reads on all.

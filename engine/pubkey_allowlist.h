@@ -1,4 +1,4 @@
-// The legacy pubkey allow-list (protocol.md §6.2, §7.1; compat-backends.md
+// The legacy pubkey allow-list (docs/reference/protocol.md §6.2, §7.1; docs/reference/compat-backends.md
 // `pubkey_allowlist`): with BUZZ_PUBKEY_ALLOWLIST, only listed pubkeys may
 // authenticate by key alone (an API token bypasses it), and dev-mode uploads
 // need a listed signer. On first start with no relay members, the list

@@ -3,7 +3,7 @@
 //
 // The relay publishes every committed event and every ephemeral event it fans
 // out locally; the adapter hands back the events other nodes published, each
-// once, never the node's own (compat-backends.md §3.2: the local-echo cache).
+// once, never the node's own (docs/reference/compat-backends.md §3.2: the local-echo cache).
 // The embedded build runs one node and has no PubSub; migrate/redis_pubsub.h is
 // the Redis one.
 //

@@ -100,7 +100,7 @@ std::vector<RelayMember> owner_changes(const std::vector<RelayMember>& all, cons
       if (m.role == RelayRole::kOwner) continue;
       m.role = RelayRole::kOwner;
     } else if (m.role == RelayRole::kOwner) {
-      m.role = RelayRole::kAdmin;  // owner rotation (protocol.md §7.1)
+      m.role = RelayRole::kAdmin;  // owner rotation (docs/reference/protocol.md §7.1)
     } else {
       continue;
     }

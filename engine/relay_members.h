@@ -1,4 +1,4 @@
-// Relay membership (NIP-43, protocol.md §7): who may use a closed relay, with
+// Relay membership (NIP-43, docs/reference/protocol.md §7): who may use a closed relay, with
 // relay roles owner / admin / member (separate from channel roles).
 //
 // RelayMemberTable is the table wherever it lives: RelayMembers keeps it in the

@@ -183,7 +183,7 @@ WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_vie
         batch.is_live(reinterpret_cast<const uint8_t*>(current.data()))) {
       uint64_t current_at = get_u64(current.data() + 32);
       int id_order = std::memcmp(e.id.data(), current.data(), 32);
-      // Newer wins; on a tie the lowest id wins (protocol.md §10).
+      // Newer wins; on a tie the lowest id wins (docs/reference/protocol.md §10).
       if (e.created_at < current_at || (e.created_at == current_at && id_order >= 0)) {
         result.outcome = WriteOutcome::kStale;
         return result;
@@ -207,7 +207,7 @@ WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_vie
   return result;
 }
 
-// NIP-09: only the author may delete (protocol.md §11).
+// NIP-09: only the author may delete (docs/reference/protocol.md §11).
 WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e, std::span<const Id> authorized) {
   auto invalid = [](std::string reason) { return WriteResult{WriteOutcome::kInvalid, std::move(reason), {}}; };
   auto target = parse_deletion_target(e);

@@ -1,5 +1,5 @@
 // SharedRateCounter: fixed-window use counters that every relay node serving
-// one team shares, so a rate limit holds across nodes (compat-backends.md §3.3).
+// one team shares, so a rate limit holds across nodes (docs/reference/compat-backends.md §3.3).
 // The embedded build counts in memory (server/pipeline/rate_limits.h) and has none;
 // migrate/redis_rate_counter.h keeps the counts in Redis.
 //

@@ -107,7 +107,7 @@ ChannelAccess TeamState::access(std::string_view channel, const Pubkey& pk) cons
 }
 
 // These two serve live delivery, which still reaches a just-deleted channel's
-// subscribers with its last message (channels.md §4.6), so deletion is not checked.
+// subscribers with its last message (docs/reference/channels.md §4.6), so deletion is not checked.
 bool TeamState::is_private(std::string_view channel) const {
   std::shared_lock lock(mu_);
   const Entry* e = find(channel);

@@ -1,5 +1,5 @@
 // TeamState: every channel and channel membership, in memory, loaded from the
-// store's state tables at start-up (channels.md §2–§4).
+// store's state tables at start-up (docs/reference/channels.md §2–§4).
 //
 // Threads: the store-writer thread is the only writer. It reads without
 // locking (nobody else writes) and changes records through put_channel() /
@@ -30,9 +30,9 @@ struct ChannelAccess {
   Visibility visibility = Visibility::kOpen;
   std::optional<ChannelRole> role;  // set for active members
 
-  // Open channels are readable and writable by every relay user (channels.md §3.1).
+  // Open channels are readable and writable by every relay user (docs/reference/channels.md §3.1).
   bool can_read() const { return exists && (visibility == Visibility::kOpen || role.has_value()); }
-  // Posting content follows the same rule as reading (channels.md §3.1).
+  // Posting content follows the same rule as reading (docs/reference/channels.md §3.1).
   bool can_post() const { return can_read(); }
 };
 
@@ -73,7 +73,7 @@ class TeamState {
   uint64_t next_join_seq() { return ++join_seq_; }
   // Every channel not deleted.
   std::vector<std::string> live_channel_ids() const;
-  // Live, unarchived channels whose TTL deadline has passed (channels.md §5).
+  // Live, unarchived channels whose TTL deadline has passed (docs/reference/channels.md §5).
   std::vector<std::string> expired_channels(uint64_t now) const;
 
   StateWrite put_channel(Channel c);

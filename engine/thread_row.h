@@ -1,5 +1,5 @@
 // ThreadRow: where a reply hangs in its thread and what has followed a
-// message (channels.md §7), kept in the `threads` table under the event id.
+// message (docs/reference/channels.md §7), kept in the `threads` table under the event id.
 // A top-level message gets a row (depth 0) once it has replies, for its
 // counters; the REST thread summary reads them without scanning replies.
 #pragma once

@@ -1,4 +1,4 @@
-// The `users` state row: what REST set for a user (rest-api.md §3.11), kept
+// The `users` state row: what REST set for a user (docs/reference/rest-api.md §3.11), kept
 // apart from the profile events. ProfileDirectory reads and writes it; the
 // migration tool maps it to and from the upstream `users` table.
 //   u8 version | u8 has_owner | owner[32] | u8 add_policy | policy_at_ms u64 (big-endian)
@@ -13,7 +13,7 @@
 
 namespace buzz::engine {
 
-// Who may add an agent to a channel (kinds.md 10100, channels.md §4.1).
+// Who may add an agent to a channel (docs/reference/kinds.md 10100, docs/reference/channels.md §4.1).
 enum class AddPolicy : uint8_t { kAnyone, kOwnerOnly, kNobody };
 std::string_view add_policy_name(AddPolicy p);
 std::optional<AddPolicy> parse_add_policy(std::string_view s);

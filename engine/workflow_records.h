@@ -1,4 +1,4 @@
-// Workflow records (workflows.md §1, §11, §13): the stored workflow, its runs
+// Workflow records (docs/reference/workflows.md §1, §11, §13): the stored workflow, its runs
 // and its approvals, in the `workflows` column family, each under a key
 // prefix so one workflow's runs and one run's approvals are one range scan:
 //

@@ -1,10 +1,10 @@
 // SearchDocument: what a search backend holds for one event, the same for
-// every backend (the Typesense schema of compat-backends.md §4.2–4.3), so that
+// every backend (the Typesense schema of docs/reference/compat-backends.md §4.2–4.3), so that
 // backends are interchangeable and a rebuild from the store gives the same index.
 //
-// Searchable kinds are the message-like ones (rest-api.md §3.6, Buzz decision):
+// Searchable kinds are the message-like ones (docs/reference/rest-api.md §3.6, Buzz decision):
 //   9 stream message, 40002 rich message, 40003 edit (searchable as its own
-//   document, channels.md §8: the original stays searchable too), 40008 diff,
+//   document, docs/reference/channels.md §8: the original stays searchable too), 40008 diff,
 //   45001 forum post, 45003 forum comment, 1 note, 30023 article, 0 profile.
 // Never: 1059 gift wraps and 30622 (ciphertext / private state), 30078 read
 // state, and every other state, command or signalling kind.
@@ -38,7 +38,7 @@ struct SearchDocument {
 };
 
 // The text a reader searches for: the content, except that a kind-0 profile
-// adds its display_name, name and nip05 (compat-backends.md §4.3) and a 40002
+// adds its display_name, name and nip05 (docs/reference/compat-backends.md §4.3) and a 40002
 // rich message contributes its `text` field rather than its JSON.
 std::string searchable_text(const engine::Event& event);
 

@@ -1,5 +1,5 @@
-// SearchIndex: full-text search over message-like events (rest-api.md §3.6,
-// NIP-50 in protocol.md §9.8). The embedded CLucene index is the default
+// SearchIndex: full-text search over message-like events (docs/reference/rest-api.md §3.6,
+// NIP-50 in docs/reference/protocol.md §9.8). The embedded CLucene index is the default
 // (clucene_search_index.h); a Typesense backend in migrate/ will implement the
 // same interface over the same documents (search_document.h).
 //
@@ -29,7 +29,7 @@
 namespace buzz::index {
 
 inline constexpr size_t kDefaultSearchLimit = 20;
-// NIP-50's cap (the historical cap, protocol.md §9.8); REST clamps to 100 itself.
+// NIP-50's cap (the historical cap, docs/reference/protocol.md §9.8); REST clamps to 100 itself.
 inline constexpr size_t kMaxSearchLimit = 500;
 // Longer query texts are refused rather than cut, so a query never means less than it says.
 inline constexpr size_t kMaxSearchTextBytes = 1024;

@@ -2,7 +2,7 @@
 //
 // Each network loop owns one index over its own connections' subscriptions
 // (loop thread only, never blocks, no locks). A subscription sits in exactly
-// one tier (protocol.md §9.5):
+// one tier (docs/reference/protocol.md §9.5):
 //   channel-scoped:  1 (channel, kind)       2 channel (some filter has no kinds)
 //   global:          3a (kind, #p value)     3b kind      3c wildcard
 // A global subscription naming several channels is also filed in tiers 1–2 of

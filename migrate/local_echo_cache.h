@@ -1,6 +1,6 @@
 // LocalEchoCache: the ids of events this node published and has already
 // delivered to its own subscribers, so that the copy Redis sends back to this
-// node's subscriber connection is skipped (compat-backends.md §3.2): at most
+// node's subscriber connection is skipped (docs/reference/compat-backends.md §3.2): at most
 // 10,000 ids, each kept 60 s at most. An id leaves when its echo arrives.
 //
 // Threads: any thread (one mutex).

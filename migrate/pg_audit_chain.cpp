@@ -18,7 +18,7 @@ using engine::Status;
 constexpr int kRetries = 100;
 constexpr auto kRetryPause = std::chrono::milliseconds(100);
 constexpr size_t kReplayWindow = 4096;
-// audit.md §1: upstream's advisory lock key, "SprutAud".
+// docs/reference/audit.md §1: upstream's advisory lock key, "SprutAud".
 constexpr const char* kChainLock = "SELECT pg_advisory_xact_lock(6012455564262815076)";
 
 int64_t now_micros() {

@@ -1,5 +1,5 @@
 // PgAuditChain: the audit chain in PostgreSQL's audit_log table, one chain for
-// every node on the database (audit.md §6). Each group of records is appended
+// every node on the database (docs/reference/audit.md §6). Each group of records is appended
 // in one transaction under upstream's advisory lock (0x5370727574417564,
 // "SprutAud", transaction-scoped): the head is read inside the lock, so no two
 // writers, here or upstream's, share a prev_hash or reuse a seq. `buzz audit

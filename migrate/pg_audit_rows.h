@@ -1,4 +1,4 @@
-// The upstream audit_log table read as entries (audit.md §8.9): by `buzz migrate
+// The upstream audit_log table read as entries (docs/reference/audit.md §8.9): by `buzz migrate
 // import`, by `buzz audit verify|head|tail --store postgres://…`, and by the live
 // chain (pg_audit_chain.h) to find its head.
 #pragma once

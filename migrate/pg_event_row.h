@@ -1,4 +1,4 @@
-// The upstream `events` row and a NIP-01 event, both ways (compat-backends.md §2):
+// The upstream `events` row and a NIP-01 event, both ways (docs/reference/compat-backends.md §2):
 // shared by `buzz migrate` and the live store (pg_event_store.h).
 #pragma once
 

@@ -137,7 +137,7 @@ class PgEventStore::Batch {
       if (it->second && rows_[it->second->first].live) return it->second;
       return std::optional<std::pair<Id, uint64_t>>{};
     }
-    // Upstream's lock for this key (compat-backends.md §2): another node's
+    // Upstream's lock for this key (docs/reference/compat-backends.md §2): another node's
     // version of it waits for this transaction.
     if (auto s = pg_.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", {text}); !s) return Error{s.error()};
     PgParams p;
@@ -289,7 +289,7 @@ using Batch = PgEventStore::Batch;
 using engine::WriteOutcome;
 using engine::WriteResult;
 
-// NIP-09: only the author may delete (protocol.md §11).
+// NIP-09: only the author may delete (docs/reference/protocol.md §11).
 engine::Result<WriteResult> apply_deletion(Batch& batch, const engine::Event& e, std::span<const Id> authorized) {
   auto invalid = [](std::string reason) { return WriteResult{WriteOutcome::kInvalid, std::move(reason), {}}; };
   auto target = engine::parse_deletion_target(e);
@@ -342,7 +342,7 @@ engine::Result<WriteResult> apply(Batch& batch, const engine::Event& e, std::str
     if (!current) return Error{current.error()};
     if (*current) {
       const auto& [id, at] = **current;
-      // Newer wins; on a tie the lowest id wins (protocol.md §10).
+      // Newer wins; on a tie the lowest id wins (docs/reference/protocol.md §10).
       if (e.created_at < at || (e.created_at == at && std::memcmp(e.id.data(), id.data(), 32) >= 0)) {
         return WriteResult{WriteOutcome::kStale, {}, {}};
       }

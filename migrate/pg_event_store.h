@@ -1,5 +1,5 @@
 // PgEventStore: the EventStore on PostgreSQL, over the upstream HEAD schema
-// (compat-backends.md §1), so an original deployment's database is served as
+// (docs/reference/compat-backends.md §1), so an original deployment's database is served as
 // it is, and several `buzz serve --store postgres://…` nodes share one store.
 //
 // Events are the upstream `events` rows (soft deletes in deleted_at, d_tag,

@@ -1,5 +1,5 @@
 // The export into PostgreSQL; see pg_export.h. One function per step, in the
-// foreign-key load order of compat-backends.md §1.4.
+// foreign-key load order of docs/reference/compat-backends.md §1.4.
 #include "migrate/pg_export.h"
 
 #include <simdjson.h>
@@ -569,7 +569,7 @@ Status export_relay_members(Context& cx) {
                   });
 }
 
-// --- audit log (audit.md §8.8) ------------------------------------------------
+// --- audit log (docs/reference/audit.md §8.8) ------------------------------------------------
 
 Status export_audit(Context& cx) {
   const std::string dir = cx.data_dir + "/audit";
@@ -584,7 +584,7 @@ Status export_audit(Context& cx) {
             return Error{"table audit_log: not empty (" + (*rows)[0].values[0] + " rows); a chain cannot be merged into another"};
           }
         }
-        // The upstream writers' lock (audit.md §2), so no relay appends meanwhile.
+        // The upstream writers' lock (docs/reference/audit.md §2), so no relay appends meanwhile.
         if (Status s = cx.pg.exec("SELECT pg_advisory_lock(6012455564262815076)"); !s) return Error{"audit_log lock: " + s.error()};
         const uint64_t resume_seq = after.size() == 8 ? engine::get_u64(after.data()) : 0;
         auto segments = engine::list_segments(dir);

@@ -1,5 +1,5 @@
 // `buzz migrate export --to postgres://…`: a data directory into the upstream
-// HEAD schema (compat-backends.md §1–2, audit.md §8.8), created when absent.
+// HEAD schema (docs/reference/compat-backends.md §1–2, docs/reference/audit.md §8.8), created when absent.
 // Steps run in the foreign-key load order of §1.4; each is resumable
 // (step_writer.h), so a rerun after an interruption continues without
 // duplicates. Offline: the caller has the data directory's store open alone.

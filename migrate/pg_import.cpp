@@ -1,5 +1,5 @@
 // The import from PostgreSQL; see pg_import.h. One function per table group,
-// in the order of compat-backends.md §1.4.
+// in the order of docs/reference/compat-backends.md §1.4.
 #include "migrate/pg_import.h"
 
 #include <simdjson.h>
@@ -339,7 +339,7 @@ Status import_relay_members(Context& cx) {
   return s;
 }
 
-// --- audit log (audit.md §8.9) ------------------------------------------------
+// --- audit log (docs/reference/audit.md §8.9) ------------------------------------------------
 
 // Frames appended to one segment file written aside, then moved into place.
 Status import_audit(Context& cx) {

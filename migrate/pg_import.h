@@ -1,9 +1,9 @@
 // `buzz migrate import --from postgres://…`: an upstream database (seed-era or
-// HEAD schema, compat-backends.md §1.3) into a data directory. Every event is
+// HEAD schema, docs/reference/compat-backends.md §1.3) into a data directory. Every event is
 // rebuilt from its row (or taken from buzz_event_raw), its id and signature
 // re-verified, and written through the store's own write path in created_at
 // order; team state goes to the state tables; the audit chain is rebuilt into
-// segment files with every hash re-checked (audit.md §8.9).
+// segment files with every hash re-checked (docs/reference/audit.md §8.9).
 //
 // A rerun after an interruption is safe: events already stored are duplicates,
 // state writes are idempotent, and the audit log is built aside and moved into

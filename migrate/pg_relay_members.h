@@ -1,5 +1,5 @@
 // Relay members (NIP-43) and the legacy pubkey allow-list in PostgreSQL's
-// upstream tables, relay_members and pubkey_allowlist (compat-backends.md §1.2),
+// upstream tables, relay_members and pubkey_allowlist (docs/reference/compat-backends.md §1.2),
 // for `buzz serve --store postgres://…`: an original's members are served as
 // they are, and every node sees one table.
 #pragma once

@@ -1,4 +1,4 @@
-// The upstream PostgreSQL schema (compat-backends.md §1): the HEAD DDL the
+// The upstream PostgreSQL schema (docs/reference/compat-backends.md §1): the HEAD DDL the
 // exporter creates when the target is empty, and the check that tells which
 // version a database holds before anything reads or writes it.
 #pragma once
@@ -13,7 +13,7 @@ namespace buzz::migrate {
 
 enum class SchemaVersion { kEmpty, kSeed, kHead };
 
-// schema.sql at HEAD, migration 0001 and the audit_log DDL (audit.md §1.1),
+// schema.sql at HEAD, migration 0001 and the audit_log DDL (docs/reference/audit.md §1.1),
 // all idempotent; plus the exporter's own resume table buzz_migrate_progress
 // and buzz_event_raw (the exact bytes of events whose JSON the columns cannot
 // rebuild). Upstream ignores both.

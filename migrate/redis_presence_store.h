@@ -1,5 +1,5 @@
 // RedisPresenceStore: presence shared by every relay node through Redis
-// (compat-backends.md §3.1): a status is `SET buzz:presence:{hex} <status> EX 90`,
+// (docs/reference/compat-backends.md §3.1): a status is `SET buzz:presence:{hex} <status> EX 90`,
 // "offline" and the last connection closing are `DEL`, a read is `GET` (a
 // missing key is offline). Typing stays in memory, as upstream's typing sets are
 // dead code and 20002 events reach the other nodes through pub/sub anyway.

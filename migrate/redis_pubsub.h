@@ -1,5 +1,5 @@
 // RedisPubSub: the PubSub (engine/pubsub.h) of several relay nodes over Redis,
-// exactly as upstream does it (compat-backends.md §3.2):
+// exactly as upstream does it (docs/reference/compat-backends.md §3.2):
 //
 //   publish    id into the local-echo cache, then PUBLISH buzz:channel:<uuid|nil>
 //              <event JSON> through the node's command queue; a failed publish

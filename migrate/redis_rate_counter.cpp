@@ -6,7 +6,7 @@
 namespace buzz::migrate {
 namespace {
 
-// compat-backends.md §3.3, with the caller's EXPIRE for a key that lost its TTL done inside.
+// docs/reference/compat-backends.md §3.3, with the caller's EXPIRE for a key that lost its TTL done inside.
 constexpr const char* kScript =
     "local c = redis.call('INCR', KEYS[1]) "
     "if c == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end "

@@ -1,5 +1,5 @@
 // RedisRateCounter: rate-limit windows shared by every relay node through
-// Redis (compat-backends.md §3.3). Each use runs upstream's script on
+// Redis (docs/reference/compat-backends.md §3.3). Each use runs upstream's script on
 // buzz:ratelimit:{hex}:{msg|api}: INCR, EXPIRE on the first hit, and the count
 // and TTL come back.
 //

@@ -1,5 +1,5 @@
 // `buzz migrate export --to typesense-jsonl DIR`: the search collection in
-// Typesense's own formats (compat-backends.md §4.2–4.3): DIR/collection.json,
+// Typesense's own formats (docs/reference/compat-backends.md §4.2–4.3): DIR/collection.json,
 // the schema to POST to /collections, and DIR/documents.jsonl, the documents
 // for /collections/<name>/documents/import?action=upsert. The load commands
 // are in migrate/README.md.

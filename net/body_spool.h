@@ -1,7 +1,7 @@
 // A request body streamed to a temporary file as it arrives, instead of being
 // buffered in memory: what a service asks for from a request's head
 // (HeadDecision::spool) when the body may be hundreds of megabytes (a video
-// upload, media.md §3.3).
+// upload, docs/reference/media.md §3.3).
 //
 // The loop cuts the body out of the received bytes (Content-Length or
 // chunked) and hands each piece to its SpoolWriter, a small worker thread that

@@ -43,7 +43,7 @@ struct LoopOptions {
   size_t answer_allowance = 5001;
   int slow_client_strikes = 3;       // consecutive full-queue sends before disconnecting
   int ping_interval_secs = 30;
-  int missed_pongs_limit = 2;        // closed on the tick after this many unanswered pings (protocol.md §5.3)
+  int missed_pongs_limit = 2;        // closed on the tick after this many unanswered pings (docs/reference/protocol.md §5.3)
   int http_idle_intervals = 2;       // an HTTP connection completing no request for this long is closed
   std::atomic<int64_t>* connection_count = nullptr;  // shared by all loops
   int64_t max_connections = 10000;
@@ -103,7 +103,7 @@ class Loop {
   // False if the frame was dropped (slow client).
   bool send_text(Connection& c, std::string_view payload);
   // Queues one frame of a REQ's history. False when the queue is full: the
-  // replay then ends there, without EOSE (protocol.md §5.4), and no strike counts.
+  // replay then ends there, without EOSE (docs/reference/protocol.md §5.4), and no strike counts.
   bool send_history(Connection& c, std::string_view payload);
   // Queues a text frame made of prefix + *shared + suffix without copying *shared.
   bool send_shared(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
@@ -216,7 +216,7 @@ class Loop {
   bool pong(Connection& c, std::string_view payload);
   // Queues a Ping or Pong on the control queue; false when its 8 slots are
   // full: a peer that sends Pings but never reads must not grow the queue
-  // (protocol.md §5.3 counts it as a dead writer).
+  // (docs/reference/protocol.md §5.3 counts it as a dead writer).
   bool queue_heartbeat(Connection& c, OutFrame&& f);
   // Frames leave the queue's byte counts (sent, dropped or shed).
   void unqueue_bytes(Connection& c, size_t bytes) {

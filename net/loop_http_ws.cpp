@@ -124,7 +124,7 @@ size_t Loop::consume_http(Connection& c, std::string_view data) {
                  "Sec-WebSocket-Accept: " + ws::accept_key(key) + "\r\n\r\n");
     c.phase_ = Connection::Phase::kWebSocket;
     c.opened_ = true;
-    ping(c);  // the heartbeat's first tick is the upgrade itself (protocol.md §5.3)
+    ping(c);  // the heartbeat's first tick is the upgrade itself (docs/reference/protocol.md §5.3)
     service_.on_open(*this, c, whole);
     return p.consumed;
   }

@@ -18,7 +18,7 @@
 namespace buzz::net {
 namespace {
 
-constexpr uint8_t kControlQueueSlots = 8;  // Pings and Pongs waiting to be written (protocol.md §5.3)
+constexpr uint8_t kControlQueueSlots = 8;  // Pings and Pongs waiting to be written (docs/reference/protocol.md §5.3)
 // How old another loop's measure of its slowest reader may be for this loop to
 // shed by it (each loop measures once a tick).
 constexpr int64_t kSendMemoryFreshMs = 1500;

@@ -51,7 +51,7 @@ class Service {
   virtual void on_message(Loop& loop, Connection& conn, std::string_view text) = 0;
 
   // One complete binary message. By default it is read as text when it is
-  // UTF-8 and dropped without a reply when it is not (protocol.md §3.1); an
+  // UTF-8 and dropped without a reply when it is not (docs/reference/protocol.md §3.1); an
   // endpoint that carries bytes (the huddle's audio) takes it as it is.
   virtual void on_binary(Loop& loop, Connection& conn, std::string_view bytes) {
     if (ws::is_valid_utf8(bytes)) on_message(loop, conn, bytes);

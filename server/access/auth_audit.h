@@ -1,4 +1,4 @@
-// The audit entry of one authentication attempt (audit.md §5.2): a NIP-42
+// The audit entry of one authentication attempt (docs/reference/audit.md §5.2): a NIP-42
 // AUTH, or an HTTP call that changes state, by token or NIP-98. And the bound
 // on the failures an unauthenticated client may write: AuthFailureAudit.
 #pragma once

@@ -1,4 +1,4 @@
-// Blossom upload authorization (BUD-02/BUD-11, media.md §2.2): the
+// Blossom upload authorization (BUD-02/BUD-11, docs/reference/media.md §2.2): the
 // `Authorization: Nostr <base64 kind-24242 event>` header of PUT /media/upload,
 // checked against the X-SHA-256 header and, once the body is read, its hash.
 //
@@ -24,7 +24,7 @@ inline constexpr int64_t kBlossomFutureSkewSecs = 5;
 // image (the re-check; video would keep an hour).
 inline constexpr uint64_t kBlossomMaxAgeBeforeBody = 3600;
 inline constexpr uint64_t kBlossomMaxAgeImage = 600;
-inline constexpr uint64_t kBlossomMaxAgeVideo = 3600;  // the window after a video body (media.md §2.2)
+inline constexpr uint64_t kBlossomMaxAgeVideo = 3600;  // the window after a video body (docs/reference/media.md §2.2)
 
 struct BlossomUpload {
   std::string_view authorization;    // the Authorization header; "" if absent

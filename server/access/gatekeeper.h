@@ -1,4 +1,4 @@
-// Gatekeeper: whom a closed relay lets in besides its members (protocol.md §6.2,
+// Gatekeeper: whom a closed relay lets in besides its members (docs/reference/protocol.md §6.2,
 // §6.7) — the legacy pubkey allow-list that gates key-only AUTH and dev-mode
 // uploads, and agents that a member vouches for with a NIP-OA attestation (in
 // an AUTH event's tag, or an HTTP request's X-Auth-Tag header).
@@ -36,7 +36,7 @@ class Gatekeeper {
   bool vouched_by_owner(const std::optional<OwnerAttestation>& a, const engine::Pubkey& agent, const AttestedUse& use);
   // Whether the author of a verified AUTH event (kind 22242) may use the relay:
   // every pubkey on an open relay; a member, or an agent its owner vouches for
-  // in the event's `auth` tag, on a closed one (protocol.md §6.2, §6.7).
+  // in the event's `auth` tag, on a closed one (docs/reference/protocol.md §6.2, §6.7).
   bool admits_auth(const engine::Event& auth) {
     return !membership_.enforced() || membership_.role(auth.pubkey) ||
            vouched_by_owner(attestation_of(auth), auth.pubkey, {auth.kind, auth.created_at});
@@ -54,7 +54,7 @@ class Gatekeeper {
   bool still_vouched(const engine::Pubkey& pk, const engine::Pubkey& owner) const {
     return !membership_.enforced() || membership_.role(owner) || membership_.role(pk);
   }
-  // The same for an HTTP request's X-Auth-Tag header (rest-api.md §1.5).
+  // The same for an HTTP request's X-Auth-Tag header (docs/reference/rest-api.md §1.5).
   enum class HeaderVouch : uint8_t { kVouched, kNot, kMultipleHeaders };
   HeaderVouch vouched_by_header(const net::HttpRequest& req, const engine::Pubkey& agent, const AttestedUse& use);
 

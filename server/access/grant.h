@@ -1,5 +1,5 @@
 // Grant: what an authenticated caller may do beyond who it is — token scopes
-// and an optional channel allow-list (rest-api.md §1.2, protocol.md §6.4–6.6).
+// and an optional channel allow-list (docs/reference/rest-api.md §1.2, docs/reference/protocol.md §6.4–6.6).
 //
 // A NIP-42 or NIP-98 session holds every known scope and no channel list; an
 // API token holds exactly what it was minted with. Per-channel rights never

@@ -1,5 +1,5 @@
-// The NIP-42 AUTH event check (protocol.md §6.2), shared by the relay's
-// sessions and the huddles' audio sockets (huddle.md §3.1): kind 22242, a
+// The NIP-42 AUTH event check (docs/reference/protocol.md §6.2), shared by the relay's
+// sessions and the huddles' audio sockets (docs/reference/huddle.md §3.1): kind 22242, a
 // valid id and signature, the connection's challenge, the relay's own URL
 // (normalized) and a created_at within 60 s of now. Any thread.
 #pragma once

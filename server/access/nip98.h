@@ -1,4 +1,4 @@
-// NIP-98 HTTP auth (kind 27235, rest-api.md §1.3): the `Authorization: Nostr
+// NIP-98 HTTP auth (kind 27235, docs/reference/rest-api.md §1.3): the `Authorization: Nostr
 // <base64 event>` header that signs one HTTP request. Verification follows the
 // spec's order; a failure names the reason (logged, and sent where the
 // endpoint's contract allows it).
@@ -43,7 +43,7 @@ struct Nip98Signer {
 // Who signed this request, or the reason the header does not authenticate it.
 engine::Result<Nip98Signer> verify_nip98(const Nip98Request& request, std::string_view base_url, uint64_t now);
 
-// Each accepted NIP-98 event may be used once (rest-api.md §1.3). An id is
+// Each accepted NIP-98 event may be used once (docs/reference/rest-api.md §1.3). An id is
 // kept for as long as its event can still verify, until created_at + 60 s,
 // so a header dated up to 60 s ahead is refused for its whole 120 s window.
 // Never forgets a live id: with 10,000 live ids held, a new one is refused

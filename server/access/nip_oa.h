@@ -1,4 +1,4 @@
-// NIP-OA owner attestation (protocol.md §6.7, rest-api.md §1.5): an owner's
+// NIP-OA owner attestation (docs/reference/protocol.md §6.7, docs/reference/rest-api.md §1.5): an owner's
 // signed statement that an agent key acts for them, as the tag
 // ["auth", owner_hex, conditions, sig_hex]. The signature is BIP-340 over
 // SHA-256("nostr:agent-auth:" + agent_hex + ":" + conditions); the conditions

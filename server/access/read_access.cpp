@@ -9,7 +9,7 @@
 namespace buzz::server {
 
 std::string channel_scope(const std::vector<engine::Filter>& filters) {
-  // Only #h values that parse as UUIDs name channels (protocol.md §9.1 step 4).
+  // Only #h values that parse as UUIDs name channels (docs/reference/protocol.md §9.1 step 4).
   std::string scope;
   for (const engine::Filter& f : filters) {
     const engine::TagFilter* h = f.tag('h');

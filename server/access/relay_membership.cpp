@@ -1,4 +1,4 @@
-// NIP-43 relay membership; see relay_membership.h. Rule texts are protocol.md §7.3 / §7.5.
+// NIP-43 relay membership; see relay_membership.h. Rule texts are docs/reference/protocol.md §7.3 / §7.5.
 #include "server/access/relay_membership.h"
 
 #include "engine/clock.h"
@@ -47,7 +47,7 @@ engine::Event RelayMembership::signed_event(uint16_t kind, uint64_t created_at, 
 }
 
 engine::Event RelayMembership::membership_list(uint64_t now) {
-  // Two lists in one second must still replace in order (protocol.md §10).
+  // Two lists in one second must still replace in order (docs/reference/protocol.md §10).
   last_list_at_ = std::max(now, last_list_at_ + 1);
   std::vector<engine::Tag> tags = {{"-"}};
   if (auto all = table_.list()) {

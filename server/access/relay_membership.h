@@ -1,4 +1,4 @@
-// Relay membership at run time (NIP-43, protocol.md §7).
+// Relay membership at run time (NIP-43, docs/reference/protocol.md §7).
 //
 // Readers (AUTH on every loop) consult an in-memory copy of the relay_members
 // table under a shared lock; only the store-writer thread changes it, through

@@ -1,6 +1,6 @@
 // `buzz admin …`: relay membership and keys, offline on the data directory
 // (the server must not be running: RocksDB's lock makes that an error, not a race).
-// Writes the table directly and emits no NIP-43 events (protocol.md §7.1).
+// Writes the table directly and emits no NIP-43 events (docs/reference/protocol.md §7.1).
 #include <cstdio>
 #include <filesystem>
 
@@ -63,7 +63,7 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-// The operator's mint (rest-api.md §1.2): unlike POST /api/tokens it may grant
+// The operator's mint (docs/reference/rest-api.md §1.2): unlike POST /api/tokens it may grant
 // admin scopes and proxy:submit, but still only scopes the relay knows.
 int mint_token(const ParsedArgs& args, const engine::Pubkey& owner, engine::RocksDatabase& db, bool json) {
   auto name = args.get("name");
@@ -113,7 +113,7 @@ int mint_token(const ParsedArgs& args, const engine::Pubkey& owner, engine::Rock
   return kExitOk;
 }
 
-// allowlist-add / -remove / -list (protocol.md §6.2, the legacy gate).
+// allowlist-add / -remove / -list (docs/reference/protocol.md §6.2, the legacy gate).
 int allowlist(const std::string& cmd, const ParsedArgs& args, const engine::Pubkey& pk, engine::RocksDatabase& db,
               bool json) {
   engine::PubkeyAllowlist list(db);
@@ -197,7 +197,7 @@ int run_admin(int argc, char** argv) {
       std::printf("{\"secret_key\":\"%s\",\"pubkey\":\"%s\"}\n", engine::to_hex(kp.secret).c_str(),
                   engine::to_hex(kp.pubkey).c_str());
     } else {
-      // The original's words (agents-and-cli.md Part C), so its operators' scripts still read it.
+      // The original's words (docs/reference/agents-and-cli.md Part C), so its operators' scripts still read it.
       std::printf("Public key:  %s\nSecret key:  %s\n\nSet BUZZ_PRIVATE_KEY to the secret key to use this identity.\n",
                   engine::to_hex(kp.pubkey).c_str(), engine::to_hex(kp.secret).c_str());
     }

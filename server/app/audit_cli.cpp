@@ -1,5 +1,5 @@
 // `buzz audit …`: read-only checks of the hash-chained audit log in
-// <data-dir>/audit (audit.md §7), or in PostgreSQL's audit_log with --store.
+// <data-dir>/audit (docs/reference/audit.md §7), or in PostgreSQL's audit_log with --store.
 // Takes no lock, so it is safe while the server runs; a frame still being
 // written at the end is simply not counted.
 #include <cstdio>

@@ -26,8 +26,8 @@ struct Config {
   std::optional<engine::Pubkey> owner;
   bool require_membership = true;  // closed relay by default
   std::string relay_private_key;   // hex; empty = the key kept in the data directory
-  bool pubkey_allowlist = false;   // legacy: key-only AUTH needs a listed pubkey (protocol.md §6.2)
-  bool allow_nip_oa_auth = false;  // a member's attestation admits their agent (protocol.md §6.7)
+  bool pubkey_allowlist = false;   // legacy: key-only AUTH needs a listed pubkey (docs/reference/protocol.md §6.2)
+  bool allow_nip_oa_auth = false;  // a member's attestation admits their agent (docs/reference/protocol.md §6.7)
   int64_t max_connections = 10000;
   int64_t max_unauthenticated_per_address = 256;  // 0 = no cap
   int64_t max_connections_per_pubkey = 32;        // 0 = no cap
@@ -51,7 +51,7 @@ struct Config {
   bool reconcile_channels = false;  // BUZZ_RECONCILE_CHANNELS: group state for imported channels at start-up
   int64_t ephemeral_ttl_override = 0;  // seconds; nonzero replaces every 9007 ttl (testing aid)
   int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour
-  RateLimitConfig rate_limits;     // protocol.md §14
+  RateLimitConfig rate_limits;     // docs/reference/protocol.md §14
   std::string pubsub_url;          // redis://…: several nodes share fan-out, presence and rate limits; empty = alone
   std::string cors_origins;        // comma list of browser origins; empty = any
   std::string log_level = "info";

@@ -85,7 +85,7 @@ int fail(const std::string& why, int code = kExitFailure) {
 }
 
 // The legacy allow-list becomes the member table on the first start that has
-// none (protocol.md §7.1); returns the list for the AUTH gate.
+// none (docs/reference/protocol.md §7.1); returns the list for the AUTH gate.
 engine::Result<std::vector<engine::AllowedPubkey>> seed_members(engine::PubkeyAllowlistTable& allowlist,
                                                                 engine::RelayMemberTable& members) {
   auto allowed = allowlist.list();
@@ -187,7 +187,7 @@ int run_serve(int argc, char** argv) {
   engine::ApiTokens tokens(store);
   if (auto s = tokens.check(); !s) return fail(s.error());
 
-  // The audit log must be whole before anything new is appended (audit.md §8.6).
+  // The audit log must be whole before anything new is appended (docs/reference/audit.md §8.6).
   std::unique_ptr<AuditFeed> audit_feed;
   engine::AuditOptions audit_options;
   audit_options.queue_capacity = size_t(cfg.audit_queue);

@@ -1,4 +1,4 @@
-// The REST error body (rest-api.md §0.1), shared by every room that answers
+// The REST error body (docs/reference/rest-api.md §0.1), shared by every room that answers
 // HTTP: the API, media, and the rate limits' 429.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Base64 decoding for the `Authorization: Nostr <base64 event>` headers.
 //
-// NIP-98 (rest-api.md §1.3) takes what clients send: either alphabet, padding
-// optional. Blossom (media.md §2.1) is exact: URL-safe without padding
+// NIP-98 (docs/reference/rest-api.md §1.3) takes what clients send: either alphabet, padding
+// optional. Blossom (docs/reference/media.md §2.1) is exact: URL-safe without padding
 // (BUD-11) first, then standard with padding (nostr-tools); both refuse
 // anything else, including non-zero bits after the last whole byte.
 #pragma once

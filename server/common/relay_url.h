@@ -1,7 +1,7 @@
-// Relay-URL helpers: the normalization for the NIP-42 relay tag (protocol.md
+// Relay-URL helpers: the normalization for the NIP-42 relay tag (docs/reference/protocol.md
 // §6.2), where both the configured RELAY_URL and the client's tag are
 // normalized, then compared; and the relay's host, the NIP-05 domain
-// (rest-api.md §3.15).
+// (docs/reference/rest-api.md §3.15).
 #pragma once
 
 #include <string>

@@ -31,7 +31,7 @@ void FrontDoor::on_message(net::Loop& loop, net::Connection& conn, std::string_v
 
 void FrontDoor::on_binary(net::Loop& loop, net::Connection& conn, std::string_view bytes) {
   if (huddle_socket(conn)) return huddles_->on_binary(loop, conn, bytes);
-  net::Service::on_binary(loop, conn, bytes);  // the relay reads UTF-8 binary frames as text (protocol.md §3.1)
+  net::Service::on_binary(loop, conn, bytes);  // the relay reads UTF-8 binary frames as text (docs/reference/protocol.md §3.1)
 }
 
 void FrontDoor::on_close(net::Loop& loop, net::Connection& conn) {

@@ -1,5 +1,5 @@
 // AuditFeed: how the store writer's changes reach the audit log without ever
-// losing an entry or stalling ingest (audit.md §5, protocol.md §8.4).
+// losing an entry or stalling ingest (docs/reference/audit.md §5, docs/reference/protocol.md §8.4).
 //
 // A batch's records are written to the store's audit_pending table as one value
 // in the same atomic batch as the events they describe, so they are exactly as

@@ -1,5 +1,5 @@
 // SearchFeeder: how committed events reach the search index without blocking
-// the pipeline and without being lost (protocol.md §8.4 step 3, Buzz decision).
+// the pipeline and without being lost (docs/reference/protocol.md §8.4 step 3, Buzz decision).
 //
 // The relay offers each committed event (CommittedEvent) after its batch is
 // durable, and reports deletions: remove() for every id a write deleted or

@@ -1,4 +1,4 @@
-// GET /api/agents (rest-api.md §3.9): every pubkey holding the bot role in a
+// GET /api/agents (docs/reference/rest-api.md §3.9): every pubkey holding the bot role in a
 // live channel, with its agent profile and presence. A bot's channels are
 // listed only where the caller may read them (member or open, and the token's
 // channel list), and its presence only if it shares a channel with the caller,

@@ -1,4 +1,4 @@
-// Who is calling the REST API (rest-api.md §1): a bearer API token or a NIP-98
+// Who is calling the REST API (docs/reference/rest-api.md §1): a bearer API token or a NIP-98
 // signed request, then the relay-membership gate of a closed relay (§1.5),
 // then the scope the endpoint needs (§1.2). The unverified X-Pubkey "dev
 // mode" of the original is deliberately not offered: every REST identity here
@@ -17,7 +17,7 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
   std::string_view auth = req.header("authorization");
   const uint64_t now = engine::unix_now();
   std::optional<Nip98Signer> nip98_event;  // a signed request, for the replay cache
-  // The bridge speaks NIP-98 only, in upstream HEAD's words (rest-api.md §1.3).
+  // The bridge speaks NIP-98 only, in upstream HEAD's words (docs/reference/rest-api.md §1.3).
   if (mode == AuthMode::kNip98Only && !auth.starts_with("Nostr ")) return api_error(401, "missing Nostr auth");
   if (auth.empty()) return api_error(401, "authentication required");
   if (auth.starts_with("Bearer ")) {
@@ -50,7 +50,7 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
   } else {
     return api_error(401, "authentication failed");
   }
-  // Calls that change state are audited like a WebSocket AUTH (audit.md §5.2).
+  // Calls that change state are audited like a WebSocket AUTH (docs/reference/audit.md §5.2).
   const bool mutating = req.method != "GET" && req.method != "HEAD";
   const std::string_view method = who->token ? "token" : "nip98";
   if (mode != AuthMode::kNoMembershipGate && s_.membership.enforced() && !s_.membership.role(who->pubkey)) {

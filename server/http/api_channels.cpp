@@ -1,4 +1,4 @@
-// The channel and presence reads of the REST API (rest-api.md §3.2, §3.8):
+// The channel and presence reads of the REST API (docs/reference/rest-api.md §3.2, §3.8):
 // GET /api/channels, /api/channels/{id}, /api/channels/{id}/members,
 // /api/channels/{id}/canvas, and GET / PUT /api/presence. A channel the caller may
 // not read answers 403 whether or not it exists.
@@ -33,7 +33,7 @@ std::string key_or_null(const engine::Pubkey& pk, uint64_t when) { return when ?
 
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
-// The fields the channel list and the channel detail share (rest-api.md §3.2).
+// The fields the channel list and the channel detail share (docs/reference/rest-api.md §3.2).
 Fields channel_fields(const engine::Channel& c, size_t member_count) {
   return {
       {"id", json_string(c.id)},

@@ -1,4 +1,4 @@
-// Direct messages over REST (rest-api.md §3.10): list, open, "add" members
+// Direct messages over REST (docs/reference/rest-api.md §3.10): list, open, "add" members
 // (a new DM: sets are immutable) and hide.
 //
 // Opening, adding and hiding change the team state and emit relay-signed
@@ -31,7 +31,7 @@ bool listed_before(const engine::Channel& a, const engine::Channel& b) {
   return std::pair(b.updated_at(), a.id) < std::pair(a.updated_at(), b.id);
 }
 
-// The HTTP wording of each refusal (rest-api.md §3.10).
+// The HTTP wording of each refusal (docs/reference/rest-api.md §3.10).
 net::HttpResponse dm_refusal(DmStatus s) {
   switch (s) {
     case DmStatus::kNoOthers: return api_error(400, "pubkeys must contain at least 1 other participant");

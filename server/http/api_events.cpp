@@ -1,4 +1,4 @@
-// The events of the REST API (rest-api.md §3.4).
+// The events of the REST API (docs/reference/rest-api.md §3.4).
 //
 // POST /api/events runs the very pipeline of a WebSocket EVENT (Relay::ingest)
 // with the caller's identity and grant; when the store writer decides, the

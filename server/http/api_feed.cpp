@@ -1,4 +1,4 @@
-// GET /api/feed (rest-api.md §3.7): what needs the caller's eye, in three
+// GET /api/feed (docs/reference/rest-api.md §3.7): what needs the caller's eye, in three
 // index scans kept current at ingest — mentions (the p-tag index), items
 // needing action (the p-tag index) and channel activity (the kind index) —
 // each newest first, capped at 100 rows in the store and `limit` per

@@ -1,4 +1,4 @@
-// Messages, threads and reactions over REST (rest-api.md §3.3, §3.5):
+// Messages, threads and reactions over REST (docs/reference/rest-api.md §3.3, §3.5):
 // GET /api/channels/{id}/messages, /api/channels/{id}/threads/{event_id} and
 // GET /api/messages/{event_id}/reactions. Everything is read from the store's
 // indexes and the `threads` table (engine/thread_row.h): a page costs one
@@ -71,7 +71,7 @@ std::unordered_map<Id, Reactions, engine::KeyBytesHash> reactions_on(engine::Eve
   std::vector<Found> found;  // newest first
   thread_local simdjson::dom::parser parser;
   (void)store.query(f, opts, [&](std::string_view raw, const engine::EventFields& fields) {
-    // The target is the last e tag (kinds.md §2.2), as the pipeline resolved it.
+    // The target is the last e tag (docs/reference/kinds.md §2.2), as the pipeline resolved it.
     std::optional<Id> target;
     for (const engine::TagRef& t : fields.tags) {
       Id id;
@@ -131,7 +131,7 @@ std::optional<HttpApi::MessageView> HttpApi::view_message(std::string_view raw, 
   MessageView v;
   v.id = id_of(f);
   std::memcpy(v.author.data(), f.pubkey, 32);
-  // A relay-signed message names its human in its first p tag (rest-api.md §3.3).
+  // A relay-signed message names its human in its first p tag (docs/reference/rest-api.md §3.3).
   if (v.author == key_.pubkey) {
     for (const engine::TagRef& t : f.tags) {
       if (t.name == 'p' && engine::from_hex(t.value, &v.author)) break;
@@ -274,7 +274,7 @@ net::HttpResponse HttpApi::get_thread(const Caller& who, std::string_view channe
   if (!root_view) return api_error(500, "internal server error");
   const std::optional<engine::ThreadRow> root_row = thread_row(root);
 
-  // Every descendant carries an e tag naming the root (channels.md §7); its
+  // Every descendant carries an e tag naming the root (docs/reference/channels.md §7); its
   // own thread row says it belongs to this thread.
   struct Reply {
     MessageView message;

@@ -1,4 +1,4 @@
-// Relay members over REST (rest-api.md §3.12, NIP-43): the member list, and
+// Relay members over REST (docs/reference/rest-api.md §3.12, NIP-43): the member list, and
 // the caller's own record. The latter skips the membership gate so that a
 // non-member gets a clean 404 rather than the gate's 403.
 #include "engine/channel.h"

@@ -1,4 +1,4 @@
-// The REST API's routes (rest-api.md §3): each path and method, the scope it
+// The REST API's routes (docs/reference/rest-api.md §3): each path and method, the scope it
 // needs, and its handler (api_*.cpp). 404 for an unknown path, 405 for a
 // known path with another method.
 #include <tuple>
@@ -31,7 +31,7 @@ std::optional<net::HttpResponse> HttpApi::route_api(net::Loop& loop, net::Connec
     std::string_view id = path.substr(12);
     if (is("DELETE")) return as(std::nullopt, [&](const Caller& c) { return revoke_token(c, id); });
   } else if (path == "/api/events") {
-    // Each kind names its own scope (protocol.md §6.6), checked by the pipeline.
+    // Each kind names its own scope (docs/reference/protocol.md §6.6), checked by the pipeline.
     if (is("POST")) return as(std::nullopt, [&](const Caller& c) { return post_event(c, conn, req); });
   } else if (path.starts_with("/api/events/")) {
     // The scope depends on the event's kind; a refusal is a 404 like a missing event.

@@ -1,4 +1,4 @@
-// GET /api/search (rest-api.md §3.6): full-text search within the caller's
+// GET /api/search (docs/reference/rest-api.md §3.6): full-text search within the caller's
 // read scope (server/relay/history.h), newest first.
 #include <algorithm>
 #include <unordered_map>
@@ -34,7 +34,7 @@ net::HttpResponse HttpApi::get_search(const Caller& who, const net::HttpRequest&
   if (q.channels.empty() && !q.include_global) return empty;
   auto result = s_.history.search_index()->search(q);
   if (!result) {
-    // A backend error degrades to no hits (rest-api.md §3.6); the reason goes to the log.
+    // A backend error degrades to no hits (docs/reference/rest-api.md §3.6); the reason goes to the log.
     log_info("search degraded to no hits", {{"error", result.error()}});
     return empty;
   }

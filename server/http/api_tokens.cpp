@@ -1,4 +1,4 @@
-// API tokens over REST (rest-api.md §3.1): mint (NIP-98 bootstrap or a child
+// API tokens over REST (docs/reference/rest-api.md §3.1): mint (NIP-98 bootstrap or a child
 // of a bearer token), list, revoke one, revoke all. A token is shown once, at
 // mint; the registry keeps only its hash (engine/api_tokens.h).
 #include <simdjson.h>
@@ -182,7 +182,7 @@ net::HttpResponse HttpApi::mint_token(const Caller& who, const net::HttpRequest&
       }
     }
   }
-  if (owner) {  // the first bootstrap mint that names an owner records it (rest-api.md §3.1)
+  if (owner) {  // the first bootstrap mint that names an owner records it (docs/reference/rest-api.md §3.1)
     auto claim = s_.profiles.claim_owner(who.pubkey, *owner);
     if (!claim) return api_error(500, "internal server error");
     if (*claim == ProfileDirectory::OwnerClaim::kOwnedByOther) return api_error(409, "agent already has a different owner");

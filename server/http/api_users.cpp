@@ -1,4 +1,4 @@
-// Users over REST (rest-api.md §3.11): profiles (one, the caller's, a batch),
+// Users over REST (docs/reference/rest-api.md §3.11): profiles (one, the caller's, a batch),
 // search, the caller's channel_add_policy — all from the ProfileDirectory —
 // and a user's global notes (kind 1) and contact list (kind 3), read from the
 // store. Every event these return is global: no channel is ever consulted.
@@ -188,7 +188,7 @@ net::HttpResponse HttpApi::get_contact_list(const Caller&, std::string_view id) 
     if (!e) return;
     std::vector<std::string> tags;
     for (const engine::Tag& t : e->tags) tags.push_back(json_string_array(t));
-    // The event without its signature (rest-api.md §3.11).
+    // The event without its signature (docs/reference/rest-api.md §3.11).
     found = net::HttpResponse::json(200, json_object({{"id", json_string(e->id_hex())},
                                                       {"pubkey", json_string(e->pubkey_hex())},
                                                       {"created_at", std::to_string(e->created_at)},

@@ -1,4 +1,4 @@
-// The routes of the workflow room's endpoints (rest-api.md §3.13–§3.14): the
+// The routes of the workflow room's endpoints (docs/reference/rest-api.md §3.13–§3.14): the
 // scope each needs, authentication, and the channel check handed to the room.
 // The webhook paths take no user authentication: the secret is checked there.
 #include <tuple>

@@ -1,4 +1,4 @@
-// The Nostr HTTP bridge of upstream HEAD (rest-api.md §6, protocol.md §17):
+// The Nostr HTTP bridge of upstream HEAD (docs/reference/rest-api.md §6, docs/reference/protocol.md §17):
 // POST /events, /query and /count for clients that sign requests with NIP-98
 // instead of holding a WebSocket (the agent harness and CLI do).
 //
@@ -98,7 +98,7 @@ bool plain(const BridgeFilter& bf) {
 }
 
 // A query the index refuses is the caller's (400); anything else is ours, and
-// its details stay in the log (rest-api.md §0.1).
+// its details stay in the log (docs/reference/rest-api.md §0.1).
 net::HttpResponse bridge_failure(const std::string& reason) {
   if (reason.starts_with("invalid:")) return api_error(400, reason);
   log_warn("bridge query failed", {{"error", reason}});
@@ -123,7 +123,7 @@ net::HttpResponse HttpApi::bridge_count(const Caller& who, const std::vector<Bri
   const Readable readable = s_.history.readable_to(who.grant, who.pubkey);
   engine::QueryOptions options;
   options.accept = readable;
-  uint64_t total = 0;  // summed over the filters (rest-api.md §6)
+  uint64_t total = 0;  // summed over the filters (docs/reference/rest-api.md §6)
   for (const BridgeFilter& bf : filters) {
     std::string_view channel = single_channel(bf.filter);
     if (!channel.empty() && !s_.team.can_read(channel, who.pubkey)) continue;  // skipped silently
@@ -167,11 +167,11 @@ engine::Result<std::vector<EventRow>> HttpApi::bridge_rows(const Caller& who, co
   }
   Readable accept = readable;
   engine::Filter query = f;
-  if (f.search && !f.limit) query.limit = kDefaultSearchLimit;  // a single page (protocol.md §17)
+  if (f.search && !f.limit) query.limit = kDefaultSearchLimit;  // a single page (docs/reference/protocol.md §17)
   if (bf.before_id) {
     const uint64_t until = *f.until;
     const engine::Id before = *bf.before_id;
-    // Newest first, ids ascending within a second (protocol.md §9.4): what
+    // Newest first, ids ascending within a second (docs/reference/protocol.md §9.4): what
     // follows the cursor is older, or as old with a greater id.
     accept = [&, until, before](const engine::EventFields& e) {
       return (e.created_at < until || std::memcmp(e.id, before.data(), before.size()) > 0) && readable(e);
@@ -191,7 +191,7 @@ engine::Result<std::vector<EventRow>> HttpApi::bridge_rows(const Caller& who, co
 }
 
 // The feed types in the order given, newest first within each, until the
-// filter's limit (channels.md §13); channel events the caller may read only.
+// filter's limit (docs/reference/channels.md §13); channel events the caller may read only.
 std::vector<EventRow> HttpApi::feed_events(const Caller& who, const BridgeFilter& bf) {
   const size_t limit = std::min(bf.filter.limit.value_or(kDefaultFeedLimit), kMaxFeedLimit);
   const std::string me = engine::to_hex(who.pubkey);

@@ -1,5 +1,5 @@
 // CorsPolicy: which browser origins may read the relay's HTTP answers
-// (rest-api.md §0, BUZZ_CORS_ORIGINS). Empty configuration allows every
+// (docs/reference/rest-api.md §0, BUZZ_CORS_ORIGINS). Empty configuration allows every
 // origin; a comma list allows exactly those; a list with nothing usable in it
 // allows none (fail closed rather than open on a typo).
 #pragma once

@@ -1,4 +1,4 @@
-// The feed's categories (channels.md §13): the kinds each selects, and whether
+// The feed's categories (docs/reference/channels.md §13): the kinds each selects, and whether
 // only events addressed to the caller (a p tag) count. GET /api/feed and the
 // bridge's `feed_types` read them here.
 #pragma once

@@ -33,7 +33,7 @@ HttpApi::HttpApi(Options options, const Services& services, const Rooms& rooms, 
       deferred_origins_(loops) {}
 
 std::string HttpApi::nip11_document() const {
-  // protocol.md §15's list, with 45 (COUNT) and 9 (deletion), which we implement too.
+  // docs/reference/protocol.md §15's list, with 45 (COUNT) and 9 (deletion), which we implement too.
   std::string nips = "[1,2,9,10,11,16,17,23,25,29,33,38,42,45,50";
   if (s_.membership.enforced()) nips += ",43";
   nips += ",77]";  // NIP-77 negentropy (server/relay/handle_neg.cpp)
@@ -66,7 +66,7 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
       if (auto r = web_client_response(req)) return r;
     }
   }
-  if (get && (req.path == "/info" || req.path == "/")) {  // GET / without an upgrade is NIP-11 too (protocol.md §1)
+  if (get && (req.path == "/info" || req.path == "/")) {  // GET / without an upgrade is NIP-11 too (docs/reference/protocol.md §1)
     net::HttpResponse r = net::HttpResponse::json(200, nip11_document());
     r.content_type = "application/nostr+json";
     return public_cors(std::move(r));

@@ -1,6 +1,6 @@
 // HttpApi: the plain-HTTP half of the relay's port (the front door hands it
 // every request that is not a WebSocket upgrade): NIP-11, the health probes and
-// metrics, NIP-05 names, the REST API (rest-api.md §3, one api_*.cpp per
+// metrics, NIP-05 names, the REST API (docs/reference/rest-api.md §3, one api_*.cpp per
 // area), the Nostr HTTP bridge (§6), and the /media/ area, which it passes to
 // Media. Every REST call is authenticated once, in the router, and each
 // handler is handed its Caller.
@@ -31,7 +31,7 @@
 
 namespace buzz::server {
 
-// One filter of an HTTP-bridge /query or /count, with the extension keys of its object (rest-api.md §6).
+// One filter of an HTTP-bridge /query or /count, with the extension keys of its object (docs/reference/rest-api.md §6).
 struct BridgeFilter {
   engine::Filter filter;
   std::optional<engine::Id> before_id;  // keyset cursor: what follows (until, before_id) in query order
@@ -73,11 +73,11 @@ class HttpApi final : public HttpAnswers {
   };
 
   std::string nip11_document() const;
-  // api_*.cpp: the REST API (rest-api.md §3). The router authenticates once per
+  // api_*.cpp: the REST API (docs/reference/rest-api.md §3). The router authenticates once per
   // request (authenticate_http answers the refusal, or nullopt with *who set)
   // and hands each handler its Caller. nullopt from a route = answered later.
   std::optional<net::HttpResponse> route_api(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req);
-  // api_workflows.cpp: the workflow and approval endpoints (rest-api.md §3.13–§3.14)
+  // api_workflows.cpp: the workflow and approval endpoints (docs/reference/rest-api.md §3.13–§3.14)
   // and POST /hooks/{id}: the paths is_workflow_path() names. nullopt = answered later.
   static bool is_workflow_path(std::string_view path);
   std::optional<net::HttpResponse> route_workflows(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req);
@@ -87,7 +87,7 @@ class HttpApi final : public HttpAnswers {
   enum class AuthMode : uint8_t { kStandard, kMint, kNoMembershipGate, kNip98Only };
   std::optional<net::HttpResponse> authenticate_http(const net::HttpRequest& req, std::optional<Scope> need, Caller* who,
                                                      AuthMode mode = AuthMode::kStandard);
-  // The token channel list, then channel access (rest-api.md §1.6).
+  // The token channel list, then channel access (docs/reference/rest-api.md §1.6).
   std::optional<net::HttpResponse> check_channel(const Caller& who, std::string_view channel);
   // Whether the caller may read a stored event by id: what GET /api/events/{id}
   // shows. Every path answers an event it may not read as a missing one (docs/access.md).
@@ -121,7 +121,7 @@ class HttpApi final : public HttpAnswers {
   net::HttpResponse list_tokens(const Caller& who);
   net::HttpResponse revoke_token(const Caller& who, std::string_view id);
   net::HttpResponse revoke_all_tokens(const Caller& who);
-  // Users, agents, DMs, relay members and NIP-05 (rest-api.md §3.9–§3.12, §3.15):
+  // Users, agents, DMs, relay members and NIP-05 (docs/reference/rest-api.md §3.9–§3.12, §3.15):
   // api_users.cpp, api_agents.cpp, api_dms.cpp, api_relay_members.cpp, nip05.cpp.
   net::HttpResponse get_profile(const Caller& who, std::string_view pubkey);  // "me" = the caller
   net::HttpResponse batch_profiles(const Caller& who, const net::HttpRequest& req);
@@ -140,7 +140,7 @@ class HttpApi final : public HttpAnswers {
   net::HttpResponse get_relay_membership(const Caller& who);
   net::HttpResponse nip05_names(const net::HttpRequest& req) const;
 
-  // bridge.cpp: the Nostr HTTP bridge, POST /events, /query, /count (rest-api.md §6).
+  // bridge.cpp: the Nostr HTTP bridge, POST /events, /query, /count (docs/reference/rest-api.md §6).
   static bool is_bridge_path(std::string_view path);
   std::optional<net::HttpResponse> route_bridge(net::Connection& conn, const net::HttpRequest& req);
   net::HttpResponse bridge_query(const Caller& who, const std::vector<BridgeFilter>& filters);

@@ -1,4 +1,4 @@
-// GET /.well-known/nostr.json?name=<local> (NIP-05, rest-api.md §3.15): the
+// GET /.well-known/nostr.json?name=<local> (NIP-05, docs/reference/rest-api.md §3.15): the
 // pubkey holding "<local>@<relay host>" and the relay to find it on. No
 // authentication; every miss is the same empty document with status 200.
 #include <cctype>

@@ -1,7 +1,7 @@
 // Reading REST request parameters the same way in every handler: hex pubkeys
 // in paths and bodies, integer query parameters, whether a parameter was sent
 // at all, and the {"pubkeys": [...]} body several endpoints take. Failures are
-// values; each handler words them for its endpoint (rest-api.md §0.1: a body
+// values; each handler words them for its endpoint (docs/reference/rest-api.md §0.1: a body
 // that is not JSON is 400, one of the wrong shape 422).
 #pragma once
 

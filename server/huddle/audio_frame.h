@@ -1,4 +1,4 @@
-// A client's binary audio frame (huddle.md §4): the checks it passes before
+// A client's binary audio frame (docs/reference/huddle.md §4): the checks it passes before
 // the relay forwards it, and the v2 header a receiver reads. Nothing here
 // decodes audio; the frame is forwarded byte for byte.
 #pragma once

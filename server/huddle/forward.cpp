@@ -1,4 +1,4 @@
-// The audio path (huddle.md §4.3, §7): one frame in, `[index][frame]` built
+// The audio path (docs/reference/huddle.md §4.3, §7): one frame in, `[index][frame]` built
 // once and shared by every other peer's send queue. Peers on this loop are
 // queued at once; the peers on each other loop in one posted task, the way
 // the relay's live fan-out crosses loops. A peer whose audio queue is full

@@ -1,4 +1,4 @@
-// The handshake and admission of a huddle socket (huddle.md §3.1, §3.2, §5):
+// The handshake and admission of a huddle socket (docs/reference/huddle.md §3.1, §3.2, §5):
 // the auth event as a NIP-42 AUTH, relay membership, channel membership (an
 // auto-add through the store writer for a parent channel's member), the room
 // and its version pin, then `joined` to everyone and a 48101.

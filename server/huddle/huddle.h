@@ -1,4 +1,4 @@
-// Huddles: live audio in the relay (spec/huddle.md). The front door
+// Huddles: live audio in the relay (docs/reference/huddle.md). The front door
 // (server/door/) hands this room the WebSocket upgrades at
 // /huddle/{channel_id}/audio and everything that then arrives on them; it
 // runs the challenge and auth handshake, the admission sequence, forwards

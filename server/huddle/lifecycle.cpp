@@ -1,4 +1,4 @@
-// Leaving, ending and archiving (huddle.md §8): the departure's one critical
+// Leaving, ending and archiving (docs/reference/huddle.md §8): the departure's one critical
 // section in the room, `left` to those who remain, a 48102; the departure
 // that empties the room archives the huddle channel through the store
 // writer, then drops the room and emits a 48103. A peer who loses the right

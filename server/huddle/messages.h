@@ -1,4 +1,4 @@
-// The huddle socket's JSON text messages (huddle.md §3, §6): the challenge,
+// The huddle socket's JSON text messages (docs/reference/huddle.md §3, §6): the challenge,
 // the client's auth message, and the relay's joined / left / error messages,
 // keys in the alphabetical order upstream writes them.
 #pragma once

@@ -1,4 +1,4 @@
-// Room: one huddle channel's live state on this node (huddle.md §1): its
+// Room: one huddle channel's live state on this node (docs/reference/huddle.md §1): its
 // peers and their u8 indices, the ended flag and the pinned protocol version.
 // Rooms: the rooms by channel id.
 //

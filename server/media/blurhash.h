@@ -1,4 +1,4 @@
-// Blurhash (media.md §4: 4 × 3 components, from the thumbnail's pixels): the
+// Blurhash (docs/reference/media.md §4: 4 × 3 components, from the thumbnail's pixels): the
 // image's low frequencies in sRGB-linear space, quantized and written in
 // base 83. The algorithm is the published one (blurha.sh); the known-answer
 // tests compare with its reference JavaScript package.

@@ -1,4 +1,4 @@
-// Which bytes of a media object a GET serves (media.md §6.3): the whole
+// Which bytes of a media object a GET serves (docs/reference/media.md §6.3): the whole
 // object, one range of it, or none (416).
 //
 // Stricter than RFC 9110 on purpose, as upstream is: a Range header that does

@@ -1,4 +1,4 @@
-// What an upload's sniffed MIME type means for storing it (media.md §3.2,
+// What an upload's sniffed MIME type means for storing it (docs/reference/media.md §3.2,
 // §3.4): the four previewable image types and their extensions, the types no
 // upload may have (active content and executables), and the extension a
 // generic file is stored and served under.

@@ -1,4 +1,4 @@
-// The pixels of an uploaded image (media.md §3.2 step 6, §4): JPEG through
+// The pixels of an uploaded image (docs/reference/media.md §3.2 step 6, §4): JPEG through
 // libjpeg-turbo, PNG through libpng, WebP through libwebp (an animation's
 // first frame through its demuxer), GIF through giflib (the first frame,
 // composed on its logical screen). Always RGBA, 8 bits a channel.

@@ -48,7 +48,7 @@ void Media::work() {
   }
 }
 
-// The media area (media.md §1): uploads and blobs, and 404 / 405 for the
+// The media area (docs/reference/media.md §1): uploads and blobs, and 404 / 405 for the
 // Blossom routes Buzz leaves out (list, delete, mirror, the BUD-06 preflight).
 std::optional<net::HttpResponse> Media::route(const net::HttpRequest& req, Later later) {
   std::string_view name = std::string_view(req.path).substr(std::string_view("/media/").size());

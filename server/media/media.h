@@ -1,4 +1,4 @@
-// Media: the /media/ area of the relay's port (media.md) — Blossom uploads
+// Media: the /media/ area of the relay's port (docs/reference/media.md) — Blossom uploads
 // (PUT /media/upload, authorized by a kind 24242 and, when the operator asks,
 // an API token) and the blobs they stored (GET/HEAD /media/<sha256>.<ext>,
 // with ranges), plus 404/405 for the Blossom routes Buzz leaves out.
@@ -40,7 +40,7 @@ class Media {
     bool require_auth_token = false;  // false = dev mode: an upload needs no API token
     uint64_t max_image_bytes = 50 << 20;
     uint64_t max_gif_bytes = 10 << 20;
-    uint64_t max_file_bytes = 100 << 20;  // every other type (media.md §3.4)
+    uint64_t max_file_bytes = 100 << 20;  // every other type (docs/reference/media.md §3.4)
     uint64_t max_video_bytes = 500 << 20;  // a video/* upload, streamed to a file (§3.3)
     // Bodies in flight (admitted, not yet answered) across the relay and per
     // pubkey; 0 = no bound (upload_budget.h).
@@ -82,7 +82,7 @@ class Media {
   static constexpr uint64_t kBufferedUploadBytes = 256 << 10;
 
  private:
-  // Steps 1–16 of media.md §2.2 (and 17 given the body's hash): the refusal,
+  // Steps 1–16 of docs/reference/media.md §2.2 (and 17 given the body's hash): the refusal,
   // or nullopt with *who set to the signer.
   std::optional<net::HttpResponse> authorize_upload(const net::HttpRequest& req, uint64_t max_age,
                                                     std::string_view body_sha256, engine::Pubkey* who);

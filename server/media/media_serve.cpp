@@ -1,4 +1,4 @@
-// GET / HEAD /media/{sha256}[.ext] (Blossom BUD-01, media.md §6): public blob
+// GET / HEAD /media/{sha256}[.ext] (Blossom BUD-01, docs/reference/media.md §6): public blob
 // retrieval, unguessable by hash. The sidecar is the gate: without it a blob
 // does not exist, and its MIME type, never the file, decides Content-Type.
 // Single byte ranges are served in chunks of at most 16 MiB.

@@ -1,4 +1,4 @@
-// PUT /media/upload (Blossom BUD-02, media.md §2–§5), typed by the bytes:
+// PUT /media/upload (Blossom BUD-02, docs/reference/media.md §2–§5), typed by the bytes:
 // JPEG, PNG, GIF and WebP images, bounded in bytes and pixels and stored with
 // a 320 px JPEG thumbnail and a blurhash; any other file (PDF, archives,
 // audio, …) as a download, except active content and executables. Stored
@@ -144,7 +144,7 @@ net::HeadDecision Media::admit_upload(const net::HttpRequest& head) {
 }
 
 engine::Result<std::vector<std::string>> Media::upload_scopes(std::string_view token, const engine::Pubkey& signer) const {
-  if (token.starts_with(engine::kTokenPrefix)) {  // media.md §2.3: the token's owner must be the signer
+  if (token.starts_with(engine::kTokenPrefix)) {  // docs/reference/media.md §2.3: the token's owner must be the signer
     auto found = tokens_.find(engine::hash_token(token));
     if (!found) return engine::Error{found.error()};
     const std::optional<engine::ApiToken>& t = *found;
@@ -300,7 +300,7 @@ net::HttpResponse Media::commit_upload(const net::HttpRequest& req, const std::s
     meta->uploaded_at = engine::unix_now();
     if (auto s = blobs_.put_meta(sha, *meta); !s) return internal_error("storing the sidecar", s.error());
   }
-  // Every successful answer is audited (audit.md §5.1); one that cannot be
+  // Every successful answer is audited (docs/reference/audit.md §5.1); one that cannot be
   // is not given, and the client's retry takes the idempotent path above.
   if (!writer_.submit_audit(upload_audit_record(sha, signer, meta->mime_type, size))) {
     return internal_error("auditing", "store writer queue full");

@@ -1,4 +1,4 @@
-// An image's thumbnail (media.md §4): flattened onto white (JPEG has no alpha;
+// An image's thumbnail (docs/reference/media.md §4): flattened onto white (JPEG has no alpha;
 // Buzz decision), shrunk by area averaging to fit a box while keeping its
 // aspect ratio (never enlarged), and encoded as a JPEG.
 #pragma once

@@ -1,4 +1,4 @@
-// What the video path checks in an uploaded MP4 (media.md §3.3 step 4), read
+// What the video path checks in an uploaded MP4 (docs/reference/media.md §3.3 step 4), read
 // from the file's header without decoding a frame: the fast-start layout
 // (moov before mdat, from the top-level atoms), then the container, the first
 // video track's codec, timescale, duration and size through libavformat's MP4

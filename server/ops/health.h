@@ -1,4 +1,4 @@
-// Health: the probes of rest-api.md §3.16, answered on the main port and on
+// Health: the probes of docs/reference/rest-api.md §3.16, answered on the main port and on
 // the health port (which alone serves /_status). Any thread.
 #pragma once
 

@@ -55,7 +55,7 @@ std::string render_metrics(const MetricsSources& m) {
     metric(out, "buzz_multinode_unknown_channel_total", "counter",
            "other nodes' events of a channel this node does not know, not delivered", get(m.relay->remote_unknown_channel));
     metric(out, "buzz_multinode_fanout_lag_total", "counter",
-           "other nodes' events dropped because the fan-out fell 4096 behind (compat-backends.md 3.2)",
+           "other nodes' events dropped because the fan-out fell 4096 behind (docs/reference/compat-backends.md 3.2)",
            get(m.relay->remote_lagged));
     out += "# HELP buzz_media_uploads_total successful PUT /media/upload responses by stored MIME type\n"
            "# TYPE buzz_media_uploads_total counter\n";
@@ -65,7 +65,7 @@ std::string render_metrics(const MetricsSources& m) {
     }
     metric(out, "buzz_media_upload_budget_refusals_total", "counter",
            "uploads refused past upload-bytes-in-flight or upload-bytes-per-pubkey", get(m.relay->upload_budget_refusals));
-    out += "# HELP buzz_rate_limited_total requests refused by a rate limit (protocol.md §14)\n"
+    out += "# HELP buzz_rate_limited_total requests refused by a rate limit (docs/reference/protocol.md §14)\n"
            "# TYPE buzz_rate_limited_total counter\n";
     for (size_t i = 0; i < kRateLimitCount; ++i) {
       out += "buzz_rate_limited_total{limit=\"" + std::string(rate_limit_name(RateLimit(i))) + "\"} " +

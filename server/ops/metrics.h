@@ -1,7 +1,7 @@
 // Prometheus text exposition (GET /metrics): the relay's counters and gauges,
 // read from the atomics the threads keep anyway, so a scrape takes no lock on
 // any hot path. Names follow the upstream set where the meaning matches
-// (rest-api.md §3.16).
+// (docs/reference/rest-api.md §3.16).
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-// The operator's side ports (rest-api.md §3.16, compat-backends.md §6.1): the
+// The operator's side ports (docs/reference/rest-api.md §3.16, docs/reference/compat-backends.md §6.1): the
 // health port for an orchestrator's probes and the metrics port for a
 // Prometheus scraper, apart from the public port so that a firewall can keep
 // them private. They see a request every few seconds, so one blocking thread

@@ -1,5 +1,5 @@
 // CommandRunner: command kinds that a room above the relay runs (the workflow
-// commands 30620, 46020, 46030 and 46031 of workflows.md §14). The relay runs
+// commands 30620, 46020, 46030 and 46031 of docs/reference/workflows.md §14). The relay runs
 // every check a stored event gets (signature, clock window, scope, token
 // channels, rate limits, a stored duplicate) and then hands the event over on
 // the loop thread. An accepted command is then stored as it is, never fanned

@@ -1,4 +1,4 @@
-// RateLimiter: at most N uses per key in any rolling window (rest-api.md §3.1's
+// RateLimiter: at most N uses per key in any rolling window (docs/reference/rest-api.md §3.1's
 // 50 token mints per pubkey per hour). In memory, bounded in keys: when full,
 // keys whose window has passed are dropped first, then the oldest. Any thread.
 #pragma once

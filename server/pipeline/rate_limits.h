@@ -1,4 +1,4 @@
-// Rate limits by tier (protocol.md §14, compat-backends.md §5): messages per
+// Rate limits by tier (docs/reference/protocol.md §14, docs/reference/compat-backends.md §5): messages per
 // author per minute, HTTP API calls per pubkey per minute, and WebSocket
 // frames per connection per second for humans.
 //
@@ -27,7 +27,7 @@ inline constexpr size_t kTierCount = 4;
 std::string_view tier_name(Tier t);  // "human", "agent-standard", …
 std::optional<Tier> parse_tier(std::string_view s);
 
-// What is counted; the names are the audit entry's `limit` (audit.md §5.2).
+// What is counted; the names are the audit entry's `limit` (docs/reference/audit.md §5.2).
 // Token mints have their own rolling-hour RateLimiter (rate_limiter.h).
 enum class RateLimit : uint8_t { kMessages, kApiCalls, kWsEvents, kMint };
 inline constexpr size_t kRateLimitCount = 4;
@@ -49,7 +49,7 @@ engine::Status parse_tier_assignments(std::string_view text,
                                       std::unordered_map<engine::Pubkey, Tier, engine::KeyBytesHash>* out);
 
 // Whether an event of this kind counts as a message: kinds 1, 7, 9,
-// 40002–40008 and 45001–45003 (protocol.md §14).
+// 40002–40008 and 45001–45003 (docs/reference/protocol.md §14).
 bool counts_as_message(uint32_t kind);
 
 // Fixed-window counters keyed by (pubkey, limit). Any thread.
@@ -68,7 +68,7 @@ class RateCounters {
   Outcome acquire(const engine::Pubkey& pk, RateLimit limit, uint32_t max, uint64_t window_secs, uint64_t now);
 
   // True at most once per 60 s per (pubkey, limit): whether a refusal gets an
-  // audit entry (audit.md §5.2 debounces them).
+  // audit entry (docs/reference/audit.md §5.2 debounces them).
   bool audit_due(const engine::Pubkey& pk, RateLimit limit, uint64_t now);
 
  private:

@@ -14,7 +14,7 @@
 
 namespace buzz::server {
 
-// The `mime` labels of buzz_media_uploads_total (media.md §5.3).
+// The `mime` labels of buzz_media_uploads_total (docs/reference/media.md §5.3).
 inline constexpr std::array<std::string_view, 6> kMediaUploadLabels = {"image/jpeg", "image/png", "image/gif",
                                                                        "image/webp", "video/mp4", "other"};
 // The label index of a stored MIME type.

@@ -1,5 +1,5 @@
 // RemoteQueue: other nodes' events between the PubSub's subscriber thread and
-// the fan-out (compat-backends.md §3.2's broadcast queue). It holds at most
+// the fan-out (docs/reference/compat-backends.md §3.2's broadcast queue). It holds at most
 // `capacity` events (4096 upstream); a consumer that falls that far behind
 // "lags": the oldest waiting events are dropped and counted, never the
 // subscriber blocked (Redis would otherwise buffer without bound).

@@ -344,7 +344,7 @@ void StoreWriter::audit_records(const Batch& batch, std::span<const engine::Writ
     const Pending& p = batch.pending[r];
     const engine::Event& e = *p.event;
     // Relay-signed follow-ups are the relay's own acts; a workflow's events name
-    // the owner they act for (audit.md §5.2: event_created of send_message output).
+    // the owner they act for (docs/reference/audit.md §5.2: event_created of send_message output).
     const std::string actor = engine::to_hex(p.job || p.actor != engine::Pubkey{} ? p.actor : e.pubkey);
     audit_.add({e.id_hex(), e.kind, actor, std::string(engine::kActionEventCreated), p.channel, "null"});
     for (const engine::AuditRecord& rec : p.audit) audit_.add(rec);

@@ -43,7 +43,7 @@ inline constexpr uint16_t kNoReply = UINT16_MAX;
 struct StoreEvent {
   std::shared_ptr<const engine::Event> event{};
   std::string channel{};  // known before the channel rules run: a command's, a relay-signed event's
-  bool proxy = false;   // submitted under proxy:submit: the channel-membership check is skipped (protocol.md §6.6)
+  bool proxy = false;   // submitted under proxy:submit: the channel-membership check is skipped (docs/reference/protocol.md §6.6)
   // A relay-signed event (origin.loop == kNoReply) that still runs the channel rules: a
   // workflow's 9002 acting for its owner. A refusal comes back in the outcome's replies.
   bool admit = false;
@@ -103,7 +103,7 @@ struct CommittedEvent {
 };
 
 // The OK reason for an event whose id is already stored: command kinds say
-// they were already run (kinds.md §2.5).
+// they were already run (docs/reference/kinds.md §2.5).
 inline std::string_view duplicate_reason(uint16_t kind) {
   const engine::KindInfo* info = engine::find_kind(kind);
   return info && info->role == engine::KindRole::kCommand ? "duplicate: already processed" : "duplicate:";
@@ -249,7 +249,7 @@ class StoreWriter {
   // full, or the shared message count said no), or nullopt.
   std::optional<std::string> refused_before_plan(const WriteJob& job, const std::string& audit_refused,
                                                  std::chrono::steady_clock::time_point rate_deadline) const;
-  // The audit records of what the write stored (audit.md §5).
+  // The audit records of what the write stored (docs/reference/audit.md §5).
   void audit_records(const Batch& batch, std::span<const engine::WriteResult> results);
   // OK replies and fan-out once the batch is durable (or failed).
   void settle(Batch& batch, const engine::Result<std::vector<engine::WriteResult>>& results);

@@ -1,4 +1,4 @@
-// Throttle (protocol.md §14): the three checks the request paths call, and what
+// Throttle (docs/reference/protocol.md §14): the three checks the request paths call, and what
 // a refusal leaves behind — a reason on the wire, a metric, and at most one
 // `rate_limit_exceeded` audit entry per (pubkey, limit) per minute.
 #include <algorithm>
@@ -37,7 +37,7 @@ bool Throttle::administers(const engine::Pubkey& pk) const {
 bool Throttle::admit_frame(FrameBucket& bucket, const engine::Pubkey& pk, const Grant& grant) {
   const RateLimitConfig& r = limits_;
   if (!r.enabled || r.human_ws_events_per_sec == 0) return true;
-  // A proxy:submit connection carries many guests' frames (proxy.md §4.3);
+  // A proxy:submit connection carries many guests' frames (docs/reference/proxy.md §4.3);
   // each guest's messages are still limited by author.
   if (grant.has(Scope::kProxySubmit)) return true;
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(

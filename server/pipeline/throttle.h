@@ -1,4 +1,4 @@
-// Throttle: the per-tier rate limits of protocol.md §14 applied to callers —
+// Throttle: the per-tier rate limits of docs/reference/protocol.md §14 applied to callers —
 // WebSocket frames, messages and HTTP API calls. Each check counts one use and
 // answers whether it may proceed; a refusal is counted (buzz_rate_limited_total)
 // and audited at most once per (pubkey, limit) per minute.

@@ -1,4 +1,4 @@
-// Parsing one client→relay message (protocol.md §3.1, §3.3).
+// Parsing one client→relay message (docs/reference/protocol.md §3.1, §3.3).
 //
 // A message that fails to parse becomes a ParseFailure carrying the exact
 // NOTICE text, plus the event id or subscription id when they could still be

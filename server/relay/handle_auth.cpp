@@ -1,6 +1,6 @@
-// AUTH (NIP-42, protocol.md §6.2): the challenge-response that every client
+// AUTH (NIP-42, docs/reference/protocol.md §6.2): the challenge-response that every client
 // must pass before EVENT, REQ or COUNT. Every failure is final for the connection.
-// Each attempt is audited (auth_success / auth_failure, audit.md §5.2) through
+// Each attempt is audited (auth_success / auth_failure, docs/reference/audit.md §5.2) through
 // the store writer, which makes the entry durable like any other.
 #include "engine/clock.h"
 #include "server/access/auth_audit.h"
@@ -35,7 +35,7 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   if (!nip42_auth_valid(e, s.challenge_hex(), relay_url_normalized_)) {
     return fail("verification_failed", "auth-required: verification failed", /*proven=*/false);
   }
-  // An API token in the AUTH narrows the session to the token's grant (protocol.md §6.5).
+  // An API token in the AUTH narrows the session to the token's grant (docs/reference/protocol.md §6.5).
   std::optional<Grant> grant;
   if (const engine::Tag* tag = e.first_tag("auth_token")) {
     std::string_view token = (*tag)[1];
@@ -50,7 +50,7 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
     s_.tokens.touch(*t, engine::unix_now());
     grant = grant_of(*t);
   }
-  // The legacy allow-list gates key-only AUTH; an API token bypasses it (protocol.md §6.5).
+  // The legacy allow-list gates key-only AUTH; an API token bypasses it (docs/reference/protocol.md §6.5).
   if (!grant && !s_.gatekeeper.allowlisted(e.pubkey)) return fail("not_allowlisted", "auth-required: verification failed");
   if (!s_.gatekeeper.admits_auth(e)) return fail("not_relay_member", "restricted: not a relay member");
   // One pubkey's sessions are capped (docs/limits.md, "Connections"): past it the

@@ -1,6 +1,6 @@
-// EVENT (protocol.md §8) and POST /api/events (rest-api.md §3.4): one
+// EVENT (docs/reference/protocol.md §8) and POST /api/events (docs/reference/rest-api.md §3.4): one
 // pipeline for both. Order matters — the first failing check decides the
-// reply — and follows protocol.md §8.2. Checks that need a consistent view of
+// reply — and follows docs/reference/protocol.md §8.2. Checks that need a consistent view of
 // the store (duplicates within a batch, channel rules, deletion rights) run on
 // the writer thread, which answers through on_write_batch().
 #include <cstdlib>
@@ -34,7 +34,7 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
   std::optional<Verdict> v = ingest(who, std::move(e));
   if (s_.writer.congested()) hold_back(c);
   if (!v) return;
-  // A full writer queue drops the message with a NOTICE and no OK (protocol.md §2.5).
+  // A full writer queue drops the message with a NOTICE and no OK (docs/reference/protocol.md §2.5).
   if (v->busy) return send_notice(c, v->reason);
   send_ok(c, id, v->accepted, v->reason);
 }
@@ -52,7 +52,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
     if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted via EVENT");
   }
   if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted");
-  // A still-valid upload authorization must never be broadcast (media.md §8.4).
+  // A still-valid upload authorization must never be broadcast (docs/reference/media.md §8.4).
   if (e.kind == 24242) return refuse("restricted: blossom auth events are not relayed");
   if (e.kind == 44100 || e.kind == 44101) return refuse("invalid: membership notifications are relay-signed only");
   if (who.via_http && (e.kind == 1059 || e.kind == 20001)) {
@@ -80,7 +80,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   if (!own_event) return refuse(kNotYourEvent);
   if (!known) return refuse("restricted: unknown event kind");
   if (auto refused = check_grant(who.grant, e, *info)) return refused;
-  // Attachments (media.md §8) are checked here, on the loop, not on the writer
+  // Attachments (docs/reference/media.md §8) are checked here, on the loop, not on the writer
   // thread the channel rules run on: they read the media store's files.
   if (engine::ImetaChecker::has_imeta(e)) {
     if (auto refused = s_.imeta.check(e)) return refuse("invalid: " + *refused);
@@ -92,7 +92,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
     return submit_write({RunMembership{event}, who.origin, who.pubkey, std::move(rate)});
   }
   if (event->kind == 0) {
-    // NIP-01 profile metadata must be JSON (kinds.md §2.1).
+    // NIP-01 profile metadata must be JSON (docs/reference/kinds.md §2.1).
     thread_local simdjson::dom::parser parser;
     if (parser.parse(event->content).error()) return refuse("invalid: kind:0 content must be valid JSON");
   }
@@ -107,7 +107,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   return submit_write({StoreEvent{.event = event, .proxy = proxy}, who.origin, who.pubkey, std::move(rate)});
 }
 
-// Ephemeral kinds (protocol.md §12): the allow-list and scope, then the
+// Ephemeral kinds (docs/reference/protocol.md §12): the allow-list and scope, then the
 // signature, then the kind's own handling. No clock window, no content cap.
 std::optional<Verdict> Relay::ingest_ephemeral(const Submitter& who, engine::Event&& e,
                                                       const engine::KindInfo* info, bool own_event) {
@@ -120,7 +120,7 @@ std::optional<Verdict> Relay::ingest_ephemeral(const Submitter& who, engine::Eve
   return handle_ephemeral(std::make_shared<const engine::Event>(std::move(e)));
 }
 
-// Scopes and the token channel list (protocol.md §6.5–6.6). A session without
+// Scopes and the token channel list (docs/reference/protocol.md §6.5–6.6). A session without
 // a token holds every scope and no list, so this only ever refuses tokens.
 std::optional<Verdict> Relay::check_grant(const Grant& g, const engine::Event& e, const engine::KindInfo& info) {
   // The common case on the hot path: a session without a token may do anything a scope allows.

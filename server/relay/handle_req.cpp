@@ -1,4 +1,4 @@
-// REQ, COUNT and CLOSE (protocol.md §9): history from the store, then live
+// REQ, COUNT and CLOSE (docs/reference/protocol.md §9): history from the store, then live
 // events through this loop's SubscriptionIndex.
 //
 // Security: a subscription is checked (auth, scope, channel access) before it
@@ -67,7 +67,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   if (!replacing && c.session.subs.size() >= kMaxSubscriptionsPerConnection) {
     return send_closed(c, req.sub_id, "error: too many subscriptions");
   }
-  // A token without messages:read may not read (protocol.md §6.6).
+  // A token without messages:read may not read (docs/reference/protocol.md §6.6).
   if (!c.session.grant.has(Scope::kMessagesRead)) {
     send_notice(c, "restricted: insufficient scope");
     return send_closed(c, req.sub_id, "restricted: insufficient scope");
@@ -75,7 +75,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   // p-gated kinds are narrowed, not refused: every path reads through
   // readable_by, which drops those not addressed to the caller (docs/channels.md).
   std::string channel = channel_scope(req.filters);
-  // NIP-50 (protocol.md §9.1 step 6, §9.8): answered from the search index,
+  // NIP-50 (docs/reference/protocol.md §9.1 step 6, §9.8): answered from the search index,
   // once; a search is not a live feed, so a REQ is all searches or none. It
   // registers nothing, and reads within the caller's channels (a #h outside
   // them finds nothing), so the membership check below is not its.
@@ -125,7 +125,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   // read is not delivered to it again (index/replay_horizon.h).
   const uint64_t written_before = s_.writer.written();
   std::vector<engine::Id> replayed;
-  bool whole = true;  // a full send queue ends the replay, without EOSE (protocol.md §5.4)
+  bool whole = true;  // a full send queue ends the replay, without EOSE (docs/reference/protocol.md §5.4)
   for (const engine::Filter& f : registered->filters) {
     if (!whole) break;
     (void)s_.store.query(f, options, [&](std::string_view raw, const engine::EventFields& e) {

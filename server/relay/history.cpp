@@ -25,7 +25,7 @@ index::SearchQuery History::search_scope(const engine::Pubkey& who, const Grant&
   for (std::string& id : team_.readable_channels(who)) {
     if (grant.allows_channel(id)) q.channels.push_back(std::move(id));
   }
-  // A channel-scoped token never sees global events through search (protocol.md §6.5).
+  // A channel-scoped token never sees global events through search (docs/reference/protocol.md §6.5).
   q.include_global = !grant.channel_restricted();
   return q;
 }
@@ -67,7 +67,7 @@ engine::Result<std::vector<EventRow>> History::rows(const engine::Filter& f, con
     return rows;
   }
   if (!search_) return engine::Error{"error: full-text search is not enabled on this relay"};
-  // An empty search is skipped (protocol.md §9.8).
+  // An empty search is skipped (docs/reference/protocol.md §9.8).
   if (f.search->find_first_not_of(" \t\r\n") == std::string::npos) return rows;
   index::SearchQuery q = search_scope(who, grant);
   q.text = *f.search;

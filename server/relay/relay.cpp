@@ -101,7 +101,7 @@ void Relay::on_close(net::Loop& loop, net::Connection& conn) {
   if (session->authenticated()) {
     forget(st.by_pubkey, session->pubkey, conn.id());
     if (session->owner) forget(st.by_owner, *session->owner, conn.id());
-    // The last connection is gone (protocol.md §12.1): offline, and said so.
+    // The last connection is gone (docs/reference/protocol.md §12.1): offline, and said so.
     if (release_session(session->pubkey) && s_.presence.clear(session->pubkey, engine::unix_now())) {
       announce_offline(session->pubkey);
     }
@@ -334,7 +334,7 @@ void Relay::on_tick(net::Loop& loop) {
   expire_neg_sessions(loop);
   expire_unauthenticated(loop);
   // One loop sweeps for the whole relay: statuses not refreshed within their
-  // 90 s go offline, and say so (protocol.md §12.1).
+  // 90 s go offline, and say so (docs/reference/protocol.md §12.1).
   if (loop.index() != 0) return;
   for (const engine::Pubkey& pk : s_.presence.expire(engine::unix_now())) announce_offline(pk);
 }

@@ -161,7 +161,7 @@ class Relay final {
   std::optional<Verdict> handle_ephemeral(std::shared_ptr<const engine::Event> event);
   std::optional<Verdict> submit_write(WriteJob&& job);
   // A relay-signed kind 20001 "offline" for pk (["p", hex]), fanned out like
-  // the user's own presence (protocol.md §12.1).
+  // the user's own presence (docs/reference/protocol.md §12.1).
   void announce_offline(const engine::Pubkey& pk);
   // Whose presence a 20001 reports: its author, or the p tag of the relay's own.
   engine::Pubkey presence_subject(const engine::Event& e) const;
@@ -190,7 +190,7 @@ class Relay final {
   bool release_session(const engine::Pubkey& pk);
   // Closes this loop's sessions whose AUTH deadline passed unauthenticated.
   void expire_unauthenticated(net::Loop& loop);
-  // Ends the channel subscriptions a membership change took away (protocol.md §9.7).
+  // Ends the channel subscriptions a membership change took away (docs/reference/protocol.md §9.7).
   void revoke(net::Loop& loop, const Revocation& r);
 
   static std::string ok_frame(std::string_view id_hex, bool accepted, std::string_view reason);

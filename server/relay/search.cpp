@@ -1,4 +1,4 @@
-// NIP-50: a REQ whose filters carry `search` (protocol.md §9.8), answered
+// NIP-50: a REQ whose filters carry `search` (docs/reference/protocol.md §9.8), answered
 // from the full-text index within the caller's read scope (history.h).
 #include <unordered_set>
 
@@ -14,7 +14,7 @@ void Relay::handle_search_req(Context& c, const ReqMessage& req) {
   engine::append_json_string(prefix, req.sub_id);
   prefix += ",";
   for (const EventRow& row : *rows) {
-    // A full send queue ends the replay, without EOSE (protocol.md §5.4).
+    // A full send queue ends the replay, without EOSE (docs/reference/protocol.md §5.4).
     if (!c.loop.send_history(c.conn, prefix + row.raw + "]")) return;
   }
   std::string eose = "[\"EOSE\",";

@@ -31,7 +31,7 @@ struct Services {
   History& history;
   StoreWriter& writer;
   RelayStats& stats;
-  const engine::ImetaChecker& imeta;  // attachments on events must match the media store (media.md §8)
+  const engine::ImetaChecker& imeta;  // attachments on events must match the media store (docs/reference/media.md §8)
 };
 
 }  // namespace buzz::server

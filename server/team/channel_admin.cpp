@@ -1,4 +1,4 @@
-// NIP-29 group administration, kinds 9000–9022 (channels.md §4). Reasons are
+// NIP-29 group administration, kinds 9000–9022 (docs/reference/channels.md §4). Reasons are
 // the exact upstream texts; every check runs before anything is stored.
 #include <cstdlib>
 
@@ -32,7 +32,7 @@ Admission TeamModel::admin(const engine::Event& e, const Channel* ch, uint64_t n
     for (const engine::Tag& t : e.tags) unarchive |= t.size() >= 2 && t[0] == "archived" && t[1] == "false";
   }
   if (ch->archived() && !unarchive) return invalid("channel is archived");
-  // A DM is its participant set (channels.md §6): adding someone makes a new DM
+  // A DM is its participant set (docs/reference/channels.md §6): adding someone makes a new DM
   // (41011) and a participant hides it (41012) rather than leaving.
   bool membership_change = e.kind == 9000 || e.kind == 9001 || e.kind == 9022;
   if (ch->type == engine::ChannelType::kDm && membership_change) {
@@ -82,12 +82,12 @@ Admission TeamModel::create_channel(const engine::Event& e, uint64_t now) {
   if (ch.name.find_first_not_of(" \t\r\n") == std::string::npos) return invalid("channel name is required");
   if (const engine::Tag* v = e.first_tag("visibility")) {
     auto parsed = engine::parse_visibility((*v)[1]);
-    if (!parsed) return Admission::refused("invalid visibility: " + (*v)[1]);  // no colon after "invalid" (protocol.md §4)
+    if (!parsed) return Admission::refused("invalid visibility: " + (*v)[1]);  // no colon after "invalid" (docs/reference/protocol.md §4)
     ch.visibility = *parsed;
   }
   if (const engine::Tag* t = e.first_tag("channel_type")) {
     auto parsed = engine::parse_channel_type((*t)[1]);
-    // DMs are made by 41010 from their participant set, never by 9007 (channels.md §2).
+    // DMs are made by 41010 from their participant set, never by 9007 (docs/reference/channels.md §2).
     if (!parsed || *parsed == engine::ChannelType::kDm) return Admission::refused("invalid channel_type: " + (*t)[1]);
     ch.type = *parsed;
   }
@@ -153,7 +153,7 @@ Admission TeamModel::put_user(const engine::Event& e, const Channel& ch, uint64_
   a.channel = ch.id;
   if (current) {
     // Upstream lets any member demote an owner through a plain re-add; here a
-    // role change is an admin act (channels.md §4.1).
+    // role change is an admin act (docs/reference/channels.md §4.1).
     if (*current == role) return a;  // idempotent: stored, nothing changes
     if (!elevated(actor)) return invalid("only owners/admins may change roles");
     if ((*current == ChannelRole::kOwner || role == ChannelRole::kOwner) && actor != ChannelRole::kOwner) {
@@ -266,7 +266,7 @@ Admission TeamModel::edit_metadata(const engine::Event& e, const Channel& curren
     }
   }
   a.state.push_back(team_.put_channel(ch));
-  std::string fields = "[";  // names only, never values (audit.md §5.2)
+  std::string fields = "[";  // names only, never values (docs/reference/audit.md §5.2)
   for (const engine::Tag& t : e.tags) {
     bool metadata = !t.empty() && (t[0] == "topic" || t[0] == "purpose" ||
                                    std::find(std::begin(kAdminTags), std::end(kAdminTags), t[0]) != std::end(kAdminTags));
@@ -363,7 +363,7 @@ Admission TeamModel::change(const TeamChange& c, uint64_t now) {
     return Admission::refused("not a member of the parent channel");
   }
   if (row && row->removed_by != c.pubkey) return Admission::refused("removed from the channel");
-  // Invited by the huddle channel's creator (huddle.md §5), announced as any add is.
+  // Invited by the huddle channel's creator (docs/reference/huddle.md §5), announced as any add is.
   const AuditCause cause{"", 9000, ch->created_by};
   add_member(a, ch->id, c.pubkey, ChannelRole::kMember, ch->created_by, now);
   audit(a, cause, engine::kActionMemberAdded, ch->id,

@@ -1,7 +1,7 @@
-// Direct messages (channels.md §6): a DM is a private channel whose identity
+// Direct messages (docs/reference/channels.md §6): a DM is a private channel whose identity
 // is its participant set. run_dm() holds the rules for both surfaces: the
 // command kinds 41010–41012 (stored for idempotency, never fanned out,
-// answered with a result in the OK) and the REST calls of rest-api.md §3.10.
+// answered with a result in the OK) and the REST calls of docs/reference/rest-api.md §3.10.
 #include <algorithm>
 
 #include "engine/canonical.h"
@@ -28,7 +28,7 @@ std::optional<std::string> p_keys(const engine::Event& e, std::vector<Pubkey>* o
   return std::nullopt;
 }
 
-// Sorts and de-duplicates the set, then hashes it (channels.md §6).
+// Sorts and de-duplicates the set, then hashes it (docs/reference/channels.md §6).
 std::string participant_hash(std::vector<Pubkey>& set) {
   std::sort(set.begin(), set.end());
   set.erase(std::unique(set.begin(), set.end()), set.end());
@@ -39,7 +39,7 @@ std::string participant_hash(std::vector<Pubkey>& set) {
   return engine::to_hex(digest, sizeof digest);
 }
 
-// The OK reason of each refusal (kinds.md §2.5).
+// The OK reason of each refusal (docs/reference/kinds.md §2.5).
 std::string command_refusal(DmStatus s) {
   switch (s) {
     case DmStatus::kNoOthers: return "invalid: pubkeys must contain at least 1 other participant";
@@ -185,7 +185,7 @@ Admission TeamModel::dm_command(const engine::Event& e, uint64_t now) {
       break;
     case DmOp::kHide:
       a.channel = r.channel;
-      a.reason = "{}";  // the exact upstream reason for a hide (protocol.md §4)
+      a.reason = "{}";  // the exact upstream reason for a hide (docs/reference/protocol.md §4)
       break;
   }
   return a;

@@ -1,5 +1,5 @@
-// A DM operation (channels.md §6): what a 41010–41012 command or a REST call
-// (rest-api.md §3.10) asks of the team model, and what came of it. Both run
+// A DM operation (docs/reference/channels.md §6): what a 41010–41012 command or a REST call
+// (docs/reference/rest-api.md §3.10) asks of the team model, and what came of it. Both run
 // TeamModel::run_dm on the store-writer thread; each surface words a DmStatus
 // its own way (dm_commands.cpp: OK reasons; handlers/api_dms.cpp: HTTP).
 #pragma once

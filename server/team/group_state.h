@@ -1,9 +1,9 @@
-// A channel's group state as the relay publishes it (kinds.md §4): 39000
+// A channel's group state as the relay publishes it (docs/reference/kinds.md §4): 39000
 // metadata, 39001 its owners and admins, 39002 every member. TeamModel emits
 // the three on each change to a channel; reconcile_channels writes them for
 // channels that have none, which only a data directory imported from elsewhere
 // can hold (`buzz admin reconcile-channels`, BUZZ_RECONCILE_CHANNELS at start-up,
-// agents-and-cli.md Part C, compat-backends.md §6.4).
+// docs/reference/agents-and-cli.md Part C, docs/reference/compat-backends.md §6.4).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // MemoryPresenceStore: the embedded build's PresenceStore (engine/presence_store.h),
-// held in memory only and never written to disk (protocol.md §12).
+// held in memory only and never written to disk (docs/reference/protocol.md §12).
 //
 // Threads: every method may be called from any loop thread.
 #pragma once

@@ -101,7 +101,7 @@ void ProfileDirectory::apply_profile(const engine::Event& e) {
   Profile& p = profiles_[e.pubkey];
   p.pubkey = e.pubkey;
   p.profile_at = e.created_at;
-  // The whole event replaces the last one: absent fields are cleared (kinds.md §2.1).
+  // The whole event replaces the last one: absent fields are cleared (docs/reference/kinds.md §2.1).
   p.display_name = text_field(obj, "display_name");
   if (p.display_name.empty()) p.display_name = text_field(obj, "name");
   p.avatar_url = text_field(obj, "picture");
@@ -139,7 +139,7 @@ void ProfileDirectory::apply_agent_profile(const engine::Event& e) {
       if (!c.get(v)) p.capabilities.emplace_back(v);  // strings only
     }
   }
-  // A missing or unknown policy leaves the current one (kinds.md 10100).
+  // A missing or unknown policy leaves the current one (docs/reference/kinds.md 10100).
   auto policy = parse_add_policy(text_field(obj, "channel_add_policy"));
   if (policy && e.created_at * 1000 >= p.policy_at_ms) {
     p.channel_add_policy = *policy;

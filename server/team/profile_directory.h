@@ -1,5 +1,5 @@
 // ProfileDirectory: every user's profile as the REST API shows it
-// (rest-api.md §3.11), held in memory.
+// (docs/reference/rest-api.md §3.11), held in memory.
 //
 // Built at start-up from the stored kind 0 (profile) and kind 10100 (agent
 // profile) events plus what was set over REST (the `users` state table), then
@@ -9,7 +9,7 @@
 // channel_add_policy comes from a 10100 or from PUT …/channel-add-policy; the
 // newer one wins (the event's created_at against the time of the call, to the
 // millisecond), so a restart gives the same answer. The kind 9000 policy check reads it here and
-// nowhere else (channels.md §4.1).
+// nowhere else (docs/reference/channels.md §4.1).
 //
 // Threads: reads from any thread under a shared lock; apply() (store-writer
 // thread) and the REST setters (loop threads) take it exclusively.
@@ -48,7 +48,7 @@ struct Profile {
   // When the policy was set, in ms: a 10100's created_at × 1000, or the REST
   // call's clock (finer: a call made after a 10100 of the same second is newer).
   uint64_t policy_at_ms = 0;
-  // Set once, by the NIP-98 bootstrap mint that names it (rest-api.md §3.1).
+  // Set once, by the NIP-98 bootstrap mint that names it (docs/reference/rest-api.md §3.1).
   std::optional<engine::Pubkey> agent_owner;
 };
 
@@ -69,7 +69,7 @@ class ProfileDirectory {
   // --- any thread ---
   std::optional<Profile> find(const engine::Pubkey& pk) const;
   // A registered agent: a 10100 with an agent_type, or an owner link
-  // (the rate-limit tier, protocol.md §14).
+  // (the rate-limit tier, docs/reference/protocol.md §14).
   bool is_agent(const engine::Pubkey& pk) const;
   // The display name, or "" when there is none.
   std::string display_name(const engine::Pubkey& pk) const;
@@ -77,7 +77,7 @@ class ProfileDirectory {
   std::optional<engine::Pubkey> by_nip05(std::string_view handle) const;
   const std::string& nip05_domain() const { return nip05_domain_; }
   // Case-insensitive substring match on display name, NIP-05 handle or hex
-  // pubkey, best first (rest-api.md §3.11): exact name, exact handle, exact
+  // pubkey, best first (docs/reference/rest-api.md §3.11): exact name, exact handle, exact
   // pubkey, then the same three as prefixes, then the rest; ties by the first
   // of name / handle / pubkey that is set. Query characters are literal.
   std::vector<Profile> search(std::string_view query, size_t limit) const;
@@ -91,7 +91,7 @@ class ProfileDirectory {
 
   // --- REST setters, any thread: stored first, then applied ---
   // A user record for pk if there is none yet: every successful
-  // authentication ensures one (rest-api.md §1.1), so a user who never
+  // authentication ensures one (docs/reference/rest-api.md §1.1), so a user who never
   // published a profile is still found.
   engine::Status ensure(const engine::Pubkey& pk);
   engine::Result<Profile> set_add_policy(const engine::Pubkey& pk, AddPolicy policy, uint64_t now_ms);

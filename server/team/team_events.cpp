@@ -1,4 +1,4 @@
-// The relay-signed follow-ups of channel changes, exactly as kinds.md §4
+// The relay-signed follow-ups of channel changes, exactly as docs/reference/kinds.md §4
 // shapes them: 39000–39002 group state, 40099 system messages, 44100/44101
 // notifications, 41001 DM created, 30622 DM visibility.
 #include <algorithm>
@@ -57,7 +57,7 @@ void TeamModel::emit_notice(Admission& a, uint16_t kind, const engine::Pubkey& t
   std::string content = json_object({{"actor", json_string(engine::to_hex(actor))},
                                      {"channel_id", json_string(channel)},
                                      {"type", json_string(kind == 44100 ? "member_added" : "member_removed")}});
-  // Stored globally although it carries an h tag: readable through #p only (kinds.md §4.3).
+  // Stored globally although it carries an h tag: readable through #p only (docs/reference/kinds.md §4.3).
   a.emitted.push_back({sign(kind, now, {{"p", engine::to_hex(target)}, {"h", channel}}, std::move(content)), ""});
 }
 

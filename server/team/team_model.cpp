@@ -1,5 +1,5 @@
 // The channel gate and the content kinds; see team_model.h. Check order and
-// texts follow protocol.md §8.2 (steps 5–20) and channels.md §7–§9.
+// texts follow docs/reference/protocol.md §8.2 (steps 5–20) and docs/reference/channels.md §7–§9.
 #include "server/team/team_model.h"
 
 #include <algorithm>
@@ -134,7 +134,7 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now, bool proxy) {
   if (e.kind == 7) {
     if (auto bad = check_reaction(e, *target)) return Admission::refused(*bad);
   } else if (stored && effective_author(*stored) == e.pubkey) {
-    // A relay-signed target is its effective author's to delete (protocol.md §11);
+    // A relay-signed target is its effective author's to delete (docs/reference/protocol.md §11);
     // the store compares raw pubkeys, so the target is cleared for it here.
     if (stored->pubkey != e.pubkey) a.deletes.push_back(*target);
     if (!channel.empty() && !stored->deleted) lower_thread_counts(*target, a);
@@ -144,7 +144,7 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now, bool proxy) {
 }
 
 engine::Pubkey TeamModel::effective_author(const engine::StoredEvent& stored) const {
-  // A relay-signed message speaks for its actor tag, else its first p tag (channels.md §8).
+  // A relay-signed message speaks for its actor tag, else its first p tag (docs/reference/channels.md §8).
   engine::Pubkey author = stored.pubkey;
   if (author != relay_key_.pubkey) return author;
   if (auto parsed = engine::parse_event_json(stored.raw)) {
@@ -172,7 +172,7 @@ bool TeamModel::knows_of(const engine::StoredEvent& stored, const engine::Pubkey
 }
 
 Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now, bool proxy) {
-  // The first h tag whose value parses as a UUID names the channel (channels.md §1).
+  // The first h tag whose value parses as a UUID names the channel (docs/reference/channels.md §1).
   std::string_view h;
   for (const engine::Tag& t : e.tags) {
     if (t.size() >= 2 && t[0] == "h" && engine::parses_as_uuid(t[1])) {
@@ -234,7 +234,7 @@ std::optional<std::string> TeamModel::check_announcement(const engine::Event& e)
     return "invalid: a huddle announcement must name its channel (ephemeral_channel_id)";
   }
   // Else anyone could name a private channel's id and be let in through her
-  // own channel as its parent (huddle.md §5).
+  // own channel as its parent (docs/reference/huddle.md §5).
   if (!may_announce_huddle(team_, huddle, e.pubkey)) {
     return "restricted: only the huddle channel's creator or its owners and admins may announce it";
   }
@@ -288,7 +288,7 @@ std::optional<std::string> TeamModel::check_content(const engine::Event& e, cons
 }
 
 std::optional<std::string> TeamModel::supersede_votes(const engine::Event& e, const Id& target, Admission& a) {
-  // One live vote per (author, target): a newer vote replaces the older (kinds.md §2.4).
+  // One live vote per (author, target): a newer vote replaces the older (docs/reference/kinds.md §2.4).
   engine::Filter f;
   f.kinds = std::vector<uint16_t>{45002};
   f.authors = std::vector<engine::Pubkey>{e.pubkey};
@@ -309,7 +309,7 @@ std::optional<std::string> TeamModel::check_reaction(const engine::Event& e, con
   std::string emoji = e.content.empty() ? "+" : e.content;
   size_t chars = utf8_chars(emoji);
   if (chars > kMaxEmojiChars) return "invalid: reaction emoji exceeds 64 characters (got " + std::to_string(chars) + ")";
-  // At most one live reaction per (target, author, emoji) (channels.md §9).
+  // At most one live reaction per (target, author, emoji) (docs/reference/channels.md §9).
   std::string key = engine::to_hex(target) + e.pubkey_hex() + emoji;
   if (batch_reactions_.count(key)) return "duplicate: reaction already exists";
   engine::Filter f;

@@ -1,4 +1,4 @@
-// TeamModel: the channel rules of spec/channels.md, run on the store-writer
+// TeamModel: the channel rules of docs/reference/channels.md, run on the store-writer
 // thread for every event that touches a channel (channel kinds, reactions and
 // deletions that inherit a target's channel, NIP-29 administration, DM commands).
 //
@@ -8,7 +8,7 @@
 // 44100/44101, 41001, 30622) and the live subscriptions to revoke. run_dm()
 // decides the same for a DM operation, which a REST call asks without an event.
 // Every check that can fail runs first, so a stored admin event always means
-// its change was applied (protocol.md §8.2, step 21).
+// its change was applied (docs/reference/protocol.md §8.2, step 21).
 //
 // Threads: store-writer thread only. The writer calls end_batch() after each
 // batch; a failed batch reloads the team state from the store.
@@ -53,7 +53,7 @@ struct Admission {
   std::vector<Emitted> emitted;
   std::vector<engine::StateWrite> state;
   std::vector<Revocation> revoked;
-  std::vector<engine::AuditRecord> audit;  // channel / member actions (audit.md §5.2), beside event_created
+  std::vector<engine::AuditRecord> audit;  // channel / member actions (docs/reference/audit.md §5.2), beside event_created
 
   static Admission refused(std::string reason) {
     Admission a;
@@ -63,7 +63,7 @@ struct Admission {
   }
 };
 
-// What caused a team change, as its audit records name it (audit.md §5.2): a
+// What caused a team change, as its audit records name it (docs/reference/audit.md §5.2): a
 // command event, or a REST call (no event id; the kind of the command it stands for).
 struct AuditCause {
   std::string event_id;
@@ -73,7 +73,7 @@ struct AuditCause {
 
 // A change the team model makes with no client event behind it: a huddle
 // adds a member of the parent channel to its private huddle channel, and
-// archives the huddle channel when its room ends (huddle.md §5, §8).
+// archives the huddle channel when its room ends (docs/reference/huddle.md §5, §8).
 struct TeamChange {
   enum class Op : uint8_t { kAddMember, kArchive };
   Op op = Op::kAddMember;
@@ -88,7 +88,7 @@ struct TeamChange {
 // (docs/access.md, "Rights are checked when acting").
 bool may_announce_huddle(const engine::TeamState& team, std::string_view huddle, const engine::Pubkey& pk);
 
-// The channel an event names or inherits (protocol.md §8.2 step 5): kinds 5
+// The channel an event names or inherits (docs/reference/protocol.md §8.2 step 5): kinds 5
 // and 7 take their target's, channel kinds their first UUID h tag; empty for
 // global events. Any thread.
 std::string resolve_channel(const engine::Event& e, engine::EventStore& store);
@@ -97,7 +97,7 @@ class TeamModel {
  public:
   // `profiles` answers who may add an agent to a channel (kind 9000).
   // ttl_override: when nonzero, the TTL of every 9007 that carries a ttl tag
-  // (BUZZ_EPHEMERAL_TTL_OVERRIDE, a testing aid; channels.md §4.5).
+  // (BUZZ_EPHEMERAL_TTL_OVERRIDE, a testing aid; docs/reference/channels.md §4.5).
   TeamModel(engine::TeamState& team, engine::EventStore& store, const ProfileDirectory& profiles,
             const engine::Keypair& relay_key, uint32_t ttl_override = 0)
       : team_(team), store_(store), profiles_(profiles), relay_key_(relay_key), ttl_override_(ttl_override) {}
@@ -105,7 +105,7 @@ class TeamModel {
   // Whether admit() has anything to say about this kind (global kinds pass straight through).
   static bool handles(uint16_t kind);
   // proxy: submitted under proxy:submit, which skips the membership check
-  // (protocol.md §8.2 step 8); the kinds' own rules still apply.
+  // (docs/reference/protocol.md §8.2 step 8); the kinds' own rules still apply.
   Admission admit(const engine::Event& e, uint64_t now, bool proxy = false);
   // A DM operation from a command or a REST call: ok exactly when out->status
   // is kOk (a refusal carries no reason; each surface words the status).
@@ -135,7 +135,7 @@ class TeamModel {
   std::optional<std::string> check_reaction(const engine::Event& e, const engine::Id& target);
   std::optional<std::string> supersede_votes(const engine::Event& e, const engine::Id& target, Admission& a);
   // Who a stored event speaks for: its pubkey, or for a relay-signed one its
-  // actor tag, else its first p tag (protocol.md §11).
+  // actor tag, else its first p tag (docs/reference/protocol.md §11).
   engine::Pubkey effective_author(const engine::StoredEvent& stored) const;
   // Who an incoming event acts for: its pubkey, or for a relay-signed one its actor tag.
   engine::Pubkey acting_for(const engine::Event& e) const;
@@ -144,7 +144,7 @@ class TeamModel {
   // name: the rules of server/access/read_access.h). To anyone else a target
   // answers as a missing one does (docs/access.md, "Unreadable events look absent").
   bool knows_of(const engine::StoredEvent& stored, const engine::Pubkey& who) const;
-  // A deleted reply no longer counts toward its parent and root (channels.md §7).
+  // A deleted reply no longer counts toward its parent and root (docs/reference/channels.md §7).
   void lower_thread_counts(const engine::Id& id, Admission& a);
   // channel_admin.cpp: NIP-29 9000–9022
   Admission admin(const engine::Event& e, const engine::Channel* ch, uint64_t now);
@@ -156,7 +156,7 @@ class TeamModel {
   Admission delete_channel(const engine::Event& e, const engine::Channel& ch, uint64_t now);
   Admission join(const engine::Event& e, const engine::Channel& ch, uint64_t now);
   Admission leave(const engine::Event& e, const engine::Channel& ch, uint64_t now);
-  // archived_at = now, then 40099 channel_auto_archived and 39000–39002 (channels.md §5).
+  // archived_at = now, then 40099 channel_auto_archived and 39000–39002 (docs/reference/channels.md §5).
   void auto_archive(Admission& a, engine::Channel ch, uint64_t now);
   void add_member(Admission& a, const std::string& channel, const engine::Pubkey& pk, engine::ChannelRole role,
                   const engine::Pubkey& by, uint64_t now);
@@ -167,7 +167,7 @@ class TeamModel {
   // Finds or creates the DM of exactly these participants (the actor included).
   Admission open_dm(const AuditCause& cause, std::vector<engine::Pubkey> participants, bool announce, uint64_t now,
                     DmOutcome* out);
-  // team_events.cpp: relay-signed follow-ups (kinds.md §4)
+  // team_events.cpp: relay-signed follow-ups (docs/reference/kinds.md §4)
   void emit_group_state(Admission& a, const engine::Channel& ch, uint64_t now);
   void emit_system(Admission& a, const std::string& channel, std::vector<std::pair<std::string, std::string>> fields,
                    uint64_t now);

@@ -1,4 +1,4 @@
-// The actions that act inside the relay (workflows.md §9.1–§9.4, §9.7): each
+// The actions that act inside the relay (docs/reference/workflows.md §9.1–§9.4, §9.7): each
 // writes a relay-signed event carrying ["buzz:workflow","true"] (so it never
 // triggers a workflow) through the store writer, as the workflow's owner, and
 // waits until it is committed. Run threads only.

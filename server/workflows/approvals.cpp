@@ -1,4 +1,4 @@
-// Approval gates (workflows.md §11.2, rest-api.md §3.14): a request_approval
+// Approval gates (docs/reference/workflows.md §11.2, docs/reference/rest-api.md §3.14): a request_approval
 // step parks its run in `waiting_approval` with a pending approval (one
 // batch), announces it (kind 46010, and a DM with the raw token to a named
 // approver); grant resumes the run at the next step, deny cancels it, expiry

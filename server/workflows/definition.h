@@ -1,5 +1,5 @@
 // Definition: a workflow's YAML parsed into its typed structure, validated,
-// and written as the canonical JSON that is stored (workflows.md §2–§3).
+// and written as the canonical JSON that is stored (docs/reference/workflows.md §2–§3).
 //
 // Both the YAML a user posts and the stored JSON go through parse_definition
 // (JSON is YAML), so what is stored always reads back the same way. Unknown
@@ -25,7 +25,7 @@ namespace buzz::server {
 // small enough that a hostile document cannot cost much to parse.
 inline constexpr size_t kMaxDefinitionBytes = 64 * 1024;
 inline constexpr size_t kMaxSteps = 100;
-// The longest delay (seed: 300 s; workflows.md §9.7, Buzz decision).
+// The longest delay (seed: 300 s; docs/reference/workflows.md §9.7, Buzz decision).
 inline constexpr uint64_t kMaxDelaySecs = 300;
 
 enum class TriggerKind : uint8_t { kMessagePosted, kReactionAdded, kSchedule, kWebhook, kDiffPosted };

@@ -1,4 +1,4 @@
-// Duration strings of workflow definitions (workflows.md §2.4): trimmed, an
+// Duration strings of workflow definitions (docs/reference/workflows.md §2.4): trimmed, an
 // unsigned integer with an optional h / m / s suffix (seconds without one);
 // no decimals, no combined forms like 1h30m.
 #pragma once

@@ -1,4 +1,4 @@
-// IntervalClock: when `interval` schedules fire (workflows.md §4.2). Upstream
+// IntervalClock: when `interval` schedules fire (docs/reference/workflows.md §4.2). Upstream
 // starts each clock at "now" and only moves it after a fire, so an interval
 // workflow never fires; the Buzz rule is: a workflow's clock starts the first
 // time the scheduler sees it — at its newest schedule run if it has one (a

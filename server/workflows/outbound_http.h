@@ -1,4 +1,4 @@
-// OutboundHttp: the one HTTP request of a call_webhook step (workflows.md
+// OutboundHttp: the one HTTP request of a call_webhook step (docs/reference/workflows.md
 // §9.5 run time), through libcurl. The host is resolved once here and every
 // address checked; curl then connects only to the first address checked
 // (CURLOPT_RESOLVE pins it, so DNS cannot change between check and connect),

@@ -1,4 +1,4 @@
-// The step loop of one run (workflows.md §8): the permit, each step's `if:`,
+// The step loop of one run (docs/reference/workflows.md §8): the permit, each step's `if:`,
 // its templates and its action, the trace, and the state machine's record
 // changes. Runs on the run's own thread (Workflows::launch).
 #include "engine/clock.h"
@@ -18,7 +18,7 @@ engine::Result<std::string> templated(const Step& step, std::string_view field, 
   return render_template(*value, context);
 }
 
-// A step's output as its 46003 event carries it (workflows.md §12): as it is up
+// A step's output as its 46003 event carries it (docs/reference/workflows.md §12): as it is up
 // to 4 KiB; past that, its first 4 KiB as a JSON string (cut on a UTF-8 boundary).
 std::string announced_output(const std::string& output_json) {
   constexpr size_t kMaxAnnounced = 4096;

@@ -1,6 +1,6 @@
 // The checks a save makes beyond the definition's own validation (§3): the
-// seed-era REST rules on send_message.channel overrides (rest-api.md §3.13)
-// and the save-time SSRF check of every call_webhook URL (workflows.md §9.5).
+// seed-era REST rules on send_message.channel overrides (docs/reference/rest-api.md §3.13)
+// and the save-time SSRF check of every call_webhook URL (docs/reference/workflows.md §9.5).
 #pragma once
 
 #include <optional>

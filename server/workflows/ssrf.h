@@ -1,4 +1,4 @@
-// SSRF rules for call_webhook (workflows.md §9.5): which addresses a workflow
+// SSRF rules for call_webhook (docs/reference/workflows.md §9.5): which addresses a workflow
 // may never reach, every spelling of an IP literal (inet_aton's decimal,
 // octal, hex and short forms; IPv6 with IPv4-mapped, -compatible and NAT64
 // embeddings), and the save-time check of a step's URL.

@@ -1,4 +1,4 @@
-// Templates of workflow action fields (workflows.md §6): {{trigger.x}} and
+// Templates of workflow action fields (docs/reference/workflows.md §6): {{trigger.x}} and
 // {{steps.ID.output.F}}, with the filters truncate(N) and truncate_pubkey.
 // One left-to-right pass; substituted text is never rescanned; what does not
 // resolve stays in the text as {{<trimmed expression>}}.

@@ -1,4 +1,4 @@
-// Which workflows an event or the clock fires (workflows.md §4–§5), and the
+// Which workflows an event or the clock fires (docs/reference/workflows.md §4–§5), and the
 // creation of their runs. Dispatcher thread, except start_run, which the REST
 // handlers (manual trigger, webhook) call too.
 #include "engine/channel.h"

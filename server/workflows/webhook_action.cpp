@@ -1,4 +1,4 @@
-// call_webhook (workflows.md §9.5): the templated request, checked and sent by
+// call_webhook (docs/reference/workflows.md §9.5): the templated request, checked and sent by
 // OutboundHttp. Non-2xx answers are outputs, not failures. Run threads only.
 #include <chrono>
 

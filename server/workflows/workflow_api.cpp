@@ -1,4 +1,4 @@
-// The workflow endpoints of rest-api.md §3.13: list, create, get, update,
+// The workflow endpoints of docs/reference/rest-api.md §3.13: list, create, get, update,
 // disable / enable, delete, runs, a run's approvals, the manual trigger and the webhook.
 // The HTTP room authenticates and checks the scope; each handler checks channel
 // access (WorkflowCaller::check_channel) and ownership as the table words it;
@@ -58,7 +58,7 @@ std::string approval_json(const engine::ApprovalRecord& a) {
                       {"created_at", std::to_string(a.created_at)}});
 }
 
-// {"yaml_definition": "..."}: the YAML, or the refusal (rest-api.md §0.1: not JSON 400, wrong shape 422).
+// {"yaml_definition": "..."}: the YAML, or the refusal (docs/reference/rest-api.md §0.1: not JSON 400, wrong shape 422).
 std::optional<net::HttpResponse> yaml_of(const net::HttpRequest& req, std::string* yaml) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;

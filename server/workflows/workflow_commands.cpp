@@ -1,4 +1,4 @@
-// The HEAD-era control plane (workflows.md §14): signed command events that do
+// The HEAD-era control plane (docs/reference/workflows.md §14): signed command events that do
 // what the REST endpoints do. 30620 creates a workflow from the YAML in its
 // content, 46020 triggers one, 46030 / 46031 grant or deny an approval. Each
 // answers OK with "response:{…}" or an "invalid: …" / "forbidden: …" refusal,

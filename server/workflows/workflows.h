@@ -1,4 +1,4 @@
-// Workflows: the workflow room (workflows.md). It keeps every workflow in
+// Workflows: the workflow room (docs/reference/workflows.md). It keeps every workflow in
 // memory (stored in the `workflows` family through engine::WorkflowTables),
 // matches committed events against their triggers, runs the schedule, and
 // executes runs step by step, each on a thread of its own, acting through the
@@ -96,7 +96,7 @@ class Workflows final : public CommandRunner {
   // Store-writer thread: see the file comment.
   void observe(WriteBatchOutcome& outcome);
 
-  // REST (workflow_api.cpp): rest-api.md §3.13–§3.14. Loop thread.
+  // REST (workflow_api.cpp): docs/reference/rest-api.md §3.13–§3.14. Loop thread.
   net::HttpResponse list_workflows(const WorkflowCaller& who, std::string_view channel);
   // An answer given later, from another thread.
   using Later = std::function<void(net::HttpResponse)>;
@@ -123,7 +123,7 @@ class Workflows final : public CommandRunner {
   net::HttpResponse act_on_approval(const WorkflowCaller& who, std::string_view key, bool by_hash, bool grant,
                                     const net::HttpRequest& req);
 
-  // The HEAD-era control plane (workflow_commands.cpp, workflows.md §14): kinds
+  // The HEAD-era control plane (workflow_commands.cpp, docs/reference/workflows.md §14): kinds
   // 30620 (create), 46020 (trigger), 46030 / 46031 (grant / deny). Loop thread.
   bool runs(uint16_t kind) const override;
   Outcome run(const engine::Event& command) override;
@@ -217,7 +217,7 @@ class Workflows final : public CommandRunner {
   engine::Status store_event(engine::Event e, const std::string& channel, const engine::Pubkey& actor,
                              bool admit = false);
   engine::Event relay_event(uint16_t kind, std::vector<engine::Tag> tags, std::string content) const;
-  // The 46xxx events of a run (workflows.md §12), best effort. `actor`: whom the
+  // The 46xxx events of a run (docs/reference/workflows.md §12), best effort. `actor`: whom the
   // audit log names for it (an approver's decision), else the relay.
   void publish_run_event(const RunJob& job, uint16_t kind, std::vector<engine::Tag> extra, std::string content,
                          const std::optional<engine::Pubkey>& actor = std::nullopt);
@@ -252,7 +252,7 @@ class Workflows final : public CommandRunner {
   std::string workflow_json(const Workflow& w, const std::string& secret = {}) const;
   net::HttpResponse start_from_request(const WorkflowPtr& w, TriggerContext context, std::string kind,
                                        const net::HttpRequest& req);
-  // Loads a workflow for a caller: 400/404/403 as rest-api.md words them.
+  // Loads a workflow for a caller: 400/404/403 as docs/reference/rest-api.md words them.
   std::optional<net::HttpResponse> load_for(const WorkflowCaller& who, std::string_view id, WorkflowPtr* out,
                                             std::string_view forbidden);
   // The same for a caller who would manage it (may_manage): no read right needed.

@@ -428,7 +428,7 @@ TEST_F(SharedStoreTest, AMemberRemovedOnAStopsReceivingOnBAtOnceAndReadsNothingO
   EXPECT_EQ(m2->req("h", channel_filter(ch)).events.size(), 3u);
 }
 
-// compat-backends.md §3.2's lag queue: a fan-out that falls 4096 events behind
+// docs/reference/compat-backends.md §3.2's lag queue: a fan-out that falls 4096 events behind
 // drops the oldest and counts them; the node keeps serving. B's writer is held
 // (a test transaction locks the table its team catch-up reads) while more than
 // 4096 events arrive through Redis.

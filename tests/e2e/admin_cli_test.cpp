@@ -1,4 +1,4 @@
-// `buzz admin` against agents-and-cli.md Part C: the original's output lines
+// `buzz admin` against docs/reference/agents-and-cli.md Part C: the original's output lines
 // for generate-key, add-member, list-members and reconcile-channels, offline
 // on a data directory.
 #include <gtest/gtest.h>
@@ -126,7 +126,7 @@ TEST_F(AdminCliTest, ReconcileChannelsGivesImportedChannelsTheirGroupState) {
   expect_private_group_state(*relay, owner);
 }
 
-// compat-backends.md §6.4: the server does the same at start-up when asked.
+// docs/reference/compat-backends.md §6.4: the server does the same at start-up when asked.
 TEST_F(AdminCliTest, ServerReconcilesChannelsAtStartUpWhenAsked) {
   const engine::Keypair owner = engine::generate_keypair();
   write_channels_without_group_state(dir_, owner);

@@ -1,4 +1,4 @@
-// End-to-end tests of the legacy pubkey allow-list (protocol.md §6.2, §6.5,
+// End-to-end tests of the legacy pubkey allow-list (docs/reference/protocol.md §6.2, §6.5,
 // §7.1): `buzz admin allowlist-*` edit it offline; with
 // BUZZ_PUBKEY_ALLOWLIST=true only listed pubkeys authenticate by key alone,
 // while an API token still works; and the first start with no relay members

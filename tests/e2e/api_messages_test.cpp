@@ -138,7 +138,7 @@ TEST_F(ApiMessagesTest, ReactionsAreGroupedByEmoji) {
   Conversation c = converse(*oc, owner, *pc, peer, "c4000000-0000-4000-8000-" + hex(owner).substr(0, 12), "open");
   HttpReply r = get(owner, "/api/messages/" + c.first.id_hex() + "/reactions");
   ASSERT_EQ(r.status, 200) << r.body;
-  // The reactor's profile name, or the first 8 hex characters of a pubkey without one (rest-api.md §3.5).
+  // The reactor's profile name, or the first 8 hex characters of a pubkey without one (docs/reference/rest-api.md §3.5).
   EXPECT_NE(r.body.find(R"({"count":2,"emoji":"👍","users":[{"display_name":"Pat")"), std::string::npos) << r.body;
   EXPECT_NE(r.body.find(R"({"display_name":")" + hex(owner).substr(0, 8) + "\""), std::string::npos) << r.body;
   EXPECT_LT(r.body.find(hex(peer)), r.body.find(hex(owner))) << "users in reaction order";

@@ -178,7 +178,7 @@ TEST_F(ApiTest, PresenceIsVisibleToThoseSharingAChannel) {
   EXPECT_EQ(get(peer, "/api/presence").body, "{}");
 }
 
-// protocol.md §12.1: when a pubkey's last connection closes, its status goes
+// docs/reference/protocol.md §12.1: when a pubkey's last connection closes, its status goes
 // and the relay says so with a signed 20001 "offline" naming it in a p tag,
 // delivered like the user's own presence: to those sharing a channel.
 TEST_F(ApiTest, LastConnectionClosingAnnouncesOffline) {

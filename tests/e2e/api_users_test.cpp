@@ -134,7 +134,7 @@ TEST_F(ApiUsersTest, ProfilesComeFromKind0) {
   EXPECT_EQ(relay().call(fresh, "GET", "/api/users/me/profile").body,
             R"({"about":null,"agent_owner_pubkey":null,"avatar_url":null,"display_name":null,"nip05_handle":null,"pubkey":")" +
                 hex(fresh) + R"("})");
-  // fresh has authenticated, so fresh is a user (rest-api.md §1.1 "ensure user"), profile or not.
+  // fresh has authenticated, so fresh is a user (docs/reference/rest-api.md §1.1 "ensure user"), profile or not.
   HttpReply known = relay().call(bob, "GET", "/api/users/" + hex(fresh) + "/profile");
   EXPECT_EQ(known.status, 200) << known.body;
   EXPECT_TRUE(has(known.body, R"("display_name":null)")) << known.body;

@@ -84,12 +84,12 @@ TEST_F(ApiWriteTest, PostedEventRefusals) {
   EXPECT_EQ(mismatch.status, 403);
   EXPECT_EQ(mismatch.body, R"({"error":"invalid: event pubkey does not match authenticated identity"})");
 
-  // The HTTP order (rest-api.md §4): 22242 at step 1 in its own words, the
+  // The HTTP order (docs/reference/rest-api.md §4): 22242 at step 1 in its own words, the
   // signature (2) before the author (3).
   HttpReply auth = post_event(author, make_event(author, 22242, "", {{"relay", "ws://x"}, {"challenge", "c"}}));
   EXPECT_EQ(auth.status, 400);
   EXPECT_EQ(auth.body, R"({"error":"invalid: AUTH events cannot be submitted"})");
-  // A Blossom upload authorization is never relayed (media.md §8.4).
+  // A Blossom upload authorization is never relayed (docs/reference/media.md §8.4).
   HttpReply blossom = post_event(author, make_event(author, 24242, "upload", {{"t", "upload"}}));
   EXPECT_EQ(blossom.status, 400);
   EXPECT_EQ(blossom.body, R"({"error":"restricted: blossom auth events are not relayed"})");
@@ -314,7 +314,7 @@ TEST_F(ApiWriteTest, TokenInAWebSocketAuthNarrowsTheSession) {
   OkReply refused = c->publish(make_event(user, 1, "read-only token"));
   EXPECT_FALSE(refused.accepted);
   EXPECT_EQ(refused.reason, "restricted: insufficient scope (need messages:write)");
-  // Ephemeral events check the scope before the signature (protocol.md §12).
+  // Ephemeral events check the scope before the signature (docs/reference/protocol.md §12).
   Event typing = with_bad_signature(make_event(user, 20002, "", {{"h", "00000000-0000-4000-8000-000000000001"}}));
   EXPECT_EQ(c->publish(typing).reason, "restricted: insufficient scope for ephemeral events");
 

@@ -1,5 +1,5 @@
 // End-to-end tests of the relay's two protections against load it cannot
-// serve (protocol.md §5.4, compat-backends.md §6.1): the connection cap, which
+// serve (docs/reference/protocol.md §5.4, docs/reference/compat-backends.md §6.1): the connection cap, which
 // answers the connection past it with a plain HTTP 503 and serves again once
 // one closes, and the bounded send queue, which closes a subscriber that stops
 // reading (1008) after three consecutive events found its queue full, while the

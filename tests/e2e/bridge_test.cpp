@@ -1,4 +1,4 @@
-// End-to-end tests of the Nostr HTTP bridge (rest-api.md §6, protocol.md §17):
+// End-to-end tests of the Nostr HTTP bridge (docs/reference/rest-api.md §6, docs/reference/protocol.md §17):
 // POST /events, /query and /count, NIP-98 signed, against the real binary.
 // Each read rule of REQ and COUNT is checked here too, denied case first: a
 // private channel's events, p-gated kinds and presence never reach a caller

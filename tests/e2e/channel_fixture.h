@@ -3,7 +3,7 @@
 // peers (a keypair and its authenticated connection), channel admin commands,
 // filters and what a subscription received. Each test uses fresh keypairs and
 // fresh channels, so tests may run in any order. Expected texts are the exact
-// wire strings of shared/spec/channels.md, kinds.md and protocol.md.
+// wire strings of docs/reference/channels.md, docs/reference/kinds.md and docs/reference/protocol.md.
 //
 // The worst possible bug here is a private channel's event reaching a
 // non-member, so every path by which that could happen (channel REQ, global
@@ -35,7 +35,7 @@ namespace buzz::test {
 inline constexpr char kNotMember[] = "restricted: not a channel member";
 inline constexpr char kNotAuthorizedMeta[] = "invalid: actor not authorized for name/about/archived/visibility/ttl changes";
 
-// A fresh canonical lowercase version-4 UUID (channels.md §1).
+// A fresh canonical lowercase version-4 UUID (docs/reference/channels.md §1).
 inline std::string new_uuid() {
   uint8_t b[16];
   engine::random_bytes(b, sizeof b);
@@ -153,7 +153,7 @@ inline std::vector<engine::Event> system_messages(const std::vector<engine::Even
 class ChannelTest : public ::testing::Test {
  protected:
   // Its tests send at test speed, past a human's frame and message limits
-  // (protocol.md §14, tested in rate_limit_test.cpp).
+  // (docs/reference/protocol.md §14, tested in rate_limit_test.cpp).
   static void SetUpTestSuite() {
     relay_ = start_relay(RelayOptions{{"--open", "--rate-limits", "false"}, {}, ""});
     if (relay_) relay_pubkey_ = relay_self_pubkey(*relay_);

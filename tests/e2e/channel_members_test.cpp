@@ -83,7 +83,7 @@ TEST_F(ChannelTest, PutUserValidation) {
   EXPECT_TRUE(c->req("r", h_filter(priv)).closed);
 }
 
-// A refused workflow command (workflows.md §14) is answered and never stored.
+// A refused workflow command (docs/reference/workflows.md §14) is answered and never stored.
 TEST_F(ChannelTest, RefusedWorkflowCommandsAreNeverStored) {
   Peer a = user();
   ASSERT_TRUE(a.c);

@@ -245,7 +245,7 @@ TEST_F(ChannelTest, DirectMessagesArePrivateToTheirParticipants) {
   EXPECT_TRUE(has_tag(*meta, {"p", a.hex}) && has_tag(*meta, {"p", b.hex}));
   EXPECT_EQ(meta->first_tag_value("name"), "DM");
 
-  // Hide: the OK is {} (kinds.md §2.5, protocol.md §4) and a 30622 for the viewer names the DM.
+  // Hide: the OK is {} (docs/reference/kinds.md §2.5, docs/reference/protocol.md §4) and a 30622 for the viewer names the DM.
   OkReply hide = a->publish(make_event(a.key, 41012, "", {{"h", dm}}));
   EXPECT_TRUE(hide.accepted);
   EXPECT_EQ(hide.reason, "{}");

@@ -91,7 +91,7 @@ TEST(ChannelRestartTest, ChannelsAndMembershipsSurviveRestart) {
             (std::vector<Tag>{{"d", ch}, {"p", hex(ka), "", "owner"}, {"p", hex(kb), "", "member"}}));
 }
 
-// channels.md §5: a TTL channel past its deadline is archived by the reaper,
+// docs/reference/channels.md §5: a TTL channel past its deadline is archived by the reaper,
 // which tells the channel (40099 channel_auto_archived, fresh 39000 with
 // ["archived","true"]); posting is then refused.
 TEST(ChannelReaperTest, ExpiredTtlChannelIsArchivedAndAnnounced) {
@@ -118,7 +118,7 @@ TEST(ChannelReaperTest, ExpiredTtlChannelIsArchivedAndAnnounced) {
   expect_refused(c->publish(make_event(owner, 9, "too late", {{"h", ch}})), "invalid: channel is archived");
 }
 
-// BUZZ_EPHEMERAL_TTL_OVERRIDE replaces the ttl a 9007 carries (channels.md
+// BUZZ_EPHEMERAL_TTL_OVERRIDE replaces the ttl a 9007 carries (docs/reference/channels.md
 // §4.5), so an hour-long channel expires in a second; one without a ttl is
 // left alone.
 TEST(ChannelReaperTest, TtlOverrideReplacesTheTtlOfEveryChannelThatHasOne) {

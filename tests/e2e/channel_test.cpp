@@ -431,8 +431,8 @@ TEST_F(ChannelTest, IdsLookupOfPrivateEventByNonMemberReturnsNothing) {
 
 // The membership notifications (44100 / 44101) are stored globally, though
 // they carry the channel's h tag: #h names the channel an event is stored in,
-// so no channel read shows them, and #p shows each its own (kinds.md §4.3,
-// protocol.md §9.3–9.4); COUNT keeps the p-gate.
+// so no channel read shows them, and #p shows each its own (docs/reference/kinds.md §4.3,
+// docs/reference/protocol.md §9.3–9.4); COUNT keeps the p-gate.
 TEST_F(ChannelTest, MembershipNotificationsAreReadThroughPOnly) {
   Peer a = user(), b = user(), d = user();
   ASSERT_TRUE(a.c && b.c && d.c);
@@ -458,7 +458,7 @@ TEST_F(ChannelTest, MembershipNotificationsAreReadThroughPOnly) {
   EXPECT_EQ(event_on(d, "live"), "");
 }
 
-// protocol.md §9.1 step 4: only #h values that parse as UUIDs scope a
+// docs/reference/protocol.md §9.1 step 4: only #h values that parse as UUIDs scope a
 // subscription to a channel; others leave it global.
 TEST_F(ChannelTest, OnlyUuidHValuesScopeASubscription) {
   Peer owner = user(), other = user();
@@ -471,7 +471,7 @@ TEST_F(ChannelTest, OnlyUuidHValuesScopeASubscription) {
   EXPECT_EQ(*scoped.closed, kNotMember);
 }
 
-// protocol.md §11: a relay-signed event is its effective author's to delete
+// docs/reference/protocol.md §11: a relay-signed event is its effective author's to delete
 // (its actor tag, else its first p tag) and nobody else's.
 TEST_F(ChannelTest, RelaySignedEventsAreDeletedByTheirEffectiveAuthor) {
   Peer a = user(), b = user(), d = user();
@@ -489,7 +489,7 @@ TEST_F(ChannelTest, RelaySignedEventsAreDeletedByTheirEffectiveAuthor) {
 }
 
 // An event belongs to the one channel it was admitted to (the first UUID h
-// tag, channels.md §1). A second h tag, or an h tag on a global kind, must
+// tag, docs/reference/channels.md §1). A second h tag, or an h tag on a global kind, must
 // not put it in front of another channel's readers: a member of an open
 // channel must not be able to write into a private one it is not in.
 TEST_F(ChannelTest, ExtraHTagsDoNotPlaceAnEventInAnotherChannel) {

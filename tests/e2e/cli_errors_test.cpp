@@ -1,4 +1,4 @@
-// The agent CLI's bad inputs (agents-and-cli.md §B.1): each gets one JSON line
+// The agent CLI's bad inputs (docs/reference/agents-and-cli.md §B.1): each gets one JSON line
 // on stderr with the spec's category, message and exit code, and nothing on
 // stdout. A relay that is down is a free port; a 5xx comes from an
 // HttpReceiver standing in for the relay, which also shows the exact request
@@ -37,7 +37,7 @@ TEST_F(CliErrorsTest, MalformedPrivateKeyIsAKeyError) {
                "invalid private key: not a valid secp256k1 secret");
 }
 
-// The harness hands agents their key as an nsec (agents-and-cli.md §A.6.2).
+// The harness hands agents their key as an nsec (docs/reference/agents-and-cli.md §A.6.2).
 TEST_F(CliErrorsTest, PrivateKeyAsNsecWorksAsHexDoes) {
   const engine::Keypair key = engine::generate_keypair();
   CliRun minted = run_cli({"auth"}, {{"BUZZ_RELAY_URL", relay_env()}, {"BUZZ_PRIVATE_KEY", engine::encode_nsec(key.secret)}});

@@ -1,4 +1,4 @@
-// The agent CLI (agents-and-cli.md Part B) run as a child process against the
+// The agent CLI (docs/reference/agents-and-cli.md Part B) run as a child process against the
 // real relay: each command's visible effect, checked over REST by the same
 // user, and the exact tags of the events it signs (§B.4). The bad inputs are
 // in cli_errors_test.cpp, on the same relay.

@@ -1,4 +1,4 @@
-// End-to-end tests of the health and metrics surface (rest-api.md §3.16): the
+// End-to-end tests of the health and metrics surface (docs/reference/rest-api.md §3.16): the
 // main port's /health, /_liveness and /_readiness, and the side ports that
 // BUZZ_HEALTH_PORT and BUZZ_METRICS_PORT open (off unless set): what each port
 // serves and refuses, that a peer which stalls mid-request cannot keep a probe

@@ -1,4 +1,4 @@
-// A huddle audio socket for the end-to-end tests (spec/huddle.md): the
+// A huddle audio socket for the end-to-end tests (docs/reference/huddle.md): the
 // upgrade at /huddle/{channel}/audio, the challenge, the auth message, and
 // the text and binary messages that follow. Messages read while waiting for
 // another are kept in order. Not thread-safe: one client per thread.

@@ -1,4 +1,4 @@
-// Huddles against the real binary (spec/huddle.md): the handshake and its
+// Huddles against the real binary (docs/reference/huddle.md): the handshake and its
 // refusals with their exact errors, rooms of 2 and 25 peers, Opus audio that
 // arrives and decodes to the tone that was sent, the lifecycle events, the
 // archive when the last peer leaves, and sockets that misbehave.
@@ -106,7 +106,7 @@ TEST_F(HuddleTest, ClientsCannotForgeJoinedOrLeftEvents) {
   for (uint16_t kind : {48101, 48102}) {
     expect_refused(alice->publish(make_event(alice.key, kind, R"({"ephemeral_channel_id":")" + h.channel + R"("})",
                                              {{"h", h.parent}, {"p", alice.hex}})),
-                   "restricted: unknown event kind");  // as every relay-signed kind (kinds.md)
+                   "restricted: unknown event kind");  // as every relay-signed kind (docs/reference/kinds.md)
   }
 }
 

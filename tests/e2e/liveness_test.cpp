@@ -1,7 +1,7 @@
 // End-to-end tests of how the relay ends connections that stop taking part,
 // with --ping-interval 1 so that the intervals pass in seconds: a WebSocket
 // client is pinged at connect and every interval after, and one answering
-// none is closed (1001) on the third tick, at 2 intervals (protocol.md §5.3);
+// none is closed (1001) on the third tick, at 2 intervals (docs/reference/protocol.md §5.3);
 // one that answers stays; an HTTP connection is closed after 2 intervals
 // without a whole request, whether idle after a response or holding half a
 // head (slowloris), while a body that keeps arriving (≥ 1 KiB per interval)
@@ -80,7 +80,7 @@ TEST_F(LivenessTest, WebSocketClientThatAnswersPingsStays) {
   EXPECT_TRUE(c->req("still", R"({"kinds":[1],"limit":1})").eose);
 }
 
-// protocol.md §5.3: Pongs wait on a control queue of 8 slots, and a full one
+// docs/reference/protocol.md §5.3: Pongs wait on a control queue of 8 slots, and a full one
 // is a dead writer. A client that floods Pings and never reads must be
 // dropped, not answered into memory without bound. (A relay of its own, with
 // the default 30 s interval, so the heartbeat itself does not end the test.)

@@ -1,4 +1,4 @@
-// End-to-end tests of media (media.md) against the real binary: a real PNG
+// End-to-end tests of media (docs/reference/media.md) against the real binary: a real PNG
 // uploaded (descriptor fields, idempotent again), fetched (Content-Type and
 // the cache and safety headers, bare name, wrong extension), probed with HEAD,
 // ranged (206 and 416); its audit entry and upload metric. Every refusal: each
@@ -240,7 +240,7 @@ TEST_F(MediaTest, TheHeadIsJudgedBeforeTheBodyIsSent) {
   EXPECT_TRUE(patient.read("}").starts_with("HTTP/1.1 200 "));
 }
 
-// Every previewable type gets its 320 px JPEG thumbnail and a blurhash (media.md §4);
+// Every previewable type gets its 320 px JPEG thumbnail and a blurhash (docs/reference/media.md §4);
 // a file that does not decode is refused and leaves nothing behind.
 TEST_F(MediaTest, EveryPreviewableTypeGetsAThumbnail) {
   struct Case {
@@ -286,7 +286,7 @@ TEST_F(MediaTest, ImagesAreBoundedInPixels) {
 }
 
 TEST_F(MediaTest, TheTypeComesFromTheBytes) {
-  // No signature: a download, whatever the client says it is (media.md §3.4).
+  // No signature: a download, whatever the client says it is (docs/reference/media.md §3.4).
   const std::string plain = "just some text\n";
   HttpReply text = upload(plain, alice_, {}, "", "image/png");
   ASSERT_EQ(text.status, 200) << text.body;
@@ -337,7 +337,7 @@ TEST_F(MediaTest, TheTypeComesFromTheBytes) {
   EXPECT_EQ(get("/media/" + sha + ".png").status, 404);
 }
 
-// An upload authorization sent as an EVENT is refused, never broadcast (media.md §8.4).
+// An upload authorization sent as an EVENT is refused, never broadcast (docs/reference/media.md §8.4).
 TEST_F(MediaTest, BlossomAuthEventsAreNotRelayed) {
   std::string error;
   auto sender = NostrClient::connect_authed(*relay_, alice_, &error);
@@ -353,7 +353,7 @@ TEST_F(MediaTest, BlossomAuthEventsAreNotRelayed) {
   EXPECT_FALSE(watcher->wait_for([](const RelayMessage& m) { return m.type == "EVENT"; }, 300).has_value());
 }
 
-// A message's attachments (NIP-92 imeta) must be blobs stored here, as stored (media.md §8).
+// A message's attachments (NIP-92 imeta) must be blobs stored here, as stored (docs/reference/media.md §8).
 TEST_F(MediaTest, ImetaTagsMustMatchTheStoredBlob) {
   const std::string png = make_png(12, 12);
   const std::string sha = sha256_hex(png);
@@ -391,7 +391,7 @@ TEST_F(MediaTest, ClosedRelayNeedsAMember) {
   EXPECT_EQ(upload(png, owner, {}, "", "image/png", closed.get()).status, 200);
 }
 
-// Dev mode with BUZZ_PUBKEY_ALLOWLIST (media.md §2.3): only a listed signer may upload.
+// Dev mode with BUZZ_PUBKEY_ALLOWLIST (docs/reference/media.md §2.3): only a listed signer may upload.
 TEST_F(MediaTest, DevModeUploadsNeedAnAllowlistedSignerWhenTheListIsOn) {
   auto gated = start({"--open", "--pubkey-allowlist", "true"});
   ASSERT_TRUE(gated);
@@ -402,7 +402,7 @@ TEST_F(MediaTest, DevModeUploadsNeedAnAllowlistedSignerWhenTheListIsOn) {
   expect_nothing_stored(gated.get());
 }
 
-// NIP-OA (media.md §2.2 step 16): with BUZZ_ALLOW_NIP_OA_AUTH, an X-Auth-Tag
+// NIP-OA (docs/reference/media.md §2.2 step 16): with BUZZ_ALLOW_NIP_OA_AUTH, an X-Auth-Tag
 // in which a member vouches for the signer admits its upload; anything else does not.
 TEST_F(MediaTest, ClosedRelayTakesAMembersAttestationForItsAgent) {
   Keypair owner = engine::generate_keypair();

@@ -1,4 +1,4 @@
-// End-to-end tests of the video upload path (media.md §3.3) against the real
+// End-to-end tests of the video upload path (docs/reference/media.md §3.3) against the real
 // binary, with real H.264 MP4s (tests/e2e/fixtures/video/, made by Debian's
 // ffmpeg): a fast-start clip stored with `dim` and `duration` and served in
 // ranges; every refusal of the MP4 checks with its exact answer (not
@@ -37,7 +37,7 @@ std::string fixture(const std::string& name) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// Clients sign video uploads for an hour (media.md §2.4).
+// Clients sign video uploads for an hour (docs/reference/media.md §2.4).
 const AuthOptions kVideoAuth = opts([](AuthOptions& o) { o.expires_in = 3600; });
 
 std::string error_json(const std::string& message) { return R"({"error":")" + message + R"("})"; }

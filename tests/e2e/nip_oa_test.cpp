@@ -1,4 +1,4 @@
-// End-to-end tests of NIP-OA owner attestation (protocol.md §6.7, rest-api.md
+// End-to-end tests of NIP-OA owner attestation (docs/reference/protocol.md §6.7, docs/reference/rest-api.md
 // §1.5) on a closed relay: an agent whose owner is a member is admitted on
 // the owner's signed attestation — in its AUTH event over WebSocket, in an
 // X-Auth-Tag header over HTTP — only with BUZZ_ALLOW_NIP_OA_AUTH, and never
@@ -101,7 +101,7 @@ TEST_F(NipOaTest, HttpCallsOfAnAgentCarryTheAttestationHeader) {
   EXPECT_EQ(relay_->get(agent, "/api/channels", {for_websocket_only}).status, 403);
 }
 
-// rest-api.md §1.3's replay cache is bounded, so only requests past the
+// docs/reference/rest-api.md §1.3's replay cache is bounded, so only requests past the
 // membership gate may take a place in it: a non-member's request is refused
 // for what it is each time, a member's is refused as a replay the second time.
 TEST_F(NipOaTest, ReplayCacheTakesOnlyRequestsPastTheMembershipGate) {

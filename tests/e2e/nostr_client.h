@@ -56,7 +56,7 @@ uint64_t unix_now();
 // A key's pubkey as lowercase hex.
 inline std::string hex(const engine::Keypair& key) { return engine::to_hex(key.pubkey); }
 // Sleep until early in a wall-clock second / away from a minute's last 5 s,
-// so a burst sent next falls in one fixed rate-limit window (protocol.md §14).
+// so a burst sent next falls in one fixed rate-limit window (docs/reference/protocol.md §14).
 void await_fresh_second();
 void await_fresh_minute();
 
@@ -73,7 +73,7 @@ engine::Event make_auth_event(const engine::Keypair& key, const std::string& rel
                               const std::string& challenge, uint64_t created_at = 0);
 
 // A NIP-OA owner attestation tag ["auth", owner, conditions, sig] for agent
-// (protocol.md §6.7), and the same as the JSON an X-Auth-Tag header carries.
+// (docs/reference/protocol.md §6.7), and the same as the JSON an X-Auth-Tag header carries.
 engine::Tag nip_oa_tag(const engine::Keypair& owner, const engine::Pubkey& agent, const std::string& conditions);
 std::string nip_oa_header(const engine::Tag& tag);
 

@@ -48,7 +48,7 @@ inline std::vector<uint64_t> created_at_beyond_2_to_63() {
 class OpenRelayTest : public ::testing::Test {
  protected:
   // Its tests publish and subscribe at test speed, past a human's frame and
-  // message limits (protocol.md §14, tested in rate_limit_test.cpp).
+  // message limits (docs/reference/protocol.md §14, tested in rate_limit_test.cpp).
   static void SetUpTestSuite() {
     RelayOptions o = open_relay_options();
     o.extra_args.insert(o.extra_args.end(), {"--rate-limits", "false"});

@@ -1,4 +1,4 @@
-// End-to-end tests of `proxy:submit` (protocol.md §6.5–6.6, proxy.md §4): a
+// End-to-end tests of `proxy:submit` (docs/reference/protocol.md §6.5–6.6, docs/reference/proxy.md §4): a
 // session authenticated with an operator-minted proxy token may submit events
 // signed by other keys (the proxy's shadow keys), outside the clock window and
 // into channels those keys are not members of; never relay admin commands.

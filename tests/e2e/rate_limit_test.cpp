@@ -1,4 +1,4 @@
-// End-to-end tests of the rate limits (protocol.md §14) against the real
+// End-to-end tests of the rate limits (docs/reference/protocol.md §14) against the real
 // binary, one suite per limit so that the others stay out of the way:
 // frames per human connection per second, messages per author per minute by
 // tier, and HTTP API calls per pubkey per minute. Each suite lowers its limit
@@ -49,7 +49,7 @@ std::vector<RelayMessage> req_burst(NostrClient& c, const std::string& prefix, i
   return replies;
 }
 
-// Declares key an agent (kinds.md 10100: a profile with an agent_type).
+// Declares key an agent (docs/reference/kinds.md 10100: a profile with an agent_type).
 void become_agent(NostrClient& c, const Keypair& key) {
   ASSERT_TRUE(c.publish(make_event(key, 10100, R"({"agent_type":"goose"})")).accepted);
 }

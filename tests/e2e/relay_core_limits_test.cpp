@@ -278,7 +278,7 @@ TEST_P(MalformedInputTest, AnsweredWithNoticeAndConnectionSurvives) {
   ReqResult probe = c->req("probe", R"({"kinds":[1],"limit":0})");
   EXPECT_TRUE(probe.eose) << "the connection did not survive";
   for (const RelayMessage& m : drain(*c)) {
-    // The only extra replies allowed are the ones protocol.md §3.3 adds.
+    // The only extra replies allowed are the ones docs/reference/protocol.md §3.3 adds.
     if (m.type == "OK") {
       EXPECT_FALSE(m.accepted) << m.raw;
       EXPECT_EQ(m.text, "invalid: malformed event") << m.raw;

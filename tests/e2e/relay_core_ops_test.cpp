@@ -108,7 +108,7 @@ TEST_F(OpenRelayTest, MetricsCountEventsAndTrackSubscriptions) {
 
 TEST_F(OpenRelayTest, InfoServesNip11Document) {
   // /info is the relay's document whatever it accepts; / is too unless a browser
-  // asks for text/html without nostr+json (rest-api.md §3.15; the web client's
+  // asks for text/html without nostr+json (docs/reference/rest-api.md §3.15; the web client's
   // page is tested in tests/web).
   const std::vector<std::pair<const char*, const char*>> requests = {
       {"/info", "application/nostr+json"}, {"/", "application/nostr+json"}, {"/info", ""}, {"/", ""},

@@ -316,7 +316,7 @@ TEST_F(OpenRelayTest, CountReturnsTheNumberOfDistinctMatchingEvents) {
 
 // The p-gate narrows (a Buzz decision, docs/channels.md): a filter that could
 // match a gated kind is answered, without the gated events addressed to others,
-// in history, live and COUNT alike. Protocol.md §9.3 refused the whole REQ.
+// in history, live and COUNT alike. docs/reference/protocol.md §9.3 refused the whole REQ.
 TEST_F(OpenRelayTest, GiftWrapsAddressedToOthersAreLeftOutNotRefused) {
   Keypair me = engine::generate_keypair(), them = engine::generate_keypair();
   auto c = authed_client(relay(), me);

@@ -1,5 +1,5 @@
 // End-to-end tests of publishing: EVENT's checks and their exact OK texts
-// (protocol.md §8), replaceable and addressable kinds, deletion (kind 5) and
+// (docs/reference/protocol.md §8), replaceable and addressable kinds, deletion (kind 5) and
 // ephemeral kinds. The fixture is in open_relay_fixture.h.
 #include <gtest/gtest.h>
 
@@ -127,7 +127,7 @@ TEST_F(OpenRelayTest, EventOfUnknownOrRelaySignedKindIsRestricted) {
   }
 }
 
-// protocol.md §8.1–8.2: the first failing check decides the reply. On the
+// docs/reference/protocol.md §8.1–8.2: the first failing check decides the reply. On the
 // socket the author comes first (W2, then W3); the signature and the clock
 // come before the kind allow-list (steps 2, 2b, then 4).
 TEST_F(OpenRelayTest, IngestChecksAnswerInTheSpecifiedOrder) {

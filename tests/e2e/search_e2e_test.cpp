@@ -152,7 +152,7 @@ TEST_F(SearchE2eTest, HostileQueriesAreAnsweredCleanly) {
     HttpReply r = get(user, "/api/search?q=" + q);
     EXPECT_EQ(r.status, 200) << q << " " << r.body;
   }
-  // A query the index refuses degrades to no hits (rest-api.md §3.6).
+  // A query the index refuses degrades to no hits (docs/reference/rest-api.md §3.6).
   HttpReply huge = get(user, "/api/search?q=" + std::string(5000, 'a'));
   EXPECT_EQ(huge.status, 200) << huge.body;
   EXPECT_EQ(huge.body, R"({"found":0,"hits":[]})");
@@ -190,7 +190,7 @@ TEST(ReindexTest, RebuildsTheIndexFromTheStore) {
   std::filesystem::remove_all(dir);
 }
 
-// protocol.md §9.8: a search is answered once, a filter without one would be
+// docs/reference/protocol.md §9.8: a search is answered once, a filter without one would be
 // a live feed, so a REQ mixing the two is refused rather than half answered.
 TEST_F(SearchE2eTest, ReqSearchesAreAllOrNoneAndStayInTheCallersScope) {
   Keypair key = engine::generate_keypair();
@@ -208,7 +208,7 @@ TEST_F(SearchE2eTest, ReqSearchesAreAllOrNoneAndStayInTheCallersScope) {
   EXPECT_TRUE(empty.eose);
   EXPECT_TRUE(empty.events.empty());
   // A global search is answered within the read rules, p-gated kinds narrowed
-  // to the caller's own (a Buzz decision: protocol.md §9.3 refused it).
+  // to the caller's own (a Buzz decision: docs/reference/protocol.md §9.3 refused it).
   ReqResult global = c->req("global", R"({"search":"anything"})");
   EXPECT_TRUE(global.eose);
   EXPECT_FALSE(global.closed.has_value());

@@ -1,5 +1,5 @@
-// Workflow definitions over REST against the real binary (rest-api.md §3.13,
-// workflows.md §2–§3): create, read, list, update, delete; the exact 400s for
+// Workflow definitions over REST against the real binary (docs/reference/rest-api.md §3.13,
+// docs/reference/workflows.md §2–§3): create, read, list, update, delete; the exact 400s for
 // bad documents with nothing stored; and the denied cases of every access rule.
 #include "tests/e2e/workflow_fixture.h"
 

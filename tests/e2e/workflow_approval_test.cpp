@@ -1,4 +1,4 @@
-// Approval gates end to end (workflows.md §11.2, rest-api.md §3.14): the run
+// Approval gates end to end (docs/reference/workflows.md §11.2, docs/reference/rest-api.md §3.14): the run
 // parks in waiting_approval, the approver is told (46010, and a DM with the raw
 // token when named), a grant resumes at the next step with the approver in the
 // outputs, a deny cancels, a timeout fails; wrong approver, replayed,

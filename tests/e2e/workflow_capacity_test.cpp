@@ -1,4 +1,4 @@
-// The permits of workflows.md §8.1 on a relay allowing one run at a time: a
+// The permits of docs/reference/workflows.md §8.1 on a relay allowing one run at a time: a
 // run triggered while another holds the permit fails with "capacity
 // exceeded" (no queue), and a granted approval that finds no permit waits in
 // waiting_approval and resumes on a later tick (§11.2, a Buzz decision).

@@ -1,4 +1,4 @@
-// The HEAD-era control plane end to end (workflows.md §14): kind 30620 creates
+// The HEAD-era control plane end to end (docs/reference/workflows.md §14): kind 30620 creates
 // a workflow, 46020 triggers it, 46030 / 46031 grant or deny an approval, each
 // answered in the OK ("response:{…}", or the spec's refusal) and stored once,
 // never fanned out: the same event again answers "duplicate: already processed".

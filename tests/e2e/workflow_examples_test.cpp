@@ -1,4 +1,4 @@
-// The four complete examples of workflows.md §15, as written there. The one
+// The four complete examples of docs/reference/workflows.md §15, as written there. The one
 // change: their https://….example.com URLs point at the test's loopback
 // receiver (the relay allow-lists 127.0.0.1), since a test cannot reach
 // example.com. 15.2's first line is not YAML (a plain scalar cannot hold ": ",
@@ -9,7 +9,7 @@
 namespace buzz::test {
 namespace {
 
-// workflows.md §15.1, verbatim.
+// docs/reference/workflows.md §15.1, verbatim.
 constexpr const char* kIncidentTriage = R"(name: Incident Triage
 description: Acknowledge P1 reports and page on-call after approval
 trigger:
@@ -40,7 +40,7 @@ steps:
     text: "On-call paged (HTTP {{steps.page.output.status}}), approved by {{steps.approve.output.approver | truncate_pubkey}}."
 )";
 
-// workflows.md §15.2, verbatim.
+// docs/reference/workflows.md §15.2, verbatim.
 constexpr const char* kTicketOnReaction = R"(name: Ticket on :ticket: reaction
 trigger:
   on: reaction_added
@@ -63,7 +63,7 @@ steps:
     text: "Ticket creation failed (HTTP {{steps.create.output.status}})."
 )";
 
-// workflows.md §15.3, verbatim.
+// docs/reference/workflows.md §15.3, verbatim.
 constexpr const char* kStandUp = R"(name: Stand-up reminder
 trigger:
   on: schedule
@@ -74,7 +74,7 @@ steps:
     text: "Stand-up in 30 minutes. Post blockers in a thread here."
 )";
 
-// workflows.md §15.4, verbatim.
+// docs/reference/workflows.md §15.4, verbatim.
 constexpr const char* kDeployWatcher = R"(name: Deploy watcher
 trigger:
   on: webhook

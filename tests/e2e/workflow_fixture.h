@@ -3,7 +3,7 @@
 // allow-list (so the tests' HttpReceiver can be a call_webhook target), and
 // the REST helpers they share: creating workflows from YAML, reading runs,
 // waiting for a run to finish. Expected texts are those of
-// shared/spec/workflows.md and rest-api.md §3.13–§3.14.
+// docs/reference/workflows.md and docs/reference/rest-api.md §3.13–§3.14.
 #pragma once
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Parked runs survive the relay (workflows.md §8, §11.2 "restart safety"): a
+// Parked runs survive the relay (docs/reference/workflows.md §8, §11.2 "restart safety"): a
 // run in a 5-second delay and a run waiting for approval both continue after
 // a kill -9 and a restart on the same data directory.
 #include "tests/e2e/workflow_fixture.h"

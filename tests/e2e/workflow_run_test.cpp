@@ -1,4 +1,4 @@
-// Workflow runs against the real binary (workflows.md §4–§9, §13): each
+// Workflow runs against the real binary (docs/reference/workflows.md §4–§9, §13): each
 // trigger fires and a non-matching one does not; each action's visible effect
 // (a message in the channel, a DM, a topic, a reaction, a webhook received by a
 // local receiver with its templated body); loop prevention; the complete
@@ -252,7 +252,7 @@ steps:
   EXPECT_EQ(failed->error, "template error: unknown filter: shout");
 }
 
-// The relay narrates each run with kinds 46001–46006 (workflows.md §12), in order.
+// The relay narrates each run with kinds 46001–46006 (docs/reference/workflows.md §12), in order.
 TEST_F(WorkflowTest, ExecutionEventsNarrateTheRun) {
   HttpReceiver receiver;
   receiver.respond(200, std::string(5000, 'x'));
@@ -324,7 +324,7 @@ steps:
 }
 
 // An interval schedule fires one interval after the scheduler first sees it
-// (workflows.md §4.2, Buzz decision; the unit tests cover restarts and pruning).
+// (docs/reference/workflows.md §4.2, Buzz decision; the unit tests cover restarts and pruning).
 // The shortest interval is 60 s, so this test waits that long.
 TEST_F(WorkflowTest, IntervalScheduleFiresOneIntervalAfterItIsSeen) {
   Peer owner = user();

@@ -1,5 +1,5 @@
 // Unit tests for the audit log (engine/audit_*): the hash test vectors of
-// audit.md §3.4, timestamp text, canonical metadata JSON, CRC-32C, the entry
+// docs/reference/audit.md §3.4, timestamp text, canonical metadata JSON, CRC-32C, the entry
 // payload; then real segment directories under /tmp: a 100,000-entry chain
 // across many sealed segments, single-byte damage in a payload, a header and a
 // trailer reported at the right place, torn-tail repair with quarantine,

@@ -1,4 +1,4 @@
-// engine/condition*.cpp: the condition language of workflows.md §7 — lexer,
+// engine/condition*.cpp: the condition language of docs/reference/workflows.md §7 — lexer,
 // parser, evaluator, functions and limits.
 #include "engine/condition.h"
 

@@ -1,4 +1,4 @@
-// engine/cron.cpp: the Rust cron 0.16 dialect of workflow schedules (workflows.md §4.1).
+// engine/cron.cpp: the Rust cron 0.16 dialect of workflow schedules (docs/reference/workflows.md §4.1).
 #include "engine/cron.h"
 
 #include <gtest/gtest.h>

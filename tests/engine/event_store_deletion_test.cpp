@@ -1,4 +1,4 @@
-// Unit tests of NIP-09 deletion in engine/rocks_event_store (protocol.md §11):
+// Unit tests of NIP-09 deletion in engine/rocks_event_store (docs/reference/protocol.md §11):
 // by e and by a tag, with its exact refusal reasons.
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@ namespace buzz::engine {
 namespace {
 
 // ---------------------------------------------------------------------------
-// deletion (protocol.md §11)
+// deletion (docs/reference/protocol.md §11)
 
 TEST_F(EventStoreTest, AuthorDeletesByETag) {
   Event target = make_event(alice, 1, 100);
@@ -187,7 +187,7 @@ TEST_F(EventStoreTest, AddressableCanBeRepublishedAfterATagDeletion) {
   EXPECT_EQ(query(R"({"kinds":[30023]})"), ids_of({&v2}));
 }
 
-// Rule A/B compare against the *live* row of the key (protocol.md §10: "if a
+// Rule A/B compare against the *live* row of the key (docs/reference/protocol.md §10: "if a
 // live row with this key exists and ..."). Once the live version is deleted,
 // there is none, so any version is stored again.
 TEST_F(EventStoreTest, OlderReplaceableIsStoredAfterTheLiveVersionWasDeleted) {

@@ -36,7 +36,7 @@ void PrintTo(const DiffParams& p, std::ostream* os) {
 class StoreDifferential : public EventStoreTest, public ::testing::WithParamInterface<DiffParams> {};
 
 // The naive model: what must be live after the writes, derived from the rules
-// of protocol.md §10–11 without the store's indexes.
+// of docs/reference/protocol.md §10–11 without the store's indexes.
 struct Model {
   struct Entry {
     Event event;

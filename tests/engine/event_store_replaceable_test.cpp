@@ -1,5 +1,5 @@
 // Unit tests of supersession in engine/rocks_event_store: replaceable kinds
-// (protocol.md §10 rule A) and addressable ones (rule B), with the lowest-id
+// (docs/reference/protocol.md §10 rule A) and addressable ones (rule B), with the lowest-id
 // tie rule.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ namespace buzz::engine {
 namespace {
 
 // ---------------------------------------------------------------------------
-// replaceable events (protocol.md §10 rule A)
+// replaceable events (docs/reference/protocol.md §10 rule A)
 
 TEST_F(EventStoreTest, NewerReplaceableReplacesOlder) {
   Event old_e = make_event(alice, 10002, 100, {{"r", "wss://a"}});

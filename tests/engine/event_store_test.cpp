@@ -304,7 +304,7 @@ TEST_F(EventStoreTest, ScanKindHasNoLimit) {
 }
 
 // ---------------------------------------------------------------------------
-// #h channel fallback (protocol.md §9.2): kinds 5 and 7 inherit their target's
+// #h channel fallback (docs/reference/protocol.md §9.2): kinds 5 and 7 inherit their target's
 // channel and carry no h tag; a #h filter must still find them in history.
 
 TEST_F(EventStoreTest, HashHFindsChannelEventsWithoutAnHTag) {

@@ -2,7 +2,7 @@
 // engine/canonical (serde_json-exact escaping of every control character, the
 // NIP-01 canonical array and id), engine/signature (BIP-340 vectors, sign and
 // verify round trip, check_event reasons) and engine/event_parse (every
-// strictness rule of protocol.md §2.1, raw text kept verbatim).
+// strictness rule of docs/reference/protocol.md §2.1, raw text kept verbatim).
 // The cross-implementation vector was produced by nostr-tools (finalizeEvent)
 // and the hand vector's SHA-256 by Python's hashlib; keep both verbatim, they
 // pin the id to what every other Nostr implementation computes.
@@ -113,7 +113,7 @@ TEST(Hex, AnyCaseAcceptsUppercaseAndMixed) {
 }
 
 // ---------------------------------------------------------------------------
-// canonical escaping (protocol.md §2.2)
+// canonical escaping (docs/reference/protocol.md §2.2)
 
 TEST(CanonicalEscaping, EveryControlCharacter) {
   // serde_json: the five short escapes, \u00XX with lowercase hex for the rest.
@@ -438,7 +438,7 @@ TEST(EventModel, FieldsKeepSingleLetterTagsWithValuesInOrder) {
 }
 
 // ---------------------------------------------------------------------------
-// parse_event strictness (protocol.md §2.1)
+// parse_event strictness (docs/reference/protocol.md §2.1)
 
 const std::string kId = "498394a0f7637a63964eacee20049af7354f7040d3cb44cee996ccfb2def923c";
 const std::string kPubkey = "f9308a019258c31049344f85f89d5229b531c845836f99b08601f113bce036f9";
@@ -541,7 +541,7 @@ TEST(EventParse, HexFieldsMustBeExactLowercaseHex) {
 }
 
 TEST(EventParse, PubkeyMustBeACurvePoint) {
-  // protocol.md §2.1: pubkey must be 64 hex chars AND a valid BIP-340 x-only
+  // docs/reference/protocol.md §2.1: pubkey must be 64 hex chars AND a valid BIP-340 x-only
   // point; failing that is a parse failure, not a signature failure.
   std::string off_curve = std::string(63, '0') + "5";
   EXPECT_FALSE(parse_event_json(event_json({{"pubkey", "\"" + off_curve + "\""}})).ok());

@@ -2,7 +2,7 @@
 // text, ignored keys, sorting/deduplication) and Filter::matches on
 // EventFields (each field alone, AND across fields, empty lists, inclusive
 // since/until, tag filters on the second element, the #h channel fallback of
-// protocol.md §9.2). matches_nothing/tag/has_kind helpers are covered too.
+// docs/reference/protocol.md §9.2). matches_nothing/tag/has_kind helpers are covered too.
 // The store's indexed query path is checked against this matcher in
 // event_store_test.cpp.
 #include <gtest/gtest.h>

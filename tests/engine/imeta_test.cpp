@@ -1,4 +1,4 @@
-// ImetaChecker (media.md §8) on a real media store in a temp directory: a tag
+// ImetaChecker (docs/reference/media.md §8) on a real media store in a temp directory: a tag
 // that matches a stored image (and a video's poster frame) passes, and each
 // structural rule (§8.1) and storage cross-check (§8.2) refuses with the
 // spec's exact words.

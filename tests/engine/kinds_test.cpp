@@ -1,7 +1,7 @@
-// Unit tests for engine/kinds: the registry against spec/kinds.md (accepted
+// Unit tests for engine/kinds: the registry against docs/reference/kinds.md (accepted
 // client kinds with their scope, channel rule and role; relay-emitted and
 // relay-only kinds; refused and out-of-scope kinds absent), the kind-range
-// classes of protocol.md §2.4, storage families, the p-gated set, and the
+// classes of docs/reference/protocol.md §2.4, storage families, the p-gated set, and the
 // table's own invariants (sorted, unique, scopes only on client kinds).
 #include <gtest/gtest.h>
 
@@ -94,7 +94,7 @@ TEST(KindRegistry, RelayOnlyKinds) {
 }
 
 TEST(KindRegistry, UnknownAndRefusedKindsAreAbsent) {
-  // kinds.md §3 and §5: not on the allow-list, out of scope, or never a kind.
+  // docs/reference/kinds.md §3 and §5: not on the allow-list, out of scope, or never a kind.
   for (uint16_t k : {2, 4, 6, 8, 41, 1063, 1617, 1633, 9003, 9009, 9035, 9036, 8002, 8003, 13535, 22242, 24134,
                      24200, 24242, 24620, 24621, 24622, 27235, 30174, 30617, 30618, 39003, 48001, 48104, 48105,
                      49001, 65535}) {

@@ -1,4 +1,4 @@
-// Unit tests for engine/relay_members (NIP-43 relay membership, protocol.md
+// Unit tests for engine/relay_members (NIP-43 relay membership, docs/reference/protocol.md
 // §7) on a real RocksDB in a temp dir: role names, put/get/remove, list order
 // (oldest first), owner rotation by set_owner (the new owner is upserted and
 // every other owner becomes admin), and persistence across reopen.

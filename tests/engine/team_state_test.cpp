@@ -1,5 +1,5 @@
 // Unit tests for engine/channel and engine/team_state: record encodings round
-// trip and refuse garbage, the UUID forms channels.md §1 names, and the team
+// trip and refuse garbage, the UUID forms docs/reference/channels.md §1 names, and the team
 // state written through the store's atomic batch comes back after a reopen
 // with the same access answers (open vs private, active vs removed members,
 // deleted channels, DMs by participant hash), and who holds a role where.

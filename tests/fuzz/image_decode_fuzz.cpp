@@ -1,5 +1,5 @@
 // Fuzz target: decoding an uploaded image and making its thumbnail and
-// blurhash (media.md §3.2 step 6, §4), through libjpeg-turbo, libpng, libwebp
+// blurhash (docs/reference/media.md §3.2 step 6, §4), through libjpeg-turbo, libpng, libwebp
 // and giflib. The first byte picks the format the bytes were sniffed as; the
 // rest is the upload. Any bytes give pixels of the size announced or an
 // error, and the thumbnail of any pixels fits its box.

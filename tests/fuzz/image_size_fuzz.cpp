@@ -1,4 +1,4 @@
-// Fuzz target: reading an uploaded image's width and height (media.md §3.2).
+// Fuzz target: reading an uploaded image's width and height (docs/reference/media.md §3.2).
 //
 // The first byte picks the format the bytes were sniffed as; the rest is the
 // upload. Any bytes must give a size or nothing, never a read past the end.

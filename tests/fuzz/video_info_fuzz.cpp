@@ -1,4 +1,4 @@
-// Fuzz target: inspecting an uploaded MP4 (media.md §3.3 step 4): the atom
+// Fuzz target: inspecting an uploaded MP4 (docs/reference/media.md §3.3 step 4): the atom
 // walk and libavformat's MP4 demuxer over any bytes. Any input is refused
 // with one of the spec's answers (400 or 415 and a message) or accepted with
 // a size and duration inside the limits.

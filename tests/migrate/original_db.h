@@ -1,7 +1,7 @@
-// A database as the original writes it (compat-backends.md §1): its schema and
+// A database as the original writes it (docs/reference/compat-backends.md §1): its schema and
 // rows written by its rules — a user, a private channel she owns, one message
 // in it, and the audit row of that message hashed over a nanosecond timestamp
-// (audit.md §3.2). Read by `buzz migrate import` and served by `buzz serve --store`.
+// (docs/reference/audit.md §3.2). Read by `buzz migrate import` and served by `buzz serve --store`.
 #pragma once
 
 #include <gtest/gtest.h>

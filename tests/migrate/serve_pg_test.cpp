@@ -106,7 +106,7 @@ TEST(ServeOnPostgres, ServesADatabaseTheOriginalWroteAsItIs) {
     ASSERT_TRUE(a) << error;
     ReqResult both = a->req("h", filter);
     ASSERT_EQ(both.events.size(), 2u);
-    // Newest first; in the same second the lower id comes first (protocol.md §9.4).
+    // Newest first; in the same second the lower id comes first (docs/reference/protocol.md §9.4).
     EXPECT_TRUE(both.events[0].raw == reply.raw || both.events[1].raw == reply.raw);
   }
   std::filesystem::remove_all(data_dir);

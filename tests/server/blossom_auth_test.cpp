@@ -1,4 +1,4 @@
-// Unit tests for server/blossom_auth (media.md §2.2): a well-formed kind-24242
+// Unit tests for server/blossom_auth (docs/reference/media.md §2.2): a well-formed kind-24242
 // upload authorization passes in both base64 forms, and each check in the
 // spec's order has its refused case with its internal reason — header,
 // scheme, base64, JSON, signature, kind, content, t verb, expiration, the

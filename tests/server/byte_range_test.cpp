@@ -1,4 +1,4 @@
-// Unit tests for server/byte_range (media.md §6.3): no Range or a multi-range
+// Unit tests for server/byte_range (docs/reference/media.md §6.3): no Range or a multi-range
 // value serves the whole object; S-E, S- and -N become one clamped, capped
 // range; everything that does not parse or cannot be satisfied is 416.
 #include "server/media/byte_range.h"

@@ -1,5 +1,5 @@
 // Unit tests for server/client_message: every malformed-message case of
-// protocol.md §3.3 with its exact NOTICE text, the event id / sub id recovered
+// docs/reference/protocol.md §3.3 with its exact NOTICE text, the event id / sub id recovered
 // for the OK false / CLOSED that accompany it, the REQ/COUNT/CLOSE limits
 // (sub id 1–256 bytes, at most 10 filters), and the well-formed messages,
 // including that an EVENT's raw text is the object exactly as sent.
@@ -130,7 +130,7 @@ TEST(ClientMessage, TenFiltersAreAccepted) {
 }
 
 // ---------------------------------------------------------------------------
-// protocol.md §3.3, one case per row
+// docs/reference/protocol.md §3.3, one case per row
 
 TEST(ClientMessageFailure, NotJson) {
   for (const char* text : {"", "not json", "[\"EVENT\",", "{\"a\":}", "[1,]"}) {
@@ -205,7 +205,7 @@ TEST(ClientMessageFailure, InvalidAuthEvent) {
 }
 
 TEST(ClientMessageFailure, EventWithOffCurvePubkeyIsAParseFailure) {
-  // protocol.md §2.1: a pubkey that is not a valid x-only point fails to parse.
+  // docs/reference/protocol.md §2.1: a pubkey that is not a valid x-only point fails to parse.
   engine::Event e = signed_event();
   std::string raw = e.raw;
   std::string pk = e.pubkey_hex();

@@ -4,7 +4,7 @@
 // environment source with the original variable names, the rules between
 // keys (check_config), and the key table's own invariants (unique names and
 // env vars, every key settable).
-// protocol.md §7.1 and §18 give the names and the owner-key rule.
+// docs/reference/protocol.md §7.1 and §18 give the names and the owner-key rule.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -118,7 +118,7 @@ TEST(Config, OwnerIsHexInEitherCase) {
 }
 
 TEST(Config, OwnerIsTrimmed) {
-  // protocol.md §7.1: RELAY_OWNER_PUBKEY is "hex64 (trimmed, lowercased)".
+  // docs/reference/protocol.md §7.1: RELAY_OWNER_PUBKEY is "hex64 (trimmed, lowercased)".
   Config c;
   EXPECT_EQ(set_error(&c, "owner", "  " + kOwner + "\n"), "<ok>");
   ASSERT_TRUE(c.owner);
@@ -269,7 +269,7 @@ TEST(Config, EphemeralTtlOverride) {
 TEST(Config, RateLimits) {
   Config c;
   const RateLimitConfig& r = c.rate_limits;
-  // The tiers of compat-backends.md §5; 0 is "no limit".
+  // The tiers of docs/reference/compat-backends.md §5; 0 is "no limit".
   EXPECT_TRUE(r.enabled);
   EXPECT_EQ(r.messages_per_min, (std::array<uint32_t, kTierCount>{60, 120, 300, 600}));
   EXPECT_EQ(r.api_calls_per_min, (std::array<uint32_t, kTierCount>{300, 600, 0, 0}));

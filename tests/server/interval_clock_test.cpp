@@ -1,4 +1,4 @@
-// IntervalClock (workflows.md §4.2, Buzz decision): an interval schedule fires
+// IntervalClock (docs/reference/workflows.md §4.2, Buzz decision): an interval schedule fires
 // one interval after it is first seen, then every interval; a restart keeps the
 // clock through the newest schedule run; a workflow no longer listed starts over.
 #include "server/workflows/interval_clock.h"

@@ -1,4 +1,4 @@
-// The media room's image work (media.md §4): each decoder on a file made by
+// The media room's image work (docs/reference/media.md §4): each decoder on a file made by
 // the codec libraries, refusals of truncated and over-large files, the
 // thumbnail's size and alpha flattening, and blurhash against known answers
 // computed by the reference JavaScript package (npm `blurhash` 2.0).

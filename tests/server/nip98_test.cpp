@@ -1,4 +1,4 @@
-// Unit tests for server/nip98 (rest-api.md §1.3): a well-signed header is
+// Unit tests for server/nip98 (docs/reference/rest-api.md §1.3): a well-signed header is
 // accepted, and each rule has its refused case — scheme, base64, JSON, kind,
 // signature, the ±60 s window, the u tag (normalized, from RELAY_URL), the
 // method, the payload hash (and its absence where it is required) — plus the

@@ -1,6 +1,6 @@
 // Unit tests for server/rate_limits: the fixed windows of RateCounters (the
 // limit, the window's edge, keys counted apart, the bound on keys), the
-// audit debounce, and which kinds count as messages (protocol.md §14).
+// audit debounce, and which kinds count as messages (docs/reference/protocol.md §14).
 #include "server/pipeline/rate_limits.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Unit tests for server/relay_url: the NIP-42 relay-tag normalization of
-// protocol.md §6.2 — lowercase scheme and host, default ports dropped,
+// docs/reference/protocol.md §6.2 — lowercase scheme and host, default ports dropped,
 // localhost and ::1 mapped to 127.0.0.1, trailing slashes stripped, path case
 // kept, IPv6 literals re-bracketed, non-URLs returned unchanged — and that the
 // configured default and the usual client spellings compare equal; and the
@@ -91,7 +91,7 @@ TEST(RelayUrl, MalformedAuthoritiesAreNotUrls) {
   EXPECT_EQ(normalize_relay_url("ws://relay-1.example_x.com:3000/"), "ws://relay-1.example_x.com:3000");
 }
 
-// The NIP-05 domain (rest-api.md §3.15): scheme, port and path stripped, lowercased.
+// The NIP-05 domain (docs/reference/rest-api.md §3.15): scheme, port and path stripped, lowercased.
 TEST(RelayUrl, HostIsTheNip05Domain) {
   EXPECT_EQ(url_host("wss://Relay.Example.COM:443/nostr/"), "relay.example.com");
   EXPECT_EQ(url_host("ws://localhost:3000"), "localhost");

@@ -1,5 +1,5 @@
 // RemoteQueue: the bounded queue between the Redis subscriber and the fan-out
-// (compat-backends.md §3.2): in order, and when full the oldest make room, counted.
+// (docs/reference/compat-backends.md §3.2): in order, and when full the oldest make room, counted.
 #include "server/pipeline/remote_queue.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // server/workflows/ssrf.cpp: every spelling of an internal address is refused
-// (workflows.md §9.5), and the save-time check words each case as the spec does.
+// (docs/reference/workflows.md §9.5), and the save-time check words each case as the spec does.
 #include "server/workflows/ssrf.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // server/workflows/definition.cpp, duration.cpp and template.cpp: the YAML
-// schema, the validation messages of workflows.md §3, canonical JSON (§2.5),
+// schema, the validation messages of docs/reference/workflows.md §3, canonical JSON (§2.5),
 // durations (§2.4) and templates (§6).
 #include <gtest/gtest.h>
 

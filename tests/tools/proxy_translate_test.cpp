@@ -1,4 +1,4 @@
-// The NIP-28 proxy's translation, unit by unit (proxy.md §5–§8): kinds, shadow
+// The NIP-28 proxy's translation, unit by unit (docs/reference/proxy.md §5–§8): kinds, shadow
 // keys, the id caches, events both ways, REQ splitting, guests and invites,
 // the admin API and the guest's AUTH checks.
 #include <gtest/gtest.h>

@@ -79,7 +79,7 @@ test('two people share a private channel live; a third never sees it', async () 
     'a thread reply stays out of the channel timeline');
 
   // Alice uploads an image; Bob's page shows it inline, loaded from the relay:
-  // its thumbnail (media.md §4), its size known before it loads, a link to the whole image.
+  // its thumbnail (docs/reference/media.md §4), its size known before it loads, a link to the whole image.
   const file = join(world.dataDir, 'red.png');
   writeFileSync(file, png());
   await (await alice.page.$('.channel > .composer input[type=file]')).uploadFile(file);

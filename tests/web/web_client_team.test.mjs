@@ -109,7 +109,7 @@ test('the canvas: written by one, read and edited live by another', async () => 
   await waitText(dana.page, '.canvas .markdown ol li', 'ship on Friday');
   await waitText(dana.page, '.canvas .canvas-meta', 'Erin');
 
-  // REST readers get the newest canvas too (rest-api.md §3.2).
+  // REST readers get the newest canvas too (docs/reference/rest-api.md §3.2).
   const list = (await rest(world, dana, 'GET', '/api/channels')).json;
   const ops = list.find((c) => c.name === 'ops-team');
   const canvas = await rest(world, dana, 'GET', `/api/channels/${ops.id}/canvas`);

@@ -1,4 +1,4 @@
-// The harness's configuration (agents-and-cli.md §A.2): each flag has an
+// The harness's configuration (docs/reference/agents-and-cli.md §A.2): each flag has an
 // environment variable, and a flag given on the command line wins over it.
 // Validation uses the spec's messages; a config error is fatal at startup.
 #pragma once

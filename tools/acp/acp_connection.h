@@ -1,5 +1,5 @@
 // AcpConnection: JSON-RPC 2.0 with one agent over its stdio, one message per
-// line (agents-and-cli.md §A.6). We are the ACP client: we send initialize,
+// line (docs/reference/agents-and-cli.md §A.6). We are the ACP client: we send initialize,
 // session/new, session/prompt and the rest; while waiting for an answer we
 // serve what the agent asks of us (permission requests get the allow_once
 // option at once, any other method -32601) and read its session/update

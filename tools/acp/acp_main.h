@@ -1,4 +1,4 @@
-// `buzz acp`: the agent harness (agents-and-cli.md Part A). Parses the
+// `buzz acp`: the agent harness (docs/reference/agents-and-cli.md Part A). Parses the
 // configuration (flags over environment) and runs the harness loop.
 #pragma once
 

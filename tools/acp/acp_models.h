@@ -1,4 +1,4 @@
-// `buzz acp models` (agents-and-cli.md §A.2.2): starts the agent, asks it
+// `buzz acp models` (docs/reference/agents-and-cli.md §A.2.2): starts the agent, asks it
 // initialize and session/new (10 s), prints the models it offers, stops it.
 #pragma once
 

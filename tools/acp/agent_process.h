@@ -1,4 +1,4 @@
-// AgentProcess: one agent subprocess of the harness (agents-and-cli.md §A.5.2,
+// AgentProcess: one agent subprocess of the harness (docs/reference/agents-and-cli.md §A.5.2,
 // §A.6.1). It runs in its own process group with stdin and stdout piped and
 // stderr inherited; lines go in and come out, each wait bounded by a deadline
 // and cut short by a wake file descriptor (the turn's cancel signal). Stopping

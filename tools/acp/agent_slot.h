@@ -1,4 +1,4 @@
-// AgentSlot: one of the harness's N agents (agents-and-cli.md §A.5.2): the
+// AgentSlot: one of the harness's N agents (docs/reference/agents-and-cli.md §A.5.2): the
 // process, its ACP connection and its sessions (one per channel, one for the
 // heartbeat), run by a thread of its own. The harness loop hands a slot one
 // job at a time (spawn, a channel's batch, a heartbeat) and hears back when

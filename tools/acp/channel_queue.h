@@ -1,4 +1,4 @@
-// The per-channel queues of the harness (agents-and-cli.md §A.5.1): at most
+// The per-channel queues of the harness (docs/reference/agents-and-cli.md §A.5.1): at most
 // 500 waiting events a channel (the oldest dropped beyond), batches of at most
 // 50 of one channel, at most one batch in flight per channel, the channel with
 // the oldest waiting event served first, failed batches back at the front

@@ -1,4 +1,4 @@
-// Harness: the event loop of `buzz acp` (agents-and-cli.md §A.3–A.5, §A.8).
+// Harness: the event loop of `buzz acp` (docs/reference/agents-and-cli.md §A.3–A.5, §A.8).
 // One thread owns every piece of state: the relay socket, the subscriptions,
 // the per-channel queues, the agent slots' bookkeeping and the timers. Other
 // threads (agent slots, REST workers, the reconnect attempt) hand their

@@ -1,4 +1,4 @@
-// The prompt text the harness sends for a batch of events (agents-and-cli.md
+// The prompt text the harness sends for a batch of events (docs/reference/agents-and-cli.md
 // §A.7): [System], [Context] with the scope of the batch's last event, an
 // optional thread or conversation context block, then the events, with the
 // events of an interrupted turn first. Pure: the inputs (channel, labels,

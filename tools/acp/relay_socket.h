@@ -1,5 +1,5 @@
 // The harness's WebSocket to the relay: connect (10 s) and NIP-42 (5 s for
-// the challenge, 5 s for the OK; agents-and-cli.md §A.4.1). The AUTH event
+// the challenge, 5 s for the OK; docs/reference/agents-and-cli.md §A.4.1). The AUTH event
 // carries ["relay", <url as configured>], ["challenge", …] and, when there
 // is one, ["auth_token", <token>].
 #pragma once

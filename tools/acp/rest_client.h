@@ -1,4 +1,4 @@
-// RestClient: the harness's HTTP calls to the relay (agents-and-cli.md
+// RestClient: the harness's HTTP calls to the relay (docs/reference/agents-and-cli.md
 // §A.4.3) through the agent CLI's Session, so auth, signing and the relay's
 // error texts are the CLI's. One per thread (a Session holds one libcurl
 // handle). Calls are retried on 429/502/503/504 and on network errors, up to
@@ -36,7 +36,7 @@ class RestClient {
   std::optional<ContextBlock> recent_context(const std::string& channel, int limit);
   // POST /api/users/batch: display name (else NIP-05) of each pubkey, sanitised.
   // Names are kept 5 minutes, so a busy agent does not spend its API calls
-  // per minute (rest-api.md rate limits) on the same few people.
+  // per minute (docs/reference/rest-api.md rate limits) on the same few people.
   std::map<std::string, std::string> labels(const std::vector<std::string>& pubkeys);
 
  private:

@@ -1,7 +1,7 @@
 // RestPool: a few threads that make the harness's fire-and-forget REST calls
 // (reactions, presence, owner lookups) off the event loop, each thread with
 // its own RestClient. A job that throws is logged and dropped: these calls
-// are best effort (agents-and-cli.md §A.5.3).
+// are best effort (docs/reference/agents-and-cli.md §A.5.3).
 #pragma once
 
 #include <condition_variable>

@@ -1,4 +1,4 @@
-// The subscription rules (agents-and-cli.md §A.2.3): which events reach the
+// The subscription rules (docs/reference/agents-and-cli.md §A.2.3): which events reach the
 // agents. `--subscribe config` reads them from a TOML file; `mentions` and
 // `all` are one built-in rule each. Rules are tried in order and the first
 // match wins; a filter expression (the workflow condition language) that

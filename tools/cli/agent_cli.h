@@ -1,4 +1,4 @@
-// `buzz <command>`: the agent-first CLI of agents-and-cli.md Part B. Parses
+// `buzz <command>`: the agent-first CLI of docs/reference/agents-and-cli.md Part B. Parses
 // the global flags and the command's own, resolves auth, runs the command
 // and prints the relay's body raw on stdout; a failure is one JSON line on
 // stderr and the exit code of its category (cli_error.h).

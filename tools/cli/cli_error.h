@@ -1,4 +1,4 @@
-// The agent CLI's error categories (agents-and-cli.md §B.1): each failure is
+// The agent CLI's error categories (docs/reference/agents-and-cli.md §B.1): each failure is
 // one JSON line on stderr, {"error":"<category>","message":"<text>"}, and the
 // category decides the exit code, so an agent can branch on either.
 #pragma once

@@ -1,4 +1,4 @@
-// The events the CLI signs, with the tag layouts of agents-and-cli.md §B.4.
+// The events the CLI signs, with the tag layouts of docs/reference/agents-and-cli.md §B.4.
 // Each maker returns the unsigned event (kind, content, tags in order);
 // Session::post_event stamps, signs and sends it.
 #pragma once

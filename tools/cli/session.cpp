@@ -18,7 +18,7 @@ void from_env(std::optional<std::string>& value, const char* name) {
 
 engine::Keypair parse_private_key(const std::string& text) {
   engine::SecretKey secret;
-  // An nsec is how the harness hands an agent its key (agents-and-cli.md §A.6.2).
+  // An nsec is how the harness hands an agent its key (docs/reference/agents-and-cli.md §A.6.2).
   if (auto bytes = engine::decode_bech32_key(text, "nsec")) {
     secret = *bytes;
   } else if (text.size() != 64 || !engine::from_hex_any_case(text, secret.data(), secret.size())) {

@@ -1,4 +1,4 @@
-// Checks on flag values, with the exact messages of agents-and-cli.md §B.1,
+// Checks on flag values, with the exact messages of docs/reference/agents-and-cli.md §B.1,
 // and the query-string encoding of the same section. Each check returns the
 // value in the form the relay expects or throws user_error.
 #pragma once

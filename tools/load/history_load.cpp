@@ -97,7 +97,7 @@ void run_history(const Options& o) {
   auto c = connect_authed(server, engine::generate_keypair());
   std::map<std::string, double> figures;
   // Global queries name their kinds: without them the p-gate refuses the REQ
-  // (protocol.md §9.3), as it would for any client.
+  // (docs/reference/protocol.md §9.3), as it would for any client.
   const std::pair<const char*, std::string> shapes[] = {
       {"kind", R"({"kinds":[1],"limit":500})"},
       {"author", "{\"kinds\":[1],\"authors\":[\"" + engine::to_hex(authors[7].pubkey) + "\"],\"limit\":500}"},

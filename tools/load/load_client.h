@@ -21,7 +21,7 @@ engine::Event note(const engine::Keypair& key, std::string content, std::vector<
                    uint16_t kind = 1);
 // The i-th channel id of this load run: a UUID holding the process id and i.
 std::string channel_uuid(int i);
-// A NIP-98 Authorization header value for one request (rest-api.md §1.3).
+// A NIP-98 Authorization header value for one request (docs/reference/rest-api.md §1.3).
 std::string nip98(const engine::Keypair& key, const std::string& url, const std::string& method, const std::string& body);
 // A bearer token minted over REST with NIP-98 (POST /api/tokens) holding one
 // scope: "Bearer buzz_…". Throws std::runtime_error if the relay refuses.

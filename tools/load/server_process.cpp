@@ -70,7 +70,7 @@ ServerProcess::ServerProcess(const std::string& binary, const std::string& data_
   // Every client comes from 127.0.0.1, and some share a key: the caps per
   // address and per pubkey (docs/limits.md, "Connections") would stop them.
   // Every load client is a human pipelining far past a human's limits
-  // (protocol.md §14). The limits stay on, as high as they go, so the
+  // (docs/reference/protocol.md §14). The limits stay on, as high as they go, so the
   // figures include counting every frame and message. Each is ours if we set it.
   client::Environment env;
   for (const auto& [name, value] : {std::pair{"BUZZ_MAX_CONNECTIONS", "60000"},

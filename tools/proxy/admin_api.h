@@ -1,4 +1,4 @@
-// The proxy's admin API (proxy.md §3.1): register, revoke and list guests,
+// The proxy's admin API (docs/reference/proxy.md §3.1): register, revoke and list guests,
 // create invite tokens. Every route needs `Authorization: Bearer <secret>`
 // when a secret is configured, compared in constant time.
 // Loop thread only.

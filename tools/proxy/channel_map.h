@@ -1,4 +1,4 @@
-// The channel map (proxy.md §5.4): the team's channels as NIP-28 sees them.
+// The channel map (docs/reference/proxy.md §5.4): the team's channels as NIP-28 sees them.
 // Each channel gets a kind 40 whose content names its UUID (so its id, the
 // NIP-28 channel id, stays the same across restarts and renames) and a kind
 // 41 with its display name and description, both signed by the proxy's key

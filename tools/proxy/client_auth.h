@@ -1,4 +1,4 @@
-// A guest's NIP-42 AUTH to the proxy (proxy.md §2.2): the checks in the
+// A guest's NIP-42 AUTH to the proxy (docs/reference/proxy.md §2.2): the checks in the
 // spec's order, each failure with its exact reason.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Who may use the proxy (proxy.md §3): registered guests (a pubkey and its
+// Who may use the proxy (docs/reference/proxy.md §3): registered guests (a pubkey and its
 // channel UUIDs) and invite tokens (channels, an expiry, a number of uses).
 // Everything lives in memory and is lost on restart. Loop thread only.
 #pragma once

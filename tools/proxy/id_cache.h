@@ -1,4 +1,4 @@
-// The proxy's id-mapping caches (proxy.md §8): internal id → external id,
+// The proxy's id-mapping caches (docs/reference/proxy.md §8): internal id → external id,
 // external id → internal id, internal id → channel UUID. Each holds at most
 // 100,000 entries, and an entry unused for an hour expires. Reactions, replies
 // and edits need their target here, so a client must have seen a message

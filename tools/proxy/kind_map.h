@@ -1,4 +1,4 @@
-// The NIP-28 ⇄ Buzz kind translator (proxy.md §5.1): the complete table, and
+// The NIP-28 ⇄ Buzz kind translator (docs/reference/proxy.md §5.1): the complete table, and
 // which of its mappings each direction actually lets through.
 #pragma once
 

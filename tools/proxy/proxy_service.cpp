@@ -1,5 +1,5 @@
 // ProxyService, the client side: NIP-11 and the admin API over HTTP, the
-// guest's AUTH, and its EVENT, REQ and CLOSE (proxy.md §2, §3, §6).
+// guest's AUTH, and its EVENT, REQ and CLOSE (docs/reference/proxy.md §2, §3, §6).
 #include "tools/proxy/proxy_service.h"
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// ProxyService: the NIP-28 proxy on the project's net::Loop (proxy.md).
+// ProxyService: the NIP-28 proxy on the project's net::Loop (docs/reference/proxy.md).
 //
 // To clients it is a NIP-01/11/28/42 relay with an admin API beside it; to the
 // relay it is one authenticated WebSocket (UpstreamLink) that multiplexes

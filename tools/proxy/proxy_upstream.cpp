@@ -1,7 +1,7 @@
 // ProxyService, the relay side: the upstream AUTH with the API token, the
 // subscriptions (history per client, live shared), the replay after a
 // reconnect, and each upstream message routed to the sessions it is for
-// (proxy.md §4, §6.3, §6.4).
+// (docs/reference/proxy.md §4, §6.3, §6.4).
 #include <chrono>
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-// Splitting a client's REQ (proxy.md §6): kinds 40 and 41 are answered from
+// Splitting a client's REQ (docs/reference/proxy.md §6): kinds 40 and 41 are answered from
 // the channel map; the rest goes upstream with its kinds translated, its
 // channel `#e` turned into `#h`, and `#h` limited to the session's channels,
 // one upstream filter per channel (the relay delivers channel events live

@@ -1,4 +1,4 @@
-// Shadow keys (proxy.md §7): every event the proxy translates is re-signed
+// Shadow keys (docs/reference/proxy.md §7): every event the proxy translates is re-signed
 // with a deterministic key derived from its author's pubkey,
 //   secret = HMAC-SHA256(key = salt, message = the 32 raw pubkey bytes),
 // so the same salt and pubkey give the same identity across restarts and

@@ -135,7 +135,7 @@ bool Translator::sign_as_author(const engine::Event& e, engine::Event* out) {
     else if (auto p = named("p")) author = *p;
   }
   // A guest's own message comes back signed by shadow(shadow(guest)); the p
-  // tag lets its client recognise it (proxy.md §7.3).
+  // tag lets its client recognise it (docs/reference/proxy.md §7.3).
   if (const std::string* guest = shadows.external_of(author)) out->tags.push_back({"p", *guest});
   auto key = shadows.of(author);
   if (!key) return false;

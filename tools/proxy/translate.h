@@ -1,4 +1,4 @@
-// Event translation between a NIP-28 client and the relay (proxy.md §5.2–5.3).
+// Event translation between a NIP-28 client and the relay (docs/reference/proxy.md §5.2–5.3).
 //
 // Inbound (client → relay): kinds 42 and 1 become 9, 41 becomes 40003, 7
 // stays 7; the channel's `e` (its kind 40 id) becomes `["h", uuid]`, the other

@@ -1,7 +1,7 @@
 // UpstreamLink: the proxy's one WebSocket to the relay, on a thread of its
 // own. It connects, hands every received message up in batches, writes what
 // it is given, and after any disconnect waits and connects again (1 s,
-// doubling to 30 s; back to 1 s after a clean close, proxy.md §4.2).
+// doubling to 30 s; back to 1 s after a clean close, docs/reference/proxy.md §4.2).
 // Authentication and what to send are the caller's business: the callbacks
 // run on the link's thread and are expected to post to the caller's loop.
 #pragma once

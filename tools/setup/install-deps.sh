@@ -8,7 +8,7 @@ packages=(
   librocksdb-dev liburing-dev libsimdjson-dev libsecp256k1-dev libssl-dev
   libxxhash-dev libyaml-cpp-dev libclucene-dev libmagic-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libwebp-dev libgif-dev
-  libavformat-dev   # media: MP4 inspection of video uploads (FFmpeg's demuxer; media.md §3.3)
+  libavformat-dev   # media: MP4 inspection of video uploads (FFmpeg's demuxer; docs/reference/media.md §3.3)
   libopus-dev   # huddles: the Opus frame check, and real audio in the tests and buzz-load
   chromium fonts-noto-color-emoji   # the web client's browser tests (tests/web), headless
   libpq-dev postgresql

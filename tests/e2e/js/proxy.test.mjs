@@ -1,4 +1,4 @@
-// `buzz proxy` end to end (proxy.md): a real relay, a real proxy, and
+// `buzz proxy` end to end (docs/reference/proxy.md): a real relay, a real proxy, and
 // nostr-tools as a plain NIP-28 client. A guest joins with an invite, reads
 // history, posts, and a team member sees the post in the channel under the
 // guest's shadow key; a guest never sees a channel it was not invited to; bad

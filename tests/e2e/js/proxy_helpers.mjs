@@ -9,7 +9,7 @@ import { binary, freePort, startRelay, mintToken, Conn } from './relay_helpers.m
 export const now = () => Math.floor(Date.now() / 1000);
 export const hex = (bytes) => Buffer.from(bytes).toString('hex');
 
-// The shadow pubkey the proxy derives for `pubkeyHex` under `saltHex` (proxy.md §7.1).
+// The shadow pubkey the proxy derives for `pubkeyHex` under `saltHex` (docs/reference/proxy.md §7.1).
 export function shadowPubkey(saltHex, pubkeyHex) {
   const secret = createHmac('sha256', Buffer.from(saltHex, 'hex')).update(Buffer.from(pubkeyHex, 'hex')).digest();
   return getPublicKey(new Uint8Array(secret));

@@ -1,4 +1,4 @@
-// A channel's members and settings (channels.md §3.3, §4): what each person
+// A channel's members and settings (docs/reference/channels.md §3.3, §4): what each person
 // may do is shown to them; the relay decides, and its refusal is shown too.
 import { useState } from 'preact/hooks';
 import { usePeople, findPerson } from './people.js';

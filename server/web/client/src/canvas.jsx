@@ -1,4 +1,4 @@
-// The channel's canvas (channels.md §10): one shared markdown document, each
+// The channel's canvas (docs/reference/channels.md §10): one shared markdown document, each
 // save a new kind 40100, the newest one current, kept live. Last write wins,
 // so an editor is told when someone else saved meanwhile.
 import { useEffect, useState } from 'preact/hooks';

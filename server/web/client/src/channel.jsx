@@ -189,7 +189,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
       if (sending.preview) {
         const d = await api.upload(sending.preview.file);
         content = (content ? content + '\n' : '') + d.url;
-        // NIP-92, checked by the relay against the upload (media.md §8).
+        // NIP-92, checked by the relay against the upload (docs/reference/media.md §8).
         const extra = ['dim', 'blurhash', 'thumb'].filter((k) => d[k]).map((k) => `${k} ${d[k]}`);
         const filename = sending.preview.file.name.replace(/[\/\\\x00-\x1f\x7f]/g, '_').slice(0, 255);
         if (filename) extra.push('filename ' + filename);

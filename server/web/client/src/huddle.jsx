@@ -1,6 +1,6 @@
 // A channel's huddle: the header's Start/Join button, and while joined a bar
 // with who is in it (speaking marked), Mute and Leave. Who is in a huddle one
-// has not joined comes from the channel's lifecycle events (huddle.md §8.3);
+// has not joined comes from the channel's lifecycle events (docs/reference/huddle.md §8.3);
 // the audio itself (app/huddle.js) is loaded only on joining.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { LIFECYCLE_KINDS, activeHuddle } from './huddle_state.js';

@@ -1,7 +1,7 @@
 // A huddle's audio, loaded only when someone joins one (build.mjs makes it
 // app/huddle.js, so the channel's first render never pays for it).
 // Microphone -> Web Audio at 48 kHz -> WebCodecs AudioEncoder (Opus, 20 ms) ->
-// v2 frames (huddle.md §4) on /huddle/{channel}/audio; frames from the others
+// v2 frames (docs/reference/huddle.md §4) on /huddle/{channel}/audio; frames from the others
 // -> one AudioDecoder per peer index -> played through Web Audio.
 const VERSION = 2;
 const RATE = 48000;

@@ -1,4 +1,4 @@
-// Which huddle is going on in a channel, from its lifecycle events (huddle.md
+// Which huddle is going on in a channel, from its lifecycle events (docs/reference/huddle.md
 // §8.3): 48100 starts one for its ephemeral channel, 48101/48102 add or remove
 // the `p` participant, 48103 ends it for good. Pure, like model.js.
 export const LIFECYCLE_KINDS = [48100, 48101, 48102, 48103];

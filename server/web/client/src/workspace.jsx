@@ -41,7 +41,7 @@ const focusComposer = () => setTimeout(() => document.getElementById('message-in
 const NETWORK = /failed to fetch|networkerror|network error|load failed/i;
 const offlineOnly = (e) => (NETWORK.test(e) ? '' : e);
 
-// A huddle's own channel (huddle.md §2) is reached from its parent's header,
+// A huddle's own channel (docs/reference/huddle.md §2) is reached from its parent's header,
 // never from the list; one that ended would stay there for its hour.
 const huddleRoom = (c) => c.ttl_seconds && /^huddle-/.test(c.name);
 
