@@ -103,7 +103,7 @@ struct Outcome {
 // reference's 16 buckets down to 32-item id lists spends most bytes on lists:
 // at 1 % scattered differences nearly every 15-item leaf holds one, and its
 // list crosses the wire both ways. Wide splits while nearly every range
-// differs, then three-way splits down to single items, cost about 12
+// differs, then four-way splits (`narrow_buckets`) down to single items, cost about 12
 // fingerprints a difference instead (docs/performance.md has the ladder).
 struct SplitPolicy {
   size_t wide_above = 1024;   // ranges of more items split into `wide_buckets`
