@@ -116,6 +116,7 @@ void Huddle::admit(net::Loop& loop, net::Connection& conn, Peer& peer) {
       case Room::Admit::kOk: break;
     }
     peer.stage = Peer::Stage::kIn;
+    loop.vouch(conn);  // an admitted peer no longer counts against its address's unauthenticated cap
     states_[loop.index()]->in_call.push_back(conn.id());
     peer.room = std::move(room);
     peer.index = a.index;
