@@ -218,7 +218,11 @@ class Loop {
   // full: a peer that sends Pings but never reads must not grow the queue
   // (docs/reference/protocol.md §5.3 counts it as a dead writer).
   bool queue_heartbeat(Connection& c, OutFrame&& f);
-  // Frames leave the queue's byte counts (sent, dropped or shed).
+  // Frames enter and leave the queue's byte counts (queued; sent, dropped or shed).
+  void queue_bytes(Connection& c, size_t bytes) {
+    c.queued_bytes_ += bytes;
+    queued_bytes_ += bytes;
+  }
   void unqueue_bytes(Connection& c, size_t bytes) {
     c.queued_bytes_ -= bytes;
     queued_bytes_ -= bytes;

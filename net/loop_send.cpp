@@ -79,8 +79,7 @@ bool Loop::enqueue(Connection& c, OutFrame&& f, Traffic traffic) {
     return false;
   }
   if (!control) c.full_strikes_ = 0;
-  c.queued_bytes_ += f.size();
-  queued_bytes_ += f.size();
+  queue_bytes(c, f.size());
   if (c.lossy_queued_) {
     // Lossy frames wait behind everything else: this one goes before the first of them.
     auto first_lossy = std::find_if(c.pending_.begin(), c.pending_.end(), [](const OutFrame& o) { return o.lossy; });
@@ -140,8 +139,7 @@ bool Loop::send_lossy(Connection& c, std::string_view prefix, std::shared_ptr<co
   OutFrame f = make_frame(ws::Opcode::kBinary, prefix.size() + shared->size(), prefix);
   f.shared = std::move(shared);
   f.lossy = true;
-  c.queued_bytes_ += f.size();
-  queued_bytes_ += f.size();
+  queue_bytes(c, f.size());
   c.pending_.push_back(std::move(f));
   ++c.lossy_queued_;
   LoopStats::bump(stats_.frames_out);
@@ -203,10 +201,6 @@ void Loop::close(Connection& c, uint16_t code, std::string_view reason) {
     dirty_.push_back(&c);
   }
 }
-
-}  // namespace buzz::net
-
-namespace buzz::net {
 
 void Loop::bound_send_memory() {
   SendMemory* m = options_.send_memory;

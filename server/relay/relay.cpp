@@ -395,15 +395,23 @@ void Relay::revoke(net::Loop& loop, const Revocation& r) {
   }
 }
 
+template <class Ends>
+void Relay::close_sessions(net::Loop& loop, const ConnsByPubkey& map, const engine::Pubkey& pk, std::string_view why,
+                           Ends ends) {
+  auto it = map.find(pk);
+  if (it == map.end()) return;
+  for (net::ConnId id : std::vector<net::ConnId>(it->second)) {  // a close may change the list
+    net::Connection* conn = loop.find(id);
+    auto* session = conn ? static_cast<const Session*>(conn->context()) : nullptr;
+    if (session && ends(*session)) loop.close(*conn, 1008, why);
+  }
+}
+
 void Relay::close_pubkey(net::Loop& loop, const engine::Pubkey& pk) {
   LoopState& st = state(loop);
-  for (auto* map : {&st.by_pubkey, &st.by_owner}) {
-    auto it = map->find(pk);
-    if (it == map->end()) continue;
-    for (net::ConnId id : std::vector<net::ConnId>(it->second)) {
-      if (net::Connection* conn = loop.find(id)) loop.close(*conn, 1008, "relay membership revoked");
-    }
-  }
+  auto all = [](const Session&) { return true; };
+  close_sessions(loop, st.by_pubkey, pk, "relay membership revoked", all);
+  close_sessions(loop, st.by_owner, pk, "relay membership revoked", all);  // her agents (NIP-OA)
 }
 
 void Relay::end_token_sessions(const engine::Pubkey& owner, std::vector<engine::TokenHash> tokens) {
@@ -411,17 +419,9 @@ void Relay::end_token_sessions(const engine::Pubkey& owner, std::vector<engine::
   // Sessions live on their loops: each loop closes its own, as for a removed member.
   for (net::Loop* loop : loops_) {
     loop->post([this, loop, owner, revoked] {
-      LoopState& st = state(*loop);
-      auto it = st.by_pubkey.find(owner);
-      if (it == st.by_pubkey.end()) return;
-      for (net::ConnId id : std::vector<net::ConnId>(it->second)) {
-        net::Connection* conn = loop->find(id);
-        auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
-        if (!session || !session->token) continue;
-        if (std::find(revoked->begin(), revoked->end(), *session->token) != revoked->end()) {
-          loop->close(*conn, 1008, "token revoked");
-        }
-      }
+      close_sessions(*loop, state(*loop).by_pubkey, owner, "token revoked", [&](const Session& s) {
+        return s.token && std::find(revoked->begin(), revoked->end(), *s.token) != revoked->end();
+      });
     });
   }
 }

@@ -99,13 +99,14 @@ class Relay final {
   std::optional<Verdict> ingest(const Submitter& who, engine::Event&& event);
 
  private:
+  using ConnsByPubkey = std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash>;
   // What one loop knows; touched only on that loop's thread.
   struct LoopState {
     index::SubscriptionIndex subs;
     // Authenticated connections by pubkey, to close them when membership ends.
-    std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_pubkey;
+    ConnsByPubkey by_pubkey;
     // Agents' connections by the member who vouched for them (NIP-OA), to close them with hers.
-    std::unordered_map<engine::Pubkey, std::vector<net::ConnId>, engine::KeyBytesHash> by_owner;
+    ConnsByPubkey by_owner;
     // Connections not read from while the store writer is congested (back-pressure).
     std::vector<net::ConnId> paused;
     // Connections with NIP-77 sessions open, swept for idle ones each tick.
@@ -183,6 +184,10 @@ class Relay final {
   void resume_paused(net::Loop& loop);
   // A relay member is gone: her connections close, and her agents' (NIP-OA).
   void close_pubkey(net::Loop& loop, const engine::Pubkey& pk);
+  // Closes (1008, `why`) this loop's sessions filed under pk in `map` for which `ends` holds.
+  template <class Ends>
+  void close_sessions(net::Loop& loop, const ConnsByPubkey& map, const engine::Pubkey& pk, std::string_view why,
+                      Ends ends);
   // An AUTH about to succeed takes one of its pubkey's sessions
   // (SessionLimits::max_per_pubkey); false, and nothing taken, past the cap.
   // release_session gives it back: true when it was the pubkey's last.
