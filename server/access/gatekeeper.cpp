@@ -20,6 +20,13 @@ bool Gatekeeper::vouched_by_owner(const std::optional<OwnerAttestation>& a, cons
   return true;
 }
 
+bool Gatekeeper::admitted(const engine::Pubkey& pk) const {
+  if (!membership_.enforced() || membership_.role(pk)) return true;
+  if (!allow_nip_oa_) return false;
+  std::optional<Profile> profile = profiles_.find(pk);
+  return profile && profile->agent_owner && membership_.role(*profile->agent_owner);
+}
+
 Gatekeeper::HeaderVouch Gatekeeper::vouched_by_header(const net::HttpRequest& req, const engine::Pubkey& agent,
                                                         const AttestedUse& use) {
   std::optional<std::string_view> header;

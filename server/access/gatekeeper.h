@@ -54,6 +54,10 @@ class Gatekeeper {
   bool still_vouched(const engine::Pubkey& pk, const engine::Pubkey& owner) const {
     return !membership_.enforced() || membership_.role(owner) || membership_.role(pk);
   }
+  // Whether pk may still use a closed relay now, not only when it signed in: a
+  // member, or (NIP-OA on) an agent whose recorded owner still is one. What
+  // acts later on pk's behalf (a workflow run) asks this when it acts.
+  bool admitted(const engine::Pubkey& pk) const;
   // The same for an HTTP request's X-Auth-Tag header (docs/reference/rest-api.md §1.5).
   enum class HeaderVouch : uint8_t { kVouched, kNot, kMultipleHeaders };
   HeaderVouch vouched_by_header(const net::HttpRequest& req, const engine::Pubkey& agent, const AttestedUse& use);

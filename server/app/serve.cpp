@@ -248,8 +248,7 @@ int run_serve(int argc, char** argv) {
   workflow_options.tick = std::chrono::seconds(cfg.workflow_tick);
   workflow_options.http.allow_hosts = cfg.workflow_webhook_allow_hosts;
   workflow_options.public_http_url = nip98_base_url(cfg.effective_relay_url());
-  workflow_options.agents_by_owner = cfg.allow_nip_oa_auth;
-  Workflows workflows(workflow_options, {store, team, writer, membership, profiles}, *key);
+  Workflows workflows(workflow_options, {store, team, writer, membership, gatekeeper}, *key);
   if (auto s = workflows.load(); !s) return fail(s.error());
   metrics.more = [&workflows] { return workflows.metrics_text(); };
   auto ops = open_side_ports(cfg, health, metrics);

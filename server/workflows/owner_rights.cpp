@@ -5,22 +5,15 @@
 // webhook stops once its owner may no longer read the channel, and disable()
 // keeps the workflow (and its runs) but stops it firing. Who may manage a
 // workflow besides its owner is here too. Any thread: team state, relay
-// membership and profiles take their own locks.
+// membership and the gatekeeper's profiles take their own locks.
 #include "engine/clock.h"
 #include "server/common/log.h"
 #include "server/workflows/workflows.h"
 
 namespace buzz::server {
 
-bool Workflows::admitted(const engine::Pubkey& pk) const {
-  if (!membership_.enforced() || membership_.role(pk)) return true;
-  if (!options_.agents_by_owner) return false;
-  auto profile = profiles_.find(pk);
-  return profile && profile->agent_owner && membership_.role(*profile->agent_owner);
-}
-
 std::optional<std::string> Workflows::owner_refusal(const Workflow& w, bool posts) const {
-  if (!admitted(w.record.owner)) return "workflow owner is no longer a relay member";
+  if (!gatekeeper_.admitted(w.record.owner)) return "workflow owner is no longer a relay member";
   const std::string& channel = w.record.channel_id;
   if (channel.empty()) return std::nullopt;
   const engine::ChannelAccess access = team_.access(channel, w.record.owner);

@@ -26,7 +26,7 @@ Workflows::Workflows(Options options, const Services& services, const engine::Ke
       team_(services.team),
       writer_(services.writer),
       membership_(services.membership),
-      profiles_(services.profiles),
+      gatekeeper_(services.gatekeeper),
       tables_(services.store),
       key_(relay_key),
       http_(options_.http) {}

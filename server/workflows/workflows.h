@@ -38,10 +38,10 @@
 #include "engine/team_state.h"
 #include "engine/workflow_records.h"
 #include "net/http.h"
+#include "server/access/gatekeeper.h"
 #include "server/access/relay_membership.h"
 #include "server/pipeline/command_runner.h"
 #include "server/pipeline/store_writer.h"
-#include "server/team/profile_directory.h"
 #include "server/workflows/definition.h"
 #include "server/workflows/interval_clock.h"
 #include "server/workflows/outbound_http.h"
@@ -67,14 +67,13 @@ class Workflows final : public CommandRunner {
     std::chrono::seconds tick{60};  // the scheduler loop (BUZZ_WORKFLOW_TICK_SECS, a testing aid)
     OutboundHttp::Options http;     // call_webhook: timeouts, size cap, the allow-list
     std::string public_http_url;    // the relay's URL as http(s), for the approval links sent to approvers
-    bool agents_by_owner = false;   // BUZZ_ALLOW_NIP_OA_AUTH: an agent stands on its recorded owner's membership
   };
   struct Services {
     engine::EventStore& store;
     engine::TeamState& team;
     StoreWriter& writer;
-    const RelayMembership& membership;
-    const ProfileDirectory& profiles;
+    const RelayMembership& membership;  // relay roles: who manages every workflow
+    const Gatekeeper& gatekeeper;       // whether an owner may still act (Gatekeeper::admitted)
   };
   struct Counters {
     std::atomic<uint64_t> runs_completed{0}, runs_failed{0}, runs_cancelled{0};
@@ -171,8 +170,6 @@ class Workflows final : public CommandRunner {
   // Why the owner may not act for this workflow now (`posts`: the step writes
   // in its channel), or nullopt.
   std::optional<std::string> owner_refusal(const Workflow& w, bool posts) const;
-  // A relay member (any pubkey on an open relay), or an agent whose recorded owner is one.
-  bool admitted(const engine::Pubkey& pk) const;
   // The channel's owners and admins, and the relay's.
   bool manages(const engine::Pubkey& pk, std::string_view channel) const;
   // Its owner or a manager, with a token that reaches its channel.
@@ -268,7 +265,7 @@ class Workflows final : public CommandRunner {
   engine::TeamState& team_;
   StoreWriter& writer_;
   const RelayMembership& membership_;
-  const ProfileDirectory& profiles_;
+  const Gatekeeper& gatekeeper_;
   engine::WorkflowTables tables_;
   const engine::Keypair key_;
   OutboundHttp http_;
