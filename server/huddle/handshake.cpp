@@ -92,7 +92,7 @@ void Huddle::auto_add(net::Loop& loop, net::Connection& conn, Peer& peer) {
       admit(*home, *c, *p);
     });
   };
-  if (!s_.writer.submit({std::move(add), {kNoReply, 0, 0}, peer.pubkey})) loop.close(conn);  // the writer is full: closed silently, as a DB failure (§3.2 step 4)
+  if (!s_.writer.submit({std::move(add), kUnanswered, peer.pubkey})) loop.close(conn);  // the writer is full: closed silently, as a DB failure (§3.2 step 4)
 }
 
 void Huddle::admit(net::Loop& loop, net::Connection& conn, Peer& peer) {

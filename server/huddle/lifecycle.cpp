@@ -68,7 +68,7 @@ void Huddle::end_room(net::Loop& loop, const std::string& channel, const std::sh
   };
   // Writer thread: the rest runs on the leaver's loop.
   archive.done = [home, archived](bool ok) { home->post([archived, ok] { archived(ok); }); };
-  if (!s_.writer.submit({std::move(archive), {kNoReply, 0, 0}, key_.pubkey})) {
+  if (!s_.writer.submit({std::move(archive), kUnanswered, key_.pubkey})) {
     log_warn("huddle channel not archived: the store writer is full", {{"channel", channel}});
     archived(false);
   }
@@ -82,7 +82,7 @@ void Huddle::emit(uint16_t kind, const std::string& parent, const std::string& h
   e->tags = {{"h", parent}, {"p", engine::to_hex(who)}};
   e->content = json_object({{"ephemeral_channel_id", json_string(huddle_channel)}});
   engine::sign_event(key_, e.get());
-  if (!s_.writer.submit({StoreEvent{std::move(e), parent}, {kNoReply, 0, 0}, key_.pubkey})) {
+  if (!s_.writer.submit({StoreEvent{std::move(e), parent}, kUnanswered, key_.pubkey})) {
     log_warn("huddle lifecycle event dropped: the store writer is full", {{"kind", std::to_string(kind)}});
   }
 }

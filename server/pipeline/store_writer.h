@@ -32,8 +32,10 @@
 
 namespace buzz::server {
 
-// WriteJob::origin.loop for events nobody waits an OK for (relay-signed ones).
+// WriteJob::origin.loop for events nobody waits an OK for (relay-signed ones),
+// and the origin of such a job.
 inline constexpr uint16_t kNoReply = UINT16_MAX;
+inline constexpr net::ConnId kUnanswered{kNoReply, 0, 0};
 
 // What a WriteJob asks of the writer: one alternative per kind of work, each
 // planned by its own branch of StoreWriter::plan (a std::visit, so a new
@@ -73,7 +75,7 @@ struct ChangeTeam {
 
 struct WriteJob {
   std::variant<StoreEvent, RunMembership, RecordAudit, RunDm, ChangeTeam> work{};
-  net::ConnId origin{kNoReply, 0, 0};  // where the answer goes
+  net::ConnId origin = kUnanswered;  // where the answer goes
   engine::Pubkey actor{};              // the authenticated submitter (audit actor)
   // Several nodes: an event's message use counted across them, still on its way
   // when the job was queued. A use the shared count put past the limit is

@@ -57,7 +57,7 @@ engine::Status Workflows::store_event(engine::Event e, const std::string& channe
   }
   // proxy: the action checked the owner's access itself.
   StoreEvent work{.event = event, .channel = channel, .proxy = true, .admit = admit};
-  if (!writer_.submit({std::move(work), {kNoReply, 0, 0}, actor})) {
+  if (!writer_.submit({std::move(work), kUnanswered, actor})) {
     std::lock_guard lock(commit_mu_);
     commit_waiters_.erase(id);
     return engine::Error{"webhook error: the relay is busy, retry later"};
@@ -235,7 +235,7 @@ void Workflows::publish_run_event(const RunJob& job, uint16_t kind, std::vector<
   for (engine::Tag& t : extra) tags.push_back(std::move(t));
   auto event = std::make_shared<const engine::Event>(relay_event(kind, std::move(tags), std::move(content)));
   StoreEvent work{.event = std::move(event), .channel = channel, .proxy = true};
-  if (!writer_.submit({std::move(work), {kNoReply, 0, 0}, actor.value_or(key_.pubkey)})) log_warn("workflow event dropped: writer queue full", {{"kind", std::to_string(kind)}});
+  if (!writer_.submit({std::move(work), kUnanswered, actor.value_or(key_.pubkey)})) log_warn("workflow event dropped: writer queue full", {{"kind", std::to_string(kind)}});
 }
 
 }  // namespace buzz::server
