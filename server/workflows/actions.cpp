@@ -107,27 +107,16 @@ engine::Result<StepOutput> Workflows::send_message(RunJob& job, const std::strin
   return StepOutput{{"sent", OutputValue::boolean(true)}, {"event_id", OutputValue::string(id)}};
 }
 
-engine::Result<StepOutput> Workflows::send_dm(RunJob& job, const std::string& to_text, const std::string& text) {
-  const engine::WorkflowRecord& w = job.workflow->record;
-  engine::Pubkey to;
-  const std::string to_trimmed = trim(to_text);
-  if (to_trimmed.size() != 64 || !engine::from_hex_any_case(to_trimmed, to.data(), to.size())) {
-    return engine::Error{"invalid definition: SendDm: 'to' must be a 64-char hex pubkey"};
-  }
-  if (to == w.owner) return engine::Error{"invalid definition: SendDm: cannot DM the workflow owner"};
-  if (trim(text).empty()) return engine::Error{"webhook error: empty message content"};
-  if (text.size() > kMaxMessageBytes) {
-    return engine::Error{"webhook error: message content exceeds " + std::to_string(kMaxMessageBytes) + " bytes"};
-  }
-  // Open or reuse the DM of {owner, to} through the team model, as POST /api/dms does.
+engine::Result<std::string> Workflows::open_dm(const engine::Pubkey& opener, const engine::Pubkey& to) {
+  // Through the team model, as POST /api/dms does: the DM of {opener, to}, made or reused.
   uint32_t request;
   {
     std::lock_guard lock(commit_mu_);
     request = next_dm_request_++;
     dm_waiters_[request] = std::nullopt;
   }
-  RunDm open{DmRequest{DmOp::kOpen, w.owner, {to}, {}, {}}};
-  if (!writer_.submit({std::move(open), {kNoReply, request, 0}, w.owner})) {
+  RunDm open{DmRequest{DmOp::kOpen, opener, {to}, {}, {}}};
+  if (!writer_.submit({std::move(open), {kNoReply, request, 0}, opener})) {
     std::lock_guard lock(commit_mu_);
     dm_waiters_.erase(request);
     return engine::Error{"webhook error: the relay is busy, retry later"};
@@ -143,12 +132,41 @@ engine::Result<StepOutput> Workflows::send_dm(RunJob& job, const std::string& to
   if (outcome->status != DmStatus::kOk) {
     return engine::Error{"webhook error: SendDm: " + std::string(dm_status_text(outcome->status))};
   }
-  const std::string dm = outcome->channel_id;
-  engine::Event e = relay_event(9, {{"p", engine::to_hex(w.owner)}, {"h", dm}, kWorkflowTag}, text);
+  return outcome->channel_id;
+}
+
+engine::Result<StepOutput> Workflows::send_dm(RunJob& job, const std::string& to_text, const std::string& text) {
+  const engine::WorkflowRecord& w = job.workflow->record;
+  engine::Pubkey to;
+  const std::string to_trimmed = trim(to_text);
+  if (to_trimmed.size() != 64 || !engine::from_hex_any_case(to_trimmed, to.data(), to.size())) {
+    return engine::Error{"invalid definition: SendDm: 'to' must be a 64-char hex pubkey"};
+  }
+  if (to == w.owner) return engine::Error{"invalid definition: SendDm: cannot DM the workflow owner"};
+  if (trim(text).empty()) return engine::Error{"webhook error: empty message content"};
+  if (text.size() > kMaxMessageBytes) {
+    return engine::Error{"webhook error: message content exceeds " + std::to_string(kMaxMessageBytes) + " bytes"};
+  }
+  auto dm = open_dm(w.owner, to);
+  if (!dm) return engine::Error{dm.error()};
+  engine::Event e = relay_event(9, {{"p", engine::to_hex(w.owner)}, {"h", *dm}, kWorkflowTag}, text);
   const std::string id = e.id_hex();
-  if (auto s = store_event(std::move(e), dm, w.owner); !s) return engine::Error{s.error()};
+  if (auto s = store_event(std::move(e), *dm, w.owner); !s) return engine::Error{s.error()};
   return StepOutput{{"sent", OutputValue::boolean(true)}, {"event_id", OutputValue::string(id)},
-                    {"channel_id", OutputValue::string(dm)}};
+                    {"channel_id", OutputValue::string(*dm)}};
+}
+
+void Workflows::send_approval_dm(const RunJob& job, const engine::Pubkey& approver, const std::string& text) {
+  auto dm = open_dm(key_.pubkey, approver);
+  if (!dm) {
+    log_warn("approval DM not sent", {{"run_id", job.run.id}, {"error", dm.error()}});
+    return;
+  }
+  engine::Event e = relay_event(9, {{"p", engine::to_hex(approver)}, {"h", *dm}, kWorkflowTag},
+                                "Workflow \"" + job.workflow->record.name + "\" asks for your approval: " + text);
+  if (auto s = store_event(std::move(e), *dm, key_.pubkey); !s) {
+    log_warn("approval DM not sent", {{"run_id", job.run.id}, {"error", s.error()}});
+  }
 }
 
 engine::Result<StepOutput> Workflows::set_topic(RunJob& job, const std::string& topic) {

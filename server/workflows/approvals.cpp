@@ -11,6 +11,7 @@
 #include "engine/channel.h"
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/nip19.h"
 #include "server/common/api_error.h"
 #include "server/common/json_text.h"
 #include "server/common/log.h"
@@ -29,43 +30,10 @@ std::string sha256_hex(std::string_view s) {
   return engine::to_hex(digest, sizeof digest);
 }
 
-// An npub (NIP-19 bech32 of a 32-byte key) as lowercase hex, or "".
+// An npub (NIP-19) as lowercase hex, or "".
 std::string npub_to_hex(std::string_view npub) {
-  static constexpr std::string_view kCharset = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
-  if (!npub.starts_with("npub1") || npub.size() != 63) return {};
-  std::vector<uint8_t> values;
-  for (char c : npub.substr(5)) {
-    size_t v = kCharset.find(char(std::tolower(uint8_t(c))));
-    if (v == std::string_view::npos) return {};
-    values.push_back(uint8_t(v));
-  }
-  // The checksum over hrp "npub" and the data (BIP-173).
-  uint32_t chk = 1;
-  auto polymod = [&](uint8_t v) {
-    static constexpr uint32_t kGen[] = {0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3};
-    uint8_t top = uint8_t(chk >> 25);
-    chk = (chk & 0x1ffffff) << 5 ^ v;
-    for (int i = 0; i < 5; ++i) chk ^= (top >> i & 1) ? kGen[i] : 0;
-  };
-  for (char c : std::string_view("npub")) polymod(uint8_t(c) >> 5);
-  polymod(0);
-  for (char c : std::string_view("npub")) polymod(uint8_t(c) & 31);
-  for (uint8_t v : values) polymod(v);
-  if (chk != 1) return {};
-  values.resize(values.size() - 6);
-  std::vector<uint8_t> bytes;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (uint8_t v : values) {
-    acc = acc << 5 | v;
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      bytes.push_back(uint8_t(acc >> bits));
-    }
-  }
-  if (bytes.size() != 32) return {};
-  return engine::to_hex(bytes.data(), bytes.size());
+  auto key = engine::decode_bech32_key(npub, "npub");
+  return key ? engine::to_hex(key->data(), key->size()) : std::string();
 }
 
 bool is_hex64(std::string_view s) {
@@ -136,9 +104,9 @@ std::optional<std::string> Workflows::request_approval(RunJob& job, size_t step_
   if (spec != "any" && spec != engine::to_hex(job.workflow->record.owner)) {
     const std::string text = *message + "\n\nApprove: POST " + options_.public_http_url + "/api/approvals/" + raw_token +
                              "/grant\nDeny: POST " + options_.public_http_url + "/api/approvals/" + raw_token + "/deny";
-    if (auto sent = send_dm(job, spec, text); !sent) {
-      log_warn("approval DM not sent", {{"run_id", job.run.id}, {"error", sent.error()}});
-    }
+    engine::Pubkey approver;
+    engine::from_hex_any_case(spec, approver.data(), approver.size());
+    send_approval_dm(job, approver, text);
   }
   return std::nullopt;
 }
