@@ -6,67 +6,61 @@
 namespace buzz::migrate {
 namespace {
 
-// docs/reference/compat-backends.md §3.3, with the caller's EXPIRE for a key that lost its TTL done inside.
+// engine::gcra in Redis's clock: ARGV = interval, tolerance (ms). Returns
+// {allowed, ms from now until the key's bucket is full again}.
 constexpr const char* kScript =
-    "local c = redis.call('INCR', KEYS[1]) "
-    "if c == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end "
-    "local t = redis.call('TTL', KEYS[1]) "
-    "if t < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) t = tonumber(ARGV[1]) end "
-    "return {c, t}";
+    "local t = redis.call('TIME') "
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
+    "local interval, tolerance = tonumber(ARGV[1]), tonumber(ARGV[2]) "
+    "local tat = tonumber(redis.call('GET', KEYS[1]) or 0) "
+    "if tat > now + tolerance + interval then tat = now end "
+    "if tat < now then tat = now end "
+    "if tat - now > tolerance then return {0, tat - now} end "
+    "tat = tat + interval "
+    "redis.call('SET', KEYS[1], tat, 'PX', tat - now + 1000) "
+    "return {1, tat - now}";
 
 }  // namespace
 
 RedisRateCounter::RedisRateCounter(RedisCommandQueue& commands, size_t max_keys)
     : commands_(commands), max_keys_(max_keys) {}
 
-engine::RateDecision RedisRateCounter::acquire(const engine::Pubkey& pk, std::string_view limit, uint32_t max,
-                                               uint64_t window_secs, uint64_t now) {
-  if (max == 0) return {};  // no limit
+engine::RateDecision RedisRateCounter::acquire(const engine::Pubkey& pk, std::string_view limit,
+                                               const engine::Rate& rate, uint64_t now_ms) {
+  if (rate.unlimited()) return {};
   std::string key = "buzz:ratelimit:" + engine::to_hex(pk) + ":" + std::string(limit);
-  uint64_t generation;
   auto ticket = std::make_shared<engine::RateTicket>();
   {
     std::lock_guard lock(mu_);
-    if (windows_.size() >= max_keys_ && !windows_.count(key)) {
-      std::erase_if(windows_, [&](const auto& kv) { return kv.second.end <= now && kv.second.in_flight == 0; });
-      if (windows_.size() >= max_keys_) windows_.erase(windows_.begin());  // bounded before exact
+    if (tat_ms_.size() >= max_keys_ && !tat_ms_.count(key)) {
+      std::erase_if(tat_ms_, [&](const auto& kv) { return kv.second <= now_ms; });
+      if (tat_ms_.size() >= max_keys_) tat_ms_.erase(tat_ms_.begin());  // bounded before exact
     }
-    Window& w = windows_[key];
-    if (now >= w.end) w = {now + window_secs, 0, 0, next_generation_++};
-    if (w.counted + w.in_flight >= max) return {false, std::max<uint64_t>(1, w.end - now), nullptr};
-    ++w.in_flight;
-    generation = w.generation;
+    uint64_t& tat = tat_ms_[key];
+    const engine::GcraStep step = engine::gcra(tat, now_ms, rate);
+    if (!step.allowed) return {false, engine::wait_secs(step.wait_ms), nullptr};
+    tat = step.tat_ms;
   }
-  const bool queued = commands_.submit({"EVAL", kScript, "1", key, std::to_string(window_secs)},
-                                       [this, key, generation, now, max, ticket](const engine::Result<RedisReply>& r) {
-                                         answered(key, generation, r, now, max, *ticket);
-                                       });
-  if (!queued) answered(key, generation, engine::Error{"queue full"}, now, max, *ticket);
+  const bool queued =
+      commands_.submit({"EVAL", kScript, "1", key, std::to_string(rate.interval_ms()), std::to_string(rate.tolerance_ms())},
+                       [this, key, now_ms, ticket](const engine::Result<RedisReply>& r) { answered(key, r, now_ms, *ticket); });
+  if (!queued) answered(key, engine::Error{"queue full"}, now_ms, *ticket);
   return {true, 0, std::move(ticket)};
 }
 
-void RedisRateCounter::answered(const std::string& key, uint64_t generation, const engine::Result<RedisReply>& r,
-                                uint64_t now, uint32_t max, engine::RateTicket& ticket) {
+void RedisRateCounter::answered(const std::string& key, const engine::Result<RedisReply>& r, uint64_t sent_ms,
+                                engine::RateTicket& ticket) {
   const bool valid = r && r->type == RedisReply::Type::kArray && r->elements.size() == 2;
-  // The count of every node's uses, this one's included: past `max`, this use is one too many.
-  const uint64_t count = valid ? uint64_t(std::max<long long>(0, r->elements[0].integer)) : 0;
+  if (!valid) return ticket.settle(true);  // Redis failed it: this node's own state holds
+  const bool allowed = r->elements[0].integer == 1;
+  // Every node's uses: this node's state moves up to what Redis reported.
+  const uint64_t tat = sent_ms + uint64_t(std::max<long long>(0, r->elements[1].integer));
   {
     std::lock_guard lock(mu_);
-    auto it = windows_.find(key);
-    if (it != windows_.end() && it->second.generation == generation) {  // else a window since replaced
-      Window& w = it->second;
-      --w.in_flight;
-      if (!valid) {
-        ++w.counted;  // Redis failed it: it still counts here
-      } else {
-        // Replies come back in order on one connection: the latest count is the newest.
-        w.counted = count;
-        w.end = now + uint64_t(std::max<long long>(1, r->elements[1].integer));
-      }
-    }
+    uint64_t& mine = tat_ms_[key];
+    mine = std::max(mine, tat);
   }
-  // After the window: the next use, once this one is acknowledged, is decided from this count.
-  ticket.settle(!valid || count <= max);
+  ticket.settle(allowed);
 }
 
 }  // namespace buzz::migrate

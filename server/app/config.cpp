@@ -70,12 +70,16 @@ const std::vector<ConfigKey> kKeys = {
     {"mint-rate-limit", "BUZZ_MINT_RATE_LIMIT", "50", "API tokens one pubkey may mint per hour"},
     {"rate-limits", "BUZZ_RATE_LIMITS", "true", "enforce the per-tier limits below (false: only the mint limit)"},
     {"human-messages-per-min", "BUZZ_HUMAN_MESSAGES_PER_MIN", "60",
-     "messages (kinds 1, 7, 9, 40002-40008, 45001-45003) one human may send per minute; 0 = no limit"},
+     "messages (kinds 1, 7, 9, 40002-40008, 45001-45003) one human may send per minute, after a burst of twice as many; 0 = no limit"},
     {"human-api-calls-per-min", "BUZZ_HUMAN_API_CALLS_PER_MIN", "300", "HTTP API calls per human pubkey per minute; 0 = no limit"},
     {"human-ws-events-per-sec", "BUZZ_HUMAN_WS_EVENTS_PER_SEC", "10",
-     "EVENT, REQ and COUNT frames per human connection per second, sustained; 0 = no limit"},
-    {"human-ws-events-burst", "BUZZ_HUMAN_WS_EVENTS_BURST", "50",
-     "frames a human connection may send at once before the per-second rate applies (a token bucket; at least that rate)"},
+     "EVENT frames per human connection per second, sustained; 0 = no limit"},
+    {"human-ws-events-burst", "BUZZ_HUMAN_WS_EVENTS_BURST", "100",
+     "EVENT frames a human connection may send at once before the per-second rate applies (a token bucket; at least that rate)"},
+    {"human-reads-per-sec", "BUZZ_HUMAN_READS_PER_SEC", "20",
+     "read units per human connection per second, sustained: a REQ, COUNT or NEG frame is one, plus one per 100 events a replay sends; 0 = no limit"},
+    {"human-reads-burst", "BUZZ_HUMAN_READS_BURST", "1100",
+     "read units a human connection may spend at once (at least max_subscriptions, so a client opens all its subscriptions at connect)"},
     {"agent-standard-messages-per-min", "BUZZ_AGENT_STANDARD_MESSAGES_PER_MIN", "120",
      "messages per minute for agents (a 10100 agent_type or an owner link)"},
     {"agent-standard-api-calls-per-min", "BUZZ_AGENT_STANDARD_API_CALLS_PER_MIN", "600", "API calls per minute for agents"},
@@ -137,6 +141,8 @@ uint32_t* rate_limit_field(RateLimitConfig* r, const std::string& key) {
   if (key == "human-api-calls-per-min") return &r->api_calls_per_min[human];
   if (key == "human-ws-events-per-sec") return &r->human_ws_events_per_sec;
   if (key == "human-ws-events-burst") return &r->human_ws_events_burst;
+  if (key == "human-reads-per-sec") return &r->human_reads_per_sec;
+  if (key == "human-reads-burst") return &r->human_reads_burst;
   if (key == "agent-standard-messages-per-min") return &r->messages_per_min[standard];
   if (key == "agent-standard-api-calls-per-min") return &r->api_calls_per_min[standard];
   if (key == "agent-elevated-messages-per-min") return &r->messages_per_min[size_t(Tier::kAgentElevated)];

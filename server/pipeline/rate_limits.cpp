@@ -61,33 +61,30 @@ bool counts_as_message(uint32_t kind) {
 
 RateCounters::RateCounters(size_t max_keys) : max_per_shard_(std::max<size_t>(1, max_keys / kShards)) {}
 
-RateCounters::Window& RateCounters::slot(Shard& shard, const Key& key, uint64_t now) {
-  auto it = shard.windows.find(key);
-  if (it != shard.windows.end()) return it->second;
-  if (shard.windows.size() >= max_per_shard_) {
-    std::erase_if(shard.windows, [&](const auto& kv) {
-      return kv.second.end <= now && kv.second.audited_at + kAuditIntervalSecs <= now;
+RateCounters::Entry& RateCounters::slot(Shard& shard, const Key& key, uint64_t now_ms) {
+  auto it = shard.entries.find(key);
+  if (it != shard.entries.end()) return it->second;
+  if (shard.entries.size() >= max_per_shard_) {
+    const uint64_t now = now_ms / 1000;
+    std::erase_if(shard.entries, [&](const auto& kv) {
+      return kv.second.tat_ms <= now_ms && kv.second.audited_at + kAuditIntervalSecs <= now;
     });
     // Still full: the table is bounded before it is exact.
-    if (shard.windows.size() >= max_per_shard_) shard.windows.erase(shard.windows.begin());
+    if (shard.entries.size() >= max_per_shard_) shard.entries.erase(shard.entries.begin());
   }
-  return shard.windows[key];
+  return shard.entries[key];
 }
 
-RateCounters::Outcome RateCounters::acquire(const engine::Pubkey& pk, RateLimit limit, uint32_t max,
-                                            uint64_t window_secs, uint64_t now) {
-  if (max == 0) return {};  // no limit
+RateCounters::Outcome RateCounters::acquire(const engine::Pubkey& pk, RateLimit limit, const engine::Rate& rate,
+                                            uint64_t now_ms) {
+  if (rate.unlimited()) return {};
   const Key key{pk, limit};
   Shard& shard = shard_of(key);
   std::lock_guard lock(shard.mu);
-  Window& w = slot(shard, key, now);
-  if (now >= w.end || now < w.start) {  // a new window (or the clock went back)
-    w.start = now - now % window_secs;
-    w.end = w.start + window_secs;
-    w.count = 0;
-  }
-  if (w.count >= max) return {false, w.end - now};
-  ++w.count;
+  Entry& e = slot(shard, key, now_ms);
+  const engine::GcraStep step = engine::gcra(e.tat_ms, now_ms, rate);
+  if (!step.allowed) return {false, engine::wait_secs(step.wait_ms)};
+  e.tat_ms = step.tat_ms;
   return {};
 }
 
@@ -95,9 +92,9 @@ bool RateCounters::audit_due(const engine::Pubkey& pk, RateLimit limit, uint64_t
   const Key key{pk, limit};
   Shard& shard = shard_of(key);
   std::lock_guard lock(shard.mu);
-  Window& w = slot(shard, key, now);
-  if (w.audited_at != 0 && now < w.audited_at + kAuditIntervalSecs) return false;
-  w.audited_at = now;
+  Entry& e = slot(shard, key, now * 1000);
+  if (e.audited_at != 0 && now < e.audited_at + kAuditIntervalSecs) return false;
+  e.audited_at = now;
   return true;
 }
 

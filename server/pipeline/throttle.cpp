@@ -3,6 +3,7 @@
 // `rate_limit_exceeded` audit entry per (pubkey, limit) per minute.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "engine/audit_entry.h"
 #include "engine/channel.h"
@@ -14,12 +15,6 @@
 #include "server/team/team_model.h"
 
 namespace buzz::server {
-namespace {
-
-constexpr uint64_t kMinute = 60;
-
-}  // namespace
-
 Tier Throttle::tier_of(const engine::Pubkey& pk) const {
   const auto& assigned = limits_.assigned;
   if (!assigned.empty()) {
@@ -34,27 +29,41 @@ bool Throttle::administers(const engine::Pubkey& pk) const {
   return role && *role != engine::RelayRole::kMember;
 }
 
-bool Throttle::admit_frame(FrameBucket& bucket, const engine::Pubkey& pk, const Grant& grant) {
-  const RateLimitConfig& r = limits_;
-  if (!r.enabled || r.human_ws_events_per_sec == 0) return true;
+std::optional<uint64_t> Throttle::take(FrameBucket& bucket, uint32_t per_sec, uint32_t burst, const engine::Pubkey& pk,
+                                       const Grant& grant) {
+  if (!limits_.enabled || per_sec == 0) return std::nullopt;
   // A proxy:submit connection carries many guests' frames (docs/reference/proxy.md §4.3);
   // each guest's messages are still limited by author.
-  if (grant.has(Scope::kProxySubmit)) return true;
+  if (grant.has(Scope::kProxySubmit)) return std::nullopt;
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::steady_clock::now().time_since_epoch()).count();
-  const float size = float(std::max(r.human_ws_events_burst, r.human_ws_events_per_sec));
+  const float size = float(std::max(burst, per_sec));
   bucket.tokens = bucket.at_ms < 0 ? size
-                                   : std::min(size, bucket.tokens + float(now_ms - bucket.at_ms) *
-                                                                        float(r.human_ws_events_per_sec) / 1000.0f);
+                                   : std::min(size, bucket.tokens + float(now_ms - bucket.at_ms) * float(per_sec) / 1000.0f);
   bucket.at_ms = now_ms;
   if (bucket.tokens >= 1) {
     bucket.tokens -= 1;
-    return true;
+    return std::nullopt;
   }
   // Only a connection past the human limit pays for the lookups.
-  if (tier_of(pk) != Tier::kHuman || administers(pk)) return true;
+  if (tier_of(pk) != Tier::kHuman || administers(pk)) return std::nullopt;
   note_rate_limited(pk, RateLimit::kWsEvents, "");
-  return false;
+  return uint64_t(std::ceil((1 - bucket.tokens) / float(per_sec)));
+}
+
+std::optional<uint64_t> Throttle::admit_write(FrameBucket& bucket, const engine::Pubkey& pk, const Grant& grant) {
+  return take(bucket, limits_.human_ws_events_per_sec, limits_.human_ws_events_burst, pk, grant);
+}
+
+std::optional<uint64_t> Throttle::admit_read(FrameBucket& bucket, const engine::Pubkey& pk, const Grant& grant) {
+  return take(bucket, limits_.human_reads_per_sec, limits_.human_reads_burst, pk, grant);
+}
+
+void Throttle::charge_replay(FrameBucket& bucket, size_t events) const {
+  // A bucket take() left alone (limits off, an exempt caller) is never charged.
+  if (bucket.at_ms < 0 || events < kReadUnitEvents) return;
+  const float floor = -float(std::max(limits_.human_reads_burst, limits_.human_reads_per_sec));
+  bucket.tokens = std::max(floor, bucket.tokens - float(events / kReadUnitEvents));
 }
 
 std::optional<Verdict> Throttle::admit_message(const engine::Event& e, const engine::Pubkey& submitter,
@@ -63,9 +72,9 @@ std::optional<Verdict> Throttle::admit_message(const engine::Event& e, const eng
   if (!r.enabled || !counts_as_message(e.kind)) return std::nullopt;
   // Only a proxy submission pays for this lookup; the author's own is checked on refusal.
   if (submitter != e.pubkey && administers(submitter)) return std::nullopt;
-  const uint32_t max = r.messages_per_min[size_t(tier_of(e.pubkey))];
-  std::string refusal = "rate-limited: message rate exceeded (" + std::to_string(max) + "/min)";
-  RateCounters::Outcome o = acquire_minute(e.pubkey, RateLimit::kMessages, max, ticket);
+  const engine::Rate rate = r.messages(tier_of(e.pubkey));
+  std::string refusal = "rate-limited: message rate exceeded (" + std::to_string(rate.per_window) + "/min)";
+  RateCounters::Outcome o = acquire(e.pubkey, RateLimit::kMessages, rate, ticket);
   if (o.allowed && ticket && *ticket) {
     (*ticket)->refusal = std::move(refusal);
     // Decided on the writer thread, where the event's channel is not resolved again.
@@ -87,20 +96,21 @@ std::optional<Verdict> Throttle::admit_message(const engine::Event& e, const eng
 std::optional<net::HttpResponse> Throttle::admit_api_call(const engine::Pubkey& pk) {
   const RateLimitConfig& r = limits_;
   if (!r.enabled) return std::nullopt;
-  const uint32_t max = r.api_calls_per_min[size_t(tier_of(pk))];
-  RateCounters::Outcome o = acquire_minute(pk, RateLimit::kApiCalls, max);
+  const engine::Rate rate = r.api_calls(tier_of(pk));
+  RateCounters::Outcome o = acquire(pk, RateLimit::kApiCalls, rate);
   if (o.allowed) return std::nullopt;
   note_rate_limited(pk, RateLimit::kApiCalls, "");
-  net::HttpResponse refusal = api_error(429, "rate-limited: API call rate exceeded (" + std::to_string(max) + "/min)");
+  net::HttpResponse refusal =
+      api_error(429, "rate-limited: API call rate exceeded (" + std::to_string(rate.per_window) + "/min)");
   refusal.headers.emplace_back("Retry-After", std::to_string(o.retry_after));
   return refusal;
 }
 
-RateCounters::Outcome Throttle::acquire_minute(const engine::Pubkey& pk, RateLimit limit, uint32_t max,
-                                               std::shared_ptr<engine::RateTicket>* ticket) {
-  const uint64_t now = engine::unix_now();
-  if (!shared_) return counters_.acquire(pk, limit, max, kMinute, now);
-  engine::RateDecision d = shared_->acquire(pk, rate_limit_name(limit), max, kMinute, now);
+RateCounters::Outcome Throttle::acquire(const engine::Pubkey& pk, RateLimit limit, const engine::Rate& rate,
+                                        std::shared_ptr<engine::RateTicket>* ticket) {
+  const uint64_t now_ms = engine::unix_now_ms();
+  if (!shared_) return counters_.acquire(pk, limit, rate, now_ms);
+  engine::RateDecision d = shared_->acquire(pk, rate_limit_name(limit), rate, now_ms);
   if (ticket) *ticket = std::move(d.ticket);
   return {d.allowed, d.retry_after};
 }

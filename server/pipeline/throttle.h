@@ -1,18 +1,22 @@
 // Throttle: the per-tier rate limits of docs/reference/protocol.md §14 applied to callers —
 // WebSocket frames, messages and HTTP API calls. Each check counts one use and
 // answers whether it may proceed; a refusal is counted (buzz_rate_limited_total)
-// and audited at most once per (pubkey, limit) per minute.
+// and audited at most once per (pubkey, limit) per minute, and says how long
+// to wait.
 //
-// Frames are a token bucket per connection (a burst, then the per-second rate),
-// so a client that opens its subscriptions on connect is not refused; messages
-// and API calls are fixed windows per pubkey. The relay owner and admins are
-// exempt from the frame and message limits: their scripts administer the relay,
-// and the events they relay for others (buzz sync uploading an appliance's
-// history) are copies, not the authors' new messages.
+// A human connection's frames fill two token buckets, writes and reads apart:
+// EVENT frames one each; REQ, COUNT and NEG-OPEN by what they cost the relay —
+// one unit as they arrive, and one more per kReadUnitEvents events a replay
+// sent — so a client may open all its subscriptions at connect while a
+// connection that keeps pulling history is slowed. Messages and API calls are
+// per pubkey, a burst then a steady rate (GCRA). The relay owner and admins are
+// exempt from the frame and message limits: their scripts administer the
+// relay, and the events they relay for others (buzz sync uploading an
+// appliance's history) are copies, not the authors' new messages.
 //
 // Any thread: the counters are RateCounters' sharded table, or, when several
 // nodes serve one team, a SharedRateCounter (engine/shared_rate_counter.h) that
-// all of them count in; the per-connection frame count lives in the Session,
+// all of them count in; the per-connection buckets live in the Session,
 // touched only by its loop.
 #pragma once
 
@@ -35,13 +39,17 @@
 
 namespace buzz::server {
 
-// The human frame limit's token bucket of one connection: frames it may still
-// send, as of `at_ms` (steady clock; -1 = full, never used). Its session holds
-// it and only the connection's loop touches it.
+// One of a human connection's frame buckets: units it may still spend, as of
+// `at_ms` (steady clock; -1 = full, never used). A replay's cost may take it
+// below zero, to be earned back before the next read. Its session holds it and
+// only the connection's loop touches it.
 struct FrameBucket {
   float tokens = 0;
   int64_t at_ms = -1;
 };
+
+// A replay costs one more read unit per this many events it sent.
+inline constexpr size_t kReadUnitEvents = 100;
 
 class Throttle {
  public:
@@ -57,9 +65,13 @@ class Throttle {
         stats_(stats),
         shared_(shared) {}
 
-  // An EVENT, REQ or COUNT frame of an authenticated connection (its bucket, its
-  // pubkey and grant): false past the human frame limit.
-  bool admit_frame(FrameBucket& bucket, const engine::Pubkey& pk, const Grant& grant);
+  // Frames of an authenticated connection (its bucket, its pubkey and grant):
+  // nullopt, or the refusal's wait in seconds. admit_write: an EVENT;
+  // admit_read: a REQ, COUNT or NEG-OPEN, one unit.
+  std::optional<uint64_t> admit_write(FrameBucket& bucket, const engine::Pubkey& pk, const Grant& grant);
+  std::optional<uint64_t> admit_read(FrameBucket& bucket, const engine::Pubkey& pk, const Grant& grant);
+  // After a replay admitted by admit_read: what the events it sent cost.
+  void charge_replay(FrameBucket& bucket, size_t events) const;
   // A message (counts_as_message) by its author, submitted by `submitter`: the
   // refusal, or nullopt. What an owner or admin submits for others (buzz sync,
   // a bridge under proxy:submit) copies messages already written: not counted.
@@ -79,9 +91,13 @@ class Throttle {
  private:
   // The operator's assignment, else agent-standard for a declared agent, else human.
   Tier tier_of(const engine::Pubkey& pk) const;
-  // One use of a per-minute window, in the shared counter when there is one.
-  RateCounters::Outcome acquire_minute(const engine::Pubkey& pk, RateLimit limit, uint32_t max,
-                                       std::shared_ptr<engine::RateTicket>* ticket = nullptr);
+  // One use of a per-pubkey rate, in the shared counter when there is one.
+  RateCounters::Outcome acquire(const engine::Pubkey& pk, RateLimit limit, const engine::Rate& rate,
+                                std::shared_ptr<engine::RateTicket>* ticket = nullptr);
+  // Takes `cost` units from a human frame bucket of `burst` refilled at
+  // `per_sec`: nullopt, or the refusal's wait in seconds.
+  std::optional<uint64_t> take(FrameBucket& bucket, uint32_t per_sec, uint32_t burst, const engine::Pubkey& pk,
+                               const Grant& grant);
   // The relay owner and admins: no frame or message limit.
   bool administers(const engine::Pubkey& pk) const;
 

@@ -28,7 +28,7 @@ void Relay::handle_event(Context& c, engine::Event&& e) {
     send_ok(c, e.id, false, "restricted: not a relay member");
     return c.loop.close(c.conn, 1008, "relay membership revoked");
   }
-  if (!admit_frame(c)) return send_ok(c, e.id, false, "rate-limited: too many events per second");
+  if (auto refusal = admit_write(c)) return send_ok(c, e.id, false, *refusal);
   const engine::Id id = e.id;
   Submitter who{c.conn.id(), c.session.pubkey, c.session.grant, false};
   std::optional<Verdict> v = ingest(who, std::move(e));

@@ -90,7 +90,7 @@ void Relay::handle_neg_open(Context& c, NegOpenMessage&& m) {
   c.session.negs.erase(m.sub_id);
   auto refuse = [&](std::string_view reason) { send_neg_err(c.loop, c.conn, m.sub_id, reason); };
   if (!c.session.authenticated()) return refuse("auth-required: not authenticated");
-  if (!admit_frame(c)) return refuse("rate-limited: too many requests per second");
+  if (auto refusal = admit_read(c)) return refuse(*refusal);
   if (!c.session.grant.has(Scope::kMessagesRead)) return refuse("restricted: insufficient scope");
   if (m.filter.search) return refuse("blocked: a search filter cannot be reconciled");
   // The same channel checks as REQ (handle_req.cpp), before anything is read.
@@ -161,9 +161,9 @@ void Relay::finish_neg_open(net::Loop& loop, NegBuild& build) {
 void Relay::handle_neg_msg(Context& c, const NegMsgMessage& m) {
   auto it = c.session.negs.find(m.sub_id);
   if (it == c.session.negs.end()) return send_neg_err(c.loop, c.conn, m.sub_id, "closed: no such reconciliation open");
-  if (!admit_frame(c)) {
+  if (auto refusal = admit_read(c)) {
     c.session.negs.erase(it);
-    return send_neg_err(c.loop, c.conn, m.sub_id, "rate-limited: too many requests per second");
+    return send_neg_err(c.loop, c.conn, m.sub_id, *refusal);
   }
   neg_step(c, m.sub_id, *it->second, m.message);
 }

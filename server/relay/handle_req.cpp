@@ -63,7 +63,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
   // A reused id replaces its subscription, so the old one ends here: if the
   // new REQ is refused below, the CLOSED for this id leaves nothing running.
   if (replacing) drop_subscription(c.state, c.session, req.sub_id);
-  if (!admit_frame(c)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
+  if (auto refusal = admit_read(c)) return send_closed(c, req.sub_id, *refusal);
   if (!replacing && c.session.subs.size() >= kMaxSubscriptionsPerConnection) {
     return send_closed(c, req.sub_id, "error: too many subscriptions");
   }
@@ -135,6 +135,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
       if (whole) replayed.push_back(engine::id_of(e));
     });
   }
+  s_.throttle.charge_replay(c.session.reads, replayed.size());
   registered->horizon.set(written_before, s_.writer.writing(), std::move(replayed));
   if (registered->horizon.overlapping()) {
     c.state.overlapping.push_back({c.conn.id(), registered->id, registered->horizon.overlap_until()});
@@ -147,7 +148,7 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
 
 void Relay::handle_count(Context& c, const ReqMessage& req) {
   if (!c.session.authenticated()) return send_closed(c, req.sub_id, "auth-required: not authenticated");
-  if (!admit_frame(c)) return send_closed(c, req.sub_id, "rate-limited: too many requests per second");
+  if (auto refusal = admit_read(c)) return send_closed(c, req.sub_id, *refusal);
   if (!c.session.grant.has(Scope::kMessagesRead)) return send_closed(c, req.sub_id, "restricted: insufficient scope");
   // A search counts the hits the same REQ would send, not every event its other keys match.
   switch (searches_of(req.filters)) {

@@ -130,10 +130,20 @@ class Relay final {
     LoopState& state;
   };
 
-  // One EVENT, REQ or COUNT frame against the human frame limit (before AUTH
-  // every such frame is refused anyway, and cheaply).
-  bool admit_frame(Context& c) {
-    return !c.session.authenticated() || s_.throttle.admit_frame(c.session.frames, c.session.pubkey, c.session.grant);
+  // A frame against a human connection's frame limits (before AUTH every such
+  // frame is refused anyway, and cheaply): nullopt, or the refusal to send.
+  // Writes are EVENTs; reads are REQ, COUNT and NEG frames (server/pipeline/throttle.h).
+  std::optional<std::string> admit_write(Context& c) {
+    if (!c.session.authenticated()) return std::nullopt;
+    auto wait = s_.throttle.admit_write(c.session.writes, c.session.pubkey, c.session.grant);
+    if (!wait) return std::nullopt;
+    return "rate-limited: too many events, retry in " + std::to_string(*wait) + " s";
+  }
+  std::optional<std::string> admit_read(Context& c) {
+    if (!c.session.authenticated()) return std::nullopt;
+    auto wait = s_.throttle.admit_read(c.session.reads, c.session.pubkey, c.session.grant);
+    if (!wait) return std::nullopt;
+    return "rate-limited: too many requests, retry in " + std::to_string(*wait) + " s";
   }
 
   // handle_*.cpp, one per message type

@@ -71,7 +71,9 @@ struct Session final : SocketContext {
   size_t held_filter_values = 0;  // by subs, at most kMaxFilterValuesPerConnection
   // Open NIP-77 reconciliations by sub_id, at most NegLimits::sessions_per_connection.
   std::unordered_map<std::string, std::unique_ptr<NegSession>> negs;
-  FrameBucket frames;  // the human frame limit (docs/reference/protocol.md §14, server/pipeline/throttle.h)
+  // The human frame limits (docs/reference/protocol.md §14, server/pipeline/throttle.h).
+  FrameBucket writes;  // EVENT frames
+  FrameBucket reads;   // REQ, COUNT and NEG frames, priced by cost
 
   bool authenticated() const { return auth == Auth::kAuthenticated; }
   std::string challenge_hex() const { return engine::to_hex(challenge); }

@@ -274,7 +274,9 @@ TEST(Config, RateLimits) {
   EXPECT_EQ(r.messages_per_min, (std::array<uint32_t, kTierCount>{60, 120, 300, 600}));
   EXPECT_EQ(r.api_calls_per_min, (std::array<uint32_t, kTierCount>{300, 600, 0, 0}));
   EXPECT_EQ(r.human_ws_events_per_sec, 10u);
-  EXPECT_EQ(r.human_ws_events_burst, 50u);
+  EXPECT_EQ(r.human_ws_events_burst, 100u);
+  EXPECT_EQ(r.human_reads_per_sec, 20u);
+  EXPECT_EQ(r.human_reads_burst, 1100u);
   EXPECT_TRUE(r.assigned.empty());
 
   EXPECT_EQ(set_error(&c, "rate-limits", "false"), "<ok>");
@@ -283,6 +285,8 @@ TEST(Config, RateLimits) {
   EXPECT_EQ(set_error(&c, "human-api-calls-per-min", "0"), "<ok>");
   EXPECT_EQ(set_error(&c, "human-ws-events-per-sec", "7"), "<ok>");
   EXPECT_EQ(set_error(&c, "human-ws-events-burst", "21"), "<ok>");
+  EXPECT_EQ(set_error(&c, "human-reads-per-sec", "8"), "<ok>");
+  EXPECT_EQ(set_error(&c, "human-reads-burst", "22"), "<ok>");
   EXPECT_EQ(set_error(&c, "agent-standard-messages-per-min", "11"), "<ok>");
   EXPECT_EQ(set_error(&c, "agent-standard-api-calls-per-min", "12"), "<ok>");
   EXPECT_EQ(set_error(&c, "agent-elevated-messages-per-min", "13"), "<ok>");
@@ -291,6 +295,8 @@ TEST(Config, RateLimits) {
   EXPECT_EQ(r.api_calls_per_min, (std::array<uint32_t, kTierCount>{0, 12, 0, 0}));
   EXPECT_EQ(r.human_ws_events_per_sec, 7u);
   EXPECT_EQ(r.human_ws_events_burst, 21u);
+  EXPECT_EQ(r.human_reads_per_sec, 8u);
+  EXPECT_EQ(r.human_reads_burst, 22u);
   EXPECT_EQ(set_error(&c, "human-messages-per-min", "-1"),
             "config: human-messages-per-min (test) = '-1': expected a count from 0 (no limit) to 100000000");
   EXPECT_NE(set_error(&c, "human-ws-events-per-sec", "100000001"), "<ok>");

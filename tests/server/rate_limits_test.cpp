@@ -1,5 +1,5 @@
-// Unit tests for server/rate_limits: the fixed windows of RateCounters (the
-// limit, the window's edge, keys counted apart, the bound on keys), the
+// Unit tests for server/rate_limits: the GCRA of RateCounters (the burst, the
+// rate after it, keys counted apart, the bound on keys), the
 // audit debounce, and which kinds count as messages (docs/reference/protocol.md §14).
 #include "server/pipeline/rate_limits.h"
 
@@ -14,49 +14,70 @@ engine::Pubkey key(uint8_t b) {
   return pk;
 }
 
-TEST(RateCounters, AllowsTheLimitPerWindowThenRefusesUntilItEnds) {
+constexpr uint64_t kSec = 1000;  // acquire() takes milliseconds
+
+TEST(RateCounters, AllowsTheBurstThenOneUsePerInterval) {
   RateCounters counters;
-  const uint64_t start = 6000;  // a window of 60 s starts here
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, 3, 60, start + 10).allowed);
-  RateCounters::Outcome refused = counters.acquire(key(1), RateLimit::kMessages, 3, 60, start + 10);
+  const engine::Rate rate{3, 60, 3};  // three at once, then one every 20 s
+  const uint64_t t = 6000 * kSec;
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, rate, t).allowed) << i;
+  RateCounters::Outcome refused = counters.acquire(key(1), RateLimit::kMessages, rate, t);
   EXPECT_FALSE(refused.allowed);
-  EXPECT_EQ(refused.retry_after, 50u);
-  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, 3, 60, start + 59).allowed);
-  // A refusal is not counted: the next window starts from zero.
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, 3, 60, start + 60).allowed);
-  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, 3, 60, start + 119).allowed);
+  EXPECT_EQ(refused.retry_after, 20u);
+  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, rate, t + 19 * kSec).allowed);
+  // A refusal is not counted: one more use 20 s on, then the next interval.
+  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, rate, t + 20 * kSec).allowed);
+  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, rate, t + 21 * kSec).allowed);
+  // Idle for a minute: the whole burst again.
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, rate, t + 100 * kSec).allowed);
+}
+
+TEST(RateCounters, ABurstOfTwiceTheRateIsTheMessagesDefault) {
+  RateLimitConfig config;
+  const engine::Rate human = config.messages(Tier::kHuman);
+  EXPECT_EQ(human.per_window, 60u);
+  EXPECT_EQ(human.burst, 120u);
+  RateCounters counters;
+  int allowed = 0;
+  for (int i = 0; i < 200; ++i) allowed += counters.acquire(key(1), RateLimit::kMessages, human, 5000 * kSec).allowed;
+  EXPECT_EQ(allowed, 120);
+  EXPECT_EQ(counters.acquire(key(1), RateLimit::kMessages, human, 5000 * kSec).retry_after, 1u);
 }
 
 TEST(RateCounters, KeysAndLimitsAreCountedApart) {
   RateCounters counters;
-  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, 1, 60, 100).allowed);
-  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, 1, 60, 100).allowed);
-  EXPECT_TRUE(counters.acquire(key(2), RateLimit::kMessages, 1, 60, 100).allowed);
-  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kApiCalls, 1, 60, 100).allowed);
+  const engine::Rate one{1, 60, 1};
+  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, one, 100 * kSec).allowed);
+  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, one, 100 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(key(2), RateLimit::kMessages, one, 100 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kApiCalls, one, 100 * kSec).allowed);
 }
 
 TEST(RateCounters, ZeroMeansNoLimit) {
   RateCounters counters;
-  for (int i = 0; i < 1000; ++i) EXPECT_TRUE(counters.acquire(key(1), RateLimit::kApiCalls, 0, 60, 100).allowed);
+  const engine::Rate none{0, 60, 0};
+  for (int i = 0; i < 1000; ++i) EXPECT_TRUE(counters.acquire(key(1), RateLimit::kApiCalls, none, 100 * kSec).allowed);
 }
 
-TEST(RateCounters, AClockThatGoesBackStartsAFreshWindow) {
+TEST(RateCounters, AClockThatGoesBackDoesNotLockAKeyOut) {
   RateCounters counters;
-  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, 1, 60, 1000).allowed);
-  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, 1, 60, 1001).allowed);
-  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, 1, 60, 900).allowed);
+  const engine::Rate one{1, 60, 1};
+  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, one, 1000 * kSec).allowed);
+  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, one, 1001 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, one, 900 * kSec).allowed);
 }
 
 TEST(RateCounters, StaysBoundedByForgettingKeys) {
   RateCounters counters(16);  // one key per shard
+  const engine::Rate one{1, 60, 1};
   // Keys whose second byte agrees modulo 16 share a shard.
   const engine::Pubkey a = key(1), b = key(17);
-  EXPECT_TRUE(counters.acquire(a, RateLimit::kMessages, 1, 60, 100).allowed);
-  EXPECT_FALSE(counters.acquire(a, RateLimit::kMessages, 1, 60, 100).allowed);
+  EXPECT_TRUE(counters.acquire(a, RateLimit::kMessages, one, 100 * kSec).allowed);
+  EXPECT_FALSE(counters.acquire(a, RateLimit::kMessages, one, 100 * kSec).allowed);
   // b takes a's place: bounded before exact, so a starts over.
-  EXPECT_TRUE(counters.acquire(b, RateLimit::kMessages, 1, 60, 100).allowed);
-  EXPECT_TRUE(counters.acquire(a, RateLimit::kMessages, 1, 60, 100).allowed);
-  EXPECT_TRUE(counters.acquire(b, RateLimit::kMessages, 1, 60, 100).allowed);
+  EXPECT_TRUE(counters.acquire(b, RateLimit::kMessages, one, 100 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(a, RateLimit::kMessages, one, 100 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(b, RateLimit::kMessages, one, 100 * kSec).allowed);
 }
 
 TEST(RateCounters, AuditsAtMostOncePerMinutePerKeyAndLimit) {

@@ -72,3 +72,40 @@ test('authenticate, publish, query history and receive live events', async () =>
   a.close();
   b.close();
 });
+
+// With default limits (this relay runs with them): what standard clients do
+// at connect and when they come back online is not refused.
+test('a client opens every subscription NIP-11 promises at once', async () => {
+  const doc = await (await fetch(url.replace('ws', 'http'), { headers: { Accept: 'application/nostr+json' } })).json();
+  const max = doc.limitation.max_subscriptions;
+  assert.ok(max >= 100, `max_subscriptions ${max}`);
+  const sk = generateSecretKey();
+  const r = await connectAuthed(sk);
+  const closed = [];
+  const eoses = await Promise.all(Array.from({ length: max }, (_, i) => new Promise((resolve) => {
+    r.subscribe([{ kinds: [1], authors: [getPublicKey(sk)], '#t': [`s${i}`] }], {
+      oneose: () => resolve(true),
+      onclose: (reason) => { closed.push(reason); resolve(false); },
+    });
+  })));
+  assert.deepEqual(closed, []);
+  assert.equal(eoses.filter(Boolean).length, max);
+  r.close();
+});
+
+test('a client flushing an outbox of 100 notes has them all accepted, then reads back the newest 50', async () => {
+  const sk = generateSecretKey();
+  const r = await connectAuthed(sk);
+  const now = Math.floor(Date.now() / 1000);
+  const notes = Array.from({ length: 100 }, (_, i) =>
+    finalizeEvent({ kind: 1, created_at: now - 100 + i, tags: [], content: `outbox ${i}` }, sk));
+  const results = await Promise.allSettled(notes.map((e) => r.publish(e)));
+  const refused = results.filter((x) => x.status === 'rejected').map((x) => String(x.reason));
+  assert.deepEqual(refused, []);
+  const got = [];
+  await new Promise((resolve) => {
+    r.subscribe([{ kinds: [1], authors: [getPublicKey(sk)], limit: 50 }], { onevent: (e) => got.push(e.id), oneose: resolve });
+  });
+  assert.deepEqual(got, notes.slice(50).reverse().map((e) => e.id));
+  r.close();
+});
