@@ -139,7 +139,7 @@ export async function addMember(person, name, count) {
   await person.page.click('#toggle-members');
   await person.page.type('#add-member', name);
   await person.page.click('#add-member-button');
-  await waitText(person.page, '.members h3', `Members (${count})`);
+  await waitText(person.page, '.members h2', `Members (${count})`);
 }
 
 // Opens a channel from the sidebar once it is listed (the list refreshes every 5 s).

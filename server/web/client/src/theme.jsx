@@ -1,0 +1,28 @@
+// Light or dark: the system's choice (prefers-color-scheme, app.css) unless
+// the reader picked one, which is remembered in this browser.
+import { useState } from 'preact/hooks';
+
+const KEY = 'buzz.theme';
+export function applyTheme(theme = localStorage.getItem(KEY) || 'system') {
+  if (theme === 'system') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+}
+
+export function ThemeSwitch() {
+  const [theme, setTheme] = useState(localStorage.getItem(KEY) || 'system');
+  const choose = (t) => {
+    t === 'system' ? localStorage.removeItem(KEY) : localStorage.setItem(KEY, t);
+    applyTheme(t);
+    setTheme(t);
+  };
+  return (
+    <p>
+      <label for="theme">Appearance</label>{' '}
+      <select id="theme" value={theme} onChange={(e) => choose(e.target.value)}>
+        <option value="system">as the system</option>
+        <option value="light">light</option>
+        <option value="dark">dark</option>
+      </select>
+    </p>
+  );
+}
