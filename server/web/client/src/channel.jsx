@@ -8,7 +8,7 @@ import { Members, Settings } from './admin.jsx';
 import { Canvas } from './canvas.jsx';
 import { Markdown } from './markdown.jsx';
 import { Avatar } from './avatar.jsx';
-import { EmojiButton, emojiSuggestions } from './emoji.jsx';
+import { EmojiButton, EmojiPicker, emojiSuggestions } from './emoji.jsx';
 import { useHuddle, HuddleButton } from './huddle.jsx';
 
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
@@ -85,7 +85,7 @@ function Content({ text, tags }) {
 // The one message showing its actions: entering or focusing another takes them.
 let hotOff = null;
 
-function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, inThread, pending, onRetry, onDiscard, cont }) {
+function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEdit, onDelete, inThread, pending, onRetry, onDiscard, cont }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const edit = state.edits.get(ev.id);
@@ -150,7 +150,8 @@ function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, in
           {!inThread && replies > 0 && <button class="reply replies" onClick={() => onReply(ev)}>{`${replies} repl${replies === 1 ? 'y' : 'ies'}`}</button>}
           {hot && !editing && <span class="actions">
             {REACTIONS.map((e) => <button class="react" aria-label={'react ' + e} onClick={() => onReact(ev, e)}>{e}</button>)}
-            <EmojiButton class="react-any" label="react with any emoji" onPick={(e) => onReact(ev, e)} />
+            <button class="react-any" aria-label="react with any emoji" title="react with any emoji" aria-haspopup="dialog"
+              onClick={(e) => onPickReaction(ev, e.currentTarget)}>☺</button>
             {!inThread && !replies && <button class="reply" onClick={() => onReply(ev)}>Reply</button>}
             {ev.pubkey === me && <button class="edit" onClick={() => setEditing(true)}>Edit</button>}
             {ev.pubkey === me && <button class="delete" onClick={() => setConfirming(true)}>Delete</button>}
@@ -457,7 +458,8 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     if (!inner.current) return;
     const ro = new ResizeObserver(() => {
       const el = list.current;
-      if (el && stick.current && restore.current === null) el.scrollTop = el.scrollHeight;
+      if (el && pinned.current) alignTo(pinned.current);
+      else if (el && stick.current && restore.current === null) el.scrollTop = el.scrollHeight;
     });
     ro.observe(inner.current);
     return () => ro.disconnect();
@@ -478,9 +480,9 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     if (!el) return;
     if (stick.current) localStorage.removeItem(placeKey(channel.id));
     else {
-      const box = el.getBoundingClientRect();
-      const top = document.elementFromPoint(box.left + box.width / 2, box.top + 8)?.closest('article[data-id]');
-      if (top) localStorage.setItem(placeKey(channel.id), top.dataset.id);
+      const top = el.getBoundingClientRect().top;
+      const first = [...el.querySelectorAll('.list > article[data-id]')].find((m) => m.getBoundingClientRect().bottom > top + 4);
+      if (first) localStorage.setItem(placeKey(channel.id), first.dataset.id);
     }
     const line = document.getElementById('new-messages');
     setJump(!!line && line.getBoundingClientRect().bottom < el.getBoundingClientRect().top);
@@ -499,13 +501,24 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     if (!loaded) return;
     const el = list.current;
     const id = localStorage.getItem(placeKey(channel.id));
-    const at = id && el?.querySelector(`article[data-id="${CSS.escape(id)}"]`);
-    if (at) {
+    if (id && alignTo(id)) {
+      // Kept there while the messages around it get their real heights,
+      // until the reader scrolls.
       stick.current = false;
-      el.scrollTop += at.getBoundingClientRect().top - el.getBoundingClientRect().top;
+      pinned.current = id;
+      const unpin = () => { pinned.current = null; };
+      for (const e of ['wheel', 'touchstart', 'keydown', 'mousedown']) el.addEventListener(e, unpin, { once: true, passive: true });
+      setTimeout(unpin, 3000);
     }
     requestAnimationFrame(keepPlace);
   }, [loaded]);
+  const pinned = useRef(null);
+  const alignTo = (id) => {
+    const el = list.current;
+    const at = el?.querySelector(`article[data-id="${CSS.escape(id)}"]`);
+    if (at) el.scrollTop += at.getBoundingClientRect().top - el.getBoundingClientRect().top;
+    return !!at;
+  };
 
   // Into the outbox: shown as "sending…" until the relay's OK (outbox.js).
   const send = async (content, tags, root) => {
@@ -566,7 +579,15 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     ? (channel.participant_pubkeys || []).filter((pk) => pk !== me).map((pk) => people.name(pk)).join(', ') || (channel.participants || []).join(', ')
     : (channel.visibility === 'private' ? '🔒 ' : '# ') + channel.name;
   const toggle = (name) => setPane(pane === name ? null : name);
-  const props = { state: state.current, me, people, onReact: react, onReply: setOpenThread, onEdit: edit, onDelete: del,
+  // The emoji picker for a reaction: one, beside the message's button (a
+  // message is drawn contained, so it could not show outside it).
+  const [picking, setPicking] = useState(null);  // {ev, style}
+  const pickerAt = (button) => {
+    const r = button.getBoundingClientRect();
+    const below = r.bottom + 290 < innerHeight;
+    return { position: 'fixed', right: Math.max(8, innerWidth - r.right) + 'px', ...(below ? { top: r.bottom + 4 + 'px', bottom: 'auto' } : { bottom: innerHeight - r.top + 4 + 'px', top: 'auto' }) };
+  };
+  const props = { state: state.current, me, people, onReact: react, onPickReaction: (ev, button) => setPicking({ ev, style: pickerAt(button) }), onReply: setOpenThread, onEdit: edit, onDelete: del,
     onRetry: (id) => outbox.retry(id), onDiscard: (id) => outbox.discard(id) };
   const pendingOf = (items) => items.map((i) => <Message key={i.id} ev={i.event} pending={i} {...props} />);
   const typers = Object.keys(typing);
@@ -616,6 +637,8 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
           onChange={() => loadMembers().catch((e) => onError(e.message))} onClose={() => setPane(null)} />}
         {pane === 'canvas' && <Canvas channel={channel} relay={relay} me={me} readOnly={archived} onError={onError} onClose={() => setPane(null)} />}
       </div>
+      {picking && <EmojiPicker style={picking.style} onClose={() => setPicking(null)}
+        onPick={(e) => { setPicking(null); react(picking.ev, e); }} />}
       <p class="typing">{typers.length ? `${typers.map((pk) => people.name(pk)).join(', ')} typing…` : ''}</p>
       <Composer id="message-input" draft={channel.id} placeholder={archived ? 'This channel is archived' : 'Message ' + (dm ? title : channel.name)} api={api}
         onError={onError} members={members} me={me} disabled={archived} onSend={(c, tags) => send(c, tags)} onTyping={typingNow} />

@@ -32,35 +32,41 @@ export function emojiSuggestions(text) {
   return EMOJI.filter(([name]) => name.startsWith(m[1])).slice(0, 8);
 }
 
-// A button opening the picker; onPick gets the emoji. Esc or a click outside closes it.
-export function EmojiButton({ label, onPick, class: cls = '' }) {
-  const [open, setOpen] = useState(false);
+// The picker: a search and a grid; onPick gets the emoji, onClose on Esc or
+// a click outside it. `style` places it (fixed, beside a message's button).
+export function EmojiPicker({ onPick, onClose, style, keep }) {
   const [q, setQ] = useState('');
   const root = useRef(null);
   useEffect(() => {
-    if (!open) return;
-    const away = (e) => { if (!root.current?.contains(e.target)) setOpen(false); };
+    root.current?.querySelector('.emoji-search')?.focus();
+    const away = (e) => { if (!root.current?.contains(e.target) && !keep?.current?.contains(e.target)) onClose(); };
     document.addEventListener('mousedown', away);
     return () => document.removeEventListener('mousedown', away);
-  }, [open]);
+  }, []);
   const shown = EMOJI.filter(([name], i, all) => name.includes(q.toLowerCase()) && all.findIndex(([, e]) => e === all[i][1]) === i);
-  const pick = (e) => { setOpen(false); setQ(''); onPick(e); };
+  return (
+    <div class="emoji-picker" role="dialog" aria-label="emoji" ref={root} style={style}
+      onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); onClose(); } }}>
+      <input type="search" class="emoji-search" aria-label="search emoji" placeholder="search emoji" value={q}
+        onInput={(e) => setQ(e.target.value)}
+        onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); if (shown[0]) onPick(shown[0][1]); } }} />
+      <div class="emoji-grid">
+        {shown.map(([name, e]) => <button type="button" class="emoji" key={name} title={':' + name + ':'} aria-label={name.replace(/_/g, ' ')}
+          onClick={() => onPick(e)}>{e}</button>)}
+      </div>
+    </div>
+  );
+}
+
+// A button opening the picker above it (the composer's).
+export function EmojiButton({ label, onPick, class: cls = '' }) {
+  const [open, setOpen] = useState(false);
+  const root = useRef(null);
   return (
     <span class="emoji-picker-wrap" ref={root}>
       <button type="button" class={cls} aria-label={label} title={label} aria-haspopup="dialog" aria-expanded={open}
         onClick={() => setOpen(!open)}>☺</button>
-      {open && (
-        <div class="emoji-picker" role="dialog" aria-label="emoji"
-          onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); setOpen(false); } }}>
-          <input type="search" class="emoji-search" aria-label="search emoji" placeholder="search emoji" value={q} autoFocus
-            onInput={(e) => setQ(e.target.value)}
-            onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); if (shown[0]) pick(shown[0][1]); } }} />
-          <div class="emoji-grid">
-            {shown.map(([name, e]) => <button type="button" class="emoji" key={name} title={':' + name + ':'} aria-label={name.replace(/_/g, ' ')}
-              onClick={() => pick(e)}>{e}</button>)}
-          </div>
-        </div>
-      )}
+      {open && <EmojiPicker keep={root} onClose={() => setOpen(false)} onPick={(e) => { setOpen(false); onPick(e); }} />}
     </span>
   );
 }

@@ -60,7 +60,7 @@ function blocks(lines, opts) {
     } else if (LIST.test(line)) {
       const ordered = /^\s*\d+\. /.test(line);
       const items = [];
-      for (; i < lines.length && LIST.test(lines[i]); i++) items.push(<li>{inline(lines[i].replace(LIST, ''), opts.url)}</li>);
+      for (; i < lines.length && LIST.test(lines[i]) && /^\s*\d+\. /.test(lines[i]) === ordered; i++) items.push(<li>{inline(lines[i].replace(LIST, ''), opts.url)}</li>);
       i--;
       out.push(ordered ? <ol>{items}</ol> : <ul>{items}</ul>);
     } else if (line.trim()) {

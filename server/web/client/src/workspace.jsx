@@ -21,6 +21,8 @@ const OPEN = 'buzz.open';  // the channel open at the last visit, opened again o
 const newest = new Map();  // channel id -> created_at of the newest message seen in it
 const markRead = (id) => localStorage.setItem(lastReadKey(id), String(Math.max(now(), newest.get(id) ?? 0)));
 const now = () => Math.floor(Date.now() / 1000);
+const OPENED = Math.floor(Date.now() / 1000);  // when this page opened: what is said after it may be notified
+const notified = new Set();  // ids of the messages notified
 const UNREAD_WINDOW = 500;  // newest messages read for the unread counts at start (the relay's most per filter)
 
 // The relay comes signed in (or signing in, for a key kept from the last visit).
@@ -197,14 +199,18 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
         if (!unreadIds.current.has(id)) unreadIds.current.set(id, new Set());
         unreadIds.current.get(id).add(ev.id);
       }
-      if (!live) return;
-      show();
+      // A mention or a DM said since this page opened is notified once,
+      // also when it comes with a list's history (the list just changed).
       const mentionsMe = ev.tags.some((t) => t[0] === 'p' && t[1] === signer.pubkey);
       const channel = channels.find((c) => c.id === id);
-      if ((mentionsMe || channel?.channel_type === 'dm') && !mutedNow.current.has(id) && (id !== openNow.current || document.hidden)) {
+      if ((mentionsMe || channel?.channel_type === 'dm') && ev.created_at >= OPENED && !notified.has(ev.id) &&
+          !mutedNow.current.has(id) && (id !== openNow.current || document.hidden)) {
+        notified.add(ev.id);
         notify(channel?.channel_type === 'dm' ? people.name(ev.pubkey) : `${people.name(ev.pubkey)} in #${channel?.name ?? ''}`,
           ev.content, ev.id, () => open(id));
       }
+      if (!live) return;
+      show();
       if (mentionsMe && !feedOpen.current && !counted.current.has(ev.id)) {
         counted.current.add(ev.id);
         setWaiting((w) => ({ ...w, mentions: w.mentions + 1 }));
