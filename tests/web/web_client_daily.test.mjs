@@ -14,6 +14,8 @@ import { readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finalizeEvent } from 'nostr-tools/pure';
+import http from 'node:http';
+import zlib from 'node:zlib';
 import { startWorld, signIn, waitText, waitNoText, type, say, act, connect, rest, createChannel, openChannel, editMessage, png } from './browser.mjs';
 
 const AXE = readFileSync(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
@@ -363,6 +365,47 @@ test('on a phone: the menu, grouped messages, the emoji picker within the screen
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390, `nothing wider than the screen (${width} px)`);
   await shot(page, 'phone');
+});
+
+// A GET with these headers, the body as sent (not decompressed).
+const raw = (path, headers) => new Promise((resolve, reject) => {
+  http.get(world.base + path, { headers }, (r) => {
+    const chunks = [];
+    r.on('data', (c) => chunks.push(c));
+    r.on('end', () => resolve({ status: r.statusCode, headers: r.headers, body: Buffer.concat(chunks) }));
+  }).on('error', reject);
+});
+
+test('the bundle is served compressed, the page revalidated and its hashed assets cached for good', async () => {
+  const page = await raw('/', { Accept: 'text/html', 'Accept-Encoding': 'gzip, deflate, br' });
+  assert.equal(page.headers['content-encoding'], 'br');
+  assert.equal(page.headers['cache-control'], 'no-cache');
+  const html = zlib.brotliDecompressSync(page.body).toString();
+  const script = /src="(\/app\/app-[0-9a-f]{12}\.js)"/.exec(html)?.[1];
+  const style = /href="(\/app\/app-[0-9a-f]{12}\.css)"/.exec(html)?.[1];
+  assert.ok(script && style, html);
+  const plain = await raw(script, {});
+  assert.equal(plain.headers['content-encoding'], undefined);
+  assert.equal(plain.headers['cache-control'], 'public, max-age=31536000, immutable');
+  assert.match(plain.headers['content-type'], /^text\/javascript/);
+  const br = await raw(script, { 'Accept-Encoding': 'gzip, deflate, br, zstd' });
+  assert.equal(br.headers['content-encoding'], 'br');
+  assert.ok(br.body.length < plain.body.length / 2, `${br.body.length} of ${plain.body.length} bytes`);
+  assert.deepEqual(zlib.brotliDecompressSync(br.body), plain.body);
+  const gz = await raw(script, { 'Accept-Encoding': 'gzip, deflate' });  // Chromium over plain HTTP
+  assert.equal(gz.headers['content-encoding'], 'gzip');
+  assert.deepEqual(zlib.gunzipSync(gz.body), plain.body);
+  assert.match(gz.headers.vary, /Accept-Encoding/);
+  assert.notEqual(gz.headers.etag, plain.headers.etag);
+  assert.equal((await raw(script, { 'Accept-Encoding': 'gzip;q=0, br;q=0' })).headers['content-encoding'], undefined);
+  assert.equal((await raw(script, { 'Accept-Encoding': 'gzip', 'If-None-Match': gz.headers.etag })).status, 304);
+  const css = await raw(style, { 'Accept-Encoding': 'gzip' });
+  assert.equal(css.headers['content-encoding'], 'gzip');
+  assert.equal(css.headers['cache-control'], 'public, max-age=31536000, immutable');
+  // By its plain name (an older page, a script), revalidated instead.
+  assert.equal((await raw('/app/app.js', {})).headers['cache-control'], 'no-cache');
+  // The huddle's audio, imported by its hashed name.
+  assert.match(zlib.gunzipSync(gz.body).toString(), /"\/app\/huddle-[0-9a-f]{12}\.js"/);
 });
 
 test('first render of the workspace, from navigation to its channels and unread counts drawn', async () => {

@@ -134,7 +134,12 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   mutedNow.current = muted;
   // The tab's title and icon count what is unread outside muted channels.
   useEffect(() => { showUnread(Object.entries(unread).reduce((n, [id, k]) => n + (muted.has(id) ? 0 : k), 0)); }, [unread, muted]);
-  // The channel open at the last visit opens again (once the list is known).
+  // The channel open at the last visit opens again (once the list is known);
+  // one left for the feed, search or settings does not.
+  useEffect(() => {
+    if (view.type === 'channel') localStorage.setItem(OPEN, view.id);
+    else if (view.type !== 'none') localStorage.removeItem(OPEN);
+  }, [view]);
   const reopened = useRef(false);
   useEffect(() => {
     if (reopened.current || !channels.length) return;
@@ -244,7 +249,6 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
     unreadIds.current.delete(id);
     setUnread((u) => ({ ...u, [id]: 0 }));
     setView({ type: 'channel', id, readUntil });
-    localStorage.setItem(OPEN, id);
     setMenu(false);
     focusComposer();
   };
