@@ -2,7 +2,7 @@
 // composer (text and image upload), reactions, edits, deletions, a thread
 // pane, typing, and the members, settings and canvas panes.
 import { useEffect, useLayoutEffect, useRef, useState, useMemo } from 'preact/hooks';
-import { apply, emptyChannel, timeline, thread, threadRoot } from './model.js';
+import { apply, emptyChannel, timeline, thread, threadRoot, pinned } from './model.js';
 import { usePeople, named } from './people.js';
 import { Members, Settings } from './admin.jsx';
 import { Canvas } from './canvas.jsx';
@@ -14,7 +14,7 @@ import { useHuddle, HuddleButton } from './huddle.jsx';
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
 const FULL = new Intl.DateTimeFormat([], { dateStyle: 'full', timeStyle: 'short' });
 const REACTIONS = ['👍', '🎉', '❤️'];
-const KINDS = [9, 40003, 5, 9005, 7];
+const KINDS = [9, 40003, 5, 9005, 7, 40004];
 const PAGE = 500;  // the newest PAGE events first, PAGE more each time the reader scrolls back
 const IMAGE_URL = /\.(?:png|jpe?g|gif|webp)$/i;
 
@@ -85,7 +85,7 @@ function Content({ text, tags }) {
 // The one message showing its actions: entering or focusing another takes them.
 let hotOff = null;
 
-function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEdit, onDelete, inThread, pending, onRetry, onDiscard, cont }) {
+function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEdit, onDelete, onPin, pins, inThread, pending, onRetry, onDiscard, cont }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const edit = state.edits.get(ev.id);
@@ -124,6 +124,7 @@ function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEd
   const workflow = ev.tags.some((t) => t[0] === 'buzz:workflow');
   const text = workflow ? named(edit ? edit.content : ev.content, people) : edit ? edit.content : ev.content;
   const author = workflow ? 'Workflow' : people.name(ev.pubkey);
+  const pin = pins?.get(ev.id);
   // cont: the same person a moment after their previous message, drawn under
   // it without the name (kept for screen readers) and its time on hover.
   return (
@@ -137,6 +138,7 @@ function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEd
           <time dateTime={new Date(ev.created_at * 1000).toISOString()} title={FULL.format(ev.created_at * 1000)}>{time}</time>
           {edit && <span class="edited">(edited)</span>}
         </header>
+        {pin && <p class="pinned-mark">📌 Pinned by {[...pin.by.keys()].map((pk) => (pk === me ? 'you' : people.name(pk))).join(', ')}</p>}
         {editing ? <EditBox text={text} onSave={(t) => { setEditing(false); if (t !== text) onEdit(ev, t); }} onCancel={() => setEditing(false)} />
           : <Content text={text} tags={ev.tags} />}
         {confirming && <p class="confirm" role="alert">Delete this message for everyone?{' '}
@@ -153,6 +155,7 @@ function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEd
             <button class="react-any" aria-label="react with any emoji" title="react with any emoji" aria-haspopup="dialog"
               onClick={(e) => onPickReaction(ev, e.currentTarget)}>☺</button>
             {!inThread && !replies && <button class="reply" onClick={() => onReply(ev)}>Reply</button>}
+            {!inThread && <button class={pin?.by.has(me) ? 'unpin' : 'pin'} onClick={() => onPin(ev, pin?.by.get(me))}>{pin?.by.has(me) ? 'Unpin' : 'Pin'}</button>}
             {ev.pubkey === me && <button class="edit" onClick={() => setEditing(true)}>Edit</button>}
             {ev.pubkey === me && <button class="delete" onClick={() => setConfirming(true)}>Delete</button>}
           </span>}
@@ -341,7 +344,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
   const [loaded, setLoaded] = useState(false);
   const [openThread, setOpenThread] = useState(null);
   const [typing, setTyping] = useState({});
-  const [pane, setPane] = useState(null);  // 'members' | 'canvas' | null, beside the messages
+  const [pane, setPane] = useState(null);  // 'members' | 'canvas' | 'pins' | null, beside the messages
   const [showSettings, setShowSettings] = useState(false);
   const [gone, setGone] = useState('');    // the relay closed the subscription: access revoked
   const [history, setHistory] = useState({ more: false, loading: false });
@@ -458,7 +461,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     if (!inner.current) return;
     const ro = new ResizeObserver(() => {
       const el = list.current;
-      if (el && pinned.current) alignTo(pinned.current);
+      if (el && held.current) alignTo(held.current);
       else if (el && stick.current && restore.current === null) el.scrollTop = el.scrollHeight;
     });
     ro.observe(inner.current);
@@ -505,14 +508,14 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
       // Kept there while the messages around it get their real heights,
       // until the reader scrolls.
       stick.current = false;
-      pinned.current = id;
-      const unpin = () => { pinned.current = null; };
+      held.current = id;
+      const unpin = () => { held.current = null; };
       for (const e of ['wheel', 'touchstart', 'keydown', 'mousedown']) el.addEventListener(e, unpin, { once: true, passive: true });
       setTimeout(unpin, 3000);
     }
     requestAnimationFrame(keepPlace);
   }, [loaded]);
-  const pinned = useRef(null);
+  const held = useRef(null);  // the message a reload put back at the top, kept there until the reader scrolls
   const alignTo = (id) => {
     const el = list.current;
     const at = el?.querySelector(`article[data-id="${CSS.escape(id)}"]`);
@@ -548,6 +551,25 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
   const del = async (ev) => {
     const r = await relay.publish({ kind: 5, tags: [['e', ev.id], ['h', channel.id]] });
     if (!r.ok) onError(r.message);
+  };
+  // Pinning (kind 40004, docs/reference/kinds.md); unpinning deletes my pin.
+  const pin = async (ev, mine) => {
+    const r = mine
+      ? await relay.publish({ kind: 5, tags: [['e', mine], ['h', channel.id]] })
+      : await relay.publish({ kind: 40004, tags: [['h', channel.id], ['e', ev.id]] });
+    if (!r.ok) onError(r.message);
+  };
+  const pins = useMemo(() => pinned(state.current), [version]);
+  const pinsOf = useMemo(() => new Map(pins.map((p) => [p.ev.id, p])), [pins]);
+  const goTo = (id) => {
+    setPane(null);
+    setTimeout(() => {
+      const el = list.current?.querySelector(`article[data-id="${CSS.escape(id)}"]`);
+      if (!el) return;
+      stick.current = false;
+      el.scrollIntoView({ block: 'center' });
+      el.focus({ preventScroll: true });
+    }, 0);
   };
   const typingNow = () => {
     if (Date.now() - lastTyping.current < 3000) return;
@@ -587,7 +609,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     const below = r.bottom + 290 < innerHeight;
     return { position: 'fixed', right: Math.max(8, innerWidth - r.right) + 'px', ...(below ? { top: r.bottom + 4 + 'px', bottom: 'auto' } : { bottom: innerHeight - r.top + 4 + 'px', top: 'auto' }) };
   };
-  const props = { state: state.current, me, people, onReact: react, onPickReaction: (ev, button) => setPicking({ ev, style: pickerAt(button) }), onReply: setOpenThread, onEdit: edit, onDelete: del,
+  const props = { state: state.current, me, people, onReact: react, onPickReaction: (ev, button) => setPicking({ ev, style: pickerAt(button) }), onPin: pin, pins: pinsOf, onReply: setOpenThread, onEdit: edit, onDelete: del,
     onRetry: (id) => outbox.retry(id), onDiscard: (id) => outbox.discard(id) };
   const pendingOf = (items) => items.map((i) => <Message key={i.id} ev={i.event} pending={i} {...props} />);
   const typers = Object.keys(typing);
@@ -606,6 +628,8 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
           {!dm && <button id="toggle-canvas" aria-expanded={pane === 'canvas'} onClick={() => toggle('canvas')}>Canvas</button>}
           {dm && <button id="hide-dm" title="Hide this conversation until someone writes in it" onClick={() =>
             api.post(`/api/dms/${channel.id}/hide`).then(onHidden, (e) => onError(e.message))}>Hide</button>}
+          <button id="toggle-pins" aria-expanded={pane === 'pins'} title="Pinned messages"
+            onClick={() => toggle('pins')}><span aria-hidden="true">📌 </span>Pins {pins.length}</button>
           <button id="toggle-members" aria-expanded={pane === 'members'} onClick={() => toggle('members')}>Members</button>
         </span>
       </header>
@@ -635,6 +659,18 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
         )}
         {pane === 'members' && <Members channel={channel} members={members} me={me} relay={relay} api={api} onError={onError} onDm={onDm} onOpen={onOpen}
           onChange={() => loadMembers().catch((e) => onError(e.message))} onClose={() => setPane(null)} />}
+        {pane === 'pins' && (
+          <aside class="pins" aria-label="pinned messages">
+            <header><h2>Pinned ({pins.length})</h2><button aria-label="close pinned messages" onClick={() => setPane(null)}>✕</button></header>
+            {!pins.length && <p class="empty">Nothing pinned yet: a message's Pin button puts it here.</p>}
+            <ul>{pins.map(({ ev }) => (
+              <li key={ev.id} data-id={ev.id}>
+                <strong>{people.name(ev.pubkey)}</strong> <time>{CLOCK.format(ev.created_at * 1000)}</time>
+                <Content text={state.current.edits.get(ev.id)?.content ?? ev.content} tags={ev.tags} />
+                <button class="go-to" onClick={() => goTo(ev.id)}>Show in the channel</button>
+              </li>))}</ul>
+          </aside>
+        )}
         {pane === 'canvas' && <Canvas channel={channel} relay={relay} me={me} readOnly={archived} onError={onError} onClose={() => setPane(null)} />}
       </div>
       {picking && <EmojiPicker style={picking.style} onClose={() => setPicking(null)}
