@@ -1,12 +1,14 @@
-// Light or dark: the system's choice (prefers-color-scheme, app.css) unless
-// the reader picked one, which is remembered in this browser.
+// Light or dark: the system's choice (prefers-color-scheme, followed as it
+// changes) unless the reader picked one, which is remembered in this browser.
+// app.css colours html[data-theme=dark].
 import { useState } from 'preact/hooks';
 
 const KEY = 'buzz.theme';
+const systemDark = matchMedia('(prefers-color-scheme: dark)');
 export function applyTheme(theme = localStorage.getItem(KEY) || 'system') {
-  if (theme === 'system') delete document.documentElement.dataset.theme;
-  else document.documentElement.dataset.theme = theme;
+  document.documentElement.dataset.theme = theme === 'system' ? (systemDark.matches ? 'dark' : 'light') : theme;
 }
+systemDark.addEventListener('change', () => applyTheme());
 
 export function ThemeSwitch() {
   const [theme, setTheme] = useState(localStorage.getItem(KEY) || 'system');
