@@ -121,8 +121,24 @@ export async function act(page, text, button, scope = '.messages') {
   await waitText(page, scope + ' .msg', text);
   const message = await page.evaluateHandle((s, t) =>
     [...document.querySelectorAll(s + ' .msg')].find((m) => m.textContent.includes(t)), scope, text).then((h) => h.asElement());
+  await message.focus();  // on a touch screen, a tap; with a mouse, the pointer over it
   await message.hover();
   await (await message.waitForSelector(button)).click();
+}
+
+// Edits my message in place (its Edit button, the text replaced, Enter).
+export async function editMessage(page, text, newText) {
+  await act(page, text, 'button.edit');
+  const box = await page.waitForSelector('.msg .edit-text');
+  await box.evaluate((b) => b.select());
+  await page.keyboard.type(newText);
+  await page.keyboard.press('Enter');
+}
+
+// Deletes my message: its Delete button, then the confirmation's.
+export async function deleteMessage(page, text) {
+  await act(page, text, 'button.delete');
+  await (await page.waitForSelector('.msg .confirm-delete')).click();
 }
 
 // Creates a channel from the sidebar and waits until it is open.
@@ -139,7 +155,7 @@ export async function addMember(person, name, count) {
   await person.page.click('#toggle-members');
   await person.page.type('#add-member', name);
   await person.page.click('#add-member-button');
-  await waitText(person.page, '.members h3', `Members (${count})`);
+  await waitText(person.page, '.members h2', `Members (${count})`);
 }
 
 // Opens a channel from the sidebar once it is listed (the list refreshes every 5 s).

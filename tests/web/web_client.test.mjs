@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { generateSecretKey, finalizeEvent } from 'nostr-tools/pure';
 import WebSocket from 'ws';
-import { startWorld, signIn, textOf, waitText, type, say, act, rest, connect, createChannel, openChannel, addMember, png } from './browser.mjs';
+import { startWorld, signIn, textOf, waitText, type, say, act, rest, connect, createChannel, openChannel, addMember, png, editMessage, deleteMessage } from './browser.mjs';
 
 let world;
 const people = {};
@@ -99,12 +99,11 @@ test('two people share a private channel live; a third never sees it', async () 
   await waitText(bob.page, '.typing', 'Alice typing');
   await alice.page.keyboard.press('Backspace');
   await say(alice, bob, 'a message with a typo');
-  alice.page.once('dialog', (d) => d.accept('a message, corrected'));
-  await act(alice.page, 'a message with a typo', 'button.edit');
+  await editMessage(alice.page, 'a message with a typo', 'a message, corrected');
   await waitText(bob.page, '.messages .msg', 'a message, corrected');
   await waitText(bob.page, '.messages .msg .edited', '(edited)');
   await say(alice, bob, 'a message to take back');
-  await act(alice.page, 'a message to take back', 'button.delete');
+  await deleteMessage(alice.page, 'a message to take back');
   await bob.page.waitForFunction(() => ![...document.querySelectorAll('.messages .msg')]
     .some((m) => m.textContent.includes('a message to take back')), { timeout: 30000 });
 

@@ -14,7 +14,7 @@ import * as nip19 from 'nostr-tools/nip19';
 import { writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startWorld, signIn, waitText, waitNoText, type, say, act, rest, connect, createChannel, openChannel } from './browser.mjs';
+import { startWorld, signIn, waitText, waitNoText, type, say, act, rest, connect, createChannel, openChannel, editMessage, deleteMessage } from './browser.mjs';
 
 let world;
 const people = {};
@@ -184,8 +184,7 @@ test('search finds an edited message by its new text only, and a deleted one not
   const { gina } = people;
   await createChannel(gina, 'edits');
   await type(gina.page, '#message-input', 'the heron nests here');
-  gina.page.once('dialog', (d) => d.accept('the stork nests here'));
-  await act(gina.page, 'the heron nests here', '.edit');
+  await editMessage(gina.page, 'the heron nests here', 'the stork nests here');
   await waitText(gina.page, '.messages .msg', 'the stork nests here');
   const search = async (q) => {
     await gina.page.$eval('#search', (i) => { i.value = ''; });
@@ -202,7 +201,7 @@ test('search finds an edited message by its new text only, and a deleted one not
   assert.deepEqual(found, ['the stork nests here']);
   assert.deepEqual(await search('heron'), []);
   await openChannel(gina, 'edits');
-  await act(gina.page, 'the stork nests here', '.delete');
+  await deleteMessage(gina.page, 'the stork nests here');
   await waitNoText(gina.page, '.messages .msg', 'the stork nests here');
   for (const until = Date.now() + 20000; found.length && Date.now() < until; await pause()) found = await search('stork');
   assert.deepEqual(found, []);

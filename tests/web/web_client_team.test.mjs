@@ -28,7 +28,7 @@ test('an owner and an admin manage members and roles; a member is shown he canno
   await dana.page.waitForFunction((sel) => document.querySelector(sel)?.value === 'admin', { timeout: 30000 }, row(erin.pubkey) + ' .role-select');
   await dana.page.type('#add-member', 'Frank');
   await dana.page.click('#add-member-button');
-  await waitText(dana.page, '.members h3', 'Members (3)');
+  await waitText(dana.page, '.members h2', 'Members (3)');
 
   // Frank, a member: roles as text, no remove buttons, and the reason said.
   await openChannel(frank, 'ops');
@@ -59,7 +59,7 @@ test('an owner and an admin manage members and roles; a member is shown he canno
   // Erin removes Frank: his open channel closes and leaves his list.
   erin.page.once('dialog', (d) => d.accept());
   await erin.page.click(row(frank.pubkey) + ' .remove-member');
-  await waitText(dana.page, '.members h3', 'Members (2)');
+  await waitText(dana.page, '.members h2', 'Members (2)');
   await waitText(frank.page, '#channel-gone', 'no longer');
   await frank.page.waitForFunction(() => !document.querySelector('[data-channel="ops"]'), { timeout: 30000 });
 

@@ -46,7 +46,7 @@ export function Members({ channel, members, me, relay, api, onChange, onError, o
 
   return (
     <aside class="members" aria-label="members">
-      <header><h3>Members ({members.length})</h3><button aria-label="close members" onClick={onClose}>✕</button></header>
+      <header><h2>Members ({members.length})</h2><button aria-label="close members" onClick={onClose}>✕</button></header>
       <ul>{members.map((m) => (
         <li key={m.pubkey} data-member={m.pubkey}>
           <span class={'dot ' + people.presence(m.pubkey)} title={people.presence(m.pubkey)} />

@@ -2,18 +2,21 @@
 // composer (text and image upload), reactions, edits, deletions, a thread
 // pane, typing, and the members, settings and canvas panes.
 import { useEffect, useLayoutEffect, useRef, useState, useMemo } from 'preact/hooks';
-import { apply, emptyChannel, timeline, thread, threadRoot } from './model.js';
+import { apply, emptyChannel, timeline, thread, threadRoot, pinned } from './model.js';
 import { usePeople, named } from './people.js';
 import { Members, Settings } from './admin.jsx';
 import { Canvas } from './canvas.jsx';
+import { Markdown } from './markdown.jsx';
+import { Avatar } from './avatar.jsx';
+import { EmojiButton, EmojiPicker, emojiSuggestions } from './emoji.jsx';
 import { useHuddle, HuddleButton } from './huddle.jsx';
 
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
+const FULL = new Intl.DateTimeFormat([], { dateStyle: 'full', timeStyle: 'short' });
 const REACTIONS = ['👍', '🎉', '❤️'];
-const KINDS = [9, 40003, 5, 9005, 7];
+const KINDS = [9, 40003, 5, 9005, 7, 40004];
 const PAGE = 500;  // the newest PAGE events first, PAGE more each time the reader scrolls back
-const IMAGE_URL = /(https?:\/\/\S+\.(?:png|jpe?g|gif|webp))(?=\s|$)/gi;
-const ANY_URL = /(https?:\/\/\S+)(?=\s|$)/g;
+const IMAGE_URL = /\.(?:png|jpe?g|gif|webp)$/i;
 
 // 1234567 -> "1.2 MB"
 function bytes(n) {
@@ -28,7 +31,7 @@ function FileCard({ path, meta }) {
   const name = meta.filename || decodeURIComponent(path.split('/').pop());
   return (
     <span class="file-card">
-      <a href={path} download={name} target="_blank" rel="noopener">📄 {name}</a>
+      <a href={path} download={name} target="_blank" rel="noopener noreferrer">📄 {name}</a>
       <small>{meta.m} · {bytes(meta.size)}</small>
     </span>
   );
@@ -59,33 +62,32 @@ function InlineImage({ path, meta }) {
   const thumb = meta?.thumb && ours(meta.thumb);
   const [w, h] = (meta?.dim || '').split('x').map(Number);
   const style = w > 0 && h > 0 ? { aspectRatio: `${w} / ${h}`, width: Math.min(w, 360, (300 * w) / h) + 'px' } : undefined;
-  return <a href={path} target="_blank" rel="noopener"><img class="inline" src={thumb || path} style={style} alt="image" loading="lazy" /></a>;
+  return <a href={path} target="_blank" rel="noopener noreferrer"><img class="inline" src={thumb || path} style={style} alt="image" loading="lazy" /></a>;
 }
 
+// The message as markdown (markdown.jsx: never HTML); an upload of ours in
+// it is drawn: an image inline, any other file as a card (by its imeta
+// type), and an image URL without one inline as before.
 function Content({ text, tags }) {
-  const parts = [];
-  let last = 0;
   let imeta;
-  // An upload of ours: an image inline, any other file as a card (by its
-  // imeta type); an image URL without one inline as before.
-  for (const m of text.matchAll(ANY_URL)) {
-    const path = ours(m[1]);
+  const url = (href) => {
+    const path = ours(href);
+    if (!path) return null;
     imeta ??= imetaOf(tags);
-    const meta = imeta.get(m[1]);
-    const image = meta ? meta.m?.startsWith('image/') : new RegExp(IMAGE_URL.source, 'i').test(m[1]);
-    if (!path || (!meta && !image)) continue;
-    parts.push(text.slice(last, m.index));
-    parts.push(image ? <InlineImage path={path} meta={meta} /> : <FileCard path={path} meta={meta} />);
-    last = m.index + m[0].length;
-  }
-  parts.push(text.slice(last));
-  return <div class="content" dir="auto">{parts}</div>;
+    const meta = imeta.get(href);
+    const image = meta ? meta.m?.startsWith('image/') : IMAGE_URL.test(href);
+    if (!meta && !image) return null;
+    return image ? <InlineImage path={path} meta={meta} /> : <FileCard path={path} meta={meta} />;
+  };
+  return <Markdown class="content" dir="auto" text={text} url={url} />;
 }
 
 // The one message showing its actions: entering or focusing another takes them.
 let hotOff = null;
 
-function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, inThread, pending, onRetry, onDiscard }) {
+function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEdit, onDelete, onPin, pins, inThread, pending, onRetry, onDiscard, cont }) {
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const edit = state.edits.get(ev.id);
   const reactions = state.reactions.get(ev.id);
   const replies = state.replies.get(ev.id)?.filter((id) => !state.deleted.has(id)).length ?? 0;
@@ -121,30 +123,92 @@ function Message({ ev, state, me, people, onReact, onReply, onEdit, onDelete, in
   // the people it names (64 hex characters) by their names.
   const workflow = ev.tags.some((t) => t[0] === 'buzz:workflow');
   const text = workflow ? named(edit ? edit.content : ev.content, people) : edit ? edit.content : ev.content;
+  const author = workflow ? 'Workflow' : people.name(ev.pubkey);
+  const pin = pins?.get(ev.id);
+  // cont: the same person a moment after their previous message, drawn under
+  // it without the name (kept for screen readers) and its time on hover.
   return (
-    <article class="msg" data-id={ev.id} tabindex="0" onMouseEnter={take} onFocusIn={take}
+    <article class={cont ? 'msg cont' : 'msg'} data-id={ev.id} tabindex="0" onMouseEnter={take} onFocusIn={take}
       onMouseLeave={(e) => { if (!e.currentTarget.contains(document.activeElement)) drop(); }}
       onFocusOut={(e) => { if (!e.currentTarget.contains(e.relatedTarget) && !e.currentTarget.matches(':hover')) drop(); }}>
-      <header>
-        <strong class="author">{workflow ? 'Workflow' : people.name(ev.pubkey)}</strong>
-        <time>{time}</time>
-        {edit && <span class="edited">(edited)</span>}
-      </header>
-      <Content text={text} tags={ev.tags} />
-      <footer>
-        {reactions && [...reactions].map(([emoji, who]) => (
-          <button class={who.has(me) ? 'reaction mine' : 'reaction'} onClick={() => onReact(ev, emoji)}>{emoji} {who.size}</button>
-        ))}
-        {!inThread && replies > 0 && <button class="reply replies" onClick={() => onReply(ev)}>{`${replies} repl${replies === 1 ? 'y' : 'ies'}`}</button>}
-        {hot && <span class="actions">
-          {REACTIONS.map((e) => <button class="react" aria-label={'react ' + e} onClick={() => onReact(ev, e)}>{e}</button>)}
-          {!inThread && !replies && <button class="reply" onClick={() => onReply(ev)}>Reply</button>}
-          {ev.pubkey === me && <button class="edit" onClick={() => onEdit(ev)}>Edit</button>}
-          {ev.pubkey === me && <button class="delete" onClick={() => onDelete(ev)}>Delete</button>}
-        </span>}
-      </footer>
+      {!cont && <Avatar pubkey={ev.pubkey} people={people} workflow={workflow} />}
+      <div class="msg-body">
+        <header>
+          <strong class="author">{author}</strong>
+          <time dateTime={new Date(ev.created_at * 1000).toISOString()} title={FULL.format(ev.created_at * 1000)}>{time}</time>
+          {edit && <span class="edited">(edited)</span>}
+        </header>
+        {pin && <p class="pinned-mark">📌 Pinned by {[...pin.by.keys()].map((pk) => (pk === me ? 'you' : people.name(pk))).join(', ')}</p>}
+        {editing ? <EditBox text={text} onSave={(t) => { setEditing(false); if (t !== text) onEdit(ev, t); }} onCancel={() => setEditing(false)} />
+          : <Content text={text} tags={ev.tags} />}
+        {confirming && <p class="confirm" role="alert">Delete this message for everyone?{' '}
+          <button class="confirm-delete danger" onClick={() => { setConfirming(false); onDelete(ev); }}>Delete</button>{' '}
+          <button class="cancel-delete" onClick={() => setConfirming(false)}>Cancel</button></p>}
+        <footer>
+          {reactions && [...reactions].map(([emoji, who]) => (
+            <button class={who.has(me) ? 'reaction mine' : 'reaction'} aria-pressed={who.has(me)} aria-label={`${emoji} ${who.size}, ${[...who.keys()].map((pk) => people.name(pk)).join(', ')}`}
+              title={[...who.keys()].map((pk) => people.name(pk)).join(', ')} onClick={() => onReact(ev, emoji)}>{emoji} {who.size}</button>
+          ))}
+          {!inThread && replies > 0 && <button class="reply replies" onClick={() => onReply(ev)}>{`${replies} repl${replies === 1 ? 'y' : 'ies'}`}</button>}
+          {hot && !editing && <span class="actions">
+            {REACTIONS.map((e) => <button class="react" aria-label={'react ' + e} onClick={() => onReact(ev, e)}>{e}</button>)}
+            <button class="react-any" aria-label="react with any emoji" title="react with any emoji" aria-haspopup="dialog"
+              onClick={(e) => onPickReaction(ev, e.currentTarget)}>☺</button>
+            {!inThread && !replies && <button class="reply" onClick={() => onReply(ev)}>Reply</button>}
+            {!inThread && <button class={pin?.by.has(me) ? 'unpin' : 'pin'} onClick={() => onPin(ev, pin?.by.get(me))}>{pin?.by.has(me) ? 'Unpin' : 'Pin'}</button>}
+            {ev.pubkey === me && <button class="edit" onClick={() => setEditing(true)}>Edit</button>}
+            {ev.pubkey === me && <button class="delete" onClick={() => setConfirming(true)}>Delete</button>}
+          </span>}
+        </footer>
+      </div>
     </article>
   );
+}
+
+// Editing a message where it is: Enter saves, Shift+Enter is a new line, Esc cancels.
+function EditBox({ text, onSave, onCancel }) {
+  const [value, setValue] = useState(text);
+  const box = useRef(null);
+  useEffect(() => { box.current?.focus(); box.current?.setSelectionRange(value.length, value.length); }, []);
+  return (
+    <form class="edit-box" onSubmit={(e) => { e.preventDefault(); onSave(value); }}>
+      <textarea ref={box} class="edit-text" dir="auto" aria-label="edit the message" value={value} rows={Math.min(8, value.split('\n').length)}
+        onInput={(e) => setValue(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); onSave(value); }
+          else if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); onCancel(); }
+        }} />
+      <span><button type="submit" class="save-edit">Save</button> <button type="button" class="cancel-edit" onClick={onCancel}>Cancel</button></span>
+    </form>
+  );
+}
+
+const DAY = new Intl.DateTimeFormat([], { weekday: 'long', day: 'numeric', month: 'long' });
+const dayOf = (t) => new Date(t * 1000).toDateString();
+function dayLabel(t) {
+  const d = dayOf(t);
+  if (d === new Date().toDateString()) return 'Today';
+  if (d === new Date(Date.now() - 86400000).toDateString()) return 'Yesterday';
+  return DAY.format(t * 1000);
+}
+const GROUP = 5 * 60;  // a person's messages this close together are drawn as one group
+
+// The timeline's rows: a divider where a day begins, the "new" line, and
+// each message, under the one before without its name when the same person
+// said it a moment later (the same day, no line between).
+function rows(items, firstNew, props) {
+  const out = [];
+  let prev = null;
+  for (const ev of items) {
+    const newDay = !prev || dayOf(prev.created_at) !== dayOf(ev.created_at);
+    if (newDay) out.push(<h2 class="day" key={'day' + ev.created_at}><span>{dayLabel(ev.created_at)}</span></h2>);
+    if (ev.id === firstNew) out.push(<p class="new-line" id="new-messages" key="new">New</p>);
+    const cont = !newDay && ev.id !== firstNew && prev.pubkey === ev.pubkey && ev.created_at - prev.created_at < GROUP &&
+      !ev.tags.some((t) => t[0] === 'buzz:workflow');
+    out.push(<Message key={ev.id} ev={ev} cont={cont} {...props} />);
+    prev = ev;
+  }
+  return out;
 }
 
 // "@al" at the end of the text: the members whose name starts with "al".
@@ -155,23 +219,45 @@ function suggestions(text, members, me, label) {
   return members.filter((x) => x.pubkey !== me && label(x).toLowerCase().startsWith(q)).slice(0, 6);
 }
 
-function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me, disabled }) {
+// A draft per channel (and thread), kept in this browser until sent; the
+// message at the top of a channel's view when the reader scrolled up.
+const placeKey = (id) => 'buzz.place.' + id;
+const draftKey = (id) => 'buzz.draft.' + id;
+
+function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me, disabled, draft }) {
   const people = usePeople();
   const label = (m) => people.name(m.pubkey).replace(/\s+/g, '_');
-  const [text, setText] = useState('');
+  const [text, setTextNow] = useState(() => (draft && localStorage.getItem(draftKey(draft))) || '');
+  const setText = (t) => setTextNow((prev) => {
+    const next = typeof t === 'function' ? t(prev) : t;
+    if (draft) next ? localStorage.setItem(draftKey(draft), next) : localStorage.removeItem(draftKey(draft));
+    return next;
+  });
   const [busy, setBusy] = useState(0);  // messages on their way
   const [preview, setPreview] = useState(null);
   const file = useRef(null);
   const mentioned = useRef(new Map());  // "@label" -> pubkey, for the p tags
-  // The suggestions: ↑/↓ choose, Tab or Enter take, Esc puts them away until the text changes.
+  // The suggestions (people after @, emoji after :): ↑/↓ choose, Tab or
+  // Enter take, Esc puts them away until the text changes.
   const [choice, setChoice] = useState(0);
   const [dismissed, setDismissed] = useState(null);
-  const options = dismissed === text ? [] : suggestions(text, members, me, label);
+  const mentions = dismissed === text ? [] : suggestions(text, members, me, label);
+  const emoji = dismissed === text || mentions.length ? [] : emojiSuggestions(text);
+  const options = mentions.length ? mentions : emoji;
   const chosen = Math.min(choice, options.length - 1);
   const pick = (m) => {
-    setText(text.replace(/@[\w.-]*$/, '@' + label(m) + ' '));
-    mentioned.current.set('@' + label(m), m.pubkey);
+    if (Array.isArray(m)) setText(text.replace(/:[a-z0-9_+-]*$/, m[1] + ' '));
+    else {
+      setText(text.replace(/@[\w.-]*$/, '@' + label(m) + ' '));
+      mentioned.current.set('@' + label(m), m.pubkey);
+    }
     document.getElementById(id)?.focus();
+  };
+  const insert = (e) => {
+    const box = document.getElementById(id);
+    const at = box?.selectionStart ?? text.length;
+    setText(text.slice(0, at) + e + text.slice(box?.selectionEnd ?? at));
+    setTimeout(() => { box?.focus(); box?.setSelectionRange(at + e.length, at + e.length); }, 0);
   };
   // The composer empties at once, so what is typed while this one is on its
   // way is kept (and Enter may send it too); a refusal puts text and image back.
@@ -212,10 +298,16 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
   };
   return (
     <form class="composer" onSubmit={(e) => { e.preventDefault(); send(); }}>
-      {options.length > 0 && (
+      {mentions.length > 0 && (
         <ul class="mentions" role="listbox" aria-label="mention">
-          {options.map((m, i) => <li key={m.pubkey}><button type="button" role="option" aria-selected={i === chosen} class={i === chosen ? 'chosen' : ''}
+          {mentions.map((m, i) => <li key={m.pubkey}><button type="button" role="option" aria-selected={i === chosen} class={i === chosen ? 'chosen' : ''}
             onClick={() => pick(m)}>@{label(m)}</button></li>)}
+        </ul>
+      )}
+      {emoji.length > 0 && (
+        <ul class="mentions emoji-options" role="listbox" aria-label="emoji">
+          {emoji.map((m, i) => <li key={m[0]}><button type="button" role="option" aria-selected={i === chosen} class={i === chosen ? 'chosen' : ''}
+            onClick={() => pick(m)}>{m[1]} :{m[0]}:</button></li>)}
         </ul>
       )}
       {preview && <div class="preview">
@@ -232,6 +324,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
           else if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); send(); }
         }} />
       <input type="file" ref={file} onChange={attach} hidden class="file" />
+      <EmojiButton class="emoji-open" label="insert an emoji" onPick={insert} />
       <button type="button" class="attach" aria-label="attach a file" disabled={disabled} onClick={() => file.current.click()}>📎</button>
       <button type="submit" disabled={(busy > 0 && !!preview) || disabled}>Send</button>
     </form>
@@ -244,14 +337,14 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
 let lastSent = 0;
 const sendingAt = () => (lastSent = Math.max(Math.floor(Date.now() / 1000), lastSent + 1));
 
-export function ChannelView({ channel, readUntil, relay, outbox, api, me, onError, onChanged, onDm, onOpen, onHidden, call, onJoin }) {
+export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil, relay, outbox, api, me, onError, onChanged, onDm, onOpen, onHidden, call, onJoin }) {
   const people = usePeople();
   const state = useRef(emptyChannel());
   const [version, setVersion] = useState(0);
   const [loaded, setLoaded] = useState(false);
   const [openThread, setOpenThread] = useState(null);
   const [typing, setTyping] = useState({});
-  const [pane, setPane] = useState(null);  // 'members' | 'canvas' | null, beside the messages
+  const [pane, setPane] = useState(null);  // 'members' | 'canvas' | 'pins' | null, beside the messages
   const [showSettings, setShowSettings] = useState(false);
   const [gone, setGone] = useState('');    // the relay closed the subscription: access revoked
   const [history, setHistory] = useState({ more: false, loading: false });
@@ -368,7 +461,8 @@ export function ChannelView({ channel, readUntil, relay, outbox, api, me, onErro
     if (!inner.current) return;
     const ro = new ResizeObserver(() => {
       const el = list.current;
-      if (el && stick.current && restore.current === null) el.scrollTop = el.scrollHeight;
+      if (el && held.current) alignTo(held.current);
+      else if (el && stick.current && restore.current === null) el.scrollTop = el.scrollHeight;
     });
     ro.observe(inner.current);
     return () => ro.disconnect();
@@ -377,6 +471,56 @@ export function ChannelView({ channel, readUntil, relay, outbox, api, me, onErro
     const el = e.currentTarget;
     stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 60;
     if (el.scrollTop < 40 && loaded) loadEarlier();
+    if (!placing.current) placing.current = setTimeout(keepPlace, 250);
+  };
+
+  // The reading place survives a reload: the message at the top of the view
+  // (none when at the bottom, where a channel opens anyway).
+  const placing = useRef(null);
+  const keepPlace = () => {
+    placing.current = null;
+    const el = list.current;
+    if (!el) return;
+    if (stick.current) localStorage.removeItem(placeKey(channel.id));
+    else {
+      const top = el.getBoundingClientRect().top;
+      const first = [...el.querySelectorAll('.list > article[data-id]')].find((m) => m.getBoundingClientRect().bottom > top + 4);
+      if (first) localStorage.setItem(placeKey(channel.id), first.dataset.id);
+    }
+    const line = document.getElementById('new-messages');
+    setJump(!!line && line.getBoundingClientRect().bottom < el.getBoundingClientRect().top);
+  };
+  useEffect(() => () => clearTimeout(placing.current), []);
+  const [jump, setJump] = useState(false);
+  const jumpToNew = () => {
+    document.getElementById('new-messages')?.scrollIntoView({ block: 'start' });
+    stick.current = false;
+    setJump(false);
+    setTimeout(() => document.querySelector('#new-messages + .msg')?.focus({ preventScroll: true }), 0);
+  };
+  // Once the history is drawn: back to the kept place, else at the bottom
+  // (where the channel opens), offering a jump to the first unread above.
+  useLayoutEffect(() => {
+    if (!loaded) return;
+    const el = list.current;
+    const id = localStorage.getItem(placeKey(channel.id));
+    if (id && alignTo(id)) {
+      // Kept there while the messages around it get their real heights,
+      // until the reader scrolls.
+      stick.current = false;
+      held.current = id;
+      const unpin = () => { held.current = null; };
+      for (const e of ['wheel', 'touchstart', 'keydown', 'mousedown']) el.addEventListener(e, unpin, { once: true, passive: true });
+      setTimeout(unpin, 3000);
+    }
+    requestAnimationFrame(keepPlace);
+  }, [loaded]);
+  const held = useRef(null);  // the message a reload put back at the top, kept there until the reader scrolls
+  const alignTo = (id) => {
+    const el = list.current;
+    const at = el?.querySelector(`article[data-id="${CSS.escape(id)}"]`);
+    if (at) el.scrollTop += at.getBoundingClientRect().top - el.getBoundingClientRect().top;
+    return !!at;
   };
 
   // Into the outbox: shown as "sending…" until the relay's OK (outbox.js).
@@ -400,15 +544,32 @@ export function ChannelView({ channel, readUntil, relay, outbox, api, me, onErro
       : await relay.publish({ kind: 7, created_at, content: emoji, tags: [['h', channel.id], ['p', ev.pubkey], ['e', ev.id]] });
     if (!r.ok) onError(r.message);
   };
-  const edit = async (ev) => {
-    const text = prompt('Edit message', state.current.edits.get(ev.id)?.content ?? ev.content);
-    if (text === null) return;
+  const edit = async (ev, text) => {
     const r = await relay.publish({ kind: 40003, content: text, tags: [['h', channel.id], ['e', ev.id]] });
     if (!r.ok) onError(r.message);
   };
   const del = async (ev) => {
     const r = await relay.publish({ kind: 5, tags: [['e', ev.id], ['h', channel.id]] });
     if (!r.ok) onError(r.message);
+  };
+  // Pinning (kind 40004, docs/reference/kinds.md); unpinning deletes my pin.
+  const pin = async (ev, mine) => {
+    const r = mine
+      ? await relay.publish({ kind: 5, tags: [['e', mine], ['h', channel.id]] })
+      : await relay.publish({ kind: 40004, tags: [['h', channel.id], ['e', ev.id]] });
+    if (!r.ok) onError(r.message);
+  };
+  const pins = useMemo(() => pinned(state.current), [version]);
+  const pinsOf = useMemo(() => new Map(pins.map((p) => [p.ev.id, p])), [pins]);
+  const goTo = (id) => {
+    setPane(null);
+    setTimeout(() => {
+      const el = list.current?.querySelector(`article[data-id="${CSS.escape(id)}"]`);
+      if (!el) return;
+      stick.current = false;
+      el.scrollIntoView({ block: 'center' });
+      el.focus({ preventScroll: true });
+    }, 0);
   };
   const typingNow = () => {
     if (Date.now() - lastTyping.current < 3000) return;
@@ -440,7 +601,15 @@ export function ChannelView({ channel, readUntil, relay, outbox, api, me, onErro
     ? (channel.participant_pubkeys || []).filter((pk) => pk !== me).map((pk) => people.name(pk)).join(', ') || (channel.participants || []).join(', ')
     : (channel.visibility === 'private' ? '🔒 ' : '# ') + channel.name;
   const toggle = (name) => setPane(pane === name ? null : name);
-  const props = { state: state.current, me, people, onReact: react, onReply: setOpenThread, onEdit: edit, onDelete: del,
+  // The emoji picker for a reaction: one, beside the message's button (a
+  // message is drawn contained, so it could not show outside it).
+  const [picking, setPicking] = useState(null);  // {ev, style}
+  const pickerAt = (button) => {
+    const r = button.getBoundingClientRect();
+    const below = r.bottom + 290 < innerHeight;
+    return { position: 'fixed', right: Math.max(8, innerWidth - r.right) + 'px', ...(below ? { top: r.bottom + 4 + 'px', bottom: 'auto' } : { bottom: innerHeight - r.top + 4 + 'px', top: 'auto' }) };
+  };
+  const props = { state: state.current, me, people, onReact: react, onPickReaction: (ev, button) => setPicking({ ev, style: pickerAt(button) }), onPin: pin, pins: pinsOf, onReply: setOpenThread, onEdit: edit, onDelete: del,
     onRetry: (id) => outbox.retry(id), onDiscard: (id) => outbox.discard(id) };
   const pendingOf = (items) => items.map((i) => <Message key={i.id} ev={i.event} pending={i} {...props} />);
   const typers = Object.keys(typing);
@@ -449,6 +618,8 @@ export function ChannelView({ channel, readUntil, relay, outbox, api, me, onErro
     <div class="channel">
       <header class="channel-head">
         <h1>{title}</h1>
+        <button id="star-channel" class="icon" aria-pressed={!!starred} aria-label="star" title={starred ? 'Starred: listed first' : 'Star: list it first'} onClick={onStar}>{starred ? '★' : '☆'}</button>
+        <button id="mute-channel" class="icon" aria-pressed={!!muted} aria-label="mute" title={muted ? 'Muted: no notifications, not in the tab’s count' : 'Mute: no notifications'} onClick={onMute}>{muted ? '🔕' : '🔔'}</button>
         {archived && <span class="archived">archived</span>}
         {channel.topic && <span class="topic">{channel.topic}</span>}
         <span>
@@ -457,6 +628,8 @@ export function ChannelView({ channel, readUntil, relay, outbox, api, me, onErro
           {!dm && <button id="toggle-canvas" aria-expanded={pane === 'canvas'} onClick={() => toggle('canvas')}>Canvas</button>}
           {dm && <button id="hide-dm" title="Hide this conversation until someone writes in it" onClick={() =>
             api.post(`/api/dms/${channel.id}/hide`).then(onHidden, (e) => onError(e.message))}>Hide</button>}
+          <button id="toggle-pins" aria-expanded={pane === 'pins'} title="Pinned messages"
+            onClick={() => toggle('pins')}><span aria-hidden="true">📌 </span>Pins {pins.length}</button>
           <button id="toggle-members" aria-expanded={pane === 'members'} onClick={() => toggle('members')}>Members</button>
         </span>
       </header>
@@ -464,33 +637,46 @@ export function ChannelView({ channel, readUntil, relay, outbox, api, me, onErro
         onDone={() => { setShowSettings(false); onChanged(); }} />}
       <div class="body">
         <section class="messages" ref={list} aria-live="polite" aria-busy={!loaded} onScroll={onScroll}>
+          {jump && <button class="jump" id="jump-unread" onClick={jumpToNew}>↑ Jump to the first unread</button>}
           <div class="list" ref={inner}>
           {history.more && <button class="earlier" id="load-earlier" disabled={history.loading} onClick={loadEarlier}>
             {history.loading ? 'Loading…' : 'Load earlier messages'}</button>}
           {loaded && !history.more && items.length > 0 && <p class="start">The beginning of {dm ? 'this conversation' : channel.name}.</p>}
-          {items.map((ev) => (ev.id === firstNew.current
-            ? [<p class="new-line" id="new-messages" key="new">New</p>, <Message key={ev.id} ev={ev} {...props} />]
-            : <Message key={ev.id} ev={ev} {...props} />))}
+          {rows(items, firstNew.current, props)}
           {pendingOf(waitingIn(undefined))}
           {loaded && !items.length && !waiting.length && <p class="empty">No messages yet.</p>}
           </div>
         </section>
         {openThread && (
           <aside class="thread" aria-label="thread">
-            <header><h3>Thread</h3><button aria-label="close thread" onClick={() => setOpenThread(null)}>✕</button></header>
+            <header><h2>Thread</h2><button aria-label="close thread" onClick={() => setOpenThread(null)}>✕</button></header>
             <Message ev={openThread} {...props} inThread />
             {thread(state.current, openThread.id).map((ev) => <Message key={ev.id} ev={ev} {...props} inThread />)}
             {pendingOf(waitingIn(openThread.id))}
-            <Composer id="thread-input" placeholder="Reply in thread" api={api} onError={onError} members={members} me={me} disabled={archived}
+            <Composer key={openThread.id} id="thread-input" placeholder="Reply in thread" draft={channel.id + '.' + openThread.id} api={api} onError={onError} members={members} me={me} disabled={archived}
               onSend={(c, tags) => send(c, tags, openThread)} />
           </aside>
         )}
         {pane === 'members' && <Members channel={channel} members={members} me={me} relay={relay} api={api} onError={onError} onDm={onDm} onOpen={onOpen}
           onChange={() => loadMembers().catch((e) => onError(e.message))} onClose={() => setPane(null)} />}
+        {pane === 'pins' && (
+          <aside class="pins" aria-label="pinned messages">
+            <header><h2>Pinned ({pins.length})</h2><button aria-label="close pinned messages" onClick={() => setPane(null)}>✕</button></header>
+            {!pins.length && <p class="empty">Nothing pinned yet: a message's Pin button puts it here.</p>}
+            <ul>{pins.map(({ ev }) => (
+              <li key={ev.id} data-id={ev.id}>
+                <strong>{people.name(ev.pubkey)}</strong> <time>{CLOCK.format(ev.created_at * 1000)}</time>
+                <Content text={state.current.edits.get(ev.id)?.content ?? ev.content} tags={ev.tags} />
+                <button class="go-to" onClick={() => goTo(ev.id)}>Show in the channel</button>
+              </li>))}</ul>
+          </aside>
+        )}
         {pane === 'canvas' && <Canvas channel={channel} relay={relay} me={me} readOnly={archived} onError={onError} onClose={() => setPane(null)} />}
       </div>
+      {picking && <EmojiPicker style={picking.style} onClose={() => setPicking(null)}
+        onPick={(e) => { setPicking(null); react(picking.ev, e); }} />}
       <p class="typing">{typers.length ? `${typers.map((pk) => people.name(pk)).join(', ')} typing…` : ''}</p>
-      <Composer id="message-input" placeholder={archived ? 'This channel is archived' : 'Message ' + (dm ? title : channel.name)} api={api}
+      <Composer id="message-input" draft={channel.id} placeholder={archived ? 'This channel is archived' : 'Message ' + (dm ? title : channel.name)} api={api}
         onError={onError} members={members} me={me} disabled={archived} onSend={(c, tags) => send(c, tags)} onTyping={typingNow} />
     </div>
   );

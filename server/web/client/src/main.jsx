@@ -8,6 +8,7 @@ import { savedSigner, keySigner, extensionSigner, extensionRemembered, npub } fr
 import { Relay } from './relay.js';
 import { Workspace } from './workspace.jsx';
 import { markBackedUp } from './backup.jsx';
+import { applyTheme } from './theme.jsx';
 
 const relayUrl = () => location.origin.replace(/^http/, 'ws');
 
@@ -103,4 +104,5 @@ function App() {
     : <SignIn onSession={signIn} />;
 }
 
+applyTheme();
 render(<App />, document.getElementById('root'));

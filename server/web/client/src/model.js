@@ -11,7 +11,7 @@ export function threadRoot(ev) {
 }
 
 export function emptyChannel() {
-  return { messages: new Map(), edits: new Map(), deleted: new Set(), reactions: new Map(), replies: new Map(), arrived: new Map(), next: 0 };
+  return { messages: new Map(), edits: new Map(), deleted: new Set(), reactions: new Map(), replies: new Map(), pins: new Map(), arrived: new Map(), next: 0 };
 }
 
 // Folds events into the state in place; returns it for chaining.
@@ -30,6 +30,9 @@ export function apply(state, events) {
       const target = tag(ev, 'e');
       const prev = state.edits.get(target);
       if (!prev || prev.created_at <= ev.created_at) state.edits.set(target, ev);
+    } else if (ev.kind === 40004) {
+      const target = tag(ev, 'e');
+      if (target) state.pins.set(ev.id, { target, pubkey: ev.pubkey, created_at: ev.created_at });
     } else if (ev.kind === 5 || ev.kind === 9005) {
       for (const t of ev.tags) if (t[0] === 'e') state.deleted.add(t[1]);
     } else if (ev.kind === 7) {
@@ -69,6 +72,21 @@ export function thread(state, rootId) {
     .map((id) => state.messages.get(id))
     .filter((ev) => !state.deleted.has(ev.id))
     .sort(byTime(state));
+}
+
+// The pinned messages, newest pin first: [{ev, by: Map(pubkey -> pin id)}]. A
+// pin is taken back by deleting it (kind 5), each person their own.
+export function pinned(state) {
+  const byTarget = new Map();
+  for (const [id, pin] of state.pins) {
+    const ev = state.messages.get(pin.target);
+    if (state.deleted.has(id) || !ev || state.deleted.has(ev.id)) continue;
+    if (!byTarget.has(ev.id)) byTarget.set(ev.id, { ev, by: new Map(), at: 0 });
+    const entry = byTarget.get(ev.id);
+    entry.by.set(pin.pubkey, id);
+    entry.at = Math.max(entry.at, pin.created_at);
+  }
+  return [...byTarget.values()].sort((a, b) => b.at - a.at);
 }
 
 export const shortKey = (hex) => hex.slice(0, 8);

@@ -54,6 +54,7 @@ export class Relay {
       if (!b) { this.fail('The relay refused the sign-in: ' + c, true); return; }
       this.authed = true;
       this.setStatus('online');
+      this.readyAt ??= performance.now();  // the first sign-in accepted (docs/performance.md)
       this.settle.resolve();
       for (const [id, s] of this.subs) this.ws.send(JSON.stringify(['REQ', id, ...s.filters]));
       for (const frame of this.unacked.values()) this.ws.send(frame);

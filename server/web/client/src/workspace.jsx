@@ -9,17 +9,27 @@ import { People, PeopleContext, usePeople, findPerson } from './people.js';
 import { Outbox } from './outbox.js';
 import { HuddleBar } from './huddle.jsx';
 import { KeyBackup, backedUp } from './backup.jsx';
+import { Avatar } from './avatar.jsx';
+import { Profile } from './profile.jsx';
+import { useFlags, toggleFlag, notify, showUnread } from './notify.jsx';
 
 const lastReadKey = (id) => 'buzz.read.' + id;
 const FEED_SEEN = 'buzz.feed.seen';
+const OPEN = 'buzz.open';  // the channel open at the last visit, opened again on reload
 // Read until now, or until the newest message seen there if later: a burst is
 // dated up to a few seconds ahead (channel.jsx), and must not count as unread.
 const newest = new Map();  // channel id -> created_at of the newest message seen in it
 const markRead = (id) => localStorage.setItem(lastReadKey(id), String(Math.max(now(), newest.get(id) ?? 0)));
 const now = () => Math.floor(Date.now() / 1000);
+const OPENED = Math.floor(Date.now() / 1000);  // when this page opened: what is said after it may be notified
+const notified = new Set();  // ids of the messages notified
 const UNREAD_WINDOW = 500;  // newest messages read for the unread counts at start (the relay's most per filter)
 
 // The relay comes signed in (or signing in, for a key kept from the last visit).
+// When the channel list first arrived, from the page's navigation (beside
+// the workspace's first render, docs/performance.md).
+const marks = {};
+
 export function Workspace({ signer, relay, onSignOut, newName }) {
   const api = useMemo(() => makeApi(signer), [signer]);
   const people = useMemo(() => new People(relay, api), [relay]);
@@ -31,6 +41,34 @@ export function Workspace({ signer, relay, onSignOut, newName }) {
       <Screen signer={signer} onSignOut={onSignOut} newName={newName} relay={relay} api={api} status={status} outbox={outbox} />
     </PeopleContext.Provider>
   );
+}
+
+// What the connection is doing, in words: nothing while it is fine; lost
+// (the browser offline, or the relay away) while the page reconnects; "back"
+// for a moment once it is.
+function ConnectionBanner({ status }) {
+  const [online, setOnline] = useState(navigator.onLine);
+  const [back, setBack] = useState(false);
+  const lost = useRef(false);
+  useEffect(() => {
+    const on = () => setOnline(true);
+    const off = () => setOnline(false);
+    addEventListener('online', on);
+    addEventListener('offline', off);
+    return () => { removeEventListener('online', on); removeEventListener('offline', off); };
+  }, []);
+  useEffect(() => {
+    if (status === 'offline') lost.current = true;
+    if (status !== 'online' || !lost.current) return;
+    lost.current = false;
+    setBack(true);
+    const t = setTimeout(() => setBack(false), 4000);
+    return () => clearTimeout(t);
+  }, [status]);
+  if (!online) return <p class="connection offline" id="connection" role="status">You are offline. Messages you send wait here and go when the network is back.</p>;
+  if (status === 'offline') return <p class="connection offline" id="connection" role="status">Connection to the relay lost. Reconnecting…</p>;
+  if (back && status === 'online') return <p class="connection back" id="connection" role="status">Back online.</p>;
+  return null;
 }
 
 // Where the keyboard's focus goes after a channel opens or a pane closes.
@@ -54,6 +92,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const [menu, setMenu] = useState(false);
 
   const refresh = useCallback(() => api.get('/api/channels').then((all) => {
+    marks.list ??= performance.now();
     setChannels(all.filter((c) => !huddleRoom(c)));
     setError(offlineOnly);
   }, (e) => setError(e.message)), [api]);
@@ -94,6 +133,25 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   }, [relay]);
 
   const openId = view.type === 'channel' ? view.id : null;
+  const muted = useFlags('muted');
+  const starred = useFlags('starred');
+  const mutedNow = useRef(muted);
+  mutedNow.current = muted;
+  // The tab's title and icon count what is unread outside muted channels.
+  useEffect(() => { showUnread(Object.entries(unread).reduce((n, [id, k]) => n + (muted.has(id) ? 0 : k), 0)); }, [unread, muted]);
+  // The channel open at the last visit opens again (once the list is known);
+  // one left for the feed, search or settings does not.
+  useEffect(() => {
+    if (view.type === 'channel') localStorage.setItem(OPEN, view.id);
+    else if (view.type !== 'none') localStorage.removeItem(OPEN);
+  }, [view]);
+  const reopened = useRef(false);
+  useEffect(() => {
+    if (reopened.current || !channels.length) return;
+    reopened.current = true;
+    const id = localStorage.getItem(OPEN);
+    if (id && view.type === 'none' && channels.some((c) => c.id === id)) open(id);
+  }, [channels]);
   const openNow = useRef(openId);
   openNow.current = openId;
   const feedOpen = useRef(false);
@@ -151,9 +209,18 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
         if (!unreadIds.current.has(id)) unreadIds.current.set(id, new Set());
         unreadIds.current.get(id).add(ev.id);
       }
+      // A mention or a DM said since this page opened is notified once,
+      // also when it comes with a list's history (the list just changed).
+      const mentionsMe = ev.tags.some((t) => t[0] === 'p' && t[1] === signer.pubkey);
+      const channel = channels.find((c) => c.id === id);
+      if ((mentionsMe || channel?.channel_type === 'dm') && ev.created_at >= OPENED && !notified.has(ev.id) &&
+          !mutedNow.current.has(id) && (id !== openNow.current || document.hidden)) {
+        notified.add(ev.id);
+        notify(channel?.channel_type === 'dm' ? people.name(ev.pubkey) : `${people.name(ev.pubkey)} in #${channel?.name ?? ''}`,
+          ev.content, ev.id, () => open(id));
+      }
       if (!live) return;
       show();
-      const mentionsMe = ev.tags.some((t) => t[0] === 'p' && t[1] === signer.pubkey);
       if (mentionsMe && !feedOpen.current && !counted.current.has(ev.id)) {
         counted.current.add(ev.id);
         setWaiting((w) => ({ ...w, mentions: w.mentions + 1 }));
@@ -163,6 +230,9 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
       // More than the window: a channel read before its oldest shows "n+".
       setMore(stored >= UNREAD_WINDOW ? new Set(listed.filter((id) => lastRead(id) < oldest)) : new Set());
       show();
+      // The workspace's first render (its channels and unread counts drawn),
+      // from the page's navigation: recorded for docs/performance.md.
+      if (!window.__buzzWorkspace) requestAnimationFrame(() => { window.__buzzWorkspace = { ms: performance.now(), channels: listed.length, auth: relay.readyAt, ...marks }; });
     });
     return stop;
   }, [ids]);
@@ -276,12 +346,14 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   };
   const entry = (c, label) => (
     <li key={c.id}>
-      <button class={c.id === openId ? 'chan active' : 'chan'} data-channel={c.name} onClick={() => open(c.id)}>
-        <span>{label}</span>
-        {unread[c.id] > 0 && <span class="unread" aria-label="unread">{unread[c.id]}{more.has(c.id) ? '+' : ''}</span>}
+      <button class={(c.id === openId ? 'chan active' : 'chan') + (muted.has(c.id) ? ' muted' : '')} data-channel={c.name} onClick={() => open(c.id)}
+        aria-current={c.id === openId ? 'page' : undefined}>
+        <span>{label}{muted.has(c.id) && <span class="muted-mark" aria-label="muted" title="muted"> 🔕</span>}</span>
+        {unread[c.id] > 0 && <span class="unread" aria-label={`${unread[c.id]}${more.has(c.id) ? '+' : ''} unread`}>{unread[c.id]}{more.has(c.id) ? '+' : ''}</span>}
       </button>
     </li>
   );
+  const streamLabel = (c) => (c.visibility === 'private' ? '🔒 ' : '# ') + c.name;
 
   return (
     <div class={menu ? 'app menu-open' : 'app'}>
@@ -298,8 +370,12 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
           {waiting.mentions + waiting.approvals > 0 && <span class="unread" aria-label="waiting in the feed"
             title={`${waiting.mentions} new mentions, ${waiting.approvals} approvals to answer`}>{waiting.mentions + waiting.approvals}</span>}
         </button>
+        {channels.some((c) => starred.has(c.id)) && <>
+          <h2>Starred</h2>
+          <ul id="starred-list">{channels.filter((c) => starred.has(c.id)).map((c) => entry(c, c.channel_type === 'dm' ? dmLabel(c) : streamLabel(c)))}</ul>
+        </>}
         <h2>Channels</h2>
-        <ul id="channel-list">{streams.map((c) => entry(c, (c.visibility === 'private' ? '🔒 ' : '# ') + c.name))}</ul>
+        <ul id="channel-list">{streams.filter((c) => !starred.has(c.id)).map((c) => entry(c, streamLabel(c)))}</ul>
         <form class="create" onSubmit={createChannel}>
           <input name="name" id="new-channel" placeholder="new channel" aria-label="new channel name" />
           <select name="visibility" id="new-visibility" aria-label="visibility">
@@ -309,15 +385,16 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
           <button type="submit" id="create-channel">Create</button>
         </form>
         <h2>Direct messages</h2>
-        <ul id="dm-list">{dms.map((c) => entry(c, dmLabel(c)))}</ul>
+        <ul id="dm-list">{dms.filter((c) => !starred.has(c.id)).map((c) => entry(c, dmLabel(c)))}</ul>
         <form class="create" onSubmit={openDm}>
           <input name="who" id="new-dm" placeholder="name, npub or hex" aria-label="open a DM with" />
           <button type="submit">DM</button>
         </form>
         <footer>
           <button class="me" id="my-name" title={'Change your name · ' + npub(signer.pubkey)} onClick={editName}>
-            <span class={'dot ' + people.presence(signer.pubkey)} />{people.name(signer.pubkey)}
+            <Avatar pubkey={signer.pubkey} people={people} size={22} /><span class={'dot ' + people.presence(signer.pubkey)} />{people.name(signer.pubkey)}
           </button>
+          <button id="open-profile" title="Your picture, appearance, notifications" onClick={() => { setView({ type: 'profile' }); setMenu(false); }}>Settings</button>
           {signer.nsec && <button id="backup-key" title="Show, copy or download your secret key" onClick={() => setView({ type: 'backup' })}>Key</button>}
           <button id="sign-out" onClick={async () => {
             if (signer.nsec && !backedUp(signer.pubkey) &&
@@ -334,6 +411,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
       </nav>
       <main class="main">
         <button class="menu-toggle" aria-label="channels" aria-expanded={menu} onClick={() => setMenu(!menu)}>☰</button>
+        <ConnectionBanner status={status} />
         {error && <p class="error" role="alert" onClick={() => setError('')}>{error}</p>}
         {signer.nsec && !backedUp(signer.pubkey) && view.type !== 'backup' && <p class="note" id="backup-banner">
           Your key exists only in this browser. <button id="backup-open" onClick={() => setView({ type: 'backup' })}>Back up your key</button></p>}
@@ -343,7 +421,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
         {call && <HuddleBar key={call.at} channel={call.channel} relay={relay} active={call.active} here={call.channel.id === openId}
           onBack={() => open(call.channel.id)} onClose={() => setCall(null)} />}
         {view.type === 'channel' && current && (
-          <ChannelView key={current.id} channel={current} readUntil={view.readUntil} relay={relay} outbox={outbox} api={api}
+          <ChannelView key={current.id} channel={current} starred={starred.has(current.id)} muted={muted.has(current.id)}
+            onStar={() => toggleFlag('starred', current.id)} onMute={() => toggleFlag('muted', current.id)} readUntil={view.readUntil} relay={relay} outbox={outbox} api={api}
             call={call} onJoin={(active) => setCall({ channel: current, active, at: Date.now() })} me={signer.pubkey} onError={setError} onChanged={refresh}
             onDm={(pk) => openDmWith([pk]).catch((e) => setError(e.message))}
             onOpen={(id) => refresh().then(() => open(id))} onHidden={() => { setView({ type: 'none' }); refresh(); }} />
@@ -353,6 +432,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
         {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open}
           onAnswered={() => setWaiting((w) => ({ ...w, approvals: Math.max(0, w.approvals - 1) }))} />}
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}
+        {view.type === 'profile' && <Profile signer={signer} api={api} onError={setError} onClose={() => setView({ type: 'none' })}
+          onBackup={() => setView({ type: 'backup' })} />}
         {view.type === 'backup' && <KeyBackup signer={signer} onClose={() => setView({ type: 'none' })} />}
       </main>
     </div>
