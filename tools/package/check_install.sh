@@ -53,6 +53,9 @@ exec_start=$(unit_value ExecStart) nofile=$(unit_value LimitNOFILE) umask_value=
 stop_timeout=$(unit_value TimeoutStopSec)
 read -r -a command <<<"$exec_start"
 
+# A container's root may not raise its hard limit: then as high as it allows.
+hard=$(ulimit -Hn)
+[[ $hard != unlimited ]] && ((hard < nofile)) && nofile=$hard
 step "running '$exec_start' as $user, as the unit does"
 # Only the address differs from the unit's run: another relay may hold 3000
 # here, so the kernel picks a free port, read from the first line the relay prints.
@@ -94,7 +97,7 @@ allowed() {
   local item
   for item in "$@"; do
     if [[ $item == @* ]]; then
-      allowed $(systemd-analyze syscall-filter "$item" | sed -n 's/^    \([@a-z0-9_]*\)$/\1/p')
+      allowed $(systemd-analyze syscall-filter "$item" | sed -n 's/^    \([@a-z0-9_-]*\)$/\1/p')
     else
       echo "$item"
     fi
