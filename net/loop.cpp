@@ -167,6 +167,7 @@ void Loop::arm_accept() {
 }
 
 void Loop::arm_recv(Connection& c) {
+  if (reading_stopped_) return;
   io_uring_sqe* s = sqe();
   io_uring_prep_recv_multishot(s, c.fd_, nullptr, 0, 0);
   use_file_table(s, c);
@@ -243,6 +244,44 @@ void Loop::stop() {
   post([this] { stopping_ = true; });
 }
 
+void Loop::stop_reading(std::function<void()> done) {
+  post([this, done = std::move(done)]() mutable {
+    if (listen_fd_ >= 0) {
+      io_uring_sqe* q = sqe();
+      io_uring_prep_cancel64(q, tag(Op::kAccept), 0);
+      io_uring_sqe_set_data64(q, tag(Op::kIgnore));
+      ::close(listen_fd_);  // the ring holds the socket until the cancel lands
+      listen_fd_ = -1;
+    }
+    reading_stopped_ = true;
+    on_reading_stopped_ = std::move(done);
+    for (auto& c : slots_) {
+      if (!c || !c->recv_armed_) continue;
+      ++receives_ending_;
+      io_uring_sqe* q = sqe();
+      io_uring_prep_cancel64(q, tag(Op::kRecv, c->id_.slot, c->id_.gen), 0);
+      io_uring_sqe_set_data64(q, tag(Op::kIgnore));
+    }
+    if (receives_ending_ == 0) on_reading_stopped_();
+  });
+}
+
+void Loop::close_all(uint16_t code, std::string reason) {
+  post([this, code, reason = std::move(reason)] {
+    for (auto& c : slots_) {
+      if (!c) continue;
+      if (c->phase_ == Connection::Phase::kWebSocket) {
+        close(*c, code, reason);
+      } else if (c->phase_ == Connection::Phase::kHttp && c->awaiting_response_) {
+        c->response_keep_alive_ = false;  // Loop::respond closes it
+      } else if (c->phase_ == Connection::Phase::kHttp) {
+        close(*c);
+        c->linger_ = false;  // nothing more is read: no peer's close to wait for
+      }
+    }
+  });
+}
+
 void Loop::post(std::function<void()> fn) {
   {
     std::lock_guard lock(inbox_mu_);
@@ -280,9 +319,10 @@ void Loop::refuse_accept(int fd, const std::string& answer) {
 }
 
 void Loop::on_accept(int res, uint32_t flags) {
-  if (!(flags & IORING_CQE_F_MORE) && !stopping_) arm_accept();
+  if (!(flags & IORING_CQE_F_MORE) && !stopping_ && listen_fd_ >= 0) arm_accept();
   if (res < 0) return;
   int fd = res;
+  if (listen_fd_ < 0) return (void)::close(fd);  // accepted as stop_reading began
   bool probe_only = false;
   if (options_.connection_count) {
     const int64_t before = options_.connection_count->fetch_add(1);
@@ -352,7 +392,8 @@ void Loop::vouch(Connection& c) {
 }
 
 void Loop::on_recv(Connection& c, int res, uint32_t flags) {
-  if (!(flags & IORING_CQE_F_MORE)) c.recv_armed_ = false;
+  const bool ended = !(flags & IORING_CQE_F_MORE);
+  if (ended) c.recv_armed_ = false;
   if (res > 0) {
     uint16_t bid = uint16_t(flags >> IORING_CQE_BUFFER_SHIFT);
     char* data = buffers_ + size_t(bid) * kBufferBytes;
@@ -363,6 +404,7 @@ void Loop::on_recv(Connection& c, int res, uint32_t flags) {
   } else if (res == -ENOBUFS) {
     recv_starved_ = true;
     starved_.push_back(&c);
+    if (ended && reading_stopped_) receive_ended();
     return;
   } else if (res == -ECANCELED && c.phase_ != Connection::Phase::kDead) {
     // pause_reading cancelled it; resume_reading arms the next one.
@@ -374,6 +416,11 @@ void Loop::on_recv(Connection& c, int res, uint32_t flags) {
   } else if (!c.recv_armed_ && !c.read_paused_) {
     arm_recv(c);
   }
+  if (ended && reading_stopped_) receive_ended();  // after the bytes above were handled
+}
+
+void Loop::receive_ended() {
+  if (receives_ending_ > 0 && --receives_ending_ == 0) on_reading_stopped_();
 }
 
 void Loop::pause_reading(Connection& c) { pause(c, Connection::kPausedByService); }

@@ -89,6 +89,16 @@ class Loop {
   void run();
   // Any thread.
   void stop();
+  // Any thread: the first half of a graceful stop (a SIGTERM's). The loop
+  // accepts no more connections and arms no more receives; what it has
+  // already received is still handled, and `done` runs on the loop thread
+  // once every receive in flight has ended, so nothing more will reach the
+  // service. The connections stay open for their answers.
+  void stop_reading(std::function<void()> done);
+  // Any thread, after stop_reading: every WebSocket is closed with `code`
+  // behind what is queued for it; an HTTP connection after the answer it
+  // waits for, an idle one at once.
+  void close_all(uint16_t code, std::string reason);
   // Any thread: runs fn on the loop thread soon. fn must not block.
   void post(std::function<void()> fn);
 
@@ -159,6 +169,8 @@ class Loop {
   void arm_inbox();
   void on_accept(int res, uint32_t flags);
   void on_recv(Connection& c, int res, uint32_t flags);
+  // A receive stop_reading waits for has ended: the last one runs its `done`.
+  void receive_ended();
   // Starts one writev of the queued frames (at most kMaxFramesPerSend), or,
   // with none left, finishes a close; on_send completes a short write first.
   void flush(Connection& c);
@@ -235,6 +247,10 @@ class Loop {
   int listen_fd_ = -1;
   uint16_t port_ = 0;
   bool stopping_ = false;
+  // stop_reading: receives still armed, and who hears when none is.
+  bool reading_stopped_ = false;
+  size_t receives_ending_ = 0;
+  std::function<void()> on_reading_stopped_;
   uint32_t turn_ = 0;  // turns of run()'s loop: one batch of completions and posted tasks
 
   // Provided receive buffers: kBufferCount × kBufferBytes, shared by every connection.

@@ -19,6 +19,12 @@ int StopSignals::wait() const {
   return sig;
 }
 
+int StopSignals::wait_for(int ms) const {
+  const timespec timeout{ms / 1000, long(ms % 1000) * 1'000'000};
+  const int sig = sigtimedwait(&set_, nullptr, &timeout);
+  return sig > 0 ? sig : 0;
+}
+
 void raise_open_files_limit() {
   rlimit files;
   if (getrlimit(RLIMIT_NOFILE, &files) == 0) {

@@ -14,6 +14,8 @@ class StopSignals {
   StopSignals();
   // Blocks until SIGINT or SIGTERM arrives; returns which.
   int wait() const;
+  // The same for at most `ms` milliseconds; 0 when none came.
+  int wait_for(int ms) const;
 
  private:
   sigset_t set_;

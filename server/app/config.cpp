@@ -49,6 +49,9 @@ const std::vector<ConfigKey> kKeys = {
     {"send-memory-bytes", "BUZZ_SEND_MEMORY_BYTES", "1073741824",
      "bytes queued for all connections; past it the slowest readers are closed (1008) until it is back under; 0 = no bound"},
     {"threads", "BUZZ_THREADS", "0", "network loops; 0 = one per core"},
+    {"shutdown-timeout", "BUZZ_SHUTDOWN_TIMEOUT_SECS", "10",
+     "seconds SIGTERM waits for the events already read to be stored and answered and for every connection to close "
+     "(WebSockets with 1001) before the rest are cut; 0 = cut at once"},
     {"sync-writes", "BUZZ_SYNC_WRITES", "true",
      "fsync each write batch before its OKs (one fsync per batch of events); false survives a process crash, not a power loss"},
     {"block-cache-mib", "BUZZ_BLOCK_CACHE_MIB", "256",
@@ -218,6 +221,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
     (key == "max-unauthenticated-per-address" ? c->max_unauthenticated_per_address
      : key == "max-connections-per-pubkey"    ? c->max_connections_per_pubkey
                                               : c->min_upload_rate) = n;
+  } else if (key == "shutdown-timeout") {
+    if (!parse_int(v, 0, 3600, &n)) return bad(key, source, v, "seconds from 0 (cut at once) to 3600");
+    c->shutdown_timeout = n;
   } else if (key == "auth-timeout") {
     if (!parse_int(v, 0, 3600, &n)) return bad(key, source, v, "seconds from 0 (no deadline) to 3600");
     c->auth_timeout = n;

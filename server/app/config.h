@@ -40,6 +40,7 @@ struct Config {
   int64_t max_concurrent_handlers = 1024;
   int64_t send_buffer = 1000;
   int threads = 0;                 // 0 = one network loop per core
+  int64_t shutdown_timeout = 10;   // seconds a SIGTERM's drain may take; 0 = none
   bool sync_writes = true;         // an OK true survives a power loss (one fsync per writer batch)
   int64_t block_cache_mib = 256;   // the embedded store's block cache
   int64_t audit_queue = 65536;     // audit entries queued for the log before events are refused

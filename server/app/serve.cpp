@@ -7,9 +7,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <thread>
 
 #include "engine/clock.h"
@@ -120,6 +123,35 @@ engine::Status ensure_owner(const Config& cfg, engine::RelayMemberTable& members
   return members.set_owner(key->pubkey, engine::unix_now());
 }
 
+// A SIGTERM's graceful stop, within `bound` (docs/operations.md, "Stopping"): no
+// new connection and nothing more read; everything read is stored and answered
+// (its OK queued before the close); then every WebSocket is closed with 1001 and
+// HTTP connections after their answers. Past the bound, or at a second signal,
+// whatever is left is cut when the loops stop.
+// False when it was cut.
+bool drain(const std::vector<std::unique_ptr<net::Loop>>& loops, StoreWriter& writer,
+           const std::atomic<int64_t>& connections, const net::StopSignals& signals, std::chrono::seconds bound) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + bound;
+  auto left_ms = [&] {
+    return int(std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count()));
+  };
+  // Polls `done` every 10 ms until it holds; false at the deadline or at another signal.
+  auto await = [&](const std::function<bool()>& done) {
+    while (!done()) {
+      if (left_ms() == 0 || signals.wait_for(std::min(10, left_ms())) != 0) return false;
+    }
+    return true;
+  };
+  auto stopped = std::make_shared<std::atomic<size_t>>(0);  // may outlive a drain that was cut
+  for (const auto& l : loops) l->stop_reading([stopped] { stopped->fetch_add(1); });
+  // What the loops read has been handed to the writer once they all stopped reading.
+  if (!await([&] { return stopped->load() == loops.size(); }) || !writer.wait_settled(deadline)) return false;
+  // Each loop has its OK replies queued ahead of this (Loop::post keeps the order).
+  for (const auto& l : loops) l->close_all(1001, "going away: the relay is shutting down");
+  return await([&] { return connections.load() == 0; });
+}
+
 }  // namespace
 
 int run_serve(int argc, char** argv) {
@@ -151,6 +183,11 @@ int run_serve(int argc, char** argv) {
   parse_log_level(cfg.log_level, &level);
   set_log_level(level);
   return_freed_pages_promptly();
+
+  // Before any thread starts (the store's own among them): they inherit the
+  // blocked signals, and this one waits for them. A thread that did not block
+  // them would die of a second SIGTERM while the first one drains.
+  const net::StopSignals stop_signals;
 
   std::error_code ec;
   std::filesystem::create_directories(cfg.data_dir, ec);
@@ -254,8 +291,6 @@ int run_serve(int argc, char** argv) {
   auto ops = open_side_ports(cfg, health, metrics);
   if (!ops) return fail(ops.error());
 
-  // Before any thread starts: they inherit the blocked signals, and this one waits for them.
-  const net::StopSignals stop_signals;
   net::raise_open_files_limit();
 
   int threads = cfg.threads > 0 ? cfg.threads : int(std::max(1u, std::thread::hardware_concurrency()));
@@ -335,6 +370,14 @@ int run_serve(int argc, char** argv) {
   log_info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
   health.begin_shutdown();  // the health port answers 503 until the process exits
   if (redis) redis->pubsub().stop();  // no other node's events for loops about to stop
+  const auto drain_began = std::chrono::steady_clock::now();
+  if (drain(loops, writer, connection_count, stop_signals, std::chrono::seconds(cfg.shutdown_timeout))) {
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - drain_began);
+    log_info("drained", {{"ms", std::to_string(took.count())}});
+  } else {
+    log_warn("drain cut short: the connections left are closed without a goodbye",
+             {{"connections", std::to_string(connection_count.load())}, {"shutdown_timeout_secs", std::to_string(cfg.shutdown_timeout)}});
+  }
   for (auto& l : loops) l->stop();
   for (auto& t : loop_threads) t.join();
   relay.stop();      // the NEG worker posts to the loops: it ends before they do

@@ -51,6 +51,13 @@ void StoreWriter::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool StoreWriter::wait_settled(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  // A queue not yet taken needs the next turn; a turn under way is taken_ already.
+  const uint64_t target = taken_ + (queue_.empty() && remote_.empty() ? 0 : 1);
+  return settled_cv_.wait_until(lock, deadline, [&] { return settled_ >= target; });
+}
+
 size_t StoreWriter::queued() const {
   std::lock_guard lock(mu_);
   return queue_.size();
@@ -100,6 +107,10 @@ void StoreWriter::run() {
     bool relieved = false;
     {
       std::unique_lock lock(mu_);
+      if (settled_ != taken_) {  // the previous turn's outcome is out
+        settled_ = taken_;
+        settled_cv_.notify_all();
+      }
       // The reaper's turn comes with the next batch, or alone when the relay is
       // idle; an audit backlog, or congestion, is looked at every few
       // milliseconds even then.
@@ -108,6 +119,7 @@ void StoreWriter::run() {
       cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty() || !remote_.empty(); });
       if (queue_.empty() && stopping_) return;
       jobs.swap(queue_);
+      ++taken_;
       remote = remote_.take();
       // Under the lock: no submit can raise the flag between this reading and its store.
       relieved = update_congestion(jobs.size());

@@ -172,6 +172,9 @@ class StoreWriter {
   // Stores relay-signed events (start-up 13534, ...) as one batch.
   void submit_relay_events(std::vector<engine::Event> events);
   void stop();
+  // Any thread: waits until every job submitted before the call is written and
+  // its outcome handed to the sinks (a graceful stop's OKs); false at `deadline`.
+  bool wait_settled(std::chrono::steady_clock::time_point deadline);
   size_t queued() const;
   // Write batches committed, and the jobs they held: jobs ÷ batches is the
   // group-commit size (how many events share one WAL append).
@@ -271,6 +274,11 @@ class StoreWriter {
   std::vector<WriteJob> queue_;
   RemoteQueue remote_;
   bool stopping_ = false;
+  // Turns of run() that took the queue, and of those the ones whose outcome is
+  // handed out; wait_settled waits on settled_cv_ for the second to catch up.
+  uint64_t taken_ = 0;
+  uint64_t settled_ = 0;
+  std::condition_variable settled_cv_;
   std::atomic<uint64_t> batches_{0};
   std::atomic<uint64_t> writing_{0};
   std::atomic<uint64_t> written_{0};

@@ -223,6 +223,11 @@ bool RelayProcess::terminate() {
   return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+bool RelayProcess::wait_exit(int timeout_ms) {
+  const int status = stop(0, timeout_ms);  // kill(pid, 0) signals nothing
+  return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 std::string RelayProcess::relay_url() const {
   return "ws://127.0.0.1:" + std::to_string(port_);
 }

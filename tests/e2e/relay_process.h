@@ -48,6 +48,9 @@ class RelayProcess {
   // SIGTERM and reap: true if the relay shut down by itself, with exit code 0,
   // within the grace period (a test that relies on a clean shutdown asserts it).
   bool terminate();
+  // Sends nothing and reaps: true if the relay exits by itself (after a signal
+  // the test sent) with code 0 within timeout_ms; killed past it.
+  bool wait_exit(int timeout_ms);
 
   std::string relay_url() const;  // "ws://127.0.0.1:<port>"
   // Everything the child wrote to stdout and stderr so far (one log file

@@ -14,6 +14,7 @@ packages=(
   libpq-dev postgresql
   libjemalloc-dev   # the relay's allocator (BUZZ_JEMALLOC, on by default)
   libhiredis-dev redis-server   # `buzz serve --pubsub redis://…`; its tests start their own redis-server
+  lintian strace curl   # the Debian package's check (tools/package/check_install.sh)
 )
 # The web client's build and the npm-driven tests need Node.js with npm; machines that
 # already carry a Node.js build (with its own npm) keep it.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Quick start, part 2: install dependencies, build with warnings as errors, and
-# run every test (unit, end-to-end against the real binary, nostr-tools, the
-# web client in headless Chromium). The web client itself is bundled by the
-# CMake build (server/web/README.md).
+# Quick start, part 2: install dependencies, build with warnings as errors,
+# check the Debian package, and run every test (unit, end-to-end against the
+# real binary, nostr-tools, the web client in headless Chromium). The web
+# client itself is bundled by the CMake build (server/web/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/setup/install-deps.sh
@@ -10,4 +10,6 @@ bash tools/setup/install-deps.sh
 (cd tests/web && npm ci --no-audit --no-fund --silent)
 cmake --preset ci >/dev/null
 cmake --build --preset ci
+# The Debian package from this build: lintian, installed, run as its service would (tools/package/).
+bash tools/package/check_install.sh build-ci
 ctest --preset ci -j2 --timeout 300

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The packaged configuration file names every key `buzz serve` accepts, and no
+# other: each key of `buzz serve --help` is a `key:` or `#key:` line of the
+# file (ctest package_config_keys). A key added to server/app/config.cpp
+# without its line here fails the test.
+# Usage: check_config_keys.sh BUZZ_BINARY CONFIG_FILE
+set -euo pipefail
+buzz=$1 file=$2
+
+# `--open` is a flag only, not a key of the file.
+mapfile -t keys < <("$buzz" serve --help | sed -n 's/^  --\([a-z0-9-]*\) .*/\1/p' | grep -vx open)
+((${#keys[@]} > 10)) || { echo "no keys read from '$buzz serve --help'" >&2; exit 1; }
+mapfile -t listed < <(sed -n 's/^#\{0,1\}\([a-z0-9-]*\):.*/\1/p' "$file")
+
+status=0
+for k in "${keys[@]}"; do
+  printf '%s\n' "${listed[@]}" | grep -qx -- "$k" || { echo "$file: no line for key '$k' (buzz serve --help lists it)"; status=1; }
+done
+for k in "${listed[@]}"; do
+  printf '%s\n' "${keys[@]}" | grep -qx -- "$k" || { echo "$file: '$k' is not a key of buzz serve"; status=1; }
+done
+((status == 0)) && echo "$file: all ${#keys[@]} keys of buzz serve"
+exit $status
