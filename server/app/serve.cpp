@@ -20,6 +20,7 @@
 #include "migrate/redis_backends.h"
 #include "net/body_spool.h"
 #include "net/server_process.h"
+#include "net/tls.h"
 #include "server/access/blossom_auth.h"
 #include "server/access/gatekeeper.h"
 #include "server/access/nip98.h"
@@ -120,6 +121,15 @@ engine::Status ensure_owner(const Config& cfg, engine::RelayMemberTable& members
   return members.set_owner(key->pubkey, engine::unix_now());
 }
 
+// SIGHUP: new handshakes use the files as they are now; open sessions keep theirs.
+void reload_tls(net::TlsCertificate* tls) {
+  if (!tls) return log_info("SIGHUP: nothing to reload (no tls-cert)");
+  if (std::string error = tls->reload(); !error.empty()) {
+    return log_error("SIGHUP: TLS certificate not reloaded, the previous one stays", {{"error", error}});
+  }
+  log_info("SIGHUP: TLS certificate reloaded", {{"cert", tls->cert_path()}});
+}
+
 }  // namespace
 
 int run_serve(int argc, char** argv) {
@@ -147,6 +157,15 @@ int run_serve(int argc, char** argv) {
     if (auto s = set_config(&cfg, k, v, "flag"); !s) return fail(s.error(), kExitUsage);
   }
   if (auto s = check_config(cfg); !s) return fail(s.error(), kExitUsage);
+  // Before anything is opened: a certificate that cannot serve stops the start.
+  std::unique_ptr<net::TlsCertificate> tls;
+  if (!cfg.tls_cert.empty()) {
+    try {
+      tls = std::make_unique<net::TlsCertificate>(cfg.tls_cert, cfg.tls_key);
+    } catch (const std::exception& e) {
+      return fail(e.what(), kExitUsage);
+    }
+  }
   LogLevel level;
   parse_log_level(cfg.log_level, &level);
   set_log_level(level);
@@ -255,7 +274,7 @@ int run_serve(int argc, char** argv) {
   if (!ops) return fail(ops.error());
 
   // Before any thread starts: they inherit the blocked signals, and this one waits for them.
-  const net::StopSignals stop_signals;
+  const net::StopSignals stop_signals(/*reload=*/true);
   net::raise_open_files_limit();
 
   int threads = cfg.threads > 0 ? cfg.threads : int(std::max(1u, std::thread::hardware_concurrency()));
@@ -275,6 +294,7 @@ int run_serve(int argc, char** argv) {
   loop_options.addresses = &unauthenticated;
   net::SendMemory send_memory(size_t(threads), cfg.send_memory_bytes);
   loop_options.send_memory = &send_memory;
+  loop_options.tls = tls.get();
   metrics.send_memory = &send_memory;
   HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
                services, {relay, media, health, metrics, &workflows}, *key, size_t(threads));
@@ -329,9 +349,10 @@ int run_serve(int argc, char** argv) {
   log_info("listening", {{"addr", listen}, {"relay_url", cfg.effective_relay_url()}, {"data_dir", cfg.data_dir},
                          {"loops", std::to_string(threads)}, {"relay_pubkey", engine::to_hex(key->pubkey)},
                          {"membership", cfg.require_membership ? "closed" : "open"},
-                         {"pubsub", redis ? "redis" : "none"}});
+                         {"pubsub", redis ? "redis" : "none"}, {"tls", tls ? cfg.tls_cert : "off"}});
 
-  const int sig = stop_signals.wait();
+  int sig;
+  while ((sig = stop_signals.wait()) == SIGHUP) reload_tls(tls.get());
   log_info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
   health.begin_shutdown();  // the health port answers 503 until the process exits
   if (redis) redis->pubsub().stop();  // no other node's events for loops about to stop
