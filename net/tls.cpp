@@ -5,6 +5,7 @@
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509err.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -65,12 +66,12 @@ SSL_CTX* make_context(const std::string& cert_path, const std::string& key_path)
   if (SSL_CTX_use_certificate_chain_file(ctx, cert_path.c_str()) != 1) {
     throw refuse("cannot load the TLS certificate chain from " + cert_path + " (PEM, leaf first)");
   }
+  const std::string mismatch = "the TLS private key " + key_path + " does not match the certificate " + cert_path;
   if (SSL_CTX_use_PrivateKey_file(ctx, key_path.c_str(), SSL_FILETYPE_PEM) != 1) {
-    throw refuse("cannot load the TLS private key from " + key_path + " (PEM)");
+    const bool other_key = ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH;
+    throw refuse(other_key ? mismatch : "cannot load the TLS private key from " + key_path + " (PEM)");
   }
-  if (SSL_CTX_check_private_key(ctx) != 1) {
-    throw refuse("the TLS private key " + key_path + " does not match the certificate " + cert_path);
-  }
+  if (SSL_CTX_check_private_key(ctx) != 1) throw refuse(mismatch);
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
   SSL_CTX_set_cipher_list(ctx, kTls12Ciphers);
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION);
