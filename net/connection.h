@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "net/http.h"
+#include "net/tls.h"
 #include "net/websocket.h"
 
 namespace buzz::net {
@@ -78,6 +79,17 @@ class Connection {
     std::vector<iovec> iov;
     size_t first = 0;  // first iovec not yet fully written
     size_t bytes = 0;  // of frames, counted in queued_bytes_ until the send completes
+    std::string cipher;  // TLS: the records written instead of the frames (Loop::flush_tls)
+  };
+
+  // A connection over TLS (net/tls.h): its session, and the frame being
+  // encrypted when the last send's batch filled up (out of pending_, so no
+  // frame is queued in front of its rest).
+  struct TlsState {
+    explicit TlsState(const TlsCertificate& cert) : session(cert) {}
+    TlsSession session;
+    OutFrame rest;
+    size_t rest_done = 0;  // bytes of rest already encrypted
   };
 
   int fd_ = -1;
@@ -117,6 +129,7 @@ class Connection {
   std::vector<OutFrame> pending_;
   std::unique_ptr<SendState> send_;
   std::unique_ptr<ConnectionContext> context_;
+  std::unique_ptr<TlsState> tls_;  // null = plaintext
   std::string peer_;
 };
 

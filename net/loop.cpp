@@ -333,7 +333,7 @@ void Loop::on_accept(int res, uint32_t flags) {
       LoopStats::bump(stats_.refused);
       // A clean refusal: the client reads why instead of a bare reset.
       static const std::string kFull = serialize_response(at_cap(), false);
-      return refuse_accept(fd, kFull);
+      return refuse_accept(fd, options_.tls ? std::string() : kFull);  // over TLS it would be noise
     }
   }
   sockaddr_in peer{};
@@ -346,7 +346,7 @@ void Loop::on_accept(int res, uint32_t flags) {
     static const std::string kBusy = serialize_response(
         HttpResponse::json(429, R"({"error":"rate-limited: too many connections from this address waiting to authenticate, retry later"})"),
         false);
-    return refuse_accept(fd, kBusy);
+    return refuse_accept(fd, options_.tls ? std::string() : kBusy);
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -368,6 +368,7 @@ void Loop::on_accept(int res, uint32_t flags) {
   c.addr_ = peer.sin_addr.s_addr;
   c.unvouched_ = counted;
   c.probe_only_ = probe_only;
+  if (options_.tls) c.tls_ = std::make_unique<Connection::TlsState>(*options_.tls);
   if (probe_only) {
     probes_.emplace_back(c.id_, tick_count_);
     LoopStats::bump(stats_.probes_past_cap);
@@ -397,7 +398,8 @@ void Loop::on_recv(Connection& c, int res, uint32_t flags) {
   if (res > 0) {
     uint16_t bid = uint16_t(flags >> IORING_CQE_BUFFER_SHIFT);
     char* data = buffers_ + size_t(bid) * kBufferBytes;
-    bool ok = c.phase_ == Connection::Phase::kDead || consume(c, data, size_t(res));
+    bool ok = c.phase_ == Connection::Phase::kDead ||
+              (c.tls_ ? consume_tls(c, data, size_t(res)) : consume(c, data, size_t(res)));
     io_uring_buf_ring_add(buf_ring_, data, kBufferBytes, bid, io_uring_buf_ring_mask(kBufferCount), 0);
     io_uring_buf_ring_advance(buf_ring_, 1);
     if (!ok) destroy(c);
@@ -449,15 +451,9 @@ void Loop::resume(Connection& c, uint8_t why) {
 
 void Loop::flush(Connection& c) {
   if (c.phase_ == Connection::Phase::kDead) return;
+  if (c.tls_) return flush_tls(c);
   if (c.pending_.empty()) {
-    if (!c.close_after_flush_) return;
-    // Lingering: no more writes, discard what arrives until the peer closes
-    // (or kCloseGraceTicks pass), then destroy.
-    if (c.linger_) {
-      ::shutdown(c.fd_, SHUT_WR);
-    } else {
-      destroy(c);
-    }
+    if (c.close_after_flush_) end_after_flush(c);
     return;
   }
   if (!c.send_) c.send_ = std::make_unique<Connection::SendState>();
@@ -481,11 +477,26 @@ void Loop::flush(Connection& c) {
     if (f.shared && !f.shared->empty()) s.iov.push_back({const_cast<char*>(f.shared->data()), f.shared->size()});
     if (!f.tail.empty()) s.iov.push_back({f.tail.data(), f.tail.size()});
   }
+  write_out(c);
+}
+
+void Loop::write_out(Connection& c) {
+  Connection::SendState& s = *c.send_;
   c.sending_ = true;
   io_uring_sqe* q = sqe();
-  io_uring_prep_writev(q, c.fd_, s.iov.data(), unsigned(s.iov.size()), 0);
+  io_uring_prep_writev(q, c.fd_, s.iov.data() + s.first, unsigned(s.iov.size() - s.first), 0);
   use_file_table(q, c);
   io_uring_sqe_set_data64(q, tag(Op::kSend, c.id_.slot, c.id_.gen));
+}
+
+void Loop::end_after_flush(Connection& c) {
+  // Lingering: no more writes, discard what arrives until the peer closes
+  // (or kCloseGraceTicks pass), then destroy.
+  if (c.linger_) {
+    ::shutdown(c.fd_, SHUT_WR);
+  } else {
+    destroy(c);
+  }
 }
 
 void Loop::on_send(Connection& c, int res) {
@@ -502,12 +513,7 @@ void Loop::on_send(Connection& c, int res) {
     // A short write: send the rest before anything newer.
     s.iov[s.first].iov_base = static_cast<char*>(s.iov[s.first].iov_base) + written;
     s.iov[s.first].iov_len -= written;
-    c.sending_ = true;
-    io_uring_sqe* q = sqe();
-    io_uring_prep_writev(q, c.fd_, s.iov.data() + s.first, unsigned(s.iov.size() - s.first), 0);
-    use_file_table(q, c);
-    io_uring_sqe_set_data64(q, tag(Op::kSend, c.id_.slot, c.id_.gen));
-    return;
+    return write_out(c);
   }
   unqueue_bytes(c, s.bytes);
   c.send_.reset();  // idle connections keep no send buffers
@@ -564,6 +570,7 @@ void Loop::maybe_free(Connection& c) {
   c.send_.reset();
   c.context_.reset();
   c.request_.reset();
+  c.tls_.reset();
   std::string().swap(c.inbuf_);
   std::string().swap(c.message_);
   free_slots_.push_back(c.id_.slot);

@@ -3,9 +3,10 @@
 // Each loop has its own ring, its own SO_REUSEPORT listener, its own provided
 // buffer ring for receives and its own connection table. Everything here runs
 // on the loop's thread except post(), stop() and the constructor.
-// Its member functions live in three files: loop.cpp (the ring and every
+// Its member functions live in four files: loop.cpp (the ring and every
 // completion), loop_http_ws.cpp (received bytes to HTTP requests and WebSocket
-// messages) and loop_send.cpp (the outbound queue and its limits).
+// messages), loop_send.cpp (the outbound queue and its limits) and
+// loop_tls.cpp (what TLS changes on both ways, when LoopOptions::tls is set).
 #pragma once
 
 #include <liburing.h>
@@ -57,6 +58,8 @@ struct LoopOptions {
   AddressCounts* addresses = nullptr;
   // The relay-wide bound on queued bytes, shared by all loops; null = none.
   SendMemory* send_memory = nullptr;
+  // Serve TLS (wss://, https://) with this certificate; null = plaintext.
+  const TlsCertificate* tls = nullptr;
 };
 
 // Counted by the loop's own thread, read by any (GET /metrics).
@@ -174,6 +177,10 @@ class Loop {
   // Starts one writev of the queued frames (at most kMaxFramesPerSend), or,
   // with none left, finishes a close; on_send completes a short write first.
   void flush(Connection& c);
+  // One writev of c.send_->iov.
+  void write_out(Connection& c);
+  // Nothing more to write for a closing connection: half-close and linger, or destroy.
+  void end_after_flush(Connection& c);
   void on_send(Connection& c, int res);
   void on_tick();
   void on_inbox();
@@ -197,6 +204,12 @@ class Loop {
   bool deliver(Connection& c, ws::Opcode op, std::string_view payload);
   // A whole plain HTTP request to the service, and its answer (now or later) queued.
   void answer_http(Connection& c, const HttpRequest& whole);
+
+  // --- loop_tls.cpp: TLS connections (net/tls.h) ---
+  // on_recv's consume for them: decrypts, then consume() the plaintext.
+  bool consume_tls(Connection& c, const char* data, size_t len);
+  // flush for them: the next batch of queued frames encrypted into one write.
+  void flush_tls(Connection& c);
 
   // --- loop_spool.cpp: bodies streamed to a file (body_spool.h) ---
   // After the head: starts streaming c's body as `spec` says, or refuses it.
@@ -275,6 +288,8 @@ class Loop {
   size_t live_ = 0;
   LoopStats stats_;
   std::unique_ptr<SpoolWriter> spool_writer_;  // started by the first spooled body
+  std::string tls_plain_;    // TLS: one receive's plaintext (loop_tls.cpp); keeps its capacity
+  std::string tls_staging_;  // TLS: plaintext gathered into one record before encrypting
 
   __kernel_timespec tick_interval_{1, 0};
   int inbox_fd_ = -1;

@@ -5,10 +5,11 @@
 
 namespace buzz::net {
 
-StopSignals::StopSignals() {
+StopSignals::StopSignals(bool reload) {
   sigemptyset(&set_);
   sigaddset(&set_, SIGINT);
   sigaddset(&set_, SIGTERM);
+  if (reload) sigaddset(&set_, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set_, nullptr);
   signal(SIGPIPE, SIG_IGN);
 }

@@ -9,10 +9,11 @@ namespace buzz::net {
 // SIGINT and SIGTERM blocked in the calling thread, and so in every thread it
 // starts afterwards, so that the one calling wait() receives them; SIGPIPE
 // ignored, so a peer's reset is an error code on the write and not a signal.
+// With `reload`, SIGHUP too (the caller reloads what it can, e.g. TLS).
 class StopSignals {
  public:
-  StopSignals();
-  // Blocks until SIGINT or SIGTERM arrives; returns which.
+  explicit StopSignals(bool reload = false);
+  // Blocks until SIGINT or SIGTERM (or SIGHUP, if asked for) arrives; returns which.
   int wait() const;
   // The same for at most `ms` milliseconds; 0 when none came.
   int wait_for(int ms) const;

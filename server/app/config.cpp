@@ -120,6 +120,10 @@ const std::vector<ConfigKey> kKeys = {
      "seconds between runs of the workflow scheduler (cron, interval, approval expiry); lower only for tests"},
     {"workflow-webhook-allow-hosts", "BUZZ_WORKFLOW_WEBHOOK_ALLOW_HOSTS", "",
      "comma list of internal hosts call_webhook may reach despite the SSRF rules (exact host, e.g. 127.0.0.1)"},
+    // Native TLS (docs/tls.md).
+    {"tls-cert", "BUZZ_TLS_CERT", "",
+     "PEM certificate chain (leaf first): the port serves wss:// and https:// itself; SIGHUP reloads it; needs tls-key"},
+    {"tls-key", "BUZZ_TLS_KEY", "", "PEM private key of tls-cert"},
 };
 
 Error bad(const std::string& key, const char* source, const std::string& value, const std::string& expected) {
@@ -158,7 +162,8 @@ uint32_t* rate_limit_field(RateLimitConfig* r, const std::string& key) {
 const std::vector<ConfigKey>& config_keys() { return kKeys; }
 
 std::string Config::effective_relay_url() const {
-  return relay_url.empty() ? "ws://localhost:" + std::to_string(bind_port) : relay_url;
+  if (!relay_url.empty()) return relay_url;
+  return (tls_cert.empty() ? "ws://localhost:" : "wss://localhost:") + std::to_string(bind_port);
 }
 
 Status set_config(Config* c, const std::string& key, const std::string& v, const char* source) {
@@ -302,6 +307,8 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
       if (auto url = migrate::parse_redis_url(v); !url) return bad(key, source, v, "redis://[:password@]host[:port][/db]");
     }
     c->pubsub_url = v;
+  } else if (key == "tls-cert" || key == "tls-key") {
+    (key == "tls-cert" ? c->tls_cert : c->tls_key) = v;
   } else if (key == "cors-origins") {
     c->cors_origins = v;
   } else if (key == "log-level") {
@@ -317,6 +324,7 @@ Status check_config(const Config& c) {
   if ((c.health_port != 0 && c.health_port == c.bind_port) || (c.metrics_port != 0 && c.metrics_port == c.bind_port)) {
     return Error{"config: health-port and metrics-port must differ from the bind port (" + std::to_string(c.bind_port) + ")"};
   }
+  if (c.tls_cert.empty() != c.tls_key.empty()) return Error{"config: tls-cert and tls-key must be set together"};
   if (c.max_gif_bytes > c.max_image_bytes) {
     return Error{"config: max-gif-bytes (" + std::to_string(c.max_gif_bytes) + ") must not exceed max-image-bytes (" +
                  std::to_string(c.max_image_bytes) + ")"};

@@ -66,6 +66,9 @@ struct Config {
   int64_t workflow_max_concurrent = 100;  // workflow runs executing at once
   int64_t workflow_tick = 60;             // seconds between scheduler ticks
   std::vector<std::string> workflow_webhook_allow_hosts;  // internal hosts call_webhook may reach
+  // Native TLS (docs/tls.md): both set = the port serves wss:// and https://.
+  std::string tls_cert;  // PEM chain, leaf first
+  std::string tls_key;   // PEM private key
 
   std::string effective_relay_url() const;
 };
@@ -84,7 +87,7 @@ const std::vector<ConfigKey>& config_keys();
 engine::Status set_config(Config* config, const std::string& key, const std::string& value, const char* source);
 
 // The rules between keys, checked once every source is applied
-// (max-gif-bytes <= max-image-bytes).
+// (max-gif-bytes <= max-image-bytes, tls-cert with tls-key).
 engine::Status check_config(const Config& config);
 
 // Applies a YAML file's top-level keys.

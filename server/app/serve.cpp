@@ -23,6 +23,7 @@
 #include "migrate/redis_backends.h"
 #include "net/body_spool.h"
 #include "net/server_process.h"
+#include "net/tls.h"
 #include "server/access/blossom_auth.h"
 #include "server/access/gatekeeper.h"
 #include "server/access/nip98.h"
@@ -139,7 +140,8 @@ bool drain(const std::vector<std::unique_ptr<net::Loop>>& loops, StoreWriter& wr
   // Polls `done` every 10 ms until it holds; false at the deadline or at another signal.
   auto await = [&](const std::function<bool()>& done) {
     while (!done()) {
-      if (left_ms() == 0 || signals.wait_for(std::min(10, left_ms())) != 0) return false;
+      if (left_ms() == 0) return false;
+      if (int sig = signals.wait_for(std::min(10, left_ms())); sig != 0 && sig != SIGHUP) return false;
     }
     return true;
   };
@@ -150,6 +152,15 @@ bool drain(const std::vector<std::unique_ptr<net::Loop>>& loops, StoreWriter& wr
   // Each loop has its OK replies queued ahead of this (Loop::post keeps the order).
   for (const auto& l : loops) l->close_all(1001, "going away: the relay is shutting down");
   return await([&] { return connections.load() == 0; });
+}
+
+// SIGHUP: new handshakes use the files as they are now; open sessions keep theirs.
+void reload_tls(net::TlsCertificate* tls) {
+  if (!tls) return log_info("SIGHUP: nothing to reload (no tls-cert)");
+  if (std::string error = tls->reload(); !error.empty()) {
+    return log_error("SIGHUP: TLS certificate not reloaded, the previous one stays", {{"error", error}});
+  }
+  log_info("SIGHUP: TLS certificate reloaded", {{"cert", tls->cert_path()}});
 }
 
 }  // namespace
@@ -179,6 +190,15 @@ int run_serve(int argc, char** argv) {
     if (auto s = set_config(&cfg, k, v, "flag"); !s) return fail(s.error(), kExitUsage);
   }
   if (auto s = check_config(cfg); !s) return fail(s.error(), kExitUsage);
+  // Before anything is opened: a certificate that cannot serve stops the start.
+  std::unique_ptr<net::TlsCertificate> tls;
+  if (!cfg.tls_cert.empty()) {
+    try {
+      tls = std::make_unique<net::TlsCertificate>(cfg.tls_cert, cfg.tls_key);
+    } catch (const std::exception& e) {
+      return fail(e.what(), kExitUsage);
+    }
+  }
   LogLevel level;
   parse_log_level(cfg.log_level, &level);
   set_log_level(level);
@@ -187,7 +207,7 @@ int run_serve(int argc, char** argv) {
   // Before any thread starts (the store's own among them): they inherit the
   // blocked signals, and this one waits for them. A thread that did not block
   // them would die of a second SIGTERM while the first one drains.
-  const net::StopSignals stop_signals;
+  const net::StopSignals stop_signals(/*reload=*/true);
 
   std::error_code ec;
   std::filesystem::create_directories(cfg.data_dir, ec);
@@ -310,6 +330,7 @@ int run_serve(int argc, char** argv) {
   loop_options.addresses = &unauthenticated;
   net::SendMemory send_memory(size_t(threads), cfg.send_memory_bytes);
   loop_options.send_memory = &send_memory;
+  loop_options.tls = tls.get();
   metrics.send_memory = &send_memory;
   HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
                services, {relay, media, health, metrics, &workflows}, *key, size_t(threads));
@@ -364,9 +385,10 @@ int run_serve(int argc, char** argv) {
   log_info("listening", {{"addr", listen}, {"relay_url", cfg.effective_relay_url()}, {"data_dir", cfg.data_dir},
                          {"loops", std::to_string(threads)}, {"relay_pubkey", engine::to_hex(key->pubkey)},
                          {"membership", cfg.require_membership ? "closed" : "open"},
-                         {"pubsub", redis ? "redis" : "none"}});
+                         {"pubsub", redis ? "redis" : "none"}, {"tls", tls ? cfg.tls_cert : "off"}});
 
-  const int sig = stop_signals.wait();
+  int sig;
+  while ((sig = stop_signals.wait()) == SIGHUP) reload_tls(tls.get());
   log_info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
   health.begin_shutdown();  // the health port answers 503 until the process exits
   if (redis) redis->pubsub().stop();  // no other node's events for loops about to stop

@@ -134,7 +134,7 @@ RelayMessage parse_relay_message(std::string raw) {
 std::unique_ptr<NostrClient> NostrClient::connect(const RelayProcess& relay, std::string* error) {
   std::unique_ptr<NostrClient> c(new NostrClient());
   c->relay_url_ = relay.relay_url();
-  c->ws_ = client::WsClient::connect("127.0.0.1", relay.port(), error);
+  c->ws_ = client::WsClient::connect("127.0.0.1", relay.port(), error, "/", 5000, relay.tls());
   if (!c->ws_) return nullptr;
   auto first = c->next_message();
   if (!first || first->type != "AUTH") {

@@ -73,7 +73,8 @@ uint16_t free_tcp_port() {
 }
 
 std::unique_ptr<RelayProcess> RelayProcess::start(const RelayOptions& opts,
-                                                  std::string* error) {
+                                                  std::string* error,
+                                                  std::optional<client::TlsOptions> tls) {
   std::string ignored;
   if (error == nullptr) error = &ignored;
   const char* binary = std::getenv("BUZZ_BINARY");
@@ -88,6 +89,7 @@ std::unique_ptr<RelayProcess> RelayProcess::start(const RelayOptions& opts,
   }
 
   std::unique_ptr<RelayProcess> relay(new RelayProcess());
+  relay->tls_ = std::move(tls);
   const char* tmp = std::getenv("TMPDIR");
   std::string root = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
   root += "/buzz-e2e-XXXXXX";
@@ -164,7 +166,7 @@ bool RelayProcess::wait_healthy(int timeout_ms, bool* child_exited, std::string*
                " before answering GET /health";
       return false;
     }
-    if (const int answer = client::http_call(port_, "GET", "/health", {}, "", 1000).status; answer != 0) {
+    if (const int answer = client::http_call(port_, "GET", "/health", {}, "", 1000, tls_ ? &*tls_ : nullptr).status; answer != 0) {
       last = "status " + std::to_string(answer);
       // Also require our child to be alive: a 200 from a dead child's port
       // would come from someone else.
@@ -229,7 +231,7 @@ bool RelayProcess::wait_exit(int timeout_ms) {
 }
 
 std::string RelayProcess::relay_url() const {
-  return "ws://127.0.0.1:" + std::to_string(port_);
+  return (tls_ ? "wss://127.0.0.1:" : "ws://127.0.0.1:") + std::to_string(port_);
 }
 
 std::string RelayProcess::stderr_text() const {

@@ -12,9 +12,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "tools/client/ws_client.h"
 
 namespace buzz::test {
 
@@ -29,9 +32,12 @@ class RelayProcess {
   // Starts the server on a free 127.0.0.1 port with the extra args and env,
   // and waits (up to 10 s) until GET /health on that port answers 200. The
   // binary path comes from env BUZZ_BINARY. Returns nullptr + *error on
-  // failure; the error includes the tail of the child's output.
+  // failure; the error includes the tail of the child's output. With `tls`,
+  // the relay serves TLS (its --tls-cert among the extra args) and is
+  // reached with these options (probes, NostrClient, relay_url()).
   static std::unique_ptr<RelayProcess> start(const RelayOptions& opts,
-                                             std::string* error);
+                                             std::string* error,
+                                             std::optional<client::TlsOptions> tls = std::nullopt);
   // SIGTERM, wait up to 5 s, then SIGKILL; removes the temp dir it created
   // (kept, with its path printed, if env BUZZ_KEEP_TEST_DIRS is set).
   ~RelayProcess();
@@ -41,6 +47,8 @@ class RelayProcess {
   uint16_t port() const { return port_; }
   const std::string& data_dir() const { return data_dir_; }
   pid_t pid() const { return pid_; }
+  // How to reach it over TLS (RelayOptions::tls), or null.
+  const client::TlsOptions* tls() const { return tls_ ? &*tls_ : nullptr; }
 
   // SIGKILL and reap, for crash tests. The data dir is kept until this
   // object is destroyed, so a second relay can be started on it meanwhile.
@@ -52,7 +60,7 @@ class RelayProcess {
   // the test sent) with code 0 within timeout_ms; killed past it.
   bool wait_exit(int timeout_ms);
 
-  std::string relay_url() const;  // "ws://127.0.0.1:<port>"
+  std::string relay_url() const;  // "ws://127.0.0.1:<port>", wss:// over TLS
   // Everything the child wrote to stdout and stderr so far (one log file
   // in this object's temp dir).
   std::string stderr_text() const;
@@ -74,6 +82,7 @@ class RelayProcess {
   std::string temp_root_;  // ours: holds the log and maybe the data dir
   std::string data_dir_;
   std::string log_path_;
+  std::optional<client::TlsOptions> tls_;
 };
 
 // Binds port 0 on 127.0.0.1 and returns the port the kernel chose (0 on

@@ -15,6 +15,7 @@ import { useWebSocketImplementation, Relay } from 'nostr-tools/relay';
 import { getPublicKey, finalizeEvent } from 'nostr-tools/pure';
 import { hexToBytes } from 'nostr-tools/utils';
 import { getToken } from 'nostr-tools/nip98';
+import { makeTestPki, httpsGet } from '../e2e/js/tls_helpers.mjs';
 
 useWebSocketImplementation(WebSocket);
 
@@ -34,18 +35,23 @@ function freePort() {
 // may sign in; rate limits off unless asked for, with this relay owner), and
 // a browser (with these extra command-line flags). stop() ends both; crash()
 // kills the relay and restart() starts it again on the same port and data.
-export async function startWorld({ browserArgs = [], closed = false, rateLimits = false, owner = '' } = {}) {
+// With tls, the relay serves https:// and wss:// itself (docs/tls.md) with a
+// certificate from a test CA, which the browser trusts by its key.
+export async function startWorld({ browserArgs = [], closed = false, rateLimits = false, owner = '', tls = false } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'buzz-web-'));
-  const base = `http://127.0.0.1:${port}`;
+  const pki = tls ? makeTestPki(mkdtempSync(join(tmpdir(), 'buzz-web-pki-'))) : null;
+  const base = tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;
+  if (pki) browserArgs = [...browserArgs, `--ignore-certificate-errors-spki-list=${pki.spki}`];
   let server;
   const launch = async () => {
     server = spawn(binary, ['serve', ...(closed ? [] : ['--open']), ...(rateLimits ? [] : ['--rate-limits', 'false']),
       ...(owner ? ['--owner', owner] : []), '--bind', `127.0.0.1:${port}`,
-      '--relay-url', `ws://127.0.0.1:${port}`, '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+      '--relay-url', base.replace('http', 'ws'), '--data-dir', dataDir,
+      ...(pki ? ['--tls-cert', pki.cert, '--tls-key', pki.key] : [])], { stdio: ['ignore', 'ignore', 'inherit'] });
     let healthy = false;
     for (let i = 0; i < 100 && !healthy; i++) {
-      try { healthy = (await fetch(`${base}/health`)).ok; } catch {}
+      try { healthy = pki ? (await httpsGet(`${base}/health`, pki.ca)).status === 200 : (await fetch(`${base}/health`)).ok; } catch {}
       if (!healthy) await new Promise((r) => setTimeout(r, 100));
     }
     if (!healthy) throw new Error('relay did not become healthy');
@@ -67,6 +73,7 @@ export async function startWorld({ browserArgs = [], closed = false, rateLimits 
       await exited;
     }
     rmSync(dataDir, { recursive: true, force: true });
+    if (pki) rmSync(pki.dir, { recursive: true, force: true });
   };
   return { base, dataDir, browser, stop, crash, restart };
 }

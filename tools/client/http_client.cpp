@@ -55,10 +55,10 @@ size_t parse_head(std::string_view bytes, HttpReply* reply) {
 }  // namespace
 
 HttpReply http_call(uint16_t port, const std::string& method, const std::string& target, const HttpHeaders& headers,
-                    const std::string& body, int timeout_ms) {
+                    const std::string& body, int timeout_ms, const TlsOptions* tls) {
   const std::string request = head_text(method, target, port, headers, body) + "Connection: close\r\n\r\n" + body;
   HttpReply reply;
-  const auto raw = http_request("127.0.0.1", port, request, timeout_ms);
+  const auto raw = http_request("127.0.0.1", port, request, timeout_ms, tls);
   if (!raw) return reply;
   const size_t body_start = parse_head(*raw, &reply);
   if (body_start != std::string::npos) reply.body = raw->substr(body_start);

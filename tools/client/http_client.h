@@ -13,6 +13,7 @@
 namespace buzz::client {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+struct TlsOptions;  // ws_client.h
 
 struct HttpReply {
   int status = 0;  // 0: no answer (the connection failed or timed out)
@@ -21,9 +22,9 @@ struct HttpReply {
 };
 
 // One request to 127.0.0.1:port on a connection of its own (Connection:
-// close), answered within timeout_ms or not at all (status 0).
+// close), answered within timeout_ms or not at all (status 0); with `tls`, over https.
 HttpReply http_call(uint16_t port, const std::string& method, const std::string& target, const HttpHeaders& headers = {},
-                    const std::string& body = "", int timeout_ms = 5000);
+                    const std::string& body = "", int timeout_ms = 5000, const TlsOptions* tls = nullptr);
 
 // One keep-alive connection to 127.0.0.1:port: requests are written and their
 // answers read back in order. Blocking, without a deadline: for load runs

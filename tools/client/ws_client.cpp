@@ -7,7 +7,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -16,6 +18,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <utility>
 
 namespace buzz::client {
@@ -87,9 +91,77 @@ int connect_tcp(const std::string& host, uint16_t port, int64_t deadline,
   return fd;
 }
 
-bool send_all(int fd, const char* data, size_t len, int64_t deadline) {
+// A socket, and the TLS session over it if any: every read and write goes through here.
+struct Link {
+  int fd;
+  SSL* ssl;
+};
+
+// One client context per CA file, for the life of the process.
+SSL_CTX* client_context(const std::string& ca_file, std::string* error) {
+  static std::mutex mu;
+  static std::map<std::string, SSL_CTX*> contexts;
+  std::lock_guard lock(mu);
+  if (auto it = contexts.find(ca_file); it != contexts.end()) return it->second;
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  if (!ctx || SSL_CTX_load_verify_locations(ctx, ca_file.c_str(), nullptr) != 1) {
+    *error = "cannot load the CA file " + ca_file;
+    SSL_CTX_free(ctx);
+    return nullptr;
+  }
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+  static const unsigned char kAlpn[] = "\x08http/1.1";
+  SSL_CTX_set_alpn_protos(ctx, kAlpn, sizeof kAlpn - 1);
+  return contexts[ca_file] = ctx;
+}
+
+// Waits for what the last TLS call on `ssl` wants; false on an error or the deadline.
+bool wait_tls(Link l, int rc, int64_t deadline) {
+  switch (SSL_get_error(l.ssl, rc)) {
+    case SSL_ERROR_WANT_READ: return wait_fd(l.fd, POLLIN, deadline) > 0;
+    case SSL_ERROR_WANT_WRITE: return wait_fd(l.fd, POLLOUT, deadline) > 0;
+    default: return false;
+  }
+}
+
+// The TLS handshake on a connected socket; null + *error on failure.
+SSL* tls_connect(int fd, const TlsOptions& o, int64_t deadline, std::string* error) {
+  SSL_CTX* ctx = client_context(o.ca_file, error);
+  if (!ctx) return nullptr;
+  SSL* ssl = SSL_new(ctx);
+  SSL_set_fd(ssl, fd);
+  SSL_set_tlsext_host_name(ssl, o.server_name.c_str());
+  SSL_set1_host(ssl, o.server_name.c_str());
+  for (;;) {
+    const int rc = SSL_connect(ssl);
+    if (rc == 1) return ssl;
+    if (!wait_tls({fd, ssl}, rc, deadline)) break;
+  }
+  const long verify = SSL_get_verify_result(ssl);
+  char reason[256] = "";
+  ERR_error_string_n(ERR_get_error(), reason, sizeof reason);
+  ERR_clear_error();
+  *error = std::string("TLS handshake failed: ") + reason +
+           (verify != X509_V_OK ? std::string(" (") + X509_verify_cert_error_string(verify) + ")" : "");
+  SSL_free(ssl);
+  return nullptr;
+}
+
+bool send_all(Link l, const char* data, size_t len, int64_t deadline) {
   while (len > 0) {
-    const ssize_t n = ::send(fd, data, len, MSG_NOSIGNAL);
+    if (l.ssl) {
+      size_t n = 0;
+      const int rc = SSL_write_ex(l.ssl, data, len, &n);
+      if (rc == 1) {
+        data += n;
+        len -= n;
+      } else if (!wait_tls(l, rc, deadline)) {
+        return false;
+      }
+      continue;
+    }
+    const ssize_t n = ::send(l.fd, data, len, MSG_NOSIGNAL);
     if (n > 0) {
       data += n;
       len -= static_cast<size_t>(n);
@@ -97,7 +169,7 @@ bool send_all(int fd, const char* data, size_t len, int64_t deadline) {
     }
     if (n < 0 && errno == EINTR) continue;
     const bool full = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
-    if (!full || wait_fd(fd, POLLOUT, deadline) <= 0) return false;
+    if (!full || wait_fd(l.fd, POLLOUT, deadline) <= 0) return false;
   }
   return true;
 }
@@ -107,11 +179,11 @@ bool send_all(int fd, const char* data, size_t len, int64_t deadline) {
 // Reads into an uninitialised chunk and appends what arrived: growing the
 // string by a whole chunk first would zero 64 KiB per read, which was most of
 // what the load tool spent reading thousands of small deliveries.
-ssize_t read_some(int fd, std::string* buf) {
+ssize_t read_some(Link l, std::string* buf) {
   char chunk[kReadChunk];
   ssize_t n;
   do {
-    n = ::recv(fd, chunk, kReadChunk, 0);
+    n = l.ssl ? tls_recv(l.ssl, chunk, kReadChunk) : ::recv(l.fd, chunk, kReadChunk, 0);
   } while (n < 0 && errno == EINTR);
   if (n > 0) buf->append(chunk, static_cast<size_t>(n));
   if (n < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? -1 : -2;
@@ -154,14 +226,13 @@ bool contains_token(std::string_view list, std::string_view token) {
 
 // Reads until the blank line ending an HTTP head; returns the offset just
 // past it, or npos on timeout, EOF or an oversized head.
-size_t read_head(int fd, std::string* buf, int64_t deadline) {
+size_t read_head(Link l, std::string* buf, int64_t deadline) {
   size_t end;
   while ((end = buf->find("\r\n\r\n")) == std::string::npos) {
-    if (buf->size() > kMaxHeadBytes || wait_fd(fd, POLLIN, deadline) <= 0) {
-      return std::string::npos;
-    }
-    const ssize_t n = read_some(fd, buf);
+    if (buf->size() > kMaxHeadBytes) return std::string::npos;
+    const ssize_t n = read_some(l, buf);
     if (n == 0 || n == -2) return std::string::npos;
+    if (n == -1 && wait_fd(l.fd, POLLIN, deadline) <= 0) return std::string::npos;
   }
   return end + 4;
 }
@@ -179,17 +250,33 @@ std::string random_key() {
 
 WsClient::WsClient(int fd) : fd_(fd), rng_(std::random_device{}()) {}
 
-WsClient::~WsClient() { if (fd_ >= 0) ::close(fd_); }
+WsClient::~WsClient() {
+  SSL_free(ssl_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+ssize_t tls_recv(SSL* ssl, char* buf, size_t len) {
+  size_t n = 0;
+  const int rc = SSL_read_ex(ssl, buf, len, &n);
+  if (rc == 1) return ssize_t(n);
+  const int err = SSL_get_error(ssl, rc);
+  ERR_clear_error();
+  if (err == SSL_ERROR_ZERO_RETURN) return 0;
+  errno = err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ? EAGAIN : ECONNRESET;
+  return -1;
+}
 
 std::unique_ptr<WsClient> WsClient::connect(const std::string& host, uint16_t port,
                                             std::string* error, const std::string& path,
-                                            int timeout_ms) {
+                                            int timeout_ms, const TlsOptions* tls) {
   std::string ignored;
   if (error == nullptr) error = &ignored;
   const int64_t deadline = deadline_after(timeout_ms);
   const int fd = connect_tcp(host, port, deadline, error);
   if (fd < 0) return nullptr;
   std::unique_ptr<WsClient> client(new WsClient(fd));
+  if (tls && !(client->ssl_ = tls_connect(fd, *tls, deadline, error))) return nullptr;
+  const Link link{fd, client->ssl_};
 
   const std::string key = random_key();
   const std::string request = "GET " + path + " HTTP/1.1\r\nHost: " + host + ":" +
@@ -197,13 +284,13 @@ std::unique_ptr<WsClient> WsClient::connect(const std::string& host, uint16_t po
                               "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                               "Sec-WebSocket-Key: " + key +
                               "\r\nSec-WebSocket-Version: 13\r\n\r\n";
-  if (!send_all(fd, request.data(), request.size(), deadline)) {
+  if (!send_all(link, request.data(), request.size(), deadline)) {
     *error = "sending the upgrade request failed";
     return nullptr;
   }
 
   std::string buf;
-  const size_t body_start = read_head(fd, &buf, deadline);
+  const size_t body_start = read_head(link, &buf, deadline);
   if (body_start == std::string::npos) {
     *error = "no complete upgrade response (timeout or EOF); got: " + buf.substr(0, 256);
     return nullptr;
@@ -232,7 +319,7 @@ std::unique_ptr<WsClient> WsClient::connect(const std::string& host, uint16_t po
 }
 
 bool WsClient::send_raw(std::string_view bytes) {
-  return fd_ >= 0 && send_all(fd_, bytes.data(), bytes.size(), deadline_after(kSendTimeoutMs));
+  return fd_ >= 0 && send_all({fd_, ssl_}, bytes.data(), bytes.size(), deadline_after(kSendTimeoutMs));
 }
 
 bool WsClient::send_masked(ws::Opcode op, std::string_view payload, bool fin) {
@@ -247,7 +334,7 @@ bool WsClient::send_masked(ws::Opcode op, std::string_view payload, bool fin) {
   ws::apply_mask(out + h, payload.size(), mask);
   frame.resize(h + payload.size());
   if (op == ws::Opcode::kClose) sent_close_ = true;  // nothing may follow a close
-  return send_all(fd_, frame.data(), frame.size(), deadline_after(kSendTimeoutMs));
+  return send_all({fd_, ssl_}, frame.data(), frame.size(), deadline_after(kSendTimeoutMs));
 }
 
 bool WsClient::fill(int64_t deadline) {
@@ -255,7 +342,7 @@ bool WsClient::fill(int64_t deadline) {
     if (peer_done_ || fd_ < 0) return false;
     // Read first and wait only when nothing is there: a reader woken by epoll
     // (the load tool) would otherwise pay a poll per read.
-    const ssize_t n = read_some(fd_, &rx_);
+    const ssize_t n = read_some({fd_, ssl_}, &rx_);
     if (n > 0) return true;
     if (n == -1) {  // nothing there yet: a spent deadline needs no poll to say so
       if (remaining_ms(deadline) == 0 || wait_fd(fd_, POLLIN, deadline) <= 0) return false;
@@ -367,17 +454,23 @@ void WsClient::close(uint16_t code) {
 }
 
 std::optional<std::string> http_request(const std::string& host, uint16_t port,
-                                        std::string_view raw_request, int timeout_ms) {
+                                        std::string_view raw_request, int timeout_ms,
+                                        const TlsOptions* tls) {
   const int64_t deadline = deadline_after(timeout_ms);
   std::string error, resp;
   const int fd = connect_tcp(host, port, deadline, &error);
   if (fd < 0) return std::nullopt;
-  const bool sent = send_all(fd, raw_request.data(), raw_request.size(), deadline);
-  const size_t body_start = sent ? read_head(fd, &resp, deadline) : std::string::npos;
-  if (body_start == std::string::npos) {
+  SSL* ssl = tls ? tls_connect(fd, *tls, deadline, &error) : nullptr;
+  const Link link{fd, ssl};
+  auto done = [&](std::optional<std::string> answer) {
+    SSL_free(ssl);
     ::close(fd);
-    return std::nullopt;
-  }
+    return answer;
+  };
+  if (tls && !ssl) return done(std::nullopt);
+  const bool sent = send_all(link, raw_request.data(), raw_request.size(), deadline);
+  const size_t body_start = sent ? read_head(link, &resp, deadline) : std::string::npos;
+  if (body_start == std::string::npos) return done(std::nullopt);
   const std::string_view head(resp.data(), body_start - 2);
   const std::string_view status = head.substr(0, head.find("\r\n"));
   std::optional<size_t> want;  // body length, if known; else read to EOF
@@ -392,15 +485,11 @@ std::optional<std::string> http_request(const std::string& host, uint16_t port,
       resp.resize(body_start + *want);
       break;
     }
-    if (wait_fd(fd, POLLIN, deadline) <= 0) {
-      ::close(fd);
-      return std::nullopt;  // timed out before a complete response
-    }
-    const ssize_t n = read_some(fd, &resp);
+    const ssize_t n = read_some(link, &resp);
     if (n == 0 || n == -2) break;  // EOF (or reset): the response ends here
+    if (n == -1 && wait_fd(fd, POLLIN, deadline) <= 0) return done(std::nullopt);  // timed out before a complete response
   }
-  ::close(fd);
-  return resp;
+  return done(std::move(resp));
 }
 
 }  // namespace buzz::client

@@ -6,6 +6,8 @@
 // blocks longer than its timeout; nothing throws.
 #pragma once
 
+#include <openssl/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -17,15 +19,24 @@
 
 namespace buzz::client {
 
+// A connection over TLS: the CA that signed the server's certificate (PEM),
+// and the name that certificate must carry. Verified; ALPN http/1.1.
+struct TlsOptions {
+  std::string ca_file;
+  std::string server_name = "localhost";
+};
+
 class WsClient {
  public:
   // Connects to host:port (IPv4 literal like 127.0.0.1) and performs the
   // HTTP/1.1 upgrade on `path` with a random Sec-WebSocket-Key, verifying the
   // 101 response and Sec-WebSocket-Accept. nullptr + *error on failure.
+  // With `tls`, over TLS (wss://) after its handshake.
   static std::unique_ptr<WsClient> connect(const std::string& host,
                                            uint16_t port, std::string* error,
                                            const std::string& path = "/",
-                                           int timeout_ms = 5000);
+                                           int timeout_ms = 5000,
+                                           const TlsOptions* tls = nullptr);
   ~WsClient();  // closes the fd (no close frame; call close() for that)
   WsClient(const WsClient&) = delete;
   WsClient& operator=(const WsClient&) = delete;
@@ -69,6 +80,8 @@ class WsClient {
   // 0 until the server closes; see recv() for the values.
   uint16_t close_code() const { return close_code_; }
   int fd() const { return fd_; }
+  // The TLS session over fd(), or null: a reader taking the socket over reads through it.
+  SSL* ssl() const { return ssl_; }
   // Bytes read off the socket and not yet parsed: for a reader that takes the
   // socket over (load/delivery_reader.h).
   std::string_view buffered() const { return std::string_view(rx_).substr(rx_off_); }
@@ -94,6 +107,7 @@ class WsClient {
   std::optional<std::string> finish(std::string message, bool text);
 
   int fd_ = -1;
+  SSL* ssl_ = nullptr;
   bool auto_pong_ = true;
   bool peer_done_ = false;   // close frame received, EOF, or error
   bool sent_close_ = false;  // we sent close / shut down writing
@@ -109,8 +123,15 @@ class WsClient {
 // Sends an HTTP/1.1 request (raw text built by the caller) to host:port and
 // returns the full raw response: status line, headers and body, reading
 // Content-Length bytes or until EOF. nullopt on connect failure or timeout.
+// With `tls`, over TLS (https://).
 std::optional<std::string> http_request(const std::string& host, uint16_t port,
                                         std::string_view raw_request,
-                                        int timeout_ms = 5000);
+                                        int timeout_ms = 5000,
+                                        const TlsOptions* tls = nullptr);
+
+// Reads what `ssl` holds and its socket (non-blocking) has now, as recv(2)
+// with MSG_DONTWAIT would: > 0 bytes, 0 at the end, < 0 with errno set
+// (EAGAIN when nothing is there yet).
+ssize_t tls_recv(SSL* ssl, char* buf, size_t len);
 
 }  // namespace buzz::client

@@ -12,7 +12,7 @@
 //   buzz-load soak     --minutes 10 --connections 5000 --rate 500 --csv soak.csv
 //   buzz-load workflows --events 20000 --rate 200 --seconds 10
 //   buzz-load huddle   --rooms 50 --speakers 4 --rate 50 --seconds 10
-// Common: --binary ./build/buzz  --json (one JSON object on stdout)
+// Common: --binary ./build/buzz  --json (one JSON object on stdout)  --tls (over wss://, docs/tls.md)
 //
 // This file reads the command line and runs one scenario: each has its file
 // (ingest_load, fanout_load, channels_load, history_load, messages_load,
@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
   auto usage = [](FILE* to) {
     std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp|huddle [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
-               "       [--members N] [--per-member N] [--in-flight N] [--no-floor] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--json]\n"
+               "       [--members N] [--per-member N] [--in-flight N] [--no-floor] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--tls] [--json]\n"
                "       [--rooms N] [--speakers N]\n"
                "Starts the relay (--binary, default ./build/buzz) on a fresh data directory, runs the scenario against it and\n"
                "prints its figures beside the floor measured in the same run (docs/performance.md has each command).\n", to);
@@ -171,6 +171,7 @@ int main(int argc, char** argv) {
     else if (a == "--connections") o.connections = number();
     else if (a == "--events") o.events = number();
     else if (a == "--no-floor") o.floor = false;
+    else if (a == "--tls") o.tls = true;
     else if (a == "--in-flight") o.in_flight = std::max(1, number());
     else if (a == "--cycles") o.cycles = std::max(1, number());
     else if (a == "--minutes") o.minutes = std::max(1, number());

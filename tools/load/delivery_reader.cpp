@@ -8,6 +8,7 @@
 #include <charconv>
 
 #include "net/websocket.h"
+#include "tools/client/ws_client.h"
 
 namespace buzz::load {
 namespace {
@@ -26,11 +27,11 @@ int event_number(std::string_view payload) {
 
 }  // namespace
 
-bool DeliveryReader::drain(int fd, std::vector<int>* events) {
+bool DeliveryReader::drain(int fd, std::vector<int>* events, SSL* tls) {
   char chunk[16384];
   bool open = true;
   for (;;) {
-    const ssize_t got = ::recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
+    const ssize_t got = tls ? client::tls_recv(tls, chunk, sizeof chunk) : ::recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
     if (got > 0) {
       pending_.append(chunk, size_t(got));
       continue;

@@ -6,6 +6,8 @@
 // floor's 6.1-6.4 (docs/performance.md, "Live fan-out").
 #pragma once
 
+#include <openssl/types.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,7 +23,8 @@ class DeliveryReader {
   // Reads what `fd` (non-blocking) holds now and appends the number of each
   // whole text frame to `events`; other frames (a heartbeat ping) are skipped.
   // False once the peer closed or sent what is not a server's WebSocket frame.
-  bool drain(int fd, std::vector<int>* events);
+  // With `tls`, reads through that session (client::tls_recv).
+  bool drain(int fd, std::vector<int>* events, SSL* tls = nullptr);
 
  private:
   std::string pending_;

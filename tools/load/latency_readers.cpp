@@ -14,7 +14,8 @@
 namespace buzz::load {
 
 Deliveries read_deliveries(const std::vector<int>& sockets, const std::vector<std::string_view>& buffered,
-                           const std::vector<std::atomic<double>>& sent_at, size_t expected, double deadline) {
+                           const std::vector<std::atomic<double>>& sent_at, size_t expected, double deadline,
+                           const std::vector<SSL*>& tls) {
   constexpr size_t kReaders = 2;
   std::atomic<size_t> received{0};
   std::vector<std::vector<double>> parts(kReaders);
@@ -40,7 +41,7 @@ Deliveries read_deliveries(const std::vector<int>& sockets, const std::vector<st
           const double t = now_s();
           events.clear();
           // A socket its peer closed stays readable for good.
-          if (!reading[i].drain(sockets[i], &events)) ::epoll_ctl(ep, EPOLL_CTL_DEL, sockets[i], nullptr);
+          if (!reading[i].drain(sockets[i], &events, tls.empty() ? nullptr : tls[i])) ::epoll_ctl(ep, EPOLL_CTL_DEL, sockets[i], nullptr);
           for (int event : events) {
             if (size_t(event) >= sent_at.size()) continue;
             parts[r].push_back(t - sent_at[size_t(event)].load(std::memory_order_relaxed));

@@ -6,6 +6,8 @@
 // own CPU is reported beside the latencies.
 #pragma once
 
+#include <openssl/types.h>
+
 #include <atomic>
 #include <cstddef>
 #include <string_view>
@@ -21,8 +23,10 @@ struct Deliveries {
 // Reads deliveries off `sockets` (non-blocking, past their WebSocket upgrade)
 // until `expected` arrived or `deadline` (now_s()) passed. A delivery's content
 // is its index into `sent_at`. `buffered`, empty or one per socket, holds what
-// was already read off each socket and not yet parsed.
+// was already read off each socket and not yet parsed; `tls`, empty or one per
+// socket, the TLS session to read each through (null: none).
 Deliveries read_deliveries(const std::vector<int>& sockets, const std::vector<std::string_view>& buffered,
-                           const std::vector<std::atomic<double>>& sent_at, size_t expected, double deadline);
+                           const std::vector<std::atomic<double>>& sent_at, size_t expected, double deadline,
+                           const std::vector<SSL*>& tls = {});
 
 }  // namespace buzz::load

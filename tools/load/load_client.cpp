@@ -19,7 +19,7 @@ namespace buzz::load {
 
 std::unique_ptr<client::WsClient> connect_authed(const ServerProcess& server, const engine::Keypair& key) {
   std::string err;
-  auto c = client::WsClient::connect("127.0.0.1", server.port(), &err, "/", 10000);
+  auto c = client::WsClient::connect("127.0.0.1", server.port(), &err, "/", 10000, server.tls());
   if (!c) throw std::runtime_error("connect: " + err);
   auto first = c->recv(5000);
   if (!first || first->rfind("[\"AUTH\",\"", 0) != 0) throw std::runtime_error("no AUTH challenge");

@@ -28,7 +28,7 @@ std::string temp_dir() {
   return d.string();
 }
 
-ServerProcess start_relay(const Options& o) { return ServerProcess(o.binary, temp_dir(), pick_port()); }
+ServerProcess start_relay(const Options& o) { return ServerProcess(o.binary, temp_dir(), pick_port(), false, o.tls); }
 
 double verify_us() {
   engine::Event e;
@@ -96,11 +96,13 @@ Deliveries read_deliveries(const std::vector<std::unique_ptr<client::WsClient>>&
                            const std::vector<std::atomic<double>>& sent_at, size_t expected, double deadline) {
   std::vector<int> sockets;
   std::vector<std::string_view> buffered;
+  std::vector<SSL*> tls;
   for (const auto& sub : subs) {
     sockets.push_back(sub->fd());
     buffered.push_back(sub->buffered());
+    tls.push_back(sub->ssl());
   }
-  return read_deliveries(sockets, buffered, sent_at, expected, deadline);
+  return read_deliveries(sockets, buffered, sent_at, expected, deadline, tls);
 }
 
 }  // namespace buzz::load

@@ -63,8 +63,31 @@ ProcessUsage read_usage(pid_t pid) {
   return u;
 }
 
-ServerProcess::ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port, bool keep_data)
+// A CA and a certificate it signs for 127.0.0.1 in `dir` (the openssl CLI):
+// cert.pem, cert.key and ca.pem.
+void make_test_pki(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  const std::string ec = " -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes ";
+  const std::string commands[] = {
+      "openssl req -x509" + ec + "-days 2 -subj /CN=buzz-load-ca -keyout " + dir + "/ca.key -out " + dir + "/ca.pem",
+      "openssl req" + ec + "-subj /CN=localhost -keyout " + dir + "/cert.key -out " + dir + "/cert.csr",
+      "printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > " + dir + "/cert.ext",
+      "openssl x509 -req -in " + dir + "/cert.csr -CA " + dir + "/ca.pem -CAkey " + dir + "/ca.key -CAcreateserial -days 2 -extfile " +
+          dir + "/cert.ext -out " + dir + "/cert.pem"};
+  for (const std::string& c : commands) {
+    if (std::system((c + " >/dev/null 2>&1").c_str()) != 0) throw std::runtime_error("making a test certificate failed: " + c);
+  }
+}
+
+ServerProcess::ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port, bool keep_data, bool tls)
     : port_(port), data_dir_(data_dir), keep_data_(keep_data) {
+  std::vector<std::string> tls_args;
+  if (tls) {
+    pki_dir_ = data_dir + ".pki";
+    make_test_pki(pki_dir_);
+    tls_ = client::TlsOptions{pki_dir_ + "/ca.pem", "localhost"};
+    tls_args = {"--tls-cert", pki_dir_ + "/cert.pem", "--tls-key", pki_dir_ + "/cert.key"};
+  }
   // Scenarios choose their own connection counts (idle opens 10,000 plus a
   // warm-up one); the cap and its refusal are tested end to end elsewhere.
   // Every client comes from 127.0.0.1, and some share a key: the caps per
@@ -81,14 +104,16 @@ ServerProcess::ServerProcess(const std::string& binary, const std::string& data_
   }
   const std::string bind = "127.0.0.1:" + std::to_string(port);
   std::string error;
-  pid_ = client::start_child({.args = {binary, "serve", "--open", "--bind", bind, "--relay-url", url(), "--data-dir", data_dir,
-                                       "--log-level", "warn"},
+  std::vector<std::string> args = {binary, "serve", "--open", "--bind", bind, "--relay-url", url(), "--data-dir", data_dir,
+                                   "--log-level", "warn"};
+  args.insert(args.end(), tls_args.begin(), tls_args.end());
+  pid_ = client::start_child({.args = std::move(args),
                               .env = env,
                               .death_signal = SIGTERM},  // a load run that dies takes its server with it
                              &error);
   if (pid_ < 0) throw std::runtime_error("the server did not start: " + error);
   for (int i = 0; i < 200; ++i) {
-    if (client::http_call(port, "GET", "/health", {}, "", 500).status == 200) return;
+    if (client::http_call(port, "GET", "/health", {}, "", 500, this->tls()).status == 200) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   throw std::runtime_error("the server did not start: " + binary);
@@ -99,8 +124,9 @@ ServerProcess::~ServerProcess() {
   kill(pid_, SIGTERM);
   int status;
   waitpid(pid_, &status, 0);
-  if (keep_data_) return;
   std::error_code ec;  // best effort
+  if (!pki_dir_.empty()) std::filesystem::remove_all(pki_dir_, ec);
+  if (keep_data_) return;
   std::filesystem::remove_all(data_dir_, ec);
 }
 

@@ -7,7 +7,10 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+
+#include "tools/client/ws_client.h"
 
 namespace buzz::load {
 
@@ -28,19 +31,25 @@ class ServerProcess {
  public:
   // Starts `binary serve --open --bind 127.0.0.1:port --data-dir dir` and waits for /health.
   // `keep_data`: the directory outlives this server (a crash run restarts on it).
-  ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port, bool keep_data = false);
+  // `tls`: it serves wss:// (docs/tls.md) with a certificate from a CA made for the run.
+  ServerProcess(const std::string& binary, const std::string& data_dir, uint16_t port, bool keep_data = false,
+                bool tls = false);
   // SIGTERM, wait for the exit, then remove the data directory unless kept (scratch
   // for one run; removing it earlier would pull files from under the running server).
   ~ServerProcess();
   pid_t pid() const { return pid_; }
   uint16_t port() const { return port_; }
-  std::string url() const { return "ws://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return (tls_ ? "wss://127.0.0.1:" : "ws://127.0.0.1:") + std::to_string(port_); }
+  // How its clients reach it over TLS, or null.
+  const client::TlsOptions* tls() const { return tls_ ? &*tls_ : nullptr; }
 
  private:
   pid_t pid_ = -1;
   uint16_t port_;
   std::string data_dir_;
   bool keep_data_;
+  std::optional<client::TlsOptions> tls_;
+  std::string pki_dir_;
 };
 
 }  // namespace buzz::load
