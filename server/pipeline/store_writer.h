@@ -172,6 +172,12 @@ class StoreWriter {
   // Stores relay-signed events (start-up 13534, ...) as one batch.
   void submit_relay_events(std::vector<engine::Event> events);
   void stop();
+  // Any thread (not the writer's): runs `moment` on the writer thread after the
+  // batch in progress and before the next one, and returns once it has run
+  // (false, without running it, once the writer has stopped). Nothing is
+  // written while it runs, so it sees the store, and with AuditFeed's
+  // wait_durable the audit chain, at one point: a backup's (docs/storage.md).
+  bool run_between_batches(const std::function<void()>& moment);
   size_t queued() const;
   // Write batches committed, and the jobs they held: jobs ÷ batches is the
   // group-commit size (how many events share one WAL append).
@@ -270,6 +276,7 @@ class StoreWriter {
   std::condition_variable cv_;
   std::vector<WriteJob> queue_;
   RemoteQueue remote_;
+  std::vector<std::function<void()>> moments_;  // run_between_batches, in turn
   bool stopping_ = false;
   std::atomic<uint64_t> batches_{0};
   std::atomic<uint64_t> writing_{0};

@@ -34,6 +34,7 @@ class ServerProcess {
   ~ServerProcess();
   pid_t pid() const { return pid_; }
   uint16_t port() const { return port_; }
+  const std::string& data_dir() const { return data_dir_; }
   std::string url() const { return "ws://127.0.0.1:" + std::to_string(port_); }
 
  private:
