@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tests/e2e/cli_process.h"
+#include "tests/e2e/e2e_helpers.h"
 #include "tests/e2e/media_fixture.h"
 
 namespace buzz::test {
@@ -63,7 +64,7 @@ Head audit_head(const std::string& data_dir) {
 // Which of `ids` the relay at `relay` serves, asked in filters of 100 ids.
 std::set<std::string> stored(const RelayProcess& relay, const std::vector<std::string>& ids) {
   std::string error;
-  auto c = NostrClient::connect(relay, &error);
+  auto c = NostrClient::connect_authed(relay, engine::generate_keypair(), &error);
   EXPECT_NE(c, nullptr) << error;
   std::set<std::string> found;
   if (!c) return found;
@@ -101,7 +102,7 @@ class Ingest {
       threads_.emplace_back([this, &relay] {
         engine::Keypair key = engine::generate_keypair();
         std::string error;
-        auto c = NostrClient::connect(relay, &error);
+        auto c = NostrClient::connect_authed(relay, key, &error);
         if (!c) return;
         size_t sent = 0, done = 0;
         while (!stop_ || done < sent) {
@@ -136,7 +137,11 @@ class Ingest {
 TEST_F(BackupTest, OnlineBackupDuringIngestRestoresEveryAcknowledgedEventAndTheAuditHead) {
   ASSERT_EQ(upload("a blob to back up", alice_).status, 200);
   Ingest ingest(*relay_, 3);
-  while (ingest.acked().size() < 1000) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (ingest.acked().size() < 1000 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GE(ingest.acked().size(), 1000u) << "the ingest does not get its OKs";
   const std::vector<std::string> before = ingest.acked();
   CliRun backup = run_cli({"backup", "--to", path("b"), "--data-dir", relay_->data_dir(), "--json"});
   const size_t during = ingest.acked().size() - before.size();
@@ -172,7 +177,7 @@ TEST_F(BackupTest, OnlineBackupDuringIngestRestoresEveryAcknowledgedEventAndTheA
 
 TEST_F(BackupTest, VerifyFindsATamperedFileAndRestoreRefusesItAndAnyNonEmptyDirectory) {
   std::string error;
-  auto c = NostrClient::connect(*relay_, &error);
+  auto c = NostrClient::connect_authed(*relay_, alice_, &error);
   ASSERT_TRUE(c) << error;
   ASSERT_TRUE(c->publish(make_event(alice_, 1, "kept")).accepted);
   ASSERT_EQ(run_cli({"backup", "--to", path("b"), "--data-dir", relay_->data_dir()}).status, 0);
@@ -215,7 +220,7 @@ TEST_F(BackupTest, AStoppedDataDirectoryIsBackedUpOfflineAndRestoresToServe) {
   std::string error;
   std::vector<std::string> ids;
   {
-    auto c = NostrClient::connect(*relay_, &error);
+    auto c = NostrClient::connect_authed(*relay_, alice_, &error);
     ASSERT_TRUE(c) << error;
     for (int i = 0; i < 20; ++i) {
       engine::Event e = make_event(alice_, 1, "offline " + std::to_string(i));
@@ -234,7 +239,7 @@ TEST_F(BackupTest, AStoppedDataDirectoryIsBackedUpOfflineAndRestoresToServe) {
   ASSERT_TRUE(served);
   EXPECT_EQ(stored(*served, ids).size(), ids.size());
   // The search index was rebuilt by restore.
-  auto c = NostrClient::connect(*served, &error);
+  auto c = NostrClient::connect_authed(*served, alice_, &error);
   ASSERT_TRUE(c) << error;
   ReqResult found = c->req("s", R"({"search":"offline","kinds":[1]})");
   EXPECT_EQ(found.events.size(), ids.size()) << why(found);
