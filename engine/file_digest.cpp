@@ -70,10 +70,7 @@ Result<uint64_t> copy_file_sha256(const std::string& from, const std::string& to
     size += bytes.size();
     if (progress) progress(bytes.size());
   });
-  if (fd >= 0) {
-    if (write_error.empty() && ::fsync(fd) != 0) write_error = errno_error("cannot fsync", to).reason;
-    ::close(fd);
-  }
+  if (fd >= 0 && ::close(fd) != 0 && write_error.empty()) write_error = errno_error("cannot write", to).reason;
   if (!read) return Error{read.error()};
   if (!write_error.empty()) return Error{write_error};
   unsigned int n = 0;

@@ -6,6 +6,8 @@
 // when the connection closes. On a stopped data directory this process opens
 // the store and takes the point itself. Either way the copying, the digests
 // and the progress are here, off the relay's threads.
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +23,7 @@
 #include "engine/data_format.h"
 #include "engine/file_digest.h"
 #include "engine/hex.h"
+#include "engine/thread_role.h"
 #include "server/app/backup_manifest.h"
 #include "server/app/backup_point.h"
 #include "server/app/cli.h"
@@ -166,8 +169,9 @@ std::vector<CopyItem> backup_items(const std::string& data_dir, const BackupPoin
   return items;
 }
 
-// Copies each item into `to`, recording it in `files`. With `expect`, each
-// digest must equal the manifest's (restore's second check).
+// Copies each item into `to`, recording it in `files`, then makes them all
+// durable with one syncfs. With `expect`, each digest must equal the
+// manifest's (restore's second check).
 engine::Status copy_items(const std::vector<CopyItem>& items, const std::string& to, Progress& progress,
                           std::vector<ManifestFile>* files, const std::vector<ManifestFile>* expect = nullptr) {
   uint64_t total = 0;
@@ -189,7 +193,20 @@ engine::Status copy_items(const std::vector<CopyItem>& items, const std::string&
     if (files) files->push_back(std::move(f));
   }
   progress.end();
+  const int dir_fd = ::open(to.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const bool synced = dir_fd >= 0 && ::syncfs(dir_fd) == 0;
+  if (dir_fd >= 0) ::close(dir_fd);
+  if (!synced) return engine::Error{"cannot sync " + to + ": " + std::strerror(errno)};
   return {};
+}
+
+// The copy is a background job: it yields the cores and the disk to the relay
+// (nice +10, the lowest best-effort I/O priority), as a relay's own
+// compactions do (docs/threads.md).
+void yield_to_the_relay() {
+  engine::set_thread_role("buzz-backup", engine::ThreadRole::kBackground);
+  constexpr int kIoprioWhoProcess = 1, kIoprioClassBestEffort = 2, kIoprioClassShift = 13, kLowest = 7;
+  (void)::syscall(SYS_ioprio_set, kIoprioWhoProcess, 0, (kIoprioClassBestEffort << kIoprioClassShift) | kLowest);
 }
 
 // The point, from the serving relay (`*connection` then stays open until the
@@ -229,6 +246,7 @@ int backup(const ParsedArgs& args) {
   if (!fs::is_directory(data_dir + "/db", ec)) return fail("backup", data_dir + " holds no data directory (no db/)");
   if (engine::Status s = empty_target(to); !s) return fail("backup", s.error(), kExitUsage);
 
+  yield_to_the_relay();
   int connection = -1;
   std::unique_ptr<engine::RocksDatabase> db;
   auto point = ask_for_point(data_dir, &connection, &db);

@@ -119,7 +119,7 @@ void run_backup_load(const Options& o) {
   const std::vector<double> without = latencies(alone, 0, 1e18);
 
   // With a backup started a second in.
-  const std::string to = temp_dir() + "-backup";
+  const std::string to = server.data_dir() + "-backup";  // not temp_dir(): that empties the relay's
   const std::string out_path = to + ".out";
   double began = 0, ended = 0;
   int status = -1;
