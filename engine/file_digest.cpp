@@ -18,6 +18,8 @@ Error errno_error(const char* what, const std::string& path) {
   return Error{std::string(what) + " " + path + ": " + std::strerror(errno)};
 }
 
+constexpr uint64_t kWritebackBytes = 8 << 20;  // copy_file_sha256's writeback step
+
 }  // namespace
 
 Status read_file_chunks(const std::string& path, const std::function<void(std::string_view)>& chunk) {
@@ -52,7 +54,7 @@ Result<uint64_t> copy_file_sha256(const std::string& from, const std::string& to
     fd = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return errno_error("cannot create", to);
   }
-  uint64_t size = 0;
+  uint64_t size = 0, written_back = 0;
   std::string write_error;
   Status read = read_file_chunks(from, [&](std::string_view bytes) {
     if (size >= limit || !write_error.empty()) return;
@@ -68,9 +70,24 @@ Result<uint64_t> copy_file_sha256(const std::string& from, const std::string& to
       left.remove_prefix(size_t(n));
     }
     size += bytes.size();
+    if (fd >= 0 && size - written_back >= kWritebackBytes) {
+      // Written back as it goes, never as one burst at the end: a burst of
+      // dirty pages would make every other fsync on the disk (a relay's WAL)
+      // wait behind it. The previous range is waited for, this one started.
+      if (written_back >= kWritebackBytes) {
+        (void)::sync_file_range(fd, off_t(written_back - kWritebackBytes), off_t(kWritebackBytes),
+                                SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+        (void)::posix_fadvise(fd, off_t(written_back - kWritebackBytes), off_t(kWritebackBytes), POSIX_FADV_DONTNEED);
+      }
+      (void)::sync_file_range(fd, off_t(written_back), off_t(size - written_back), SYNC_FILE_RANGE_WRITE);
+      written_back = size;
+    }
     if (progress) progress(bytes.size());
   });
-  if (fd >= 0 && ::close(fd) != 0 && write_error.empty()) write_error = errno_error("cannot write", to).reason;
+  if (fd >= 0) {
+    if (write_error.empty() && ::fdatasync(fd) != 0) write_error = errno_error("cannot sync", to).reason;
+    ::close(fd);
+  }
   if (!read) return Error{read.error()};
   if (!write_error.empty()) return Error{write_error};
   unsigned int n = 0;

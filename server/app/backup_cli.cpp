@@ -6,7 +6,6 @@
 // when the connection closes. On a stopped data directory this process opens
 // the store and takes the point itself. Either way the copying, the digests
 // and the progress are here, off the relay's threads.
-#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -169,9 +168,8 @@ std::vector<CopyItem> backup_items(const std::string& data_dir, const BackupPoin
   return items;
 }
 
-// Copies each item into `to`, recording it in `files`, then makes them all
-// durable with one syncfs. With `expect`, each digest must equal the
-// manifest's (restore's second check).
+// Copies each item into `to`, recording it in `files`. With `expect`, each
+// digest must equal the manifest's (restore's second check).
 engine::Status copy_items(const std::vector<CopyItem>& items, const std::string& to, Progress& progress,
                           std::vector<ManifestFile>* files, const std::vector<ManifestFile>* expect = nullptr) {
   uint64_t total = 0;
@@ -193,10 +191,6 @@ engine::Status copy_items(const std::vector<CopyItem>& items, const std::string&
     if (files) files->push_back(std::move(f));
   }
   progress.end();
-  const int dir_fd = ::open(to.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  const bool synced = dir_fd >= 0 && ::syncfs(dir_fd) == 0;
-  if (dir_fd >= 0) ::close(dir_fd);
-  if (!synced) return engine::Error{"cannot sync " + to + ": " + std::strerror(errno)};
   return {};
 }
 
