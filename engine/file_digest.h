@@ -17,4 +17,11 @@ Status read_file_chunks(const std::string& path, const std::function<void(std::s
 // The file's SHA-256 into `out`; returns the number of bytes hashed.
 Result<uint64_t> sha256_file(const std::string& path, uint8_t out[32]);
 
+// Copies the first `limit` bytes of `from` (all of it, if shorter) into a new
+// file `to` (mode 0600, written back as it goes and synced at the end),
+// hashing what it copies into `out`; `progress` sees each chunk's size.
+// Returns the number of bytes copied.
+Result<uint64_t> copy_file_sha256(const std::string& from, const std::string& to, uint64_t limit, uint8_t out[32],
+                                  const std::function<void(uint64_t)>& progress = {});
+
 }  // namespace buzz::engine

@@ -6,12 +6,13 @@
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
+#include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_buffer_manager.h>
 
 #include <optional>
 
 #include "engine/event_record.h"
-#include "engine/record_key_upgrade.h"
+#include "engine/data_format.h"
 
 namespace buzz::engine {
 namespace {
@@ -120,7 +121,7 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
   out->write_options_.sync = options.sync_writes;
   out->block_cache_ = cache;
   out->memtable_budget_ = memtable_budget;
-  if (Status moved = upgrade_record_keys(*out); !moved) return Error{moved.error()};
+  if (Status s = upgrade_data_format(*out); !s) return Error{s.error()};
   return out;
 }
 
@@ -133,6 +134,26 @@ StoreMemory RocksDatabase::memory() const {
     if (db_->GetIntProperty(h, rocksdb::DB::Properties::kEstimateTableReadersMem, &readers)) m.table_readers += readers;
   }
   return m;
+}
+
+Status RocksDatabase::flush() {
+  rocksdb::FlushOptions options;
+  options.allow_write_stall = true;  // the writer may go on meanwhile
+  std::vector<rocksdb::ColumnFamilyHandle*> all(handles_);
+  all.push_back(default_handle_);
+  rocksdb::Status s = db_->Flush(options, all);
+  if (!s.ok()) return Error{"cannot flush the store: " + s.ToString()};
+  return {};
+}
+
+Status RocksDatabase::checkpoint(const std::string& dir) const {
+  rocksdb::Checkpoint* raw = nullptr;
+  rocksdb::Status s = rocksdb::Checkpoint::Create(db_.get(), &raw);
+  std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+  // Never flush inside: the log since the last flush is copied instead.
+  if (s.ok()) s = checkpoint->CreateCheckpoint(dir, /*log_size_for_flush=*/UINT64_MAX);
+  if (!s.ok()) return Error{"cannot checkpoint the store into " + dir + ": " + s.ToString()};
+  return {};
 }
 
 RocksDatabase::~RocksDatabase() {

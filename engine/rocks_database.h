@@ -73,6 +73,17 @@ class RocksDatabase {
   // Any thread; takes RocksDB's property locks, so not for a hot path.
   StoreMemory memory() const;
 
+  // For a backup (docs/storage.md, "Backup"). flush() writes every memtable to
+  // a table file and waits, while writers go on; checkpoint() then makes `dir`
+  // (which must not exist) an openable copy of the store as of this moment:
+  // table files hard-linked when `dir` is on the same file system, and the
+  // write-ahead log since the last flush copied, never flushed, so a writer is
+  // held up only by that copy. Any thread.
+  Status flush();
+  Status checkpoint(const std::string& dir) const;
+  // The sequence number of the last write, for the backup's manifest.
+  uint64_t sequence() const { return db_->GetLatestSequenceNumber(); }
+
  private:
   RocksDatabase() = default;
   std::unique_ptr<rocksdb::DB> db_;

@@ -32,5 +32,8 @@ int run_audit(int argc, char** argv);
 int run_reindex(int argc, char** argv);
 int run_sync(int argc, char** argv);
 int run_migrate(int argc, char** argv);
+int run_backup(int argc, char** argv);
+int run_restore(int argc, char** argv);
+int run_version(int argc, char** argv);
 
 }  // namespace buzz::server

@@ -28,10 +28,13 @@ Commands:
   reindex    rebuild the full-text search index from the stored events (offline)
   sync       bring a relay up to date with another over NIP-77 (an edge appliance)
   migrate    export to / import from PostgreSQL, NIP-01 JSON lines, Typesense (offline)
+  backup     copy the data directory at one point in time, while the relay serves or not;
+             `backup verify DIR` checks a backup
+  restore    make a new data directory from a backup
   mcp        serve the agent commands as MCP tools on stdio (buzz mcp --help)
   proxy      serve the team's channels to standard NIP-28 clients (buzz proxy --help)
   acp        run ACP agents (goose, codex-acp, …) as members of the team (buzz acp --help)
-  version    print the version
+  version    print the version (--json: with the data format, and a directory's with --data-dir)
   help       show this help
 
 Agent commands (talk to a relay over HTTP; JSON on stdout, errors as JSON on stderr;
@@ -63,14 +66,13 @@ int main(int argc, char** argv) {
   if (cmd == "reindex") return run_reindex(argc, argv);
   if (cmd == "sync") return run_sync(argc, argv);
   if (cmd == "migrate") return run_migrate(argc, argv);
+  if (cmd == "backup") return run_backup(argc, argv);
+  if (cmd == "restore") return run_restore(argc, argv);
   if (cmd == "mcp") return buzz::mcp::run_mcp(argc, argv);
   if (cmd == "proxy") return buzz::proxy::run_proxy(argc, argv);
   if (cmd == "acp") return buzz::acp::run_acp(argc, argv);
   if (buzz::cli::is_agent_cli(argc, argv)) return buzz::cli::run_agent_cli(argc, argv);
-  if (cmd == "version" || cmd == "--version") {
-    std::printf("buzz %s\n", BUZZ_VERSION);
-    return kExitOk;
-  }
+  if (cmd == "version" || cmd == "--version") return run_version(argc, argv);
   std::fprintf(stderr, "buzz: unknown command '%s'\n\n", cmd.c_str());
   print_usage(stderr);
   return kExitUsage;

@@ -15,6 +15,7 @@
 #include "index/clucene_search_index.h"
 #include "index/search_document.h"
 #include "server/app/cli.h"
+#include "server/app/reindex.h"
 #include "server/common/json_text.h"
 
 namespace buzz::server {
@@ -50,6 +51,39 @@ void draw_progress(uint64_t done, uint64_t total) {
 
 }  // namespace
 
+engine::Result<ReindexReport> rebuild_search_index(const std::string& data_dir, bool bar) {
+  auto db = engine::RocksDatabase::open(data_dir + "/db", engine::DatabaseOptions{});
+  if (!db) return engine::Error{db.error()};
+  engine::RocksEventStore store(**db);
+  auto search = index::CLuceneSearchIndex::open(data_dir + "/search", index::CLuceneSearchIndex::OpenFor::kRebuild);
+  if (!search) return engine::Error{search.error()};
+
+  const std::vector<uint16_t> kinds = searchable_kinds();
+  uint64_t total = 0;
+  for (uint16_t k : kinds) {
+    if (auto s = store.scan_kind(k, [&](std::string_view, const engine::EventFields&) { ++total; }); !s) return engine::Error{s.error()};
+  }
+  uint64_t seen = 0;
+  ReindexReport report;
+  auto indexed = index::rebuild(**search, [&](const auto& visit) {
+    for (uint16_t k : kinds) {
+      (void)store.scan_kind(k, [&](std::string_view raw, const engine::EventFields& f) {
+        auto e = engine::parse_event_json(raw);
+        if (e) visit(*e, f.channel);
+        else ++report.unreadable;
+        if (bar && (++seen % 1000 == 0 || seen == total)) draw_progress(seen, total);
+      });
+    }
+  });
+  if (bar) {
+    draw_progress(total, total);
+    std::fputc('\n', stderr);
+  }
+  if (!indexed) return engine::Error{indexed.error()};
+  report.indexed = *indexed;
+  return report;
+}
+
 int run_reindex(int argc, char** argv) {
   ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
   if (args.has("help")) return std::fputs(kReindexUsage, stdout), kExitOk;
@@ -59,47 +93,20 @@ int run_reindex(int argc, char** argv) {
     return kExitUsage;
   }
   const bool json = args.has("json");
-  const bool bar = !json && isatty(STDERR_FILENO);
   const char* env_dir = std::getenv("BUZZ_DATA_DIR");
   const std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
-  auto fail = [](const std::string& why) { return std::fprintf(stderr, "buzz reindex: %s\n", why.c_str()), kExitFailure; };
-
-  auto db = engine::RocksDatabase::open(data_dir + "/db", engine::DatabaseOptions{});
-  if (!db) return fail(db.error());
-  engine::RocksEventStore store(**db);
-  auto search = index::CLuceneSearchIndex::open(data_dir + "/search", index::CLuceneSearchIndex::OpenFor::kRebuild);
-  if (!search) return fail(search.error());
-
   const auto started = std::chrono::steady_clock::now();
-  const std::vector<uint16_t> kinds = searchable_kinds();
-  uint64_t total = 0;
-  for (uint16_t k : kinds) {
-    if (auto s = store.scan_kind(k, [&](std::string_view, const engine::EventFields&) { ++total; }); !s) return fail(s.error());
-  }
-  uint64_t seen = 0, unreadable = 0;
-  auto indexed = index::rebuild(**search, [&](const auto& visit) {
-    for (uint16_t k : kinds) {
-      (void)store.scan_kind(k, [&](std::string_view raw, const engine::EventFields& f) {
-        auto e = engine::parse_event_json(raw);
-        if (e) visit(*e, f.channel);
-        else ++unreadable;
-        if (bar && (++seen % 1000 == 0 || seen == total)) draw_progress(seen, total);
-      });
-    }
-  });
-  if (bar) {
-    draw_progress(total, total);
-    std::fputc('\n', stderr);
-  }
-  if (!indexed) return fail(indexed.error());
+  auto report = rebuild_search_index(data_dir, !json && isatty(STDERR_FILENO));
+  if (!report) return std::fprintf(stderr, "buzz reindex: %s\n", report.error().c_str()), kExitFailure;
+  const uint64_t indexed = report->indexed, unreadable = report->unreadable;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (json) {
-    std::printf("%s\n", json_object({{"indexed", std::to_string(*indexed)},
+    std::printf("%s\n", json_object({{"indexed", std::to_string(indexed)},
                                      {"unreadable", std::to_string(unreadable)},
                                      {"seconds", std::to_string(secs)}})
                             .c_str());
   } else {
-    std::printf("indexed %llu events in %.1f s into %s/search\n", static_cast<unsigned long long>(*indexed), secs,
+    std::printf("indexed %llu events in %.1f s into %s/search\n", static_cast<unsigned long long>(indexed), secs,
                 data_dir.c_str());
   }
   return unreadable ? kExitFailure : kExitOk;

@@ -28,9 +28,11 @@
 #include "server/access/gatekeeper.h"
 #include "server/access/nip98.h"
 #include "server/access/relay_key.h"
+#include "server/app/backup_point.h"
 #include "server/app/cli.h"
 #include "server/app/config.h"
 #include "server/app/store_backend.h"
+#include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/common/relay_url.h"
 #include "server/door/front_door.h"
@@ -40,6 +42,7 @@
 #include "server/media/media.h"
 #include "server/ops/allocator_stats.h"
 #include "server/ops/health.h"
+#include "server/ops/control_socket.h"
 #include "server/ops/metrics.h"
 #include "server/ops/ops_listener.h"
 #include "server/pipeline/throttle.h"
@@ -81,6 +84,37 @@ engine::Result<std::unique_ptr<OpsListener>> open_side_ports(const Config& cfg, 
     if (cfg.metrics_port != 0) endpoints.push_back({"metrics", cfg.metrics_port, metrics});
   }
   return OpsListener::open(cfg.bind_host, std::move(endpoints));
+}
+
+// <data-dir>/control.sock (server/ops/control_socket.h): `buzz backup` asks
+// for a backup point. The point is taken between two store-writer batches;
+// the staging files stay until `buzz backup` has copied them and hangs up.
+// Without it (a data directory path too long for a socket) the relay still
+// serves; `buzz backup` then says the directory is in use.
+struct BackupSources {
+  engine::RocksDatabase* db;  // null on PostgreSQL
+  StoreWriter* writer;
+  AuditFeed* feed;
+  const engine::AuditChain* chain;
+};
+std::unique_ptr<ControlSocket> open_control_socket(const Config& cfg, BackupSources src) {
+  const std::string data_dir = cfg.data_dir;
+  auto control = ControlSocket::open(data_dir + "/control.sock", [data_dir, src](std::string_view request, int fd, int stop_fd) {
+    auto refuse = [fd](const std::string& why) { (void)write_line(fd, json_object({{"ok", "false"}, {"error", json_string(why)}})); };
+    if (request != "backup") return refuse("unknown request: the control socket answers 'backup'");
+    if (!src.db) return refuse("this relay stores in PostgreSQL: back it up with pg_dump (README, \"Back up and restore\")");
+    auto point = take_backup_point(data_dir, {*src.db, src.writer, src.feed, src.chain});
+    if (!point) return refuse(point.error());
+    log_info("backup point taken", {{"audit_seq", std::to_string(point->audit.seq)},
+                                    {"paused_ms", std::to_string(point->paused_ms)}, {"staging", point->staging}});
+    if (write_line(fd, backup_point_json(*point))) wait_for_close(fd, stop_fd);
+    remove_backup_staging(data_dir, point->staging);
+  });
+  if (!control) {
+    log_warn("no control socket: `buzz backup` cannot reach this relay", {{"error", control.error()}});
+    return nullptr;
+  }
+  return std::move(*control);
 }
 
 int fail(const std::string& why, int code = kExitFailure) {
@@ -259,6 +293,8 @@ int run_serve(int argc, char** argv) {
                              store_edits_lookup(store));
   auto media_store = engine::MediaStore::open(cfg.data_dir + "/media");
   if (!media_store) return fail(media_store.error());
+  // A backup's staging files still there are a crash's leftover too.
+  remove_backup_staging(cfg.data_dir);
   // Nothing streams yet: a video body's temporary file still there is a crash's leftover.
   net::remove_spool_leftovers(media_store->root() + "/tmp");
   MemoryPresenceStore local_presence;
@@ -310,6 +346,7 @@ int run_serve(int argc, char** argv) {
   metrics.more = [&workflows] { return workflows.metrics_text(); };
   auto ops = open_side_ports(cfg, health, metrics);
   if (!ops) return fail(ops.error());
+  auto control = open_control_socket(cfg, {(*backend)->db.get(), &writer, audit_feed.get(), audit_log->get()});
 
   net::raise_open_files_limit();
 
@@ -365,6 +402,7 @@ int run_serve(int argc, char** argv) {
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
 
   (*ops)->start();
+  if (control) control->start();
 
   std::vector<std::thread> loop_threads;
   for (size_t i = 0; i < loops.size(); ++i) {
@@ -391,6 +429,7 @@ int run_serve(int argc, char** argv) {
   while ((sig = stop_signals.wait()) == SIGHUP) reload_tls(tls.get());
   log_info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
   health.begin_shutdown();  // the health port answers 503 until the process exits
+  if (control) control->stop();  // a backup in hand is told to stop copying (its point was taken)
   if (redis) redis->pubsub().stop();  // no other node's events for loops about to stop
   const auto drain_began = std::chrono::steady_clock::now();
   if (drain(loops, writer, connection_count, stop_signals, std::chrono::seconds(cfg.shutdown_timeout))) {

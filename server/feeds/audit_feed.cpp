@@ -75,6 +75,7 @@ engine::Status AuditFeed::recover() {
   if (unreadable) return engine::Error{"error: " + std::to_string(unreadable) + " unreadable pending audit records"};
   if (!pending.empty()) {
     next_ticket_ = pending.back().first + 1;
+    committed_ = pending.back().first;
     log_info("replaying pending audit records", {{"count", std::to_string(pending.size())}});
     log_.replay_pending(std::move(pending));
   }
@@ -112,6 +113,7 @@ std::optional<engine::StateWrite> AuditFeed::pending_write() const {
 
 void AuditFeed::commit(bool committed) {
   // Records keep their order: nothing new overtakes a waiting backlog.
+  if (committed && !batch_.empty()) committed_ = batch_.back().first;
   if (committed) std::move(batch_.begin(), batch_.end(), std::back_inserter(backlog_));
   batch_.clear();
   drain();
@@ -121,7 +123,14 @@ void AuditFeed::flush() {
   for (drain(); !backlog_.empty() && log_.status(); drain()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
+bool AuditFeed::wait_durable() {
+  flush();
+  while (durable_.load() < committed_ && log_.status()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return bool(log_.status());
+}
+
 void AuditFeed::on_durable(uint64_t ticket) {
+  durable_.store(std::max(durable_.load(), ticket));
   if (ticket < erased_below_) return;
   auto s = store_.erase_state(StateTable::kAuditPending, audit_ticket_key(erased_below_), audit_ticket_key(ticket + 1));
   if (!s) {

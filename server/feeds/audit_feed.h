@@ -18,6 +18,7 @@
 // on_durable() runs on the audit log's writer thread.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -56,6 +57,11 @@ class AuditFeed {
   // backlog (what it cannot take stays pending for the next start).
   void flush();
 
+  // Between batches (StoreWriter::run_between_batches): waits until the chain
+  // holds every record committed so far, so the chain and the store are at one
+  // point; false if the log has failed.
+  bool wait_durable();
+
   // The log's callback: every record up to `ticket` is in the chain.
   void on_durable(uint64_t ticket);
 
@@ -72,6 +78,8 @@ class AuditFeed {
   // deletes (all from 0) cost RocksDB memory quadratic in their number when
   // the family's memtable is flushed (gigabytes after some 50,000 events).
   uint64_t erased_below_ = 0;
+  uint64_t committed_ = 0;             // the last ticket of a committed batch
+  std::atomic<uint64_t> durable_{0};  // on_durable's last ticket, for wait_durable
   std::vector<engine::AuditChain::TicketedRecord> batch_;    // added, not yet committed
   std::deque<engine::AuditChain::TicketedRecord> backlog_;   // committed, not yet taken by the log
 };

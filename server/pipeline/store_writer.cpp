@@ -100,9 +100,30 @@ void StoreWriter::submit_relay_events(std::vector<engine::Event> events) {
   cv_.notify_one();
 }
 
+bool StoreWriter::run_between_batches(const std::function<void()>& moment) {
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return false;
+    moments_.push_back([&] {
+      moment();
+      std::lock_guard done_lock(done_mu);
+      done = true;
+      done_cv.notify_one();
+    });
+  }
+  cv_.notify_one();
+  std::unique_lock done_lock(done_mu);
+  done_cv.wait(done_lock, [&] { return done; });
+  return true;
+}
+
 void StoreWriter::run() {
   std::vector<WriteJob> jobs;
   std::vector<engine::RemoteEvent> remote;
+  std::vector<std::function<void()>> moments;
   for (;;) {
     bool relieved = false;
     {
@@ -116,8 +137,9 @@ void StoreWriter::run() {
       // milliseconds even then.
       auto wake = next_reap_;
       if (audit_.backlogged() || congested()) wake = std::min(wake, std::chrono::steady_clock::now() + kBacklogRetry);
-      cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty() || !remote_.empty(); });
-      if (queue_.empty() && stopping_) return;
+      cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty() || !remote_.empty() || !moments_.empty(); });
+      moments.swap(moments_);
+      if (queue_.empty() && moments.empty() && stopping_) return;
       jobs.swap(queue_);
       ++taken_;
       remote = remote_.take();
@@ -132,6 +154,9 @@ void StoreWriter::run() {
     process(jobs, remote);
     jobs.clear();
     remote.clear();
+    // After the batch its caller may already wait on, before any later one.
+    for (auto& moment : moments) moment();
+    moments.clear();
   }
 }
 

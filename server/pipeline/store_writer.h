@@ -175,6 +175,12 @@ class StoreWriter {
   // Any thread: waits until every job submitted before the call is written and
   // its outcome handed to the sinks (a graceful stop's OKs); false at `deadline`.
   bool wait_settled(std::chrono::steady_clock::time_point deadline);
+  // Any thread (not the writer's): runs `moment` on the writer thread after the
+  // batch in progress and before the next one, and returns once it has run
+  // (false, without running it, once the writer has stopped). Nothing is
+  // written while it runs, so it sees the store, and with AuditFeed's
+  // wait_durable the audit chain, at one point: a backup's (docs/storage.md).
+  bool run_between_batches(const std::function<void()>& moment);
   size_t queued() const;
   // Write batches committed, and the jobs they held: jobs ÷ batches is the
   // group-commit size (how many events share one WAL append).
@@ -273,6 +279,7 @@ class StoreWriter {
   std::condition_variable cv_;
   std::vector<WriteJob> queue_;
   RemoteQueue remote_;
+  std::vector<std::function<void()>> moments_;  // run_between_batches, in turn
   bool stopping_ = false;
   // Turns of run() that took the queue, and of those the ones whose outcome is
   // handed out; wait_settled waits on settled_cv_ for the second to catch up.

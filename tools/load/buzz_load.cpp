@@ -12,11 +12,12 @@
 //   buzz-load soak     --minutes 10 --connections 5000 --rate 500 --csv soak.csv
 //   buzz-load workflows --events 20000 --rate 200 --seconds 10
 //   buzz-load huddle   --rooms 50 --speakers 4 --rate 50 --seconds 10
+//   buzz-load backup   --events 200000 --connections 4 --rate 2000 --seconds 10
 // Common: --binary ./build/buzz  --json (one JSON object on stdout)  --tls (over wss://, docs/tls.md)
 //
 // This file reads the command line and runs one scenario: each has its file
 // (ingest_load, fanout_load, channels_load, history_load, messages_load,
-// idle_load, crash, soak, workflow_load, cli_load, acp_load, huddle_load) and
+// idle_load, crash, soak, workflow_load, cli_load, acp_load, huddle_load, backup_load) and
 // what they share is in scenario.h. The adapters below turn Options into the
 // arguments of the scenarios that take their own.
 #include <sys/resource.h>
@@ -33,6 +34,7 @@
 #include <string_view>
 
 #include "tools/load/acp_load.h"
+#include "tools/load/backup_load.h"
 #include "tools/load/channels_load.h"
 #include "tools/load/cli_load.h"
 #include "tools/load/crash.h"
@@ -139,7 +141,7 @@ int main(int argc, char** argv) {
   Options o;
   if (argc >= 2 && std::string(argv[1]) == "acp-agent") return run_acp_bench_agent(argc, argv);
   auto usage = [](FILE* to) {
-    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp|huddle [--binary PATH] [--connections N]\n"
+    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp|huddle|backup [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
                "       [--members N] [--per-member N] [--in-flight N] [--no-floor] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--tls] [--json]\n"
                "       [--rooms N] [--speakers N]\n"
@@ -188,9 +190,10 @@ int main(int argc, char** argv) {
     else if (a == "--speakers") o.speakers = std::clamp(number(), 2, 25);
     else return std::fprintf(stderr, "buzz-load: unknown option %s (buzz-load --help lists them)\n", a.c_str()), 2;
   }
-  if (o.connections <= 0) o.connections = o.scenario == "soak" ? 5000 : o.scenario == "history" ? 8 : o.scenario == "acp" ? 32 : 50;
-  if (o.events <= 0) o.events = o.scenario == "cli" ? 200 : o.scenario == "acp" ? 20 : 20000;
-  if (o.rate <= 0) o.rate = o.scenario == "soak" ? 500 : o.scenario == "workflows" ? 200 : 50;
+  const bool backup = o.scenario == "backup";
+  if (o.connections <= 0) o.connections = o.scenario == "soak" ? 5000 : o.scenario == "history" ? 8 : o.scenario == "acp" ? 32 : backup ? 4 : 50;
+  if (o.events <= 0) o.events = o.scenario == "cli" ? 200 : o.scenario == "acp" ? 20 : backup ? 200000 : 20000;
+  if (o.rate <= 0) o.rate = o.scenario == "soak" ? 500 : o.scenario == "workflows" ? 200 : backup ? 2000 : 50;
   rlimit lim;
   getrlimit(RLIMIT_NOFILE, &lim);
   lim.rlim_cur = lim.rlim_max;
@@ -208,6 +211,7 @@ int main(int argc, char** argv) {
     else if (o.scenario == "cli") cli(o);
     else if (o.scenario == "acp") acp(o, std::filesystem::read_symlink("/proc/self/exe").c_str());
     else if (o.scenario == "huddle") huddle(o);
+    else if (backup) run_backup_load(o);
     else return std::fprintf(stderr, "buzz-load: unknown scenario %s\n", o.scenario.c_str()), 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "buzz-load: %s\n", e.what());

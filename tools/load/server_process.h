@@ -39,6 +39,7 @@ class ServerProcess {
   ~ServerProcess();
   pid_t pid() const { return pid_; }
   uint16_t port() const { return port_; }
+  const std::string& data_dir() const { return data_dir_; }
   std::string url() const { return (tls_ ? "wss://127.0.0.1:" : "ws://127.0.0.1:") + std::to_string(port_); }
   // How its clients reach it over TLS, or null.
   const client::TlsOptions* tls() const { return tls_ ? &*tls_ : nullptr; }

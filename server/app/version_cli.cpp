@@ -1,0 +1,53 @@
+// `buzz version`: the binary's version; with --json also the data format it
+// reads and writes (engine/data_format.h), and with --data-dir the format a
+// data directory is in, read without its lock (a relay may be serving it).
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "engine/data_format.h"
+#include "server/app/cli.h"
+#include "server/common/json_text.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr const char* kVersionUsage = R"(Usage: buzz version [--json] [--data-dir DIR]
+
+Prints the version. With --json, one JSON object: the version, the data format
+this binary reads and writes, and with --data-dir the format DIR is in (a
+directory of an older format is upgraded when a relay opens it; a newer one is
+refused).
+)";
+
+}  // namespace
+
+int run_version(int argc, char** argv) {
+  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
+  if (args.has("help")) return std::fputs(kVersionUsage, stdout), kExitOk;
+  if (!args.error.empty() || !args.positional.empty()) {
+    std::fprintf(stderr, "buzz version: %s\n\n%s", args.error.empty() ? "unexpected argument" : args.error.c_str(), kVersionUsage);
+    return kExitUsage;
+  }
+  if (!args.has("json")) {
+    std::printf("buzz %s\n", BUZZ_VERSION);
+    return kExitOk;
+  }
+  std::vector<std::pair<std::string, std::string>> fields{{"version", json_string(BUZZ_VERSION)},
+                                                          {"data_format", std::to_string(engine::kDataFormatVersion)}};
+  if (auto dir = args.get("data-dir")) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(*dir + "/db", ec)) {
+      return std::fprintf(stderr, "buzz version: %s holds no data directory (no db/)\n", dir->c_str()), kExitFailure;
+    }
+    auto format = engine::read_data_format(*dir + "/db");
+    if (!format) return std::fprintf(stderr, "buzz version: %s\n", format.error().c_str()), kExitFailure;
+    fields.push_back({"data_dir", json_object({{"path", json_string(*dir)},
+                                               {"data_format", std::to_string(format->version)},
+                                               {"written_by", json_string_or_null(format->written_by)}})});
+  }
+  std::printf("%s\n", json_object(fields).c_str());
+  return kExitOk;
+}
+
+}  // namespace buzz::server
