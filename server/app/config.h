@@ -65,6 +65,11 @@ struct Config {
   int64_t workflow_max_concurrent = 100;  // workflow runs executing at once
   int64_t workflow_tick = 60;             // seconds between scheduler ticks
   std::vector<std::string> workflow_webhook_allow_hosts;  // internal hosts call_webhook may reach
+  // NIP-11, from the operator (NIP-86's changerelay* override the first three).
+  std::string relay_name = "Buzz Relay";
+  std::string relay_description = "Buzz — private team communication relay";
+  std::string relay_icon, relay_banner, relay_contact, relay_terms_of_service;
+  std::optional<engine::Pubkey> relay_operator;  // NIP-11 pubkey; unset = the owner, if configured
 
   std::string effective_relay_url() const;
 };
