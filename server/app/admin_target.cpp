@@ -82,7 +82,7 @@ class RemoteAdmin final : public AdminTarget {
     auto rows = call(method, {}, [&](simdjson::dom::object row) {
       std::string_view subject, reason;
       if (row[field].get(subject)) return;
-      (void)row["reason"].get(reason);
+      if (row["reason"].get(reason)) reason = "";
       out.push_back({std::string(subject), std::string(reason)});
     });
     if (!rows) return Error{rows.error()};
