@@ -166,7 +166,8 @@ std::optional<net::HttpResponse> HttpApi::nip86_call(net::Loop& loop, net::Conne
 
 engine::AuditRecord HttpApi::admin_audit_record(const Admin& admin) {
   return {"", engine::kKindAuditEntry, engine::to_hex(admin.actor), std::string(engine::kActionRelayAdmin), "",
-          json_object({{"method", json_string(admin.method)}, {"params", admin.params}})};
+          json_object({{"method", json_string(admin.method)}, {"params", admin.params},
+                       {"role", json_string(engine::relay_role_name(admin.role))}})};
 }
 
 net::HttpResponse HttpApi::nip86_answer(const Admin& admin, const Verdict& verdict) {
