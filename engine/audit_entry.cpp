@@ -20,10 +20,10 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
-constexpr std::array<std::string_view, 11> kActions = {
+constexpr std::array<std::string_view, 12> kActions = {
     kActionEventCreated,   kActionEventDeleted, kActionChannelCreated, kActionChannelUpdated,
     kActionChannelDeleted, kActionMemberAdded,  kActionMemberRemoved,  kActionAuthSuccess,
-    kActionAuthFailure,    kActionRateLimitExceeded, kActionMediaUploaded,
+    kActionAuthFailure,    kActionRateLimitExceeded, kActionMediaUploaded, kActionRelayAdmin,
 };
 
 // One parser per thread: audit entries are built on the writer thread and read

@@ -42,6 +42,8 @@ inline constexpr std::string_view kActionAuthSuccess = "auth_success";
 inline constexpr std::string_view kActionAuthFailure = "auth_failure";
 inline constexpr std::string_view kActionRateLimitExceeded = "rate_limit_exceeded";
 inline constexpr std::string_view kActionMediaUploaded = "media_uploaded";
+// Buzz: a NIP-86 management call that changed the relay (docs/reference/audit.md §4).
+inline constexpr std::string_view kActionRelayAdmin = "relay_admin";
 
 bool is_audit_action(std::string_view action);
 

@@ -45,7 +45,10 @@ struct WriteResult {
 
 // Team state kept beside the events and changed in the same atomic write
 // (docs/reference/channels.md: "every change is one atomic write").
-enum class StateTable : uint8_t { kChannels, kChannelMembers, kThreads, kAuditPending, kApiTokens, kUsers, kWorkflows };
+enum class StateTable : uint8_t {
+  kChannels, kChannelMembers, kThreads, kAuditPending, kApiTokens, kUsers, kWorkflows,
+  kRelayPolicy,  // what NIP-86 changed: bans, blocked addresses, NIP-11 texts (server/access/relay_policy.h)
+};
 
 struct StateWrite {
   StateTable table;

@@ -311,6 +311,7 @@ rocksdb::ColumnFamilyHandle* RocksEventStore::state_family(StateTable table) con
     case StateTable::kApiTokens: return db_.family(Family::kApiTokens);
     case StateTable::kUsers: return db_.family(Family::kUsers);
     case StateTable::kWorkflows: return db_.family(Family::kWorkflows);
+    case StateTable::kRelayPolicy: return db_.family(Family::kRelayPolicy);
   }
   return nullptr;
 }

@@ -16,6 +16,7 @@
 #include "net/http.h"
 #include "server/access/nip_oa.h"
 #include "server/access/relay_membership.h"
+#include "server/access/relay_policy.h"
 #include "server/team/profile_directory.h"
 
 namespace buzz::server {
@@ -29,6 +30,12 @@ class Gatekeeper {
   // Before the loops run: BUZZ_PUBKEY_ALLOWLIST; only these pubkeys may AUTH by key alone.
   void restrict_to(const std::vector<engine::AllowedPubkey>& allowed);
   bool allowlisted(const engine::Pubkey& pk) const { return !allowlist_ || allowlist_->count(pk); }
+
+  // Before the loops run: the bans of NIP-86 (docs/access.md, "Administering a running relay").
+  void set_policy(RelayPolicy* policy) { policy_ = policy; }
+  RelayPolicy* policy() const { return policy_; }
+  // Whether pk is banned: refused at AUTH, on EVENT and over HTTP, member or not.
+  bool banned(const engine::Pubkey& pk) const { return policy_ && policy_->pubkey_banned(pk); }
 
   // Whether `agent`, not a member, is admitted on its owner's attestation:
   // NIP-OA enabled, a valid attestation, an owner who is a member. Records
@@ -66,6 +73,7 @@ class Gatekeeper {
   const bool allow_nip_oa_;
   const RelayMembership& membership_;
   ProfileDirectory& profiles_;
+  RelayPolicy* policy_ = nullptr;
   std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> allowlist_;
 };
 

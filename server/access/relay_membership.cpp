@@ -24,6 +24,20 @@ engine::Status RelayMembership::load() {
   return {};
 }
 
+engine::Result<std::vector<engine::Pubkey>> RelayMembership::reload() {
+  std::unordered_map<engine::Pubkey, RelayRole, engine::KeyBytesHash> before;
+  {
+    std::shared_lock lock(mu_);
+    before = roles_;
+  }
+  if (auto s = load(); !s) return engine::Error{s.error()};
+  std::vector<engine::Pubkey> lost;
+  for (const auto& [pk, r] : before) {
+    if (!role(pk)) lost.push_back(pk);
+  }
+  return lost;
+}
+
 std::optional<RelayRole> RelayMembership::role(const engine::Pubkey& pk) const {
   std::shared_lock lock(mu_);
   auto it = roles_.find(pk);

@@ -23,6 +23,9 @@ class RelayMembership {
       : table_(table), relay_key_(relay_key), enforced_(enforced) {}
 
   engine::Status load();
+  // Reads the table again (another node changed it in a shared store); the
+  // pubkeys that were members and are no longer. Any thread.
+  engine::Result<std::vector<engine::Pubkey>> reload();
   bool enforced() const { return enforced_; }
   std::optional<engine::RelayRole> role(const engine::Pubkey& pk) const;
   // The table's rows (REST reads): every member oldest first, or one. Any thread.

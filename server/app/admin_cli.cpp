@@ -1,6 +1,10 @@
-// `buzz admin …`: relay membership and keys, offline on the data directory
-// (the server must not be running: RocksDB's lock makes that an error, not a race).
-// Writes the table directly and emits no NIP-43 events (docs/reference/protocol.md §7.1).
+// `buzz admin …`: relay membership, bans, blocked addresses, the relay's
+// NIP-11 texts, and keys. The same commands work on a stopped data directory
+// (the tables are written directly, and no NIP-43 events are emitted,
+// docs/reference/protocol.md §7.1) and against a running relay through NIP-86
+// (docs/reference/nip86.md): with --relay URL, or when the data directory is
+// held by a relay serving it, whose address `buzz serve` left in
+// <data-dir>/serving. The output is the same either way (AdminTarget).
 #include <cstdio>
 #include <filesystem>
 
@@ -15,7 +19,10 @@
 #include "engine/signature.h"
 #include "engine/team_state.h"
 #include "server/access/grant.h"
+#include "server/access/nip98.h"
 #include "server/access/relay_key.h"
+#include "server/access/relay_policy.h"
+#include "server/app/admin_target.h"
 #include "server/app/cli.h"
 #include "server/common/json_text.h"
 #include "server/team/group_state.h"
@@ -25,15 +32,30 @@ namespace {
 
 constexpr const char* kAdminUsage = R"(Usage: buzz admin <command> [options]
 
-Commands:
-  add-member --pubkey HEX [--role member|admin|owner]   add (or change) a relay member
+Commands that work offline and on a running relay (NIP-86; docs/reference/nip86.md):
+  add-member --pubkey HEX [--role member|admin|owner]   add (or change) a relay member; online the
+                                                       NIP-43 rules apply (no owner, admin by the owner)
   remove-member --pubkey HEX                           remove a relay member
   list-members [--json]                                list relay members, oldest first
+  ban-pubkey --pubkey HEX [--reason TEXT]              refuse a pubkey at AUTH, on EVENT and over HTTP
+  unban-pubkey --pubkey HEX                            lift a ban
+  list-banned-pubkeys [--json]
+  ban-event --id HEX [--reason TEXT]                   hide an event from every read, refuse it again
+  allow-event --id HEX                                 lift an event's ban
+  list-banned-events [--json]
+  block-ip --ip ADDRESS [--reason TEXT]                refuse connections from an address
+  unblock-ip --ip ADDRESS
+  list-blocked-ips [--json]
+  set-relay-info [--name T] [--description T] [--icon URL]
+                                                       NIP-11 texts, overriding the configured ones
+                                                       (an empty value goes back to the configured one)
+
+Offline only (the data directory must not be in use):
   allowlist-add --pubkey HEX [--note TEXT]             add a pubkey to the legacy allow-list
   allowlist-remove --pubkey HEX                        remove a pubkey from the allow-list
   allowlist-list [--json]                              list the allow-list, oldest first
                                                        (enforced with BUZZ_PUBKEY_ALLOWLIST=true)
-  generate-key [--json]                                print a new keypair (secret + pubkey)
+  generate-key [--json]                                print a new keypair (secret + pubkey) (no data directory)
   mint-token --pubkey HEX --name NAME --scopes S,S [--channels ID,ID] [--expires-days N] [--json]
                                                        mint an API token for HEX (any scope, admin and
                                                        proxy:submit included); it is shown once
@@ -43,6 +65,10 @@ Commands:
 
 Options:
   --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data)
+  --relay URL      a running relay (ws://, wss://, http:// or https://): its NIP-86 API. Without it,
+                   a data directory a relay is serving is reached at the address in <data-dir>/serving
+  --key K          the owner's or an admin's secret key, hex or nsec, for NIP-86 (env BUZZ_PRIVATE_KEY;
+                   default: <data-dir>/owner.key when the relay made one)
   --relay-key K    the relay's secret key, hex or nsec (env BUZZ_RELAY_PRIVATE_KEY,
                    default the data directory's relay.key, as `buzz serve` uses)
   --json           machine-readable output
@@ -181,6 +207,185 @@ int reconcile(const ParsedArgs& args, const std::string& data_dir, engine::Rocks
 
 }  // namespace
 
+namespace {
+
+int failed(const std::string& why) { return std::fprintf(stderr, "buzz admin: %s\n", why.c_str()), kExitFailure; }
+
+// The relay a command reaches over NIP-86: --relay, or the one serving the
+// data directory. The key: --key, BUZZ_PRIVATE_KEY, or the owner key the relay made.
+engine::Result<std::unique_ptr<AdminTarget>> online_admin(const ParsedArgs& args, const std::string& data_dir,
+                                                          const std::optional<ServingRelay>& serving) {
+  std::string endpoint, signed_url;
+  if (auto relay = args.get("relay")) {
+    signed_url = nip98_base_url(*relay) + "/";
+    endpoint = signed_url;
+  } else {
+    signed_url = nip98_base_url(serving->relay_url) + "/";
+    std::string listen = serving->listen;
+    if (listen.starts_with("0.0.0.0:")) listen = "127.0.0.1" + listen.substr(7);
+    endpoint = "http://" + listen + "/";
+  }
+  const char* env_key = std::getenv("BUZZ_PRIVATE_KEY");
+  std::string given = args.get("key").value_or(env_key ? env_key : "");
+  engine::Result<engine::Keypair> key = engine::Error{""};
+  if (!given.empty()) {
+    auto parsed = engine::parse_secret_key(given);
+    if (!parsed) return engine::Error{"--key must be a 64-hex or nsec secret key"};
+    key = *parsed;
+  } else if (std::filesystem::exists(data_dir + "/owner.key")) {
+    bool created = false;
+    key = load_or_create_key_file(data_dir + "/owner.key", &created);
+  } else {
+    return engine::Error{"a running relay needs the owner's or an admin's key: --key or BUZZ_PRIVATE_KEY"};
+  }
+  if (!key) return engine::Error{key.error()};
+  return remote_admin(endpoint, signed_url, *key);
+}
+
+int list_members(AdminTarget& target, bool json) {
+  auto all = target.members();
+  if (!all) return failed(all.error());
+  if (json) {
+    std::printf("[");
+  } else if (all->empty()) {
+    std::printf("No relay members found.\n");
+  } else {
+    std::printf("%-66s  %-10s\n%s\n", "Pubkey", "Role", std::string(78, '-').c_str());
+  }
+  for (size_t i = 0; i < all->size(); ++i) {
+    const auto& m = (*all)[i];
+    std::string hex = engine::to_hex(m.pubkey);
+    std::string role_name(relay_role_name(m.role));
+    if (json) {
+      std::printf("%s{\"pubkey\":\"%s\",\"role\":\"%s\",\"created_at\":%llu}", i ? "," : "", hex.c_str(),
+                  role_name.c_str(), static_cast<unsigned long long>(m.created_at));
+    } else {
+      std::printf("%-66s  %-10s\n", hex.c_str(), role_name.c_str());
+    }
+  }
+  if (json) std::printf("]\n");
+  return kExitOk;
+}
+
+std::optional<engine::RelayMember> find_member(const std::vector<engine::RelayMember>& all, const engine::Pubkey& pk) {
+  for (const auto& m : all) {
+    if (m.pubkey == pk) return m;
+  }
+  return std::nullopt;
+}
+
+int change_member(AdminTarget& target, const std::string& cmd, const engine::Pubkey& pk, engine::RelayRole role,
+                  bool json) {
+  auto all = target.members();
+  if (!all) return failed(all.error());
+  const std::optional<engine::RelayMember> existing = find_member(*all, pk);
+  const std::string hex = engine::to_hex(pk);
+  if (cmd == "remove-member") {
+    if (!existing) return failed(hex + " is not a relay member");
+    if (auto s = target.remove_member(pk); !s) return failed(s.error());
+    std::printf(json ? "{\"removed\":\"%s\"}\n" : "removed %s\n", hex.c_str());
+    return kExitOk;
+  }
+  const bool unchanged = existing && existing->role == role;
+  // Nothing to write when unchanged; said plainly, where the original printed "Added" again.
+  if (!unchanged) {
+    if (auto s = target.put_member(pk, role, existing); !s) return failed(s.error());
+  }
+  const std::string role_name(relay_role_name(role));
+  if (json) {
+    std::printf("{\"pubkey\":\"%s\",\"role\":\"%s\",\"already_member\":%s}\n", hex.c_str(), role_name.c_str(),
+                unchanged ? "true" : "false");
+  } else if (unchanged) {
+    std::printf("%s is already a relay member as %s.\n", hex.c_str(), role_name.c_str());
+  } else if (existing) {
+    std::printf("Changed %s from %s to %s in relay membership list.\n", hex.c_str(),
+                std::string(relay_role_name(existing->role)).c_str(), role_name.c_str());
+  } else {
+    std::printf("Added %s as %s to relay membership list.\n", hex.c_str(), role_name.c_str());
+  }
+  return kExitOk;
+}
+
+// The ban, block and NIP-11 commands: each one NIP-86 method.
+struct PolicyCommand {
+  const char* name;
+  RelayPolicy::Op op;
+  const char* arg;   // the option naming the subject
+  const char* done;  // the past tense printed, and the JSON key
+};
+constexpr PolicyCommand kPolicyCommands[] = {
+    {"ban-pubkey", RelayPolicy::Op::kBanPubkey, "pubkey", "banned"},
+    {"unban-pubkey", RelayPolicy::Op::kUnbanPubkey, "pubkey", "unbanned"},
+    {"ban-event", RelayPolicy::Op::kBanEvent, "id", "banned"},
+    {"allow-event", RelayPolicy::Op::kAllowEvent, "id", "allowed"},
+    {"block-ip", RelayPolicy::Op::kBlockIp, "ip", "blocked"},
+    {"unblock-ip", RelayPolicy::Op::kUnblockIp, "ip", "unblocked"},
+};
+const PolicyCommand* policy_command(const std::string& cmd) {
+  for (const PolicyCommand& c : kPolicyCommands) {
+    if (cmd == c.name) return &c;
+  }
+  return nullptr;
+}
+
+std::optional<RelayPolicy::List> list_command(const std::string& cmd) {
+  if (cmd == "list-banned-pubkeys") return RelayPolicy::List::kPubkeys;
+  if (cmd == "list-banned-events") return RelayPolicy::List::kEvents;
+  if (cmd == "list-blocked-ips") return RelayPolicy::List::kAddresses;
+  return std::nullopt;
+}
+
+int policy_list(AdminTarget& target, RelayPolicy::List which, bool json) {
+  auto rows = target.list(which);
+  if (!rows) return failed(rows.error());
+  const char* field = which == RelayPolicy::List::kPubkeys ? "pubkey" : which == RelayPolicy::List::kEvents ? "id" : "ip";
+  std::vector<std::string> out;
+  for (const RelayPolicy::Entry& e : *rows) {
+    if (json) {
+      out.push_back(json_object({{field, json_string(e.subject)}, {"reason", json_string(e.reason)}}));
+    } else {
+      std::printf("%s  %s\n", e.subject.c_str(), e.reason.c_str());
+    }
+  }
+  if (json) std::printf("%s\n", json_array(out).c_str());
+  return kExitOk;
+}
+
+int policy_change(AdminTarget& target, const PolicyCommand& cmd, const ParsedArgs& args, bool json) {
+  auto subject = args.get(cmd.arg);
+  if (!subject) return usage_error(std::string(cmd.name) + " needs --" + cmd.arg);
+  auto change = RelayPolicy::make(cmd.op, *subject, args.get("reason").value_or(""));
+  if (!change) return usage_error(change.error());
+  if (auto s = target.change(*change); !s) return failed(s.error());
+  if (json) {
+    std::printf("%s\n", json_object({{cmd.done, json_string(change->subject)}}).c_str());
+  } else {
+    std::printf("%s %s\n", cmd.done, change->subject.c_str());
+  }
+  return kExitOk;
+}
+
+int set_relay_info(AdminTarget& target, const ParsedArgs& args, bool json) {
+  using Op = RelayPolicy::Op;
+  const std::pair<const char*, Op> fields[] = {
+      {"name", Op::kChangeName}, {"description", Op::kChangeDescription}, {"icon", Op::kChangeIcon}};
+  std::vector<std::pair<std::string, std::string>> set;
+  for (const auto& [field, op] : fields) {
+    auto value = args.get(field);
+    if (!value) continue;
+    auto change = RelayPolicy::make(op, *value, "");
+    if (!change) return usage_error(change.error());
+    if (auto s = target.change(*change); !s) return failed(s.error());
+    set.emplace_back(field, json_string(*value));
+    if (!json) std::printf("%s set to \"%s\"\n", field, value->c_str());
+  }
+  if (set.empty()) return usage_error("set-relay-info needs --name, --description or --icon");
+  if (json) std::printf("%s\n", json_object(set).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
 int run_admin(int argc, char** argv) {
   ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
   if (args.has("help") || args.positional.empty()) {
@@ -204,15 +409,19 @@ int run_admin(int argc, char** argv) {
     return kExitOk;
   }
   const bool allowlist_cmd = cmd == "allowlist-add" || cmd == "allowlist-remove" || cmd == "allowlist-list";
-  if (cmd != "add-member" && cmd != "remove-member" && cmd != "list-members" && cmd != "mint-token" &&
-      cmd != "reconcile-channels" && !allowlist_cmd) {
+  const bool member_cmd = cmd == "add-member" || cmd == "remove-member" || cmd == "list-members";
+  const PolicyCommand* policy_cmd = policy_command(cmd);
+  const std::optional<RelayPolicy::List> list_cmd = list_command(cmd);
+  const bool online_capable = member_cmd || policy_cmd || list_cmd || cmd == "set-relay-info";
+  if (!online_capable && cmd != "mint-token" && cmd != "reconcile-channels" && !allowlist_cmd) {
     return usage_error("unknown command '" + cmd + "'");
   }
 
   const char* env_dir = std::getenv("BUZZ_DATA_DIR");
   std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
   engine::Pubkey pk{};
-  if (cmd != "list-members" && cmd != "allowlist-list" && cmd != "reconcile-channels") {
+  if (cmd == "add-member" || cmd == "remove-member" || cmd == "mint-token" || cmd == "allowlist-add" ||
+      cmd == "allowlist-remove") {
     auto hex = args.get("pubkey");
     if (!hex || !engine::from_hex_any_case(*hex, pk.data(), pk.size())) {
       return usage_error("pubkey must be 32 bytes (64 hex chars)");
@@ -224,76 +433,41 @@ int run_admin(int argc, char** argv) {
     if (!parsed) return usage_error("--role must be member, admin or owner");
     role = *parsed;
   }
+  // The same commands run on whichever target answers: a running relay, or the tables.
+  auto run = [&](AdminTarget& target) {
+    if (cmd == "list-members") return list_members(target, json);
+    if (member_cmd) return change_member(target, cmd, pk, role, json);
+    if (list_cmd) return policy_list(target, *list_cmd, json);
+    if (policy_cmd) return policy_change(target, *policy_cmd, args, json);
+    return set_relay_info(target, args, json);
+  };
+  if (args.has("relay")) {
+    if (!online_capable) return usage_error(cmd + " works on a stopped data directory only, not with --relay");
+    auto target = online_admin(args, data_dir, std::nullopt);
+    if (!target) return failed(target.error());
+    return run(**target);
+  }
 
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);
   auto db = engine::RocksDatabase::open(data_dir + "/db", engine::DatabaseOptions{});
   if (!db) {
-    std::fprintf(stderr, "buzz admin: %s\n", db.error().c_str());
-    return kExitFailure;
+    // A relay serving the directory holds its lock: reach it instead, where it said it listens.
+    std::optional<ServingRelay> serving = read_serving_file(data_dir);
+    if (!serving) return failed(db.error());
+    if (!online_capable) {
+      return failed(cmd + " needs a stopped relay: the data directory is in use by the relay at " + serving->relay_url);
+    }
+    auto target = online_admin(args, data_dir, serving);
+    if (!target) return failed(target.error());
+    return run(**target);
   }
   if (cmd == "mint-token") return mint_token(args, pk, **db, json);
   if (cmd == "reconcile-channels") return reconcile(args, data_dir, **db, json);
   if (allowlist_cmd) return allowlist(cmd, args, pk, **db, json);
-  engine::RelayMembers members(**db);
-
-  if (cmd == "list-members") {
-    auto all = members.list();
-    if (!all) return std::fprintf(stderr, "buzz admin: %s\n", all.error().c_str()), kExitFailure;
-    if (json) {
-      std::printf("[");
-    } else if (all->empty()) {
-      std::printf("No relay members found.\n");
-    } else {
-      std::printf("%-66s  %-10s\n%s\n", "Pubkey", "Role", std::string(78, '-').c_str());
-    }
-    for (size_t i = 0; i < all->size(); ++i) {
-      const auto& m = (*all)[i];
-      std::string hex = engine::to_hex(m.pubkey);
-      std::string role_name(relay_role_name(m.role));
-      if (json) {
-        std::printf("%s{\"pubkey\":\"%s\",\"role\":\"%s\",\"created_at\":%llu}", i ? "," : "", hex.c_str(),
-                    role_name.c_str(), static_cast<unsigned long long>(m.created_at));
-      } else {
-        std::printf("%-66s  %-10s\n", hex.c_str(), role_name.c_str());
-      }
-    }
-    if (json) std::printf("]\n");
-    return kExitOk;
-  }
-  if (cmd == "remove-member") {
-    auto removed = members.remove(pk);
-    if (!removed) return std::fprintf(stderr, "buzz admin: %s\n", removed.error().c_str()), kExitFailure;
-    if (!*removed) return std::fprintf(stderr, "buzz admin: %s is not a relay member\n", engine::to_hex(pk).c_str()), kExitFailure;
-    std::printf(json ? "{\"removed\":\"%s\"}\n" : "removed %s\n", engine::to_hex(pk).c_str());
-    return kExitOk;
-  }
-  uint64_t now = engine::unix_now();
-  engine::Status s;
-  auto existing = members.get(pk);
-  const bool unchanged = existing && existing->role == role;
-  if (unchanged) {
-    // Nothing to write; said plainly, where the original printed "Added" again.
-  } else if (role == engine::RelayRole::kOwner) {
-    s = members.set_owner(pk, now);
-  } else {
-    engine::RelayMember m{pk, role, std::nullopt, existing ? existing->created_at : now, now};
-    s = members.put(m);
-  }
-  if (!s) return std::fprintf(stderr, "buzz admin: %s\n", s.error().c_str()), kExitFailure;
-  const std::string hex = engine::to_hex(pk), role_name(relay_role_name(role));
-  if (json) {
-    std::printf("{\"pubkey\":\"%s\",\"role\":\"%s\",\"already_member\":%s}\n", hex.c_str(), role_name.c_str(),
-                unchanged ? "true" : "false");
-  } else if (unchanged) {
-    std::printf("%s is already a relay member as %s.\n", hex.c_str(), role_name.c_str());
-  } else if (existing) {
-    std::printf("Changed %s from %s to %s in relay membership list.\n", hex.c_str(),
-                std::string(relay_role_name(existing->role)).c_str(), role_name.c_str());
-  } else {
-    std::printf("Added %s as %s to relay membership list.\n", hex.c_str(), role_name.c_str());
-  }
-  return kExitOk;
+  auto target = local_admin(**db);
+  if (!target) return failed(target.error());
+  return run(**target);
 }
 
 }  // namespace buzz::server

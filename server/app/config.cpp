@@ -124,6 +124,14 @@ const std::vector<ConfigKey> kKeys = {
     {"tls-cert", "BUZZ_TLS_CERT", "",
      "PEM certificate chain (leaf first): the port serves wss:// and https:// itself; SIGHUP reloads it; needs tls-key"},
     {"tls-key", "BUZZ_TLS_KEY", "", "PEM private key of tls-cert"},
+    // NIP-11, from the operator; NIP-86's changerelayname / …description / …icon override the first three.
+    {"relay-name", "BUZZ_RELAY_NAME", "Buzz Relay", "NIP-11 name"},
+    {"relay-description", "BUZZ_RELAY_DESCRIPTION", "Buzz — private team communication relay", "NIP-11 description"},
+    {"relay-icon", "BUZZ_RELAY_ICON", "", "NIP-11 icon: an image URL"},
+    {"relay-banner", "BUZZ_RELAY_BANNER", "", "NIP-11 banner: an image URL"},
+    {"relay-contact", "BUZZ_RELAY_CONTACT", "", "NIP-11 contact: a mailto: or https: URI"},
+    {"relay-terms-of-service", "BUZZ_RELAY_TERMS_OF_SERVICE", "", "NIP-11 terms_of_service: a URL"},
+    {"relay-operator-pubkey", "BUZZ_RELAY_OPERATOR_PUBKEY", "<owner>", "NIP-11 pubkey: the operator's hex pubkey"},
 };
 
 Error bad(const std::string& key, const char* source, const std::string& value, const std::string& expected) {
@@ -191,12 +199,21 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
   } else if (key == "relay-url") {
     if (v.rfind("ws://", 0) != 0 && v.rfind("wss://", 0) != 0) return bad(key, source, v, "a ws:// or wss:// URL");
     c->relay_url = v;
-  } else if (key == "owner") {
+  } else if (key == "owner" || key == "relay-operator-pubkey") {
     engine::Pubkey pk;
     size_t b = v.find_first_not_of(" \t\r\n"), e = v.find_last_not_of(" \t\r\n");
     std::string trimmed = b == std::string::npos ? "" : v.substr(b, e - b + 1);
     if (!engine::from_hex_any_case(trimmed, pk.data(), pk.size())) return bad(key, source, v, "64 hex characters");
-    c->owner = pk;
+    (key == "owner" ? c->owner : c->relay_operator) = pk;
+  } else if (key.starts_with("relay-") && key != "relay-url" && key != "relay-private-key") {
+    if (v.size() > 4096) return bad(key, source, v.substr(0, 32) + "…", "at most 4096 bytes");
+    if (key == "relay-name") c->relay_name = v;
+    else if (key == "relay-description") c->relay_description = v;
+    else if (key == "relay-icon") c->relay_icon = v;
+    else if (key == "relay-banner") c->relay_banner = v;
+    else if (key == "relay-contact") c->relay_contact = v;
+    else if (key == "relay-terms-of-service") c->relay_terms_of_service = v;
+    else return Error{"config: unknown key '" + key + "' (" + source + "); see buzz serve --help"};
   } else if (key == "pubkey-allowlist") {
     if (!parse_bool(v, &c->pubkey_allowlist)) return bad(key, source, v, "true or false");
   } else if (key == "reconcile-channels") {

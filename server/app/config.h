@@ -69,6 +69,11 @@ struct Config {
   // Native TLS (docs/tls.md): both set = the port serves wss:// and https://.
   std::string tls_cert;  // PEM chain, leaf first
   std::string tls_key;   // PEM private key
+  // NIP-11, from the operator (NIP-86's changerelay* override the first three).
+  std::string relay_name = "Buzz Relay";
+  std::string relay_description = "Buzz — private team communication relay";
+  std::string relay_icon, relay_banner, relay_contact, relay_terms_of_service;
+  std::optional<engine::Pubkey> relay_operator;  // NIP-11 pubkey; unset = the owner, if configured
 
   std::string effective_relay_url() const;
 };

@@ -24,10 +24,12 @@
 #include "net/body_spool.h"
 #include "net/server_process.h"
 #include "net/tls.h"
+#include "server/access/banned_events_store.h"
 #include "server/access/blossom_auth.h"
 #include "server/access/gatekeeper.h"
 #include "server/access/nip98.h"
 #include "server/access/relay_key.h"
+#include "server/app/admin_target.h"
 #include "server/app/backup_point.h"
 #include "server/app/cli.h"
 #include "server/app/config.h"
@@ -263,7 +265,12 @@ int run_serve(int argc, char** argv) {
   RelayMembership membership(members, *key, cfg.require_membership);
   if (auto s = membership.load(); !s) return fail(s.error());
 
-  engine::EventStore& store = (*backend)->store();
+  // What NIP-86 changed (bans, blocked addresses, NIP-11 texts); every reader
+  // sees the store with the banned events screened out.
+  RelayPolicy policy((*backend)->store());
+  if (auto s = policy.load(); !s) return fail(s.error());
+  BannedEventsStore screened_store((*backend)->store(), policy);
+  engine::EventStore& store = screened_store;
   engine::TeamState team;
   if (auto s = team.load(store); !s) return fail(s.error());
   if (cfg.reconcile_channels) {
@@ -317,6 +324,7 @@ int run_serve(int argc, char** argv) {
   Health health;
   MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, (*backend)->db.get(), {}, nullptr};
   Gatekeeper gatekeeper(cfg.allow_nip_oa_auth, membership, profiles);
+  gatekeeper.set_policy(&policy);
   if (cfg.pubkey_allowlist) gatekeeper.restrict_to(*allowed);
   Throttle throttle(cfg.rate_limits, profiles, membership, store, writer, stats,
                     redis ? &redis->rate_counter() : nullptr);
@@ -369,10 +377,14 @@ int run_serve(int argc, char** argv) {
   loop_options.send_memory = &send_memory;
   loop_options.tls = tls.get();
   metrics.send_memory = &send_memory;
-  HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit)},
+  RelayInfo info{cfg.relay_name, cfg.relay_description, cfg.relay_icon, cfg.relay_banner, cfg.relay_contact,
+                 cfg.relay_terms_of_service, cfg.relay_operator ? cfg.relay_operator : cfg.owner};
+  info.max_message_length = loop_options.max_message_bytes;
+  info.restricted_writes = cfg.require_membership;
+  HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit), std::move(info)},
                services, {relay, media, health, metrics, &workflows}, *key, size_t(threads));
   huddle::Huddle huddles({store, team, gatekeeper, writer}, cfg.effective_relay_url(), *key);
-  FrontDoor door(relay, &huddles, http);
+  FrontDoor door(relay, &huddles, http, &policy);
   std::vector<std::unique_ptr<net::Loop>> loops;
   try {
     for (int i = 0; i < threads; ++i) {
@@ -420,6 +432,8 @@ int run_serve(int argc, char** argv) {
     if (port != 0) std::printf("  and http://%s:%u%s\n", cfg.bind_host.c_str(), unsigned(port), path);
   }
   std::fflush(stdout);
+  // Where `buzz admin` finds this relay while it holds the data directory (admin_target.h).
+  if (auto s = write_serving_file(cfg.data_dir, {cfg.effective_relay_url(), listen}); !s) log_warn(s.error());
   log_info("listening", {{"addr", listen}, {"relay_url", cfg.effective_relay_url()}, {"data_dir", cfg.data_dir},
                          {"loops", std::to_string(threads)}, {"relay_pubkey", engine::to_hex(key->pubkey)},
                          {"membership", cfg.require_membership ? "closed" : "open"},
@@ -450,6 +464,7 @@ int run_serve(int argc, char** argv) {
   audit_feed->flush();
   (*audit_log)->stop();  // drains every queued entry into the chain
   (*ops)->stop();
+  remove_serving_file(cfg.data_dir);
   return kExitOk;
 }
 

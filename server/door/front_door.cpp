@@ -2,8 +2,14 @@
 #include "server/door/front_door.h"
 
 namespace buzz::server {
+namespace {
+
+net::HttpResponse blocked_address() { return net::HttpResponse::json(403, R"({"error":"blocked: address is blocked"})"); }
+
+}  // namespace
 
 net::HeadDecision FrontDoor::on_request_head(net::Loop& loop, const net::HttpRequest& head) {
+  if (blocked(head)) return {.max_body = std::nullopt, .refusal = blocked_address(), .spool = std::nullopt};
   return http_.on_request_head(loop, head);
 }
 
@@ -13,6 +19,10 @@ std::optional<net::HttpResponse> FrontDoor::on_http(net::Loop& loop, net::Connec
 }
 
 bool FrontDoor::on_upgrade(net::Loop& loop, const net::HttpRequest& request, net::HttpResponse* refusal) {
+  if (blocked(request)) {
+    *refusal = blocked_address();
+    return false;
+  }
   if (request.path == "/") return true;
   if (huddle_path(request.path)) return huddles_->on_upgrade(loop, request, refusal);
   *refusal = net::HttpResponse::json(404, R"({"error":"no WebSocket endpoint at this path; the relay is at /"})");

@@ -7,7 +7,8 @@
 //
 // and each open socket's frames and close to the room that opened it, told by
 // its context's owner (server/common/socket_context.h). It holds no state of
-// its own: the rooms own their sessions.
+// its own: the rooms own their sessions. An address NIP-86 blocked gets 403 at
+// the first request or upgrade, before any room sees it.
 //
 // Loop thread, every callback: the connection's own loop.
 #pragma once
@@ -22,7 +23,9 @@ namespace buzz::server {
 class FrontDoor final : public net::Service {
  public:
   // `huddles` may be null: no endpoint at /huddle/.
-  FrontDoor(Relay& relay, huddle::Huddle* huddles, HttpApi& http) : relay_(relay), huddles_(huddles), http_(http) {}
+  // `policy` may be null: no address is blocked.
+  FrontDoor(Relay& relay, huddle::Huddle* huddles, HttpApi& http, const RelayPolicy* policy = nullptr)
+      : relay_(relay), huddles_(huddles), http_(http), policy_(policy) {}
 
   net::HeadDecision on_request_head(net::Loop& loop, const net::HttpRequest& head) override;
   std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& request) override;
@@ -41,9 +44,12 @@ class FrontDoor final : public net::Service {
     return ctx && ctx->owner == SocketContext::Owner::kHuddle;
   }
 
+  bool blocked(const net::HttpRequest& request) const { return policy_ && policy_->address_blocked(request.peer); }
+
   Relay& relay_;
   huddle::Huddle* huddles_;
   HttpApi& http_;
+  const RelayPolicy* policy_;
 };
 
 }  // namespace buzz::server

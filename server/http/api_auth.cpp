@@ -50,6 +50,7 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
   } else {
     return api_error(401, "authentication failed");
   }
+  if (s_.gatekeeper.banned(who->pubkey)) return api_error(403, "banned", "pubkey is banned");
   // Calls that change state are audited like a WebSocket AUTH (docs/reference/audit.md §5.2).
   const bool mutating = req.method != "GET" && req.method != "HEAD";
   const std::string_view method = who->token ? "token" : "nip98";

@@ -5,10 +5,14 @@
 
 #include "engine/event_store.h"
 #include "server/common/api_error.h"
+#include "server/common/json_text.h"
 #include "server/web/web_client.h"
 
 namespace buzz::server {
 namespace {
+
+// NIP-11's `software`: this project, not the original's repository (docs/reference/protocol.md §15).
+constexpr const char* kSoftware = "buzz";
 
 // Discovery documents are public: any origin may read them.
 net::HttpResponse public_cors(net::HttpResponse r) {
@@ -30,20 +34,47 @@ HttpApi::HttpApi(Options options, const Services& services, const Rooms& rooms, 
       key_(key),
       cors_(options_.cors_origins),
       mint_limiter_(options_.mint_rate_limit, 3600),
-      deferred_origins_(loops) {}
+      deferred_origins_(loops),
+      nip86_pending_(loops) {}
 
 std::string HttpApi::nip11_document() const {
+  const RelayInfo& info = options_.info;
   // docs/reference/protocol.md §15's list, with 45 (COUNT) and 9 (deletion), which we implement too.
   std::string nips = "[1,2,9,10,11,16,17,23,25,29,33,38,42,45,50";
   if (s_.membership.enforced()) nips += ",43";
-  nips += ",77]";  // NIP-77 negentropy (server/relay/handle_neg.cpp)
-  return "{\"name\":\"Buzz Relay\",\"description\":\"Buzz \\u2014 private team communication relay\","
-         "\"pubkey\":null,\"contact\":null,\"supported_nips\":" + nips +
-         ",\"software\":\"https://github.com/block/buzz\",\"version\":\"" BUZZ_VERSION "\","
-         "\"limitation\":{\"max_message_length\":65536,\"max_subscriptions\":1024,\"max_filters\":10,"
-         "\"max_limit\":" + std::to_string(engine::kMaxQueryLimit) +
-         ",\"max_subid_length\":256,\"min_pow_difficulty\":null,\"auth_required\":true,"
-         "\"payment_required\":false,\"restricted_writes\":true},\"self\":\"" + engine::to_hex(key_.pubkey) + "\"}";
+  nips += ",77,86,98]";  // NIP-77 negentropy (server/relay/handle_neg.cpp), NIP-86 (nip86.cpp), NIP-98
+  const RelayPolicy* policy = s_.gatekeeper.policy();
+  auto text = [&](RelayPolicy::Text which, const std::string& configured) {
+    std::optional<std::string> changed = policy ? policy->text(which) : std::nullopt;
+    return changed ? json_string(*changed) : json_string_or_null(configured);
+  };
+  auto yes = [](bool b) { return std::string(b ? "true" : "false"); };
+  const std::string limitation = json_object({
+      {"max_message_length", std::to_string(info.max_message_length)},
+      {"max_subscriptions", std::to_string(info.max_subscriptions)},
+      {"max_filters", std::to_string(info.max_filters)},
+      {"max_limit", std::to_string(info.max_limit)},
+      {"max_subid_length", std::to_string(info.max_subid_length)},
+      {"max_content_length", std::to_string(info.max_content_length)},
+      {"min_pow_difficulty", "0"},
+      {"auth_required", yes(info.auth_required)},
+      {"payment_required", "false"},
+      {"restricted_writes", yes(info.restricted_writes)},
+  });
+  return json_object({
+      {"name", text(RelayPolicy::Text::kName, info.name)},
+      {"description", text(RelayPolicy::Text::kDescription, info.description)},
+      {"icon", text(RelayPolicy::Text::kIcon, info.icon)},
+      {"banner", json_string_or_null(info.banner)},
+      {"pubkey", info.pubkey ? json_string(engine::to_hex(*info.pubkey)) : "null"},
+      {"contact", json_string_or_null(info.contact)},
+      {"terms_of_service", json_string_or_null(info.terms_of_service)},
+      {"supported_nips", nips},
+      {"software", json_string(kSoftware)},
+      {"version", json_string(BUZZ_VERSION)},
+      {"limitation", limitation},
+      {"self", json_string(engine::to_hex(key_.pubkey))},
+  });
 }
 
 net::HeadDecision HttpApi::on_request_head(net::Loop&, const net::HttpRequest& head) {
@@ -75,7 +106,9 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
   // The routes that may answer later (answer_event, answer_dm, a workflow save, an
   // upload): their deferred answer keeps this request's Origin for its CORS header.
   std::optional<net::HttpResponse> r;
-  if (req.path.starts_with("/api/")) {
+  if (is_nip86(req)) {
+    r = nip86_call(loop, conn, req);
+  } else if (req.path.starts_with("/api/")) {
     r = route_api(loop, conn, req);
   } else if (is_workflow_path(req.path)) {
     r = route_workflows(loop, conn, req);
@@ -117,11 +150,12 @@ void HttpApi::respond_later(net::Loop& loop, net::ConnId to, net::HttpResponse r
 }
 
 void HttpApi::answer_event(net::Loop& loop, net::ConnId to, const engine::Id& id, const Verdict& verdict) {
+  auto admin = nip86_pending_[loop.index()].extract(subscription_owner(to));
   if (!loop.find(to)) {  // the client left before the verdict: nothing to answer, nothing to count
     deferred_origins_[loop.index()].erase(subscription_owner(to));
     return;
   }
-  respond_later(loop, to, event_response(id, verdict));
+  respond_later(loop, to, admin ? nip86_answer(admin.mapped(), verdict) : event_response(id, verdict));
 }
 
 void HttpApi::answer_dm(net::Loop& loop, const DmReply& reply) { respond_later(loop, reply.to, dm_response(reply)); }

@@ -39,12 +39,31 @@ struct BridgeFilter {
   std::vector<std::string> feed_types;  // mentions, needs_action, activity, agent_activity
 };
 
+// What NIP-11 says of the relay, from the configuration (docs/configuration.md);
+// NIP-86's changerelay* calls override name, description and icon.
+struct RelayInfo {
+  std::string name = "Buzz Relay";
+  std::string description = "Buzz \u2014 private team communication relay";
+  std::string icon, banner, contact, terms_of_service;  // empty = not said
+  std::optional<engine::Pubkey> pubkey;                   // the operator's; unset = null
+  // `limitation`: the limits the relay enforces.
+  size_t max_message_length = 65536;
+  size_t max_subscriptions = kMaxSubscriptionsPerConnection;
+  size_t max_filters = kMaxFiltersPerReq;
+  size_t max_limit = engine::kMaxQueryLimit;
+  size_t max_subid_length = kMaxSubIdBytes;
+  size_t max_content_length = 262144;
+  bool auth_required = true;
+  bool restricted_writes = true;
+};
+
 class HttpApi final : public HttpAnswers {
  public:
   struct Options {
     std::string relay_url;     // the public URL: NIP-98's base, NIP-05's relay
     std::string cors_origins;  // comma list of browser origins; empty = any
     uint32_t mint_rate_limit = 50;  // API tokens one pubkey may mint per hour
+    RelayInfo info{};
   };
   // Beyond the shared Services: the pipeline (POST /api/events and the bridge's
   // POST /events ingest through it), the media area, the probes and the metrics.
@@ -73,6 +92,18 @@ class HttpApi final : public HttpAnswers {
   };
 
   std::string nip11_document() const;
+  // nip86.cpp: the relay management API (docs/reference/nip86.md). nullopt = a
+  // membership call, answered once the store writer has run it (answer_event).
+  static bool is_nip86(const net::HttpRequest& req);
+  std::optional<net::HttpResponse> nip86_call(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req);
+  struct Admin {  // one management call: who, and what, for its audit entry
+    engine::Pubkey actor{};
+    engine::RelayRole role = engine::RelayRole::kMember;
+    std::string method;
+    std::string params;  // JSON array
+  };
+  static engine::AuditRecord admin_audit_record(const Admin& admin);
+  net::HttpResponse nip86_answer(const Admin& admin, const Verdict& verdict);
   // api_*.cpp: the REST API (docs/reference/rest-api.md §3). The router authenticates once per
   // request (authenticate_http answers the refusal, or nullopt with *who set)
   // and hands each handler its Caller. nullopt from a route = answered later.
@@ -171,6 +202,8 @@ class HttpApi final : public HttpAnswers {
   // Per loop, the requests waiting for the writer's answer: their Origin, for
   // CORS. Every submitted job is answered, so each entry is consumed.
   std::vector<std::unordered_map<uint64_t, std::string>> deferred_origins_;
+  // Per loop, the NIP-86 membership calls waiting for the writer, by connection.
+  std::vector<std::unordered_map<uint64_t, Admin>> nip86_pending_;
 };
 
 }  // namespace buzz::server

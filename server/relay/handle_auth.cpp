@@ -52,6 +52,7 @@ void Relay::handle_auth(Context& c, const engine::Event& e) {
   }
   // The legacy allow-list gates key-only AUTH; an API token bypasses it (docs/reference/protocol.md §6.5).
   if (!grant && !s_.gatekeeper.allowlisted(e.pubkey)) return fail("not_allowlisted", "auth-required: verification failed");
+  if (s_.gatekeeper.banned(e.pubkey)) return fail("banned", "restricted: pubkey is banned");
   if (!s_.gatekeeper.admits_auth(e)) return fail("not_relay_member", "restricted: not a relay member");
   // One pubkey's sessions are capped (docs/limits.md, "Connections"): past it the
   // connection goes, so a member cannot multiply what one connection may queue.

@@ -43,6 +43,11 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   const engine::KindInfo* info = engine::find_kind(e.kind);
   s_.stats.count_received(info);
   const bool proxy = who.grant.has(Scope::kProxySubmit);
+  // NIP-86 bans (docs/reference/nip86.md): one atomic load each while nothing is banned.
+  if (s_.gatekeeper.banned(e.pubkey)) return refuse("blocked: pubkey is banned");
+  if (const RelayPolicy* policy = s_.gatekeeper.policy(); policy && policy->event_banned(e.id)) {
+    return refuse("blocked: event is banned");
+  }
   // Gift wraps are signed by throw-away keys (NIP-59); a proxy submits for others.
   const bool own_event = e.pubkey == who.pubkey || e.kind == 1059 || proxy;
   // The socket checks the author before anything else (§8.1 W2, W3); HTTP

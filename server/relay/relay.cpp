@@ -246,6 +246,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
 }
 
 void Relay::on_remote_events(std::vector<engine::RemoteEvent>&& events) {
+  take_admin_changes(events);
   // Through the store writer, which catches the team state up before they fan out.
   if (size_t lagged = s_.writer.submit_remote(std::move(events))) {
     s_.stats.remote_lagged.fetch_add(lagged, std::memory_order_relaxed);
@@ -407,11 +408,74 @@ void Relay::close_sessions(net::Loop& loop, const ConnsByPubkey& map, const engi
   }
 }
 
-void Relay::close_pubkey(net::Loop& loop, const engine::Pubkey& pk) {
+void Relay::close_pubkey(net::Loop& loop, const engine::Pubkey& pk, std::string_view why) {
   LoopState& st = state(loop);
   auto all = [](const Session&) { return true; };
-  close_sessions(loop, st.by_pubkey, pk, "relay membership revoked", all);
-  close_sessions(loop, st.by_owner, pk, "relay membership revoked", all);  // her agents (NIP-OA)
+  close_sessions(loop, st.by_pubkey, pk, why, all);
+  close_sessions(loop, st.by_owner, pk, why, all);  // her agents (NIP-OA)
+}
+
+void Relay::on_policy_change(const RelayPolicy::Change& change, bool here) {
+  using Op = RelayPolicy::Op;
+  if (change.op == Op::kBanPubkey) {
+    engine::Pubkey pk;
+    engine::from_hex(change.subject, &pk);
+    for (net::Loop* loop : loops_) loop->post([this, loop, pk] { close_pubkey(*loop, pk, "blocked: pubkey is banned"); });
+  } else if (change.op == Op::kBlockIp) {
+    // The authenticated sessions from the address; a new connection from it is refused at the door.
+    for (net::Loop* loop : loops_) {
+      loop->post([this, loop] {
+        const RelayPolicy* policy = s_.gatekeeper.policy();
+        std::vector<net::ConnId> blocked;
+        for (const auto& [pk, conns] : state(*loop).by_pubkey) {
+          for (net::ConnId id : conns) {
+            net::Connection* conn = loop->find(id);
+            if (conn && policy->address_blocked(conn->peer())) blocked.push_back(id);
+          }
+        }
+        for (net::ConnId id : blocked) {
+          if (net::Connection* conn = loop->find(id)) loop->close(*conn, 1008, "blocked: address is blocked");
+        }
+      });
+    }
+  }
+  if (!here || !pubsub_) return;
+  // The other nodes hear of it as a relay-signed event of a kind no client may send.
+  engine::Event notice;
+  notice.kind = kPolicyNoticeKind;
+  notice.created_at = engine::unix_now();
+  notice.content = RelayPolicy::encode(change);
+  engine::sign_event(key_, &notice);
+  pubsub_->publish(notice.id, "", notice.raw);
+}
+
+void Relay::take_admin_changes(std::vector<engine::RemoteEvent>& events) {
+  bool members_changed = false;
+  std::erase_if(events, [&](const engine::RemoteEvent& e) {
+    members_changed |= e.event->kind == 13534;
+    if (e.event->kind != kPolicyNoticeKind) return false;
+    auto change = RelayPolicy::decode(e.event->content);
+    RelayPolicy* policy = s_.gatekeeper.policy();
+    if (!change || !policy) {
+      const std::string why = change ? "no relay policy" : change.error();
+      log_warn("another node's relay policy change not applied", {{"error", why}});
+    } else if (auto s = policy->apply(*change); !s) {
+      log_warn("another node's relay policy change not applied", {{"error", s.error()}});
+    } else {
+      on_policy_change(*change, /*here=*/false);
+    }
+    return true;  // never fanned out
+  });
+  if (!members_changed) return;
+  // Another node changed the relay members: on a shared store its table is ours.
+  auto lost = s_.membership.reload();
+  if (!lost) return log_warn("relay members not re-read", {{"error", lost.error()}});
+  if (!s_.membership.enforced() || lost->empty()) return;
+  for (net::Loop* loop : loops_) {
+    loop->post([this, loop, lost = *lost] {
+      for (const engine::Pubkey& pk : lost) close_pubkey(*loop, pk);
+    });
+  }
 }
 
 void Relay::end_token_sessions(const engine::Pubkey& owner, std::vector<engine::TokenHash> tokens) {

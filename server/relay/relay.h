@@ -39,6 +39,11 @@
 
 namespace buzz::server {
 
+// The relay-signed event that carries a NIP-86 change to the other nodes: an
+// ephemeral kind no client may send (unknown to engine/kinds.h, so refused at
+// ingest), never stored and never fanned out.
+inline constexpr uint16_t kPolicyNoticeKind = 28986;
+
 class Relay final {
  public:
   // Who submits an event, and where the writer's answer goes (a WebSocket OK,
@@ -89,6 +94,12 @@ class Relay final {
 
   // Writer thread: hands replies and committed events to their loops.
   void on_write_batch(WriteBatchOutcome&& outcome);
+
+  // Any thread: a NIP-86 change (RelayPolicy) now applied on this node. A
+  // banned pubkey's sessions close on every loop (its agents' too), and a
+  // blocked address's; one made here (`here`) is told to the other nodes,
+  // which apply it and come here in turn (docs/reference/nip86.md §3).
+  void on_policy_change(const RelayPolicy::Change& change, bool here);
 
   // Any thread: the owner's WebSocket sessions authenticated with one of these
   // (revoked) tokens are closed on every loop, their subscriptions with them.
@@ -192,8 +203,11 @@ class Relay final {
   // congested is not read from until it is not (StoreWriter::congested).
   void hold_back(Context& c);
   void resume_paused(net::Loop& loop);
-  // A relay member is gone: her connections close, and her agents' (NIP-OA).
-  void close_pubkey(net::Loop& loop, const engine::Pubkey& pk);
+  // A relay member is gone (or banned): her connections close, and her agents' (NIP-OA).
+  void close_pubkey(net::Loop& loop, const engine::Pubkey& pk, std::string_view why = "relay membership revoked");
+  // PubSub's thread: another node's NIP-86 change, or its new membership list
+  // (kind 13534: the shared member table is read again), taken out of `events`.
+  void take_admin_changes(std::vector<engine::RemoteEvent>& events);
   // Closes (1008, `why`) this loop's sessions filed under pk in `map` for which `ends` holds.
   template <class Ends>
   void close_sessions(net::Loop& loop, const ConnsByPubkey& map, const engine::Pubkey& pk, std::string_view why,

@@ -593,7 +593,46 @@ TEST_F(SharedStoreTest, ATokenLookupTheStoreCannotAnswerIs503NotInvalidToken) {
   EXPECT_EQ(list().status, 200);
 }
 
+// NIP-86 on two nodes (docs/reference/nip86.md §4): a change made on A holds on B at once.
+class AdminTwoNodeTest : public TwoNodeBase, public ::testing::WithParamInterface<Store> {
+ protected:
+  bool on_postgres() const override { return GetParam() == Store::kPostgres; }
+  std::vector<std::string> extra_args() override { return {"--rate-limits", "false", "--owner", hex(owner_)}; }
+  HttpReply manage(const RelayProcess& node, const std::string& method, const std::string& param) {
+    const std::string body = R"({"method":")" + method + R"(","params":[")" + param + R"("]})";
+    const std::string url = "http://127.0.0.1:" + std::to_string(node.port()) + "/";
+    return http_call(node.port(), "POST", "/",
+                     {{"Content-Type", "application/nostr+json+rpc"}, {"Authorization", nip98_header(owner_, url, "POST", body)}},
+                     body);
+  }
+  const Keypair owner_ = engine::generate_keypair();
+};
+
+TEST_P(AdminTwoNodeTest, APubkeyBannedOnAIsClosedAndRefusedOnBAtOnce) {
+  const Keypair banned = engine::generate_keypair();
+  auto on_b = authed(*b_, banned);
+  ASSERT_TRUE(on_b && on_b->req("live", R"({"kinds":[1]})").eose);
+  ASSERT_EQ(manage(*a_, "banpubkey", hex(banned)).body, R"({"result":true})");
+  while (on_b->next_message()) {
+  }
+  EXPECT_EQ(on_b->ws().closed() ? on_b->ws().close_code() : 0, 1008) << "B kept the banned pubkey's session";
+  std::string error;
+  auto again = NostrClient::connect(*b_, &error);
+  ASSERT_NE(again, nullptr) << error;
+  EXPECT_EQ(again->authenticate(banned).reason, "restricted: pubkey is banned");
+  // B lists what A changed, and takes back what B lifts.
+  EXPECT_NE(manage(*b_, "listbannedpubkeys", "").body.find(hex(banned)), std::string::npos);
+  ASSERT_EQ(manage(*b_, "unbanpubkey", hex(banned)).body, R"({"result":true})");
+  std::unique_ptr<NostrClient> back;
+  for (int i = 0; i < 100 && !back; ++i) {  // A applies B's change when Redis brings it
+    back = NostrClient::connect(*a_, &error);
+    if (back && !back->authenticate(banned).accepted) back.reset(), std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_NE(back, nullptr) << "A still refuses the pubkey B unbanned";
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, TwoNodeTest, ::testing::Values(Store::kEmbedded, Store::kPostgres), store_name);
+INSTANTIATE_TEST_SUITE_P(Stores, AdminTwoNodeTest, ::testing::Values(Store::kEmbedded, Store::kPostgres), store_name);
 INSTANTIATE_TEST_SUITE_P(Stores, TwoNodeRateLimitTest, ::testing::Values(Store::kEmbedded, Store::kPostgres),
                          store_name);
 

@@ -19,7 +19,15 @@ namespace buzz::test {
 
 class RawConnection {
  public:
-  explicit RawConnection(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+  // `source`: a loopback address to connect from (127.0.0.0/8), for a test of
+  // what the relay does with one address; nullptr = the kernel's choice.
+  explicit RawConnection(uint16_t port, const char* source = nullptr) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    if (source) {
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      inet_pton(AF_INET, source, &from.sin_addr);
+      EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof from), 0);
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
