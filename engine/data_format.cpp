@@ -18,6 +18,14 @@ std::optional<uint32_t> parse_version(const std::string& text) {
 
 }  // namespace
 
+std::string newer_format_refusal(const DataFormat& found) {
+  const std::string& writer = found.written_by;
+  return "error: the data directory is format " + std::to_string(found.version) +
+         (writer.empty() ? "" : " (written by buzz " + writer + ")") + "; this buzz (" + BUZZ_VERSION +
+         ") reads format " + std::to_string(kDataFormatVersion) + " or older: run a buzz that reads format " +
+         std::to_string(found.version) + (writer.empty() ? "" : ", such as buzz " + writer + " or newer");
+}
+
 Status upgrade_data_format(RocksDatabase& db) {
   const std::string binary_version = BUZZ_VERSION;
   std::string text, writer;
@@ -26,12 +34,7 @@ Status upgrade_data_format(RocksDatabase& db) {
   (void)rdb.Get(rocksdb::ReadOptions(), db.defaults(), kDataFormatWriterKey, &writer);
   const std::optional<uint32_t> found = recorded ? parse_version(text) : std::optional<uint32_t>(1);
   if (!found) return Error{"error: the data directory's format version is unreadable ('" + text + "')"};
-  if (*found > kDataFormatVersion) {
-    return Error{"error: the data directory is format " + std::to_string(*found) +
-                 (writer.empty() ? "" : " (written by buzz " + writer + ")") + "; this buzz (" + binary_version +
-                 ") reads format " + std::to_string(kDataFormatVersion) + " or older: run a buzz that reads format " +
-                 std::to_string(*found) + (writer.empty() ? "" : ", such as buzz " + writer + " or newer")};
-  }
+  if (*found > kDataFormatVersion) return Error{newer_format_refusal({*found, writer})};
   if (*found == kDataFormatVersion) return {};
   // One step per format; each is resumable, and the number moves only after it.
   if (Status s = upgrade_record_keys(db); !s) return s;  // 1 -> 2

@@ -24,13 +24,16 @@ inline constexpr uint32_t kDataFormatVersion = 2;
 inline constexpr const char* kDataFormatKey = "data_format";
 inline constexpr const char* kDataFormatWriterKey = "data_format_written_by";
 
-// Checks and upgrades an open store; this binary's version is recorded as the writer.
-Status upgrade_data_format(RocksDatabase& db);
-
 struct DataFormat {
   uint32_t version = 0;   // 0 if unreadable
   std::string written_by;  // the buzz version that wrote it, when known
 };
+
+// Checks and upgrades an open store; this binary's version is recorded as the writer.
+Status upgrade_data_format(RocksDatabase& db);
+
+// Why a directory of a newer format than this binary's is not opened.
+std::string newer_format_refusal(const DataFormat& found);
 
 // The format of the store at `db_path`, read without taking its lock (a
 // running relay may hold it): for `buzz version --json --data-dir`.

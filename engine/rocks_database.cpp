@@ -111,6 +111,12 @@ Result<std::unique_ptr<RocksDatabase>> RocksDatabase::open(const std::string& pa
     if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
       return Error{"the data directory is in use by another buzz process (" + s.ToString() + ")"};
     }
+    // A family this binary does not know: a newer format says so in words.
+    if (s.IsInvalidArgument()) {
+      if (Result<DataFormat> f = read_data_format(path); f && f->version > kDataFormatVersion) {
+        return Error{newer_format_refusal(*f)};
+      }
+    }
     return Error{"cannot open the database at " + path + ": " + s.ToString()};
   }
   std::unique_ptr<RocksDatabase> out(new RocksDatabase());
