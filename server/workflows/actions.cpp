@@ -156,19 +156,6 @@ engine::Result<StepOutput> Workflows::send_dm(RunJob& job, const std::string& to
                     {"channel_id", OutputValue::string(*dm)}};
 }
 
-void Workflows::send_approval_dm(const RunJob& job, const engine::Pubkey& approver, const std::string& text) {
-  auto dm = open_dm(key_.pubkey, approver);
-  if (!dm) {
-    log_warn("approval DM not sent", {{"run_id", job.run.id}, {"error", dm.error()}});
-    return;
-  }
-  engine::Event e = relay_event(9, {{"p", engine::to_hex(approver)}, {"h", *dm}, kWorkflowTag},
-                                "Workflow \"" + job.workflow->record.name + "\" asks for your approval: " + text);
-  if (auto s = store_event(std::move(e), *dm, key_.pubkey); !s) {
-    log_warn("approval DM not sent", {{"run_id", job.run.id}, {"error", s.error()}});
-  }
-}
-
 engine::Result<StepOutput> Workflows::set_topic(RunJob& job, const std::string& topic) {
   const engine::WorkflowRecord& w = job.workflow->record;
   const std::string& channel = w.channel_id;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/data_format.h"
 #include "engine/event_record.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
@@ -366,7 +367,7 @@ TEST_F(StoredHistoryTest, DataSurvivesReopen) {
 TEST_F(StoredHistoryTest, RecordsKeyedByIdAreMovedToTheTimeOrderedLayoutOnOpen) {
   store_history();
   // Rewrite the directory as the first layout wrote it: the index entries are
-  // the same; records under their id; no event_ids; no layout marker.
+  // the same; records under their id; no event_ids; no layout or format marker.
   rocksdb::DB* raw = db_->db();
   rocksdb::ReadOptions all;
   all.total_order_seek = true;  // the memtables are hashed by key
@@ -385,6 +386,8 @@ TEST_F(StoredHistoryTest, RecordsKeyedByIdAreMovedToTheTimeOrderedLayoutOnOpen) 
     for (ids->SeekToFirst(); ids->Valid(); ids->Next()) ASSERT_TRUE(old_layout.Delete(db_->family(Family::kEventIds), ids->key()).ok());
   }  // iterators end before the database closes
   ASSERT_TRUE(old_layout.Delete(db_->defaults(), "record_layout").ok());
+  ASSERT_TRUE(old_layout.Delete(db_->defaults(), kDataFormatKey).ok());  // written before formats were recorded
+  ASSERT_TRUE(old_layout.Delete(db_->defaults(), kDataFormatWriterKey).ok());
   ASSERT_TRUE(raw->Write(rocksdb::WriteOptions(), &old_layout).ok());
   ASSERT_EQ(records, 6u);
   EXPECT_FALSE(store_->get(h_.b.id)) << "the rewrite took the records out of reach";

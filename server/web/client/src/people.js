@@ -20,16 +20,6 @@ export class People {
     this.pending = new Set();
     this.listeners = new Set();
     this.notifying = false;
-    // The relay's own key (NIP-11 `self`) signs what the relay itself says, such
-    // as an approval's DM: shown under the relay's NIP-11 name, not as a key.
-    this.relayKey = null;
-    this.relayName = '';
-    fetch('/', { headers: { Accept: 'application/nostr+json' } }).then((r) => r.json()).then((doc) => {
-      if (typeof doc.self !== 'string') return;
-      this.relayKey = doc.self;
-      this.relayName = typeof doc.name === 'string' && doc.name ? doc.name : 'the relay';
-      this.changed();
-    }, () => {});
     // Presence changes of everyone sharing a channel with me, as they happen;
     // the relay's own "offline" names its subject in a p tag.
     relay.subscribe([{ kinds: [20001], limit: 0 }], (ev) => {
@@ -41,8 +31,7 @@ export class People {
 
   name(pubkey) {
     const p = this.profiles.get(pubkey)?.content;
-    if (p && (p.display_name || p.name)) return p.display_name || p.name;
-    return pubkey === this.relayKey ? this.relayName : shortKey(pubkey);
+    return (p && (p.display_name || p.name)) || shortKey(pubkey);
   }
   presence(pubkey) { return this.status.get(pubkey) || 'offline'; }
   profile(pubkey) { return this.profiles.get(pubkey)?.content || {}; }
