@@ -216,21 +216,26 @@ test('the connection banner says the relay is lost, then back; the browser offli
 
 test('dark mode follows the system, and the switch in the settings is remembered', async () => {
   const { bob } = people;
-  const background = () => bob.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  // The theme follows a media change on its event, and colours may ease in: wait for the colour.
+  const background = async (want) => {
+    await bob.page.waitForFunction((c) => getComputedStyle(document.body).backgroundColor === c, { timeout: 5000 }, want)
+      .catch(() => {});
+    return bob.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  };
   await bob.page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
-  assert.equal(await background(), 'rgb(26, 29, 33)');
+  assert.equal(await background('rgb(26, 29, 33)'), 'rgb(26, 29, 33)');
   await bob.page.click('#open-profile');
   await bob.page.select('#theme', 'light');
-  assert.equal(await background(), 'rgb(255, 255, 255)');
+  assert.equal(await background('rgb(255, 255, 255)'), 'rgb(255, 255, 255)');
   await bob.page.reload();
   await bob.page.waitForSelector('.status.online');
-  assert.equal(await background(), 'rgb(255, 255, 255)', 'light kept while the system is dark');
+  assert.equal(await background('rgb(255, 255, 255)'), 'rgb(255, 255, 255)', 'light kept while the system is dark');
   await bob.page.click('#open-profile');
   await bob.page.select('#theme', 'system');
-  assert.equal(await background(), 'rgb(26, 29, 33)');
+  assert.equal(await background('rgb(26, 29, 33)'), 'rgb(26, 29, 33)');
   await bob.page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
   await bob.page.select('#theme', 'dark');
-  assert.equal(await background(), 'rgb(26, 29, 33)');
+  assert.equal(await background('rgb(26, 29, 33)'), 'rgb(26, 29, 33)');
   await bob.page.select('#theme', 'system');
 });
 
