@@ -24,13 +24,6 @@ namespace {
 
 using engine::Keypair;
 
-// Reads until the relay closes the socket; its close code, or 0 if it stayed open.
-uint16_t close_code_within(NostrClient& c, int timeout_ms = kReplyTimeoutMs) {
-  while (c.next_message(timeout_ms)) {
-  }
-  return c.ws().closed() ? c.ws().close_code() : 0;
-}
-
 std::string rpc_body(const std::string& method, const std::vector<std::string>& params = {}) {
   std::string body = "{\"method\":" + json_quote(method) + ",\"params\":[";
   for (size_t i = 0; i < params.size(); ++i) body += (i ? "," : "") + json_quote(params[i]);
@@ -181,7 +174,7 @@ TEST_F(Nip86Test, ADisallowedMembersSessionClosesAtOnce) {
   auto session = client(leaving);
   ASSERT_TRUE(session);
   EXPECT_EQ(call(admin_, "disallowpubkey", {hex(leaving)}).body, R"({"result":true})");
-  EXPECT_EQ(close_code_within(*session), 1008);
+  EXPECT_EQ(session->close_code_within(), 1008);
   EXPECT_EQ(auth_reply(leaving).reason, "restricted: not a relay member");
 }
 
@@ -191,7 +184,7 @@ TEST_F(Nip86Test, ABannedPubkeysSessionClosesAndItIsRefusedEverywhere) {
   ASSERT_TRUE(session);
   ASSERT_TRUE(session->req("live", R"({"kinds":[1]})").eose);
   EXPECT_EQ(call(admin_, "banpubkey", {hex(banned), "spam"}).body, R"({"result":true})");
-  EXPECT_EQ(close_code_within(*session), 1008);
+  EXPECT_EQ(session->close_code_within(), 1008);
   EXPECT_EQ(auth_reply(banned).reason, "restricted: pubkey is banned");
   // Over REST (NIP-98), and its events through another's hands.
   const std::string api = "http://127.0.0.1:" + std::to_string(relay_->port()) + "/api/relay/members/me";

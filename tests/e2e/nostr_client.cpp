@@ -233,6 +233,12 @@ std::optional<RelayMessage> NostrClient::next_message(int timeout_ms) {
   return read_one(timeout_ms);
 }
 
+uint16_t NostrClient::close_code_within(int timeout_ms) {
+  while (next_message(timeout_ms)) {
+  }
+  return ws_->closed() ? ws_->close_code() : 0;
+}
+
 std::optional<RelayMessage> NostrClient::wait_for(
     const std::function<bool(const RelayMessage&)>& want, int timeout_ms) {
   for (auto it = kept_.begin(); it != kept_.end(); ++it) {

@@ -114,6 +114,9 @@ class NostrClient {
 
   // The next relay message (kept ones first); nullopt on timeout or close.
   std::optional<RelayMessage> next_message(int timeout_ms = kReplyTimeoutMs);
+  // Reads until the relay closes the socket (no message for timeout_ms ends
+  // the wait); its close code, or 0 if it stayed open.
+  uint16_t close_code_within(int timeout_ms = kReplyTimeoutMs);
   // The first message matching `want`; the others read meanwhile are kept.
   std::optional<RelayMessage> wait_for(const std::function<bool(const RelayMessage&)>& want,
                                        int timeout_ms = kReplyTimeoutMs);

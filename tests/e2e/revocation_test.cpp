@@ -19,13 +19,6 @@ namespace {
 
 using engine::Keypair;
 
-// Reads until the relay closes the socket; its close code, or 0 if it stayed open.
-uint16_t close_code_within(NostrClient& c, int timeout_ms = kReplyTimeoutMs) {
-  while (c.next_message(timeout_ms)) {
-  }
-  return c.ws().closed() ? c.ws().close_code() : 0;
-}
-
 class TokenSessionTest : public ApiFixture<TokenSessionTest> {
  protected:
   // A token minted over NIP-98: {token, id}.
@@ -66,7 +59,7 @@ TEST_F(TokenSessionTest, RevokingATokenEndsItsSessionsAtOnce) {
   ASSERT_TRUE(with_token && with_other && by_key);
 
   EXPECT_EQ(bearer(other, "DELETE", "/api/tokens/" + id).status, 204);
-  EXPECT_EQ(close_code_within(*with_token), 1008);
+  EXPECT_EQ(with_token->close_code_within(), 1008);
   // The revoked token's socket neither writes nor hears; the others go on.
   const engine::Event note = make_event(user, 1, "after the revocation");
   EXPECT_TRUE(by_key->publish(note).accepted);
@@ -75,7 +68,7 @@ TEST_F(TokenSessionTest, RevokingATokenEndsItsSessionsAtOnce) {
 
   // DELETE /api/tokens: every token of the caller, and so every session of one.
   EXPECT_EQ(bearer(other, "DELETE", "/api/tokens").status, 200);
-  EXPECT_EQ(close_code_within(*with_other), 1008);
+  EXPECT_EQ(with_other->close_code_within(), 1008);
   EXPECT_TRUE(by_key->publish(make_event(user, 1, "a session without a token stays")).accepted);
 }
 
@@ -120,7 +113,7 @@ TEST_F(AgentSessionTest, RemovingAMemberEndsHerAgentsSessions) {
 
   ASSERT_TRUE(boss->publish(make_event(owner_, 9031, "", {{"p", hex(member)}})).accepted);
   EXPECT_FALSE(a->publish(make_event(agent, 1, "after my owner left"), 1000).accepted);
-  EXPECT_EQ(close_code_within(*a), 1008);
+  EXPECT_EQ(a->close_code_within(), 1008);
   auto again = agent_session(agent, member, &ok);
   EXPECT_EQ(ok.reason, "restricted: not a relay member");
   // The relay's own sessions are untouched.

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { startRelay } from './relay_helpers.mjs';
+import { startRelay, connectAuthed } from './relay_helpers.mjs';
 import { useWebSocketImplementation, Relay } from 'nostr-tools/relay';
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
 
@@ -17,14 +17,6 @@ before(async () => {
 });
 
 after(async () => { if (relay) await relay.stop(); });
-
-async function connectAuthed(sk) {
-  const relay = await Relay.connect(url);
-  // buzz sends the NIP-42 challenge first; nostr-tools answers it with auth().
-  for (let i = 0; i < 50 && !relay.challenge; i++) await new Promise((r) => setTimeout(r, 20));
-  await relay.auth((evt) => finalizeEvent(evt, sk));
-  return relay;
-}
 
 test('NIP-11 document is served as application/nostr+json', async () => {
   const r = await fetch(url.replace('ws', 'http'), { headers: { Accept: 'application/nostr+json' } });
@@ -45,8 +37,8 @@ test('publish before auth is refused with auth-required', async () => {
 test('authenticate, publish, query history and receive live events', async () => {
   const alice = generateSecretKey();
   const bob = generateSecretKey();
-  const a = await connectAuthed(alice);
-  const b = await connectAuthed(bob);
+  const a = await connectAuthed(url, alice);
+  const b = await connectAuthed(url, bob);
 
   const first = finalizeEvent({ kind: 1, created_at: Math.floor(Date.now() / 1000), tags: [['t', 'buzz']], content: 'hello' }, alice);
   assert.equal(await a.publish(first), '');
@@ -80,7 +72,7 @@ test('a client opens every subscription NIP-11 promises at once', async () => {
   const max = doc.limitation.max_subscriptions;
   assert.ok(max >= 100, `max_subscriptions ${max}`);
   const sk = generateSecretKey();
-  const r = await connectAuthed(sk);
+  const r = await connectAuthed(url, sk);
   const closed = [];
   const eoses = await Promise.all(Array.from({ length: max }, (_, i) => new Promise((resolve) => {
     r.subscribe([{ kinds: [1], authors: [getPublicKey(sk)], '#t': [`s${i}`] }], {
@@ -95,7 +87,7 @@ test('a client opens every subscription NIP-11 promises at once', async () => {
 
 test('a client flushing an outbox of 100 notes has them all accepted, then reads back the newest 50', async () => {
   const sk = generateSecretKey();
-  const r = await connectAuthed(sk);
+  const r = await connectAuthed(url, sk);
   const now = Math.floor(Date.now() / 1000);
   const notes = Array.from({ length: 100 }, (_, i) =>
     finalizeEvent({ kind: 1, created_at: now - 100 + i, tags: [], content: `outbox ${i}` }, sk));

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { useWebSocketImplementation, Relay } from 'nostr-tools/relay';
+import { useWebSocketImplementation } from 'nostr-tools/relay';
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
-import { binary, freePort } from './relay_helpers.mjs';
+import { binary, freePort, connectAuthed } from './relay_helpers.mjs';
 import { makeTestPki, httpsGet } from './tls_helpers.mjs';
 
 let dir, proc, url, pki;
@@ -46,13 +46,6 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function connectAuthed(sk) {
-  const relay = await Relay.connect(url);
-  for (let i = 0; i < 50 && !relay.challenge; i++) await new Promise((r) => setTimeout(r, 20));
-  await relay.auth((evt) => finalizeEvent(evt, sk));
-  return relay;
-}
-
 test('NIP-11 over https', async () => {
   const r = await httpsGet(url.replace('wss', 'https'), pki.ca, { Accept: 'application/nostr+json' });
   assert.equal(r.status, 200);
@@ -70,8 +63,8 @@ test('an untrusted certificate is refused by the client', async () => {
 
 test('authenticate, publish, query history and receive live events over wss', async () => {
   const alice = generateSecretKey();
-  const a = await connectAuthed(alice);
-  const b = await connectAuthed(generateSecretKey());
+  const a = await connectAuthed(url, alice);
+  const b = await connectAuthed(url, generateSecretKey());
   const live = [];
   let eose;
   const eosed = new Promise((r) => { eose = r; });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import net from 'node:net';
 import WebSocket from 'ws';
 import { finalizeEvent } from 'nostr-tools/pure';
+import { Relay } from 'nostr-tools/relay';
 
 export const binary = process.env.BUZZ_BINARY ?? new URL('../../../build/buzz', import.meta.url).pathname;
 
@@ -150,4 +151,14 @@ export async function publishAll(conn, events, window = 500) {
       pending.delete(ok[1]);
     }
   }
+}
+
+// A nostr-tools Relay at url, authenticated as sk: buzz sends the NIP-42
+// challenge first, and nostr-tools answers it with auth(). The caller has set
+// the WebSocket implementation (useWebSocketImplementation).
+export async function connectAuthed(url, sk) {
+  const relay = await Relay.connect(url);
+  for (let i = 0; i < 50 && !relay.challenge; i++) await new Promise((r) => setTimeout(r, 20));
+  await relay.auth((evt) => finalizeEvent(evt, sk));
+  return relay;
 }
