@@ -1,11 +1,17 @@
 // Progress output; see progress.h.
 #include "migrate/progress.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "engine/canonical.h"
 
 namespace buzz::migrate {
+
+Progress::Mode Progress::mode_for(bool json) {
+  return json ? Mode::kJson : isatty(STDERR_FILENO) ? Mode::kBar : Mode::kLines;
+}
 
 void Progress::begin(const std::string& step, uint64_t total) {
   std::lock_guard lock(mu_);
@@ -41,13 +47,25 @@ double Progress::rate() const {
 }
 
 void Progress::print(bool final, const std::string& note) {
-  const auto done = static_cast<unsigned long long>(done_), total = static_cast<unsigned long long>(total_);
+  const bool bytes = unit_ == Unit::kBytes;
+  const char* unit = bytes ? "bytes" : "rows";
+  // What a person reads: rows as they are, bytes in MiB.
+  const double scale = bytes ? 1.0 / (1 << 20) : 1.0;
+  const char* shown = bytes ? "MiB" : "rows";
+  const double done = double(done_) * scale, total = double(total_) * scale;
+  std::string of_total;
+  if (total_) {
+    char text[48];
+    std::snprintf(text, sizeof text, " / %.*f", bytes ? 1 : 0, total);
+    of_total = text;
+  }
   switch (mode_) {
     case Mode::kQuiet: return;
     case Mode::kJson: {
       std::string line = "{\"step\":";
       engine::append_json_string(line, step_);
-      line += ",\"rows\":" + std::to_string(done_) + ",\"rows_per_s\":" + std::to_string(uint64_t(rate()));
+      line += std::string(",\"") + unit + "\":" + std::to_string(done_) + ",\"" + unit + "_per_s\":" +
+              std::to_string(uint64_t(rate()));
       char secs[32];
       std::snprintf(secs, sizeof secs, ",\"seconds\":%.3f", seconds());
       line += secs;
@@ -61,17 +79,17 @@ void Progress::print(bool final, const std::string& note) {
     }
     case Mode::kBar: {
       constexpr int kWidth = 30;
-      const double share = total ? std::min(1.0, double(done) / double(total)) : (final ? 1.0 : 0.0);
+      const double share = total_ ? std::min(1.0, double(done_) / double(total_)) : (final ? 1.0 : 0.0);
       const int filled = int(share * kWidth);
-      std::fprintf(stderr, "\r%-16s [%.*s%*s] %llu%s%s  %.0f rows/s %s", step_.c_str(), filled,
-                   "##############################", kWidth - filled, "", done, total ? " / " : "",
-                   total ? std::to_string(total).c_str() : "", rate(), note.c_str());
+      std::fprintf(stderr, "\r%-16s [%.*s%*s] %.*f%s %s  %.0f %s/s %s", step_.c_str(), filled,
+                   "##############################", kWidth - filled, "", bytes ? 1 : 0, done, of_total.c_str(), shown,
+                   rate() * scale, shown, note.c_str());
       if (final) std::fputc('\n', stderr);
       return;
     }
     case Mode::kLines:
-      std::fprintf(stderr, "%s: %llu%s%s rows, %.0f rows/s, %.2f s%s%s%s\n", step_.c_str(), done, total ? " / " : "",
-                   total ? std::to_string(total).c_str() : "", rate(), seconds(), final ? ", done" : "",
+      std::fprintf(stderr, "%s: %.*f%s %s, %.0f %s/s, %.2f s%s%s%s\n", step_.c_str(), bytes ? 1 : 0, done,
+                   of_total.c_str(), shown, rate() * scale, shown, seconds(), final ? ", done" : "",
                    note.empty() ? "" : ", ", note.c_str());
       return;
   }

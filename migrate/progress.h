@@ -1,6 +1,7 @@
-// Progress of a long migration step, in the form the caller asked for: a bar
-// with counts and rate on a terminal (stderr), a plain line every few seconds
-// and at each step's end otherwise, or JSON lines on stdout for agents.
+// Progress of a long step (a migration's, a backup's), in the form the caller
+// asked for: a bar with counts and rate on a terminal (stderr), a plain line
+// every few seconds and at each step's end otherwise, or JSON lines on stdout
+// for agents. It counts rows, or bytes (shown in MiB).
 #pragma once
 
 #include <chrono>
@@ -14,7 +15,10 @@ namespace buzz::migrate {
 class Progress {
  public:
   enum class Mode { kBar, kLines, kJson, kQuiet };
-  explicit Progress(Mode mode) : mode_(mode) {}
+  enum class Unit { kRows, kBytes };
+  explicit Progress(Mode mode, Unit unit = Unit::kRows) : mode_(mode), unit_(unit) {}
+  // A bar on a terminal, lines otherwise; JSON lines for --json.
+  static Mode mode_for(bool json);
 
   // A new step; total 0 when unknown.
   void begin(const std::string& step, uint64_t total);
@@ -34,6 +38,7 @@ class Progress {
 
   mutable std::mutex mu_;
   Mode mode_;
+  Unit unit_;
   std::string step_;
   uint64_t total_ = 0, done_ = 0;
   std::chrono::steady_clock::time_point started_, last_print_;

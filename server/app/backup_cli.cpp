@@ -23,6 +23,7 @@
 #include "engine/file_digest.h"
 #include "engine/hex.h"
 #include "engine/thread_role.h"
+#include "migrate/progress.h"
 #include "server/app/backup_manifest.h"
 #include "server/app/backup_point.h"
 #include "server/app/cli.h"
@@ -68,49 +69,6 @@ Options:
   --data-dir NEW   the new data directory
   --json           JSON lines instead of a progress bar
 )";
-
-// Progress on stderr: a bar on a terminal, JSON lines with --json (at most a
-// few a second, and the last), nothing otherwise.
-class Progress {
- public:
-  Progress(bool json, const char* phase) : json_(json), bar_(!json && isatty(STDERR_FILENO)), phase_(phase) {}
-  void begin(uint64_t total) {
-    total_ = total;
-    done_ = 0;
-    show(true);
-  }
-  void add(uint64_t bytes) {
-    done_ += bytes;
-    show(false);
-  }
-  void end() {
-    show(true);
-    if (bar_) std::fputc('\n', stderr);
-  }
-
- private:
-  void show(bool always) {
-    const auto now = std::chrono::steady_clock::now();
-    if (!always && now - last_ < std::chrono::milliseconds(bar_ ? 100 : 500)) return;
-    last_ = now;
-    if (json_) {
-      std::printf("%s\n", json_object({{"phase", json_string(phase_)}, {"bytes", std::to_string(done_)},
-                                       {"total", std::to_string(total_)}}).c_str());
-      std::fflush(stdout);
-    } else if (bar_) {
-      constexpr int kWidth = 30;
-      const double share = total_ ? double(done_) / double(total_) : 1.0;
-      const int filled = int(share * kWidth);
-      std::fprintf(stderr, "\r%-9s [%.*s%*s] %3d%%  %.1f / %.1f MiB", phase_, filled, "##############################",
-                   kWidth - filled, "", int(share * 100), double(done_) / 1048576.0, double(total_) / 1048576.0);
-    }
-  }
-
-  const bool json_, bar_;
-  const char* phase_;
-  uint64_t total_ = 0, done_ = 0;
-  std::chrono::steady_clock::time_point last_{};
-};
 
 int fail(const char* cmd, const std::string& why, int code = kExitFailure) {
   std::fprintf(stderr, "buzz %s: %s\n", cmd, why.c_str());
@@ -170,11 +128,12 @@ std::vector<CopyItem> backup_items(const std::string& data_dir, const BackupPoin
 
 // Copies each item into `to`, recording it in `files`. With `expect`, each
 // digest must equal the manifest's (restore's second check).
-engine::Status copy_items(const std::vector<CopyItem>& items, const std::string& to, Progress& progress,
-                          std::vector<ManifestFile>* files, const std::vector<ManifestFile>* expect = nullptr) {
+engine::Status copy_items(const char* step, const std::vector<CopyItem>& items, const std::string& to,
+                          migrate::Progress& progress, std::vector<ManifestFile>* files,
+                          const std::vector<ManifestFile>* expect = nullptr) {
   uint64_t total = 0;
   for (const CopyItem& i : items) total += std::min(i.limit, i.bytes);
-  progress.begin(total);
+  progress.begin(step, total);
   for (size_t n = 0; n < items.size(); ++n) {
     const CopyItem& item = items[n];
     const fs::path target = fs::path(to) / item.path;
@@ -182,7 +141,7 @@ engine::Status copy_items(const std::vector<CopyItem>& items, const std::string&
     fs::create_directories(target.parent_path(), ec);
     uint8_t digest[32];
     auto copied = engine::copy_file_sha256(item.from, target.string(), item.limit, digest,
-                                           [&](uint64_t b) { progress.add(b); });
+                                           [&](uint64_t b) { progress.advance(b); });
     if (!copied) return engine::Error{copied.error()};
     ManifestFile f{item.path, *copied, engine::to_hex(digest, 32)};
     if (expect && ((*expect)[n].sha256 != f.sha256 || (*expect)[n].bytes != f.bytes)) {
@@ -249,7 +208,7 @@ int backup(const ParsedArgs& args) {
     return fail("backup", point.error());
   }
   if (json) {
-    std::printf("%s\n", json_object({{"phase", json_string("point")}, {"online", point->online ? "true" : "false"},
+    std::printf("%s\n", json_object({{"step", json_string("point")}, {"online", point->online ? "true" : "false"},
                                      {"paused_ms", std::to_string(point->paused_ms)},
                                      {"audit_seq", std::to_string(point->audit.seq)}}).c_str());
   }
@@ -260,8 +219,8 @@ int backup(const ParsedArgs& args) {
   manifest.online = point->online;
   manifest.store_sequence = point->store_sequence;
   manifest.audit = point->audit;
-  Progress progress(json, "copying");
-  engine::Status copied = copy_items(backup_items(data_dir, *point), to, progress, &manifest.files);
+  migrate::Progress progress(migrate::Progress::mode_for(json), migrate::Progress::Unit::kBytes);
+  engine::Status copied = copy_items("copying", backup_items(data_dir, *point), to, progress, &manifest.files);
   // The staging files go: the relay drops them when the connection closes.
   if (connection >= 0) ::close(connection);
   else remove_backup_staging(data_dir, point->staging);
@@ -298,9 +257,9 @@ std::optional<BackupManifest> checked_backup(const char* cmd, const std::string&
   }
   uint64_t total = 0;
   for (const ManifestFile& f : manifest->files) total += f.bytes;
-  Progress progress(json, "verifying");
-  progress.begin(total);
-  BackupCheck check = check_backup(dir, *manifest, [&](uint64_t b) { progress.add(b); });
+  migrate::Progress progress(migrate::Progress::mode_for(json), migrate::Progress::Unit::kBytes);
+  progress.begin("verifying", total);
+  BackupCheck check = check_backup(dir, *manifest, [&](uint64_t b) { progress.advance(b); });
   progress.end();
   if (json) {
     std::printf("%s\n", json_object({{"ok", check.problems.empty() ? "true" : "false"},
@@ -376,8 +335,8 @@ int run_restore(int argc, char** argv) {
   if (engine::Status s = empty_target(to); !s) return fail("restore", s.error(), kExitUsage);
   std::vector<CopyItem> items;
   for (const ManifestFile& f : manifest->files) items.push_back({from + "/" + f.path, f.path, UINT64_MAX, f.bytes});
-  Progress progress(json, "restoring");
-  if (engine::Status s = copy_items(items, to, progress, nullptr, &manifest->files); !s) return fail("restore", s.error());
+  migrate::Progress progress(migrate::Progress::mode_for(json), migrate::Progress::Unit::kBytes);
+  if (engine::Status s = copy_items("restoring", items, to, progress, nullptr, &manifest->files); !s) return fail("restore", s.error());
   // The backup holds no search index: build it from the restored store.
   auto indexed = rebuild_search_index(to, !json && isatty(STDERR_FILENO));
   if (!indexed) return fail("restore", "rebuilding the search index: " + indexed.error());

@@ -96,8 +96,7 @@ int run_migrate(int argc, char** argv) {
   }
   const std::string cmd = args.positional[0];
   const bool json = args.has("json");
-  migrate::Progress progress(json ? migrate::Progress::Mode::kJson
-                                  : isatty(STDERR_FILENO) ? migrate::Progress::Mode::kBar : migrate::Progress::Mode::kLines);
+  migrate::Progress progress(migrate::Progress::mode_for(json));
   const char* env_dir = std::getenv("BUZZ_DATA_DIR");
   const std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
   const std::string batch_text = args.get("batch").value_or("5000");
