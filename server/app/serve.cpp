@@ -99,10 +99,26 @@ struct BackupSources {
   AuditFeed* feed;
   const engine::AuditChain* chain;
 };
+// With BUZZ_TEST_CLOCK=1 (tests only) it also answers "advance-clock SECONDS",
+// which moves this relay's clock forward (docs/testing.md, "The test clock").
 std::unique_ptr<ControlSocket> open_control_socket(const Config& cfg, BackupSources src) {
   const std::string data_dir = cfg.data_dir;
-  auto control = ControlSocket::open(data_dir + "/control.sock", [data_dir, src](std::string_view request, int fd, int stop_fd) {
+  const char* test_clock_env = std::getenv("BUZZ_TEST_CLOCK");
+  const bool test_clock = test_clock_env && std::string_view(test_clock_env) == "1";
+  if (test_clock) log_warn("BUZZ_TEST_CLOCK=1: the control socket may move this relay's clock forward (a test aid; never in production)");
+  auto control = ControlSocket::open(data_dir + "/control.sock", [data_dir, src, test_clock](std::string_view request, int fd, int stop_fd) {
     auto refuse = [fd](const std::string& why) { (void)write_line(fd, json_object({{"ok", "false"}, {"error", json_string(why)}})); };
+    constexpr std::string_view kAdvance = "advance-clock ";
+    if (test_clock && request.starts_with(kAdvance)) {
+      const std::string seconds(request.substr(kAdvance.size()));
+      if (seconds.empty() || seconds.size() > 6 || seconds.find_first_not_of("0123456789") != std::string::npos) {
+        return refuse("advance-clock takes whole seconds, at most 999999");
+      }
+      engine::advance_clock(std::stoull(seconds));
+      log_warn("the test clock moved forward", {{"seconds", seconds}});
+      (void)write_line(fd, json_object({{"ok", "true"}, {"now", std::to_string(engine::unix_now())}}));
+      return;
+    }
     if (request != "backup") return refuse("unknown request: the control socket answers 'backup'");
     if (!src.db) return refuse("this relay stores in PostgreSQL: back it up with pg_dump (README, \"Back up and restore\")");
     auto point = take_backup_point(data_dir, {*src.db, src.writer, src.feed, src.chain});

@@ -21,6 +21,8 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/clock.h"
+#include "server/ops/control_socket.h"
 #include "tests/e2e/pg_test_store.h"
 #include "tools/client/child_process.h"
 #include "tools/client/http_client.h"
@@ -208,6 +210,7 @@ int RelayProcess::stop(int sig, int grace_ms) {
 
 RelayProcess::~RelayProcess() {
   stop(SIGTERM, kStopGraceMs);
+  engine::clock_offset_ms.fetch_sub(int64_t(clock_advanced_) * 1000);
   if (temp_root_.empty()) return;
   if (std::getenv("BUZZ_KEEP_TEST_DIRS") != nullptr) {
     std::fprintf(stderr, "buzz-e2e: kept %s\n", temp_root_.c_str());
@@ -216,6 +219,18 @@ RelayProcess::~RelayProcess() {
   if (data_dir_.rfind(temp_root_ + "/", 0) == 0) drop_pg_test_store(data_dir_);
   std::error_code ec;  // best effort: a leftover temp dir must not fail a test
   std::filesystem::remove_all(temp_root_, ec);
+}
+
+bool RelayProcess::advance_clock(uint64_t seconds, std::string* error) {
+  const int fd = server::connect_control_socket(data_dir_ + "/control.sock");
+  if (fd < 0) return *error = "cannot reach the control socket: " + std::string(std::strerror(errno)), false;
+  std::string reply;
+  const bool answered = server::write_line(fd, "advance-clock " + std::to_string(seconds)) && server::read_line(fd, &reply);
+  ::close(fd);
+  if (!answered || reply.find("\"ok\":true") == std::string::npos) return *error = "refused: " + reply, false;
+  engine::advance_clock(seconds);
+  clock_advanced_ += seconds;
+  return true;
 }
 
 void RelayProcess::kill_hard() { stop(SIGKILL, kStopGraceMs); }

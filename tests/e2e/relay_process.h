@@ -59,6 +59,11 @@ class RelayProcess {
   // Sends nothing and reaps: true if the relay exits by itself (after a signal
   // the test sent) with code 0 within timeout_ms; killed past it.
   bool wait_exit(int timeout_ms);
+  // Moves the relay's clock forward by `seconds` through its control socket
+  // (the relay started with env BUZZ_TEST_CLOCK=1), and this process's with
+  // it, so what the test signs keeps to the relay's time; this process's is
+  // moved back when the relay is destroyed. False with *error if refused.
+  bool advance_clock(uint64_t seconds, std::string* error);
 
   std::string relay_url() const;  // "ws://127.0.0.1:<port>", wss:// over TLS
   // Everything the child wrote to stdout and stderr so far (one log file
@@ -83,6 +88,7 @@ class RelayProcess {
   std::string data_dir_;
   std::string log_path_;
   std::optional<client::TlsOptions> tls_;
+  uint64_t clock_advanced_ = 0;  // seconds, this process's share (advance_clock)
 };
 
 // Binds port 0 on 127.0.0.1 and returns the port the kernel chose (0 on

@@ -49,7 +49,7 @@ inline std::string wf_body(const std::string& yaml) { return "{\"yaml_definition
 class WorkflowTest : public ::testing::Test {
  protected:
   static std::vector<std::pair<std::string, std::string>> relay_env() {
-    return {{"BUZZ_WORKFLOW_TICK_SECS", "1"}, {"BUZZ_WORKFLOW_WEBHOOK_ALLOW_HOSTS", "127.0.0.1"}};
+    return {{"BUZZ_WORKFLOW_TICK_SECS", "1"}, {"BUZZ_WORKFLOW_WEBHOOK_ALLOW_HOSTS", "127.0.0.1"}, {"BUZZ_TEST_CLOCK", "1"}};
   }
   static void SetUpTestSuite() {
     relay_ = start_relay(RelayOptions{{"--open", "--rate-limits", "false"}, relay_env(), ""});
