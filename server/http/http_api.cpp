@@ -100,6 +100,9 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
   if (get && (req.path == "/info" || req.path == "/")) {  // GET / without an upgrade is NIP-11 too (docs/reference/protocol.md §1)
     net::HttpResponse r = net::HttpResponse::json(200, nip11_document());
     r.content_type = "application/nostr+json";
+    // The same URL is the web client for a browser: a cache must key / by Accept,
+    // or a page reloaded after a NIP-11 read there gets this document.
+    if (req.path == "/") r.headers.emplace_back("Vary", "Accept");
     return public_cors(std::move(r));
   }
   if (get && req.path == "/.well-known/nostr.json") return public_cors(nip05_names(req));
