@@ -82,10 +82,30 @@ function Content({ text, tags }) {
   return <Markdown class="content" dir="auto" text={text} url={url} />;
 }
 
+// A workflow's name, from its tag (docs/reference/workflows.md §12).
+export const workflowName = (ev) => ev.tags.find((t) => t[0] === 'workflow')?.[2] || 'Workflow';
+
+// The raw token's links in an approval's DM (docs/reference/workflows.md §11.2).
+const APPROVAL_LINKS = /\/api\/approvals\/([0-9a-f-]{36})\/grant\b/;
+const APPROVAL_LINES = /^(?:Approve|Deny): POST \S+\/api\/approvals\/[0-9a-f-]{36}\/(?:grant|deny)$/gm;
+
+function ApprovalButtons({ token, api }) {
+  const [done, setDone] = useState('');
+  const answer = (action, word) => api.post(`/api/approvals/${token}/${action}`, {})
+    .then(() => setDone(word), (e) => setDone('Not answered: ' + e.message));
+  if (done) return <p class="approval-answer" role="status">{done}</p>;
+  return (
+    <p class="approval-answer">
+      <button class="grant" onClick={() => answer('grant', 'You granted it.')}>Grant</button>{' '}
+      <button class="deny" onClick={() => answer('deny', 'You denied it.')}>Deny</button>
+    </p>
+  );
+}
+
 // The one message showing its actions: entering or focusing another takes them.
 let hotOff = null;
 
-function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEdit, onDelete, onPin, pins, inThread, pending, onRetry, onDiscard, cont }) {
+function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply, onEdit, onDelete, onPin, pins, inThread, pending, onRetry, onDiscard, cont }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const edit = state.edits.get(ev.id);
@@ -119,11 +139,14 @@ function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEd
       </article>
     );
   }
-  // A workflow's post is signed by the relay: said as the workflow's, with
-  // the people it names (64 hex characters) by their names.
+  // A workflow's post is signed by the relay: said under the workflow's name,
+  // with the people it names (64 hex characters) by their names; an approval's
+  // grant and deny links (its DM from the relay) are buttons.
   const workflow = ev.tags.some((t) => t[0] === 'buzz:workflow');
-  const text = workflow ? named(edit ? edit.content : ev.content, people) : edit ? edit.content : ev.content;
-  const author = workflow ? 'Workflow' : people.name(ev.pubkey);
+  let text = workflow ? named(edit ? edit.content : ev.content, people) : edit ? edit.content : ev.content;
+  const author = workflow ? workflowName(ev) : people.name(ev.pubkey);
+  const token = workflow && ev.pubkey === people.relayKey && APPROVAL_LINKS.exec(text)?.[1];
+  if (token) text = text.replace(APPROVAL_LINES, '').trimEnd();
   const pin = pins?.get(ev.id);
   // cont: the same person a moment after their previous message, drawn under
   // it without the name (kept for screen readers) and its time on hover.
@@ -134,13 +157,14 @@ function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEd
       {!cont && <Avatar pubkey={ev.pubkey} people={people} workflow={workflow} />}
       <div class="msg-body">
         <header>
-          <strong class="author">{author}</strong>
+          <strong class="author">{author}</strong>{workflow && <span class="badge">workflow</span>}
           <time dateTime={new Date(ev.created_at * 1000).toISOString()} title={FULL.format(ev.created_at * 1000)}>{time}</time>
           {edit && <span class="edited">(edited)</span>}
         </header>
         {pin && <p class="pinned-mark">📌 Pinned by {[...pin.by.keys()].map((pk) => (pk === me ? 'you' : people.name(pk))).join(', ')}</p>}
         {editing ? <EditBox text={text} onSave={(t) => { setEditing(false); if (t !== text) onEdit(ev, t); }} onCancel={() => setEditing(false)} />
           : <Content text={text} tags={ev.tags} />}
+        {token && <ApprovalButtons token={token} api={api} />}
         {confirming && <p class="confirm" role="alert">Delete this message for everyone?{' '}
           <button class="confirm-delete danger" onClick={() => { setConfirming(false); onDelete(ev); }}>Delete</button>{' '}
           <button class="cancel-delete" onClick={() => setConfirming(false)}>Cancel</button></p>}
@@ -609,7 +633,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     const below = r.bottom + 290 < innerHeight;
     return { position: 'fixed', right: Math.max(8, innerWidth - r.right) + 'px', ...(below ? { top: r.bottom + 4 + 'px', bottom: 'auto' } : { bottom: innerHeight - r.top + 4 + 'px', top: 'auto' }) };
   };
-  const props = { state: state.current, me, people, onReact: react, onPickReaction: (ev, button) => setPicking({ ev, style: pickerAt(button) }), onPin: pin, pins: pinsOf, onReply: setOpenThread, onEdit: edit, onDelete: del,
+  const props = { state: state.current, me, people, api, onReact: react, onPickReaction: (ev, button) => setPicking({ ev, style: pickerAt(button) }), onPin: pin, pins: pinsOf, onReply: setOpenThread, onEdit: edit, onDelete: del,
     onRetry: (id) => outbox.retry(id), onDiscard: (id) => outbox.discard(id) };
   const pendingOf = (items) => items.map((i) => <Message key={i.id} ev={i.event} pending={i} {...props} />);
   const typers = Object.keys(typing);

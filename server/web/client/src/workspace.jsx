@@ -195,9 +195,12 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
     const stop = relay.subscribe([
       { kinds: [9], '#h': listed, since, limit: UNREAD_WINDOW },
       { kinds: [46010], '#h': listed, '#p': [signer.pubkey], limit: 0 },
+      { kinds: [46011, 46012], '#h': listed, '#p': [signer.pubkey], limit: 0 },
     ], (ev) => {
       const id = ev.tags.find((t) => t[0] === 'h' && listed.includes(t[1]))?.[1];
       if (!id) return;
+      // An approval I answered, here or elsewhere (its DM's buttons, another device).
+      if (ev.kind !== 46010 && ev.kind !== 9) { countFeed().catch(() => {}); return; }
       if (ev.kind === 46010) {
         if (live && !counted.current.has(ev.id)) { counted.current.add(ev.id); setWaiting((w) => ({ ...w, approvals: w.approvals + 1 })); }
         return;
@@ -334,7 +337,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
     if (!pks.length) return (c.participants || []).join(', ') || 'DM';
     return (
       <span>
-        {pks.length === 1 && <span class={'dot ' + people.presence(pks[0])} title={people.presence(pks[0])} />}
+        {pks.length === 1 && pks[0] !== people.relayKey && <span class={'dot ' + people.presence(pks[0])} title={people.presence(pks[0])} />}
         {pks.map((pk) => people.name(pk)).join(', ')}
       </span>
     );
@@ -346,7 +349,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   };
   const entry = (c, label) => (
     <li key={c.id}>
-      <button class={(c.id === openId ? 'chan active' : 'chan') + (muted.has(c.id) ? ' muted' : '')} data-channel={c.name} onClick={() => open(c.id)}
+      <button class={(c.id === openId ? 'chan active' : 'chan') + (muted.has(c.id) ? ' muted' : '')} data-channel={c.name} data-dm={c.channel_type === 'dm' ? others(c).join(',') : undefined} onClick={() => open(c.id)}
         aria-current={c.id === openId ? 'page' : undefined}>
         <span>{label}{muted.has(c.id) && <span class="muted-mark" aria-label="muted" title="muted"> 🔕</span>}</span>
         {unread[c.id] > 0 && <span class="unread" aria-label={`${unread[c.id]}${more.has(c.id) ? '+' : ''} unread`}>{unread[c.id]}{more.has(c.id) ? '+' : ''}</span>}
