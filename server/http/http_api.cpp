@@ -34,6 +34,7 @@ HttpApi::HttpApi(Options options, const Services& services, const Rooms& rooms, 
       key_(key),
       cors_(options_.cors_origins),
       mint_limiter_(options_.mint_rate_limit, 3600),
+      previews_(LinkPreviews::Options{.http = {.allow_hosts = options_.preview_allow_hosts}}),
       deferred_origins_(loops),
       nip86_pending_(loops) {}
 

@@ -6,7 +6,7 @@ import { apply, emptyChannel, timeline, thread, threadRoot, pinned } from './mod
 import { usePeople, named } from './people.js';
 import { Members, Settings } from './admin.jsx';
 import { Canvas } from './canvas.jsx';
-import { Markdown } from './markdown.jsx';
+import { Markdown, firstLink } from './markdown.jsx';
 import { Avatar } from './avatar.jsx';
 import { EmojiButton, EmojiPicker, emojiSuggestions } from './emoji.jsx';
 import { useHuddle, HuddleButton } from './huddle.jsx';
@@ -102,6 +102,43 @@ function ApprovalButtons({ token, api }) {
   );
 }
 
+// What a link in a message shows under it: its page's title, description and
+// picture, as the relay fetched them (GET /api/link-preview: the browser never
+// contacts the site; the picture is a data: URL). Asked for once per link and
+// page, when the message comes into view; nothing is shown when there is none.
+const previews = new Map();  // url -> Promise of the preview, or null
+function LinkPreview({ url, api }) {
+  const [p, setP] = useState(null);
+  const slot = useRef(null);
+  useEffect(() => {
+    let live = true;
+    const seen = new IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      seen.disconnect();
+      if (!previews.has(url)) {
+        previews.set(url, api.get('/api/link-preview?url=' + encodeURIComponent(url)).catch((e) => {
+          if (/too many|network|fetch/i.test(e.message)) previews.delete(url);  // asked again later
+          return null;
+        }));
+      }
+      previews.get(url).then((v) => { if (live) setP(v); });
+    });
+    seen.observe(slot.current);
+    return () => { live = false; seen.disconnect(); };
+  }, [url]);
+  if (!p) return <span ref={slot} class="preview-slot" />;
+  return (
+    <a class="link-preview" href={p.url} target="_blank" rel="noopener noreferrer">
+      {p.image && <img src={p.image} alt="" />}
+      <span>
+        {p.site_name && <small>{p.site_name}</small>}
+        <strong>{p.title || p.url}</strong>
+        {p.description && <span class="description">{p.description}</span>}
+      </span>
+    </a>
+  );
+}
+
 // The one message showing its actions: entering or focusing another takes them.
 let hotOff = null;
 
@@ -147,6 +184,8 @@ function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply,
   const author = workflow ? workflowName(ev) : people.name(ev.pubkey);
   const token = workflow && ev.pubkey === people.relayKey && APPROVAL_LINKS.exec(text)?.[1];
   if (token) text = text.replace(APPROVAL_LINES, '').trimEnd();
+  const link = firstLink(text);
+  const shown = link && !ours(link) ? link : null;
   const pin = pins?.get(ev.id);
   // cont: the same person a moment after their previous message, drawn under
   // it without the name (kept for screen readers) and its time on hover.
@@ -165,6 +204,7 @@ function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply,
         {editing ? <EditBox text={text} onSave={(t) => { setEditing(false); if (t !== text) onEdit(ev, t); }} onCancel={() => setEditing(false)} />
           : <Content text={text} tags={ev.tags} />}
         {token && <ApprovalButtons token={token} api={api} />}
+        {!editing && shown && <LinkPreview url={shown} api={api} />}
         {confirming && <p class="confirm" role="alert">Delete this message for everyone?{' '}
           <button class="confirm-delete danger" onClick={() => { setConfirming(false); onDelete(ev); }}>Delete</button>{' '}
           <button class="cancel-delete" onClick={() => setConfirming(false)}>Cancel</button></p>}

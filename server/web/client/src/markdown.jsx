@@ -10,6 +10,13 @@ const SAFE = /^(https?:\/\/|mailto:)/i;
 const BARE = String.raw`https?:\/\/[^\s<>]*[^\s<>.,;:!?)\]'"*_~]`;
 const INLINE = new RegExp(String.raw`(\x60[^\x60\n]+\x60)|\[([^\]\n]+)\]\(([^)\s]+)\)|(\*\*[^*\n]+?\*\*)|(~~[^~\n]+?~~)|(\*[^*\s][^*\n]*?\*|\b_[^_\s][^_\n]*?_\b)|(${BARE})`, 'g');
 
+// The first web link in a text ([label](url) or bare), outside code; null when none.
+const FIRST_LINK = new RegExp(String.raw`\x60[^\x60\n]*\x60|\]\((https?:\/\/[^)\s]+)\)|(${BARE})`, 'g');
+export function firstLink(text) {
+  for (const m of text.matchAll(FIRST_LINK)) if (m[1] || m[2]) return m[1] || m[2];
+  return null;
+}
+
 export function Link({ href, children }) {
   if (!SAFE.test(href)) return <>{children}</>;
   return <a href={href} target="_blank" rel="noopener noreferrer">{children}</a>;

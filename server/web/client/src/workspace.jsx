@@ -5,6 +5,7 @@ import { makeApi } from './api.js';
 import { signOut, npub } from './signer.js';
 import { ChannelView } from './channel.jsx';
 import { SearchView, FeedView, pending } from './panels.jsx';
+import { ChannelBrowser } from './browse.jsx';
 import { People, PeopleContext, usePeople, findPerson } from './people.js';
 import { Outbox } from './outbox.js';
 import { HuddleBar } from './huddle.jsx';
@@ -378,6 +379,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
           <ul id="starred-list">{channels.filter((c) => starred.has(c.id)).map((c) => entry(c, c.channel_type === 'dm' ? dmLabel(c) : streamLabel(c)))}</ul>
         </>}
         <h2>Channels</h2>
+        <button class="chan" id="browse-channels" aria-current={view.type === 'browse' ? 'page' : undefined}
+          onClick={() => { setView({ type: 'browse' }); setMenu(false); }}><span>Browse channels</span></button>
         <ul id="channel-list">{streams.filter((c) => !starred.has(c.id)).map((c) => entry(c, streamLabel(c)))}</ul>
         <form class="create" onSubmit={createChannel}>
           <input name="name" id="new-channel" placeholder="new channel" aria-label="new channel name" />
@@ -434,6 +437,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
         {view.type === 'search' && <SearchView key={view.q} q={view.q} api={api} onOpen={open} />}
         {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open}
           onAnswered={() => setWaiting((w) => ({ ...w, approvals: Math.max(0, w.approvals - 1) }))} />}
+        {view.type === 'browse' && <ChannelBrowser channels={channels} relay={relay} onOpen={open} onError={setError}
+          onJoined={(id) => refresh().then(() => open(id))} />}
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}
         {view.type === 'profile' && <Profile signer={signer} api={api} onError={setError} onClose={() => setView({ type: 'none' })}
           onBackup={() => setView({ type: 'backup' })} />}

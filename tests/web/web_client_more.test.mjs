@@ -1,0 +1,131 @@
+// The rest of issue 33 §2, each done in headless Chromium as a person does it,
+// against the real buzz binary: link previews (fetched by the relay through
+// the workflows' SSRF-safe request, from a local test HTTP server: loopback
+// is a private address, so the relay runs with 127.0.0.1 on the workflows'
+// allow-list, as the webhook tests do; a private address shows nothing) and
+// the channel browser (finding and joining open channels; a private one never
+// listed), with axe-core over the new screens and the phone layout.
+//   BUZZ_BINARY=build-ci/buzz node --test web_client_more.test.mjs
+// BUZZ_WEB_SHOTS=<dir> keeps a screenshot of each screen checked.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { startWorld, axeViolations, signIn, waitText, waitNoText, say, rest, createChannel, openChannel, png } from './browser.mjs';
+
+let world;
+let site;  // the linked pages' server
+const asked = [];  // the paths it was asked for
+const people = {};
+
+before(async () => {
+  world = await startWorld({ env: { BUZZ_WORKFLOW_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
+  site = http.createServer((req, res) => {
+    asked.push(req.url);
+    if (req.url === '/card.png') return res.writeHead(200, { 'Content-Type': 'image/png' }).end(png());
+    if (req.url === '/article') {
+      return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head>
+        <title>Plain title</title>
+        <meta property="og:site_name" content="Team Handbook">
+        <meta property="og:title" content="How we ship &amp; why">
+        <meta property="og:description" content="Our release train, step by step: freeze, test, ship.">
+        <meta property="og:image" content="/card.png"></head><body><script>alert(1)</script></body></html>`);
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise((r) => site.listen(0, '127.0.0.1', r));
+  for (const name of ['Alice', 'Bob']) people[name.toLowerCase()] = await signIn(world, name);
+});
+
+after(async () => {
+  await world?.stop();
+  site?.close();
+});
+
+const previewOf = (page, text) => page.evaluate((t) => {
+  const m = [...document.querySelectorAll('.messages .msg')].find((x) => x.textContent.includes(t));
+  const card = m?.querySelector('.link-preview');
+  if (!card) return null;
+  const img = card.querySelector('img');
+  return { text: card.textContent, href: card.getAttribute('href'), image: img && { src: img.src.slice(0, img.src.indexOf(',') + 1), loaded: img.complete && img.naturalWidth > 0 } };
+}, text);
+
+test('a link shows its page\'s title, description and picture, fetched by the relay; a private address shows none', async () => {
+  const { alice, bob } = people;
+  await createChannel(alice, 'reading');
+  await openChannel(bob, 'reading');
+  const url = `http://127.0.0.1:${site.address().port}/article`;
+  await say(alice, bob, `the release notes: ${url}`);
+  // Both see the card; the site was asked once (the relay's cache), never by a browser.
+  for (const { page } of [alice, bob]) {
+    await page.waitForFunction(() => document.querySelector('.messages .msg .link-preview img')?.naturalWidth > 0, { timeout: 30000 });
+    const card = await previewOf(page, 'the release notes');
+    assert.match(card.text, /Team Handbook/);
+    assert.match(card.text, /How we ship & why/);
+    assert.match(card.text, /Our release train, step by step/);
+    assert.equal(card.href, url);
+    assert.deepEqual(card.image, { src: 'data:image/jpeg;base64,', loaded: true });
+  }
+  assert.deepEqual(asked, ['/article', '/card.png']);
+
+  // A link to a private address: the relay refuses it (and never connects), nothing is shown.
+  const refused = bob.page.waitForResponse((r) => r.url().includes('/api/link-preview') && r.url().includes('10.0.0.7'), { timeout: 30000 });
+  await say(alice, bob, 'the router: http://10.0.0.7/admin');
+  const answer = await refused;
+  assert.equal(answer.status(), 502);
+  assert.match((await answer.json()).error, /^no preview: SSRF blocked/);
+  await new Promise((r) => setTimeout(r, 300));  // the refusal's render
+  assert.equal(await previewOf(bob.page, 'the router'), null);
+  assert.deepEqual(asked, ['/article', '/card.png']);
+
+  assert.deepEqual(await axeViolations(bob.page, 'link-preview'), []);
+});
+
+test('the channel browser lists the open channels one is not in, finds them by name or topic, and joins one', async () => {
+  const { alice, bob } = people;
+  await createChannel(alice, 'design-crit');
+  await alice.page.click('#toggle-settings');
+  await alice.page.type('#settings-topic', 'mockups every Friday');
+  await alice.page.click('#save-settings');
+  await createChannel(alice, 'ops-oncall');
+  await createChannel(alice, 'board-only', 'private');
+  await bob.page.click('#browse-channels');
+  await waitText(bob.page, '#channel-browser li', 'ops-oncall');
+  // Each with its topic and a Join (reading one is not joining it); a private channel never.
+  await waitText(bob.page, '#channel-browser li[data-browse="design-crit"]', 'mockups every Friday');
+  for (const name of ['design-crit', 'ops-oncall', 'reading']) {
+    assert.ok(await bob.page.$(`#channel-browser li[data-browse="${name}"] button.join`), name);
+  }
+  assert.equal(await bob.page.$('#channel-browser li[data-browse="board-only"]'), null);
+  assert.deepEqual(await axeViolations(bob.page, 'channel-browser'), []);
+  // Found by its topic's words.
+  await bob.page.type('#browse-filter', 'friday');
+  await waitNoText(bob.page, '#channel-browser li', 'ops-oncall');
+  assert.equal((await bob.page.$$('#channel-browser li')).length, 1);
+  await bob.page.click('#channel-browser li[data-browse="design-crit"] button.join');
+  // Joined: the channel opens, and he is one of its members.
+  await waitText(bob.page, '.channel-head h1', 'design-crit');
+  const listed = (await rest(world, bob, 'GET', '/api/channels')).json.find((c) => c.name === 'design-crit');
+  assert.equal(listed.is_member, true);
+  await bob.page.click('#browse-channels');
+  await bob.page.waitForSelector('#channel-browser li[data-browse="design-crit"] button.open-channel');
+  await bob.page.click('#channel-browser li[data-browse="design-crit"] button.open-channel');
+  await waitText(bob.page, '.channel-head h1', 'design-crit');
+});
+
+test('a link preview and the channel browser on a phone stay within the screen', async () => {
+  const dora = await signIn(world, 'Dora', { width: 390, height: 844 });
+  await dora.page.click('.menu-toggle');
+  await openChannel(dora, 'reading');
+  await dora.page.waitForFunction(() => document.querySelector('.messages .msg .link-preview img')?.naturalWidth > 0, { timeout: 30000 });
+  const right = await dora.page.$eval('.messages .msg .link-preview', (c) => c.getBoundingClientRect().right);
+  assert.ok(right <= 390, `the card ends at ${right}px`);
+  assert.equal(await dora.page.evaluate(() => document.documentElement.scrollWidth), 390);
+  assert.deepEqual(await axeViolations(dora.page, 'phone-link-preview'), []);
+  await dora.page.click('.menu-toggle');
+  await dora.page.click('#browse-channels');
+  await waitText(dora.page, '#channel-browser li', 'design-crit');
+  assert.equal(await dora.page.evaluate(() => document.documentElement.scrollWidth), 390);
+  const join = await dora.page.$eval('#channel-browser li[data-browse="ops-oncall"] button.join', (b) => b.getBoundingClientRect().right);
+  assert.ok(join <= 390, `Join ends at ${join}px`);
+  assert.deepEqual(await axeViolations(dora.page, 'phone-channel-browser'), []);
+});
