@@ -4,13 +4,18 @@
 // is a private address, so the relay runs with 127.0.0.1 on the workflows'
 // allow-list, as the webhook tests do; a private address shows nothing) and
 // the channel browser (finding and joining open channels; a private one never
-// listed), with axe-core over the new screens and the phone layout.
+// listed) and the team's custom emoji (NIP-30: a set per member, :shortcode:
+// completion, pictures in messages and reactions), with axe-core over the new
+// screens and the phone layout.
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_more.test.mjs
 // BUZZ_WEB_SHOTS=<dir> keeps a screenshot of each screen checked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { startWorld, axeViolations, signIn, waitText, waitNoText, say, rest, createChannel, openChannel, png } from './browser.mjs';
+import { writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { finalizeEvent } from 'nostr-tools/pure';
+import { startWorld, axeViolations, signIn, waitText, waitNoText, say, act, rest, connect, createChannel, openChannel, png } from './browser.mjs';
 
 let world;
 let site;  // the linked pages' server
@@ -110,6 +115,58 @@ test('the channel browser lists the open channels one is not in, finds them by n
   await bob.page.waitForSelector('#channel-browser li[data-browse="design-crit"] button.open-channel');
   await bob.page.click('#channel-browser li[data-browse="design-crit"] button.open-channel');
   await waitText(bob.page, '.channel-head h1', 'design-crit');
+});
+
+test('a team emoji: added in Settings, completed in the composer, drawn in messages and reactions; one without its tag, or from elsewhere, stays text', async () => {
+  const { alice, bob } = people;
+  // Alice adds :partyparrot: (a picture uploaded to the relay, her emoji set 30030).
+  await alice.page.click('#open-profile');
+  await alice.page.type('#emoji-code', 'partyparrot');
+  const file = join(world.dataDir, 'parrot.png');
+  writeFileSync(file, png());
+  try {
+    await (await alice.page.$('#emoji-file')).uploadFile(file);
+    await alice.page.click('#add-emoji');
+    await alice.page.waitForFunction(() => document.querySelector('#team-emoji img.custom-emoji')?.naturalWidth > 0, { timeout: 30000 });
+  } finally { rmSync(file, { force: true }); }
+  await waitText(alice.page, '#team-emoji', ':partyparrot:');
+  assert.deepEqual(await axeViolations(alice.page, 'settings-team-emoji'), []);
+  await alice.page.click('#profile-close');
+  await openChannel(alice, 'reading');
+
+  // Bob, live: ":part" offers it first; Tab takes it; his message carries its emoji tag.
+  await bob.page.click('[data-channel="reading"]');
+  await bob.page.waitForSelector('.messages[aria-busy="false"]');
+  await bob.page.focus('#message-input');
+  await bob.page.keyboard.type('we shipped :part');
+  await waitText(bob.page, '.emoji-options li:first-child', ':partyparrot:');
+  assert.ok(await bob.page.$('.emoji-options li:first-child img.custom-emoji'));
+  await bob.page.keyboard.press('Tab');
+  assert.equal(await bob.page.$eval('#message-input', (t) => t.value), 'we shipped :partyparrot: ');
+  await bob.page.keyboard.press('Enter');
+  await waitText(alice.page, '.messages .msg', 'we shipped');
+  await alice.page.waitForFunction(() => [...document.querySelectorAll('.messages .msg')].find((m) => m.textContent.includes('we shipped'))
+    ?.querySelector('.content img.custom-emoji[alt=":partyparrot:"]')?.naturalWidth > 0, { timeout: 30000 });
+
+  // Alice reacts with it from the picker; Bob sees the picture on the reaction.
+  await act(alice.page, 'we shipped', 'button.react-any');
+  await alice.page.type('.emoji-picker .emoji-search', 'parrot');
+  await (await alice.page.waitForSelector('.emoji-picker button.emoji.team')).click();
+  await bob.page.waitForFunction(() => document.querySelector('.messages .msg .reaction img.custom-emoji[alt=":partyparrot:"]')?.naturalWidth > 0, { timeout: 30000 });
+
+  // Without its emoji tag, or with a picture from another site, a shortcode stays text.
+  const channel = (await rest(world, alice, 'GET', '/api/channels')).json.find((c) => c.name === 'reading').id;
+  const relay = await connect(world, alice.secret);
+  const now = Math.floor(Date.now() / 1000);
+  await relay.publish(finalizeEvent({ kind: 9, created_at: now, content: 'plain :partyparrot: here', tags: [['h', channel]] }, alice.secret));
+  await relay.publish(finalizeEvent({ kind: 9, created_at: now + 1, content: 'far :evil: away',
+    tags: [['h', channel], ['emoji', 'evil', 'https://evil.example/e.png']] }, alice.secret));
+  relay.close();
+  await waitText(bob.page, '.messages .msg', 'far :evil: away');
+  await waitText(bob.page, '.messages .msg', 'plain :partyparrot: here');
+  assert.equal(await bob.page.evaluate(() => [...document.querySelectorAll('.messages .msg')]
+    .filter((m) => /plain :partyparrot:|far :evil:/.test(m.textContent)).some((m) => m.querySelector('.content img'))), false);
+  assert.deepEqual(await axeViolations(bob.page, 'team-emoji-in-messages'), []);
 });
 
 test('a link preview and the channel browser on a phone stay within the screen', async () => {

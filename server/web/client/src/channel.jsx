@@ -8,7 +8,7 @@ import { Members, Settings } from './admin.jsx';
 import { Canvas } from './canvas.jsx';
 import { Markdown, firstLink } from './markdown.jsx';
 import { Avatar } from './avatar.jsx';
-import { EmojiButton, EmojiPicker, emojiSuggestions } from './emoji.jsx';
+import { EmojiButton, EmojiPicker, emojiSuggestions, emojiTags, emojiOf, CustomEmoji, ReactionEmoji, useTeamEmoji } from './emoji.jsx';
 import { useHuddle, HuddleButton } from './huddle.jsx';
 
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
@@ -79,7 +79,7 @@ function Content({ text, tags }) {
     if (!meta && !image) return null;
     return image ? <InlineImage path={path} meta={meta} /> : <FileCard path={path} meta={meta} />;
   };
-  return <Markdown class="content" dir="auto" text={text} url={url} />;
+  return <Markdown class="content" dir="auto" text={text} url={url} emoji={emojiOf(tags)} />;
 }
 
 // A workflow's name, from its tag (docs/reference/workflows.md §12).
@@ -211,7 +211,7 @@ function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply,
         <footer>
           {reactions && [...reactions].map(([emoji, who]) => (
             <button class={who.has(me) ? 'reaction mine' : 'reaction'} aria-pressed={who.has(me)} aria-label={`${emoji} ${who.size}, ${[...who.keys()].map((pk) => people.name(pk)).join(', ')}`}
-              title={[...who.keys()].map((pk) => people.name(pk)).join(', ')} onClick={() => onReact(ev, emoji)}>{emoji} {who.size}</button>
+              title={[...who.keys()].map((pk) => people.name(pk)).join(', ')} onClick={() => onReact(ev, emoji)}><ReactionEmoji emoji={emoji} /> {who.size}</button>
           ))}
           {!inThread && replies > 0 && <button class="reply replies" onClick={() => onReply(ev)}>{`${replies} repl${replies === 1 ? 'y' : 'ies'}`}</button>}
           {hot && !editing && <span class="actions">
@@ -310,7 +310,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
   const options = mentions.length ? mentions : emoji;
   const chosen = Math.min(choice, options.length - 1);
   const pick = (m) => {
-    if (Array.isArray(m)) setText(text.replace(/:[a-z0-9_+-]*$/, m[1] + ' '));
+    if (Array.isArray(m)) setText(text.replace(/:[a-z0-9_+-]*$/i, m[1] + ' '));
     else {
       setText(text.replace(/@[\w.-]*$/, '@' + label(m) + ' '));
       mentioned.current.set('@' + label(m), m.pubkey);
@@ -336,6 +336,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
       let content = sending.text.trim();
       const tags = [];
       for (const [name, pubkey] of sending.mentioned) if (content.includes(name)) tags.push(['p', pubkey]);
+      tags.push(...emojiTags(content));
       if (sending.preview) {
         const d = await api.upload(sending.preview.file);
         content = (content ? content + '\n' : '') + d.url;
@@ -371,7 +372,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
       {emoji.length > 0 && (
         <ul class="mentions emoji-options" role="listbox" aria-label="emoji">
           {emoji.map((m, i) => <li key={m[0]}><button type="button" role="option" aria-selected={i === chosen} class={i === chosen ? 'chosen' : ''}
-            onClick={() => pick(m)}>{m[1]} :{m[0]}:</button></li>)}
+            onClick={() => pick(m)}>{m[2] ? <CustomEmoji code={m[0]} path={m[2]} /> : m[1]} :{m[0]}:</button></li>)}
         </ul>
       )}
       {preview && <div class="preview">
@@ -605,7 +606,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     if (!mine) reacted.current.set(key, created_at);
     const r = mine
       ? await relay.publish({ kind: 5, tags: [['e', mine], ['h', channel.id]] })
-      : await relay.publish({ kind: 7, created_at, content: emoji, tags: [['h', channel.id], ['p', ev.pubkey], ['e', ev.id]] });
+      : await relay.publish({ kind: 7, created_at, content: emoji, tags: [['h', channel.id], ['p', ev.pubkey], ['e', ev.id], ...emojiTags(emoji)] });
     if (!r.ok) onError(r.message);
   };
   const edit = async (ev, text) => {

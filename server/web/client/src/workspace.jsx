@@ -6,6 +6,7 @@ import { signOut, npub } from './signer.js';
 import { ChannelView } from './channel.jsx';
 import { SearchView, FeedView, pending } from './panels.jsx';
 import { ChannelBrowser } from './browse.jsx';
+import { watchTeamEmoji } from './emoji.jsx';
 import { People, PeopleContext, usePeople, findPerson } from './people.js';
 import { Outbox } from './outbox.js';
 import { HuddleBar } from './huddle.jsx';
@@ -112,6 +113,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
     return () => { clearInterval(t); document.removeEventListener('visibilitychange', shown); };
   }, [refresh]);
 
+  useEffect(() => watchTeamEmoji(relay), [relay]);
   // My membership changing (added, removed) refreshes the list at once.
   useEffect(() => relay.subscribe([{ kinds: [44100, 44101], '#p': [signer.pubkey], limit: 0 }], () => refresh()), [relay]);
 
@@ -440,7 +442,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
         {view.type === 'browse' && <ChannelBrowser channels={channels} relay={relay} onOpen={open} onError={setError}
           onJoined={(id) => refresh().then(() => open(id))} />}
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}
-        {view.type === 'profile' && <Profile signer={signer} api={api} onError={setError} onClose={() => setView({ type: 'none' })}
+        {view.type === 'profile' && <Profile signer={signer} relay={relay} api={api} onError={setError} onClose={() => setView({ type: 'none' })}
           onBackup={() => setView({ type: 'backup' })} />}
         {view.type === 'backup' && <KeyBackup signer={signer} onClose={() => setView({ type: 'none' })} />}
       </main>
