@@ -2,6 +2,10 @@
 import { getToken } from 'nostr-tools/nip98';
 import { bytesToHex } from 'nostr-tools/utils';
 
+// The path of a URL this relay serves (absolute, or relative to the page), else null:
+// the page's CSP shows pictures from this relay only.
+export const ours = (url) => { if (!url) return null; try { const u = new URL(url, location.href); return u.origin === location.origin ? u.pathname : null; } catch { return null; } };
+
 export function makeApi(signer) {
   async function call(method, path, body) {
     const url = location.origin + path;

@@ -10,6 +10,7 @@ import { Markdown, firstLink } from './markdown.jsx';
 import { Avatar } from './avatar.jsx';
 import { EmojiButton, EmojiPicker, emojiSuggestions, emojiTags, emojiOf, CustomEmoji, ReactionEmoji, useTeamEmoji } from './emoji.jsx';
 import { useHuddle, HuddleButton } from './huddle.jsx';
+import { ours } from './api.js';
 
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
 const FULL = new Intl.DateTimeFormat([], { dateStyle: 'full', timeStyle: 'short' });
@@ -52,8 +53,6 @@ function imetaOf(tags) {
   return byUrl;
 }
 
-// Only what this relay serves: the page's CSP allows no other source.
-const ours = (text) => { try { const u = new URL(text); return u.origin === location.origin ? u.pathname : null; } catch { return null; } };
 
 // An image the relay serves, inline: its thumbnail when the upload has one
 // (320 px, not the whole photo), a link to the full image, and its size known
@@ -404,6 +403,7 @@ const sendingAt = () => (lastSent = Math.max(Math.floor(Date.now() / 1000), last
 
 export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil, relay, outbox, api, me, onError, onChanged, onDm, onOpen, onHidden, call, onJoin }) {
   const people = usePeople();
+  useTeamEmoji();  // reactions with a team emoji are drawn again when the palette changes
   const state = useRef(emptyChannel());
   const [version, setVersion] = useState(0);
   const [loaded, setLoaded] = useState(false);

@@ -1,6 +1,7 @@
 // Emoji: a picker (a button opening a grid with a search) and `:shortcode:`
 // completion in the composer. Reactions take any emoji from it.
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ours } from './api.js';
 
 // name -> emoji; the common ones people type by name.
 export const EMOJI = Object.entries({
@@ -34,14 +35,13 @@ const CODE = /^[a-zA-Z0-9_+-]+$/;
 const sets = new Map();  // pubkey -> newest 30030 of theirs
 const teamListeners = new Set();
 export const teamEmoji = new Map();  // shortcode -> path
-const ours = (url) => { try { const u = new URL(url, location.href); return u.origin === location.origin ? u.pathname : null; } catch { return null; } };
 export function watchTeamEmoji(relay) {
   return relay.subscribe([{ kinds: [30030], '#d': [SET] }], (ev) => {
     if ((sets.get(ev.pubkey)?.created_at ?? -1) >= ev.created_at) return;
     sets.set(ev.pubkey, ev);
     teamEmoji.clear();
     for (const set of [...sets.values()].sort((a, b) => a.created_at - b.created_at)) {
-      for (const t of set.tags) if (t[0] === 'emoji' && CODE.test(t[1] || '') && ours(t[2] || '')) teamEmoji.set(t[1], ours(t[2]));
+      for (const [code, path] of emojiOf(set.tags)) teamEmoji.set(code, path);
     }
     for (const l of teamListeners) l();
   });
@@ -70,7 +70,7 @@ export function emojiTags(text) {
 // An event's own emoji tags (NIP-30): shortcode -> a path this relay serves.
 export function emojiOf(tags) {
   const out = new Map();
-  for (const t of tags || []) if (t[0] === 'emoji' && CODE.test(t[1] || '') && ours(t[2] || '')) out.set(t[1], ours(t[2]));
+  for (const t of tags || []) if (t[0] === 'emoji' && CODE.test(t[1] || '') && ours(t[2])) out.set(t[1], ours(t[2]));
   return out;
 }
 export const CustomEmoji = ({ code, path }) => <img class="custom-emoji" src={path} alt={`:${code}:`} title={`:${code}:`} />;
