@@ -6,7 +6,9 @@
 // the channel browser (finding and joining open channels; a private one never
 // listed) and the team's custom emoji (NIP-30: a set per member, :shortcode:
 // completion, pictures in messages and reactions), with axe-core over the new
-// screens and the phone layout.
+// screens and the phone layout; and the operator page (the relay's members and
+// roles through NIP-86 under its rules, an admin refused what only the owner
+// may do, a member never offered the page; health and metrics).
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_more.test.mjs
 // BUZZ_WEB_SHOTS=<dir> keeps a screenshot of each screen checked.
 import { test, before, after } from 'node:test';
@@ -14,7 +16,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { finalizeEvent } from 'nostr-tools/pure';
+import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import { nsecEncode } from 'nostr-tools/nip19';
+import { getToken } from 'nostr-tools/nip98';
 import { startWorld, axeViolations, signIn, waitText, waitNoText, say, act, rest, connect, createChannel, openChannel, png } from './browser.mjs';
 
 let world;
@@ -185,4 +189,69 @@ test('a link preview and the channel browser on a phone stay within the screen',
   const join = await dora.page.$eval('#channel-browser li[data-browse="ops-oncall"] button.join', (b) => b.getBoundingClientRect().right);
   assert.ok(join <= 390, `Join ends at ${join}px`);
   assert.deepEqual(await axeViolations(dora.page, 'phone-channel-browser'), []);
+});
+
+// A NIP-86 call (docs/reference/nip86.md) signed with this key, outside the browser.
+async function rpc(relay, secret, method, params) {
+  const url = relay.base + '/';
+  const body = { method, params };
+  const auth = await getToken(url, 'POST', (e) => finalizeEvent(e, secret), true, body);
+  const r = await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/nostr+json+rpc', Authorization: auth } });
+  return { status: r.status, json: await r.json() };
+}
+
+test('the operator page: the owner adds an admin and a member; an admin sees roles as text and is refused changing one; a member has no page', async () => {
+  const secret = generateSecretKey();
+  const relay = await startWorld({ owner: getPublicKey(secret) });
+  try {
+    const context = await relay.browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.setViewport({ width: 1200, height: 760 });
+    await page.goto(relay.base + '/');
+    await page.type('#nsec', nsecEncode(secret));
+    await page.type('#signin-name', 'Olive');
+    await page.click('#signin-key');
+    await page.waitForSelector('.status.online', { timeout: 30000 });
+    const eve = await signIn(relay, 'Eve');
+    const dave = await signIn(relay, 'Dave');
+    // A member (here, anyone not owner or admin) is not offered the page.
+    assert.equal(await dave.page.$('#open-operator'), null);
+
+    await (await page.waitForSelector('#open-operator', { timeout: 30000 })).click();
+    await waitText(page, '#relay-health', 'ready');
+    await waitText(page, '#relay-figures', 'connections open');
+    await waitText(page, '#relay-members', 'Olive (you)');
+    await page.type('#relay-add', 'Eve');
+    await page.select('#relay-add-role', 'admin');
+    await page.click('#relay-add-button');
+    await waitText(page, '#operator-said', 'Eve is a relay admin now.');
+    await page.waitForFunction((pk) => document.querySelector(`[data-relay-member="${pk}"] select`)?.value === 'admin', { timeout: 30000 }, eve.pubkey);
+    await page.type('#relay-add', 'Dave');
+    await page.click('#relay-add-button');
+    await waitText(page, '#operator-said', 'Dave is a relay member now.');
+    assert.deepEqual(await axeViolations(page, 'operator'), []);
+
+    // Eve, an admin now (after a reload), has the page, with the roles as text
+    // (only the owner changes them) and adding members only; the relay refuses
+    // her changing a role, and Dave, a member, reading the list at all.
+    await eve.page.reload();
+    await (await eve.page.waitForSelector('#open-operator', { timeout: 30000 })).click();
+    await waitText(eve.page, '#relay-members', 'Dave');
+    await waitText(eve.page, '#operator-role', 'only the owner gives or changes roles');
+    assert.equal(await eve.page.$('#relay-members select'), null);
+    assert.equal(await eve.page.$('#relay-add-role'), null);
+    assert.equal(await eve.page.$(`[data-relay-member="${getPublicKey(secret)}"] button`), null);
+    const refused = await rpc(relay, eve.secret, 'allowpubkey', [dave.pubkey, '', 'admin']);
+    assert.equal(refused.status, 403);
+    assert.match(refused.json.error, /not authorized/);
+    const member = await rpc(relay, dave.secret, 'listallowedpubkeys', []);
+    assert.equal(member.status, 403);
+    assert.equal(await dave.page.$('#open-operator'), null);
+    assert.deepEqual(await axeViolations(eve.page, 'operator-admin'), []);
+
+    // On a phone the page fits the screen.
+    await page.setViewport({ width: 390, height: 844 });
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
+    assert.deepEqual(await axeViolations(page, 'phone-operator'), []);
+  } finally { await relay.stop(); }
 });

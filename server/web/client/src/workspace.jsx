@@ -7,6 +7,7 @@ import { ChannelView } from './channel.jsx';
 import { SearchView, FeedView, pending } from './panels.jsx';
 import { ChannelBrowser } from './browse.jsx';
 import { watchTeamEmoji } from './emoji.jsx';
+import { OperatorPage, useRelayRole } from './operator.jsx';
 import { People, PeopleContext, usePeople, findPerson } from './people.js';
 import { Outbox } from './outbox.js';
 import { HuddleBar } from './huddle.jsx';
@@ -92,6 +93,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const [view, setView] = useState({ type: 'none' });
   const [error, setError] = useState('');
   const [menu, setMenu] = useState(false);
+  const relayRole = useRelayRole(api);
+  const operator = relayRole === 'owner' || relayRole === 'admin';
 
   const refresh = useCallback(() => api.get('/api/channels').then((all) => {
     marks.list ??= performance.now();
@@ -403,6 +406,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
             <Avatar pubkey={signer.pubkey} people={people} size={22} /><span class={'dot ' + people.presence(signer.pubkey)} />{people.name(signer.pubkey)}
           </button>
           <button id="open-profile" title="Your picture, appearance, notifications" onClick={() => { setView({ type: 'profile' }); setMenu(false); }}>Settings</button>
+          {operator && <button id="open-operator" title="The relay's members, roles and health" onClick={() => { setView({ type: 'operator' }); setMenu(false); }}>Relay</button>}
           {signer.nsec && <button id="backup-key" title="Show, copy or download your secret key" onClick={() => setView({ type: 'backup' })}>Key</button>}
           <button id="sign-out" onClick={async () => {
             if (signer.nsec && !backedUp(signer.pubkey) &&
@@ -444,6 +448,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}
         {view.type === 'profile' && <Profile signer={signer} relay={relay} api={api} onError={setError} onClose={() => setView({ type: 'none' })}
           onBackup={() => setView({ type: 'backup' })} />}
+        {view.type === 'operator' && operator && <OperatorPage api={api} me={signer.pubkey} role={relayRole} onError={setError} />}
         {view.type === 'backup' && <KeyBackup signer={signer} onClose={() => setView({ type: 'none' })} />}
       </main>
     </div>
