@@ -130,6 +130,14 @@ net::HttpResponse refusal(int status, std::string_view why) {
   return api_error(status, "no preview: " + std::string(why));
 }
 
+// The client's cap: the larger of a page's and a picture's (each request asks for its own).
+OutboundHttp::Options client_options(const LinkPreviews::Options& o) {
+  OutboundHttp::Options http = o.http;
+  http.max_body_bytes = std::max(o.max_page_bytes, o.max_image_bytes);
+  http.timeout_ms = o.page_timeout_ms;
+  return http;
+}
+
 }  // namespace
 
 std::string resolve_url(std::string_view base, std::string_view ref) {
@@ -180,14 +188,6 @@ PagePreview parse_page_preview(std::string_view html, std::string_view page_url)
   const std::string image = og_image.empty() ? tw_image : og_image;
   if (!image.empty()) p.image_url = resolve_url(page_url, decode_text(image, 2048));
   return p;
-}
-
-// The client's cap: the larger of a page's and a picture's (each request asks for its own).
-static OutboundHttp::Options client_options(const LinkPreviews::Options& o) {
-  OutboundHttp::Options http = o.http;
-  http.max_body_bytes = std::max(o.max_page_bytes, o.max_image_bytes);
-  http.timeout_ms = o.page_timeout_ms;
-  return http;
 }
 
 LinkPreviews::LinkPreviews(Options options) : options_(std::move(options)), http_(client_options(options_)) {
