@@ -397,7 +397,8 @@ int run_serve(int argc, char** argv) {
                  cfg.relay_terms_of_service, cfg.relay_operator ? cfg.relay_operator : cfg.owner};
   info.max_message_length = loop_options.max_message_bytes;
   info.restricted_writes = cfg.require_membership;
-  HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit), std::move(info)},
+  HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit), std::move(info),
+                cfg.workflow_webhook_allow_hosts},
                services, {relay, media, health, metrics, &workflows}, *key, size_t(threads));
   huddle::Huddle huddles({store, team, gatekeeper, writer}, cfg.effective_relay_url(), *key);
   FrontDoor door(relay, &huddles, http, &policy);
@@ -472,6 +473,7 @@ int run_serve(int argc, char** argv) {
   for (auto& l : loops) l->stop();
   for (auto& t : loop_threads) t.join();
   relay.stop();      // the NEG worker posts to the loops: it ends before they do
+  http.stop();       // so do the link previews' workers
   media.stop();      // answers the uploads it holds (their loops are stopped: nobody reads them)
   workflows.stop();  // before the writer: a run may be waiting for a commit
   writer.stop();

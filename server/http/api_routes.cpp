@@ -38,6 +38,8 @@ std::optional<net::HttpResponse> HttpApi::route_api(net::Loop& loop, net::Connec
     if (is("GET")) return as(std::nullopt, [&](const Caller& c) { return get_event(c, path.substr(12)); });
   } else if (path == "/api/search") {
     if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return get_search(c, req); });
+  } else if (path == "/api/link-preview") {
+    if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller&) { return get_link_preview(loop, conn, req); });
   } else if (path == "/api/feed") {
     if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return get_feed(c, req); });
   } else if (path == "/api/presence") {
@@ -99,6 +101,14 @@ std::optional<net::HttpResponse> HttpApi::route_api(net::Loop& loop, net::Connec
     known = false;
   }
   return known ? api_error(405, "method not allowed") : api_error(404, "not found");
+}
+
+std::optional<net::HttpResponse> HttpApi::get_link_preview(net::Loop& loop, net::Connection& conn,
+                                                          const net::HttpRequest& req) {
+  const std::string url = req.query_param("url");
+  const bool web = url.starts_with("http://") || url.starts_with("https://");
+  if (!web || url.size() > 2048) return api_error(400, "url: an http:// or https:// address of 2048 bytes at most");
+  return previews_.get(url, answer_later(loop, conn.id()));
 }
 
 }  // namespace buzz::server

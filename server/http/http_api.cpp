@@ -34,6 +34,7 @@ HttpApi::HttpApi(Options options, const Services& services, const Rooms& rooms, 
       key_(key),
       cors_(options_.cors_origins),
       mint_limiter_(options_.mint_rate_limit, 3600),
+      previews_(LinkPreviews::Options{.http = {.allow_hosts = options_.preview_allow_hosts}}),
       deferred_origins_(loops),
       nip86_pending_(loops) {}
 
@@ -100,6 +101,9 @@ std::optional<net::HttpResponse> HttpApi::on_http(net::Loop& loop, net::Connecti
   if (get && (req.path == "/info" || req.path == "/")) {  // GET / without an upgrade is NIP-11 too (docs/reference/protocol.md §1)
     net::HttpResponse r = net::HttpResponse::json(200, nip11_document());
     r.content_type = "application/nostr+json";
+    // The same URL is the web client for a browser: a cache must key / by Accept,
+    // or a page reloaded after a NIP-11 read there gets this document.
+    if (req.path == "/") r.headers.emplace_back("Vary", "Accept");
     return public_cors(std::move(r));
   }
   if (get && req.path == "/.well-known/nostr.json") return public_cors(nip05_names(req));

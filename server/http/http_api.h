@@ -20,6 +20,7 @@
 #include "server/access/grant.h"
 #include "server/access/nip98.h"
 #include "server/http/cors.h"
+#include "server/http/link_preview.h"
 #include "server/media/media.h"
 #include "server/ops/health.h"
 #include "server/ops/metrics.h"
@@ -64,6 +65,8 @@ class HttpApi final : public HttpAnswers {
     std::string cors_origins;  // comma list of browser origins; empty = any
     uint32_t mint_rate_limit = 50;  // API tokens one pubkey may mint per hour
     RelayInfo info{};
+    // Internal hosts a link preview may fetch: the workflows' webhook allow-list.
+    std::vector<std::string> preview_allow_hosts{};
   };
   // Beyond the shared Services: the pipeline (POST /api/events and the bridge's
   // POST /events ingest through it), the media area, the probes and the metrics.
@@ -82,6 +85,8 @@ class HttpApi final : public HttpAnswers {
   std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req);
   void answer_event(net::Loop& loop, net::ConnId to, const engine::Id& id, const Verdict& verdict) override;
   void answer_dm(net::Loop& loop, const DmReply& reply) override;
+  // After the loops stopped: the link previews' workers end (a fetch in hand finishes).
+  void stop() { previews_.stop(); }
 
  private:
   // An authenticated REST caller.
@@ -170,6 +175,8 @@ class HttpApi final : public HttpAnswers {
   net::HttpResponse list_relay_members(const Caller& who);
   net::HttpResponse get_relay_membership(const Caller& who);
   net::HttpResponse nip05_names(const net::HttpRequest& req) const;
+  // GET /api/link-preview?url=…: answered now (cached or refused) or by a LinkPreviews worker.
+  std::optional<net::HttpResponse> get_link_preview(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req);
 
   // bridge.cpp: the Nostr HTTP bridge, POST /events, /query, /count (docs/reference/rest-api.md §6).
   static bool is_bridge_path(std::string_view path);
@@ -199,6 +206,7 @@ class HttpApi final : public HttpAnswers {
   CorsPolicy cors_;
   RateLimiter mint_limiter_;
   Nip98ReplayCache nip98_replays_;
+  LinkPreviews previews_;
   // Per loop, the requests waiting for the writer's answer: their Origin, for
   // CORS. Every submitted job is answered, so each entry is consumed.
   std::vector<std::unordered_map<uint64_t, std::string>> deferred_origins_;

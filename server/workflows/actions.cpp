@@ -19,6 +19,10 @@ constexpr auto kCommitWait = std::chrono::seconds(10);
 
 const engine::Tag kWorkflowTag = {"buzz:workflow", "true"};
 
+// Which workflow said it, and its name for people to read (a Buzz third
+// element; docs/reference/workflows.md §12).
+engine::Tag workflow_tag(const engine::WorkflowRecord& w) { return {"workflow", w.id, w.name}; }
+
 std::string trim(std::string_view s) {
   const char* ws = " \t\n\r";
   size_t b = s.find_first_not_of(ws);
@@ -101,7 +105,7 @@ engine::Result<StepOutput> Workflows::send_message(RunJob& job, const std::strin
   if (!access.can_post()) {
     return engine::Error{"webhook error: invalid input: workflow owner does not have access to destination channel"};
   }
-  engine::Event e = relay_event(9, {{"p", engine::to_hex(w.owner)}, {"h", channel}, kWorkflowTag}, text);
+  engine::Event e = relay_event(9, {{"p", engine::to_hex(w.owner)}, {"h", channel}, workflow_tag(w), kWorkflowTag}, text);
   const std::string id = e.id_hex();
   if (auto s = store_event(std::move(e), channel, w.owner); !s) return engine::Error{s.error()};
   return StepOutput{{"sent", OutputValue::boolean(true)}, {"event_id", OutputValue::string(id)}};
@@ -149,11 +153,26 @@ engine::Result<StepOutput> Workflows::send_dm(RunJob& job, const std::string& to
   }
   auto dm = open_dm(w.owner, to);
   if (!dm) return engine::Error{dm.error()};
-  engine::Event e = relay_event(9, {{"p", engine::to_hex(w.owner)}, {"h", *dm}, kWorkflowTag}, text);
+  engine::Event e = relay_event(9, {{"p", engine::to_hex(w.owner)}, {"h", *dm}, workflow_tag(w), kWorkflowTag}, text);
   const std::string id = e.id_hex();
   if (auto s = store_event(std::move(e), *dm, w.owner); !s) return engine::Error{s.error()};
   return StepOutput{{"sent", OutputValue::boolean(true)}, {"event_id", OutputValue::string(id)},
                     {"channel_id", OutputValue::string(*dm)}};
+}
+
+void Workflows::send_approval_dm(const RunJob& job, const engine::Pubkey& approver, const std::string& text) {
+  auto dm = open_dm(key_.pubkey, approver);
+  if (!dm) {
+    log_warn("approval DM not sent", {{"run_id", job.run.id}, {"error", dm.error()}});
+    return;
+  }
+  // No `p`: the request itself (46010) is already in the approver's feed,
+  // and this DM would count there a second time.
+  engine::Event e = relay_event(9, {{"h", *dm}, workflow_tag(job.workflow->record), kWorkflowTag},
+                                "Workflow \"" + job.workflow->record.name + "\" asks for your approval: " + text);
+  if (auto s = store_event(std::move(e), *dm, key_.pubkey); !s) {
+    log_warn("approval DM not sent", {{"run_id", job.run.id}, {"error", s.error()}});
+  }
 }
 
 engine::Result<StepOutput> Workflows::set_topic(RunJob& job, const std::string& topic) {
@@ -236,7 +255,7 @@ void Workflows::publish_run_event(const RunJob& job, uint16_t kind, std::vector<
                                   const std::optional<engine::Pubkey>& actor) {
   const std::string& channel = job.workflow->record.channel_id;
   if (channel.empty()) return;
-  std::vector<engine::Tag> tags = {{"h", channel}, {"workflow", job.workflow->record.id}, {"run", job.run.id}, kWorkflowTag};
+  std::vector<engine::Tag> tags = {{"h", channel}, workflow_tag(job.workflow->record), {"run", job.run.id}, kWorkflowTag};
   for (engine::Tag& t : extra) tags.push_back(std::move(t));
   auto event = std::make_shared<const engine::Event>(relay_event(kind, std::move(tags), std::move(content)));
   StoreEvent work{.event = std::move(event), .channel = channel, .proxy = true};

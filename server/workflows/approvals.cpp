@@ -104,9 +104,9 @@ std::optional<std::string> Workflows::request_approval(RunJob& job, size_t step_
   if (spec != "any" && spec != engine::to_hex(job.workflow->record.owner)) {
     const std::string text = *message + "\n\nApprove: POST " + options_.public_http_url + "/api/approvals/" + raw_token +
                              "/grant\nDeny: POST " + options_.public_http_url + "/api/approvals/" + raw_token + "/deny";
-    if (auto sent = send_dm(job, spec, text); !sent) {
-      log_warn("approval DM not sent", {{"run_id", job.run.id}, {"error", sent.error()}});
-    }
+    engine::Pubkey approver;
+    engine::from_hex_any_case(spec, approver.data(), approver.size());
+    send_approval_dm(job, approver, text);
   }
   return std::nullopt;
 }

@@ -118,7 +118,7 @@ engine::Result<OutboundHttp::Response> OutboundHttp::send(const Request& request
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> own_resolve(resolve, curl_slist_free_all);
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> own_headers(headers, curl_slist_free_all);
 
-  Sink sink{{}, options_.max_body_bytes};
+  Sink sink{{}, request.max_body_bytes ? std::min(request.max_body_bytes, options_.max_body_bytes) : options_.max_body_bytes};
   const uint64_t timeout = request.timeout_ms ? std::min(request.timeout_ms, options_.timeout_ms) : options_.timeout_ms;
   CURL* c = curl.get();
   curl_easy_setopt(c, CURLOPT_CURLU, u.get());
@@ -138,13 +138,19 @@ engine::Result<OutboundHttp::Response> OutboundHttp::send(const Request& request
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "buzz-workflows");
+  curl_easy_setopt(c, CURLOPT_USERAGENT, request.user_agent.c_str());
   const CURLcode rc = curl_easy_perform(c);
-  if (sink.overflow) return fail("response body exceeds " + std::to_string(options_.max_body_bytes) + " byte limit");
-  if (rc != CURLE_OK) return fail(curl_easy_strerror(rc));
+  if (sink.overflow && !request.truncate) return fail("response body exceeds " + std::to_string(sink.limit) + " byte limit");
+  if (rc != CURLE_OK && !sink.overflow) return fail(curl_easy_strerror(rc));
   Response out;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out.status);
-  out.body = sanitize_utf8(sink.body);
+  auto header = [c](const char* name) {
+    curl_header* h = nullptr;
+    return curl_easy_header(c, name, 0, CURLH_HEADER, -1, &h) == CURLHE_OK ? std::string(h->value) : std::string();
+  };
+  out.content_type = header("Content-Type");
+  out.location = header("Location");
+  out.body = request.binary ? std::move(sink.body) : sanitize_utf8(sink.body);
   return out;
 }
 

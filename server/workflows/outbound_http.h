@@ -32,10 +32,15 @@ class OutboundHttp {
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
     uint64_t timeout_ms = 0;  // 0 = the option's; else the lower of the two
+    size_t max_body_bytes = 0;  // 0 = the option's; else the lower of the two
+    bool truncate = false;      // past the cap: the first bytes, not an error (a page's head)
+    bool binary = false;        // the body's bytes as they came (an image), not made UTF-8
+    std::string user_agent = "buzz-workflows";
   };
   struct Response {
     long status = 0;
-    std::string body;  // UTF-8, invalid sequences replaced by U+FFFD
+    std::string body;  // UTF-8, invalid sequences replaced by U+FFFD (unless binary)
+    std::string content_type, location;  // the headers, "" when absent
   };
 
   explicit OutboundHttp(Options options);

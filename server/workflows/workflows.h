@@ -199,6 +199,9 @@ class Workflows final : public CommandRunner {
   engine::Result<StepOutput> send_dm(RunJob& job, const std::string& to, const std::string& text);
   // The DM channel of {opener, to}, made or reused; waits for the store writer.
   engine::Result<std::string> open_dm(const engine::Pubkey& opener, const engine::Pubkey& to);
+  // The raw approval token, privately to a named approver: a DM from the relay's
+  // own identity, so it is not lost in a conversation with the workflow's owner.
+  void send_approval_dm(const RunJob& job, const engine::Pubkey& approver, const std::string& text);
   engine::Result<StepOutput> set_topic(RunJob& job, const std::string& topic);
   engine::Result<StepOutput> add_reaction(RunJob& job, const std::string& emoji);
   engine::Result<StepOutput> delay(RunJob& job, size_t step_index, uint64_t secs, uint64_t timeout);

@@ -58,16 +58,31 @@ TEST_F(WorkflowTest, GrantedByTheNamedApproverResumesAtTheNextStep) {
   EXPECT_EQ(parked->current_step, 1);
   const std::string hash = approval_hash(approver, "asks");
   ASSERT_EQ(hash.size(), 64u);
-  // The raw token arrives privately, in a DM from the owner.
-  std::string text;
+  // The raw token arrives privately, in a DM from the relay's own identity
+  // (not in a conversation with the owner), naming the workflow.
+  const std::string relay_hex = relay_self_pubkey(relay());
+  std::optional<engine::Event> dm;
   auto deadline_dm = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (text.empty() && std::chrono::steady_clock::now() < deadline_dm) {
-    ReqResult dms = approver->req(unique_text("dm"), R"({"kinds":[9],"#p":[")" + owner.hex + R"("]})");
+  while (!dm && std::chrono::steady_clock::now() < deadline_dm) {
+    ReqResult dms = approver->req(unique_text("dm"), R"({"kinds":[9],"authors":[")" + relay_hex + R"("]})");
     for (const engine::Event& e : dms.events) {
-      if (e.content.find("/api/approvals/") != std::string::npos) text = e.content;
+      if (e.content.find("/api/approvals/") != std::string::npos) dm = e;
     }
   }
-  ASSERT_FALSE(text.empty());
+  ASSERT_TRUE(dm.has_value());
+  EXPECT_NE(dm->content.find("Workflow \"Incident Triage\" asks for your approval"), std::string::npos) << dm->content;
+  EXPECT_TRUE(has_tag(*dm, {"workflow", id, "Incident Triage"}));
+  const std::string dm_channel(dm->first_tag_value("h"));
+  HttpReply dm_detail = rest(approver.key, "GET", "/api/channels/" + dm_channel);
+  EXPECT_EQ(dm_detail.status, 200) << dm_detail.body;
+  EXPECT_EQ(json_str(dm_detail.body, "channel_type"), "dm");
+  // The owner is not in that DM: neither the token nor the DM reach her.
+  EXPECT_TRUE(owner->req(unique_text("peek"), R"({"ids":[")" + dm->id_hex() + R"("]})").events.empty());
+  EXPECT_EQ(rest(owner.key, "GET", "/api/channels/" + dm_channel).status, 403);
+  // The feed lists the request once (its 46010), the DM not again as a mention.
+  HttpReply feed = rest(approver.key, "GET", "/api/feed?types=mentions");
+  EXPECT_EQ(feed.body.find(dm->id_hex()), std::string::npos) << feed.body;
+  const std::string& text = dm->content;
   size_t at = text.find("/api/approvals/") + 15;
   const std::string token = text.substr(at, 36);
   // Approvals listing shows the hash, never the token.

@@ -279,7 +279,7 @@ steps:
   std::vector<uint16_t> kinds;
   for (const engine::Event& e : told) {
     kinds.push_back(e.kind);
-    EXPECT_TRUE(has_tag(e, {"workflow", id}));
+    EXPECT_TRUE(has_tag(e, {"workflow", id, "Narrated"}));  // its name too, for people
     EXPECT_TRUE(has_tag(e, {"run", run_id}));
     EXPECT_TRUE(has_tag(e, {"buzz:workflow", "true"}));
   }

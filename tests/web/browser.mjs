@@ -3,7 +3,7 @@
 // their own, the steps a person takes (type, wait for text, hover a
 // message and click one of its buttons), and a real PNG to upload.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import net from 'node:net';
@@ -36,8 +36,9 @@ function freePort() {
 // a browser (with these extra command-line flags). stop() ends both; crash()
 // kills the relay and restart() starts it again on the same port and data.
 // With tls, the relay serves https:// and wss:// itself (docs/tls.md) with a
-// certificate from a test CA, which the browser trusts by its key.
-export async function startWorld({ browserArgs = [], closed = false, rateLimits = false, owner = '', tls = false } = {}) {
+// certificate from a test CA, which the browser trusts by its key. env: the
+// relay's extra environment (its configuration, docs/configuration.md).
+export async function startWorld({ browserArgs = [], closed = false, rateLimits = false, owner = '', tls = false, env = {} } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'buzz-web-'));
   const pki = tls ? makeTestPki(mkdtempSync(join(tmpdir(), 'buzz-web-pki-'))) : null;
@@ -48,7 +49,7 @@ export async function startWorld({ browserArgs = [], closed = false, rateLimits 
     server = spawn(binary, ['serve', ...(closed ? [] : ['--open']), ...(rateLimits ? [] : ['--rate-limits', 'false']),
       ...(owner ? ['--owner', owner] : []), '--bind', `127.0.0.1:${port}`,
       '--relay-url', base.replace('http', 'ws'), '--data-dir', dataDir,
-      ...(pki ? ['--tls-cert', pki.cert, '--tls-key', pki.key] : [])], { stdio: ['ignore', 'ignore', 'inherit'] });
+      ...(pki ? ['--tls-cert', pki.cert, '--tls-key', pki.key] : [])], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
     let healthy = false;
     for (let i = 0; i < 100 && !healthy; i++) {
       try { healthy = pki ? (await httpsGet(`${base}/health`, pki.ca)).status === 200 : (await fetch(`${base}/health`)).ok; } catch {}
@@ -76,6 +77,19 @@ export async function startWorld({ browserArgs = [], closed = false, rateLimits 
     if (pki) rmSync(pki.dir, { recursive: true, force: true });
   };
   return { base, dataDir, browser, stop, crash, restart };
+}
+
+const AXE = readFileSync(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+
+// axe-core's serious and critical violations on the page as it is now, each
+// named by the screen. BUZZ_WEB_SHOTS=<dir> keeps a screenshot of each screen checked.
+export async function axeViolations(page, screen) {
+  if (process.env.BUZZ_WEB_SHOTS) await page.screenshot({ path: `${process.env.BUZZ_WEB_SHOTS}/axe-${screen}.png` });
+  await page.evaluate(AXE);  // evaluated by the debugger protocol, so the page's CSP does not apply
+  const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
+  return found.map((f) => `${screen}: ${f}`);
 }
 
 // A person in a browser context of their own, signed in with a new key and this display name.

@@ -35,6 +35,8 @@ test('a browser gets the client at /, a Nostr client still gets NIP-11', async (
   assert.equal((await fetch(world.base + '/', { headers: { Accept: 'text/html', 'If-None-Match': etag } })).status, 304);
   const nip11 = await fetch(world.base + '/', { headers: { Accept: 'application/nostr+json' } });
   assert.equal(nip11.headers.get('content-type'), 'application/nostr+json');
+  // Keyed by Accept: a browser's cache never gives this document for the page.
+  assert.match(nip11.headers.get('vary') ?? '', /\bAccept\b/);
   assert.equal((await fetch(world.base + '/info', { headers: { Accept: 'text/html' } })).headers.get('content-type'), 'application/nostr+json');
   assert.match((await fetch(world.base + '/app/app.js')).headers.get('content-type'), /^text\/javascript/);
   assert.equal((await fetch(world.base + '/app/missing.js')).status, 404);
@@ -197,28 +199,42 @@ steps:
   await bob.page.click('#feed .approval button.grant');
   await waitText(bob.page, '#feed .approval', 'granted');
   await bob.page.waitForFunction(() => !document.querySelector('#open-feed .unread'));
+  // The feed names the workflow that asks.
+  await waitText(bob.page, '#feed .approval small', 'Ask Bob · #secret-room');
   await waitText(alice.page, '.messages .msg', 'deploy approved', 30000);
-  // Its post is the workflow's, not a relay key's hex.
+  // Its post is under the workflow's name, not a relay key's hex.
   assert.equal(await alice.page.$$eval('.messages .msg', (ms) => ms.find((m) => m.textContent.includes('deploy approved'))
-    .querySelector('.author').textContent), 'Workflow');
+    .querySelector('.author').textContent), 'Ask Bob');
+  // The request came privately too: a DM from the relay itself, listed under
+  // the relay's name (NIP-11), not in a conversation with Alice and not as a key.
+  const info = await (await fetch(world.base + '/info')).json();
+  assert.ok(info.name && info.self, JSON.stringify(info));
+  const relayDm = `[data-dm="${info.self}"]`;
+  await waitText(bob.page, '#dm-list .chan', info.name, 30000);
+  await bob.page.click(relayDm);
+  await waitText(bob.page, '.messages .msg', 'Workflow "Ask Bob" asks for your approval: Deploy to production? Asked of @Bob');
+  assert.ok(!(await textOf(bob.page, '.messages .msg')).some((t) => /[0-9a-f]{64}|\/api\/approvals\//.test(t)), 'no key, no token link as text');
 
   // Asked again, Bob denies: the run stops there, and the feed no longer asks him.
   await bob.page.click('[data-channel="secret-room"]');
   await bob.page.waitForSelector('.messages[aria-busy="false"]');
   await say(bob, alice, 'deploy the hotfix too');
   await waitText(bob.page, '#open-feed .unread', '1');
-  // After a reload the relay's feed is read again: still one, the granted one not counted.
+  // After a reload (the page again, never a cached NIP-11 answer) the relay's
+  // feed is read again: still one, the granted one not counted.
   await bob.page.reload();
   await bob.page.waitForSelector('.status.online', { timeout: 30000 });
   await waitText(bob.page, '#open-feed .unread', '1');
-  await bob.page.click('#open-feed');
-  for (let i = 0; i < 60 && !(await bob.page.$('#feed .approval button.deny')); i++) {
-    await new Promise((r) => setTimeout(r, 500));
-    await bob.page.click('#open-feed');
-  }
-  await bob.page.click('#feed .approval button.deny');
-  await waitText(bob.page, '#feed .approval', 'denied');
-  await bob.page.waitForFunction(() => !document.querySelector('#open-feed .unread'));
+  // Bob answers this one in the relay's DM: its Deny button, the feed follows.
+  await bob.page.click(relayDm);
+  await bob.page.waitForFunction(() => document.querySelectorAll('.messages .msg button.deny').length === 2, { timeout: 30000 });
+  const denies = await bob.page.$$('.messages .msg button.deny');
+  await denies[1].click();
+  await waitText(bob.page, '.messages .msg .approval-answer', 'You denied it.');
+  await bob.page.waitForFunction(() => !document.querySelector('#open-feed .unread'), { timeout: 30000 });
+  // The first one's buttons say it was answered already.
+  await (await bob.page.$$('.messages .msg button.grant'))[0].click();
+  await waitText(bob.page, '.messages .msg .approval-answer', 'Not answered: approval already granted');
   await bob.page.click('#open-feed');
   await waitText(bob.page, '#feed', 'Nothing waiting for you.');
   await new Promise((r) => setTimeout(r, 2000));  // what a granted run would have said by now
@@ -250,11 +266,13 @@ test('a DM between two people, invisible to the third', async () => {
   await carol.page.waitForFunction(() => [...document.querySelectorAll('#dm-list .chan')]
     .some((c) => c.textContent.includes('Alice Liddell') && c.textContent.includes('Bob')), { timeout: 30000 });
   assert.equal((await carol.page.$$('#dm-list .chan')).length, 1);
-  // Bob hides the first one; it leaves his list, the DM of three stays.
-  await bob.page.click('#dm-list .chan:not(.active)');
+  // Bob hides the first one; it leaves his list, the DM of three (and the
+  // relay's, from the approvals above) stay.
+  const aliceOnly = `#dm-list [data-dm="${alice.pubkey}"]`;
+  await bob.page.click(aliceOnly);
   await waitText(bob.page, '.channel-head h1', 'Alice Liddell');
   await bob.page.click('#hide-dm');
-  await bob.page.waitForFunction(() => document.querySelectorAll('#dm-list .chan').length === 1, { timeout: 30000 });
+  await bob.page.waitForFunction((sel) => !document.querySelector(sel), { timeout: 30000 }, aliceOnly);
   await waitText(bob.page, '#dm-list .chan', 'Carol');
 });
 

@@ -10,28 +10,18 @@
 // BUZZ_WEB_SHOTS=<dir> keeps a screenshot of each screen checked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finalizeEvent } from 'nostr-tools/pure';
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { startWorld, signIn, waitText, waitNoText, type, say, act, connect, rest, createChannel, openChannel, editMessage, png } from './browser.mjs';
+import { startWorld, axeViolations, signIn, waitText, waitNoText, type, say, act, connect, rest, createChannel, openChannel, editMessage, png } from './browser.mjs';
 
-const AXE = readFileSync(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 let world;
 const people = {};
 const shot = (page, name) => process.env.BUZZ_WEB_SHOTS && page.screenshot({ path: `${process.env.BUZZ_WEB_SHOTS}/${name}.png` });
-
-// axe-core's serious and critical violations on the page as it is now.
-async function violations(page, screen) {
-  await shot(page, 'axe-' + screen);
-  await page.evaluate(AXE);  // evaluated by the debugger protocol, so the page's CSP does not apply
-  const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
-  return found.map((f) => `${screen}: ${f}`);
-}
+const violations = axeViolations;
 
 const channelId = async (person, name) => (await rest(world, person, 'GET', '/api/channels')).json.find((c) => c.name === name).id;
 

@@ -2,8 +2,12 @@
 import { getToken } from 'nostr-tools/nip98';
 import { bytesToHex } from 'nostr-tools/utils';
 
+// The path of a URL this relay serves (absolute, or relative to the page), else null:
+// the page's CSP shows pictures from this relay only.
+export const ours = (url) => { if (!url) return null; try { const u = new URL(url, location.href); return u.origin === location.origin ? u.pathname : null; } catch { return null; } };
+
 export function makeApi(signer) {
-  async function call(method, path, body) {
+  async function call(method, path, body, type = 'application/json') {
     const url = location.origin + path;
     const text = body === undefined ? undefined : JSON.stringify(body);
     // A nonce makes each authorization unique: two identical calls in one second
@@ -12,7 +16,7 @@ export function makeApi(signer) {
     const token = await getToken(url, method, (e) => signer.sign({ ...e, tags: [...e.tags, ['nonce', nonce]] }), true, body);
     const r = await fetch(url, {
       method, body: text,
-      headers: { Authorization: token, ...(text ? { 'Content-Type': 'application/json' } : {}) },
+      headers: { Authorization: token, ...(text ? { 'Content-Type': type } : {}) },
     });
     const json = await r.json().catch(() => ({}));
     if (!r.ok) throw new Error(json.error || `HTTP ${r.status}`);
@@ -44,6 +48,9 @@ export function makeApi(signer) {
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body),
     put: (path, body) => call('PUT', path, body),
+    del: (path) => call('DELETE', path),
+    // NIP-86 relay management (docs/reference/nip86.md): JSON-RPC at POST /; its result.
+    rpc: async (method, params = []) => (await call('POST', '/', { method, params }, 'application/nostr+json+rpc')).result,
     upload,
   };
 }

@@ -6,10 +6,11 @@ import { apply, emptyChannel, timeline, thread, threadRoot, pinned } from './mod
 import { usePeople, named } from './people.js';
 import { Members, Settings } from './admin.jsx';
 import { Canvas } from './canvas.jsx';
-import { Markdown } from './markdown.jsx';
+import { Markdown, firstLink } from './markdown.jsx';
 import { Avatar } from './avatar.jsx';
-import { EmojiButton, EmojiPicker, emojiSuggestions } from './emoji.jsx';
+import { EmojiButton, EmojiPicker, emojiSuggestions, emojiTags, emojiOf, CustomEmoji, ReactionEmoji, useTeamEmoji } from './emoji.jsx';
 import { useHuddle, HuddleButton } from './huddle.jsx';
+import { ours } from './api.js';
 
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
 const FULL = new Intl.DateTimeFormat([], { dateStyle: 'full', timeStyle: 'short' });
@@ -52,8 +53,6 @@ function imetaOf(tags) {
   return byUrl;
 }
 
-// Only what this relay serves: the page's CSP allows no other source.
-const ours = (text) => { try { const u = new URL(text); return u.origin === location.origin ? u.pathname : null; } catch { return null; } };
 
 // An image the relay serves, inline: its thumbnail when the upload has one
 // (320 px, not the whole photo), a link to the full image, and its size known
@@ -79,13 +78,70 @@ function Content({ text, tags }) {
     if (!meta && !image) return null;
     return image ? <InlineImage path={path} meta={meta} /> : <FileCard path={path} meta={meta} />;
   };
-  return <Markdown class="content" dir="auto" text={text} url={url} />;
+  return <Markdown class="content" dir="auto" text={text} url={url} emoji={emojiOf(tags)} />;
+}
+
+// A workflow's name, from its tag (docs/reference/workflows.md §12).
+export const workflowName = (ev) => ev.tags.find((t) => t[0] === 'workflow')?.[2] || 'Workflow';
+
+// The raw token's links in an approval's DM (docs/reference/workflows.md §11.2).
+const APPROVAL_LINKS = /\/api\/approvals\/([0-9a-f-]{36})\/grant\b/;
+const APPROVAL_LINES = /^(?:Approve|Deny): POST \S+\/api\/approvals\/[0-9a-f-]{36}\/(?:grant|deny)$/gm;
+
+function ApprovalButtons({ token, api }) {
+  const [done, setDone] = useState('');
+  const answer = (action, word) => api.post(`/api/approvals/${token}/${action}`, {})
+    .then(() => setDone(word), (e) => setDone('Not answered: ' + e.message));
+  if (done) return <p class="approval-answer" role="status">{done}</p>;
+  return (
+    <p class="approval-answer">
+      <button class="grant" onClick={() => answer('grant', 'You granted it.')}>Grant</button>{' '}
+      <button class="deny" onClick={() => answer('deny', 'You denied it.')}>Deny</button>
+    </p>
+  );
+}
+
+// What a link in a message shows under it: its page's title, description and
+// picture, as the relay fetched them (GET /api/link-preview: the browser never
+// contacts the site; the picture is a data: URL). Asked for once per link and
+// page, when the message comes into view; nothing is shown when there is none.
+const previews = new Map();  // url -> Promise of the preview, or null
+function LinkPreview({ url, api }) {
+  const [p, setP] = useState(null);
+  const slot = useRef(null);
+  useEffect(() => {
+    let live = true;
+    const seen = new IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      seen.disconnect();
+      if (!previews.has(url)) {
+        previews.set(url, api.get('/api/link-preview?url=' + encodeURIComponent(url)).catch((e) => {
+          if (/too many|network|fetch/i.test(e.message)) previews.delete(url);  // asked again later
+          return null;
+        }));
+      }
+      previews.get(url).then((v) => { if (live) setP(v); });
+    });
+    seen.observe(slot.current);
+    return () => { live = false; seen.disconnect(); };
+  }, [url]);
+  if (!p) return <span ref={slot} class="preview-slot" />;
+  return (
+    <a class="link-preview" href={p.url} target="_blank" rel="noopener noreferrer">
+      {p.image && <img src={p.image} alt="" />}
+      <span>
+        {p.site_name && <small>{p.site_name}</small>}
+        <strong>{p.title || p.url}</strong>
+        {p.description && <span class="description">{p.description}</span>}
+      </span>
+    </a>
+  );
 }
 
 // The one message showing its actions: entering or focusing another takes them.
 let hotOff = null;
 
-function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEdit, onDelete, onPin, pins, inThread, pending, onRetry, onDiscard, cont }) {
+function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply, onEdit, onDelete, onPin, pins, inThread, pending, onRetry, onDiscard, cont }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const edit = state.edits.get(ev.id);
@@ -119,11 +175,16 @@ function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEd
       </article>
     );
   }
-  // A workflow's post is signed by the relay: said as the workflow's, with
-  // the people it names (64 hex characters) by their names.
+  // A workflow's post is signed by the relay: said under the workflow's name,
+  // with the people it names (64 hex characters) by their names; an approval's
+  // grant and deny links (its DM from the relay) are buttons.
   const workflow = ev.tags.some((t) => t[0] === 'buzz:workflow');
-  const text = workflow ? named(edit ? edit.content : ev.content, people) : edit ? edit.content : ev.content;
-  const author = workflow ? 'Workflow' : people.name(ev.pubkey);
+  let text = workflow ? named(edit ? edit.content : ev.content, people) : edit ? edit.content : ev.content;
+  const author = workflow ? workflowName(ev) : people.name(ev.pubkey);
+  const token = workflow && ev.pubkey === people.relayKey && APPROVAL_LINKS.exec(text)?.[1];
+  if (token) text = text.replace(APPROVAL_LINES, '').trimEnd();
+  const link = firstLink(text);
+  const shown = link && !ours(link) ? link : null;
   const pin = pins?.get(ev.id);
   // cont: the same person a moment after their previous message, drawn under
   // it without the name (kept for screen readers) and its time on hover.
@@ -134,20 +195,22 @@ function Message({ ev, state, me, people, onReact, onPickReaction, onReply, onEd
       {!cont && <Avatar pubkey={ev.pubkey} people={people} workflow={workflow} />}
       <div class="msg-body">
         <header>
-          <strong class="author">{author}</strong>
+          <strong class="author">{author}</strong>{workflow && <span class="badge">workflow</span>}
           <time dateTime={new Date(ev.created_at * 1000).toISOString()} title={FULL.format(ev.created_at * 1000)}>{time}</time>
           {edit && <span class="edited">(edited)</span>}
         </header>
         {pin && <p class="pinned-mark">📌 Pinned by {[...pin.by.keys()].map((pk) => (pk === me ? 'you' : people.name(pk))).join(', ')}</p>}
         {editing ? <EditBox text={text} onSave={(t) => { setEditing(false); if (t !== text) onEdit(ev, t); }} onCancel={() => setEditing(false)} />
           : <Content text={text} tags={ev.tags} />}
+        {token && <ApprovalButtons token={token} api={api} />}
+        {!editing && shown && <LinkPreview url={shown} api={api} />}
         {confirming && <p class="confirm" role="alert">Delete this message for everyone?{' '}
           <button class="confirm-delete danger" onClick={() => { setConfirming(false); onDelete(ev); }}>Delete</button>{' '}
           <button class="cancel-delete" onClick={() => setConfirming(false)}>Cancel</button></p>}
         <footer>
           {reactions && [...reactions].map(([emoji, who]) => (
             <button class={who.has(me) ? 'reaction mine' : 'reaction'} aria-pressed={who.has(me)} aria-label={`${emoji} ${who.size}, ${[...who.keys()].map((pk) => people.name(pk)).join(', ')}`}
-              title={[...who.keys()].map((pk) => people.name(pk)).join(', ')} onClick={() => onReact(ev, emoji)}>{emoji} {who.size}</button>
+              title={[...who.keys()].map((pk) => people.name(pk)).join(', ')} onClick={() => onReact(ev, emoji)}><ReactionEmoji emoji={emoji} /> {who.size}</button>
           ))}
           {!inThread && replies > 0 && <button class="reply replies" onClick={() => onReply(ev)}>{`${replies} repl${replies === 1 ? 'y' : 'ies'}`}</button>}
           {hot && !editing && <span class="actions">
@@ -246,7 +309,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
   const options = mentions.length ? mentions : emoji;
   const chosen = Math.min(choice, options.length - 1);
   const pick = (m) => {
-    if (Array.isArray(m)) setText(text.replace(/:[a-z0-9_+-]*$/, m[1] + ' '));
+    if (Array.isArray(m)) setText(text.replace(/:[a-z0-9_+-]*$/i, m[1] + ' '));
     else {
       setText(text.replace(/@[\w.-]*$/, '@' + label(m) + ' '));
       mentioned.current.set('@' + label(m), m.pubkey);
@@ -272,6 +335,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
       let content = sending.text.trim();
       const tags = [];
       for (const [name, pubkey] of sending.mentioned) if (content.includes(name)) tags.push(['p', pubkey]);
+      tags.push(...emojiTags(content));
       if (sending.preview) {
         const d = await api.upload(sending.preview.file);
         content = (content ? content + '\n' : '') + d.url;
@@ -307,7 +371,7 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
       {emoji.length > 0 && (
         <ul class="mentions emoji-options" role="listbox" aria-label="emoji">
           {emoji.map((m, i) => <li key={m[0]}><button type="button" role="option" aria-selected={i === chosen} class={i === chosen ? 'chosen' : ''}
-            onClick={() => pick(m)}>{m[1]} :{m[0]}:</button></li>)}
+            onClick={() => pick(m)}>{m[2] ? <CustomEmoji code={m[0]} path={m[2]} /> : m[1]} :{m[0]}:</button></li>)}
         </ul>
       )}
       {preview && <div class="preview">
@@ -339,6 +403,7 @@ const sendingAt = () => (lastSent = Math.max(Math.floor(Date.now() / 1000), last
 
 export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil, relay, outbox, api, me, onError, onChanged, onDm, onOpen, onHidden, call, onJoin }) {
   const people = usePeople();
+  useTeamEmoji();  // reactions with a team emoji are drawn again when the palette changes
   const state = useRef(emptyChannel());
   const [version, setVersion] = useState(0);
   const [loaded, setLoaded] = useState(false);
@@ -541,7 +606,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     if (!mine) reacted.current.set(key, created_at);
     const r = mine
       ? await relay.publish({ kind: 5, tags: [['e', mine], ['h', channel.id]] })
-      : await relay.publish({ kind: 7, created_at, content: emoji, tags: [['h', channel.id], ['p', ev.pubkey], ['e', ev.id]] });
+      : await relay.publish({ kind: 7, created_at, content: emoji, tags: [['h', channel.id], ['p', ev.pubkey], ['e', ev.id], ...emojiTags(emoji)] });
     if (!r.ok) onError(r.message);
   };
   const edit = async (ev, text) => {
@@ -609,7 +674,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     const below = r.bottom + 290 < innerHeight;
     return { position: 'fixed', right: Math.max(8, innerWidth - r.right) + 'px', ...(below ? { top: r.bottom + 4 + 'px', bottom: 'auto' } : { bottom: innerHeight - r.top + 4 + 'px', top: 'auto' }) };
   };
-  const props = { state: state.current, me, people, onReact: react, onPickReaction: (ev, button) => setPicking({ ev, style: pickerAt(button) }), onPin: pin, pins: pinsOf, onReply: setOpenThread, onEdit: edit, onDelete: del,
+  const props = { state: state.current, me, people, api, onReact: react, onPickReaction: (ev, button) => setPicking({ ev, style: pickerAt(button) }), onPin: pin, pins: pinsOf, onReply: setOpenThread, onEdit: edit, onDelete: del,
     onRetry: (id) => outbox.retry(id), onDiscard: (id) => outbox.discard(id) };
   const pendingOf = (items) => items.map((i) => <Message key={i.id} ev={i.event} pending={i} {...props} />);
   const typers = Object.keys(typing);

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { tag } from './model.js';
 import { usePeople, named } from './people.js';
+import { workflowName } from './channel.jsx';
 
 export function SearchView({ q, api, onOpen }) {
   const people = usePeople();
@@ -36,7 +37,7 @@ function Approval({ item, relay, onAnswered, people }) {
   };
   return (
     <li class="approval">
-      <small>#{item.channel_name}</small> <span>{named(item.content, people)}</span>
+      <small>{workflowName(item)} · #{item.channel_name}</small> <span>{named(item.content, people)}</span>
       {done ? <em>{done}</em> : (
         <span>
           <button class="grant" onClick={() => answer(46030, 'granted')}>Grant</button>

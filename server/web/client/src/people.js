@@ -20,6 +20,18 @@ export class People {
     this.pending = new Set();
     this.listeners = new Set();
     this.notifying = false;
+    // The relay's own key (NIP-11 `self`) signs what the relay itself says,
+    // such as an approval's DM: shown under the relay's name, not as a key.
+    // Read from /info, which is only ever NIP-11: the page's own URL answers
+    // NIP-11 too, by Accept, and a cached answer there would stand for the page.
+    this.relayKey = null;
+    this.relayName = 'the relay';
+    fetch('/info').then((r) => r.json()).then((doc) => {
+      if (typeof doc.self !== 'string') return;
+      this.relayKey = doc.self;
+      if (typeof doc.name === 'string' && doc.name) this.relayName = doc.name;
+      this.changed();
+    }, () => {});
     // Presence changes of everyone sharing a channel with me, as they happen;
     // the relay's own "offline" names its subject in a p tag.
     relay.subscribe([{ kinds: [20001], limit: 0 }], (ev) => {
@@ -31,7 +43,8 @@ export class People {
 
   name(pubkey) {
     const p = this.profiles.get(pubkey)?.content;
-    return (p && (p.display_name || p.name)) || shortKey(pubkey);
+    if (p && (p.display_name || p.name)) return p.display_name || p.name;
+    return pubkey === this.relayKey ? this.relayName : shortKey(pubkey);
   }
   presence(pubkey) { return this.status.get(pubkey) || 'offline'; }
   profile(pubkey) { return this.profiles.get(pubkey)?.content || {}; }

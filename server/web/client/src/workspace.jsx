@@ -5,6 +5,9 @@ import { makeApi } from './api.js';
 import { signOut, npub } from './signer.js';
 import { ChannelView } from './channel.jsx';
 import { SearchView, FeedView, pending } from './panels.jsx';
+import { ChannelBrowser } from './browse.jsx';
+import { watchTeamEmoji } from './emoji.jsx';
+import { OperatorPage, useRelayRole } from './operator.jsx';
 import { People, PeopleContext, usePeople, findPerson } from './people.js';
 import { Outbox } from './outbox.js';
 import { HuddleBar } from './huddle.jsx';
@@ -90,6 +93,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const [view, setView] = useState({ type: 'none' });
   const [error, setError] = useState('');
   const [menu, setMenu] = useState(false);
+  const relayRole = useRelayRole(api);
+  const operator = relayRole === 'owner' || relayRole === 'admin';
 
   const refresh = useCallback(() => api.get('/api/channels').then((all) => {
     marks.list ??= performance.now();
@@ -111,6 +116,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
     return () => { clearInterval(t); document.removeEventListener('visibilitychange', shown); };
   }, [refresh]);
 
+  useEffect(() => watchTeamEmoji(relay), [relay]);
   // My membership changing (added, removed) refreshes the list at once.
   useEffect(() => relay.subscribe([{ kinds: [44100, 44101], '#p': [signer.pubkey], limit: 0 }], () => refresh()), [relay]);
 
@@ -195,9 +201,12 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
     const stop = relay.subscribe([
       { kinds: [9], '#h': listed, since, limit: UNREAD_WINDOW },
       { kinds: [46010], '#h': listed, '#p': [signer.pubkey], limit: 0 },
+      { kinds: [46011, 46012], '#h': listed, '#p': [signer.pubkey], limit: 0 },
     ], (ev) => {
       const id = ev.tags.find((t) => t[0] === 'h' && listed.includes(t[1]))?.[1];
       if (!id) return;
+      // An approval I answered, here or elsewhere (its DM's buttons, another device).
+      if (ev.kind !== 46010 && ev.kind !== 9) { countFeed().catch(() => {}); return; }
       if (ev.kind === 46010) {
         if (live && !counted.current.has(ev.id)) { counted.current.add(ev.id); setWaiting((w) => ({ ...w, approvals: w.approvals + 1 })); }
         return;
@@ -334,7 +343,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
     if (!pks.length) return (c.participants || []).join(', ') || 'DM';
     return (
       <span>
-        {pks.length === 1 && <span class={'dot ' + people.presence(pks[0])} title={people.presence(pks[0])} />}
+        {pks.length === 1 && pks[0] !== people.relayKey && <span class={'dot ' + people.presence(pks[0])} title={people.presence(pks[0])} />}
         {pks.map((pk) => people.name(pk)).join(', ')}
       </span>
     );
@@ -346,7 +355,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   };
   const entry = (c, label) => (
     <li key={c.id}>
-      <button class={(c.id === openId ? 'chan active' : 'chan') + (muted.has(c.id) ? ' muted' : '')} data-channel={c.name} onClick={() => open(c.id)}
+      <button class={(c.id === openId ? 'chan active' : 'chan') + (muted.has(c.id) ? ' muted' : '')} data-channel={c.name} data-dm={c.channel_type === 'dm' ? others(c).join(',') : undefined} onClick={() => open(c.id)}
         aria-current={c.id === openId ? 'page' : undefined}>
         <span>{label}{muted.has(c.id) && <span class="muted-mark" aria-label="muted" title="muted"> 🔕</span>}</span>
         {unread[c.id] > 0 && <span class="unread" aria-label={`${unread[c.id]}${more.has(c.id) ? '+' : ''} unread`}>{unread[c.id]}{more.has(c.id) ? '+' : ''}</span>}
@@ -375,6 +384,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
           <ul id="starred-list">{channels.filter((c) => starred.has(c.id)).map((c) => entry(c, c.channel_type === 'dm' ? dmLabel(c) : streamLabel(c)))}</ul>
         </>}
         <h2>Channels</h2>
+        <button class="chan" id="browse-channels" aria-current={view.type === 'browse' ? 'page' : undefined}
+          onClick={() => { setView({ type: 'browse' }); setMenu(false); }}><span>Browse channels</span></button>
         <ul id="channel-list">{streams.filter((c) => !starred.has(c.id)).map((c) => entry(c, streamLabel(c)))}</ul>
         <form class="create" onSubmit={createChannel}>
           <input name="name" id="new-channel" placeholder="new channel" aria-label="new channel name" />
@@ -395,6 +406,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
             <Avatar pubkey={signer.pubkey} people={people} size={22} /><span class={'dot ' + people.presence(signer.pubkey)} />{people.name(signer.pubkey)}
           </button>
           <button id="open-profile" title="Your picture, appearance, notifications" onClick={() => { setView({ type: 'profile' }); setMenu(false); }}>Settings</button>
+          {operator && <button id="open-operator" title="The relay's members, roles and health" onClick={() => { setView({ type: 'operator' }); setMenu(false); }}>Relay</button>}
           {signer.nsec && <button id="backup-key" title="Show, copy or download your secret key" onClick={() => setView({ type: 'backup' })}>Key</button>}
           <button id="sign-out" onClick={async () => {
             if (signer.nsec && !backedUp(signer.pubkey) &&
@@ -431,9 +443,12 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
         {view.type === 'search' && <SearchView key={view.q} q={view.q} api={api} onOpen={open} />}
         {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open}
           onAnswered={() => setWaiting((w) => ({ ...w, approvals: Math.max(0, w.approvals - 1) }))} />}
+        {view.type === 'browse' && <ChannelBrowser channels={channels} relay={relay} onOpen={open} onError={setError}
+          onJoined={(id) => refresh().then(() => open(id))} />}
         {view.type === 'none' && <p class="empty">Pick a channel, or create one.</p>}
-        {view.type === 'profile' && <Profile signer={signer} api={api} onError={setError} onClose={() => setView({ type: 'none' })}
+        {view.type === 'profile' && <Profile signer={signer} relay={relay} api={api} onError={setError} onClose={() => setView({ type: 'none' })}
           onBackup={() => setView({ type: 'backup' })} />}
+        {view.type === 'operator' && operator && <OperatorPage api={api} me={signer.pubkey} role={relayRole} onError={setError} />}
         {view.type === 'backup' && <KeyBackup signer={signer} onClose={() => setView({ type: 'none' })} />}
       </main>
     </div>

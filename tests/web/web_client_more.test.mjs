@@ -1,0 +1,257 @@
+// The rest of issue 33 §2, each done in headless Chromium as a person does it,
+// against the real buzz binary: link previews (fetched by the relay through
+// the workflows' SSRF-safe request, from a local test HTTP server: loopback
+// is a private address, so the relay runs with 127.0.0.1 on the workflows'
+// allow-list, as the webhook tests do; a private address shows nothing) and
+// the channel browser (finding and joining open channels; a private one never
+// listed) and the team's custom emoji (NIP-30: a set per member, :shortcode:
+// completion, pictures in messages and reactions), with axe-core over the new
+// screens and the phone layout; and the operator page (the relay's members and
+// roles through NIP-86 under its rules, an admin refused what only the owner
+// may do, a member never offered the page; health and metrics).
+//   BUZZ_BINARY=build-ci/buzz node --test web_client_more.test.mjs
+// BUZZ_WEB_SHOTS=<dir> keeps a screenshot of each screen checked.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import { nsecEncode } from 'nostr-tools/nip19';
+import { getToken } from 'nostr-tools/nip98';
+import { startWorld, axeViolations, signIn, waitText, waitNoText, say, act, rest, connect, createChannel, openChannel, png } from './browser.mjs';
+
+let world;
+let site;  // the linked pages' server
+const asked = [];  // the paths it was asked for
+const people = {};
+
+before(async () => {
+  world = await startWorld({ env: { BUZZ_WORKFLOW_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
+  site = http.createServer((req, res) => {
+    asked.push(req.url);
+    if (req.url === '/card.png') return res.writeHead(200, { 'Content-Type': 'image/png' }).end(png());
+    if (req.url === '/article') {
+      return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head>
+        <title>Plain title</title>
+        <meta property="og:site_name" content="Team Handbook">
+        <meta property="og:title" content="How we ship &amp; why">
+        <meta property="og:description" content="Our release train, step by step: freeze, test, ship.">
+        <meta property="og:image" content="/card.png"></head><body><script>alert(1)</script></body></html>`);
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise((r) => site.listen(0, '127.0.0.1', r));
+  for (const name of ['Alice', 'Bob']) people[name.toLowerCase()] = await signIn(world, name);
+});
+
+after(async () => {
+  await world?.stop();
+  site?.close();
+});
+
+const previewOf = (page, text) => page.evaluate((t) => {
+  const m = [...document.querySelectorAll('.messages .msg')].find((x) => x.textContent.includes(t));
+  const card = m?.querySelector('.link-preview');
+  if (!card) return null;
+  const img = card.querySelector('img');
+  return { text: card.textContent, href: card.getAttribute('href'), image: img && { src: img.src.slice(0, img.src.indexOf(',') + 1), loaded: img.complete && img.naturalWidth > 0 } };
+}, text);
+
+test('a link shows its page\'s title, description and picture, fetched by the relay; a private address shows none', async () => {
+  const { alice, bob } = people;
+  await createChannel(alice, 'reading');
+  await openChannel(bob, 'reading');
+  const url = `http://127.0.0.1:${site.address().port}/article`;
+  await say(alice, bob, `the release notes: ${url}`);
+  // Both see the card; the site was asked once (the relay's cache), never by a browser.
+  for (const { page } of [alice, bob]) {
+    await page.waitForFunction(() => document.querySelector('.messages .msg .link-preview img')?.naturalWidth > 0, { timeout: 30000 });
+    const card = await previewOf(page, 'the release notes');
+    assert.match(card.text, /Team Handbook/);
+    assert.match(card.text, /How we ship & why/);
+    assert.match(card.text, /Our release train, step by step/);
+    assert.equal(card.href, url);
+    assert.deepEqual(card.image, { src: 'data:image/jpeg;base64,', loaded: true });
+  }
+  assert.deepEqual(asked, ['/article', '/card.png']);
+
+  // A link to a private address: the relay refuses it (and never connects), nothing is shown.
+  const refused = bob.page.waitForResponse((r) => r.url().includes('/api/link-preview') && r.url().includes('10.0.0.7'), { timeout: 30000 });
+  await say(alice, bob, 'the router: http://10.0.0.7/admin');
+  const answer = await refused;
+  assert.equal(answer.status(), 502);
+  assert.match((await answer.json()).error, /^no preview: SSRF blocked/);
+  await new Promise((r) => setTimeout(r, 300));  // the refusal's render
+  assert.equal(await previewOf(bob.page, 'the router'), null);
+  assert.deepEqual(asked, ['/article', '/card.png']);
+
+  assert.deepEqual(await axeViolations(bob.page, 'link-preview'), []);
+});
+
+test('the channel browser lists the open channels one is not in, finds them by name or topic, and joins one', async () => {
+  const { alice, bob } = people;
+  await createChannel(alice, 'design-crit');
+  await alice.page.click('#toggle-settings');
+  await alice.page.type('#settings-topic', 'mockups every Friday');
+  await alice.page.click('#save-settings');
+  await createChannel(alice, 'ops-oncall');
+  await createChannel(alice, 'board-only', 'private');
+  await bob.page.click('#browse-channels');
+  await waitText(bob.page, '#channel-browser li', 'ops-oncall');
+  // Each with its topic and a Join (reading one is not joining it); a private channel never.
+  await waitText(bob.page, '#channel-browser li[data-browse="design-crit"]', 'mockups every Friday');
+  for (const name of ['design-crit', 'ops-oncall', 'reading']) {
+    assert.ok(await bob.page.$(`#channel-browser li[data-browse="${name}"] button.join`), name);
+  }
+  assert.equal(await bob.page.$('#channel-browser li[data-browse="board-only"]'), null);
+  assert.deepEqual(await axeViolations(bob.page, 'channel-browser'), []);
+  // Found by its topic's words.
+  await bob.page.type('#browse-filter', 'friday');
+  await waitNoText(bob.page, '#channel-browser li', 'ops-oncall');
+  assert.equal((await bob.page.$$('#channel-browser li')).length, 1);
+  await bob.page.click('#channel-browser li[data-browse="design-crit"] button.join');
+  // Joined: the channel opens, and he is one of its members.
+  await waitText(bob.page, '.channel-head h1', 'design-crit');
+  const listed = (await rest(world, bob, 'GET', '/api/channels')).json.find((c) => c.name === 'design-crit');
+  assert.equal(listed.is_member, true);
+  await bob.page.click('#browse-channels');
+  await bob.page.waitForSelector('#channel-browser li[data-browse="design-crit"] button.open-channel');
+  await bob.page.click('#channel-browser li[data-browse="design-crit"] button.open-channel');
+  await waitText(bob.page, '.channel-head h1', 'design-crit');
+});
+
+test('a team emoji: added in Settings, completed in the composer, drawn in messages and reactions; one without its tag, or from elsewhere, stays text', async () => {
+  const { alice, bob } = people;
+  // Alice adds :partyparrot: (a picture uploaded to the relay, her emoji set 30030).
+  await alice.page.click('#open-profile');
+  await alice.page.type('#emoji-code', 'partyparrot');
+  const file = join(world.dataDir, 'parrot.png');
+  writeFileSync(file, png());
+  try {
+    await (await alice.page.$('#emoji-file')).uploadFile(file);
+    await alice.page.click('#add-emoji');
+    await alice.page.waitForFunction(() => document.querySelector('#team-emoji img.custom-emoji')?.naturalWidth > 0, { timeout: 30000 });
+  } finally { rmSync(file, { force: true }); }
+  await waitText(alice.page, '#team-emoji', ':partyparrot:');
+  assert.deepEqual(await axeViolations(alice.page, 'settings-team-emoji'), []);
+  await alice.page.click('#profile-close');
+  await openChannel(alice, 'reading');
+
+  // Bob, live: ":part" offers it first; Tab takes it; his message carries its emoji tag.
+  await bob.page.click('[data-channel="reading"]');
+  await bob.page.waitForSelector('.messages[aria-busy="false"]');
+  await bob.page.focus('#message-input');
+  await bob.page.keyboard.type('we shipped :part');
+  await waitText(bob.page, '.emoji-options li:first-child', ':partyparrot:');
+  assert.ok(await bob.page.$('.emoji-options li:first-child img.custom-emoji'));
+  await bob.page.keyboard.press('Tab');
+  assert.equal(await bob.page.$eval('#message-input', (t) => t.value), 'we shipped :partyparrot: ');
+  await bob.page.keyboard.press('Enter');
+  await waitText(alice.page, '.messages .msg', 'we shipped');
+  await alice.page.waitForFunction(() => [...document.querySelectorAll('.messages .msg')].find((m) => m.textContent.includes('we shipped'))
+    ?.querySelector('.content img.custom-emoji[alt=":partyparrot:"]')?.naturalWidth > 0, { timeout: 30000 });
+
+  // Alice reacts with it from the picker; Bob sees the picture on the reaction.
+  await act(alice.page, 'we shipped', 'button.react-any');
+  await alice.page.type('.emoji-picker .emoji-search', 'parrot');
+  await (await alice.page.waitForSelector('.emoji-picker button.emoji.team')).click();
+  await bob.page.waitForFunction(() => document.querySelector('.messages .msg .reaction img.custom-emoji[alt=":partyparrot:"]')?.naturalWidth > 0, { timeout: 30000 });
+
+  // Without its emoji tag, or with a picture from another site, a shortcode stays text.
+  const channel = (await rest(world, alice, 'GET', '/api/channels')).json.find((c) => c.name === 'reading').id;
+  const relay = await connect(world, alice.secret);
+  const now = Math.floor(Date.now() / 1000);
+  await relay.publish(finalizeEvent({ kind: 9, created_at: now, content: 'plain :partyparrot: here', tags: [['h', channel]] }, alice.secret));
+  await relay.publish(finalizeEvent({ kind: 9, created_at: now + 1, content: 'far :evil: away',
+    tags: [['h', channel], ['emoji', 'evil', 'https://evil.example/e.png']] }, alice.secret));
+  relay.close();
+  await waitText(bob.page, '.messages .msg', 'far :evil: away');
+  await waitText(bob.page, '.messages .msg', 'plain :partyparrot: here');
+  assert.equal(await bob.page.evaluate(() => [...document.querySelectorAll('.messages .msg')]
+    .filter((m) => /plain :partyparrot:|far :evil:/.test(m.textContent)).some((m) => m.querySelector('.content img'))), false);
+  assert.deepEqual(await axeViolations(bob.page, 'team-emoji-in-messages'), []);
+});
+
+test('a link preview and the channel browser on a phone stay within the screen', async () => {
+  const dora = await signIn(world, 'Dora', { width: 390, height: 844 });
+  await dora.page.click('.menu-toggle');
+  await openChannel(dora, 'reading');
+  await dora.page.waitForFunction(() => document.querySelector('.messages .msg .link-preview img')?.naturalWidth > 0, { timeout: 30000 });
+  const right = await dora.page.$eval('.messages .msg .link-preview', (c) => c.getBoundingClientRect().right);
+  assert.ok(right <= 390, `the card ends at ${right}px`);
+  assert.equal(await dora.page.evaluate(() => document.documentElement.scrollWidth), 390);
+  assert.deepEqual(await axeViolations(dora.page, 'phone-link-preview'), []);
+  await dora.page.click('.menu-toggle');
+  await dora.page.click('#browse-channels');
+  await waitText(dora.page, '#channel-browser li', 'design-crit');
+  assert.equal(await dora.page.evaluate(() => document.documentElement.scrollWidth), 390);
+  const join = await dora.page.$eval('#channel-browser li[data-browse="ops-oncall"] button.join', (b) => b.getBoundingClientRect().right);
+  assert.ok(join <= 390, `Join ends at ${join}px`);
+  assert.deepEqual(await axeViolations(dora.page, 'phone-channel-browser'), []);
+});
+
+// A NIP-86 call (docs/reference/nip86.md) signed with this key, outside the browser.
+async function rpc(relay, secret, method, params) {
+  const url = relay.base + '/';
+  const body = { method, params };
+  const auth = await getToken(url, 'POST', (e) => finalizeEvent(e, secret), true, body);
+  const r = await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/nostr+json+rpc', Authorization: auth } });
+  return { status: r.status, json: await r.json() };
+}
+
+test('the operator page: the owner adds an admin and a member; an admin sees roles as text and is refused changing one; a member has no page', async () => {
+  const secret = generateSecretKey();
+  const relay = await startWorld({ owner: getPublicKey(secret) });
+  try {
+    const context = await relay.browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.setViewport({ width: 1200, height: 760 });
+    await page.goto(relay.base + '/');
+    await page.type('#nsec', nsecEncode(secret));
+    await page.type('#signin-name', 'Olive');
+    await page.click('#signin-key');
+    await page.waitForSelector('.status.online', { timeout: 30000 });
+    const eve = await signIn(relay, 'Eve');
+    const dave = await signIn(relay, 'Dave');
+    // A member (here, anyone not owner or admin) is not offered the page.
+    assert.equal(await dave.page.$('#open-operator'), null);
+
+    await (await page.waitForSelector('#open-operator', { timeout: 30000 })).click();
+    await waitText(page, '#relay-health', 'ready');
+    await waitText(page, '#relay-figures', 'connections open');
+    await waitText(page, '#relay-members', 'Olive (you)');
+    await page.type('#relay-add', 'Eve');
+    await page.select('#relay-add-role', 'admin');
+    await page.click('#relay-add-button');
+    await waitText(page, '#operator-said', 'Eve is a relay admin now.');
+    await page.waitForFunction((pk) => document.querySelector(`[data-relay-member="${pk}"] select`)?.value === 'admin', { timeout: 30000 }, eve.pubkey);
+    await page.type('#relay-add', 'Dave');
+    await page.click('#relay-add-button');
+    await waitText(page, '#operator-said', 'Dave is a relay member now.');
+    assert.deepEqual(await axeViolations(page, 'operator'), []);
+
+    // Eve, an admin now (after a reload), has the page, with the roles as text
+    // (only the owner changes them) and adding members only; the relay refuses
+    // her changing a role, and Dave, a member, reading the list at all.
+    await eve.page.reload();
+    await (await eve.page.waitForSelector('#open-operator', { timeout: 30000 })).click();
+    await waitText(eve.page, '#relay-members', 'Dave');
+    await waitText(eve.page, '#operator-role', 'only the owner gives or changes roles');
+    assert.equal(await eve.page.$('#relay-members select'), null);
+    assert.equal(await eve.page.$('#relay-add-role'), null);
+    assert.equal(await eve.page.$(`[data-relay-member="${getPublicKey(secret)}"] button`), null);
+    const refused = await rpc(relay, eve.secret, 'allowpubkey', [dave.pubkey, '', 'admin']);
+    assert.equal(refused.status, 403);
+    assert.match(refused.json.error, /not authorized/);
+    const member = await rpc(relay, dave.secret, 'listallowedpubkeys', []);
+    assert.equal(member.status, 403);
+    assert.equal(await dave.page.$('#open-operator'), null);
+    assert.deepEqual(await axeViolations(eve.page, 'operator-admin'), []);
+
+    // On a phone the page fits the screen.
+    await page.setViewport({ width: 390, height: 844 });
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
+    assert.deepEqual(await axeViolations(page, 'phone-operator'), []);
+  } finally { await relay.stop(); }
+});
