@@ -32,7 +32,7 @@ HttpApi::HttpApi(Options options, const Services& services, const Rooms& rooms, 
       metrics_(rooms.metrics),
       workflows_(rooms.workflows),
       key_(key),
-      cors_(options_.cors_origins),
+      cors_(options_.cors_origins, options_.pubkey_header_auth),
       mint_limiter_(options_.mint_rate_limit, 3600),
       deferred_origins_(loops),
       nip86_pending_(loops) {}
