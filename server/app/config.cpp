@@ -339,9 +339,7 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
   return {};
 }
 
-bool is_loopback(std::string_view host) {
-  return host.starts_with("127.") || host == "::1" || host == "[::1]";
-}
+bool is_loopback(std::string_view host) { return host.starts_with("127."); }
 
 Status check_config(const Config& c) {
   if ((c.health_port != 0 && c.health_port == c.bind_port) || (c.metrics_port != 0 && c.metrics_port == c.bind_port)) {

@@ -100,7 +100,7 @@ engine::Status set_config(Config* config, const std::string& key, const std::str
 // authentication on a loopback bind only).
 engine::Status check_config(const Config& config);
 
-// 127.0.0.0/8 or ::1 (a bind host as `bind` keeps it).
+// 127.0.0.0/8, the loopback the relay can listen on (its loops bind IPv4).
 bool is_loopback(std::string_view host);
 
 // Applies a YAML file's top-level keys.

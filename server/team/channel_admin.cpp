@@ -379,8 +379,11 @@ Admission TeamModel::change(const TeamChange& c, uint64_t now) {
 }
 
 Admission TeamModel::reconcile(const TeamChange& c, uint64_t now) {
+  // The one check that can fail, before anything changes.
+  auto missing = channels_without_group_state(store_, team_);
+  if (!missing) return Admission::refused(missing.error());
   Admission a;
-  std::set<std::string> changed;
+  std::set<std::string> changed(missing->begin(), missing->end());
   size_t channels = 0, members = 0;
   for (const engine::StateWrite& w : c.rows) {  // channels first: a member row may come before its channel's
     Channel ch;
@@ -401,9 +404,6 @@ Admission TeamModel::reconcile(const TeamChange& c, uint64_t now) {
     changed.insert(channel);
     ++members;
   }
-  auto missing = channels_without_group_state(store_, team_);
-  if (!missing) return Admission::refused(missing.error());
-  changed.insert(missing->begin(), missing->end());
   for (const std::string& id : changed) {
     const Channel* ch = team_.channel(id);
     if (ch && !ch->deleted()) emit_group_state(a, *ch, now);
