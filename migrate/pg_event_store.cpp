@@ -365,30 +365,60 @@ engine::Result<std::unique_ptr<PgEventStore>> PgEventStore::open(const std::stri
   auto pg = PgConnection::connect(url, "buzz-serve");
   if (!pg) return Error{pg.error()};
   if (Status s = (*pg)->exec(kSetupLock); !s) return Error{s.error()};
-  auto version = detect_schema(**pg);
-  if (!version) return Error{version.error()};
-  if (*version == SchemaVersion::kSeed) {
-    return Error{"the database has the seed-era schema (no events.d_tag, no relay_members): "
-                 "upgrade it with the original's migrations, or move it with `buzz migrate import`"};
-  }
-  if (*version == SchemaVersion::kEmpty) {
-    if (Status s = (*pg)->exec(head_schema_sql()); !s) return Error{"creating the schema: " + s.error()};
-  }
-  if (Status s = (*pg)->exec(event_index_sql()); !s) return Error{"creating the events indexes: " + s.error()};
-  if (Status s = (*pg)->exec(serve_schema_sql()); !s) return Error{"creating the live store's tables: " + s.error()};
-  std::unique_ptr<PgEventStore> store(new PgEventStore(url, node));
-  auto adopted = (*pg)->query("SELECT 1 FROM buzz_serve_meta WHERE key = 'team_state_adopted'");
-  if (!adopted) return Error{adopted.error()};
-  if (adopted->empty()) {
-    if (*version == SchemaVersion::kHead) {
-      if (Status s = adopt_team_state(**pg, *store); !s) return Error{s.error()};
+  // One transaction (PostgreSQL's DDL is transactional): a start that fails
+  // here leaves the database as it found it.
+  auto set_up = [&pg]() -> Status {
+    auto version = detect_schema(**pg);
+    if (!version) return Error{version.error()};
+    if (*version == SchemaVersion::kSeed) {
+      return Error{"the database has the seed-era schema (no events.d_tag, no relay_members): "
+                   "upgrade it with the original's migrations, or move it with `buzz migrate import`"};
     }
-    if (Status s = (*pg)->exec("INSERT INTO buzz_serve_meta (key, value) VALUES ('team_state_adopted', now()::text)"); !s) {
-      return Error{s.error()};
+    if (Status s = (*pg)->exec("BEGIN"); !s) return s;
+    if (*version == SchemaVersion::kEmpty) {
+      if (Status s = (*pg)->exec(head_schema_sql()); !s) return Error{"creating the schema: " + s.error()};
     }
-  }
+    if (Status s = (*pg)->exec(audit_schema_sql()); !s) return Error{"creating the audit table: " + s.error()};
+    if (Status s = (*pg)->exec(event_index_sql()); !s) return Error{"creating the events indexes: " + s.error()};
+    if (Status s = (*pg)->exec(serve_schema_sql()); !s) return Error{"creating the live store's tables: " + s.error()};
+    return (*pg)->exec("COMMIT");
+  };
+  Status s = set_up();
+  if (!s) (void)(*pg)->exec("ROLLBACK");
   (void)(*pg)->exec(kSetupUnlock);
-  return store;
+  if (!s) return Error{s.error()};
+  return std::unique_ptr<PgEventStore>(new PgEventStore(url, node));
+}
+
+Status PgEventStore::adopt_original_team_state() {
+  auto pg = PgConnection::connect(url_, "buzz-serve");
+  if (!pg) return Error{pg.error()};
+  if (Status s = (*pg)->exec(kSetupLock); !s) return Error{s.error()};
+  auto adopt = [&]() -> Status {
+    auto adopted = (*pg)->query("SELECT 1 FROM buzz_serve_meta WHERE key = 'team_state_adopted'");
+    if (!adopted) return Error{adopted.error()};
+    if (!adopted->empty()) return {};
+    auto rows = original_team_state(**pg, *this, TeamTables::kAll);
+    if (!rows) return Error{"adopting the team state: " + rows.error()};
+    // The records and the mark in one transaction: all of them or none.
+    std::vector<PgConnection::Statement> tx = {{"BEGIN"}};
+    for (auto& st : state_statements(*rows)) tx.push_back(std::move(st));
+    if (auto team = team_change_statement(*rows)) tx.push_back(std::move(*team));
+    tx.push_back({"INSERT INTO buzz_serve_meta (key, value) VALUES ('team_state_adopted', now()::text)"});
+    tx.push_back({"COMMIT"});
+    if (auto done = (*pg)->pipeline(tx); !done) {
+      (void)(*pg)->exec("ROLLBACK");
+      return Error{"adopting the team state: " + done.error()};
+    }
+    return {};
+  };
+  Status s = adopt();
+  (void)(*pg)->exec(kSetupUnlock);
+  return s;
+}
+
+engine::Result<std::vector<engine::StateWrite>> PgEventStore::original_channels() {
+  return with_connection(conns_, [&](PgConnection& pg) { return original_team_state(pg, *this, TeamTables::kChannels); });
 }
 
 engine::Result<std::vector<WriteResult>> PgEventStore::write(std::span<const engine::WriteRequest> requests,

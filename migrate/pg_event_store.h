@@ -32,9 +32,18 @@ namespace buzz::migrate {
 class PgEventStore final : public engine::EventStore {
  public:
   // Connects, creates the HEAD schema in an empty database (refuses a seed-era
-  // or unknown one), adds the store's own tables and indexes, and adopts an
-  // original's team state once. `node` names this process's audit_pending rows.
+  // or unknown one), and adds what is missing: the audit table (upstream's
+  // schema.sql has none), the store's own tables and indexes; all in one
+  // transaction. `node` names this process's audit_pending rows.
   static engine::Result<std::unique_ptr<PgEventStore>> open(const std::string& url, const std::string& node);
+  // Once per database: an original's team tables become the team state
+  // (pg_import.h), in one transaction with the mark that they did. `buzz serve`
+  // calls it once everything else it opens has opened, so a start that fails
+  // leaves nothing adopted.
+  engine::Status adopt_original_team_state();
+  // The rows of the original's channels and channel_members tables as state
+  // records, read again (BUZZ_RECONCILE_CHANNELS, server/app/team_reconciler.h).
+  engine::Result<std::vector<engine::StateWrite>> original_channels();
 
   engine::Result<std::vector<engine::WriteResult>> write(std::span<const engine::WriteRequest> requests,
                                                          std::span<const engine::StateWrite> state = {},
@@ -78,7 +87,7 @@ class PgEventStore final : public engine::EventStore {
   class Batch;
 
  private:
-  PgEventStore(const std::string& url, std::string node) : conns_(url), node_(std::move(node)) {}
+  PgEventStore(const std::string& url, std::string node) : url_(url), conns_(url), node_(std::move(node)) {}
 
   // Visits matching live rows newest first (created_at desc, id asc), a page at
   // a time, until `visit` says stop or `budget` rows were examined.
@@ -93,6 +102,7 @@ class PgEventStore final : public engine::EventStore {
   std::vector<PgConnection::Statement> state_statements(std::span<const engine::StateWrite> writes) const;
   static std::optional<PgConnection::Statement> team_change_statement(std::span<const engine::StateWrite> writes);
 
+  const std::string url_;
   PgThreadConnections conns_;
   const std::string node_;
 };

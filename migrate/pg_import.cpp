@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <filesystem>
 #include <fcntl.h>
@@ -43,6 +44,7 @@ struct Context {
   const PgImportOptions& options;
   bool head = true;
   ImportSummary summary;
+  std::vector<engine::StateWrite>* collect = nullptr;  // set: the state rows are gathered here, not written
 };
 
 // One COPY row's fields, with the table's name for errors.
@@ -74,6 +76,11 @@ Status each_row(Context& cx, const std::string& table, const std::string& select
 }
 
 Status put_batch(Context& cx, std::vector<engine::StateWrite>& writes, bool force) {
+  if (cx.collect) {
+    std::move(writes.begin(), writes.end(), std::back_inserter(*cx.collect));
+    writes.clear();
+    return {};
+  }
   if (writes.empty() || (!force && writes.size() < cx.options.batch_rows)) return {};
   Status s = cx.store.put_states(writes);
   writes.clear();
@@ -395,14 +402,18 @@ Status import_audit(Context& cx) {
 
 }  // namespace
 
-engine::Status adopt_team_state(PgConnection& pg, engine::EventStore& store) {
+engine::Result<std::vector<engine::StateWrite>> original_team_state(PgConnection& pg, engine::EventStore& store,
+                                                                    TeamTables tables) {
   Progress quiet(Progress::Mode::kQuiet);
   PgImportOptions options;
-  Context cx{pg, nullptr, store, quiet, options, true, {}};
-  for (Status (*step)(Context&) : {import_users, import_channels, import_members, import_threads, import_tokens}) {
-    if (Status s = step(cx); !s) return Error{"adopting the team state: " + s.error()};
+  std::vector<engine::StateWrite> rows;
+  Context cx{pg, nullptr, store, quiet, options, true, {}, &rows};
+  std::vector<Status (*)(Context&)> steps = {import_channels, import_members};
+  if (tables == TeamTables::kAll) steps = {import_users, import_channels, import_members, import_threads, import_tokens};
+  for (Status (*step)(Context&) : steps) {
+    if (Status s = step(cx); !s) return Error{"reading the team tables: " + s.error()};
   }
-  return {};
+  return rows;
 }
 
 engine::Result<ImportSummary> import_from_postgres(const PgImportOptions& options, Progress& progress) {

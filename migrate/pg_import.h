@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/result.h"
 #include "engine/event_store.h"
@@ -36,9 +37,13 @@ struct PgImportOptions {
 
 engine::Result<ImportSummary> import_from_postgres(const PgImportOptions& options, Progress& progress);
 
-// The live store's first start over an original's database (pg_event_store.h):
-// users, channels, channel_members, thread_metadata and api_tokens of the HEAD
-// schema become `store`'s team state, as an import would write them.
-engine::Status adopt_team_state(PgConnection& pg, engine::EventStore& store);
+// The team state of an original's tables, as the state rows an import writes
+// (written by the caller): channels and channel_members, and with kAll users,
+// thread_metadata and api_tokens too (`store` answers the replies' lookups).
+// The live store adopts kAll on its first start (pg_event_store.h); the
+// start-up reconciliation reads kChannels again and again (BUZZ_RECONCILE_CHANNELS).
+enum class TeamTables : uint8_t { kAll, kChannels };
+engine::Result<std::vector<engine::StateWrite>> original_team_state(PgConnection& pg, engine::EventStore& store,
+                                                                    TeamTables tables);
 
 }  // namespace buzz::migrate

@@ -7,7 +7,7 @@
 namespace buzz::migrate {
 
 const std::string& head_schema_sql() {
-  static const std::string sql = R"SQL(
+  static const std::string sql = std::string(R"SQL(
 DO $$ BEGIN
   CREATE TYPE channel_type AS ENUM ('stream', 'forum', 'dm', 'workflow');
   CREATE TYPE channel_visibility AS ENUM ('open', 'private');
@@ -192,6 +192,14 @@ CREATE TABLE IF NOT EXISTS archived_identities (
   actor TEXT NOT NULL, reason TEXT, replaced_by TEXT, request_event_id TEXT NOT NULL,
   archived_at TIMESTAMPTZ NOT NULL DEFAULT now());
 
+CREATE TABLE IF NOT EXISTS buzz_event_raw (id BYTEA PRIMARY KEY, raw TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS buzz_migrate_progress (step TEXT PRIMARY KEY, last_key BYTEA NOT NULL, done BOOLEAN NOT NULL);
+)SQL") + audit_schema_sql();
+  return sql;
+}
+
+const std::string& audit_schema_sql() {
+  static const std::string sql = R"SQL(
 CREATE TABLE IF NOT EXISTS audit_log (
   seq BIGINT NOT NULL PRIMARY KEY, timestamp TIMESTAMPTZ NOT NULL DEFAULT NOW(),
   event_id VARCHAR(255) NOT NULL, event_kind INT NOT NULL, actor_pubkey VARCHAR(255) NOT NULL,
@@ -200,9 +208,6 @@ CREATE TABLE IF NOT EXISTS audit_log (
 CREATE INDEX IF NOT EXISTS idx_audit_log_timestamp ON audit_log (timestamp);
 CREATE INDEX IF NOT EXISTS idx_audit_log_actor ON audit_log (actor_pubkey);
 CREATE INDEX IF NOT EXISTS idx_audit_log_channel ON audit_log (channel_id);
-
-CREATE TABLE IF NOT EXISTS buzz_event_raw (id BYTEA PRIMARY KEY, raw TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS buzz_migrate_progress (step TEXT PRIMARY KEY, last_key BYTEA NOT NULL, done BOOLEAN NOT NULL);
 )SQL";
   return sql;
 }

@@ -19,6 +19,11 @@ enum class SchemaVersion { kEmpty, kSeed, kHead };
 // rebuild). Upstream ignores both.
 const std::string& head_schema_sql();
 
+// The audit_log table and its indexes (docs/reference/audit.md §1.1), part of
+// head_schema_sql. Upstream's schema.sql lacks it: the original creates it when
+// its relay starts, and so does `buzz serve --store` on a database without it.
+const std::string& audit_schema_sql();
+
 // The events table's secondary indexes (created on the parent, so every
 // partition has them), apart from head_schema_sql: a bulk load into an empty
 // table drops them first and builds them once at the end, which is several

@@ -96,8 +96,9 @@ const std::vector<ConfigKey> kKeys = {
      "redis://[:password@]host[:port][/db]: run as one of several nodes sharing this Redis for fan-out, presence and rate limits; unset = a lone node"},
     {"cors-origins", "BUZZ_CORS_ORIGINS", "", "browser origins allowed to call the API (comma list); empty = any"},
     {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error"},
-    {"require-auth-token", "BUZZ_REQUIRE_AUTH_TOKEN", "false",
-     "media uploads need an API token (X-Auth-Token); false = dev mode"},
+    {"require-auth-token", "BUZZ_REQUIRE_AUTH_TOKEN", "",
+     "true: media uploads need an API token (X-Auth-Token); unset: they do not; false (set explicitly): the original's "
+     "development mode, also an unsigned X-Pubkey header on the HTTP bridge and REST, on a loopback bind only"},
     {"media-base-url", "BUZZ_MEDIA_BASE_URL", "<relay-url as http(s)>/media",
      "public URL of /media, used in upload descriptors"},
     {"media-server-domain", "BUZZ_MEDIA_SERVER_DOMAIN", "<relay-url host[:port]>",
@@ -286,6 +287,7 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
                                : c->max_video_bytes) = n;
   } else if (key == "require-auth-token") {
     if (!parse_bool(v, &c->require_auth_token)) return bad(key, source, v, "true or false");
+    c->pubkey_header_auth = !c->require_auth_token;
   } else if (key == "media-base-url") {
     bool http = v.starts_with("http://") || v.starts_with("https://");
     if (!http || !v.ends_with("/media")) {
@@ -337,11 +339,19 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
   return {};
 }
 
+bool is_loopback(std::string_view host) { return host.starts_with("127."); }
+
 Status check_config(const Config& c) {
   if ((c.health_port != 0 && c.health_port == c.bind_port) || (c.metrics_port != 0 && c.metrics_port == c.bind_port)) {
     return Error{"config: health-port and metrics-port must differ from the bind port (" + std::to_string(c.bind_port) + ")"};
   }
   if (c.tls_cert.empty() != c.tls_key.empty()) return Error{"config: tls-cert and tls-key must be set together"};
+  // Anyone who reaches the port could act as anyone: only a process on this host may.
+  if (c.pubkey_header_auth && !is_loopback(c.bind_host)) {
+    return Error{"config: require-auth-token false (BUZZ_REQUIRE_AUTH_TOKEN=false) accepts an unsigned X-Pubkey header "
+                 "as the caller's identity, a development mode honoured only on a loopback bind; this relay would "
+                 "listen on " + c.bind_host + ": bind 127.0.0.1 (--bind 127.0.0.1:PORT) or leave require-auth-token unset"};
+  }
   if (c.max_gif_bytes > c.max_image_bytes) {
     return Error{"config: max-gif-bytes (" + std::to_string(c.max_gif_bytes) + ") must not exceed max-image-bytes (" +
                  std::to_string(c.max_image_bytes) + ")"};

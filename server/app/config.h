@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/hex.h"
@@ -57,6 +58,9 @@ struct Config {
   std::string cors_origins;        // comma list of browser origins; empty = any
   std::string log_level = "info";
   bool require_auth_token = false;   // false = dev mode: media uploads need no API token
+  // require-auth-token set to false explicitly (BUZZ_REQUIRE_AUTH_TOKEN=false):
+  // the original's X-Pubkey development authentication, on a loopback bind only.
+  bool pubkey_header_auth = false;
   std::string media_base_url;        // empty = RELAY_URL as http(s) + "/media"
   std::string media_server_domain;   // empty = RELAY_URL's host[:port]
   int64_t max_image_bytes = 50 << 20;
@@ -92,8 +96,12 @@ const std::vector<ConfigKey>& config_keys();
 engine::Status set_config(Config* config, const std::string& key, const std::string& value, const char* source);
 
 // The rules between keys, checked once every source is applied
-// (max-gif-bytes <= max-image-bytes, tls-cert with tls-key).
+// (max-gif-bytes <= max-image-bytes, tls-cert with tls-key, X-Pubkey
+// authentication on a loopback bind only).
 engine::Status check_config(const Config& config);
+
+// 127.0.0.0/8, the loopback the relay can listen on (its loops bind IPv4).
+bool is_loopback(std::string_view host);
 
 // Applies a YAML file's top-level keys.
 engine::Status load_config_file(Config* config, const std::string& path);

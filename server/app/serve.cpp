@@ -34,6 +34,7 @@
 #include "server/app/cli.h"
 #include "server/app/config.h"
 #include "server/app/store_backend.h"
+#include "server/app/team_reconciler.h"
 #include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/common/relay_url.h"
@@ -50,7 +51,6 @@
 #include "server/pipeline/throttle.h"
 #include "server/relay/history.h"
 #include "server/relay/relay.h"
-#include "server/team/group_state.h"
 #include "server/workflows/workflows.h"
 
 namespace buzz::server {
@@ -287,19 +287,6 @@ int run_serve(int argc, char** argv) {
   if (auto s = policy.load(); !s) return fail(s.error());
   BannedEventsStore screened_store((*backend)->store(), policy);
   engine::EventStore& store = screened_store;
-  engine::TeamState team;
-  if (auto s = team.load(store); !s) return fail(s.error());
-  if (cfg.reconcile_channels) {
-    auto report = reconcile_channels(store, team, *key, engine::unix_now());
-    if (!report) return fail("reconciling channels: " + report.error());
-    log_info("channels reconciled", {{"reconciled", std::to_string(report->reconciled)},
-                                     {"already", std::to_string(report->already)}});
-  }
-  ProfileDirectory profiles(store, url_host(cfg.effective_relay_url()));
-  if (auto s = profiles.load(); !s) return fail(s.error());
-  TeamModel team_model(team, store, profiles, *key, uint32_t(cfg.ephemeral_ttl_override));
-  engine::ApiTokens tokens(store);
-  if (auto s = tokens.check(); !s) return fail(s.error());
 
   // The audit log must be whole before anything new is appended (docs/reference/audit.md §8.6).
   std::unique_ptr<AuditFeed> audit_feed;
@@ -312,8 +299,6 @@ int run_serve(int argc, char** argv) {
   if (auto s = audit_feed->recover(); !s) return fail(s.error());
   auto search_index = open_search_index(cfg, **backend);
   if (!search_index) return fail(search_index.error());
-  SearchFeeder search_feeder(**search_index, store_event_lookup(store), {.capacity = size_t(cfg.search_queue)},
-                             store_edits_lookup(store));
   auto media_store = engine::MediaStore::open(cfg.data_dir + "/media");
   if (!media_store) return fail(media_store.error());
   // A backup's staging files still there are a crash's leftover too.
@@ -330,6 +315,20 @@ int run_serve(int argc, char** argv) {
     if (!opened) return fail(opened.error() + " (check --pubsub / REDIS_URL)");
     redis = std::move(*opened);
   }
+
+  // Only now, with every service outside the store opened: an original's team
+  // tables become the team state (once, in one transaction), so a first start
+  // that fails above has adopted nothing and a retry starts afresh.
+  if (auto s = (*backend)->adopt_original_team_state(); !s) return fail(s.error());
+  engine::TeamState team;
+  if (auto s = team.load(store); !s) return fail(s.error());
+  ProfileDirectory profiles(store, url_host(cfg.effective_relay_url()));
+  if (auto s = profiles.load(); !s) return fail(s.error());
+  TeamModel team_model(team, store, profiles, *key, uint32_t(cfg.ephemeral_ttl_override));
+  engine::ApiTokens tokens(store);
+  if (auto s = tokens.check(); !s) return fail(s.error());
+  SearchFeeder search_feeder(**search_index, store_event_lookup(store), {.capacity = size_t(cfg.search_queue)},
+                             store_edits_lookup(store));
   PresenceStore& presence = redis ? static_cast<PresenceStore&>(redis->presence()) : local_presence;
   StoreWriter writer(store, membership, team_model, *audit_feed, size_t(cfg.max_concurrent_handlers),
                      std::chrono::seconds(cfg.reaper_interval));
@@ -337,7 +336,7 @@ int run_serve(int argc, char** argv) {
 
   // The rooms of server/, each handed the services it uses (docs/architecture.md).
   RelayStats stats;
-  Health health;
+  Health health((*backend)->storage_name());
   MetricsSources metrics{&stats, nullptr, &(*audit_log)->metrics(), &writer, &search_feeder, {}, (*backend)->db.get(), {}, nullptr};
   Gatekeeper gatekeeper(cfg.allow_nip_oa_auth, membership, profiles);
   gatekeeper.set_policy(&policy);
@@ -397,8 +396,8 @@ int run_serve(int argc, char** argv) {
                  cfg.relay_terms_of_service, cfg.relay_operator ? cfg.relay_operator : cfg.owner};
   info.max_message_length = loop_options.max_message_bytes;
   info.restricted_writes = cfg.require_membership;
-  HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit), std::move(info),
-                cfg.workflow_webhook_allow_hosts},
+  HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit), cfg.pubkey_header_auth,
+                std::move(info), cfg.workflow_webhook_allow_hosts},
                services, {relay, media, health, metrics, &workflows}, *key, size_t(threads));
   huddle::Huddle huddles({store, team, gatekeeper, writer}, cfg.effective_relay_url(), *key);
   FrontDoor door(relay, &huddles, http, &policy);
@@ -429,6 +428,12 @@ int run_serve(int argc, char** argv) {
   workflows.start();
   media.start();
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
+  // BUZZ_RECONCILE_CHANNELS: the team tables, read again for 2 minutes (team_reconciler.h).
+  std::unique_ptr<TeamReconciler> reconciler;
+  if (cfg.reconcile_channels) {
+    reconciler = std::make_unique<TeamReconciler>(writer, [&backend] { return (*backend)->original_channels(); });
+    reconciler->start();
+  }
 
   (*ops)->start();
   if (control) control->start();
@@ -455,12 +460,19 @@ int run_serve(int argc, char** argv) {
                          {"loops", std::to_string(threads)}, {"relay_pubkey", engine::to_hex(key->pubkey)},
                          {"membership", cfg.require_membership ? "closed" : "open"},
                          {"pubsub", redis ? "redis" : "none"}, {"tls", tls ? cfg.tls_cert : "off"}});
+  if (cfg.pubkey_header_auth) {
+    log_warn("DEVELOPMENT AUTHENTICATION ON: BUZZ_REQUIRE_AUTH_TOKEN=false, so an unsigned X-Pubkey header on the "
+             "HTTP bridge and REST is taken as the caller's identity; anyone on this host may act as any pubkey. "
+             "Never run it so in production (leave require-auth-token unset).",
+             {{"addr", listen}});
+  }
 
   int sig;
   while ((sig = stop_signals.wait()) == SIGHUP) reload_tls(tls.get());
   log_info("shutting down", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
   health.begin_shutdown();  // the health port answers 503 until the process exits
   if (control) control->stop();  // a backup in hand is told to stop copying (its point was taken)
+  if (reconciler) reconciler->stop();  // no team change of its own while the writer drains
   if (redis) redis->pubsub().stop();  // no other node's events for loops about to stop
   const auto drain_began = std::chrono::steady_clock::now();
   if (drain(loops, writer, connection_count, stop_signals, std::chrono::seconds(cfg.shutdown_timeout))) {

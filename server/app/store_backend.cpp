@@ -39,6 +39,13 @@ StoreBackend::~StoreBackend() = default;
 
 engine::EventStore& StoreBackend::store() const { return pg ? static_cast<engine::EventStore&>(*pg) : *rocks_store; }
 
+engine::Status StoreBackend::adopt_original_team_state() const { return pg ? pg->adopt_original_team_state() : engine::Status{}; }
+
+engine::Result<std::vector<engine::StateWrite>> StoreBackend::original_channels() const {
+  if (!pg) return std::vector<engine::StateWrite>{};
+  return pg->original_channels();
+}
+
 engine::Result<std::unique_ptr<StoreBackend>> open_store_backend(const Config& cfg) {
   auto b = std::make_unique<StoreBackend>();
   if (!cfg.store.empty()) {

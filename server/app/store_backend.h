@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/audit_chain.h"
 #include "engine/event_store.h"
@@ -31,6 +32,14 @@ struct StoreBackend {
   std::string where;  // for the start-up line: the data directory, or the URL without its password
 
   engine::EventStore& store() const;
+  // What /_readiness names: "postgres" or "rocksdb".
+  const char* storage_name() const { return pg ? "postgres" : "rocksdb"; }
+  // On PostgreSQL, the first start's adoption of an original's team tables
+  // (migrate/pg_event_store.h); nothing to do on the embedded store.
+  engine::Status adopt_original_team_state() const;
+  // The original's channels and members as state rows, read anew at each call
+  // (BUZZ_RECONCILE_CHANNELS); empty on the embedded store.
+  engine::Result<std::vector<engine::StateWrite>> original_channels() const;
   ~StoreBackend();
 };
 

@@ -1,12 +1,15 @@
 // Who is calling the REST API (docs/reference/rest-api.md §1): a bearer API token or a NIP-98
 // signed request, then the relay-membership gate of a closed relay (§1.5),
 // then the scope the endpoint needs (§1.2). The unverified X-Pubkey "dev
-// mode" of the original is deliberately not offered: every REST identity here
-// is proven.
+// mode" of the original is taken only when the operator asked for it and the
+// relay listens on loopback (BUZZ_REQUIRE_AUTH_TOKEN=false, §1.4); otherwise
+// every REST identity here is proven.
 #include "engine/clock.h"
+#include "engine/hex.h"
 #include "server/access/auth_audit.h"
 #include "server/access/nip98.h"
 #include "server/common/api_error.h"
+#include "server/common/log.h"
 #include "server/http/http_api.h"
 
 namespace buzz::server {
@@ -17,10 +20,26 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
   std::string_view auth = req.header("authorization");
   const uint64_t now = engine::unix_now();
   std::optional<Nip98Signer> nip98_event;  // a signed request, for the replay cache
-  // The bridge speaks NIP-98 only, in upstream HEAD's words (docs/reference/rest-api.md §1.3).
-  if (mode == AuthMode::kNip98Only && !auth.starts_with("Nostr ")) return api_error(401, "missing Nostr auth");
-  if (auth.empty()) return api_error(401, "authentication required");
-  if (auth.starts_with("Bearer ")) {
+  // The development mode: with no Authorization, X-Pubkey names the caller,
+  // unsigned, with every scope (never for minting a token). Logged at each use.
+  const bool dev = options_.pubkey_header_auth && auth.empty() && !minting;
+  const std::string_view claimed = dev ? req.header("x-pubkey") : std::string_view();
+  const bool by_header = !claimed.empty();
+  if (by_header) {
+    if (claimed.size() != 64 || !engine::from_hex_any_case(claimed, who->pubkey.data(), 32)) {
+      return api_error(401, "authentication failed", "X-Pubkey must be 64 hex characters");
+    }
+    log_warn("X-Pubkey development authentication: caller not verified",
+             {{"pubkey", engine::to_hex(who->pubkey)}, {"method", std::string(req.method)}, {"path", std::string(req.path)},
+              {"peer", std::string(req.peer)}});
+    who->grant = Grant{};
+    who->token.reset();
+  } else if (mode == AuthMode::kNip98Only && !auth.starts_with("Nostr ")) {
+    // The bridge speaks NIP-98 only, in upstream HEAD's words (docs/reference/rest-api.md §1.3).
+    return api_error(401, "missing Nostr auth");
+  } else if (auth.empty()) {
+    return api_error(401, "authentication required");
+  } else if (auth.starts_with("Bearer ")) {
     std::string_view token = auth.substr(7);
     if (!token.starts_with(engine::kTokenPrefix)) return api_error(401, "authentication failed");
     auto found = s_.tokens.find(engine::hash_token(token));
@@ -53,7 +72,7 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
   if (s_.gatekeeper.banned(who->pubkey)) return api_error(403, "banned", "pubkey is banned");
   // Calls that change state are audited like a WebSocket AUTH (docs/reference/audit.md §5.2).
   const bool mutating = req.method != "GET" && req.method != "HEAD";
-  const std::string_view method = who->token ? "token" : "nip98";
+  const std::string_view method = who->token ? "token" : by_header ? "x-pubkey" : "nip98";
   if (mode != AuthMode::kNoMembershipGate && s_.membership.enforced() && !s_.membership.role(who->pubkey)) {
     // A NIP-98 request is a kind 27235; a bearer token has no event, so no kind condition holds for it.
     AttestedUse use{who->token ? std::nullopt : std::optional<uint32_t>(27235), now};

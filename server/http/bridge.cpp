@@ -2,7 +2,8 @@
 // POST /events, /query and /count for clients that sign requests with NIP-98
 // instead of holding a WebSocket (the agent harness and CLI do).
 //
-// NIP-98 only (no bearer tokens), then the relay-membership gate with
+// NIP-98 only (no bearer tokens; X-Pubkey in the development mode of
+// api_auth.cpp), then the relay-membership gate with
 // X-Auth-Tag; the caller holds every scope and no channel list. /events is the
 // pipeline of a WebSocket EVENT; /query and /count read under the rules REQ
 // and COUNT obey (server/access/read_access.h), plus the bridge's extension keys.

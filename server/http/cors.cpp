@@ -20,7 +20,7 @@ bool usable(const std::string& origin) {
 
 }  // namespace
 
-CorsPolicy::CorsPolicy(std::string_view configured) {
+CorsPolicy::CorsPolicy(std::string_view configured, bool allow_pubkey_header) : allow_pubkey_header_(allow_pubkey_header) {
   if (normalized(configured).empty()) return;
   any_ = false;
   for (size_t start = 0; start <= configured.size();) {
@@ -46,8 +46,9 @@ net::HttpResponse CorsPolicy::preflight(std::string_view origin) const {
   apply(origin, r);
   if (r.headers.empty()) return r;  // a refused origin learns nothing more
   r.headers.emplace_back("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS");
-  r.headers.emplace_back("Access-Control-Allow-Headers",
-                         "Authorization, Content-Type, Accept, X-Auth-Token, X-SHA-256, X-Auth-Tag");
+  std::string headers = "Authorization, Content-Type, Accept, X-Auth-Token, X-SHA-256, X-Auth-Tag";
+  if (allow_pubkey_header_) headers += ", X-Pubkey";
+  r.headers.emplace_back("Access-Control-Allow-Headers", std::move(headers));
   r.headers.emplace_back("Access-Control-Max-Age", "600");
   return r;
 }

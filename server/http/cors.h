@@ -14,7 +14,9 @@ namespace buzz::server {
 
 class CorsPolicy {
  public:
-  explicit CorsPolicy(std::string_view configured = {});
+  // allow_pubkey_header: the preflight also allows X-Pubkey (the original's
+  // development authentication, when the relay takes it).
+  explicit CorsPolicy(std::string_view configured = {}, bool allow_pubkey_header = false);
 
   // Adds the Access-Control-Allow-Origin header the request's Origin earns.
   void apply(std::string_view origin, net::HttpResponse& response) const;
@@ -23,6 +25,7 @@ class CorsPolicy {
 
  private:
   bool any_ = true;
+  bool allow_pubkey_header_ = false;
   std::vector<std::string> origins_;  // lowercased, without a trailing slash
 };
 

@@ -64,6 +64,9 @@ class HttpApi final : public HttpAnswers {
     std::string relay_url;     // the public URL: NIP-98's base, NIP-05's relay
     std::string cors_origins;  // comma list of browser origins; empty = any
     uint32_t mint_rate_limit = 50;  // API tokens one pubkey may mint per hour
+    // The original's development authentication (BUZZ_REQUIRE_AUTH_TOKEN=false,
+    // a loopback bind): an unsigned X-Pubkey header names the caller.
+    bool pubkey_header_auth = false;
     RelayInfo info{};
     // Internal hosts a link preview may fetch: the workflows' webhook allow-list.
     std::vector<std::string> preview_allow_hosts{};

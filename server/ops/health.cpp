@@ -8,9 +8,9 @@ namespace buzz::server {
 std::optional<net::HttpResponse> Health::check(std::string_view path, bool health_port) const {
   if (path == "/health" || path == "/_liveness") return net::HttpResponse::text(200, "ok");
   if (path == "/_readiness") {
-    // The appliance has no Postgres or Redis to ping; it names its store instead.
+    // It pings nothing (a lost PostgreSQL connection is reopened at its next use); it names its store.
     if (shutting_down_.load(std::memory_order_relaxed)) return net::HttpResponse::json(503, R"({"status":"shutting_down"})");
-    return net::HttpResponse::json(200, R"({"status":"ready","storage":"rocksdb"})");
+    return net::HttpResponse::json(200, ready_);
   }
   if (health_port && path == "/_status") {
     auto uptime = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_);

@@ -1,8 +1,12 @@
 // NIP-29 group administration, kinds 9000–9022 (docs/reference/channels.md §4). Reasons are
 // the exact upstream texts; every check runs before anything is stored.
 #include <cstdlib>
+#include <cstring>
+#include <set>
 
 #include "engine/canonical.h"
+#include "server/common/log.h"
+#include "server/team/group_state.h"
 #include "server/team/team_model.h"
 
 namespace buzz::server {
@@ -345,6 +349,7 @@ void TeamModel::auto_archive(Admission& a, Channel ch, uint64_t now) {
 }
 
 Admission TeamModel::change(const TeamChange& c, uint64_t now) {
+  if (c.op == TeamChange::Op::kReconcile) return reconcile(c, now);
   const Channel* ch = team_.channel(c.channel);
   if (!ch || ch->deleted()) return Admission::refused("channel not found");
   Admission a;
@@ -370,6 +375,44 @@ Admission TeamModel::change(const TeamChange& c, uint64_t now) {
         {{"role", json_string("member")}, {"target", json_string(engine::to_hex(c.pubkey))}});
   emit_group_state(a, *team_.channel(ch->id), now);
   emit_notice(a, 44100, c.pubkey, ch->id, ch->created_by, now);
+  return a;
+}
+
+Admission TeamModel::reconcile(const TeamChange& c, uint64_t now) {
+  // The one check that can fail, before anything changes.
+  auto missing = channels_without_group_state(store_, team_);
+  if (!missing) return Admission::refused(missing.error());
+  Admission a;
+  std::set<std::string> changed(missing->begin(), missing->end());
+  size_t channels = 0, members = 0;
+  for (const engine::StateWrite& w : c.rows) {  // channels first: a member row may come before its channel's
+    Channel ch;
+    if (w.table != engine::StateTable::kChannels || team_.channel(w.key) || !engine::decode_channel(w.value, &ch)) continue;
+    ch.id = w.key;
+    a.state.push_back(team_.put_channel(std::move(ch)));
+    changed.insert(w.key);
+    ++channels;
+  }
+  for (const engine::StateWrite& w : c.rows) {
+    ChannelMember m;
+    if (w.table != engine::StateTable::kChannelMembers || w.key.size() != 36 + 32 || !engine::decode_member(w.value, &m)) continue;
+    const std::string channel = w.key.substr(0, 36);
+    std::memcpy(m.pubkey.data(), w.key.data() + 36, 32);
+    if (!team_.channel(channel) || team_.member(channel, m.pubkey)) continue;
+    m.join_seq = team_.next_join_seq();
+    a.state.push_back(team_.put_member(channel, m));
+    changed.insert(channel);
+    ++members;
+  }
+  for (const std::string& id : changed) {
+    const Channel* ch = team_.channel(id);
+    if (ch && !ch->deleted()) emit_group_state(a, *ch, now);
+  }
+  if (!changed.empty()) {
+    log_info("team tables reconciled", {{"channels_added", std::to_string(channels)},
+                                        {"members_added", std::to_string(members)},
+                                        {"group_states", std::to_string(changed.size())}});
+  }
   return a;
 }
 

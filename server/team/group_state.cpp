@@ -35,8 +35,8 @@ GroupStateTags group_state_tags(const engine::Channel& ch, const std::vector<con
   return g;
 }
 
-engine::Result<ReconcileReport> reconcile_channels(engine::EventStore& store, const engine::TeamState& team,
-                                                   const engine::Keypair& relay_key, uint64_t now) {
+engine::Result<std::vector<std::string>> channels_without_group_state(engine::EventStore& store,
+                                                                      const engine::TeamState& team) {
   std::unordered_set<std::string> described;
   engine::Status scanned = store.scan_kind(39000, [&](std::string_view, const engine::EventFields& f) {
     for (const engine::TagRef& t : f.tags) {
@@ -44,13 +44,20 @@ engine::Result<ReconcileReport> reconcile_channels(engine::EventStore& store, co
     }
   });
   if (!scanned) return engine::Error{scanned.error()};
+  std::vector<std::string> out;
+  for (std::string& id : team.live_channel_ids()) {
+    if (!described.contains(id)) out.push_back(std::move(id));
+  }
+  return out;
+}
 
+engine::Result<ReconcileReport> reconcile_channels(engine::EventStore& store, const engine::TeamState& team,
+                                                   const engine::Keypair& relay_key, uint64_t now) {
+  auto missing = channels_without_group_state(store, team);
+  if (!missing) return engine::Error{missing.error()};
   ReconcileReport report;
-  for (const std::string& id : team.live_channel_ids()) {
-    if (described.contains(id)) {
-      ++report.already;
-      continue;
-    }
+  report.already = team.live_channel_ids().size() - missing->size();
+  for (const std::string& id : *missing) {
     GroupStateTags tags = group_state_tags(*team.channel(id), team.active_members(id));
     engine::Event events[3];
     const std::pair<uint16_t, std::vector<Tag>*> shapes[3] = {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/channel.h"
@@ -33,6 +34,10 @@ struct ReconcileReport {
   size_t already = 0;     // channels that had a 39000 already
   size_t total() const { return reconciled + already; }
 };
+
+// The live channels with no stored 39000 whose `d` is their id (by any author).
+engine::Result<std::vector<std::string>> channels_without_group_state(engine::EventStore& store,
+                                                                      const engine::TeamState& team);
 
 // For each live channel with no stored 39000 whose `d` is its id (by any
 // author), writes a 39000, 39001 and 39002 signed by relay_key, created at

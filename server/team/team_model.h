@@ -73,13 +73,18 @@ struct AuditCause {
 
 // A change the team model makes with no client event behind it: a huddle
 // adds a member of the parent channel to its private huddle channel, and
-// archives the huddle channel when its room ends (docs/reference/huddle.md §5, §8).
+// archives the huddle channel when its room ends (docs/reference/huddle.md §5, §8);
+// BUZZ_RECONCILE_CHANNELS adopts what was inserted into an original's team
+// tables and gives channels their group state (kReconcile).
 struct TeamChange {
-  enum class Op : uint8_t { kAddMember, kArchive };
+  enum class Op : uint8_t { kAddMember, kArchive, kReconcile };
   Op op = Op::kAddMember;
   std::string channel;
   engine::Pubkey pubkey{};  // kAddMember: who is added
   std::string parent;       // kAddMember: the parent channel whose member she is
+  // kReconcile: channel and member records read from the team tables (kChannels,
+  // kChannelMembers; others are ignored). Those the relay knows already stay as they are.
+  std::vector<engine::StateWrite> rows{};
 };
 
 // Whether `pk` may announce huddle channel `huddle` (a 48100 naming it): an
@@ -118,6 +123,10 @@ class TeamModel {
   // the huddle channel. An add of an active member and an archive of an
   // archived channel succeed with nothing to do.
   Admission change(const TeamChange& c, uint64_t now);
+  // kReconcile: the channels and members among c.rows the relay does not know
+  // are added as they are (a member in row order, after those it has); then
+  // each channel that gained one, or has no 39000 stored, gets its 39000–39002.
+  Admission reconcile(const TeamChange& c, uint64_t now);
   void end_batch(bool committed);
   // Several nodes on one store: re-reads the channels other nodes changed
   // (engine::TeamState::catch_up) and returns the live subscriptions that lost

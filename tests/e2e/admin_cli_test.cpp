@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "engine/channel.h"
 #include "engine/rocks_database.h"
@@ -94,7 +96,11 @@ void expect_private_group_state(const RelayProcess& relay, const engine::Keypair
   const std::string filter = R"({"kinds":[39000,39001,39002],"#d":[")" + kPrivateId + R"("]})";
   auto member = NostrClient::connect_authed(relay, owner, &error);
   ASSERT_TRUE(member) << error;
-  ReqResult got = member->req("state", filter);
+  // At start-up the relay reconciles on its writer once it serves: wait for it (up to 5 s).
+  ReqResult got;
+  for (int i = 0; i < 50 && (got = member->req("state" + std::to_string(i), filter)).events.size() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   ASSERT_EQ(got.events.size(), 3u);
   const std::string owner_hex = hex(owner), relay_pubkey = relay_self_pubkey(relay);
   for (const engine::Event& e : got.events) {

@@ -256,6 +256,26 @@ TEST(Config, Media) {
   EXPECT_TRUE(check_config(c).ok());
 }
 
+// The original's X-Pubkey development mode: only require-auth-token set to
+// false, and only on a loopback bind (docs/reference/rest-api.md §1.4).
+TEST(Config, PubkeyHeaderAuthNeedsFalseSetExplicitlyAndALoopbackBind) {
+  Config c;
+  EXPECT_FALSE(c.pubkey_header_auth);  // unset: refused
+  EXPECT_EQ(set_error(&c, "require-auth-token", "true"), "<ok>");
+  EXPECT_FALSE(c.pubkey_header_auth);
+  EXPECT_EQ(set_error(&c, "require-auth-token", "false"), "<ok>");
+  EXPECT_TRUE(c.pubkey_header_auth);
+  EXPECT_NE(check_config(c).error().find("honoured only on a loopback bind"), std::string::npos);  // 0.0.0.0
+  for (const char* bind : {"127.0.0.1:3000", "localhost:3000", "127.0.0.2:3000"}) {
+    EXPECT_EQ(set_error(&c, "bind", bind), "<ok>") << bind;
+    EXPECT_TRUE(check_config(c).ok()) << bind;
+  }
+  EXPECT_EQ(set_error(&c, "bind", "192.168.1.5:3000"), "<ok>");
+  EXPECT_FALSE(check_config(c).ok());
+  EXPECT_EQ(set_error(&c, "require-auth-token", "true"), "<ok>");  // a later source wins
+  EXPECT_TRUE(check_config(c).ok());
+}
+
 TEST(Config, EphemeralTtlOverride) {
   Config c;
   EXPECT_EQ(c.ephemeral_ttl_override, 0);
