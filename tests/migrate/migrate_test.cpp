@@ -6,6 +6,7 @@
 // sent over two connections); JSON lines round-trip.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <simdjson.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -238,12 +239,12 @@ HttpReply rest(const RelayProcess& relay, const Keypair& key, const std::string&
 
 std::string workflow_body(const std::string& yaml) { return "{\"yaml_definition\":" + json_quote(yaml) + "}"; }
 
-// The field of a flat JSON object text, crudely ("" when absent).
-std::string field(const std::string& json, const std::string& key) {
-  const size_t at = json.find("\"" + key + "\":\"");
-  if (at == std::string::npos) return "";
-  const size_t from = at + key.size() + 4;
-  return json.substr(from, json.find('"', from) - from);
+// A top-level string field of a JSON object text ("" when absent).
+std::string field(const std::string& json, const char* key) {
+  simdjson::dom::parser parser;
+  std::string_view v;
+  if (parser.parse(json).at_key(key).get_string().get(v)) return "";
+  return std::string(v);
 }
 
 // Every workflow record of a data directory (the relay stopped), as stored.
@@ -260,9 +261,14 @@ WorkflowSnapshot workflow_snapshot(const std::string& data_dir) {
   if (!db) return s;
   engine::RocksEventStore store(**db);
   engine::WorkflowTables tables(store);
-  for (auto& w : *tables.workflows()) s.workflows[w.id] = w;
-  for (auto& r : *tables.all_runs()) s.runs[r.id] = r;
-  for (auto& a : *tables.all_approvals()) s.approvals[a.token_hash] = a;
+  auto workflows = tables.workflows();
+  auto runs = tables.all_runs();
+  auto approvals = tables.all_approvals();
+  EXPECT_TRUE(workflows && runs && approvals);
+  if (!workflows || !runs || !approvals) return s;
+  for (const auto& w : *workflows) s.workflows[w.id] = w;
+  for (const auto& r : *runs) s.runs[r.id] = r;
+  for (const auto& a : *approvals) s.approvals[a.token_hash] = a;
   return s;
 }
 
