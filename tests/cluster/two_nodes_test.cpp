@@ -56,6 +56,14 @@ void on_both(NostrClient& a, NostrClient& b, const engine::Event& e) {
   ASSERT_TRUE(b.publish(e).accepted);
 }
 
+// A private channel `ch` of `owner` with `member` in it, on both nodes (the
+// owner's connections to A and to B).
+void private_channel_on_both(NostrClient& a, NostrClient& b, const Keypair& owner, const std::string& ch,
+                             const Keypair& member) {
+  on_both(a, b, make_event(owner, 9007, "", {{"h", ch}, {"name", "private"}, {"visibility", "private"}}));
+  on_both(a, b, make_event(owner, 9000, "", {{"h", ch}, {"p", hex(member)}}));
+}
+
 std::string channel_filter(const std::string& ch) { return R"({"kinds":[9],"#h":[")" + ch + R"("]})"; }
 
 // A REQ on the channel answered with EOSE, within two seconds: a channel made on
@@ -257,8 +265,7 @@ TEST_P(TwoNodeTest, TypingOnAIsListedOnBToMembersOnly) {
   auto b_alice = authed(*b_, alice);
   ASSERT_TRUE(a && b_alice);
   const std::string ch = "c4000000-0000-4000-8000-" + hex(alice).substr(0, 12);
-  on_both(*a, *b_alice, make_event(alice, 9007, "", {{"h", ch}, {"name", "typing"}, {"visibility", "private"}}));
-  on_both(*a, *b_alice, make_event(alice, 9000, "", {{"h", ch}, {"p", hex(bob)}}));
+  private_channel_on_both(*a, *b_alice, alice, ch, bob);
   auto b = authed(*b_, bob);
   ASSERT_TRUE(b);
   ASSERT_TRUE(can_read_channel(*b, ch));
@@ -283,8 +290,7 @@ TEST_P(TwoNodeTest, PrivateChannelEventsReachOnlyMembersOnTheOtherNode) {
   auto b_owner = authed(*b_, owner);
   ASSERT_TRUE(a && b_owner);
   const std::string ch = "c2000000-0000-4000-8000-" + hex(owner).substr(0, 12);
-  on_both(*a, *b_owner, make_event(owner, 9007, "", {{"h", ch}, {"name", "secret"}, {"visibility", "private"}}));
-  on_both(*a, *b_owner, make_event(owner, 9000, "", {{"h", ch}, {"p", hex(member)}}));
+  private_channel_on_both(*a, *b_owner, owner, ch, member);
   auto m = authed(*b_, member);
   auto o = authed(*b_, outsider);
   ASSERT_TRUE(m && o);
