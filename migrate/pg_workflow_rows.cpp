@@ -168,4 +168,58 @@ engine::Result<engine::ApprovalRecord> approval_from_row(const std::vector<std::
   return a;
 }
 
+std::vector<PgConnection::Statement> workflow_mirror_statements(std::span<const engine::StateWrite> writes) {
+  std::vector<PgConnection::Statement> out;
+  auto secs = [](uint64_t t) { return std::to_string(t); };
+  for (const engine::StateWrite& w : writes) {
+    if (w.table != engine::StateTable::kWorkflows || w.key.empty()) continue;
+    const char prefix = w.key[0];
+    if (prefix == 'w' && w.value.empty()) {  // a deleted workflow: its runs and approvals cascade
+      out.push_back({"DELETE FROM workflows WHERE id = $1::uuid", {w.key.substr(1)}});
+    } else if (prefix == 'w') {
+      engine::WorkflowRecord r;
+      if (!engine::decode_workflow(w.value, &r)) continue;
+      out.push_back({"INSERT INTO users (pubkey) VALUES (decode($1, 'hex')) ON CONFLICT DO NOTHING", {engine::to_hex(r.owner)}});
+      out.push_back({"INSERT INTO workflows (id, name, owner_pubkey, channel_id, definition, definition_hash, status, "
+                     "enabled, created_at, updated_at) VALUES ($1::uuid, $2, decode($3, 'hex'), "
+                     "(SELECT id FROM channels WHERE id = NULLIF($4, '')::uuid), $5::jsonb, decode($6, 'hex'), "
+                     "$7::workflow_status, TRUE, to_timestamp($8::bigint), to_timestamp($9::bigint)) "
+                     "ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, definition = EXCLUDED.definition, "
+                     "definition_hash = EXCLUDED.definition_hash, status = EXCLUDED.status, updated_at = EXCLUDED.updated_at",
+                     {r.id, r.name, engine::to_hex(r.owner), r.channel_id, r.definition, r.definition_hash, r.status,
+                      secs(r.created_at), secs(r.updated_at)}});
+    } else if (prefix == 'r' && !w.value.empty()) {
+      engine::RunRecord r;
+      if (!engine::decode_run(w.value, &r)) continue;
+      out.push_back({"INSERT INTO workflow_runs (id, workflow_id, status, trigger_event_id, current_step, execution_trace, "
+                     "trigger_context, started_at, completed_at, error_message, created_at) "
+                     "SELECT $1::uuid, $2::uuid, $3::run_status, decode(NULLIF($4, ''), 'hex'), $5::int, $6::jsonb, "
+                     "$7::jsonb, to_timestamp(NULLIF($8::bigint, 0)), to_timestamp(NULLIF($9::bigint, 0)), "
+                     "NULLIF($10, ''), to_timestamp($11::bigint / 1000.0) WHERE EXISTS (SELECT 1 FROM workflows WHERE id = $2::uuid) "
+                     "ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, current_step = EXCLUDED.current_step, "
+                     "execution_trace = EXCLUDED.execution_trace, started_at = EXCLUDED.started_at, "
+                     "completed_at = EXCLUDED.completed_at, error_message = EXCLUDED.error_message",
+                     {r.id, r.workflow_id, std::string(engine::run_status_name(r.status)), r.trigger_event_id,
+                      std::to_string(r.current_step), r.execution_trace, r.trigger_context, secs(r.started_at),
+                      secs(r.completed_at), r.error_message.value_or(""),
+                      std::to_string(r.created_at_ms ? r.created_at_ms : r.created_at * 1000)}});
+    } else if (prefix == 'a' && !w.value.empty()) {
+      engine::ApprovalRecord a;
+      if (!engine::decode_approval(w.value, &a)) continue;
+      out.push_back({"INSERT INTO workflow_approvals (token, workflow_id, run_id, step_id, step_index, approver_spec, "
+                     "status, approver_pubkey, note, granted_at, denied_at, expires_at, created_at) "
+                     "SELECT decode($1, 'hex'), $2::uuid, $3::uuid, $4, $5::int, $6, $7::approval_status, "
+                     "decode(NULLIF($8, ''), 'hex'), $9, to_timestamp(NULLIF($10::bigint, 0)), "
+                     "to_timestamp(NULLIF($11::bigint, 0)), to_timestamp($12::bigint), to_timestamp($13::bigint) "
+                     "WHERE EXISTS (SELECT 1 FROM workflow_runs WHERE id = $3::uuid) "
+                     "ON CONFLICT (token) DO UPDATE SET status = EXCLUDED.status, approver_pubkey = EXCLUDED.approver_pubkey, "
+                     "note = EXCLUDED.note, granted_at = EXCLUDED.granted_at, denied_at = EXCLUDED.denied_at",
+                     {a.token_hash, a.workflow_id, a.run_id, a.step_id, std::to_string(a.step_index), a.approver_spec,
+                      std::string(engine::approval_status_name(a.status)), a.approver_pubkey, a.note.value_or(""),
+                      secs(a.granted_at), secs(a.denied_at), secs(a.expires_at), secs(a.created_at)}});
+    }
+  }
+  return out;
+}
+
 }  // namespace buzz::migrate

@@ -15,9 +15,13 @@
 #include <string_view>
 #include <vector>
 
+#include <span>
+
+#include "engine/event_store.h"
 #include "engine/result.h"
 #include "engine/workflow_records.h"
 #include "migrate/copy_row.h"
+#include "migrate/pg_connection.h"
 
 namespace buzz::migrate {
 
@@ -40,5 +44,13 @@ engine::Result<engine::WorkflowRecord> workflow_from_row(const std::vector<std::
 engine::Result<engine::RunRecord> run_from_row(const std::vector<std::string>& v, const std::vector<bool>& null);
 engine::Result<engine::ApprovalRecord> approval_from_row(const std::vector<std::string>& v,
                                                          const std::vector<bool>& null);
+
+// `buzz serve --store postgres://…`: the statements that write a batch's
+// workflow records (StateTable::kWorkflows) to the original's three tables as
+// well, in the batch's transaction, so an original relay on the same database
+// reads them. A workflow's owner gets a stub `users` row; a channel the
+// `channels` table does not hold (the live relay keeps its team in buzz_state)
+// is written as NULL; a run or approval whose parent row is missing is skipped.
+std::vector<PgConnection::Statement> workflow_mirror_statements(std::span<const engine::StateWrite> writes);
 
 }  // namespace buzz::migrate

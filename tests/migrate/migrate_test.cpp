@@ -368,6 +368,43 @@ TEST(Migrate, WorkflowsRunsAndApprovalsGoToTheOriginalsTablesAndBack) {
   EXPECT_NE(approvals.body.find(pa.token_hash), std::string::npos) << approvals.body;
 }
 
+// A relay serving PostgreSQL writes its workflows, runs and approvals to the
+// original's tables as it goes (besides its own buzz_state), so an original
+// relay on the same database reads them: a status change and a deletion too.
+TEST(Migrate, ARelayOnPostgresKeepsTheOriginalsWorkflowTablesCurrent) {
+  PgTestDb pg("workflows_live");
+  TempDir d;
+  Keypair alice = engine::generate_keypair();
+  std::string error;
+  auto relay = RelayProcess::start(RelayOptions{{"--store", pg.url(), "--open", "--rate-limits", "false"}, {}, d.path}, &error);
+  ASSERT_TRUE(relay) << error;
+  auto c = NostrClient::connect_authed(*relay, alice, &error);
+  ASSERT_TRUE(c) << error;
+  const std::string ch = uuid();
+  publish(*c, make_event(alice, 9007, "", {{"h", ch}, {"name", "flows"}}));
+  HttpReply made = rest(*relay, alice, "POST", "/api/channels/" + ch + "/workflows", workflow_body(
+      "name: Gate\ntrigger:\n  on: webhook\nsteps:\n  - id: ok\n    action: request_approval\n    from: any\n    message: go?\n"));
+  ASSERT_EQ(made.status, 200) << made.body;
+  const std::string id = field(made.body, "id");
+  EXPECT_EQ(pg.scalar("SELECT name || ' ' || status || ' ' || (owner_pubkey = decode('" + engine::to_hex(alice.pubkey) +
+                      "', 'hex')) FROM workflows WHERE id = '" + id + "'"), "Gate active true");
+  HttpReply fired = http_call(relay->port(), "POST", "/hooks/" + id, {{"X-Webhook-Secret", field(made.body, "webhook_secret")}}, "{}");
+  ASSERT_EQ(fired.status, 202) << fired.body;
+  const std::string run = field(fired.body, "run_id");
+  std::string parked;
+  for (int i = 0; i < 200 && parked != "waiting_approval 1"; ++i) {
+    parked = pg.scalar("SELECT r.status || ' ' || (SELECT count(*) FROM workflow_approvals a WHERE a.run_id = r.id) "
+                       "FROM workflow_runs r WHERE r.id = '" + run + "'");
+    if (parked != "waiting_approval 1") std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(parked, "waiting_approval 1") << "the run parked on its approval, as the original's rows";
+  ASSERT_EQ(rest(*relay, alice, "PATCH", "/api/workflows/" + id, R"({"status":"archived"})").status, 200);
+  EXPECT_EQ(pg.scalar("SELECT status FROM workflows WHERE id = '" + id + "'"), "archived");
+  ASSERT_EQ(rest(*relay, alice, "DELETE", "/api/workflows/" + id).status, 204);
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM workflows WHERE id = '" + id + "'"), "0");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM workflow_runs WHERE id = '" + run + "'"), "0");
+}
+
 // A forged signature in the source stops the import with the row named; every
 // event before it is stored, and once the row is right a rerun into the same
 // directory finishes with nothing lost and nothing doubled.
