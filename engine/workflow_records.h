@@ -24,6 +24,15 @@
 
 namespace buzz::engine {
 
+// A workflow's status, as the original's `workflow_status` enum names them
+// (docs/reference/compat-backends.md §1): only an active one fires; an
+// archived one is also read-only and left out of listings unless asked for.
+inline constexpr std::string_view kWorkflowActive = "active", kWorkflowDisabled = "disabled",
+                                  kWorkflowArchived = "archived";
+inline bool is_workflow_status(std::string_view s) {
+  return s == kWorkflowActive || s == kWorkflowDisabled || s == kWorkflowArchived;
+}
+
 struct WorkflowRecord {
   std::string id;
   std::string name;
@@ -31,7 +40,7 @@ struct WorkflowRecord {
   std::string channel_id;  // empty = unbound
   std::string definition;  // canonical JSON, "_webhook_secret" included
   std::string definition_hash;  // hex SHA-256 of `definition`
-  std::string status = "active";
+  std::string status{kWorkflowActive};
   uint64_t created_at = 0;
   uint64_t updated_at = 0;
 };

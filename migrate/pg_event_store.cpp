@@ -18,6 +18,7 @@
 #include "migrate/pg_filter_sql.h"
 #include "migrate/pg_import.h"
 #include "migrate/pg_schema.h"
+#include "migrate/pg_workflow_rows.h"
 
 namespace buzz::migrate {
 namespace {
@@ -492,6 +493,8 @@ std::vector<PgConnection::Statement> PgEventStore::state_statements(std::span<co
                    "ON CONFLICT (tbl, node, key) DO UPDATE SET value = EXCLUDED.value",
                    {text_array(put_t), text_array(put_n), text_array(put_k), text_array(put_v)}});
   }
+  // Workflows also as the original's rows, so an original relay on this database reads them.
+  for (PgConnection::Statement& s : workflow_mirror_statements(writes)) out.push_back(std::move(s));
   return out;
 }
 

@@ -24,10 +24,12 @@
 #include "engine/signature.h"
 #include "engine/thread_row.h"
 #include "engine/user_record.h"
+#include "engine/workflow_records.h"
 #include "migrate/copy_binary_row.h"
 #include "migrate/copy_row.h"
 #include "migrate/pg_event_row.h"
 #include "migrate/pg_schema.h"
+#include "migrate/pg_workflow_rows.h"
 #include "migrate/record_split.h"
 #include "migrate/step_writer.h"
 
@@ -117,6 +119,9 @@ engine::Result<std::map<engine::Pubkey, UserRow>> collect_users(Context& cx) {
     if (engine::decode_token(value, &t)) users[t.owner];
   });
   if (!s) return Error{s.error()};
+  auto workflows = engine::WorkflowTables(cx.store).workflows();  // workflows.owner_pubkey too
+  if (!workflows) return Error{workflows.error()};
+  for (const engine::WorkflowRecord& w : *workflows) users[w.owner];
   // Kind 0 projection (§1.2 users): newest first, so the first seen per author wins.
   simdjson::dom::parser parser;
   s = cx.store.scan_kind(0, [&](std::string_view raw, const engine::EventFields& f) {
@@ -569,6 +574,61 @@ Status export_relay_members(Context& cx) {
                   });
 }
 
+// --- workflows, their runs and approvals ------------------------------------------
+
+// One item per workflow: its row, its runs' and its approvals' (the three
+// blocks go in this order in each batch, so every foreign key holds).
+Status export_workflows(Context& cx) {
+  engine::WorkflowTables tables(cx.store);
+  auto workflows = tables.workflows();
+  auto runs = tables.all_runs();
+  auto approvals = tables.all_approvals();
+  if (!workflows || !runs || !approvals) return Error{"unreadable workflows table in the data directory"};
+  std::set<std::string> channels;
+  Status s = cx.store.scan_state(engine::StateTable::kChannels, [&](std::string_view key, std::string_view) {
+    channels.emplace(key);
+  });
+  if (!s) return s;
+  std::map<std::string, const engine::WorkflowRecord*> by_id;
+  for (const engine::WorkflowRecord& w : *workflows) {
+    // channel_id has a foreign key: a workflow of a channel with no record cannot go.
+    if (w.channel_id.empty() || channels.count(w.channel_id)) by_id[w.id] = &w;
+  }
+  std::map<std::string, std::vector<const engine::RunRecord*>> runs_of;
+  std::set<std::string> run_ids;
+  for (const engine::RunRecord& r : *runs) {
+    runs_of[r.workflow_id].push_back(&r);
+    run_ids.insert(r.id);
+  }
+  std::map<std::string, std::vector<const engine::ApprovalRecord*>> approvals_of;
+  for (const engine::ApprovalRecord& a : *approvals) {
+    if (run_ids.count(a.run_id)) approvals_of[a.workflow_id].push_back(&a);
+  }
+  return run_step(cx, "workflows", {kWorkflowsCopy, kWorkflowRunsCopy, kWorkflowApprovalsCopy},
+                  [&](StepWriter& w, const std::string& after) -> Status {
+                    for (const auto& [id, workflow] : by_id) {
+                      if (!after.empty() && id <= after) continue;
+                      {
+                        CopyRow r(w.row(0, "id=" + id));
+                        append_workflow(r, *workflow);
+                      }
+                      for (const engine::RunRecord* run : runs_of[id]) {
+                        CopyRow r(w.row(1, "id=" + run->id));
+                        append_run(r, *run);
+                      }
+                      for (const engine::ApprovalRecord* a : approvals_of[id]) {
+                        CopyRow r(w.row(2, "token=" + a->token_hash));
+                        append_approval(r, *a);
+                      }
+                      cx.summary.workflows++;
+                      cx.summary.workflow_runs += runs_of[id].size();
+                      cx.summary.workflow_approvals += approvals_of[id].size();
+                      if (Status s = w.item_done(id); !s) return s;
+                    }
+                    return {};
+                  });
+}
+
 // --- audit log (docs/reference/audit.md §8.8) ------------------------------------------------
 
 Status export_audit(Context& cx) {
@@ -636,7 +696,7 @@ engine::Result<ExportSummary> export_to_postgres(const PgExportOptions& options,
   if (Status s = (*pg)->exec(kExportSessionSql); !s) return Error{s.error()};
   Context cx{**pg, options.url, **db, store, progress, options.batch_rows, options.data_dir, engine::unix_now(), {}};
   for (Status (*step)(Context&) : {export_users, export_channels, export_members, export_events, export_threads,
-                                    export_tokens, export_relay_members, export_audit}) {
+                                    export_tokens, export_relay_members, export_workflows, export_audit}) {
     if (Status s = step(cx); !s) return Error{s.error()};
   }
   // A write committed synchronously flushes the WAL up to it: every batch above.

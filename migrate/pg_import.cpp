@@ -24,11 +24,13 @@
 #include "engine/signature.h"
 #include "engine/thread_row.h"
 #include "engine/user_record.h"
+#include "engine/workflow_records.h"
 #include "migrate/event_loader.h"
 #include "migrate/pg_audit_rows.h"
 #include "migrate/pg_connection.h"
 #include "migrate/pg_event_row.h"
 #include "migrate/pg_schema.h"
+#include "migrate/pg_workflow_rows.h"
 
 namespace buzz::migrate {
 namespace {
@@ -346,6 +348,44 @@ Status import_relay_members(Context& cx) {
   return s;
 }
 
+// --- workflows, their runs and approvals ------------------------------------------
+
+// A table's rows as records written one by one through `put`.
+template <class Record>
+Status import_records(Context& cx, const std::string& table, const std::string& select, uint64_t& count,
+                      engine::Result<Record> (*from_row)(const std::vector<std::string>&, const std::vector<bool>&),
+                      const std::function<Status(const Record&)>& put) {
+  cx.progress.begin(table, 0);
+  Status s = each_row(cx, table, select, [&](const Fields& f) -> Status {
+    auto record = from_row(f.v, f.null);
+    if (!record) return Error{"table " + table + ", row " + record.error()};
+    if (Status st = put(*record); !st) return Error{"table " + table + ": " + st.error()};
+    count++;
+    cx.progress.advance(1);
+    return {};
+  });
+  cx.progress.end();
+  return s;
+}
+
+Status import_workflows(Context& cx) {
+  if (!cx.head) return {};  // the seed era stored none (its engine never wrote a run)
+  engine::WorkflowTables tables(cx.store);
+  Status s = import_records<engine::WorkflowRecord>(cx, "workflows", workflows_select(), cx.summary.workflows,
+                                                    workflow_from_row,
+                                                    [&](const auto& w) { return tables.put_workflow(w); });
+  if (s) {
+    s = import_records<engine::RunRecord>(cx, "workflow_runs", workflow_runs_select(), cx.summary.workflow_runs,
+                                          run_from_row, [&](const auto& r) { return tables.put_run(r); });
+  }
+  if (s) {
+    s = import_records<engine::ApprovalRecord>(cx, "workflow_approvals", workflow_approvals_select(),
+                                               cx.summary.workflow_approvals, approval_from_row,
+                                               [&](const auto& a) { return tables.put_approval(a); });
+  }
+  return s;
+}
+
 // --- audit log (docs/reference/audit.md §8.9) ------------------------------------------------
 
 // Frames appended to one segment file written aside, then moved into place.
@@ -433,7 +473,7 @@ engine::Result<ImportSummary> import_from_postgres(const PgImportOptions& option
   cx.head = *version == SchemaVersion::kHead;
   cx.summary.schema = cx.head ? "head" : "seed";
   for (Status (*step)(Context&) : {import_users, import_channels, import_members, import_events, import_threads,
-                                    import_tokens, import_relay_members, import_audit}) {
+                                    import_tokens, import_relay_members, import_workflows, import_audit}) {
     if (Status s = step(cx); !s) return Error{s.error()};
   }
   (void)(*pg)->exec("COMMIT");

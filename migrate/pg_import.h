@@ -25,6 +25,7 @@ struct ImportSummary {
   std::string schema;  // "head" or "seed"
   uint64_t events = 0, events_deleted = 0, events_not_stored = 0;
   uint64_t channels = 0, members = 0, users = 0, tokens = 0, threads = 0, relay_members = 0;
+  uint64_t workflows = 0, workflow_runs = 0, workflow_approvals = 0;
   uint64_t audit_entries = 0, audit_recovered = 0;  // recovered: upstream's nanosecond timestamps (§3.2)
 };
 

@@ -54,6 +54,15 @@ std::optional<std::string> RedisPresenceStore::status(const engine::Pubkey& pk, 
 
 std::vector<engine::Pubkey> RedisPresenceStore::expire(uint64_t now) { return local_.expire(now); }
 
+void RedisPresenceStore::set_guest_channels(const engine::Pubkey& pk, std::vector<std::string> channels,
+                                            uint64_t now) {
+  local_.set_guest_channels(pk, std::move(channels), now);
+}
+
+std::vector<std::string> RedisPresenceStore::guest_channels(const engine::Pubkey& pk, uint64_t now) const {
+  return local_.guest_channels(pk, now);
+}
+
 void RedisPresenceStore::set_typing(std::string_view channel, const engine::Pubkey& pk, uint64_t now) {
   local_.set_typing(channel, pk, now);
 }

@@ -28,6 +28,9 @@ class RedisPresenceStore final : public engine::PresenceStore {
   bool clear(const engine::Pubkey& pk, uint64_t now) override;
   std::optional<std::string> status(const engine::Pubkey& pk, uint64_t now) const override;
   std::vector<engine::Pubkey> expire(uint64_t now) override;
+  // Guest channels stay in each node's memory: a guest's 20001 carries them to every node.
+  void set_guest_channels(const engine::Pubkey& pk, std::vector<std::string> channels, uint64_t now) override;
+  std::vector<std::string> guest_channels(const engine::Pubkey& pk, uint64_t now) const override;
   void set_typing(std::string_view channel, const engine::Pubkey& pk, uint64_t now) override;
   std::vector<engine::Pubkey> typing(std::string_view channel, uint64_t now) const override;
 

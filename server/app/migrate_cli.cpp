@@ -34,10 +34,11 @@ Run it with the server stopped.
 
   postgres://…      the upstream HEAD schema (created when absent): users, channels,
                     members, events (partitioned), threads, API token hashes, relay
-                    members, the audit log with its hashes. Batches of COPY, each its
-                    own transaction; a rerun after an interruption resumes where it
-                    stopped. Import reads the seed-era or the HEAD schema, re-verifies
-                    every event and every audit hash.
+                    members, workflows with their runs and approvals, the audit log
+                    with its hashes. Batches of COPY, each its own transaction; a
+                    rerun after an interruption resumes where it stopped. Import
+                    reads the seed-era or the HEAD schema, re-verifies every event
+                    and every audit hash.
   jsonl FILE        NIP-01 events, one per line (strfry / nostr-rs-relay); FILE - is
                     stdin/stdout. Import checks each signature; it stores events only.
   typesense-jsonl   OUTDIR/collection.json and OUTDIR/documents.jsonl for Typesense
@@ -124,7 +125,9 @@ int run_migrate(int argc, char** argv) {
       return report(json, "exported to " + migrate::redact_url(where),
                     {{"users", r->users}, {"channels", r->channels}, {"members", r->members}, {"events", r->events},
                      {"events_raw", r->events_raw}, {"events_skipped_nul", r->events_skipped}, {"threads", r->threads},
-                     {"tokens", r->tokens}, {"relay_members", r->relay_members}, {"audit_entries", r->audit_entries}});
+                     {"tokens", r->tokens}, {"relay_members", r->relay_members}, {"workflows", r->workflows},
+                     {"workflow_runs", r->workflow_runs}, {"workflow_approvals", r->workflow_approvals},
+                     {"audit_entries", r->audit_entries}});
     }
     if (where == "jsonl") {
       auto r = migrate::export_jsonl(data_dir, path, progress);
@@ -150,7 +153,9 @@ int run_migrate(int argc, char** argv) {
                     {{"users", r->users}, {"channels", r->channels}, {"members", r->members}, {"events", r->events},
                      {"events_deleted", r->events_deleted}, {"events_not_stored", r->events_not_stored},
                      {"threads", r->threads}, {"tokens", r->tokens}, {"relay_members", r->relay_members},
-                     {"audit_entries", r->audit_entries}, {"audit_recovered_ns", r->audit_recovered}});
+                     {"workflows", r->workflows}, {"workflow_runs", r->workflow_runs},
+                     {"workflow_approvals", r->workflow_approvals}, {"audit_entries", r->audit_entries},
+                     {"audit_recovered_ns", r->audit_recovered}});
     }
     if (where == "jsonl") {
       auto r = migrate::import_jsonl(path, data_dir, progress);

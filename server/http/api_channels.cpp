@@ -163,6 +163,30 @@ net::HttpResponse HttpApi::get_canvas(const Caller& who, std::string_view id) {
   return net::HttpResponse::json(200, body);
 }
 
+net::HttpResponse HttpApi::get_typing(const Caller& who, std::string_view id) {
+  if (!engine::is_canonical_uuid(id)) return api_error(400, "invalid channel UUID");
+  // Those who may read the channel, as its 20002s reach them live; anyone else
+  // is answered as for a channel that does not exist.
+  if (auto refused = check_channel(who, id)) return *refused;
+  std::vector<std::string> typers;
+  for (const engine::Pubkey& pk : s_.presence.typing(id, engine::unix_now())) {
+    typers.push_back(json_string(engine::to_hex(pk)));
+  }
+  std::sort(typers.begin(), typers.end());
+  return net::HttpResponse::json(200, json_object({{"channel_id", json_string(id)},
+                                                   {"typing", json_array(typers)},
+                                                   {"window_seconds", std::to_string(engine::kTypingWindowSecs)}}));
+}
+
+bool HttpApi::sees_presence(const Caller& who, const std::unordered_set<engine::Pubkey, engine::KeyBytesHash>& audience,
+                            const engine::Pubkey& pk, uint64_t now) const {
+  if (audience.count(pk)) return true;
+  for (const std::string& ch : s_.presence.guest_channels(pk, now)) {
+    if (who.grant.allows_channel(ch) && s_.team.is_member(ch, who.pubkey)) return true;
+  }
+  return false;
+}
+
 net::HttpResponse HttpApi::get_presence(const Caller& who, const net::HttpRequest& req) {
   std::vector<std::pair<std::string, std::string>> statuses;
   // Presence is visible to those sharing a channel; anyone else reads as offline.
@@ -181,7 +205,7 @@ net::HttpResponse HttpApi::get_presence(const Caller& who, const net::HttpReques
     engine::Pubkey pk;
     if (!engine::from_hex_any_case(key, pk.data(), pk.size())) continue;  // invalid keys are dropped silently
     std::string hex = engine::to_hex(pk);
-    auto status = audience.count(pk) ? s_.presence.status(pk, now) : std::nullopt;
+    auto status = sees_presence(who, audience, pk, now) ? s_.presence.status(pk, now) : std::nullopt;
     statuses.emplace_back(hex, json_string(status.value_or("offline")));
   }
   return net::HttpResponse::json(200, json_object(std::move(statuses)));

@@ -53,13 +53,15 @@ std::optional<net::HttpResponse> HttpApi::route_api(net::Loop& loop, net::Connec
     if (sub.empty() && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_channel(c, id, false); });
     if (sub == "/members" && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_channel(c, id, true); });
     if (sub == "/canvas" && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_canvas(c, id); });
+    if (sub == "/typing" && is("GET")) return as(Scope::kChannelsRead, [&](const Caller& c) { return get_typing(c, id); });
     if (sub == "/messages" && is("GET")) {
       return as(Scope::kMessagesRead, [&](const Caller& c) { return get_messages(c, id, req); });
     }
     if (sub.starts_with("/threads/") && is("GET")) {
       return as(Scope::kMessagesRead, [&](const Caller& c) { return get_thread(c, id, sub.substr(9), req); });
     }
-    known = sub.empty() || sub == "/members" || sub == "/canvas" || sub == "/messages" || sub.starts_with("/threads/");
+    known = sub.empty() || sub == "/members" || sub == "/canvas" || sub == "/typing" || sub == "/messages" ||
+            sub.starts_with("/threads/");
   } else if (path.starts_with("/api/messages/") && path.ends_with("/reactions")) {
     std::string_view target = path.substr(14, path.size() - 14 - 10);
     if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return get_reactions(c, target, req); });

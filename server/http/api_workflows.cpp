@@ -41,7 +41,7 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(net::Loop& loop, net::
   if (path.starts_with("/api/channels/")) {
     std::string_view channel, sub;
     std::tie(channel, sub) = split_id(path.substr(14));
-    if (is("GET")) return as(Scope::kChannelsRead, [&](const WorkflowCaller& c) { return wf.list_workflows(c, channel); });
+    if (is("GET")) return as(Scope::kChannelsRead, [&](const WorkflowCaller& c) { return wf.list_workflows(c, channel, req); });
     if (is("POST")) {
       return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.create_workflow(c, channel, req, later); });
     }
@@ -55,14 +55,15 @@ std::optional<net::HttpResponse> HttpApi::route_workflows(net::Loop& loop, net::
       if (is("PUT")) {
         return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.update_workflow(c, id, req, later); });
       }
+      if (is("PATCH")) return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.patch_workflow(c, id, req); });
       if (is("DELETE")) return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.delete_workflow(c, id); });
       return not_allowed;
     }
     if (sub == "/webhook") return is("POST") ? wf.webhook(id, req) : not_allowed;
     if (sub == "/disable" || sub == "/enable") {
       if (!is("POST")) return not_allowed;
-      const bool enable = sub == "/enable";
-      return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.set_enabled(c, id, enable); });
+      const std::string_view status = sub == "/enable" ? engine::kWorkflowActive : engine::kWorkflowDisabled;
+      return as(Scope::kChannelsWrite, [&](const WorkflowCaller& c) { return wf.set_status(c, id, status); });
     }
     if (sub == "/trigger") {
       if (!is("POST")) return not_allowed;

@@ -224,7 +224,7 @@ std::vector<engine::Event> HttpApi::presence_events(const Caller& who, const eng
   const auto audience = s_.team.co_members(who.pubkey);
   std::vector<engine::Event> out;
   for (const engine::Pubkey& pk : *f.authors) {
-    if (pk != who.pubkey && !audience.count(pk)) continue;
+    if (pk != who.pubkey && !sees_presence(who, audience, pk, now)) continue;
     std::optional<std::string> status = s_.presence.status(pk, now);
     if (!status) continue;
     engine::Event e;

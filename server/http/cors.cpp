@@ -45,7 +45,7 @@ net::HttpResponse CorsPolicy::preflight(std::string_view origin) const {
   net::HttpResponse r{204, "", "", {}, {}};
   apply(origin, r);
   if (r.headers.empty()) return r;  // a refused origin learns nothing more
-  r.headers.emplace_back("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS");
+  r.headers.emplace_back("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
   std::string headers = "Authorization, Content-Type, Accept, X-Auth-Token, X-SHA-256, X-Auth-Tag";
   if (allow_pubkey_header_) headers += ", X-Pubkey";
   r.headers.emplace_back("Access-Control-Allow-Headers", std::move(headers));

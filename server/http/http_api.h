@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/signature.h"
@@ -137,6 +138,8 @@ class HttpApi final : public HttpAnswers {
   net::HttpResponse list_channels(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse get_channel(const Caller& who, std::string_view id, bool members);
   net::HttpResponse get_canvas(const Caller& who, std::string_view id);
+  // Who typed in the channel within the typing window (kind 20002), on any node.
+  net::HttpResponse get_typing(const Caller& who, std::string_view id);
   net::HttpResponse get_presence(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse put_presence(const Caller& who, const net::HttpRequest& req);
   net::HttpResponse get_messages(const Caller& who, std::string_view channel, const net::HttpRequest& req);
@@ -192,6 +195,10 @@ class HttpApi final : public HttpAnswers {
   engine::Result<std::vector<EventRow>> bridge_rows(const Caller& who, const BridgeFilter& bf, const Readable& readable);
   std::vector<EventRow> feed_events(const Caller& who, const BridgeFilter& bf);
   std::vector<engine::Event> presence_events(const Caller& who, const engine::Filter& f);
+  // Whether `who` sees pk's presence: pk shares a channel with it (`audience`,
+  // TeamState::co_members), or is a proxy guest of a channel it is a member of.
+  bool sees_presence(const Caller& who, const std::unordered_set<engine::Pubkey, engine::KeyBytesHash>& audience,
+                     const engine::Pubkey& pk, uint64_t now) const;
   // A deferred answer, with the CORS header of the request's Origin.
   void respond_later(net::Loop& loop, net::ConnId to, net::HttpResponse response);
   // What a room calls, from any thread, to answer a request it deferred: the

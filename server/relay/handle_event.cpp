@@ -122,7 +122,7 @@ std::optional<Verdict> Relay::ingest_ephemeral(const Submitter& who, engine::Eve
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
   if (!own_event) return refuse(kNotYourEvent);  // reached only over HTTP
   if (auto refused = s_.throttle.admit_message(e, who.pubkey)) return refused;
-  return handle_ephemeral(std::make_shared<const engine::Event>(std::move(e)));
+  return handle_ephemeral(who, std::make_shared<const engine::Event>(std::move(e)));
 }
 
 // Scopes and the token channel list (docs/reference/protocol.md §6.5–6.6). A session without
@@ -163,10 +163,26 @@ std::optional<Verdict> Relay::submit_write(WriteJob&& job) {
   return busy;
 }
 
-std::optional<Verdict> Relay::handle_ephemeral(std::shared_ptr<const engine::Event> event) {
+std::optional<Verdict> Relay::guest_channels(const Submitter& who, const engine::Event& e,
+                                             std::vector<std::string>* out) {
+  for (const engine::Tag& t : e.tags) {
+    if (t.size() < 2 || t[0] != "h") continue;
+    if (!who.grant.has(Scope::kProxySubmit)) return refuse("invalid: channel tags on presence are for proxy guests");
+    if (out->size() == engine::kMaxGuestChannels) return refuse("invalid: too many channel tags on presence");
+    if (!engine::is_canonical_uuid(t[1])) return refuse("invalid: h tag must be a canonical lowercase UUID");
+    if (!s_.team.can_read(t[1], who.pubkey)) return refuse("restricted: not a channel member");
+    out->push_back(t[1]);
+  }
+  return std::nullopt;
+}
+
+std::optional<Verdict> Relay::handle_ephemeral(const Submitter& who, std::shared_ptr<const engine::Event> event) {
   const uint64_t now = engine::unix_now();
   if (event->kind == 20001) {
+    std::vector<std::string> channels;
+    if (auto refused = guest_channels(who, *event, &channels)) return refused;
     s_.presence.set_status(event->pubkey, presence_status(event->content), now);
+    if (!channels.empty()) s_.presence.set_guest_channels(event->pubkey, std::move(channels), now);
     broadcast(std::move(event), "");
     return Verdict{true, ""};
   }

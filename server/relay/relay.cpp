@@ -263,6 +263,19 @@ std::vector<CommittedEvent> Relay::deliverable_remote(std::vector<engine::Remote
       s_.stats.remote_unknown_channel.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
+    // Another node's typer, who may type here too: this node's typing window
+    // holds them as well, so GET …/typing answers alike on every node.
+    if (e.event->kind == 20002 && s_.team.access(e.channel, e.event->pubkey).can_post()) {
+      s_.presence.set_typing(e.channel, e.event->pubkey, engine::unix_now());
+    }
+    // Another node's proxy guest: its channels' members here see its status too.
+    if (e.event->kind == 20001 && !e.event->first_tag_value("h").empty()) {
+      std::vector<std::string> channels;
+      for (const engine::Tag& t : e.event->tags) {
+        if (t.size() >= 2 && t[0] == "h" && channels.size() < engine::kMaxGuestChannels) channels.push_back(t[1]);
+      }
+      s_.presence.set_guest_channels(presence_subject(*e.event), std::move(channels), engine::unix_now());
+    }
     batch.push_back({e.event, std::move(e.channel), raw_of(e.event)});
   }
   s_.stats.remote_events.fetch_add(batch.size(), std::memory_order_relaxed);
@@ -280,7 +293,10 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events, u
     const bool members_only = !ev.channel.empty() && s_.team.is_private(ev.channel);
     // Presence is visible to the members sharing a channel with the pubkey it reports.
     std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> audience;
-    if (ev.event->kind == 20001) audience = s_.team.co_members(presence_subject(*ev.event));
+    if (ev.event->kind == 20001) {
+      audience = s_.team.co_members(presence_subject(*ev.event));
+      add_guest_audience(*ev.event, *audience);
+    }
     // A p-gated kind goes only to the pubkeys it names, whatever else a filter matched on.
     const bool p_gated = engine::is_p_gated(ev.event->kind);
     st.subs.match(fields, [&](index::Subscription& sub) {
@@ -297,6 +313,14 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events, u
         s_.stats.events_delivered.fetch_add(1, std::memory_order_relaxed);
       }
     });
+  }
+}
+
+void Relay::add_guest_audience(const engine::Event& e,
+                               std::unordered_set<engine::Pubkey, engine::KeyBytesHash>& audience) const {
+  for (const engine::Tag& t : e.tags) {
+    if (t.size() < 2 || t[0] != "h") continue;
+    for (const engine::ChannelMember& m : s_.team.members_of(t[1])) audience.insert(m.pubkey);
   }
 }
 
@@ -325,6 +349,8 @@ void Relay::announce_offline(const engine::Pubkey& pk) {
   e->kind = 20001;
   e->created_at = engine::unix_now();
   e->tags = {{"p", engine::to_hex(pk)}};
+  // A proxy guest's channels, so their members hear it as they heard it come online.
+  for (std::string& ch : s_.presence.guest_channels(pk, e->created_at)) e->tags.push_back({"h", std::move(ch)});
   e->content = "offline";
   engine::sign_event(key_, e.get());
   broadcast(std::move(e), "");

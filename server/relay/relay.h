@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/pubsub.h"
@@ -180,7 +181,12 @@ class Relay final {
   std::optional<Verdict> ingest_ephemeral(const Submitter& who, engine::Event&& event, const engine::KindInfo* info,
                                           bool own_event);
   std::optional<Verdict> check_grant(const Grant& grant, const engine::Event& e, const engine::KindInfo& info);
-  std::optional<Verdict> handle_ephemeral(std::shared_ptr<const engine::Event> event);
+  std::optional<Verdict> handle_ephemeral(const Submitter& who, std::shared_ptr<const engine::Event> event);
+  // A 20001's h tags: the channels of a proxy guest (docs/reference/proxy.md §11), which
+  // only a proxy:submit session may name, each one it may read itself.
+  std::optional<Verdict> guest_channels(const Submitter& who, const engine::Event& e, std::vector<std::string>* out);
+  // The members of the channels a 20001's h tags name, added to its audience.
+  void add_guest_audience(const engine::Event& e, std::unordered_set<engine::Pubkey, engine::KeyBytesHash>& audience) const;
   std::optional<Verdict> submit_write(WriteJob&& job);
   // A relay-signed kind 20001 "offline" for pk (["p", hex]), fanned out like
   // the user's own presence (docs/reference/protocol.md §12.1).

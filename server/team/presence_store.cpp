@@ -39,6 +39,7 @@ bool MemoryPresenceStore::clear(const engine::Pubkey& pk, uint64_t now) {
 
 std::vector<engine::Pubkey> MemoryPresenceStore::expire(uint64_t now) {
   std::lock_guard lock(mu_);
+  std::erase_if(guests_, [&](const auto& kv) { return kv.second.kept_until <= now; });
   std::vector<engine::Pubkey> gone;
   std::erase_if(status_, [&](const auto& kv) {
     if (kv.second.expires_at > now) return false;
@@ -53,6 +54,19 @@ std::optional<std::string> MemoryPresenceStore::status(const engine::Pubkey& pk,
   auto it = status_.find(pk);
   if (it == status_.end() || it->second.expires_at <= now) return std::nullopt;
   return it->second.text;
+}
+
+void MemoryPresenceStore::set_guest_channels(const engine::Pubkey& pk, std::vector<std::string> channels,
+                                             uint64_t now) {
+  std::lock_guard lock(mu_);
+  guests_[pk] = {std::move(channels), now + engine::kGuestChannelsSecs};
+}
+
+std::vector<std::string> MemoryPresenceStore::guest_channels(const engine::Pubkey& pk, uint64_t now) const {
+  std::lock_guard lock(mu_);
+  auto it = guests_.find(pk);
+  if (it == guests_.end() || it->second.kept_until <= now) return {};
+  return it->second.channels;
 }
 
 void MemoryPresenceStore::set_typing(std::string_view channel, const engine::Pubkey& pk, uint64_t now) {

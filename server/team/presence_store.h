@@ -27,6 +27,8 @@ class MemoryPresenceStore final : public PresenceStore {
   bool clear(const engine::Pubkey& pk, uint64_t now) override;
   std::optional<std::string> status(const engine::Pubkey& pk, uint64_t now) const override;
   std::vector<engine::Pubkey> expire(uint64_t now) override;
+  void set_guest_channels(const engine::Pubkey& pk, std::vector<std::string> channels, uint64_t now) override;
+  std::vector<std::string> guest_channels(const engine::Pubkey& pk, uint64_t now) const override;
   void set_typing(std::string_view channel, const engine::Pubkey& pk, uint64_t now) override;
   std::vector<engine::Pubkey> typing(std::string_view channel, uint64_t now) const override;
 
@@ -37,6 +39,12 @@ class MemoryPresenceStore final : public PresenceStore {
   };
   mutable std::mutex mu_;
   std::unordered_map<engine::Pubkey, Status, engine::KeyBytesHash> status_;
+  struct GuestChannels {
+    std::vector<std::string> channels;
+    uint64_t kept_until;
+  };
+  // Proxy guests' channels; expire() drops those kept past kGuestChannelsSecs.
+  std::unordered_map<engine::Pubkey, GuestChannels, engine::KeyBytesHash> guests_;
   // channel -> (pubkey -> last typing time); stale entries are dropped as the channel is touched.
   std::unordered_map<std::string, std::unordered_map<engine::Pubkey, uint64_t, engine::KeyBytesHash>> typing_;
 };

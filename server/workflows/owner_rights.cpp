@@ -37,7 +37,8 @@ bool Workflows::may_manage(const WorkflowCaller& who, const Workflow& w) const {
 
 void Workflows::disable(std::string_view id) {
   auto done = edit(id, [](Workflow& w) {
-    w.record.status = "disabled";
+    if (w.record.status != engine::kWorkflowActive) return;  // an archived one stays archived
+    w.record.status = engine::kWorkflowDisabled;
     w.record.updated_at = engine::unix_now();
   });
   if (!done) {

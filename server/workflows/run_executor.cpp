@@ -119,8 +119,8 @@ void Workflows::execute(RunJob job) {
       finish(job, engine::RunStatus::kFailed, *refusal + "; the workflow is disabled");
       return;
     }
-    if (current->record.status != "active") {
-      finish(job, engine::RunStatus::kFailed, "the workflow is disabled");
+    if (current->record.status != engine::kWorkflowActive) {
+      finish(job, engine::RunStatus::kFailed, "the workflow is " + current->record.status);
       return;
     }
     if (step.condition) {

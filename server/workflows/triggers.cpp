@@ -61,7 +61,7 @@ void Workflows::match_event(const Offered& o) {
   std::optional<engine::ConditionVariables> variables;
   for (const WorkflowPtr& w : candidates) {
     const Definition& d = w->def;
-    if (!d.enabled || w->record.status != "active" || d.trigger.on != kind) continue;
+    if (!d.enabled || w->record.status != engine::kWorkflowActive || d.trigger.on != kind) continue;
     if (kind == TriggerKind::kReactionAdded && d.trigger.emoji && *d.trigger.emoji != e.content) continue;
     if (d.trigger.compiled_filter) {
       if (!variables) variables = RunContext{context, {}}.variables(false);
@@ -85,7 +85,7 @@ void Workflows::tick(uint64_t now) {
   std::unordered_set<std::string> listed;
   for (const WorkflowPtr& w : all()) {
     const Definition& d = w->def;
-    if (d.trigger.on != TriggerKind::kSchedule || !d.enabled || w->record.status != "active") continue;
+    if (d.trigger.on != TriggerKind::kSchedule || !d.enabled || w->record.status != engine::kWorkflowActive) continue;
     if (w->record.channel_id.empty()) {
       log_warn("schedule workflow without a channel skipped", {{"workflow_id", w->record.id}});
       continue;

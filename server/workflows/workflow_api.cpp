@@ -1,5 +1,6 @@
 // The workflow endpoints of docs/reference/rest-api.md §3.13: list, create, get, update,
-// disable / enable, delete, runs, a run's approvals, the manual trigger and the webhook.
+// the status (PATCH, and POST disable / enable), delete, runs, a run's
+// approvals, the manual trigger and the webhook.
 // The HTTP room authenticates and checks the scope; each handler checks channel
 // access (WorkflowCaller::check_channel) and ownership as the table words it;
 // disabling and deleting are open to the channel's and the relay's managers too
@@ -23,6 +24,7 @@ namespace buzz::server {
 namespace {
 
 constexpr size_t kMaxListed = 100;
+constexpr std::string_view kArchived = "workflow is archived";
 
 std::string sha256_hex(std::string_view s) {
   uint8_t digest[32];
@@ -145,10 +147,14 @@ std::optional<net::HttpResponse> Workflows::after_resolving(std::vector<HostChec
   return std::nullopt;
 }
 
-net::HttpResponse Workflows::list_workflows(const WorkflowCaller& who, std::string_view channel) {
+net::HttpResponse Workflows::list_workflows(const WorkflowCaller& who, std::string_view channel,
+                                            const net::HttpRequest& req) {
   if (!engine::is_canonical_uuid(channel)) return api_error(400, "invalid channel UUID");
   if (auto refused = who.check_channel(channel)) return *refused;
   std::vector<WorkflowPtr> found = in_channel(channel);
+  if (req.query_param("include_archived") != "true") {
+    std::erase_if(found, [](const WorkflowPtr& w) { return w->record.status == engine::kWorkflowArchived; });
+  }
   std::sort(found.begin(), found.end(), [](const WorkflowPtr& a, const WorkflowPtr& b) {
     return a->record.created_at != b->record.created_at ? a->record.created_at > b->record.created_at
                                                         : a->record.id > b->record.id;
@@ -209,6 +215,7 @@ std::optional<net::HttpResponse> Workflows::update_workflow(const WorkflowCaller
   WorkflowPtr old;
   if (auto refused = load_for(who, id, &old, "not authorized to update this workflow")) return *refused;
   if (old->record.owner != who.pubkey) return api_error(403, "not authorized to update this workflow");
+  if (old->record.status == engine::kWorkflowArchived) return api_error(409, kArchived);
   std::string yaml;
   if (auto refused = yaml_of(req, &yaml)) return *refused;
   auto def = parse_definition(yaml);
@@ -219,8 +226,13 @@ std::optional<net::HttpResponse> Workflows::update_workflow(const WorkflowCaller
   }
   auto save = [this, id = old->record.id, def = std::move(*def)]() mutable {
     std::string new_secret;
+    bool archived = false;  // meanwhile: it stays as it is
     // Edited as stored when the save happens: a status change meanwhile stays.
     auto stored = edit(id, [&](Workflow& w) {
+      if (w.record.status == engine::kWorkflowArchived) {
+        archived = true;
+        return;
+      }
       // The secret: kept while the trigger stays a webhook, made when it becomes one, dropped otherwise (§10).
       def.webhook_secret.clear();
       if (def.trigger.on == TriggerKind::kWebhook) {
@@ -237,27 +249,50 @@ std::optional<net::HttpResponse> Workflows::update_workflow(const WorkflowCaller
       w.record.updated_at = engine::unix_now();
     });
     if (!stored) return api_error(stored.error() == "workflow not found" ? 404 : 500, stored.error());
+    if (archived) return api_error(409, kArchived);
     return net::HttpResponse::json(200, workflow_json(**stored, new_secret));
   };
   return after_resolving(std::move(resolve), std::move(save), std::move(later));
 }
 
-net::HttpResponse Workflows::set_enabled(const WorkflowCaller& who, std::string_view id, bool enable) {
+net::HttpResponse Workflows::set_status(const WorkflowCaller& who, std::string_view id, std::string_view status) {
   constexpr std::string_view kForbidden = "not authorized to update this workflow";
   WorkflowPtr w;
-  if (!enable) {
-    if (auto refused = load_to_manage(who, id, &w, kForbidden)) return *refused;
-  } else {
-    // Enabling acts for the owner again: hers alone, and only while she may read the channel.
+  if (auto refused = load_to_manage(who, id, &w, kForbidden)) return *refused;
+  // Stopping it (disabled) or putting it away (archived) is a manager's right
+  // too. Turning it on, or bringing it back from the archive, acts for the
+  // owner again: hers alone, and only while she may read the channel.
+  auto restores = [&](const Workflow& x) {
+    return status == engine::kWorkflowActive || x.record.status == engine::kWorkflowArchived;
+  };
+  if (restores(*w)) {
     if (auto refused = load_for(who, id, &w, kForbidden)) return *refused;
     if (w->record.owner != who.pubkey) return api_error(403, kForbidden);
   }
+  const bool checked = restores(*w);
+  bool raced = false;  // archived meanwhile: bringing it back needs the owner's check above
   auto stored = edit(id, [&](Workflow& x) {
-    x.record.status = enable ? "active" : "disabled";
+    if (restores(x) && !checked) {
+      raced = true;
+      return;
+    }
+    if (x.record.status == status) return;
+    x.record.status = std::string(status);
     x.record.updated_at = engine::unix_now();
   });
   if (!stored) return api_error(stored.error() == "workflow not found" ? 404 : 500, stored.error());
+  if (raced) return api_error(403, kForbidden);
   return net::HttpResponse::json(200, workflow_json(**stored));
+}
+
+net::HttpResponse Workflows::patch_workflow(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(req.body).get(doc)) return api_error(400, "invalid JSON body");
+  std::string_view status;
+  if (doc["status"].get_string().get(status)) return api_error(422, "missing field `status`");
+  if (!engine::is_workflow_status(status)) return api_error(400, "status must be 'active', 'disabled' or 'archived'");
+  return set_status(who, id, status);
 }
 
 net::HttpResponse Workflows::delete_workflow(const WorkflowCaller& who, std::string_view id) {
@@ -305,7 +340,7 @@ net::HttpResponse Workflows::list_approvals(const WorkflowCaller& who, std::stri
 // trigger fields, 202 with the pending run.
 net::HttpResponse Workflows::start_from_request(const WorkflowPtr& w, TriggerContext context, std::string kind,
                                                 const net::HttpRequest& req) {
-  if (w->record.status != "active" || !w->def.enabled) return api_error(409, "workflow is not active");
+  if (w->record.status != engine::kWorkflowActive || !w->def.enabled) return api_error(409, "workflow is not active");
   context.channel_id = w->record.channel_id;
   if (!req.body.empty()) {
     simdjson::dom::parser parser;

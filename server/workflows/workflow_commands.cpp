@@ -76,7 +76,7 @@ CommandRunner::Outcome Workflows::trigger_by_command(const engine::Event& e) {
   if (channel.empty() ? w->record.owner != e.pubkey : !team_.is_member(channel, e.pubkey)) {
     return refused(channel.empty() ? "forbidden: not the owner of this workflow" : "forbidden: not a member of this channel");
   }
-  if (w->record.status != "active" || !w->def.enabled) return refused("invalid: workflow is not active");
+  if (w->record.status != engine::kWorkflowActive || !w->def.enabled) return refused("invalid: workflow is not active");
   TriggerContext context;
   context.author = engine::to_hex(e.pubkey);
   context.channel_id = channel;

@@ -13,7 +13,7 @@ constexpr size_t kQueueCapacity = 10000;
 
 // Counted in event_workflows_: an event trigger that may fire.
 bool event_triggered(const engine::WorkflowRecord& r, const Definition& d) {
-  return d.enabled && r.status == "active" &&
+  return d.enabled && r.status == engine::kWorkflowActive &&
          (d.trigger.on == TriggerKind::kMessagePosted || d.trigger.on == TriggerKind::kReactionAdded ||
           d.trigger.on == TriggerKind::kDiffPosted);
 }

@@ -96,7 +96,8 @@ class Workflows final : public CommandRunner {
   void observe(WriteBatchOutcome& outcome);
 
   // REST (workflow_api.cpp): docs/reference/rest-api.md §3.13–§3.14. Loop thread.
-  net::HttpResponse list_workflows(const WorkflowCaller& who, std::string_view channel);
+  // Newest first; archived ones only with ?include_archived=true.
+  net::HttpResponse list_workflows(const WorkflowCaller& who, std::string_view channel, const net::HttpRequest& req);
   // An answer given later, from another thread.
   using Later = std::function<void(net::HttpResponse)>;
   // Create and update answer at once, or nullopt when the save must first
@@ -107,10 +108,12 @@ class Workflows final : public CommandRunner {
   net::HttpResponse get_workflow(const WorkflowCaller& who, std::string_view id);
   std::optional<net::HttpResponse> update_workflow(const WorkflowCaller& who, std::string_view id,
                                                    const net::HttpRequest& req, Later later);
-  // POST …/disable and …/enable: its status, "disabled" or "active". The owner
-  // or a manager of the channel or relay disables; only the owner, while she
-  // may read the channel, enables.
-  net::HttpResponse set_enabled(const WorkflowCaller& who, std::string_view id, bool enable);
+  // PATCH {"status": …}, and POST …/disable and …/enable: its status, one of
+  // engine::is_workflow_status. The owner or a manager of the channel or relay
+  // disables or archives; only the owner, while she may read the channel,
+  // makes it active or brings it back from the archive.
+  net::HttpResponse set_status(const WorkflowCaller& who, std::string_view id, std::string_view status);
+  net::HttpResponse patch_workflow(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req);
   // The owner or a manager (docs/access.md).
   net::HttpResponse delete_workflow(const WorkflowCaller& who, std::string_view id);
   net::HttpResponse list_runs(const WorkflowCaller& who, std::string_view id, const net::HttpRequest& req);

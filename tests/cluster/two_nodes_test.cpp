@@ -56,6 +56,14 @@ void on_both(NostrClient& a, NostrClient& b, const engine::Event& e) {
   ASSERT_TRUE(b.publish(e).accepted);
 }
 
+// A private channel `ch` of `owner` with `member` in it, on both nodes (the
+// owner's connections to A and to B).
+void private_channel_on_both(NostrClient& a, NostrClient& b, const Keypair& owner, const std::string& ch,
+                             const Keypair& member) {
+  on_both(a, b, make_event(owner, 9007, "", {{"h", ch}, {"name", "private"}, {"visibility", "private"}}));
+  on_both(a, b, make_event(owner, 9000, "", {{"h", ch}, {"p", hex(member)}}));
+}
+
 std::string channel_filter(const std::string& ch) { return R"({"kinds":[9],"#h":[")" + ch + R"("]})"; }
 
 // A REQ on the channel answered with EOSE, within two seconds: a channel made on
@@ -248,6 +256,32 @@ TEST_P(TwoNodeTest, PresenceSetOnAIsReadOnB) {
   EXPECT_EQ(read_until(*b_, bob, read, offline), offline);
 }
 
+// GET /api/channels/{id}/typing on B lists a member who typed on A (the 20002
+// crosses by pub/sub into B's own typing window), and refuses a non-member on
+// B as for a channel that does not exist.
+TEST_P(TwoNodeTest, TypingOnAIsListedOnBToMembersOnly) {
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair(), eve = engine::generate_keypair();
+  auto a = authed(*a_, alice);
+  auto b_alice = authed(*b_, alice);
+  ASSERT_TRUE(a && b_alice);
+  const std::string ch = "c4000000-0000-4000-8000-" + hex(alice).substr(0, 12);
+  private_channel_on_both(*a, *b_alice, alice, ch, bob);
+  auto b = authed(*b_, bob);
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(can_read_channel(*b, ch));
+
+  ASSERT_TRUE(a->publish(make_event(alice, 20002, "", {{"h", ch}})).accepted);
+  const std::string read = "/api/channels/" + ch + "/typing";
+  const std::string want = R"({"channel_id":")" + ch + R"(","typing":[")" + hex(alice) + R"("],"window_seconds":5})";
+  EXPECT_EQ(read_until(*b_, bob, read, want), want);
+
+  HttpReply outsider = signed_call(*b_, eve, "GET", read);
+  HttpReply missing = signed_call(*b_, eve, "GET", "/api/channels/c5000000-0000-4000-8000-000000000000/typing");
+  EXPECT_EQ(outsider.status, 403);
+  EXPECT_EQ(outsider.status, missing.status);
+  EXPECT_EQ(outsider.body, missing.body);
+}
+
 // A private channel's event crosses to B only for B's members; an event of a
 // channel B does not know is not delivered there at all (fail closed).
 TEST_P(TwoNodeTest, PrivateChannelEventsReachOnlyMembersOnTheOtherNode) {
@@ -256,8 +290,7 @@ TEST_P(TwoNodeTest, PrivateChannelEventsReachOnlyMembersOnTheOtherNode) {
   auto b_owner = authed(*b_, owner);
   ASSERT_TRUE(a && b_owner);
   const std::string ch = "c2000000-0000-4000-8000-" + hex(owner).substr(0, 12);
-  on_both(*a, *b_owner, make_event(owner, 9007, "", {{"h", ch}, {"name", "secret"}, {"visibility", "private"}}));
-  on_both(*a, *b_owner, make_event(owner, 9000, "", {{"h", ch}, {"p", hex(member)}}));
+  private_channel_on_both(*a, *b_owner, owner, ch, member);
   auto m = authed(*b_, member);
   auto o = authed(*b_, outsider);
   ASSERT_TRUE(m && o);

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/event.h"
@@ -338,6 +340,40 @@ TEST_F(ChannelTest, TypingStaysInsideThePrivateChannel) {
   const std::string open = create(a, "open");
   OkReply open_ok = c->publish(make_event(c.key, 20002, "", {{"h", open}}));
   EXPECT_TRUE(open_ok.accepted) << open_ok.reason;
+}
+
+// GET /api/channels/{id}/typing: who typed within the last 5 s, to those who
+// may read the channel; a non-member of a private channel is answered as for
+// a channel that does not exist.
+TEST_F(ChannelTest, TypingOverRestListsTheWindowsTypersToMembersOnly) {
+  Peer a = user(), b = user(), c = user();
+  ASSERT_TRUE(a.c && b.c && c.c);
+  const std::string ch = create(a, "private");
+  add(a, ch, b);
+  const std::string path = "/api/channels/" + ch + "/typing";
+  HttpReply none = rest_get(b.key, path);
+  ASSERT_EQ(none.status, 200) << none.body;
+  EXPECT_EQ(none.body, R"({"channel_id":")" + ch + R"(","typing":[],"window_seconds":5})");
+
+  ASSERT_TRUE(a->publish(make_event(a.key, 20002, "", {{"h", ch}})).accepted);
+  HttpReply typing = rest_get(b.key, path);
+  ASSERT_EQ(typing.status, 200) << typing.body;
+  EXPECT_EQ(typing.body, R"({"channel_id":")" + ch + R"(","typing":[")" + a.hex + R"("],"window_seconds":5})");
+
+  HttpReply outsider = rest_get(c.key, path);
+  HttpReply missing = rest_get(c.key, "/api/channels/" + new_uuid() + "/typing");
+  EXPECT_EQ(outsider.status, 403);
+  EXPECT_EQ(outsider.status, missing.status);
+  EXPECT_EQ(outsider.body, missing.body);
+  EXPECT_EQ(outsider.body.find(a.hex), std::string::npos);
+
+  // The window closes five seconds after the last 20002.
+  std::string after = typing.body;
+  for (int i = 0; i < 80 && after.find(a.hex) != std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    after = rest_get(b.key, path).body;
+  }
+  EXPECT_EQ(after, none.body);
 }
 
 TEST_F(ChannelTest, PresenceReachesOnlyPubkeysSharingAChannel) {

@@ -173,6 +173,58 @@ TEST_F(WorkflowTest, OnlyTheOwnerUpdatesDeletesOrReadsRuns) {
   EXPECT_EQ(rest(owner.key, "GET", "/api/workflows/" + id).status, 200);
 }
 
+// The original's workflow_status (active, disabled, archived) through
+// PATCH /api/workflows/{id}: a disabled or archived workflow does not fire; an
+// archived one is read-only and listed only with ?include_archived=true.
+TEST_F(WorkflowTest, StatusLifecycleDisabledAndArchivedDoNotFireArchivedIsReadOnlyAndHidden) {
+  Peer owner = user();
+  std::string channel = create_channel(owner);
+  std::string id = create_workflow(owner, channel, kSimple);
+  std::string control = create_workflow(owner, channel, kSimple);  // fires on the same messages
+  ASSERT_FALSE(id.empty() || control.empty());
+  const std::string path = "/api/workflows/" + id;
+  auto patch = [&](const std::string& body) { return rest(owner.key, "PATCH", path, body); };
+
+  EXPECT_EQ(patch(R"({"status":"paused"})").body, R"({"error":"status must be 'active', 'disabled' or 'archived'"})");
+  EXPECT_EQ(patch(R"({"state":"disabled"})").status, 422);
+  HttpReply disabled = patch(R"({"status":"disabled"})");
+  ASSERT_EQ(disabled.status, 200) << disabled.body;
+  EXPECT_EQ(json_str(disabled.body, "status"), "disabled");
+  // The control's run is made from the same message in the same pass: once it
+  // is there, the disabled one would have had its run too.
+  post(owner, channel, "P1 while disabled");
+  ASSERT_TRUE(wait_run(owner, control, 1).has_value());
+  EXPECT_EQ(runs(owner, id).size(), 0u) << "a disabled workflow fired";
+  EXPECT_EQ(rest(owner.key, "POST", path + "/trigger").body, R"({"error":"workflow is not active"})");
+
+  HttpReply archived = patch(R"({"status":"archived"})");
+  ASSERT_EQ(archived.status, 200) << archived.body;
+  EXPECT_EQ(json_str(archived.body, "status"), "archived");
+  post(owner, channel, "P1 while archived");
+  ASSERT_TRUE(wait_run(owner, control, 2).has_value());
+  EXPECT_EQ(runs(owner, id).size(), 0u) << "an archived workflow fired";
+  EXPECT_EQ(rest(owner.key, "POST", path + "/trigger").body, R"({"error":"workflow is not active"})");
+  // Read-only: readable, not editable.
+  EXPECT_EQ(json_str(rest(owner.key, "GET", path).body, "status"), "archived");
+  HttpReply put = rest(owner.key, "PUT", path, wf_body(std::string(kSimple) + "description: new\n"));
+  EXPECT_EQ(put.status, 409);
+  EXPECT_EQ(put.body, R"({"error":"workflow is archived"})");
+  // Hidden from the list unless asked for.
+  const std::string list = "/api/channels/" + channel + "/workflows";
+  HttpReply listed = rest(owner.key, "GET", list);
+  EXPECT_EQ(listed.body.find(id), std::string::npos) << listed.body;
+  EXPECT_NE(listed.body.find(control), std::string::npos);
+  EXPECT_NE(rest(owner.key, "GET", list + "?include_archived=true").body.find(id), std::string::npos);
+
+  HttpReply back = patch(R"({"status":"active"})");
+  ASSERT_EQ(back.status, 200) << back.body;
+  EXPECT_EQ(json_str(back.body, "status"), "active");
+  post(owner, channel, "P1 active again");
+  auto fired = wait_run(owner, id, 1);
+  ASSERT_TRUE(fired.has_value()) << "the workflow made active again did not fire";
+  EXPECT_EQ(fired->status, "completed") << fired->error;
+}
+
 TEST_F(WorkflowTest, ScopesAreChecked) {
   Peer owner = user();
   std::string channel = create_channel(owner);

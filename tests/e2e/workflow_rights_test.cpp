@@ -252,6 +252,42 @@ TEST_F(WorkflowRightsTest, AnOrdinaryMemberMayNeitherDisableNorDeleteAnothersWor
   EXPECT_EQ(json_str(again.body, "status"), "active");
 }
 
+// PATCH {"status"} follows the same rights as /disable, /enable and PUT: a
+// manager may disable or archive a member's workflow but not make it active or
+// bring it back from the archive; an ordinary member may do neither.
+TEST_F(WorkflowRightsTest, PatchingTheStatusNeedsTheOwnerOrForStoppingItAManager) {
+  Scene s = scene(copier(Copy::kWebhook, "http://127.0.0.1:9/copy"));
+  Peer member = join(), channel_admin = join();
+  add_member(s.boss, s.channel, member);
+  add_member(s.boss, s.channel, channel_admin);
+  OkReply promoted =
+      s.boss->publish(make_event(s.boss.key, 9000, "", {{"h", s.channel}, {"p", channel_admin.hex}, {"role", "admin"}}));
+  ASSERT_TRUE(promoted.accepted) << promoted.reason;
+  const std::string path = "/api/workflows/" + s.workflow;
+  auto status_of = [&] { return json_str(call(s.author, "GET", path).body, "status"); };
+  constexpr char kForbidden[] = R"({"error":"not authorized to update this workflow"})";
+
+  for (const char* status : {"disabled", "archived", "active"}) {
+    SCOPED_TRACE(status);
+    HttpReply r = call(member, "PATCH", path, std::string(R"({"status":")") + status + "\"}");
+    EXPECT_EQ(r.status, 403);
+    EXPECT_EQ(r.body, kForbidden);
+  }
+  EXPECT_EQ(status_of(), "active");
+
+  HttpReply archived = call(channel_admin, "PATCH", path, R"({"status":"archived"})");
+  ASSERT_EQ(archived.status, 200) << archived.body;
+  EXPECT_EQ(json_str(archived.body, "status"), "archived");
+  for (const char* status : {"active", "disabled"}) {  // out of the archive: the author's
+    SCOPED_TRACE(status);
+    EXPECT_EQ(call(channel_admin, "PATCH", path, std::string(R"({"status":")") + status + "\"}").body, kForbidden);
+  }
+  EXPECT_EQ(status_of(), "archived");
+  HttpReply restored = call(s.author, "PATCH", path, R"({"status":"active"})");
+  ASSERT_EQ(restored.status, 200) << restored.body;
+  EXPECT_EQ(status_of(), "active");
+}
+
 TEST_F(WorkflowRightsTest, TheRemovedAuthorMayStillDeleteHerWorkflowButNotTurnItBackOn) {
   Scene s = scene(copier(Copy::kWebhook, "http://127.0.0.1:9/copy"));
   remove(Removal::kChannel, s.boss, s.channel, s.author);

@@ -6,6 +6,7 @@
 // sent over two connections); JSON lines round-trip.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <simdjson.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include "engine/signature.h"
 #include "engine/thread_row.h"
 #include "engine/user_record.h"
+#include "engine/workflow_records.h"
 #include "migrate/pg_schema.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
@@ -224,6 +226,183 @@ TEST(Migrate, PostgresRoundTripKeepsEveryByteAndTheAuditChain) {
   EXPECT_EQ(pg.scalar(valid), "t");
   EXPECT_EQ(pg.scalar("SELECT count(*) FROM pg_inherits WHERE inhparent = 'idx_events_id'::regclass"),
             pg.scalar("SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass"));
+}
+
+// A REST call on `relay` signed by `key` (NIP-98).
+HttpReply rest(const RelayProcess& relay, const Keypair& key, const std::string& method, const std::string& path,
+               const std::string& body = "") {
+  const std::string url = "http://127.0.0.1:" + std::to_string(relay.port()) + path;
+  std::vector<std::pair<std::string, std::string>> headers = {{"Authorization", nip98_header(key, url, method, body)}};
+  if (!body.empty()) headers.push_back({"Content-Type", "application/json"});
+  return http_call(relay.port(), method, path, headers, body);
+}
+
+std::string workflow_body(const std::string& yaml) { return "{\"yaml_definition\":" + json_quote(yaml) + "}"; }
+
+// A top-level string field of a JSON object text ("" when absent).
+std::string field(const std::string& json, const char* key) {
+  simdjson::dom::parser parser;
+  std::string_view v;
+  if (parser.parse(json).at_key(key).get_string().get(v)) return "";
+  return std::string(v);
+}
+
+// Every workflow record of a data directory (the relay stopped), as stored.
+struct WorkflowSnapshot {
+  std::map<std::string, engine::WorkflowRecord> workflows;
+  std::map<std::string, engine::RunRecord> runs;
+  std::map<std::string, engine::ApprovalRecord> approvals;
+};
+
+WorkflowSnapshot workflow_snapshot(const std::string& data_dir) {
+  WorkflowSnapshot s;
+  auto db = engine::RocksDatabase::open(data_dir + "/db", engine::DatabaseOptions{});
+  EXPECT_TRUE(db) << db.error();
+  if (!db) return s;
+  engine::RocksEventStore store(**db);
+  engine::WorkflowTables tables(store);
+  auto workflows = tables.workflows();
+  auto runs = tables.all_runs();
+  auto approvals = tables.all_approvals();
+  EXPECT_TRUE(workflows && runs && approvals);
+  if (!workflows || !runs || !approvals) return s;
+  for (const auto& w : *workflows) s.workflows[w.id] = w;
+  for (const auto& r : *runs) s.runs[r.id] = r;
+  for (const auto& a : *approvals) s.approvals[a.token_hash] = a;
+  return s;
+}
+
+// Workflows, their runs and their approvals go to the original's three tables
+// and come back: an active workflow with a completed run, and an archived one
+// whose run waits on an approval.
+TEST(Migrate, WorkflowsRunsAndApprovalsGoToTheOriginalsTablesAndBack) {
+  PgTestDb pg("workflows");
+  TempDir a, b;
+  Keypair alice = engine::generate_keypair();
+  std::string echo, gated, gated_run;
+  {
+    std::string error;
+    auto relay = RelayProcess::start(RelayOptions{{"--open", "--rate-limits", "false"}, {}, a.path}, &error);
+    ASSERT_TRUE(relay) << error;
+    auto c = NostrClient::connect_authed(*relay, alice, &error);
+    ASSERT_TRUE(c) << error;
+    const std::string ch = uuid();
+    publish(*c, make_event(alice, 9007, "", {{"h", ch}, {"name", "flows"}, {"visibility", "private"}}));
+    HttpReply made = rest(*relay, alice, "POST", "/api/channels/" + ch + "/workflows", workflow_body(
+        "name: Echo\ntrigger:\n  on: message_posted\nsteps:\n  - id: say\n    action: send_message\n    text: \"seen {{trigger.text}}\"\n"));
+    ASSERT_EQ(made.status, 200) << made.body;
+    echo = field(made.body, "id");
+    made = rest(*relay, alice, "POST", "/api/channels/" + ch + "/workflows", workflow_body(
+        "name: Gate\ntrigger:\n  on: webhook\nsteps:\n  - id: ok\n    action: request_approval\n    from: any\n    message: go?\n"));
+    ASSERT_EQ(made.status, 200) << made.body;
+    gated = field(made.body, "id");
+    publish(*c, make_event(alice, 9, "first", {{"h", ch}}));
+    HttpReply fired = http_call(relay->port(), "POST", "/hooks/" + gated,
+                                {{"X-Webhook-Secret", field(made.body, "webhook_secret")}}, "{}");
+    ASSERT_EQ(fired.status, 202) << fired.body;
+    gated_run = field(fired.body, "run_id");
+    for (int i = 0; i < 200; ++i) {  // the echo's run done, the gate's parked
+      const std::string runs = rest(*relay, alice, "GET", "/api/workflows/" + echo + "/runs").body +
+                               rest(*relay, alice, "GET", "/api/workflows/" + gated + "/runs").body;
+      if (runs.find("\"completed\"") != std::string::npos && runs.find("waiting_approval") != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_EQ(rest(*relay, alice, "PATCH", "/api/workflows/" + gated, R"({"status":"archived"})").status, 200);
+    ASSERT_TRUE(relay->terminate());
+  }
+  const WorkflowSnapshot before = workflow_snapshot(a.path);
+  ASSERT_EQ(before.workflows.size(), 2u);
+  ASSERT_EQ(before.runs.size(), 2u);
+  ASSERT_EQ(before.approvals.size(), 1u);
+
+  const std::string exported = buzz("migrate export --data-dir " + a.path + " --to '" + pg.url() + "' --json", 0);
+  EXPECT_NE(exported.find("\"workflows\":2"), std::string::npos) << exported;
+  // As the original reads them: its enums, its JSONB, hashes as 32 bytes.
+  EXPECT_EQ(pg.scalar("SELECT status FROM workflows WHERE id = '" + gated + "'"), "archived");
+  EXPECT_EQ(pg.scalar("SELECT definition->'trigger'->>'on' FROM workflows WHERE id = '" + echo + "'"), "message_posted");
+  EXPECT_EQ(pg.scalar("SELECT length(definition_hash) FROM workflows WHERE id = '" + echo + "'"), "32");
+  EXPECT_EQ(pg.scalar("SELECT status FROM workflow_runs WHERE id = '" + gated_run + "'"), "waiting_approval");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM workflow_runs WHERE workflow_id = '" + echo + "' AND status = 'completed' "
+                      "AND trigger_event_id IS NOT NULL AND jsonb_array_length(execution_trace) = 1"), "1");
+  EXPECT_EQ(pg.scalar("SELECT status || ' ' || length(token) || ' ' || approver_spec FROM workflow_approvals"), "pending 32 any");
+
+  buzz("migrate import --from '" + pg.url() + "' --data-dir " + b.path, 0);
+  const WorkflowSnapshot after = workflow_snapshot(b.path);
+  ASSERT_EQ(after.workflows.size(), 2u);
+  for (const auto& [id, w] : before.workflows) {
+    SCOPED_TRACE(w.name);
+    const engine::WorkflowRecord& x = after.workflows.at(id);
+    EXPECT_EQ(x.name, w.name);
+    EXPECT_EQ(x.owner, w.owner);
+    EXPECT_EQ(x.channel_id, w.channel_id);
+    EXPECT_EQ(x.status, w.status);
+    EXPECT_EQ(x.definition_hash, w.definition_hash);
+    EXPECT_EQ(x.created_at, w.created_at);
+    EXPECT_EQ(x.updated_at, w.updated_at);
+  }
+  ASSERT_EQ(after.runs.size(), 2u);
+  for (const auto& [id, r] : before.runs) {
+    const engine::RunRecord& x = after.runs.at(id);
+    EXPECT_EQ(x.workflow_id, r.workflow_id);
+    EXPECT_EQ(x.status, r.status);
+    EXPECT_EQ(x.current_step, r.current_step);
+    EXPECT_EQ(x.trigger_event_id, r.trigger_event_id);
+    EXPECT_EQ(x.trigger_kind, r.trigger_kind);
+    EXPECT_EQ(x.created_at_ms, r.created_at_ms) << "the order within a second";
+    EXPECT_EQ(x.started_at, r.started_at);
+    EXPECT_EQ(x.completed_at, r.completed_at);
+    EXPECT_EQ(x.error_message, r.error_message);
+  }
+  ASSERT_EQ(after.approvals.size(), 1u);
+  const engine::ApprovalRecord &pa = before.approvals.begin()->second, &ia = after.approvals.begin()->second;
+  EXPECT_EQ(engine::encode_approval(ia), engine::encode_approval(pa)) << "every field of the approval";
+
+  // The imported directory serves them: the same definitions and statuses over REST.
+  std::string error;
+  auto relay = RelayProcess::start(RelayOptions{{"--open"}, {}, b.path}, &error);
+  ASSERT_TRUE(relay) << error;
+  HttpReply got = rest(*relay, alice, "GET", "/api/workflows/" + echo);
+  EXPECT_NE(got.body.find(R"("definition":{"name":"Echo")"), std::string::npos) << got.body;
+  EXPECT_EQ(field(rest(*relay, alice, "GET", "/api/workflows/" + gated).body, "status"), "archived");
+  HttpReply approvals = rest(*relay, alice, "GET", "/api/workflows/" + gated + "/runs/" + gated_run + "/approvals");
+  EXPECT_NE(approvals.body.find(pa.token_hash), std::string::npos) << approvals.body;
+}
+
+// A relay serving PostgreSQL writes its workflows, runs and approvals to the
+// original's tables as it goes (besides its own buzz_state), so an original
+// relay on the same database reads them: a status change and a deletion too.
+TEST(Migrate, ARelayOnPostgresKeepsTheOriginalsWorkflowTablesCurrent) {
+  PgTestDb pg("workflows_live");
+  TempDir d;
+  Keypair alice = engine::generate_keypair();
+  std::string error;
+  auto relay = RelayProcess::start(RelayOptions{{"--store", pg.url(), "--open", "--rate-limits", "false"}, {}, d.path}, &error);
+  ASSERT_TRUE(relay) << error;
+  auto c = NostrClient::connect_authed(*relay, alice, &error);
+  ASSERT_TRUE(c) << error;
+  const std::string ch = uuid();
+  publish(*c, make_event(alice, 9007, "", {{"h", ch}, {"name", "flows"}}));
+  HttpReply made = rest(*relay, alice, "POST", "/api/channels/" + ch + "/workflows", workflow_body(
+      "name: Gate\ntrigger:\n  on: webhook\nsteps:\n  - id: ok\n    action: request_approval\n    from: any\n    message: go?\n"));
+  ASSERT_EQ(made.status, 200) << made.body;
+  const std::string id = field(made.body, "id");
+  EXPECT_EQ(pg.scalar("SELECT name || ' ' || status || ' ' || (owner_pubkey = decode('" + engine::to_hex(alice.pubkey) +
+                      "', 'hex')) FROM workflows WHERE id = '" + id + "'"), "Gate active true");
+  HttpReply fired = http_call(relay->port(), "POST", "/hooks/" + id, {{"X-Webhook-Secret", field(made.body, "webhook_secret")}}, "{}");
+  ASSERT_EQ(fired.status, 202) << fired.body;
+  const std::string run = field(fired.body, "run_id");
+  std::string parked;
+  for (int i = 0; i < 200 && parked != "waiting_approval 1"; ++i) {
+    parked = pg.scalar("SELECT r.status || ' ' || (SELECT count(*) FROM workflow_approvals a WHERE a.run_id = r.id) "
+                       "FROM workflow_runs r WHERE r.id = '" + run + "'");
+    if (parked != "waiting_approval 1") std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(parked, "waiting_approval 1") << "the run parked on its approval, as the original's rows";
+  ASSERT_EQ(rest(*relay, alice, "PATCH", "/api/workflows/" + id, R"({"status":"archived"})").status, 200);
+  EXPECT_EQ(pg.scalar("SELECT status FROM workflows WHERE id = '" + id + "'"), "archived");
+  ASSERT_EQ(rest(*relay, alice, "DELETE", "/api/workflows/" + id).status, 204);
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM workflows WHERE id = '" + id + "'"), "0");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM workflow_runs WHERE id = '" + run + "'"), "0");
 }
 
 // A forged signature in the source stops the import with the row named; every

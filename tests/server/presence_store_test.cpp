@@ -63,5 +63,18 @@ TEST(PresenceStoreTest, TypingLastsFiveSecondsPerChannel) {
   EXPECT_TRUE(store.typing("chan-c", 100).empty());
 }
 
+// A proxy guest's channels outlive its status (so the offline announced when
+// the status lapses can name them), then go at the next expire().
+TEST(PresenceStoreTest, GuestChannelsOutliveTheStatusThenExpire) {
+  MemoryPresenceStore store;
+  store.set_status(pk(4), "online", 1000);
+  store.set_guest_channels(pk(4), {"chan-a", "chan-b"}, 1000);
+  EXPECT_EQ(store.expire(1000 + kPresenceTtlSecs), std::vector<engine::Pubkey>{pk(4)});
+  EXPECT_EQ(store.guest_channels(pk(4), 1000 + kPresenceTtlSecs), (std::vector<std::string>{"chan-a", "chan-b"}));
+  (void)store.expire(1000 + engine::kGuestChannelsSecs);
+  EXPECT_TRUE(store.guest_channels(pk(4), 1000 + engine::kGuestChannelsSecs).empty());
+  EXPECT_TRUE(store.guest_channels(pk(5), 1000).empty());
+}
+
 }  // namespace
 }  // namespace buzz::server

@@ -110,6 +110,7 @@ void ProxyService::on_close(net::Loop&, net::Connection& conn) {
   for (auto it = pending_ok_.begin(); it != pending_ok_.end();) {
     it = it->second.session == s->key ? pending_ok_.erase(it) : std::next(it);
   }
+  if (s->authed) guest_left(*s);  // while its channels are still its session's
   sessions_.erase(s->key);
 }
 
@@ -131,6 +132,7 @@ void ProxyService::on_tick(net::Loop& loop) {
   if (config_.channel_refresh_secs > 0 && now - last_refresh_ >= uint64_t(config_.channel_refresh_secs)) {
     refresh_channels();
   }
+  if (now - last_presence_ >= kPresenceRefreshSecs) refresh_presence();
 }
 
 void ProxyService::close_sessions_of(const std::string& pubkey) {
@@ -222,6 +224,7 @@ void ProxyService::handle_auth(Session& s, net::Connection& conn, simdjson::dom:
   s.pubkey = pubkey;
   s.allowed = ChannelSet(channels.begin(), channels.end());
   loop_->send_text(conn, ok_msg(e.id_hex(), true, ""));
+  guest_joined(s);
 }
 
 void ProxyService::handle_event(Session& s, net::Connection& conn, simdjson::dom::element ev, std::string_view raw) {

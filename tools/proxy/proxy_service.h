@@ -133,6 +133,14 @@ class ProxyService : public net::Service {
   void leave_live_sub(uint64_t session, const std::string& client_sub, const std::string& key);
   void refresh_channels();
 
+  // proxy_presence.cpp: the guests' presence, under their shadow keys
+  void guest_joined(const Session& s);
+  void guest_left(const Session& s);
+  void refresh_presence();
+  void announce_presence(const std::string& guest, std::string_view status);
+  static constexpr uint64_t kPresenceRefreshSecs = 60;  // the relay keeps a status 90 s
+  static constexpr size_t kMaxPresenceChannels = 100;   // the relay's bound on a presence's h tags
+
   ProxyConfig config_;
   std::string server_pubkey_;
   ShadowKeys shadows_;
@@ -163,6 +171,8 @@ class ProxyService : public net::Service {
   std::unordered_map<std::string, PendingOk> pending_ok_;  // internal id → the client's event
   std::unordered_map<std::string, Translated> translated_;  // internal id → outbound form
   uint64_t last_refresh_ = 0;
+  std::unordered_map<std::string, size_t> online_;  // guest pubkey → its authenticated sessions
+  uint64_t last_presence_ = 0;
   uint64_t disconnected_at_ = 0;  // when the authenticated link last went down (0: never)
   ProxyStats stats_;
 };

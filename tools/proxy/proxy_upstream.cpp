@@ -122,6 +122,7 @@ void ProxyService::on_upstream_ok(const std::string& id, bool accepted, const st
     }
     for (std::string& frame : upstream_queue_) link_->send(std::move(frame));
     upstream_queue_.clear();
+    refresh_presence();  // the relay may have let the statuses lapse meanwhile
     return;
   }
   auto it = pending_ok_.find(id);

@@ -249,6 +249,53 @@ test('a registered guest needs no token, and revoking it closes its session', as
   assert.equal((await proxy.admin('DELETE', '/admin/guests', { pubkey: pk })).status, 404);
 });
 
+// GET path on the team relay, NIP-98 signed by sk.
+async function restGet(sk, path) {
+  const url = team.relay.url.replace(/^ws:/, 'http:') + path;
+  const auth = finalizeEvent({ kind: 27235, created_at: now(), tags: [['u', url], ['method', 'GET']], content: '' }, sk);
+  const r = await fetch(url, { headers: { Authorization: 'Nostr ' + Buffer.from(JSON.stringify(auth)).toString('base64') } });
+  return { status: r.status, body: await r.json() };
+}
+
+// What /api/presence says of pk to sk, once it is `want` (within five seconds).
+async function presenceUntil(sk, pk, want) {
+  let got;
+  for (let i = 0; i < 100; i++) {
+    got = (await restGet(sk, `/api/presence?pubkeys=${pk}`)).body[pk];
+    if (got === want) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return got;
+}
+
+test('a guest connecting and leaving shows online and offline in its channel\'s presence, under its shadow key', async () => {
+  const guestSk = generateSecretKey();
+  const shadow = shadowPubkey(proxy.salt, getPublicKey(guestSk));
+  const outsiderSk = generateSecretKey();  // shares no channel with the guest
+  const outsider = await Conn.open(team.relay.url, outsiderSk);
+  owner.send(['REQ', 'presence', { kinds: [20001], authors: [shadow] }]);
+  outsider.send(['REQ', 'presence', { kinds: [20001], authors: [shadow] }]);
+  await owner.next((m) => m[0] === 'EOSE' && m[1] === 'presence');
+  await outsider.next((m) => m[0] === 'EOSE' && m[1] === 'presence');
+  assert.equal(await presenceUntil(ownerSk, shadow, 'offline'), 'offline');
+
+  const g = await Conn.open(`${proxy.url}/?token=${await invite([secret])}`, guestSk);
+  const [, , online] = await owner.next((m) => m[0] === 'EVENT' && m[1] === 'presence' && m[2].content === 'online');
+  assert.equal(online.kind, 20001);
+  assert.deepEqual(online.tags, [['h', secret]]);
+  assert.equal(await presenceUntil(ownerSk, shadow, 'online'), 'online');
+  // A relay user who is not in the guest's channel learns nothing of it.
+  assert.equal((await restGet(outsiderSk, `/api/presence?pubkeys=${shadow}`)).body[shadow], 'offline');
+
+  g.close();
+  const [, , offline] = await owner.next((m) => m[0] === 'EVENT' && m[1] === 'presence' && m[2].content === 'offline');
+  assert.equal(offline.pubkey, shadow);
+  assert.equal(await presenceUntil(ownerSk, shadow, 'offline'), 'offline');
+  assert.equal(outsider.queue.filter((m) => m[0] === 'EVENT').length, 0, 'the outsider heard the guest\'s presence');
+  owner.send(['CLOSE', 'presence']);
+  outsider.close();
+});
+
 test('buzz proxy --help, and a start-up without a salt fails with the spec\'s text', async () => {
   const { spawnSync } = await import('node:child_process');
   const { binary } = await import('./relay_helpers.mjs');
