@@ -121,6 +121,32 @@ TEST_F(OpenRelayTest, LargerMessageIsRefusedInWordsUpToHalfAsLargeAgain) {
   EXPECT_EQ(c->close_code_within(), 1009);
 }
 
+// A fragmented message is held to the same limits as a whole one.
+TEST_F(OpenRelayTest, FragmentedMessageIsHeldToTheSameLimits) {
+  Keypair key = engine::generate_keypair();
+  auto c = authed_client(relay(), key);
+  ASSERT_TRUE(c);
+  auto send_in_pieces = [&](const std::string& text) {
+    const size_t piece = 40000;
+    bool ok = c->ws().send_frame(net::ws::Opcode::kText, text.substr(0, piece), false);
+    for (size_t at = piece; ok && at < text.size(); at += piece) {
+      ok = c->ws().send_frame(net::ws::Opcode::kContinuation, text.substr(at, piece), at + piece >= text.size());
+    }
+    return ok;
+  };
+  Event fits = event_with_frame_size(key, kMaxMessage);
+  ASSERT_TRUE(send_in_pieces("[\"EVENT\"," + fits.raw + "]"));
+  OkReply ok = c->wait_ok(fits.id_hex());
+  EXPECT_TRUE(ok.accepted) << (ok.received ? ok.reason : "no OK");
+  Event over = event_with_frame_size(key, kMaxMessage + 1);
+  ASSERT_TRUE(send_in_pieces("[\"EVENT\"," + over.raw + "]"));
+  ok = c->wait_ok(over.id_hex());
+  EXPECT_FALSE(ok.accepted);
+  EXPECT_EQ(ok.reason, "invalid: message exceeds maximum size of 131072 bytes (got 131073)");
+  send_in_pieces("[\"EVENT\"," + event_with_frame_size(key, kMaxRead + 1).raw + "]");
+  EXPECT_EQ(c->close_code_within(), 1009);
+}
+
 // Before AUTH nothing past the limit is read: the memory a connection that
 // has not authenticated may make the relay hold is the limit's.
 TEST_F(OpenRelayTest, LargerMessageBeforeAuthClosesWith1009) {
