@@ -7,9 +7,11 @@
 // client's limit, which NIP-77 has no field to state (docs/limits.md, NIP-77).
 // Each cell must find exactly the ids only one side has.
 //
-// Time: the 1,000,000-event store is filled once (15–60 s), and each of its
-// cells takes 10–40 s on two loaded cores (the reference's JavaScript hashes
-// its million ids), so this file is ctest's `slow` label (docs/testing.md).
+// Time: the 1,000,000-event store is filled once (15–160 s), and each of its
+// cells takes 15 s to 5 minutes on two cores loaded by builds (the reference's
+// JavaScript hashes its million ids, at 60,000 bytes over 100-odd rounds); the
+// 5,000-event cells about a second each. So this file is ctest's `slow` label
+// (docs/testing.md).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -86,15 +88,16 @@ for (const limit of [30000, 60000, 0]) {
 
 // 1,000,000 events (at 30,000 the interop grid's row, negentropy_interop.test.mjs).
 // Without a limit the client splits every differing range it is sent into 16,
-// so its messages grow with the differences: 100 fit the relay's limit, and at
+// so its messages grow with the differences: 150 fit the relay's limit (its
+// largest about 48,000 bytes, 100 stay under the old frame), and at
 // 10,000 (1 %) one outgrows it and is refused in words, the connection kept.
 test('the reference client at frameSizeLimit 60000: 1000000 events, 1% differ', async () => {
   const { largestUp } = await cell(1000000, 60000, 1);
   assert.ok(2 * largestUp > 65536, `its largest message was ${largestUp} bytes`);
 });
 
-test('the reference client at frameSizeLimit 0: 1000000 events, 100 differ', async () => {
-  const { largestUp } = await cell(1000000, 0, 0.01);
+test('the reference client at frameSizeLimit 0: 1000000 events, 150 differ', async () => {
+  const { largestUp } = await cell(1000000, 0, 0.015);
   assert.ok(2 * largestUp > 65536, `its largest message was ${largestUp} bytes`);
 });
 
