@@ -6,6 +6,7 @@
 #include "net/loop.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,8 +17,9 @@ namespace buzz::net {
 namespace {
 
 // Makes room for `add` more bytes in s, doubling as std::string would but
-// never past `want` (the whole of what is being read, when known): a message
-// that stalls part-way holds about what its sender sent, not twice the limit.
+// never past `want` (the whole of what is being read, when known; SIZE_MAX
+// when not): a message that stalls part-way holds about what its sender sent,
+// not twice the limit.
 void make_room(std::string& s, size_t add, size_t want) {
   const size_t need = s.size() + add;
   if (need > s.capacity()) s.reserve(std::max(need, std::min(2 * s.capacity(), want)));
@@ -36,7 +38,7 @@ bool Loop::consume(Connection& c, char* data, size_t len) {
       const bool framed = c.phase_ == Connection::Phase::kWebSocket &&
                           ws::parse_header(reinterpret_cast<const uint8_t*>(c.inbuf_.data()), c.inbuf_.size(), &h) ==
                               ws::HeaderStatus::kOk;
-      make_room(c.inbuf_, len, framed ? size_t(h.header_len + h.payload_len) : 0);
+      make_room(c.inbuf_, len, framed ? size_t(h.header_len + h.payload_len) : SIZE_MAX);
       c.inbuf_.append(data, len);
     }
     buf = c.inbuf_.data();
