@@ -16,13 +16,15 @@
 namespace buzz::net {
 namespace {
 
-// Makes room for `add` more bytes in s, doubling as std::string would but
-// never past `want` (the whole of what is being read, when known; SIZE_MAX
-// when not): a message that stalls part-way holds about what its sender sent,
-// not twice the limit.
+// Makes room for `add` more bytes in s, doubling as std::string would but,
+// while they are all part of what is being read (`want` bytes, when known;
+// SIZE_MAX when not), never past it: a message that stalls part-way holds
+// about what its sender sent, not twice the limit.
 void make_room(std::string& s, size_t add, size_t want) {
   const size_t need = s.size() + add;
-  if (need > s.capacity()) s.reserve(std::max(need, std::min(2 * s.capacity(), want)));
+  if (need <= s.capacity()) return;
+  const size_t doubled = 2 * s.capacity();
+  s.reserve(std::max(need, need > want ? doubled : std::min(doubled, want)));
 }
 
 }  // namespace
