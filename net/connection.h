@@ -120,6 +120,7 @@ class Connection {
   uint32_t body_bytes_at_visit_ = 0;  // what inbuf_ held at the last wheel visit, to see a body advance
   uint32_t addr_ = 0;             // the peer's IPv4 address, network order
   bool unvouched_ = false;        // counted in LoopOptions::addresses until Loop::vouch
+  bool vouched_ = false;          // Loop::vouch ran: messages read up to LoopOptions::max_read_bytes
   bool probe_only_ = false;       // accepted past the connection cap: one probe request, then closed
   size_t queued_bytes_ = 0;       // bytes of pending_ and of the send in flight (OutFrame::size)
   size_t bytes_at_turn_ = 0;      // queued_bytes_ as the loop's turn began (enqueue)

@@ -387,6 +387,7 @@ void Loop::refuse_past_cap(Connection& c) {
 }
 
 void Loop::vouch(Connection& c) {
+  c.vouched_ = true;
   if (!c.unvouched_) return;
   c.unvouched_ = false;
   options_.addresses->remove(c.addr_);

@@ -30,7 +30,12 @@ namespace buzz::net {
 struct LoopOptions {
   std::string host = "0.0.0.0";
   uint16_t port = 3000;
-  size_t max_message_bytes = 65536;  // a bigger WebSocket frame or message closes with 1009
+  // A bigger WebSocket frame or message closes with 1009, unless the
+  // connection is vouched for (Loop::vouch): its messages are read up to
+  // max_read_bytes and handed up, for the application to refuse in words.
+  // Either way nothing is buffered before the bytes arrive (docs/limits.md).
+  size_t max_message_bytes = 131072;
+  size_t max_read_bytes = 131072;
   size_t max_http_body = 1 << 20;   // unless Service::on_request_head allows a request more
   size_t send_queue_limit = 1000;    // frames queued per connection before it counts as slow
   // Bytes queued per connection (frames in flight included): live events past
@@ -130,7 +135,8 @@ class Loop {
   bool send_lossy(Connection& c, std::string_view prefix, std::shared_ptr<const std::string> shared,
                   size_t max_waiting);
   // The application trusts c now (its WebSocket session authenticated): it no
-  // longer counts against LoopOptions::addresses. Idempotent.
+  // longer counts against LoopOptions::addresses, and its messages are read up
+  // to LoopOptions::max_read_bytes. Idempotent.
   void vouch(Connection& c);
   // Answers the HTTP request on_http deferred; dropped if the connection is
   // gone or was not waiting.

@@ -6,6 +6,7 @@
 #include "net/loop.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,20 @@
 #include <utility>
 
 namespace buzz::net {
+namespace {
+
+// Makes room for `add` more bytes in s, doubling as std::string would but,
+// while they are all part of what is being read (`want` bytes, when known;
+// SIZE_MAX when not), never past it: a message that stalls part-way holds
+// about what its sender sent, not twice the limit.
+void make_room(std::string& s, size_t add, size_t want) {
+  const size_t need = s.size() + add;
+  if (need <= s.capacity()) return;
+  const size_t doubled = 2 * s.capacity();
+  s.reserve(std::max(need, need > want ? doubled : std::min(doubled, want)));
+}
+
+}  // namespace
 
 bool Loop::consume(Connection& c, char* data, size_t len) {
   // Fast path: with nothing buffered, whole requests and frames are handled
@@ -20,7 +35,14 @@ bool Loop::consume(Connection& c, char* data, size_t len) {
   char* buf = data;
   size_t n = len;
   if (!c.inbuf_.empty()) {
-    if (len) c.inbuf_.append(data, len);
+    if (len) {
+      ws::FrameHeader h;  // the frame being read, once its header is in
+      const bool framed = c.phase_ == Connection::Phase::kWebSocket &&
+                          ws::parse_header(reinterpret_cast<const uint8_t*>(c.inbuf_.data()), c.inbuf_.size(), &h) ==
+                              ws::HeaderStatus::kOk;
+      make_room(c.inbuf_, len, framed ? size_t(h.header_len + h.payload_len) : SIZE_MAX);
+      c.inbuf_.append(data, len);
+    }
     buf = c.inbuf_.data();
     n = c.inbuf_.size();
   }
@@ -158,8 +180,8 @@ size_t Loop::consume_frames(Connection& c, char* data, size_t len, bool* ok) {
       return len;
     }
     // The frame cap is checked on the header, before any payload is buffered.
-    if (h.payload_len > options_.max_message_bytes ||
-        c.message_.size() + h.payload_len > options_.max_message_bytes) {
+    const size_t cap = c.vouched_ ? options_.max_read_bytes : options_.max_message_bytes;
+    if (h.payload_len > cap || c.message_.size() + h.payload_len > cap) {
       close(c, 1009, "message too big");
       return len;
     }
@@ -195,7 +217,8 @@ bool Loop::on_frame(Connection& c, const ws::FrameHeader& h, char* payload) {
       if (!h.fin) {
         c.in_message_ = true;
         c.message_opcode_ = h.opcode;
-        c.message_.assign(body);
+        make_room(c.message_, body.size(), 0);
+        c.message_.append(body);
         return true;
       }
       return deliver(c, h.opcode, body);
@@ -204,6 +227,7 @@ bool Loop::on_frame(Connection& c, const ws::FrameHeader& h, char* payload) {
         close(c, 1002, "continuation frame without a message");
         return true;
       }
+      make_room(c.message_, body.size(), c.vouched_ ? options_.max_read_bytes : options_.max_message_bytes);
       c.message_.append(body);
       if (!h.fin) return true;
       c.in_message_ = false;

@@ -48,6 +48,9 @@ const std::vector<ConfigKey> kKeys = {
      "the connection's requests are not read until its answers drain"},
     {"send-memory-bytes", "BUZZ_SEND_MEMORY_BYTES", "1073741824",
      "bytes queued for all connections; past it the slowest readers are closed (1008) until it is back under; 0 = no bound"},
+    {"max-message-bytes", "BUZZ_MAX_MESSAGE_BYTES", "131072",
+     "the largest WebSocket message acted on (NIP-11 max_message_length); an authenticated client's message up to half "
+     "as large again is refused in words (OK false, CLOSED, NEG-ERR), a bigger one or anyone else's closes the connection (1009)"},
     {"threads", "BUZZ_THREADS", "0", "network loops; 0 = one per core"},
     {"shutdown-timeout", "BUZZ_SHUTDOWN_TIMEOUT_SECS", "10",
      "seconds SIGTERM waits for the events already read to be stored and answered and for every connection to close "
@@ -258,6 +261,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
      : key == "send-memory-bytes"       ? c->send_memory_bytes
      : key == "upload-bytes-in-flight"  ? c->upload_bytes_in_flight
                                         : c->upload_bytes_per_pubkey) = n;
+  } else if (key == "max-message-bytes") {
+    if (!parse_int(v, 16384, 16 << 20, &n)) return bad(key, source, v, "bytes from 16384 to 16777216");
+    c->max_message_bytes = n;
   } else if (key == "rate-limits") {
     if (!parse_bool(v, &c->rate_limits.enabled)) return bad(key, source, v, "true or false");
   } else if (uint32_t* limit = rate_limit_field(&c->rate_limits, key)) {

@@ -34,6 +34,7 @@ struct Config {
   int64_t max_connections_per_pubkey = 32;        // 0 = no cap
   int64_t auth_timeout = 10;                      // seconds; 0 = none
   int64_t send_buffer_bytes = 16 << 20;           // per connection
+  int64_t max_message_bytes = 131072;             // WebSocket messages acted on (docs/limits.md)
   int64_t send_memory_bytes = int64_t(1) << 30;   // relay-wide; 0 = no bound
   int64_t upload_bytes_in_flight = int64_t(2) << 30;   // 0 = no bound
   int64_t upload_bytes_per_pubkey = int64_t(1) << 30;  // 0 = no bound

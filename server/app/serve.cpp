@@ -350,9 +350,11 @@ int run_serve(int argc, char** argv) {
   const Services services{store,      team,    membership, presence, tokens, profiles, gatekeeper,
                           throttle,   history, writer,     stats,    imeta};
   NegLimits neg_limits;
+  neg_limits.frame_bytes = neg_frame_bytes(size_t(cfg.max_message_bytes));
   neg_limits.idle_ms = cfg.neg_idle_timeout * 1000;
   neg_limits.max_items = size_t(cfg.neg_max_events);
-  const SessionLimits session_limits{cfg.auth_timeout * 1000, uint32_t(cfg.max_connections_per_pubkey)};
+  const SessionLimits session_limits{cfg.auth_timeout * 1000, uint32_t(cfg.max_connections_per_pubkey),
+                                     size_t(cfg.max_message_bytes)};
   Relay relay(services, &search_feeder, cfg.effective_relay_url(), *key, neg_limits, session_limits);
   Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes),
                uint64_t(cfg.max_file_bytes), uint64_t(cfg.max_video_bytes), uint64_t(cfg.upload_bytes_in_flight),
@@ -384,6 +386,10 @@ int run_serve(int argc, char** argv) {
   loop_options.ping_interval_secs = int(cfg.ping_interval);
   loop_options.connection_count = &connection_count;
   loop_options.send_queue_bytes = size_t(cfg.send_buffer_bytes);
+  // Past the message limit an authenticated client's message is still read,
+  // up to half as large again, to be refused in words (docs/limits.md).
+  loop_options.max_message_bytes = size_t(cfg.max_message_bytes);
+  loop_options.max_read_bytes = loop_options.max_message_bytes + loop_options.max_message_bytes / 2;
   // A relay at its connection cap still answers its probes (docs/limits.md, "Connections").
   loop_options.probe_paths = {"/health", "/_liveness", "/_readiness"};
   net::AddressCounts unauthenticated(uint32_t(cfg.max_unauthenticated_per_address));

@@ -39,11 +39,10 @@ void Relay::send_neg_err(net::Loop& loop, net::Connection& conn, std::string_vie
   loop.send_text(conn, neg_frame("NEG-ERR", sub_id, reason));
 }
 
-// The binary message of a hex field, or the NEG-ERR reason.
-engine::Result<std::string> Relay::neg_message(std::string_view hex) const {
-  if (hex.size() > 2 * neg_limits_.frame_bytes) {
-    return engine::Error{"blocked: message exceeds " + std::to_string(neg_limits_.frame_bytes) + " bytes"};
-  }
+// The binary message of a hex field, or the NEG-ERR reason. Its size is the
+// message limit's to bound (Relay::refuse_oversized), not ours: a client may
+// hold its messages to a larger frame than we hold ours.
+engine::Result<std::string> Relay::neg_message(std::string_view hex) {
   std::string binary;
   if (!neg::from_wire(hex, binary)) return engine::Error{"invalid: message is not lowercase hex"};
   return binary;

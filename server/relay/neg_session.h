@@ -18,10 +18,21 @@
 
 namespace buzz::server {
 
+// The binary bytes of a NEG message of ours that fit a WebSocket message of
+// max_message_bytes: hex doubles them, and the envelope
+// (["NEG-MSG","<sub_id>","…"], a 256-byte id escaped) takes under 2 KiB.
+inline constexpr size_t neg_frame_bytes(size_t max_message_bytes) {
+  constexpr size_t kEnvelopeBytes = 2048;
+  return max_message_bytes > 2 * engine::negentropy::kMinFrameLimit + kEnvelopeBytes
+             ? (max_message_bytes - kEnvelopeBytes) / 2
+             : engine::negentropy::kMinFrameLimit;
+}
+
 struct NegLimits {
-  // Binary bytes of one message either way; on the wire hex doubles it, and
-  // the socket takes at most 65,536 bytes a message.
-  size_t frame_bytes = 30'000;
+  // Binary bytes of each message we send: what fits the relay's own message
+  // limit, whatever limit the client holds its own messages to (NIP-77 has no
+  // field to state one; a client's are bounded by the message limit alone).
+  size_t frame_bytes = neg_frame_bytes(131072);
   size_t max_items = 2'000'000;       // events one session may reconcile (80 MB)
   size_t sessions_per_connection = 2;
   int64_t idle_ms = 60'000;           // a session not advanced for this long is closed

@@ -120,6 +120,7 @@ void Relay::on_message(net::Loop& loop, net::Connection& conn, std::string_view 
   auto* session = static_cast<Session*>(conn.context());
   if (!session) return;
   Context c{loop, conn, *session, state(loop)};
+  if (text.size() > session_limits_.max_message_bytes) return refuse_oversized(c, text);
   ClientMessage msg = parse_client_message(text);
   if (auto* m = std::get_if<EventMessage>(&msg)) return handle_event(c, std::move(m->event));
   if (auto* m = std::get_if<ReqMessage>(&msg)) return m->is_count ? handle_count(c, *m) : handle_req(c, std::move(*m));
@@ -150,6 +151,24 @@ void Relay::handle_parse_failure(Context& c, const ParseFailure& f) {
   } else if (f.sub_id) {
     send_closed(c, *f.sub_id, "invalid: malformed filter");
   }
+}
+
+void Relay::refuse_oversized(Context& c, std::string_view text) {
+  const std::string too_big = "message exceeds maximum size of " + std::to_string(session_limits_.max_message_bytes) +
+                              " bytes (got " + std::to_string(text.size()) + ")";
+  ClientMessage msg = parse_client_message(text);
+  if (auto* m = std::get_if<EventMessage>(&msg)) return send_ok(c, m->event.id, false, "invalid: " + too_big);
+  if (auto* m = std::get_if<AuthMessage>(&msg)) return send_ok(c, m->event.id, false, "invalid: " + too_big);
+  if (auto* m = std::get_if<ReqMessage>(&msg)) return send_closed(c, m->sub_id, "invalid: " + too_big);
+  const std::string* neg = nullptr;
+  if (auto* m = std::get_if<NegOpenMessage>(&msg)) neg = &m->sub_id;
+  if (auto* m = std::get_if<NegMsgMessage>(&msg)) neg = &m->sub_id;
+  if (neg) {
+    send_neg_err(c.loop, c.conn, *neg, "blocked: " + too_big);
+    return void(c.session.negs.erase(*neg));  // the reconciliation ends, as for any NEG-ERR
+  }
+  if (auto* f = std::get_if<ParseFailure>(&msg)) return handle_parse_failure(c, *f);
+  send_notice(c, "error: " + too_big);
 }
 
 void Relay::send_ok(Context& c, const engine::Id& id, bool accepted, std::string_view reason) {

@@ -165,6 +165,9 @@ class Relay final {
   void handle_count(Context& c, const ReqMessage& req);
   void handle_close(Context& c, const std::string& sub_id);
   void handle_parse_failure(Context& c, const ParseFailure& failure);
+  // A message past SessionLimits::max_message_bytes: answered in its own words
+  // (OK false, CLOSED, NEG-ERR, or a NOTICE), and nothing else done.
+  void refuse_oversized(Context& c, std::string_view text);
   // handle_neg.cpp: NIP-77
   void handle_neg_open(Context& c, NegOpenMessage&& m);
   void handle_neg_msg(Context& c, const NegMsgMessage& m);
@@ -175,7 +178,7 @@ class Relay final {
   void finish_neg_open(net::Loop& loop, NegBuild& build);
   void send_neg_msg(net::Loop& loop, net::Connection& conn, std::string_view sub_id, std::string_view binary);
   void neg_step(Context& c, const std::string& sub_id, NegSession& session, std::string_view hex);
-  engine::Result<std::string> neg_message(std::string_view hex) const;
+  static engine::Result<std::string> neg_message(std::string_view hex);
   void send_neg_err(net::Loop& loop, net::Connection& conn, std::string_view sub_id, std::string_view reason);
   void expire_neg_sessions(net::Loop& loop);
   std::optional<Verdict> ingest_ephemeral(const Submitter& who, engine::Event&& event, const engine::KindInfo* info,

@@ -38,6 +38,10 @@ struct SessionLimits {
   // Authenticated sessions one pubkey may hold across the loops; an AUTH past
   // it is refused and its connection closed. 0 = no cap.
   uint32_t max_per_pubkey = 32;
+  // The largest message acted on (NIP-11 max_message_length). A bigger one is
+  // read only from an authenticated connection, only to be refused in words
+  // (net::LoopOptions::max_read_bytes, docs/limits.md).
+  size_t max_message_bytes = 131072;
 };
 
 // What a subscription's filters cost against kMaxFilterValuesPerConnection.

@@ -264,7 +264,7 @@ TEST(Nip86InfoTest, TheRelayNameChangesInNip11AtOnceAndAfterARestart) {
   for (const std::string& want : std::vector<std::string>{
            R"("name":"Configured")", R"("contact":"mailto:ops@example.com")", R"("terms_of_service":"https://example.com/tos")",
         R"("banner":"https://example.com/banner.png")", R"("pubkey":")" + hex(owner) + "\"", R"("software":"buzz")",
-        R"("auth_required":true)", R"("restricted_writes":true)", R"("max_message_length":65536)",
+        R"("auth_required":true)", R"("restricted_writes":true)", R"("max_message_length":131072)",
         R"("max_filters":10)", R"("max_limit":500)", R"("payment_required":false)"}) {
     EXPECT_NE(doc.find(want), std::string::npos) << want << " in " << doc;
   }

@@ -132,7 +132,7 @@ TEST_F(OpenRelayTest, InfoServesNip11Document) {
     }
     EXPECT_EQ(std::find(nips.begin(), nips.end(), 43), nips.end()) << "43 is only for closed relays";
     auto lim = doc["limitation"];
-    EXPECT_EQ(int64_t(lim["max_message_length"]), 65536);
+    EXPECT_EQ(int64_t(lim["max_message_length"]), 131072);
     EXPECT_EQ(int64_t(lim["max_subscriptions"]), 1024);
     EXPECT_EQ(int64_t(lim["max_filters"]), 10);
     EXPECT_EQ(int64_t(lim["max_limit"]), 500);

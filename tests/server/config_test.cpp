@@ -206,6 +206,17 @@ TEST(Config, SearchQueue) {
   EXPECT_EQ(c.search_queue, 16);
 }
 
+TEST(Config, MaxMessageBytes) {
+  Config c;
+  EXPECT_EQ(c.max_message_bytes, 131072);
+  EXPECT_EQ(set_error(&c, "max-message-bytes", "65536"), "<ok>");
+  EXPECT_EQ(c.max_message_bytes, 65536);
+  EXPECT_EQ(set_error(&c, "max-message-bytes", "16383"),
+            "config: max-message-bytes (test) = '16383': expected bytes from 16384 to 16777216");
+  EXPECT_NE(set_error(&c, "max-message-bytes", "16777217"), "<ok>");
+  EXPECT_EQ(c.max_message_bytes, 65536);
+}
+
 TEST(Config, PingInterval) {
   Config c;
   EXPECT_EQ(c.ping_interval, 30);
