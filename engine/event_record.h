@@ -36,7 +36,7 @@ struct RecordView {
   uint64_t expires_at = kNeverExpires;
   bool deleted() const { return flags & kRecordDeleted; }
   // Whether a reader must no longer see it: deleted, or expired (NIP-40).
-  bool hidden(uint64_t now) const { return deleted() || expired(expires_at, now); }
+  bool hidden(uint64_t now) const { return deleted() || has_expired(expires_at, now); }
 };
 
 // False if the value is not a record this version understands.

@@ -20,6 +20,6 @@ inline constexpr uint64_t kNeverExpires = UINT64_MAX;
 // such an event rather than keep it for ever; a stored one never expires).
 std::optional<uint64_t> expiration_of(const Event& e);
 
-inline bool expired(uint64_t expires_at, uint64_t now) { return expires_at <= now; }
+inline bool has_expired(uint64_t expires_at, uint64_t now) { return expires_at <= now; }
 
 }  // namespace buzz::engine

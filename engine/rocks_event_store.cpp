@@ -654,7 +654,7 @@ Result<std::vector<ExpiredEvent>> RocksEventStore::expired(uint64_t now, size_t 
     rocksdb::Slice k = it->key();
     if (k.size() != kExpiryKeyBytes || it->value().size() != 2) continue;
     const uint64_t expires_at = get_u64(k.data());
-    if (!expired(expires_at, now)) break;
+    if (!has_expired(expires_at, now)) break;
     ExpiredEvent e;
     e.expires_at = expires_at;
     e.created_at = ~get_u64(k.data() + 8);

@@ -532,7 +532,7 @@ std::optional<engine::StoredEvent> PgEventStore::read_one(const Id& id, bool liv
   if (!row) return std::nullopt;
   // An expired event reads as deleted: its removal is only waiting for the reaper.
   const std::optional<uint64_t> expires_at = engine::expiration_of(row->event);
-  const bool hidden = row->deleted || (expires_at && engine::expired(*expires_at, engine::unix_now()));
+  const bool hidden = row->deleted || (expires_at && engine::has_expired(*expires_at, engine::unix_now()));
   if (live_only && hidden) return std::nullopt;
   engine::StoredEvent out{std::move(row->event.raw), std::move(row->channel), row->event.pubkey, row->event.kind,
                           row->event.created_at, hidden};

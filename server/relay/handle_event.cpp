@@ -84,7 +84,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   if (e.first_tag("expiration")) {
     const std::optional<uint64_t> expires_at = engine::expiration_of(e);
     if (!expires_at) return refuse("invalid: expiration tag must be a Unix timestamp");
-    if (engine::expired(*expires_at, engine::unix_now())) return refuse("invalid: event has expired");
+    if (engine::has_expired(*expires_at, engine::unix_now())) return refuse("invalid: event has expired");
   }
   if (e.content.size() > kMaxContentBytes) {
     return refuse("invalid: content exceeds maximum size of 262144 bytes (got " + std::to_string(e.content.size()) + ")");

@@ -25,9 +25,11 @@ using engine::Keypair;
 using namespace std::chrono_literals;
 
 class ExpirationTest : public ApiFixture<ExpirationTest> {
- protected:
+ public:
   // The reaper's pass every second, so the erasure comes within the test's wait.
   static std::vector<std::string> relay_args() { return {"--rate-limits", "false", "--reaper-interval", "1"}; }
+
+ protected:
 
   // Waits (up to `limit`) until `done` holds; false if it never did.
   static bool eventually(const std::function<bool()>& done, std::chrono::milliseconds limit = 6000ms) {
@@ -41,8 +43,8 @@ class ExpirationTest : public ApiFixture<ExpirationTest> {
 
   // The ids a NIP-77 session over `filter` says the relay has (this side starts empty).
   static std::vector<std::string> neg_ids(NostrClient& c, const std::string& filter) {
-    engine::ItemSet none;
-    engine::Reconciler reconciler(none, 0);
+    engine::negentropy::ItemSet none;
+    engine::negentropy::Reconciler reconciler(none, 0);
     std::string message = reconciler.initiate();
     EXPECT_TRUE(c.send(R"(["NEG-OPEN","n",)" + filter + R"(,")" + engine::to_hex(reinterpret_cast<const uint8_t*>(message.data()), message.size()) + R"("])"));
     std::vector<std::string> ids;
@@ -98,7 +100,7 @@ TEST_F(ExpirationTest, AnExpiringMessageIsServedThenHiddenEverywhereThenErasedAn
   auto o = client(outsider);
   const std::string secret = "e1000000-0000-4000-8000-" + hex(owner).substr(0, 12);
   ASSERT_TRUE(c->publish(make_event(owner, 9007, "", {{"h", secret}, {"name", "vanish"}, {"visibility", "private"}})).accepted);
-  Event keeps = make_event(owner, 9, "the quetzal stays", {{"h", secret}, {"p", hex(owner)}});
+  Event keeps = make_event(owner, 9, "the quetzal stays", {{"h", secret}, {"p", hex(owner)}}, unix_now() - 2);
   const uint64_t expires_at = unix_now() + 4;
   Event goes = make_event(owner, 9, "the quetzal vanishes", {{"h", secret}, {"p", hex(owner)}, {"expiration", std::to_string(expires_at)}});
   ASSERT_TRUE(c->publish(keeps).accepted);
