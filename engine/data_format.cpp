@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/expiry_upgrade.h"
 #include "engine/record_key_upgrade.h"
 #include "engine/rocks_database.h"
 
@@ -37,7 +38,10 @@ Status upgrade_data_format(RocksDatabase& db) {
   if (*found > kDataFormatVersion) return Error{newer_format_refusal({*found, writer})};
   if (*found == kDataFormatVersion) return {};
   // One step per format; each is resumable, and the number moves only after it.
-  if (Status s = upgrade_record_keys(db); !s) return s;  // 1 -> 2
+  if (*found < 2) {
+    if (Status s = upgrade_record_keys(db); !s) return s;  // 1 -> 2
+  }
+  if (Status s = upgrade_expiry_index(db); !s) return s;  // 2 -> 3
   rocksdb::WriteBatch batch;
   (void)batch.Put(db.defaults(), kDataFormatKey, std::to_string(kDataFormatVersion));
   (void)batch.Put(db.defaults(), kDataFormatWriterKey, binary_version);

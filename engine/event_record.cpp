@@ -46,12 +46,15 @@ uint64_t get_u64(const char* p) {
 
 void encode_record(const Event& e, std::string_view channel, uint8_t flags, std::string* out) {
   out->reserve(out->size() + kFixedHeader + 64 + e.raw.size());
+  const std::optional<uint64_t> expires_at = expiration_of(e);
+  flags = uint8_t(expires_at ? flags | kRecordExpires : flags & ~kRecordExpires);
   out->push_back(char(kRecordVersion));
   out->push_back(char(flags));
   out->append(reinterpret_cast<const char*>(e.id.data()), 32);
   out->append(reinterpret_cast<const char*>(e.pubkey.data()), 32);
   put_u64(out, e.created_at);
   put_u16(out, e.kind);
+  if (expires_at) put_u64(out, *expires_at);
   put_u16(out, uint16_t(channel.size()));
   out->append(channel);
   uint32_t ntags = 0;
@@ -77,6 +80,12 @@ bool decode_record(std::string_view v, RecordView* out) {
   f.created_at = get_u64(p + 66);
   f.kind = get_u16(p + 74);
   p += kFixedHeader;
+  out->expires_at = kNeverExpires;
+  if (out->flags & kRecordExpires) {
+    if (end - p < 8 + 6) return false;
+    out->expires_at = get_u64(p);
+    p += 8;
+  }
   size_t chan_len = get_u16(p);
   p += 2;
   if (size_t(end - p) < chan_len + 4) return false;
@@ -98,7 +107,10 @@ bool decode_record(std::string_view v, RecordView* out) {
   return true;
 }
 
-void set_record_flags(std::string* value, uint8_t flags) { (*value)[1] = char(flags); }
+void set_record_flags(std::string* value, uint8_t flags) {
+  const uint8_t layout = uint8_t((*value)[1]) & kRecordExpires;
+  (*value)[1] = char((flags & ~kRecordExpires) | layout);
+}
 
 void put_key_suffix(std::string* out, uint64_t created_at, const uint8_t* id) {
   put_u64(out, ~created_at);
@@ -124,6 +136,14 @@ bool parse_event_id_entry(std::string_view entry, const uint8_t* id, StorageFami
   key->assign(entry.substr(1));
   key->append(reinterpret_cast<const char*>(id), 32);
   return true;
+}
+
+std::string expiry_key(uint64_t expires_at, uint64_t created_at, const uint8_t* id) {
+  std::string key;
+  key.reserve(kExpiryKeyBytes);
+  put_u64(&key, expires_at);
+  put_key_suffix(&key, created_at, id);
+  return key;
 }
 
 std::string kind_prefix(uint16_t kind) {

@@ -66,6 +66,16 @@ struct StoredEvent {
   bool deleted = false;
 };
 
+// An event past its NIP-40 expiration, as the reaper erases and audits it.
+struct ExpiredEvent {
+  Id id{};
+  Pubkey pubkey{};
+  uint16_t kind = 0;
+  uint64_t created_at = 0;
+  uint64_t expires_at = 0;
+  std::string channel;
+};
+
 struct QueryOptions {
   size_t limit = kMaxQueryLimit;
   // Extra per-event gate applied before an event counts toward the limit
@@ -127,6 +137,15 @@ class EventStore {
 
   // One stored event, deleted ones included.
   virtual std::optional<StoredEvent> lookup(const Id& id) = 0;
+
+  // NIP-40 (docs/storage.md, "Expiration"). Reads never return an expired
+  // event; these two erase them. `expired`: up to `max` events whose
+  // expiration is at or before `now`, the earliest first. Any thread.
+  virtual Result<std::vector<ExpiredEvent>> expired(uint64_t now, size_t max) = 0;
+  // Erases the events, deleted or not (record, index entries, id: nothing is
+  // left to answer `duplicate:`), with the state writes, as one atomic,
+  // durable batch. Store-writer thread only.
+  virtual Status erase_expired(std::span<const ExpiredEvent> events, std::span<const StateWrite> state) = 0;
 
   // Team state: one value, or every (key, value) of a table in key order.
   virtual std::optional<std::string> get_state(StateTable table, std::string_view key) = 0;

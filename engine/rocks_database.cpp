@@ -24,7 +24,7 @@ constexpr const char* kFamilyNames[] = {
     "index.tag",      "pointers",           "relay_members",      "channels",
     "channel_members", "threads",           "audit_pending",
     "api_tokens",     "users",              "pubkey_allowlist",   "workflows",
-    "event_ids",      "relay_policy",
+    "event_ids",      "relay_policy",       "index.expiry",
 };
 static_assert(std::size(kFamilyNames) == size_t(Family::kCount));
 

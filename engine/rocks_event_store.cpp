@@ -9,6 +9,7 @@
 #include <queue>
 #include <unordered_set>
 
+#include "engine/clock.h"
 #include "engine/deletion_target.h"
 #include "engine/event_record.h"
 #include "engine/kinds.h"
@@ -145,12 +146,8 @@ Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteReq
   }
   std::vector<StateWrite> finished;
   if (finish) finish(results, finished);
-  for (std::span<const StateWrite> writes : {state, std::span<const StateWrite>(finished)}) {
-    for (const StateWrite& w : writes) {
-      if (w.value.empty()) batch.batch()->Delete(state_family(w.table), w.key);
-      else batch.batch()->Put(state_family(w.table), w.key, w.value);
-    }
-  }
+  add_state(batch.batch(), state);
+  add_state(batch.batch(), finished);
   // The batch is durable (WAL) when Write returns: only then may the caller
   // send OK true for any event in it.
   rocksdb::Status s = db_.db()->Write(db_.write_options(), batch.batch());
@@ -201,6 +198,11 @@ WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_vie
   encode_record(e, channel, 0, &value);
   batch.put(Family(fam), record_key(e.created_at, e.id.data()), value);
   batch.add_id(e.id, event_id_entry(fam, e.created_at));
+  if (const std::optional<uint64_t> expires_at = expiration_of(e)) {
+    std::string kind;
+    put_u16(&kind, e.kind);
+    batch.put(Family::kIndexExpiry, expiry_key(*expires_at, e.created_at, e.id.data()), kind);
+  }
   EventFields fields;
   fields.assign(e, channel);
   batch.index(fields, true);
@@ -288,7 +290,7 @@ std::optional<std::string> RocksEventStore::read_record(const Id& id) {
 std::optional<std::string> RocksEventStore::get(const Id& id) {
   auto value = read_record(id);
   RecordView rec;
-  if (!value || !decode_record(*value, &rec) || rec.deleted()) return std::nullopt;
+  if (!value || !decode_record(*value, &rec) || rec.hidden(unix_now())) return std::nullopt;
   return std::string(rec.raw);
 }
 
@@ -296,8 +298,9 @@ std::optional<StoredEvent> RocksEventStore::lookup(const Id& id) {
   auto value = read_record(id);
   RecordView rec;
   if (!value || !decode_record(*value, &rec)) return std::nullopt;
+  // An expired event reads as deleted: its removal is only waiting for the reaper.
   StoredEvent out{std::string(rec.raw), std::string(rec.fields.channel), {}, rec.fields.kind, rec.fields.created_at,
-                  rec.deleted()};
+                  rec.hidden(unix_now())};
   std::memcpy(out.pubkey.data(), rec.fields.pubkey, 32);
   return out;
 }
@@ -314,6 +317,13 @@ rocksdb::ColumnFamilyHandle* RocksEventStore::state_family(StateTable table) con
     case StateTable::kRelayPolicy: return db_.family(Family::kRelayPolicy);
   }
   return nullptr;
+}
+
+void RocksEventStore::add_state(rocksdb::WriteBatch* batch, std::span<const StateWrite> writes) const {
+  for (const StateWrite& w : writes) {
+    if (w.value.empty()) (void)batch->Delete(state_family(w.table), w.key);
+    else (void)batch->Put(state_family(w.table), w.key, w.value);
+  }
 }
 
 std::optional<std::string> RocksEventStore::get_state(StateTable table, std::string_view key) {
@@ -392,7 +402,7 @@ class RecordChunk {
 
   // Visits each live record that matches, in the order added; false once
   // `visit` says stop. Leaves the chunk empty.
-  bool read(rocksdb::DB* db, const rocksdb::ReadOptions& options, const Filter& filter,
+  bool read(rocksdb::DB* db, const rocksdb::ReadOptions& options, const Filter& filter, uint64_t now,
             const std::function<bool(const RecordView&)>& visit) {
     const size_t n = size();
     keys_.clear();
@@ -404,7 +414,7 @@ class RecordChunk {
     RecordView rec;
     for (size_t i = 0; i < n && more; ++i) {
       if (!statuses_[i].ok()) continue;
-      const bool live = decode_record(std::string_view(values_[i].data(), values_[i].size()), &rec) && !rec.deleted();
+      const bool live = decode_record(std::string_view(values_[i].data(), values_[i].size()), &rec) && !rec.hidden(now);
       if (live && filter.matches(rec.fields)) more = visit(rec);
     }
     for (rocksdb::PinnableSlice& v : values_) v.Reset();  // unpins the blocks
@@ -452,6 +462,7 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
                              const std::function<bool(const RecordView&)>& visit) {
   if (filter.matches_nothing()) return {};
   rocksdb::ReadOptions read;
+  const uint64_t now = unix_now();  // one clock read per query: expired records are skipped like deleted ones
 
   if (filter.ids) {
     // Point lookups, then newest-first order like every other plan.
@@ -461,7 +472,7 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
     }
     std::vector<RecordView> recs(found.size());
     size_t n = 0;
-    for (const std::string& v : found) n += decode_record(v, &recs[n]) && !recs[n].deleted();
+    for (const std::string& v : found) n += decode_record(v, &recs[n]) && !recs[n].hidden(now);
     recs.resize(n);
     std::sort(recs.begin(), recs.end(), [](const RecordView& a, const RecordView& b) {
       if (a.fields.created_at != b.fields.created_at) return a.fields.created_at > b.fields.created_at;
@@ -540,7 +551,7 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
     c->it->Next();
     if (valid(*c)) heap.push(c);
     if (chunk.size() == chunk_size || ((heap.empty() || budget == 0) && chunk.size() > 0)) {
-      if (!chunk.read(db_.db(), read, filter, visit)) return {};
+      if (!chunk.read(db_.db(), read, filter, now, visit)) return {};
       chunk_size = std::min(chunk_size * 2, kLastChunk);
     }
   }
@@ -610,8 +621,9 @@ Status RocksEventStore::scan_all(const Filter& filter, const QueryOptions& optio
   // records in storage order is several times faster than looking each up
   // from the time index (a random read each, the records being keyed by id).
   const bool whole_store = !filter.limit && !filter.ids && !filter.authors && !filter.kinds && filter.tags.empty();
+  const uint64_t now = unix_now();
   Status s = whole_store ? scan_records(StorageFamily::kRegular, {}, [&](StorageFamily, const RecordView& rec) {
-                             return rec.deleted() || !filter.matches(rec.fields) || take(rec);
+                             return rec.hidden(now) || !filter.matches(rec.fields) || take(rec);
                            })
                          : scan(filter, std::numeric_limits<size_t>::max(), take);
   if (!s) return s;
@@ -631,6 +643,57 @@ Result<uint64_t> RocksEventStore::count(std::span<const Filter> filters, const Q
     if (!s) return Error{s.error()};
   }
   return n;
+}
+
+Result<std::vector<ExpiredEvent>> RocksEventStore::expired(uint64_t now, size_t max) {
+  std::vector<ExpiredEvent> out;
+  rocksdb::ReadOptions read;
+  std::unique_ptr<rocksdb::Iterator> it(db_.db()->NewIterator(read, db_.family(Family::kIndexExpiry)));
+  std::string value;
+  for (it->SeekToFirst(); it->Valid() && out.size() < max; it->Next()) {
+    rocksdb::Slice k = it->key();
+    if (k.size() != kExpiryKeyBytes || it->value().size() != 2) continue;
+    const uint64_t expires_at = get_u64(k.data());
+    if (!has_expired(expires_at, now)) break;
+    ExpiredEvent e;
+    e.expires_at = expires_at;
+    e.created_at = ~get_u64(k.data() + 8);
+    std::memcpy(e.id.data(), k.data() + 16, 32);
+    e.kind = get_u16(it->value().data());
+    // The record names the author and channel for the audit entry; an index
+    // entry whose record is gone is still returned, so that it is erased.
+    RecordView rec;
+    const rocksdb::Slice key(k.data() + 8, kKeySuffixBytes);
+    if (db_.db()->Get(read, db_.events(storage_family(e.kind)), key, &value).ok() && decode_record(value, &rec)) {
+      std::memcpy(e.pubkey.data(), rec.fields.pubkey, 32);
+      e.channel.assign(rec.fields.channel);
+    }
+    out.push_back(std::move(e));
+  }
+  if (!it->status().ok()) return Error{"error: database read failed: " + it->status().ToString()};
+  return out;
+}
+
+Status RocksEventStore::erase_expired(std::span<const ExpiredEvent> events, std::span<const StateWrite> state) {
+  Batch batch(db_);
+  rocksdb::WriteBatch* wb = batch.batch();
+  for (const ExpiredEvent& e : events) {
+    const std::string key = record_key(e.created_at, e.id.data());
+    rocksdb::ColumnFamilyHandle* records = db_.events(storage_family(e.kind));
+    std::string value;
+    RecordView rec;
+    // A deleted record's index entries went with its deletion.
+    if (batch.get(Family(storage_family(e.kind)), key, &value) && decode_record(value, &rec) && !rec.deleted()) {
+      batch.index(rec.fields, false);
+    }
+    (void)wb->Delete(records, key);
+    (void)wb->Delete(db_.family(Family::kEventIds), as_slice(e.id.data(), 32));
+    (void)wb->Delete(db_.family(Family::kIndexExpiry), expiry_key(e.expires_at, e.created_at, e.id.data()));
+  }
+  add_state(wb, state);
+  rocksdb::Status s = db_.db()->Write(db_.write_options(), wb);
+  if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
+  return {};
 }
 
 }  // namespace buzz::engine

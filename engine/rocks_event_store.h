@@ -29,6 +29,8 @@ class RocksEventStore final : public EventStore {
   Result<uint64_t> count(std::span<const Filter> filters, const QueryOptions& options) override;
   std::optional<std::string> get(const Id& id) override;
   std::optional<StoredEvent> lookup(const Id& id) override;
+  Result<std::vector<ExpiredEvent>> expired(uint64_t now, size_t max) override;
+  Status erase_expired(std::span<const ExpiredEvent> events, std::span<const StateWrite> state) override;
   std::optional<std::string> get_state(StateTable table, std::string_view key) override;
   Status scan_state(StateTable table,
                     const std::function<void(std::string_view key, std::string_view value)>& visit) override;
@@ -63,6 +65,8 @@ class RocksEventStore final : public EventStore {
   Status scan(const Filter& filter, size_t budget, const std::function<bool(const RecordView&)>& visit);
 
   rocksdb::ColumnFamilyHandle* state_family(StateTable table) const;
+  // Adds the state writes (an empty value deletes) to a batch.
+  void add_state(rocksdb::WriteBatch* batch, std::span<const StateWrite> writes) const;
   // The stored value of an event by id, deleted or not: its event_ids entry, then its record.
   std::optional<std::string> read_record(const Id& id);
 

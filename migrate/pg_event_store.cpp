@@ -10,7 +10,9 @@
 #include <unordered_set>
 
 #include "engine/canonical.h"
+#include "engine/clock.h"
 #include "engine/deletion_target.h"
+#include "engine/expiration.h"
 #include "engine/hex.h"
 #include "engine/kinds.h"
 #include "engine/signature.h"
@@ -40,6 +42,12 @@ constexpr const char* kTeamLock = "SELECT pg_advisory_lock(7094711454349484397)"
 constexpr const char* kTeamUnlock = "SELECT pg_advisory_unlock(7094711454349484397)";
 // with_table_lock's first key: "buzz" in ASCII (the second is the table).
 constexpr int32_t kTableLockSpace = 1651866234;
+
+// NIP-40: the condition that an events row has not expired at the Unix time
+// in parameter `now` (the relay's clock, as the embedded store reads it).
+std::string unexpired(const std::string& now) {
+  return "(e.expires_at IS NULL OR e.expires_at > to_timestamp(" + now + "::bigint))";
+}
 
 std::string hex(std::string_view bytes) { return engine::to_hex(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()); }
 std::string hex(const Id& id) { return engine::to_hex(id); }
@@ -220,7 +228,7 @@ class PgEventStore::Batch {
   // DO NOTHING, as upstream inserts, so a row another node wrote meanwhile is
   // a duplicate, not an error (its id is missing from the RETURNING rows).
   void insert_events(std::vector<PgConnection::Statement>& out) {
-    std::vector<std::string> ids, pubkeys, times, kinds, tags, contents, sigs, channels, deleted, d_tags, has_d;
+    std::vector<std::string> ids, pubkeys, times, kinds, tags, contents, sigs, channels, deleted, d_tags, has_d, expires;
     std::vector<std::string> raw_ids, raws, m_pubkeys, m_ids, m_times, m_channels, m_kinds;
     for (const Added& a : added_) {
       const engine::Event& e = *a.event;
@@ -237,6 +245,8 @@ class PgEventStore::Batch {
       const bool addressable = engine::kind_class(e.kind) == engine::KindClass::kAddressable;
       d_tags.emplace_back(addressable ? e.first_tag_value("d") : "");
       has_d.push_back(addressable ? "t" : "f");
+      const std::optional<uint64_t> expires_at = engine::expiration_of(e);
+      expires.push_back(expires_at ? std::to_string(std::min(*expires_at, kMaxPgEventTime)) : "-1");
       if (engine::serialize_event(e) != e.raw) {
         raw_ids.push_back(hex(e.id));
         raws.push_back(e.raw);
@@ -254,15 +264,15 @@ class PgEventStore::Batch {
       }
     }
     out.push_back(
-        {"INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, channel_id, deleted_at, d_tag) "
+        {"INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig, channel_id, deleted_at, d_tag, expires_at) "
          "SELECT decode(i, 'hex'), decode(p, 'hex'), to_timestamp(t), k, g::jsonb, c, decode(s, 'hex'), NULLIF(h, '')::uuid, "
-         "CASE WHEN x THEN now() END, CASE WHEN hd THEN d END "
+         "CASE WHEN x THEN now() END, CASE WHEN hd THEN d END, CASE WHEN xe >= 0 THEN to_timestamp(xe) END "
          "FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], "
-         "$9::bool[], $10::text[], $11::bool[]) AS n(i, p, t, k, g, c, s, h, x, d, hd) "
+         "$9::bool[], $10::text[], $11::bool[], $12::bigint[]) AS n(i, p, t, k, g, c, s, h, x, d, hd, xe) "
          "ON CONFLICT DO NOTHING RETURNING encode(id, 'hex')",
          {text_array(ids), text_array(pubkeys), text_array(times), text_array(kinds), text_array(tags),
           text_array(contents), text_array(sigs), text_array(channels), text_array(deleted), text_array(d_tags),
-          text_array(has_d)}});
+          text_array(has_d), text_array(expires)}});
     if (!raws.empty()) {
       out.push_back({"INSERT INTO buzz_event_raw (id, raw) SELECT decode(i, 'hex'), w FROM unnest($1::text[], $2::text[]) "
                      "AS t(i, w) ON CONFLICT DO NOTHING",
@@ -553,8 +563,12 @@ std::optional<engine::StoredEvent> PgEventStore::read_one(const Id& id, bool liv
   simdjson::dom::parser parser;
   auto row = read_row((*rows)[0], parser);
   if (!row) return std::nullopt;
+  // An expired event reads as deleted: its removal is only waiting for the reaper.
+  const std::optional<uint64_t> expires_at = engine::expiration_of(row->event);
+  const bool hidden = row->deleted || (expires_at && engine::has_expired(*expires_at, engine::unix_now()));
+  if (live_only && hidden) return std::nullopt;
   engine::StoredEvent out{std::move(row->event.raw), std::move(row->channel), row->event.pubkey, row->event.kind,
-                          row->event.created_at, row->deleted};
+                          row->event.created_at, hidden};
   return out;
 }
 
@@ -571,9 +585,11 @@ Status PgEventStore::scan(const engine::Filter& filter, size_t page, size_t budg
   if (filter.matches_nothing()) return {};
   simdjson::dom::parser parser;
   std::optional<std::pair<uint64_t, std::string>> after;  // the last row seen: (created_at, id hex)
+  const std::string now = std::to_string(engine::unix_now());
   while (budget > 0) {
     PgParams params;
-    std::string sql = std::string(kEventSelect) + " WHERE " + filter_conditions(filter, params);
+    std::string sql = std::string(kEventSelect) + " WHERE " + filter_conditions(filter, params) + " AND " +
+                      unexpired(params.add(now));
     if (after) {
       const std::string t = params.add(std::to_string(after->first));
       sql += " AND (e.created_at < to_timestamp(" + t + "::bigint) OR (e.created_at = to_timestamp(" + t +
@@ -645,6 +661,52 @@ engine::Result<uint64_t> PgEventStore::count(std::span<const engine::Filter> fil
     if (!s) return Error{s.error()};
   }
   return n;
+}
+
+engine::Result<std::vector<engine::ExpiredEvent>> PgEventStore::expired(uint64_t now, size_t max) {
+  auto rows = with_connection(conns_, [&](PgConnection& pg) {
+    return pg.query("SELECT encode(id, 'hex'), encode(pubkey, 'hex'), kind, extract(epoch from created_at)::bigint, "
+                    "extract(epoch from expires_at)::bigint, COALESCE(channel_id::text, '') FROM events "
+                    "WHERE expires_at <= to_timestamp($1::bigint) ORDER BY expires_at LIMIT $2",
+                    {std::to_string(std::min(now, kMaxPgEventTime)), std::to_string(max)});
+  });
+  if (!rows) return Error{"error: database read failed: " + rows.error()};
+  std::vector<engine::ExpiredEvent> out;
+  for (const PgRow& r : *rows) {
+    engine::ExpiredEvent e;
+    engine::from_hex(r.values[0], &e.id);
+    engine::from_hex(r.values[1], &e.pubkey);
+    e.kind = uint16_t(std::stoul(r.values[2]));
+    e.created_at = std::stoull(r.values[3]);
+    e.expires_at = std::stoull(r.values[4]);
+    e.channel = r.values[5];
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Status PgEventStore::erase_expired(std::span<const engine::ExpiredEvent> events, std::span<const engine::StateWrite> state) {
+  auto conn = conns_.get();
+  if (!conn) return Error{"error: database unavailable: " + conn.error()};
+  PgConnection& pg = **conn;
+  std::vector<std::string_view> ids;
+  for (const engine::ExpiredEvent& e : events) ids.emplace_back(reinterpret_cast<const char*>(e.id.data()), 32);
+  const std::string id_list = bytea_array(ids);
+  // The rows and what hangs off them, with the audit's state rows: one transaction, one round trip.
+  std::vector<PgConnection::Statement> statements{
+      {"BEGIN"},
+      {"DELETE FROM events WHERE id = ANY($1::bytea[])", {id_list}},
+      {"DELETE FROM buzz_event_raw WHERE id = ANY($1::bytea[])", {id_list}},
+      {"DELETE FROM event_mentions WHERE event_id = ANY($1::bytea[])", {id_list}},
+  };
+  std::vector<PgConnection::Statement> rows = state_statements(state);
+  std::move(rows.begin(), rows.end(), std::back_inserter(statements));
+  statements.push_back({"COMMIT"});
+  if (auto done = pg.pipeline(statements); !done) {
+    (void)pg.exec("ROLLBACK");
+    return Error{"error: database write failed: " + done.error()};
+  }
+  return {};
 }
 
 std::optional<std::string> PgEventStore::get_state(engine::StateTable table, std::string_view key) {

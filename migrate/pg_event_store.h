@@ -57,6 +57,9 @@ class PgEventStore final : public engine::EventStore {
   engine::Result<uint64_t> count(std::span<const engine::Filter> filters, const engine::QueryOptions& options) override;
   std::optional<std::string> get(const engine::Id& id) override;
   std::optional<engine::StoredEvent> lookup(const engine::Id& id) override;
+  engine::Result<std::vector<engine::ExpiredEvent>> expired(uint64_t now, size_t max) override;
+  engine::Status erase_expired(std::span<const engine::ExpiredEvent> events,
+                               std::span<const engine::StateWrite> state) override;
   std::optional<std::string> get_state(engine::StateTable table, std::string_view key) override;
   engine::Status scan_state(engine::StateTable table,
                             const std::function<void(std::string_view, std::string_view)>& visit) override;

@@ -252,6 +252,16 @@ INSERT INTO buzz_serve_meta (key, value) VALUES ('team_version', '0') ON CONFLIC
 CREATE TABLE IF NOT EXISTS buzz_team_changes (channel TEXT PRIMARY KEY, version BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS buzz_team_changes_version ON buzz_team_changes (version);
 CREATE INDEX IF NOT EXISTS buzz_events_tags ON events USING GIN (tags jsonb_path_ops);
+-- NIP-40: the expiration the reads and the reaper use (docs/storage.md, "Expiration");
+-- rows written before the column, or by an import, get it from their first expiration tag.
+ALTER TABLE events ADD COLUMN IF NOT EXISTS expires_at TIMESTAMPTZ;
+CREATE INDEX IF NOT EXISTS buzz_events_expiry ON events (expires_at) WHERE expires_at IS NOT NULL;
+UPDATE events e SET expires_at = to_timestamp(LEAST(x.v::numeric, 9000000000000)) FROM (
+  SELECT id, created_at, (SELECT t->>1 FROM jsonb_array_elements(tags) WITH ORDINALITY AS a(t, n)
+                          WHERE jsonb_typeof(t) = 'array' AND t->>0 = 'expiration' AND jsonb_array_length(t) >= 2
+                          ORDER BY n LIMIT 1) AS v
+  FROM events WHERE expires_at IS NULL AND tags @> '[["expiration"]]') x
+WHERE e.id = x.id AND e.created_at = x.created_at AND x.v ~ '^[0-9]{1,19}$';
 CREATE INDEX IF NOT EXISTS buzz_events_text ON events USING GIN ()SQL") + kSearchVector + ");\n";
   return sql;
 }

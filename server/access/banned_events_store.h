@@ -39,6 +39,13 @@ class BannedEventsStore final : public engine::EventStore {
     return store_.get(id);
   }
   std::optional<engine::StoredEvent> lookup(const engine::Id& id) override;
+  engine::Result<std::vector<engine::ExpiredEvent>> expired(uint64_t now, size_t max) override {
+    return store_.expired(now, max);
+  }
+  engine::Status erase_expired(std::span<const engine::ExpiredEvent> events,
+                               std::span<const engine::StateWrite> state) override {
+    return store_.erase_expired(events, state);
+  }
 
   std::optional<std::string> get_state(engine::StateTable table, std::string_view key) override {
     return store_.get_state(table, key);

@@ -41,7 +41,7 @@ HttpApi::HttpApi(Options options, const Services& services, const Rooms& rooms, 
 std::string HttpApi::nip11_document() const {
   const RelayInfo& info = options_.info;
   // docs/reference/protocol.md §15's list, with 45 (COUNT) and 9 (deletion), which we implement too.
-  std::string nips = "[1,2,9,10,11,16,17,23,25,29,33,38,42,45,50";
+  std::string nips = "[1,2,9,10,11,16,17,23,25,29,33,38,40,42,45,50";
   if (s_.membership.enforced()) nips += ",43";
   nips += ",77,86,98]";  // NIP-77 negentropy (server/relay/handle_neg.cpp), NIP-86 (nip86.cpp), NIP-98
   const RelayPolicy* policy = s_.gatekeeper.policy();

@@ -18,6 +18,10 @@ constexpr auto kAuditWait = std::chrono::seconds(2);
 // How long a batch waits for the shared rate count of its messages (a Redis
 // round trip, normally answered long before the batch is planned).
 constexpr auto kRateWait = std::chrono::milliseconds(100);
+// The most expired events one reaper pass erases (docs/limits.md): a full pass
+// brings the next one forward to the next turn, so a backlog drains between
+// client batches instead of in one long write.
+constexpr size_t kExpiredPerPass = 1000;
 
 }  // namespace
 
@@ -29,7 +33,8 @@ StoreWriter::StoreWriter(engine::EventStore& store, RelayMembership& membership,
       audit_(audit),
       capacity_(capacity),
       reaper_interval_(reaper_interval),
-      next_reap_(std::chrono::steady_clock::now() + reaper_interval) {}
+      next_reap_(std::chrono::steady_clock::now() + reaper_interval),
+      next_expiry_reap_(next_reap_) {}
 
 void StoreWriter::start(Sinks sinks) {
   sinks_ = std::move(sinks);
@@ -135,7 +140,7 @@ void StoreWriter::run() {
       // The reaper's turn comes with the next batch, or alone when the relay is
       // idle; an audit backlog, or congestion, is looked at every few
       // milliseconds even then.
-      auto wake = next_reap_;
+      auto wake = std::min(next_reap_, next_expiry_reap_);
       if (audit_.backlogged() || congested()) wake = std::min(wake, std::chrono::steady_clock::now() + kBacklogRetry);
       cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty() || !remote_.empty() || !moments_.empty(); });
       moments.swap(moments_);
@@ -185,10 +190,13 @@ std::string StoreWriter::audit_refusal() {
 }
 
 void StoreWriter::process(std::vector<WriteJob>& jobs, std::vector<engine::RemoteEvent>& remote) {
-  const bool write = !jobs.empty() || audit_.backlogged() || std::chrono::steady_clock::now() >= next_reap_;
-  if (!write && remote.empty()) return;
+  const auto now = std::chrono::steady_clock::now();
+  const bool reap_expired_now = now >= next_expiry_reap_;
+  const bool write = !jobs.empty() || audit_.backlogged() || now >= next_reap_;
+  if (!write && !reap_expired_now && remote.empty()) return;
   Batch batch;
   if (write) write_batch(jobs, batch);
+  if (reap_expired_now) reap_expired(engine::unix_now(), batch.out);
   if (pubsub_) {
     for (const CommittedEvent& c : batch.out.committed) pubsub_->publish(c.event->id, c.channel, *c.raw);
   }
@@ -372,6 +380,34 @@ void StoreWriter::plan_team_change(ChangeTeam& work, uint64_t now, Batch& batch)
     std::move(a.revoked.begin(), a.revoked.end(), std::back_inserter(batch.out.revoked));
   }
   if (work.done) batch.done.emplace_back(std::move(work.done), a.ok);
+}
+
+void StoreWriter::reap_expired(uint64_t now, WriteBatchOutcome& out) {
+  next_expiry_reap_ = std::chrono::steady_clock::now() + reaper_interval_;
+  // A full audit log waits: the events stay hidden meanwhile, and are erased
+  // only with their audit records.
+  if (!audit_.refusal().empty()) return;
+  // Nodes sharing a store reap one at a time, so no event is erased and audited twice.
+  if (engine::Status s = store_.lock_team(); !s) return log_warn("expired events not reaped", {{"error", s.error()}});
+  struct Unlock {
+    engine::EventStore& store;
+    ~Unlock() { store.unlock_team(); }
+  } unlock{store_};
+  auto expired = store_.expired(now, kExpiredPerPass);
+  if (!expired) return log_warn("expired events not read", {{"error", expired.error()}});
+  if (expired->empty()) return;
+  if (expired->size() == kExpiredPerPass) next_expiry_reap_ = std::chrono::steady_clock::now();
+  // The author set the expiration: the deletion is theirs, as a kind 5's is (docs/audit.md).
+  for (const engine::ExpiredEvent& e : *expired) {
+    audit_.add({engine::to_hex(e.id), e.kind, engine::to_hex(e.pubkey), std::string(engine::kActionEventDeleted), e.channel,
+                "{\"expired_at\":" + std::to_string(e.expires_at) + "}"});
+  }
+  std::vector<engine::StateWrite> state;
+  if (auto w = audit_.pending_write()) state.push_back(std::move(*w));
+  const engine::Status erased = store_.erase_expired(*expired, state);
+  audit_.commit(bool(erased));
+  if (!erased) return log_error("expired events not erased", {{"error", erased.error()}});
+  for (const engine::ExpiredEvent& e : *expired) out.removed.push_back(e.id);
 }
 
 void StoreWriter::audit_records(const Batch& batch, std::span<const engine::WriteResult> results) {

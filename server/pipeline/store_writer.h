@@ -260,6 +260,9 @@ class StoreWriter {
   // full, or the shared message count said no), or nullopt.
   std::optional<std::string> refused_before_plan(const WriteJob& job, const std::string& audit_refused,
                                                  std::chrono::steady_clock::time_point rate_deadline) const;
+  // NIP-40's reaper, after the batch: erases up to kExpiredPerPass expired
+  // events, audited as deletions in the same write (docs/storage.md, "Expiration").
+  void reap_expired(uint64_t now, WriteBatchOutcome& out);
   // The audit records of what the write stored (docs/reference/audit.md §5).
   void audit_records(const Batch& batch, std::span<const engine::WriteResult> results);
   // OK replies and fan-out once the batch is durable (or failed).
@@ -272,6 +275,7 @@ class StoreWriter {
   size_t capacity_;
   std::chrono::seconds reaper_interval_;
   std::chrono::steady_clock::time_point next_reap_;
+  std::chrono::steady_clock::time_point next_expiry_reap_;  // NIP-40's reaper, on the same interval
   Sinks sinks_;
   engine::PubSub* pubsub_ = nullptr;
   const SearchFeeder* search_ = nullptr;

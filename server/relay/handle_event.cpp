@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "engine/clock.h"
+#include "engine/expiration.h"
 #include "engine/kinds.h"
 #include "engine/signature.h"
 #include "server/relay/relay.h"
@@ -78,6 +79,12 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return refuse(std::move(reason));
   if (!proxy && std::llabs(engine::seconds_from(engine::unix_now(), e.created_at)) > engine::kIngestClockSkewSecs) {
     return refuse("invalid: event timestamp too far from server time");
+  }
+  // NIP-40 (docs/reference/kinds.md §7): an expired event would only be hidden, then erased.
+  if (e.first_tag("expiration")) {
+    const std::optional<uint64_t> expires_at = engine::expiration_of(e);
+    if (!expires_at) return refuse("invalid: expiration tag must be a Unix timestamp");
+    if (engine::has_expired(*expires_at, engine::unix_now())) return refuse("invalid: event has expired");
   }
   if (e.content.size() > kMaxContentBytes) {
     return refuse("invalid: content exceeds maximum size of 262144 bytes (got " + std::to_string(e.content.size()) + ")");

@@ -1,9 +1,11 @@
 // End-to-end tests of the data directory's format version (engine/data_format.h,
 // docs/storage.md "Format version") against the real binary, on a directory
 // written by the binary of format 2 and kept as a fixture (fixtures/data-format-2,
-// made by its make.sh: a channel and five messages): served as it is, its messages read; without its format
-// record (a format-1 directory) it is upgraded in place; at a higher format
-// than the binary's it is refused with the version it needs.
+// made by its make.sh: a channel and five messages): upgraded to format 3 and served, its messages read; without its format
+// record (a format-1 directory) it is upgraded in place through 2 to 3; at a higher format
+// than the binary's it is refused with the version it needs. A format-2 directory holding
+// events with NIP-40 expirations (fixtures/data-format-2-expiration) has them indexed by
+// the upgrade: the expired one is never served and the reaper erases it.
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 
@@ -11,9 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/e2e/cli_process.h"
+#include "engine/event_parse.h"
 #include "engine/hex.h"
 #include "engine/signature.h"
 #include "tests/e2e/e2e_helpers.h"
@@ -25,16 +29,19 @@ namespace fs = std::filesystem;
 
 class DataFormatTest : public ::testing::Test {
  protected:
+  // The directory the test starts from: format 2's, unless a suite below says otherwise.
+  virtual std::string fixture() const { return BUZZ_DATA_FORMAT_FIXTURE; }
+
   void SetUp() override {
     std::string tmpl = "/tmp/buzz_format_e2e_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     root_ = tmpl;
     dir_ = root_ + "/data";
-    fs::copy(std::string(BUZZ_DATA_FORMAT_FIXTURE) + "/data", dir_, fs::copy_options::recursive);
-    std::ifstream in(std::string(BUZZ_DATA_FORMAT_FIXTURE) + "/ids.txt");
+    fs::copy(fixture() + "/data", dir_, fs::copy_options::recursive);
+    std::ifstream in(fixture() + "/ids.txt");
     for (std::string id; std::getline(in, id);) if (!id.empty()) ids_.push_back(id);
     ASSERT_EQ(ids_.size(), 5u);
-    std::ifstream key(std::string(BUZZ_DATA_FORMAT_FIXTURE) + "/key.txt"), channel(std::string(BUZZ_DATA_FORMAT_FIXTURE) + "/channel.txt");
+    std::ifstream key(fixture() + "/key.txt"), channel(fixture() + "/channel.txt");
     std::string secret_hex;
     ASSERT_TRUE(std::getline(key, secret_hex) && std::getline(channel, channel_));
     engine::SecretKey secret;
@@ -94,18 +101,19 @@ class DataFormatTest : public ::testing::Test {
   engine::Keypair key_;
 };
 
-TEST_F(DataFormatTest, TheCurrentFormatsFixtureIsServedAsItIs) {
-  EXPECT_NE(version_json().find(dir_format(2) + ",\"written_by\":\"0.1.0\"},\"data_format\":2,"), std::string::npos)
+TEST_F(DataFormatTest, TheFormat2FixtureIsUpgradedAndServed) {
+  EXPECT_NE(version_json().find(dir_format(2) + ",\"written_by\":\"0.1.0\"},\"data_format\":3,"), std::string::npos)
       << version_json();
   expect_served();
-  EXPECT_NE(version_json().find(dir_format(2)), std::string::npos);
+  EXPECT_NE(version_json().find(dir_format(3)), std::string::npos);
+  expect_served();  // and again, as format 3
 }
 
 TEST_F(DataFormatTest, ADirectoryWithoutItsFormatRecordIsUpgradedInPlace) {
   edit_format({}, {"data_format", "data_format_written_by", "record_layout"});
   EXPECT_NE(version_json().find(dir_format(1) + ",\"written_by\":null}"), std::string::npos) << version_json();
   expect_served();
-  EXPECT_NE(version_json().find(dir_format(2)), std::string::npos) << version_json();
+  EXPECT_NE(version_json().find(dir_format(3)), std::string::npos) << version_json();
 }
 
 TEST_F(DataFormatTest, ANewerFormatIsRefusedWithTheVersionItNeeds) {
@@ -115,12 +123,61 @@ TEST_F(DataFormatTest, ANewerFormatIsRefusedWithTheVersionItNeeds) {
   std::string out = run_buzz("serve --open --bind 127.0.0.1:0 --data-dir " + dir_, &status);
   EXPECT_EQ(status, 1) << out;
   EXPECT_NE(out.find("format 99 (written by buzz 9.9.9)"), std::string::npos) << out;
-  EXPECT_NE(out.find("reads format 2 or older"), std::string::npos) << out;
+  EXPECT_NE(out.find("reads format 3 or older"), std::string::npos) << out;
   // Offline commands refuse it the same way, and nothing was changed.
   out = run_buzz("reindex --data-dir " + dir_, &status);
   EXPECT_EQ(status, 1) << out;
   EXPECT_NE(out.find("format 99"), std::string::npos) << out;
   EXPECT_NE(version_json().find(dir_format(99)), std::string::npos);
+}
+
+class DataFormat3Test : public DataFormatTest {
+ protected:
+  std::string fixture() const override { return BUZZ_DATA_FORMAT_3_FIXTURE; }
+};
+
+TEST_F(DataFormat3Test, TheCurrentFormatsFixtureIsServedAsItIs) {
+  EXPECT_NE(version_json().find(dir_format(3) + ",\"written_by\":\"0.1.0\"},\"data_format\":3,"), std::string::npos)
+      << version_json();
+  expect_served();
+  EXPECT_NE(version_json().find(dir_format(3)), std::string::npos);
+}
+
+// Format 2 stored events with an expiration tag as any other; the upgrade to 3
+// finds them and indexes their expirations (engine/expiry_upgrade.h).
+TEST(DataFormatExpirationTest, TheUpgradeIndexesFormat2sExpirations) {
+  std::string tmpl = "/tmp/buzz_format_e2e_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  const std::string root = tmpl, dir = root + "/data", fixture = BUZZ_EXPIRATION_FIXTURE;
+  fs::copy(fixture + "/data", dir, fs::copy_options::recursive);
+  std::ifstream in(fixture + "/events.jsonl");
+  std::vector<engine::Event> notes;  // expiring in 2100, expired in 2023, none, malformed
+  for (std::string line; std::getline(in, line);) {
+    auto e = engine::parse_event_json(line);
+    ASSERT_TRUE(e) << line;
+    notes.push_back(std::move(*e));
+  }
+  ASSERT_EQ(notes.size(), 4u);
+  std::string error;
+  auto relay = RelayProcess::start(RelayOptions{{"--open", "--reaper-interval", "1"}, {}, dir}, &error);
+  ASSERT_TRUE(relay) << error;
+  auto c = NostrClient::connect_authed(*relay, engine::generate_keypair(), &error);
+  ASSERT_TRUE(c) << error;
+  ReqResult r = c->req("f", R"({"authors":[")" + engine::to_hex(notes[0].pubkey) + R"("]})");
+  std::vector<std::string> got = ids_of(r.events), want = {notes[3].id_hex(), notes[2].id_hex(), notes[0].id_hex()};
+  EXPECT_EQ(got, want) << why(r);
+  // Erased: its id is no longer stored, so publishing it again is no longer a
+  // duplicate (its created_at is long past the clock window now).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(6);
+  OkReply again;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    again = c->publish(notes[1]);
+  } while (again.reason == "duplicate:" && std::chrono::steady_clock::now() < until);
+  EXPECT_FALSE(again.accepted);
+  EXPECT_NE(again.reason, "duplicate:");
+  EXPECT_TRUE(relay->terminate());
+  fs::remove_all(root);
 }
 
 }  // namespace

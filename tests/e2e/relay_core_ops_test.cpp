@@ -127,7 +127,7 @@ TEST_F(OpenRelayTest, InfoServesNip11Document) {
     EXPECT_EQ(name, "Buzz Relay");
     std::vector<int64_t> nips;
     for (auto n : doc["supported_nips"].get_array()) nips.push_back(int64_t(n));
-    for (int64_t nip : {1, 11, 42, 45, 50, 77}) {
+    for (int64_t nip : {1, 11, 40, 42, 45, 50, 77}) {
       EXPECT_NE(std::find(nips.begin(), nips.end(), nip), nips.end()) << "NIP " << nip;
     }
     EXPECT_EQ(std::find(nips.begin(), nips.end(), 43), nips.end()) << "43 is only for closed relays";

@@ -47,6 +47,12 @@ class NotingStore : public engine::EventStore {
   }
   std::optional<std::string> get(const engine::Id& id) override { return inner_.get(id); }
   std::optional<engine::StoredEvent> lookup(const engine::Id& id) override { return inner_.lookup(id); }
+  engine::Result<std::vector<engine::ExpiredEvent>> expired(uint64_t now, size_t max) override {
+    return inner_.expired(now, max);
+  }
+  engine::Status erase_expired(std::span<const engine::ExpiredEvent> e, std::span<const engine::StateWrite> s) override {
+    return inner_.erase_expired(e, s);
+  }
   std::optional<std::string> get_state(engine::StateTable t, std::string_view key) override {
     return inner_.get_state(t, key);
   }
