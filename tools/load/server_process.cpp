@@ -99,7 +99,8 @@ ServerProcess::ServerProcess(const std::string& binary, const std::string& data_
   for (const auto& [name, value] : {std::pair{"BUZZ_MAX_CONNECTIONS", "60000"},
                                     std::pair{"BUZZ_MAX_UNAUTHENTICATED_PER_ADDRESS", "0"}, std::pair{"BUZZ_MAX_CONNECTIONS_PER_PUBKEY", "0"},
                                     std::pair{"BUZZ_HUMAN_WS_EVENTS_PER_SEC", "100000000"},
-                                    std::pair{"BUZZ_HUMAN_MESSAGES_PER_MIN", "100000000"}, std::pair{"BUZZ_HUMAN_API_CALLS_PER_MIN", "100000000"}}) {
+                                    std::pair{"BUZZ_HUMAN_MESSAGES_PER_MIN", "100000000"}, std::pair{"BUZZ_HUMAN_API_CALLS_PER_MIN", "100000000"},
+                                    std::pair{"BUZZ_HUMAN_READS_PER_SEC", "100000000"}, std::pair{"BUZZ_HUMAN_READS_BURST", "100000000"}}) {
     if (std::getenv(name) == nullptr) env.emplace_back(name, value);
   }
   const std::string bind = "127.0.0.1:" + std::to_string(port);
