@@ -35,14 +35,8 @@ using engine::Keypair;
 
 // `buzz audit <args>`'s output.
 std::string run_audit(const std::string& args) {
-  std::string cmd = std::string(std::getenv("BUZZ_BINARY")) + " audit " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[65536];
-  size_t n;
-  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  if (p) pclose(p);
-  return out;
+  int status = -1;
+  return run_buzz("audit " + args, &status);
 }
 
 TEST_F(MediaTest, PngRoundTrip) {

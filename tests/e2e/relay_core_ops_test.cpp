@@ -184,17 +184,13 @@ TEST(RelayStartTest, SecondServerOnTheSamePortRefusesToStart) {
   ASSERT_TRUE(first);
   std::string dir = first->data_dir() + "-second";
   // `timeout` ends a server that did start (status 124) instead of hanging the test.
-  std::string cmd = std::string("timeout 10 ") + std::getenv("BUZZ_BINARY") + " serve --open --bind 127.0.0.1:" +
-                    std::to_string(first->port()) + " --data-dir " + dir + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_TRUE(p);
-  std::string out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  int rc = pclose(p);
-  ASSERT_TRUE(WIFEXITED(rc));
-  EXPECT_NE(WEXITSTATUS(rc), 0) << out;
-  EXPECT_NE(WEXITSTATUS(rc), 124) << "the second server started:\n" << out;
+  int status = -1;
+  const std::string out = run_command(std::string("timeout 10 ") + std::getenv("BUZZ_BINARY") + " serve --open --bind 127.0.0.1:" +
+                                          std::to_string(first->port()) + " --data-dir " + dir,
+                                      &status);
+  ASSERT_NE(status, -1) << out;  // it exited
+  EXPECT_NE(status, 0) << out;
+  EXPECT_NE(status, 124) << "the second server started:\n" << out;
   EXPECT_NE(out.find("cannot listen on 127.0.0.1:" + std::to_string(first->port())), std::string::npos) << out;
   EXPECT_NE(out.find("another server"), std::string::npos) << out;
   EXPECT_EQ(http_get(first->port(), "/health").status, 200);  // the first one is untouched

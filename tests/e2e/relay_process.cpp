@@ -263,8 +263,11 @@ std::string RelayProcess::log_tail(size_t max_bytes) const {
 }
 
 std::string run_buzz(const std::string& args, int* status) {
-  std::string cmd = std::string(std::getenv("BUZZ_BINARY")) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
+  return run_command(std::string(std::getenv("BUZZ_BINARY")) + " " + args, status);
+}
+
+std::string run_command(const std::string& command, int* status) {
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
   std::string out;
   char buf[65536];
   size_t n;

@@ -97,8 +97,11 @@ uint16_t free_tcp_port();
 // A listening socket on 127.0.0.1 at a port the kernel chose (*port); -1 on failure.
 int listen_loopback(uint16_t* port);
 
-// Runs `$BUZZ_BINARY <args>` (an offline subcommand) and returns its stdout and
-// stderr; *status gets the exit code (-1 if it did not exit normally).
+// Runs a shell command and returns its stdout and stderr; *status gets the
+// exit code (-1 if it did not exit normally).
+std::string run_command(const std::string& command, int* status);
+
+// run_command of `$BUZZ_BINARY <args>` (an offline subcommand).
 std::string run_buzz(const std::string& args, int* status);
 
 }  // namespace buzz::test

@@ -31,15 +31,6 @@ std::string pg_program(const std::string& name) {
   return newest;
 }
 
-int run(const std::string& command, std::string* out) {
-  out->clear();
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out->append(buf, n);
-  return pclose(p);
-}
-
 // The value of "key":"…" or "key":N in a one-line JSON answer.
 std::string field(const std::string& json, const std::string& key) {
   const std::string at = "\"" + key + "\":";
@@ -83,16 +74,18 @@ TEST(PgBackupTest, ADumpTakenWhileTheRelayWritesRestoresWithTheAuditHeadItRecord
   int status = -1;
   const std::string head = run_buzz("audit head --store '" + source.url() + "'", &status);
   ASSERT_EQ(status, 0) << head;
-  std::string out;
   const std::string dump = data_dir + "/buzz.dump";
-  const int dumped = run(pg_dump + " --format=custom --file " + dump + " --dbname '" + source.url() + "'", &out);
+  int dumped = -1;
+  const std::string out = run_command(pg_dump + " --format=custom --file " + dump + " --dbname '" + source.url() + "'", &dumped);
   writing = false;
   writer.join();
   ASSERT_EQ(dumped, 0) << out;
   EXPECT_GT(written.load(), 0) << "nothing was written during the dump";
   relay.reset();
 
-  ASSERT_EQ(run(pg_restore + " --no-owner --dbname '" + restored.url() + "' " + dump, &out), 0) << out;
+  int restored_status = -1;
+  const std::string restore_out = run_command(pg_restore + " --no-owner --dbname '" + restored.url() + "' " + dump, &restored_status);
+  ASSERT_EQ(restored_status, 0) << restore_out;
   const std::string whole = run_buzz("audit verify --store '" + restored.url() + "'", &status);
   EXPECT_EQ(status, 0) << whole;
   EXPECT_EQ(field(whole, "ok"), "true") << whole;
