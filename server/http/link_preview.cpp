@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "engine/mime_sniff.h"
 #include "server/common/api_error.h"
 #include "server/common/json_text.h"
 #include "server/media/thumbnail.h"
@@ -103,15 +104,6 @@ std::string attribute(std::string_view tag, std::string_view name) {
     const size_t end = tag.find_first_of(" \t\r\n>", i);
     return std::string(tag.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
   }
-  return {};
-}
-
-// JPEG, PNG, GIF or WebP by their first bytes; "" for anything else (SVG never).
-std::string_view image_type(std::string_view b) {
-  if (b.starts_with("\xFF\xD8\xFF")) return "image/jpeg";
-  if (b.starts_with("\x89PNG\r\n\x1A\n")) return "image/png";
-  if (b.starts_with("GIF87a") || b.starts_with("GIF89a")) return "image/gif";
-  if (b.size() > 12 && b.starts_with("RIFF") && b.substr(8, 4) == "WEBP") return "image/webp";
   return {};
 }
 
@@ -309,9 +301,10 @@ std::string LinkPreviews::picture(const std::string& url) const {
   request.user_agent = kUserAgent;
   auto got = http_.send(request);
   if (!got || got->status != 200) return {};
-  const std::string_view type = image_type(got->body);
-  if (type.empty()) return {};
-  auto pixels = decode_image(type, got->body, kMaxPicturePixels);
+  // The type from the bytes, as for an upload; decode_image takes JPEG, PNG, GIF and WebP only (never SVG).
+  auto type = engine::sniff_mime(std::string_view(got->body).substr(0, engine::kSniffBytes));
+  if (!type || !*type) return {};
+  auto pixels = decode_image(**type, got->body, kMaxPicturePixels);
   if (!pixels) return {};
   auto jpeg = encode_jpeg(fit_within(*pixels, kPictureBox), kThumbnailQuality);
   if (!jpeg) return {};
