@@ -51,7 +51,7 @@ struct Signed {
   std::string header;
 };
 
-Signed sign(std::vector<engine::Tag> tags, uint16_t kind = kNip98Kind, uint64_t at = kNow) {
+Signed sign(std::vector<engine::Tag> tags, uint16_t kind = kind::kHttpAuth, uint64_t at = kNow) {
   Signed s;
   s.event.kind = kind;
   s.event.created_at = at;
@@ -103,8 +103,8 @@ TEST(Nip98Test, EveryRuleHasItsRefusal) {
       {"wrong kind", sign({{"u", url}, {"method", "POST"}}, 1).header, "POST", "", "NIP-98: kind must be 27235"},
       {"tampered", "Nostr " + base64(tampered.event.raw), "POST", "", "NIP-98: invalid: invalid event id: computed "},
       {"stale", good.header, "POST", "", "NIP-98: event too old or too new", false, kNow + 61},
-      {"2^63 + now", sign({{"u", url}, {"method", "POST"}}, kNip98Kind, (uint64_t(1) << 63) + kNow).header, "POST", "",
-       "NIP-98: event too old or too new"},
+      {"2^63 + now", sign({{"u", url}, {"method", "POST"}}, kind::kHttpAuth, (uint64_t(1) << 63) + kNow).header, "POST",
+       "", "NIP-98: event too old or too new"},
       {"other url", sign({{"u", "http://localhost:3000/api/other"}, {"method", "POST"}}).header, "POST", "",
        "NIP-98: u tag does not match the request URL"},
       {"no u", sign({{"method", "POST"}}).header, "POST", "", "NIP-98: u tag does not match the request URL"},

@@ -19,6 +19,7 @@
 
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "tools/client/child_process.h"
 #include "tools/load/load_client.h"
 
@@ -88,8 +89,10 @@ std::map<std::string, double> run_acp_load(const ServerProcess& server, const Ac
   std::vector<std::string> channels, setup;
   for (int i = 0; i < o.agents; ++i) {
     channels.push_back(channel_uuid(i));
-    setup.push_back("[\"EVENT\"," + note(person, "", {{"h", channels[i]}, {"name", "acp-" + std::to_string(i)}}, 9007).raw + "]");
-    setup.push_back("[\"EVENT\"," + note(person, "", {{"h", channels[i]}, {"p", agent_hex}}, 9000).raw + "]");
+    setup.push_back(
+        "[\"EVENT\"," +
+        note(person, "", {{"h", channels[i]}, {"name", "acp-" + std::to_string(i)}}, kind::kCreateGroup).raw + "]");
+    setup.push_back("[\"EVENT\"," + note(person, "", {{"h", channels[i]}, {"p", agent_hex}}, kind::kPutUser).raw + "]");
   }
   send_all(*ws, setup);
 
