@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "engine/data_format.h"
+#include "engine/json_text.h"
 #include "server/app/cli.h"
-#include "server/common/json_text.h"
 
 namespace buzz::server {
 namespace {

@@ -10,9 +10,9 @@
 
 #include "engine/clock.h"
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
 

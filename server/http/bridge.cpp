@@ -14,11 +14,11 @@
 
 #include "engine/canonical.h"
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "engine/signature.h"
 #include "server/access/read_access.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/http/feed_selection.h"
 #include "server/http/http_api.h"

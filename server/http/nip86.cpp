@@ -7,8 +7,8 @@
 #include "engine/audit_entry.h"
 #include "engine/clock.h"
 #include "engine/json_rpc.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
-#include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/http/http_api.h"
 

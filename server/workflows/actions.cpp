@@ -6,8 +6,8 @@
 #include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "engine/hex.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
-#include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/workflows/workflows.h"
 

@@ -2,8 +2,8 @@
 // its templates and its action, the trace, and the state machine's record
 // changes. Runs on the run's own thread (Workflows::launch).
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
-#include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/workflows/duration.h"
 #include "server/workflows/template.h"

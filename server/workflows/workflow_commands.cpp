@@ -9,8 +9,8 @@
 
 #include "engine/channel.h"
 #include "engine/hex.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
-#include "server/common/json_text.h"
 #include "server/workflows/save_checks.h"
 #include "server/workflows/workflows.h"
 

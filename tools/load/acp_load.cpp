@@ -19,6 +19,7 @@
 
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/json_rpc.h"
 #include "engine/kind_numbers.h"
 #include "tools/client/child_process.h"
 #include "tools/load/load_client.h"
@@ -77,7 +78,7 @@ int run_acp_bench_agent(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(work_ms));
       result = R"({"stopReason":"end_turn"})";
     }
-    std::cout << R"({"jsonrpc":"2.0","id":)" << id << R"(,"result":)" << result << "}\n" << std::flush;
+    std::cout << engine::jsonrpc_result(std::to_string(id), result) << "\n" << std::flush;
   }
   return 0;
 }

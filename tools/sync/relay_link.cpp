@@ -15,6 +15,7 @@
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 
 namespace buzz::sync {
@@ -33,12 +34,6 @@ std::string array_frame(std::initializer_list<std::string_view> json_parts) {
   std::string out = "[";
   for (std::string_view p : json_parts) out.append(out.size() > 1 ? "," : "").append(p);
   return out + "]";
-}
-
-std::string json_string(std::string_view s) {
-  std::string out;
-  engine::append_json_string(out, s);
-  return out;
 }
 
 // The filter with paging fields added (the caller's must not set them).
