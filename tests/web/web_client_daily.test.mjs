@@ -252,8 +252,8 @@ test('notifications for a mention and a DM, never asked on load; the tab counts 
   await carol.page.waitForFunction(() => !document.getElementById('notify-on'));
 
   await createChannel(alice, 'loud');
+  await openChannel(carol, 'loud');
   await openChannel(carol, 'markup');
-  await carol.page.waitForSelector('[data-channel="loud"]', { timeout: 30000 });
   const relay = await connect(world, alice.secret);
   const loud = await channelId(alice, 'loud');
   const send = (content, tags = []) => relay.publish(finalizeEvent({ kind: 9, created_at: Math.floor(Date.now() / 1000), content,
@@ -361,10 +361,7 @@ test('on a phone: the menu, grouped messages, the emoji picker within the screen
   const phone = await signIn(world, 'Dora', { width: 390, height: 844, isMobile: true, hasTouch: true });
   people.dora = phone;
   const { page } = phone;
-  await page.click('.menu-toggle');
-  await page.waitForSelector('[data-channel="grouping"]', { timeout: 30000 });
-  await page.click('[data-channel="grouping"]');
-  await page.waitForSelector('.messages[aria-busy="false"]');
+  await openChannel(phone, 'grouping');
   assert.ok(await page.$('.msg.cont'));
   await type(page, '#message-input', 'from my phone');
   await waitText(alice.page, '.messages .msg', 'from my phone');
