@@ -216,18 +216,23 @@ async function rpc(relay, secret, method, params) {
   return { status: r.status, json: await r.json() };
 }
 
+// The relay's owner, Olive, signs in with her key pasted.
+async function signInOwner(relay, secret) {
+  const page = await (await relay.browser.createBrowserContext()).newPage();
+  await page.setViewport({ width: 1200, height: 760 });
+  await page.goto(relay.base + '/');
+  await page.type('#nsec', nsecEncode(secret));
+  await page.type('#signin-name', 'Olive');
+  await page.click('#signin-key');
+  await page.waitForSelector('.status.online', { timeout: 30000 });
+  return { page, secret, pubkey: getPublicKey(secret) };
+}
+
 test('the operator page: the owner adds an admin and a member; an admin sees roles as text and is refused changing one; a member has no page', async () => {
   const secret = generateSecretKey();
   const relay = await startWorld({ owner: getPublicKey(secret) });
   try {
-    const context = await relay.browser.createBrowserContext();
-    const page = await context.newPage();
-    await page.setViewport({ width: 1200, height: 760 });
-    await page.goto(relay.base + '/');
-    await page.type('#nsec', nsecEncode(secret));
-    await page.type('#signin-name', 'Olive');
-    await page.click('#signin-key');
-    await page.waitForSelector('.status.online', { timeout: 30000 });
+    const { page } = await signInOwner(relay, secret);
     const eve = await signIn(relay, 'Eve');
     const dave = await signIn(relay, 'Dave');
     // A member (here, anyone not owner or admin) is not offered the page.
@@ -276,15 +281,8 @@ test('the operator page: my API tokens made (shown once), used, revoked; the aud
   const secret = generateSecretKey();
   const relay = await startWorld({ owner: getPublicKey(secret) });
   try {
-    const context = await relay.browser.createBrowserContext();
-    const page = await context.newPage();
-    await page.setViewport({ width: 1200, height: 760 });
-    await page.goto(relay.base + '/');
-    await page.type('#nsec', nsecEncode(secret));
-    await page.type('#signin-name', 'Olive');
-    await page.click('#signin-key');
-    await page.waitForSelector('.status.online', { timeout: 30000 });
-    const olive = { page, secret, pubkey: getPublicKey(secret) };
+    const olive = await signInOwner(relay, secret);
+    const { page } = olive;
     await createChannel(olive, 'audited');
     await page.type('#message-input', 'a message for the record');
     await page.keyboard.press('Enter');
