@@ -210,6 +210,14 @@ test('search finds an edited message by its new text only, and a deleted one not
   let found = [];
   for (const until = Date.now() + 20000; !found.length && Date.now() < until; await pause()) found = await search('stork');
   assert.deepEqual(found, ['the stork nests here']);
+  // The same words again ask the relay again.
+  const asked = [];
+  const count = (r) => { if (r.url().includes('/api/search?')) asked.push(r.url()); };
+  gina.page.on('request', count);
+  await search('stork');
+  await search('stork');
+  gina.page.off('request', count);
+  assert.equal(asked.length, 2);
   assert.deepEqual(await search('heron'), []);
   await openChannel(gina, 'edits');
   await deleteMessage(gina.page, 'the stork nests here');

@@ -198,7 +198,10 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
     if (!followed.length) return;
     const listed = followed.map((c) => c.id);
     const lastRead = (id) => Number(localStorage.getItem(lastReadKey(id)) || 0);
-    const since = Math.min(...listed.map(lastRead)) + 1;
+    // From the second of the oldest last read, that second included: a message
+    // said while the subscription is sent again (a channel joined, another
+    // left) is then among the stored ones rather than lost between the two.
+    const since = Math.min(...listed.map(lastRead));
     let live = false;
     let oldest = Infinity;
     let stored = 0;
