@@ -254,6 +254,7 @@ test('notifications for a mention and a DM, never asked on load; the tab counts 
   await createChannel(alice, 'loud');
   await openChannel(carol, 'loud');
   await openChannel(carol, 'markup');
+  await new Promise((r) => setTimeout(r, 1100));  // after the second she last read #loud in (joining opened it)
   const relay = await connect(world, alice.secret);
   const loud = await channelId(alice, 'loud');
   const send = (content, tags = []) => relay.publish(finalizeEvent({ kind: 9, created_at: Math.floor(Date.now() / 1000), content,
