@@ -165,6 +165,25 @@ test('messages of the same second keep the order they were sent in, on reopening
   }
 });
 
+test('a reply said at once stays below what it answers, for both and on reopening, however the clocks stand', async () => {
+  const { gina, hugo } = people;
+  await createChannel(gina, 'talk');
+  await openChannel(hugo, 'talk');
+  const said = [];
+  for (let i = 0; i < 4; i++) {
+    await say(gina, hugo, `ping ${i}`);
+    await say(hugo, gina, `pong ${i}`);
+    said.push(`ping ${i}`, `pong ${i}`);
+  }
+  for (const p of [gina, hugo]) {
+    await openChannel(p, 'burst');
+    await openChannel(p, 'talk');
+    await waitText(p.page, '.messages .msg', 'pong 3');
+    const shown = await p.page.$$eval('.messages .msg .content', (els) => els.map((e) => e.textContent).filter((t) => /^p[io]ng/.test(t)));
+    assert.deepEqual(shown, said, p.name);
+  }
+});
+
 test('a new key can be backed up, and signing out a key never backed up asks first', async () => {
   const jo = await signIn(world, 'Jo');
   await jo.page.waitForSelector('#backup-banner');
