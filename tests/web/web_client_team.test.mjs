@@ -101,7 +101,8 @@ test('the canvas: written by one, read and edited live by another', async () => 
   await waitText(erin.page, '.canvas .canvas-meta', 'Dana');
 
   await erin.page.click('#canvas-edit');
-  await erin.page.$eval('#canvas-text', (t) => { t.value = ''; });
+  // Emptied as typing would (an input event), or the next render puts the old text back.
+  await erin.page.$eval('#canvas-text', (t) => { t.value = ''; t.dispatchEvent(new Event('input', { bubbles: true })); });
   await erin.page.type('#canvas-text', '# Launch plan\n1. ship on Friday');
   await erin.page.click('#canvas-save');
   // Erin's own page first: a refused save fails here, not as a silence on Dana's.

@@ -141,10 +141,13 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const openId = view.type === 'channel' ? view.id : null;
   const muted = useFlags('muted');
   const starred = useFlags('starred');
-  // The sidebar lists the channels I am in and those I starred, as Slack does;
-  // the others I may read are found in the channel browser. One opened from
-  // there (or a search hit) without joining is listed while it is open.
-  const listed = channels.filter((c) => c.is_member || starred.has(c.id) || c.id === openId);
+  // The sidebar lists (and the unread counts follow) the channels I am in and
+  // those I starred, as Slack's does; the others I may read are found in the
+  // channel browser. One opened from there (or a search hit) without joining
+  // is listed while it is open.
+  const follows = (c) => c.is_member || starred.has(c.id);
+  const followed = channels.filter(follows);
+  const listed = channels.filter((c) => follows(c) || c.id === openId);
   const mutedNow = useRef(muted);
   mutedNow.current = muted;
   // The tab's title and icon count what is unread outside muted channels.
@@ -189,7 +192,6 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   // UNREAD_WINDOW of them), counted per channel against its own last read,
   // then live (the relay gives a REQ naming several channels the live events
   // of those the reader may read). Re-sent when the list changes.
-  const followed = listed.filter((c) => c.id !== openId || c.is_member || starred.has(c.id));
   const ids = followed.map((c) => c.id).join(',');
   const unreadIds = useRef(new Map());  // channel id -> ids of its unread messages
   const counted = useRef(new Set());    // live events already counted for the feed
