@@ -13,6 +13,7 @@
 #include "engine/json_text.h"
 #include "migrate/pg_audit_rows.h"
 #include "server/app/cli.h"
+#include "server/http/audit_reads.h"
 
 namespace buzz::server {
 namespace {
@@ -48,16 +49,8 @@ struct Chain {
 
 int verify(const Chain& chain, uint64_t from, uint64_t to) {
   engine::VerifyReport r = chain.pg ? migrate::verify_pg_audit(*chain.pg, from, to) : engine::verify_audit(chain.dir, from, to);
-  if (!r.ok) {
-    std::printf("{\"ok\":false,\"seq\":%llu,\"segment\":%s,\"offset\":%llu,\"error\":%s}\n",
-                static_cast<unsigned long long>(r.failure.seq), json_string(r.failure.segment).c_str(),
-                static_cast<unsigned long long>(r.failure.offset), json_string(r.failure.error).c_str());
-    return kExitFailure;
-  }
-  std::printf("{\"ok\":true,\"entries\":%llu,\"first_seq\":%llu,\"last_seq\":%llu,\"last_hash\":\"%s\"}\n",
-              static_cast<unsigned long long>(r.entries), static_cast<unsigned long long>(r.first_seq),
-              static_cast<unsigned long long>(r.last_seq), r.last_hash.c_str());
-  return kExitOk;
+  std::printf("%s\n", verify_report_json(r).c_str());
+  return r.ok ? kExitOk : kExitFailure;
 }
 
 int tail(const Chain& chain, size_t n, bool head_only) {

@@ -404,7 +404,7 @@ int run_serve(int argc, char** argv) {
   info.restricted_writes = cfg.require_membership;
   HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit), cfg.pubkey_header_auth,
                 std::move(info), cfg.workflow_webhook_allow_hosts},
-               services, {relay, media, health, metrics, &workflows}, *key, size_t(threads));
+               services, {relay, media, health, metrics, &workflows, audit_source(cfg, **backend)}, *key, size_t(threads));
   huddle::Huddle huddles({store, team, gatekeeper, writer}, cfg.effective_relay_url(), *key);
   FrontDoor door(relay, &huddles, http, &policy);
   std::vector<std::unique_ptr<net::Loop>> loops;

@@ -9,6 +9,7 @@
 #include "engine/signature.h"
 #include "index/clucene_search_index.h"
 #include "migrate/pg_audit_chain.h"
+#include "migrate/pg_audit_rows.h"
 #include "migrate/pg_event_store.h"
 #include "migrate/pg_relay_members.h"
 #include "migrate/pg_search_index.h"
@@ -87,6 +88,26 @@ engine::Result<std::unique_ptr<engine::AuditChain>> open_audit_chain(const Confi
                                                {"quarantine", recovered.quarantine_path}});
   }
   return std::unique_ptr<engine::AuditChain>(std::move(*log));
+}
+
+AuditSource audit_source(const Config& cfg, const StoreBackend& backend) {
+  if (backend.pg) {
+    return {[url = cfg.store](size_t n) -> engine::Result<std::vector<engine::AuditEntry>> {
+              auto pg = migrate::PgConnection::connect(url, "buzz-audit-read");
+              if (!pg) return Error{pg.error()};
+              return migrate::pg_audit_tail(**pg, n);
+            },
+            [url = cfg.store] {
+              auto pg = migrate::PgConnection::connect(url, "buzz-audit-read");
+              if (pg) return migrate::verify_pg_audit(**pg, 1, UINT64_MAX);
+              engine::VerifyReport unread;
+              unread.ok = false;
+              unread.failure.error = pg.error();
+              return unread;
+            }};
+  }
+  const std::string dir = cfg.data_dir + "/audit";
+  return {[dir](size_t n) { return engine::read_audit_tail(dir, n); }, [dir] { return engine::verify_audit(dir); }};
 }
 
 engine::Result<std::unique_ptr<index::SearchIndex>> open_search_index(const Config& cfg, const StoreBackend& backend) {

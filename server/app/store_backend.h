@@ -16,6 +16,7 @@
 #include "engine/rocks_database.h"
 #include "index/search_index.h"
 #include "server/app/config.h"
+#include "server/http/audit_reads.h"
 
 namespace buzz::migrate {
 class PgEventStore;
@@ -50,6 +51,11 @@ engine::Result<std::unique_ptr<StoreBackend>> open_store_backend(const Config& c
 // The audit chain on the same storage. A hint how to inspect it rides along with an error.
 engine::Result<std::unique_ptr<engine::AuditChain>> open_audit_chain(const Config& cfg, const StoreBackend& backend,
                                                                      const engine::AuditOptions& options);
+
+// How the REST API reads that chain for its owner and admins (server/http/audit_reads.h),
+// read-only and off the writer: the data directory's segments, or the table
+// through a connection of its own for each read.
+AuditSource audit_source(const Config& cfg, const StoreBackend& backend);
 
 // Full-text search on the same storage.
 engine::Result<std::unique_ptr<index::SearchIndex>> open_search_index(const Config& cfg, const StoreBackend& backend);

@@ -35,6 +35,7 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
               {"peer", std::string(req.peer)}});
     who->grant = Grant{};
     who->token.reset();
+    who->unverified = true;
   } else if (mode == AuthMode::kNip98Only && !auth.starts_with("Nostr ")) {
     // The bridge speaks NIP-98 only, in upstream HEAD's words (docs/reference/rest-api.md §1.3).
     return api_error(401, "missing Nostr auth");

@@ -92,6 +92,10 @@ std::optional<net::HttpResponse> HttpApi::route_api(net::Loop& loop, net::Connec
     if (sub == "/hide") op = DmOp::kHide;
     if (op && is("POST")) return as(Scope::kMessagesWrite, [&](const Caller& c) { return change_dm(c, conn, req, *op, id); });
     known = op.has_value();
+  } else if (path == "/api/audit" || path == "/api/audit/verify") {
+    // admin:users, and the caller's relay role owner or admin (the handler checks).
+    const bool verify = path.ends_with("/verify");
+    if (is("GET")) return as(Scope::kAdminUsers, [&](const Caller& c) { return read_audit(c, loop, conn, req, verify); });
   } else if (path == "/api/relay/members") {
     // users:read or admin:users: the handler checks, with its own error text (§3.12).
     if (is("GET")) return as(std::nullopt, [&](const Caller& c) { return list_relay_members(c); });

@@ -35,6 +35,7 @@ HttpApi::HttpApi(Options options, const Services& services, const Rooms& rooms, 
       cors_(options_.cors_origins, options_.pubkey_header_auth),
       mint_limiter_(options_.mint_rate_limit, 3600),
       previews_(LinkPreviews::Options{.http = {.allow_hosts = options_.preview_allow_hosts}}),
+      audit_(rooms.audit.tail && rooms.audit.verify ? std::make_unique<AuditReads>(rooms.audit) : nullptr),
       deferred_origins_(loops),
       nip86_pending_(loops) {}
 

@@ -9,6 +9,7 @@
 // whose answer waits for the store writer is answered through HttpAnswers.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include "engine/thread_row.h"
 #include "server/access/grant.h"
 #include "server/access/nip98.h"
+#include "server/http/audit_reads.h"
 #include "server/http/cors.h"
 #include "server/http/link_preview.h"
 #include "server/media/media.h"
@@ -80,6 +82,7 @@ class HttpApi final : public HttpAnswers {
     const Health& health;
     const MetricsSources& metrics;
     Workflows* workflows = nullptr;  // null: no workflow endpoints
+    AuditSource audit{};             // unset: no audit endpoints
   };
   // `loops`: how many loops will hand it requests.
   HttpApi(Options options, const Services& services, const Rooms& rooms, const engine::Keypair& key, size_t loops);
@@ -89,8 +92,11 @@ class HttpApi final : public HttpAnswers {
   std::optional<net::HttpResponse> on_http(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req);
   void answer_event(net::Loop& loop, net::ConnId to, const engine::Id& id, const Verdict& verdict) override;
   void answer_dm(net::Loop& loop, const DmReply& reply) override;
-  // After the loops stopped: the link previews' workers end (a fetch in hand finishes).
-  void stop() { previews_.stop(); }
+  // After the loops stopped: the link previews' and audit reads' workers end (a read in hand finishes).
+  void stop() {
+    previews_.stop();
+    if (audit_) audit_->stop();
+  }
 
  private:
   // An authenticated REST caller.
@@ -98,6 +104,7 @@ class HttpApi final : public HttpAnswers {
     engine::Pubkey pubkey{};
     Grant grant;
     std::optional<engine::TokenHash> token;  // set when a bearer token authenticated the call
+    bool unverified = false;                  // the development mode's X-Pubkey named the caller, unsigned
   };
 
   std::string nip11_document() const;
@@ -181,6 +188,11 @@ class HttpApi final : public HttpAnswers {
   net::HttpResponse list_relay_members(const Caller& who);
   net::HttpResponse get_relay_membership(const Caller& who);
   net::HttpResponse nip05_names(const net::HttpRequest& req) const;
+  // GET /api/audit?limit=N (newest first) and GET /api/audit/verify, for the
+  // relay's owner and admins: answered by the AuditReads worker (api_audit.cpp).
+  static constexpr size_t kAuditTailDefault = 50, kAuditTailMax = 200;
+  std::optional<net::HttpResponse> read_audit(const Caller& who, net::Loop& loop, net::Connection& conn,
+                                              const net::HttpRequest& req, bool verify);
   // GET /api/link-preview?url=…: answered now (cached or refused) or by a LinkPreviews worker.
   std::optional<net::HttpResponse> get_link_preview(net::Loop& loop, net::Connection& conn, const net::HttpRequest& req);
 
@@ -217,6 +229,7 @@ class HttpApi final : public HttpAnswers {
   RateLimiter mint_limiter_;
   Nip98ReplayCache nip98_replays_;
   LinkPreviews previews_;
+  std::unique_ptr<AuditReads> audit_;  // null without an AuditSource
   // Per loop, the requests waiting for the writer's answer: their Origin, for
   // CORS. Every submitted job is answered, so each entry is consumed.
   std::vector<std::unordered_map<uint64_t, std::string>> deferred_origins_;

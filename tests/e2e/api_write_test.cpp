@@ -168,11 +168,45 @@ TEST_F(ApiWriteTest, MintListAndUseAToken) {
   EXPECT_NE(list.body.find(R"("name":"agent")"), std::string::npos);
   EXPECT_EQ(list.body.find(token), std::string::npos) << "the raw token is shown once only";
 
+  // Signed by the key itself (the web client's way), the list is the same.
   HttpReply by_nip98 = signed_call(user, "GET", "/api/tokens");
-  EXPECT_EQ(by_nip98.status, 401);
-  EXPECT_EQ(by_nip98.body, R"({"error":"Bearer token required to list tokens"})");
+  EXPECT_EQ(by_nip98.status, 200) << by_nip98.body;
+  EXPECT_EQ(by_nip98.body, list.body);
   EXPECT_EQ(bearer_call("buzz_" + std::string(64, 'f'), "GET", "/api/channels").body, R"({"error":"invalid_token"})");
   EXPECT_EQ(bearer_call("sprout_abc", "GET", "/api/channels").status, 401);
+}
+
+// The web client's way: mint, list and revoke with NIP-98 alone, and never another's token.
+TEST_F(ApiWriteTest, SignedRequestsListAndRevokeOnlyTheirOwnTokens) {
+  Keypair user = engine::generate_keypair(), other = engine::generate_keypair();
+  HttpReply minted;
+  std::string token = mint(user, R"({"name":"laptop","scopes":["messages:read"]})", &minted);
+  ASSERT_FALSE(token.empty()) << minted.body;
+  const std::string id = field(minted.body, "id");
+  std::string others = mint(other, R"({"name":"theirs","scopes":["messages:read"]})");
+  ASSERT_FALSE(others.empty());
+
+  HttpReply theirs = signed_call(other, "GET", "/api/tokens");
+  EXPECT_EQ(theirs.status, 200);
+  EXPECT_EQ(theirs.body.find(id), std::string::npos) << "another's list never shows my token";
+  HttpReply foreign = signed_call(other, "DELETE", "/api/tokens/" + id);
+  EXPECT_EQ(foreign.status, 404);
+  EXPECT_EQ(foreign.body, R"({"error":"not_found","message":"Token not found or not owned by caller"})");
+  EXPECT_EQ(bearer_call(token, "GET", "/api/tokens").status, 200) << "still alive";
+  // A signed request is bound to its method and URL: one signed for the list does not revoke.
+  HttpReply misused = http_call(relay_->port(), "DELETE", "/api/tokens/" + id,
+                                {{"Authorization", nip98_header(user, url("/api/tokens"), "GET")}});
+  EXPECT_EQ(misused.status, 401) << misused.body;
+
+  EXPECT_EQ(signed_call(user, "DELETE", "/api/tokens/" + id).status, 204);
+  EXPECT_EQ(bearer_call(token, "GET", "/api/tokens").body, R"({"error":"token_revoked"})");
+  HttpReply again = signed_call(user, "DELETE", "/api/tokens/" + id);
+  EXPECT_EQ(again.status, 409);
+  HttpReply listed = signed_call(user, "GET", "/api/tokens");
+  EXPECT_NE(listed.body.find(R"("revoked_at":")"), std::string::npos) << listed.body;
+  // The panic button signed too; the other person's token lives on.
+  EXPECT_EQ(signed_call(other, "DELETE", "/api/tokens").body, R"({"revoked_count":1})");
+  EXPECT_EQ(bearer_call(others, "GET", "/api/tokens").body, R"({"error":"token_revoked"})");
 }
 
 TEST_F(ApiWriteTest, MintRefusals) {
@@ -276,7 +310,7 @@ TEST_F(ApiWriteTest, RevokedTokensStopWorking) {
   EXPECT_EQ(bearer_call(token, "GET", "/api/channels").body, R"({"error":"token_revoked"})");
   EXPECT_EQ(bearer_call(keeper, "DELETE", "/api/tokens/" + id).status, 409);
   EXPECT_EQ(bearer_call(keeper, "DELETE", "/api/tokens/00000000-0000-4000-8000-000000000000").status, 404);
-  EXPECT_EQ(signed_call(user, "DELETE", "/api/tokens/" + id).status, 401);  // bearer only
+  EXPECT_EQ(signed_call(user, "DELETE", "/api/tokens/" + id).status, 409);  // signed by the key too (docs/access.md)
 
   HttpReply all = bearer_call(keeper, "DELETE", "/api/tokens");
   EXPECT_EQ(all.status, 200);

@@ -90,6 +90,15 @@ TEST(DevPubkeyAuth, FalseOnLoopbackTakesTheHeaderOnTheBridgeAndRestAndSaysSo) {
   // A signed request still wins over the header: the header is only read without Authorization.
   HttpReply minted = http_call(relay->port(), "POST", "/api/tokens", {{"X-Pubkey", someone}}, R"({"name":"x","scopes":[]})");
   EXPECT_EQ(minted.status, 401) << "minting a token needs NIP-98, never the header";
+  // Nor are someone's tokens listed or revoked for an unsigned header naming them.
+  HttpReply listed = http_call(relay->port(), "GET", "/api/tokens", {{"X-Pubkey", someone}});
+  EXPECT_EQ(listed.status, 401);
+  EXPECT_EQ(listed.body, R"({"error":"Bearer token required to list tokens"})");
+  for (const char* path : {"/api/tokens", "/api/tokens/00000000-0000-4000-8000-000000000000"}) {
+    HttpReply revoked = http_call(relay->port(), "DELETE", path, {{"X-Pubkey", someone}});
+    EXPECT_EQ(revoked.status, 401) << path;
+    EXPECT_EQ(revoked.body, R"({"error":"Bearer token required to revoke tokens"})") << path;
+  }
 }
 
 }  // namespace

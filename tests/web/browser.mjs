@@ -180,10 +180,22 @@ export async function addMember(person, name, count) {
 }
 
 // Opens a channel from the sidebar once it is listed (the list refreshes every 5 s).
-export async function openChannel(person, name) {
-  await person.page.waitForSelector(`[data-channel="${name}"]`, { timeout: 30000 });
-  await person.page.click(`[data-channel="${name}"]`);
-  await waitText(person.page, '.channel-head h1', name);
+// The sidebar lists the channels one is in: another is joined in the channel
+// browser (or opened there, once a member), as a person does; on a phone, behind ☰.
+// `join: false` reads an open channel from the browser without joining it.
+export async function openChannel(person, name, { join = true } = {}) {
+  const { page } = person;
+  const listed = `nav [data-channel="${name}"]`;
+  if (await page.$eval('.sidebar', (s) => getComputedStyle(s).display === 'none')) await page.click('.menu-toggle');
+  if (join && await page.$(listed)) {
+    await page.click(listed);
+  } else {
+    await page.click('#browse-channels');
+    const pick = join ? 'button.join, button.open-channel' : 'button.preview';
+    const row = await page.waitForSelector(`[data-browse="${name}"] :is(${pick})`, { timeout: 30000 });
+    await row.click();
+  }
+  await waitText(page, '.channel-head h1', name);
   await person.page.waitForSelector('.messages[aria-busy="false"]');
 }
 

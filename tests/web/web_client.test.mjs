@@ -295,7 +295,8 @@ test('first render of a channel with 500 messages', async () => {
 
   const { page } = people.carol;
   await page.reload();
-  await page.waitForSelector('[data-channel="busy"]', { timeout: 30000 });
+  await page.waitForSelector('.status.online', { timeout: 30000 });
+  await openChannel(people.carol, 'busy');
   const runs = [], arrived = [];
   for (let i = 0; i < 5; i++) {
     await page.evaluate(() => { window.__buzzFirstRender = null; });

@@ -252,8 +252,9 @@ test('notifications for a mention and a DM, never asked on load; the tab counts 
   await carol.page.waitForFunction(() => !document.getElementById('notify-on'));
 
   await createChannel(alice, 'loud');
+  await openChannel(carol, 'loud');
   await openChannel(carol, 'markup');
-  await carol.page.waitForSelector('[data-channel="loud"]', { timeout: 30000 });
+  await new Promise((r) => setTimeout(r, 1100));  // after the second she last read #loud in (joining opened it)
   const relay = await connect(world, alice.secret);
   const loud = await channelId(alice, 'loud');
   const send = (content, tags = []) => relay.publish(finalizeEvent({ kind: 9, created_at: Math.floor(Date.now() / 1000), content,
@@ -261,11 +262,11 @@ test('notifications for a mention and a DM, never asked on load; the tab counts 
   await send('@Carol have a look', [['p', carol.pubkey]]);
   await carol.page.waitForFunction(() => window.__notes.length === 1, { timeout: 30000 });
   assert.deepEqual(await carol.page.evaluate(() => window.__notes[0]), { title: 'Alice in #loud', body: '@Carol have a look' });
-  // The tab counts what is unread in every channel she has not muted (the others' too).
+  // The tab counts what is unread in every channel she is in and has not muted.
   await waitText(carol.page, '[data-channel="loud"] .unread', '1');
   const counted = () => carol.page.evaluate(() => Number(/^\((\d+)\) Buzz$/.exec(document.title)?.[1] ?? 0));
   const before = await counted();
-  assert.ok(before >= 2);
+  assert.ok(before >= 1);
   await send('no mention here');
   await carol.page.waitForFunction((n) => document.title === `(${n}) Buzz`, { timeout: 30000 }, before + 1);
   assert.match(await carol.page.$eval('link[rel=icon]', (l) => l.href), /^data:image\/svg\+xml/);
@@ -361,10 +362,7 @@ test('on a phone: the menu, grouped messages, the emoji picker within the screen
   const phone = await signIn(world, 'Dora', { width: 390, height: 844, isMobile: true, hasTouch: true });
   people.dora = phone;
   const { page } = phone;
-  await page.click('.menu-toggle');
-  await page.waitForSelector('[data-channel="grouping"]', { timeout: 30000 });
-  await page.click('[data-channel="grouping"]');
-  await page.waitForSelector('.messages[aria-busy="false"]');
+  await openChannel(phone, 'grouping');
   assert.ok(await page.$('.msg.cont'));
   await type(page, '#message-input', 'from my phone');
   await waitText(alice.page, '.messages .msg', 'from my phone');
@@ -431,7 +429,7 @@ test('first render of the workspace, from navigation to its channels and unread 
   for (let i = 0; i < 5; i++) {
     await bob.page.reload();
     const r = await (await bob.page.waitForFunction(() => window.__buzzWorkspace, { timeout: 30000 })).jsonValue();
-    assert.ok(r.channels >= 4);
+    assert.ok(r.channels >= 3, 'the channels he is in');
     runs.push(r);
   }
   runs.sort((a, b) => a.ms - b.ms);

@@ -91,7 +91,7 @@ test('two members of a channel hear each other in its huddle; a non-member is re
     `floor (a huddle socket's connect to its challenge): median ${floorMs[ROUNDS >> 1]} ms (${floorMs.join(', ')})`);
 
   // Ivy may read the open channel and see the huddle, but is no member: the relay says no, the page says why.
-  await openChannel(ivy, 'standup');
+  await openChannel(ivy, 'standup', { join: false });
   await waitText(ivy.page, '#huddle-join', 'Join huddle (1)');
   await ivy.page.click('#huddle-join');
   await waitText(ivy.page, '#huddle-error', 'You are not a member of this channel');

@@ -14,7 +14,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { writeFileSync, rmSync } from 'node:fs';
+import { writeFileSync, rmSync, readFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import { nsecEncode } from 'nostr-tools/nip19';
@@ -101,9 +101,10 @@ test('the channel browser lists the open channels one is not in, finds them by n
   await waitText(bob.page, '#channel-browser li', 'ops-oncall');
   // Each with its topic and a Join (reading one is not joining it); a private channel never.
   await waitText(bob.page, '#channel-browser li[data-browse="design-crit"]', 'mockups every Friday');
-  for (const name of ['design-crit', 'ops-oncall', 'reading']) {
+  for (const name of ['design-crit', 'ops-oncall']) {
     assert.ok(await bob.page.$(`#channel-browser li[data-browse="${name}"] button.join`), name);
   }
+  assert.ok(await bob.page.$('#channel-browser li[data-browse="reading"] button.open-channel'), 'joined when he first opened it');
   assert.equal(await bob.page.$('#channel-browser li[data-browse="board-only"]'), null);
   assert.deepEqual(await axeViolations(bob.page, 'channel-browser'), []);
   // Found by its topic's words.
@@ -119,6 +120,22 @@ test('the channel browser lists the open channels one is not in, finds them by n
   await bob.page.waitForSelector('#channel-browser li[data-browse="design-crit"] button.open-channel');
   await bob.page.click('#channel-browser li[data-browse="design-crit"] button.open-channel');
   await waitText(bob.page, '.channel-head h1', 'design-crit');
+  // The sidebar lists what he joined, not every channel he may read; one is read
+  // from the browser without joining, listed only while open, and joined from its bar.
+  await bob.page.waitForSelector('#channel-list [data-channel="design-crit"]');
+  assert.equal(await bob.page.$('#channel-list [data-channel="ops-oncall"]'), null);
+  await bob.page.click('#browse-channels');
+  await (await bob.page.waitForSelector('#channel-browser li[data-browse="ops-oncall"] button.preview')).click();
+  await waitText(bob.page, '#preview-bar', 'You are reading #ops-oncall without being in it.');
+  assert.deepEqual(await axeViolations(bob.page, 'channel-preview'), []);
+  await bob.page.click('[data-channel="design-crit"]');
+  await bob.page.waitForFunction(() => !document.querySelector('#channel-list [data-channel="ops-oncall"]'));
+  await bob.page.click('#browse-channels');
+  await (await bob.page.waitForSelector('#channel-browser li[data-browse="ops-oncall"] button.preview')).click();
+  await bob.page.click('#preview-join');
+  await bob.page.waitForFunction(() => !document.getElementById('preview-bar'), { timeout: 30000 });
+  await bob.page.click('[data-channel="design-crit"]');
+  await bob.page.waitForSelector('#channel-list [data-channel="ops-oncall"]');
 });
 
 test('a team emoji: added in Settings, completed in the composer, drawn in messages and reactions; one without its tag, or from elsewhere, stays text', async () => {
@@ -139,8 +156,7 @@ test('a team emoji: added in Settings, completed in the composer, drawn in messa
   await openChannel(alice, 'reading');
 
   // Bob, live: ":part" offers it first; Tab takes it; his message carries its emoji tag.
-  await bob.page.click('[data-channel="reading"]');
-  await bob.page.waitForSelector('.messages[aria-busy="false"]');
+  await openChannel(bob, 'reading');
   await bob.page.focus('#message-input');
   await bob.page.keyboard.type('we shipped :part');
   await waitText(bob.page, '.emoji-options li:first-child', ':partyparrot:');
@@ -200,18 +216,23 @@ async function rpc(relay, secret, method, params) {
   return { status: r.status, json: await r.json() };
 }
 
+// The relay's owner, Olive, signs in with her key pasted.
+async function signInOwner(relay, secret) {
+  const page = await (await relay.browser.createBrowserContext()).newPage();
+  await page.setViewport({ width: 1200, height: 760 });
+  await page.goto(relay.base + '/');
+  await page.type('#nsec', nsecEncode(secret));
+  await page.type('#signin-name', 'Olive');
+  await page.click('#signin-key');
+  await page.waitForSelector('.status.online', { timeout: 30000 });
+  return { page, secret, pubkey: getPublicKey(secret) };
+}
+
 test('the operator page: the owner adds an admin and a member; an admin sees roles as text and is refused changing one; a member has no page', async () => {
   const secret = generateSecretKey();
   const relay = await startWorld({ owner: getPublicKey(secret) });
   try {
-    const context = await relay.browser.createBrowserContext();
-    const page = await context.newPage();
-    await page.setViewport({ width: 1200, height: 760 });
-    await page.goto(relay.base + '/');
-    await page.type('#nsec', nsecEncode(secret));
-    await page.type('#signin-name', 'Olive');
-    await page.click('#signin-key');
-    await page.waitForSelector('.status.online', { timeout: 30000 });
+    const { page } = await signInOwner(relay, secret);
     const eve = await signIn(relay, 'Eve');
     const dave = await signIn(relay, 'Dave');
     // A member (here, anyone not owner or admin) is not offered the page.
@@ -253,5 +274,91 @@ test('the operator page: the owner adds an admin and a member; an admin sees rol
     await page.setViewport({ width: 390, height: 844 });
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
     assert.deepEqual(await axeViolations(page, 'phone-operator'), []);
+  } finally { await relay.stop(); }
+});
+
+test('the operator page: my API tokens made (shown once), used, revoked; the audit log\'s newest entries, verified, and broken once tampered with; nobody else reads it', async () => {
+  const secret = generateSecretKey();
+  const relay = await startWorld({ owner: getPublicKey(secret) });
+  try {
+    const olive = await signInOwner(relay, secret);
+    const { page } = olive;
+    await createChannel(olive, 'audited');
+    await page.type('#message-input', 'a message for the record');
+    await page.keyboard.press('Enter');
+    await waitText(page, '.messages .msg', 'a message for the record');
+    await (await page.waitForSelector('#open-operator', { timeout: 30000 })).click();
+
+    // A token made here is shown once, works, and stops when revoked.
+    await waitText(page, '#operator', 'Your API tokens (0 not revoked)');
+    await page.type('#token-name', 'ci bot');
+    await page.select('#token-days', '30');
+    await page.click('#token-mint');
+    await page.waitForSelector('#token-secret');
+    const token = await page.$eval('#token-secret', (i) => i.value);
+    assert.match(token, /^buzz_[0-9a-f]{64}$/);
+    await waitText(page, '[data-token="ci bot"]', 'messages:read, channels:read, users:read, files:read');
+    await waitText(page, '[data-token="ci bot"]', 'expires');
+    assert.deepEqual(await axeViolations(page, 'operator-token'), []);
+    const bearer = (path) => fetch(relay.base + path, { headers: { Authorization: 'Bearer ' + token } })
+      .then(async (r) => ({ status: r.status, json: await r.json().catch(() => null) }));
+    assert.equal((await bearer('/api/channels')).status, 200);
+    await page.click('#token-done');
+    assert.equal(await page.$('#token-secret'), null, 'shown once');
+    assert.ok(!(await page.content()).includes(token), 'the list never holds the secret');
+    page.once('dialog', (d) => d.accept());
+    await page.click('[data-token="ci bot"] .revoke-token');
+    await waitText(page, '#tokens-said', 'The token “ci bot” is revoked.');
+    await waitText(page, '[data-token="ci bot"]', 'revoked');
+    assert.deepEqual((await bearer('/api/channels')).json, { error: 'token_revoked' });
+
+    // The audit log: its newest entries (the message among them), the whole chain verified.
+    await waitText(page, '#audit-tail', 'event created');
+    assert.ok(await page.$eval('#audit-tail tbody tr', (r) => Number(r.dataset.seq) > 1), 'newest first');
+    await page.click('#audit-verify');
+    await waitText(page, '#audit-result', 'The chain is whole');
+    assert.deepEqual(await axeViolations(page, 'operator-audit'), []);
+
+    // Nobody but the owner and admins reads it: a relay member, a channel's guest, someone
+    // not a relay member (the relay is open), nor the owner's own token without admin:users.
+    const dave = await signIn(relay, 'Dave');
+    assert.equal((await rpc(relay, secret, 'allowpubkey', [dave.pubkey, '', 'member'])).status, 200);
+    const gail = await signIn(relay, 'Gail');
+    const audited = (await rest(relay, olive, 'GET', '/api/channels')).json.find((c) => c.name === 'audited');
+    const owner = await connect(relay, secret);
+    await owner.publish(finalizeEvent({ kind: 9000, created_at: Math.floor(Date.now() / 1000), content: '',
+      tags: [['h', audited.id], ['p', gail.pubkey], ['role', 'guest']] }, secret));
+    owner.close();
+    const nora = { secret: generateSecretKey() };
+    for (const [who, person] of [['member', dave], ['guest', gail], ['not a member', nora]]) {
+      for (const path of ['/api/audit?limit=5', '/api/audit/verify']) {
+        const r = await rest(relay, person, 'GET', path);
+        assert.equal(r.status, 403, `${who}: ${path}`);
+        assert.deepEqual(r.json, { error: 'forbidden', message: 'only the relay owner and admins read the audit log' }, who);
+      }
+    }
+    const minted = await rest(relay, olive, 'POST', '/api/tokens', { name: 'reader', scopes: ['messages:read'] });
+    const scoped = await fetch(relay.base + '/api/audit', { headers: { Authorization: 'Bearer ' + minted.json.token } });
+    assert.equal(scoped.status, 403);
+    assert.equal((await scoped.json()).error, 'insufficient_scope');
+    assert.equal((await rest(relay, olive, 'GET', '/api/audit?limit=0')).status, 400);
+    assert.equal(await dave.page.$('#open-operator'), null);
+
+    // One byte of an entry changed on disk: the check says where the chain breaks.
+    const segment = join(relay.dataDir, 'audit', 'seg-00000000000000000001.bza');
+    const bytes = readFileSync(segment);
+    const at = bytes.indexOf('"action":"event_created"') + 11;
+    assert.ok(at > 11);
+    const fd = openSync(segment, 'r+');
+    writeSync(fd, Buffer.from('E'), 0, 1, at);
+    closeSync(fd);
+    await page.click('#audit-verify');
+    await waitText(page, '#audit-result', 'The chain is broken at entry #');
+    assert.equal(await page.$eval('#audit-result', (p) => p.getAttribute('role')), 'alert');
+
+    // On a phone the page, its tokens and its table fit the screen.
+    await page.setViewport({ width: 390, height: 844 });
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
+    assert.deepEqual(await axeViolations(page, 'phone-operator-audit'), []);
   } finally { await relay.stop(); }
 });

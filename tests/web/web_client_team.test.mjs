@@ -101,7 +101,8 @@ test('the canvas: written by one, read and edited live by another', async () => 
   await waitText(erin.page, '.canvas .canvas-meta', 'Dana');
 
   await erin.page.click('#canvas-edit');
-  await erin.page.$eval('#canvas-text', (t) => { t.value = ''; });
+  // Emptied as typing would (an input event), or the next render puts the old text back.
+  await erin.page.$eval('#canvas-text', (t) => { t.value = ''; t.dispatchEvent(new Event('input', { bubbles: true })); });
   await erin.page.type('#canvas-text', '# Launch plan\n1. ship on Friday');
   await erin.page.click('#canvas-save');
   // Erin's own page first: a refused save fails here, not as a silence on Dana's.
@@ -170,10 +171,12 @@ test('a phone-sized window: the sidebar folds away, everything fits the width', 
   const { page } = gus;
   const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
   assert.ok(await page.$eval('.sidebar', (s) => getComputedStyle(s).display === 'none'), 'the sidebar starts folded');
+  // Not in it: read from the channel browser without joining.
   await page.click('.menu-toggle');
-  await page.waitForSelector('[data-channel="lobby"]', { visible: true, timeout: 30000 });
-  await page.click('[data-channel="lobby"]');
+  await page.click('#browse-channels');
+  await (await page.waitForSelector('[data-browse="lobby"] button.preview', { timeout: 30000 })).click();
   await waitText(page, '.channel-head h1', 'lobby');
+  await waitText(page, '#preview-bar', 'You are reading #lobby without being in it.');
   assert.ok(await page.$eval('.sidebar', (s) => getComputedStyle(s).display === 'none'), 'picking a channel folds it again');
   await page.waitForSelector('.messages[aria-busy="false"]');
   await type(page, '#message-input', 'hello from a phone');

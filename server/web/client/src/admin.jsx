@@ -58,7 +58,7 @@ export function Members({ channel, members, me, relay, api, onChange, onError, o
             </select>
           ) : <small class="role">{m.role}</small>}
           {canManage(m) && !dm && <button class="remove-member" aria-label={'remove ' + people.name(m.pubkey)} onClick={() => remove(m)}>Remove</button>}
-          {m.pubkey !== me && !dm && <button class="dm-member" aria-label={'message ' + people.name(m.pubkey)} onClick={() => onDm(m.pubkey)}>DM</button>}
+          {m.pubkey !== me && !dm && <button class="dm-member" aria-label={'DM ' + people.name(m.pubkey)} onClick={() => onDm(m.pubkey)}>DM</button>}
           {m.pubkey === me && !dm && <button class="leave" onClick={leave}>Leave</button>}
         </li>
       ))}</ul>

@@ -1,6 +1,6 @@
 // The channel browser: the open channels of this relay, found by name or
 // topic, each joined with one click (kind 9021, docs/reference/channels.md §3.3) or
-// opened; those I am not in come first. The list is the sidebar's own
+// opened (one I am not in is read without joining, by its name); those I am not in come first. The list is the sidebar's own
 // (GET /api/channels, which lists every channel I may read, with is_member).
 import { useState } from 'preact/hooks';
 
@@ -20,7 +20,7 @@ export function ChannelBrowser({ channels, relay, onOpen, onJoined, onError }) {
   const row = (c) => (
     <li key={c.id} data-browse={c.name}>
       <span class="about">
-        <strong>{c.visibility === 'private' ? '🔒 ' : '# '}{c.name}</strong>
+        <button class="preview" onClick={() => onOpen(c.id)}><strong>{c.visibility === 'private' ? '🔒 ' : '# '}{c.name}</strong></button>
         <small>{c.member_count} member{c.member_count === 1 ? '' : 's'}{c.topic ? ' · ' + c.topic : ''}</small>
         {c.purpose && <span class="purpose">{c.purpose}</span>}
       </span>

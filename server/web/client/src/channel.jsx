@@ -397,9 +397,11 @@ function Composer({ placeholder, onSend, onTyping, api, onError, id, members, me
 
 // My messages are dated a second after my previous one at least, so a burst
 // keeps its order for everyone, on reload too (the relay returns one
-// second's messages by id).
+// second's messages by id); and after the newest one I have seen in the
+// channel, so a reply never shows above what it answers.
 let lastSent = 0;
-const sendingAt = () => (lastSent = Math.max(Math.floor(Date.now() / 1000), lastSent + 1));
+const sendingAt = (seen = 0) => (lastSent = Math.max(Math.floor(Date.now() / 1000), lastSent + 1, seen + 1));
+const newestIn = (state) => { let t = 0; for (const ev of state.messages.values()) t = Math.max(t, ev.created_at); return t; };
 
 export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil, relay, outbox, api, me, onError, onChanged, onDm, onOpen, onHidden, call, onJoin }) {
   const people = usePeople();
@@ -593,7 +595,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     const all = [['h', channel.id], ...tags];
     if (root) all.push(['e', root.id, '', 'reply'], ['p', root.pubkey]);
     stick.current = true;
-    await outbox.send({ kind: 9, content, tags: all, created_at: sendingAt() }, channel.id);
+    await outbox.send({ kind: 9, content, tags: all, created_at: sendingAt(newestIn(state.current)) }, channel.id);
   };
   // A reaction taken back and given again within the same second would be
   // the same event, id and all, which the relay already holds as deleted: the

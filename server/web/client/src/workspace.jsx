@@ -141,6 +141,13 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const openId = view.type === 'channel' ? view.id : null;
   const muted = useFlags('muted');
   const starred = useFlags('starred');
+  // The sidebar lists (and the unread counts follow) the channels I am in and
+  // those I starred, as Slack's does; the others I may read are found in the
+  // channel browser. One opened from there (or a search hit) without joining
+  // is listed while it is open.
+  const follows = (c) => c.is_member || starred.has(c.id);
+  const followed = channels.filter(follows);
+  const listed = channels.filter((c) => follows(c) || c.id === openId);
   const mutedNow = useRef(muted);
   mutedNow.current = muted;
   // The tab's title and icon count what is unread outside muted channels.
@@ -185,15 +192,18 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   // UNREAD_WINDOW of them), counted per channel against its own last read,
   // then live (the relay gives a REQ naming several channels the live events
   // of those the reader may read). Re-sent when the list changes.
-  const ids = channels.map((c) => c.id).join(',');
+  const ids = followed.map((c) => c.id).join(',');
   const unreadIds = useRef(new Map());  // channel id -> ids of its unread messages
   const counted = useRef(new Set());    // live events already counted for the feed
   const [more, setMore] = useState(new Set());  // channels with more unread than were read
   useEffect(() => {
-    if (!channels.length) return;
-    const listed = channels.map((c) => c.id);
+    if (!followed.length) return;
+    const listed = followed.map((c) => c.id);
     const lastRead = (id) => Number(localStorage.getItem(lastReadKey(id)) || 0);
-    const since = Math.min(...listed.map(lastRead)) + 1;
+    // From the second of the oldest last read, that second included: a message
+    // said while the subscription is sent again (a channel joined, another
+    // left) is then among the stored ones rather than lost between the two.
+    const since = Math.min(...listed.map(lastRead));
     let live = false;
     let oldest = Infinity;
     let stored = 0;
@@ -272,7 +282,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   // A layout effect: the handler must name the channel on screen. A plain
   // effect runs after paint, so a key pressed in between stepped from the
   // channel before.
-  const order = channels.filter((c) => c.channel_type !== 'dm').concat(channels.filter((c) => c.channel_type === 'dm'));
+  const order = listed.filter((c) => c.channel_type !== 'dm').concat(listed.filter((c) => c.channel_type === 'dm'));
   useLayoutEffect(() => {
     const key = (e) => {
       const typing = /INPUT|TEXTAREA|SELECT/.test(document.activeElement?.tagName);
@@ -329,12 +339,13 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
 
   const search = (e) => {
     e.preventDefault();
-    setView({ type: 'search', q: e.target.q.value });
+    // A new search each time, the same words too: what was not indexed a moment ago may be now.
+    setView({ type: 'search', q: e.target.q.value, at: Date.now() });
     setMenu(false);
   };
 
-  const streams = channels.filter((c) => c.channel_type !== 'dm');
-  const dms = channels.filter((c) => c.channel_type === 'dm');
+  const streams = listed.filter((c) => c.channel_type !== 'dm');
+  const dms = listed.filter((c) => c.channel_type === 'dm');
   const current = channels.find((c) => c.id === openId);
   const others = (c) => (c.participant_pubkeys || []).filter((pk) => pk !== signer.pubkey);
   useEffect(() => { people.want(dms.flatMap(others)); }, [ids]);
@@ -379,9 +390,9 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
           {waiting.mentions + waiting.approvals > 0 && <span class="unread" aria-label="waiting in the feed"
             title={`${waiting.mentions} new mentions, ${waiting.approvals} approvals to answer`}>{waiting.mentions + waiting.approvals}</span>}
         </button>
-        {channels.some((c) => starred.has(c.id)) && <>
+        {listed.some((c) => starred.has(c.id)) && <>
           <h2>Starred</h2>
-          <ul id="starred-list">{channels.filter((c) => starred.has(c.id)).map((c) => entry(c, c.channel_type === 'dm' ? dmLabel(c) : streamLabel(c)))}</ul>
+          <ul id="starred-list">{listed.filter((c) => starred.has(c.id)).map((c) => entry(c, c.channel_type === 'dm' ? dmLabel(c) : streamLabel(c)))}</ul>
         </>}
         <h2>Channels</h2>
         <button class="chan" id="browse-channels" aria-current={view.type === 'browse' ? 'page' : undefined}
@@ -432,6 +443,13 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
             Open #{taken.name}</button> <button aria-label="dismiss" onClick={() => setTaken(null)}>✕</button></p>}
         {call && <HuddleBar key={call.at} channel={call.channel} relay={relay} active={call.active} here={call.channel.id === openId}
           onBack={() => open(call.channel.id)} onClose={() => setCall(null)} />}
+        {view.type === 'channel' && current && !current.is_member && current.channel_type !== 'dm' && <p class="note" id="preview-bar">
+          You are reading #{current.name} without being in it.{' '}
+          <button id="preview-join" onClick={async () => {
+            const r = await relay.publish({ kind: 9021, tags: [['h', current.id]] });
+            if (!r.ok) return setError(`You could not join #${current.name}: ${r.message}`);
+            refresh();
+          }}>Join #{current.name}</button></p>}
         {view.type === 'channel' && current && (
           <ChannelView key={current.id} channel={current} starred={starred.has(current.id)} muted={muted.has(current.id)}
             onStar={() => toggleFlag('starred', current.id)} onMute={() => toggleFlag('muted', current.id)} readUntil={view.readUntil} relay={relay} outbox={outbox} api={api}
@@ -440,7 +458,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
             onOpen={(id) => refresh().then(() => open(id))} onHidden={() => { setView({ type: 'none' }); refresh(); }} />
         )}
         {view.type === 'channel' && !current && <p class="empty" id="channel-gone">You no longer have access to this channel, or it is gone.</p>}
-        {view.type === 'search' && <SearchView key={view.q} q={view.q} api={api} onOpen={open} />}
+        {view.type === 'search' && <SearchView key={view.q + view.at} q={view.q} api={api} onOpen={open} />}
         {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open}
           onAnswered={() => setWaiting((w) => ({ ...w, approvals: Math.max(0, w.approvals - 1) }))} />}
         {view.type === 'browse' && <ChannelBrowser channels={channels} relay={relay} onOpen={open} onError={setError}

@@ -1,0 +1,110 @@
+// The audit log over REST: its newest entries and a whole-chain check, for the
+// relay's owner and admins; see audit_reads.h.
+#include "server/http/audit_reads.h"
+
+#include <charconv>
+
+#include "engine/json_text.h"
+#include "server/common/api_error.h"
+#include "server/common/log.h"
+#include "server/http/http_api.h"
+
+namespace buzz::server {
+
+std::string verify_report_json(const engine::VerifyReport& r) {
+  if (!r.ok) {
+    return json_object({{"ok", "false"},
+                        {"seq", std::to_string(r.failure.seq)},
+                        {"segment", json_string(r.failure.segment)},
+                        {"offset", std::to_string(r.failure.offset)},
+                        {"error", json_string(r.failure.error)}});
+  }
+  return json_object({{"ok", "true"},
+                      {"entries", std::to_string(r.entries)},
+                      {"first_seq", std::to_string(r.first_seq)},
+                      {"last_seq", std::to_string(r.last_seq)},
+                      {"last_hash", json_string(r.last_hash)}});
+}
+
+AuditReads::AuditReads(AuditSource source) : source_(std::move(source)), worker_([this] { work(); }) {}
+
+void AuditReads::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+bool AuditReads::post(std::function<void()> job) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ || queue_.size() >= kMaxQueued) return false;
+    queue_.push_back(std::move(job));
+  }
+  wake_.notify_one();
+  return true;
+}
+
+void AuditReads::work() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    job();
+  }
+}
+
+bool AuditReads::tail(size_t n, Answer answer) {
+  return post([this, n, answer = std::move(answer)] {
+    auto entries = source_.tail(n);
+    if (!entries) {
+      log_error("audit tail unreadable", {{"error", entries.error()}});
+      return answer(api_error(500, "audit log unreadable: " + entries.error()));
+    }
+    std::vector<std::string> rows;
+    for (auto e = entries->rbegin(); e != entries->rend(); ++e) rows.push_back(engine::encode_audit_payload(*e));
+    answer(net::HttpResponse::json(200, json_object({{"entries", json_array(rows)}})));
+  });
+}
+
+bool AuditReads::verify(Answer answer) {
+  return post([this, answer = std::move(answer)] {
+    engine::VerifyReport report = source_.verify();
+    if (!report.ok) log_warn("audit chain failed verification", {{"where", engine::describe(report.failure)}});
+    answer(net::HttpResponse::json(200, verify_report_json(report)));
+  });
+}
+
+std::optional<net::HttpResponse> HttpApi::read_audit(const Caller& who, net::Loop& loop, net::Connection& conn,
+                                                     const net::HttpRequest& req, bool verify) {
+  const std::optional<engine::RelayRole> role = s_.membership.role(who.pubkey);
+  if (!role || *role == engine::RelayRole::kMember) {
+    return api_error(403, "forbidden", "only the relay owner and admins read the audit log");
+  }
+  if (!audit_) return api_error(404, "not found");
+  bool queued;
+  if (verify) {
+    queued = audit_->verify(answer_later(loop, conn.id()));
+  } else {
+    size_t n = kAuditTailDefault;
+    const std::string limit = req.query_param("limit");
+    if (!limit.empty()) {
+      auto [end, ec] = std::from_chars(limit.data(), limit.data() + limit.size(), n);
+      if (ec != std::errc() || end != limit.data() + limit.size() || n < 1 || n > kAuditTailMax) {
+        return api_error(400, "limit: a whole number from 1 to " + std::to_string(kAuditTailMax));
+      }
+    }
+    queued = audit_->tail(n, answer_later(loop, conn.id()));
+  }
+  if (!queued) return api_error(503, "audit reads busy, retry");
+  return std::nullopt;
+}
+
+}  // namespace buzz::server
