@@ -182,7 +182,7 @@ TEST_F(ApiWriteTest, SignedRequestsListAndRevokeOnlyTheirOwnTokens) {
   HttpReply minted;
   std::string token = mint(user, R"({"name":"laptop","scopes":["messages:read"]})", &minted);
   ASSERT_FALSE(token.empty()) << minted.body;
-  const std::string id = field(minted.body, "id");
+  const std::string id = body_field(minted.body, "id");
   std::string others = mint(other, R"({"name":"theirs","scopes":["messages:read"]})");
   ASSERT_FALSE(others.empty());
 
