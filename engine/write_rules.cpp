@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/deletion_target.h"
+#include "engine/kind_numbers.h"
 #include "engine/kinds.h"
 
 namespace buzz::engine {
@@ -41,7 +42,8 @@ Result<WriteResult> apply_deletion(WriteView& view, const Event& e, std::span<co
 }  // namespace
 
 ReplaceSlot replace_slot(uint16_t kind, const Pubkey& pubkey, std::string_view channel, std::string_view d) {
-  const bool by_channel = kind_class(kind) == KindClass::kReplaceable || (kind >= 39000 && kind <= 39002);
+  const bool by_channel =
+      kind_class(kind) == KindClass::kReplaceable || (kind >= kind::kGroupMetadata && kind <= kind::kGroupMembers);
   return {kind, pubkey, by_channel, by_channel ? channel : d};
 }
 
@@ -52,7 +54,7 @@ Result<WriteResult> apply_write_rules(WriteView& view, const WriteRequest& reque
   if (*known) return WriteResult{WriteOutcome::kDuplicate, {}, {}};
   if (std::string reason = view.unstorable(e); !reason.empty()) return invalid(std::move(reason));
   WriteResult result;
-  if (e.kind == 5) {
+  if (e.kind == kind::kDeletion) {
     auto deletion = apply_deletion(view, e, request.deletes);
     if (!deletion || deletion->outcome == WriteOutcome::kInvalid) return deletion;
     result = std::move(*deletion);
