@@ -10,14 +10,13 @@
 #include <unordered_set>
 
 #include "engine/clock.h"
-#include "engine/deletion_target.h"
 #include "engine/event_record.h"
 #include "engine/kinds.h"
+#include "engine/write_rules.h"
 
 namespace buzz::engine {
 namespace {
 
-constexpr size_t kMaxDTagBytes = 1024;
 // How many index entries one query or count may examine before it stops.
 constexpr size_t kQueryScanBudget = 100'000;
 constexpr size_t kCountScanBudget = 10'000'000;
@@ -26,14 +25,11 @@ constexpr size_t kMaxAuthorKindPairs = 256;
 
 rocksdb::Slice as_slice(const uint8_t* p, size_t n) { return {reinterpret_cast<const char*>(p), n}; }
 
-// The key of the replaceable pointer for e: rule A keys on the channel,
-// rule B on the d tag (relay-signed group state 39000–39002 uses rule A).
-std::string pointer_key(const Event& e, std::string_view channel, std::string_view d) {
-  std::string key = kind_prefix(e.kind);
-  key.append(reinterpret_cast<const char*>(e.pubkey.data()), 32);
-  bool rule_a = kind_class(e.kind) == KindClass::kReplaceable ||
-                (e.kind >= kind::kGroupMetadata && e.kind <= kind::kGroupMembers);
-  key.append(rule_a ? channel : d);
+// The key of a replaceable slot's pointer (docs/storage.md).
+std::string pointer_key(const ReplaceSlot& slot) {
+  std::string key = kind_prefix(slot.kind);
+  key.append(reinterpret_cast<const char*>(slot.pubkey.data()), 32);
+  key.append(slot.value);
   return key;
 }
 
@@ -112,18 +108,16 @@ class RocksEventStore::Batch {
     return find_record(id, &value, &fam, &key) && decode_record(value, &rec) && !rec.deleted();
   }
 
-  // Marks a stored event deleted and drops it from every index. False if absent.
-  bool soft_delete(const uint8_t* id) {
+  // Marks a stored event deleted and drops it from every index.
+  void soft_delete(const uint8_t* id) {
     std::string value, key;
     Family fam;
-    if (!find_record(id, &value, &fam, &key)) return false;
     RecordView rec;
-    if (!decode_record(value, &rec) || rec.deleted()) return true;
+    if (!find_record(id, &value, &fam, &key) || !decode_record(value, &rec) || rec.deleted()) return;
     index(rec.fields, false);
     std::string updated = value;
     set_record_flags(&updated, rec.flags | kRecordDeleted);
     put(fam, key, updated);
-    return true;
   }
 
  private:
@@ -133,17 +127,71 @@ class RocksEventStore::Batch {
   std::unordered_map<Id, std::string, KeyBytesHash> added_ids_;
 };
 
+// The write rules' view of a batch (write_rules.h).
+class RocksEventStore::RulesView final : public WriteView {
+ public:
+  explicit RulesView(Batch& batch) : batch_(batch) {}
+
+  Result<bool> contains(const Id& id) override {
+    std::string entry;
+    return batch_.get_id(id.data(), &entry);
+  }
+  Result<std::optional<Stored>> find(const Id& id) override {
+    std::string value, key;
+    Family fam;
+    RecordView rec;
+    if (!batch_.find_record(id.data(), &value, &fam, &key) || !decode_record(value, &rec)) return std::optional<Stored>{};
+    Stored out;
+    std::memcpy(out.pubkey.data(), rec.fields.pubkey, 32);
+    out.live = !rec.deleted();
+    return std::optional<Stored>{out};
+  }
+  Result<std::optional<Version>> current(const ReplaceSlot& slot) override {
+    std::string pointer;
+    if (!batch_.get(Family::kPointers, pointer_key(slot), &pointer) || pointer.size() != 40 ||
+        !batch_.is_live(reinterpret_cast<const uint8_t*>(pointer.data()))) {
+      return std::optional<Version>{};
+    }
+    Version v;
+    std::memcpy(v.id.data(), pointer.data(), 32);
+    v.created_at = get_u64(pointer.data() + 32);
+    return std::optional<Version>{v};
+  }
+  void soft_delete(const Id& id) override { batch_.soft_delete(id.data()); }
+  void add(const Event& e, std::string_view channel, const ReplaceSlot* slot) override {
+    if (slot) {
+      std::string pointer(reinterpret_cast<const char*>(e.id.data()), 32);
+      put_u64(&pointer, e.created_at);
+      batch_.put(Family::kPointers, pointer_key(*slot), pointer);
+    }
+    const StorageFamily fam = storage_family(e.kind);
+    std::string value;
+    encode_record(e, channel, 0, &value);
+    batch_.put(Family(fam), record_key(e.created_at, e.id.data()), value);
+    batch_.add_id(e.id, event_id_entry(fam, e.created_at));
+    if (const std::optional<uint64_t> expires_at = expiration_of(e)) {
+      std::string kind;
+      put_u16(&kind, e.kind);
+      batch_.put(Family::kIndexExpiry, expiry_key(*expires_at, e.created_at, e.id.data()), kind);
+    }
+    EventFields fields;
+    fields.assign(e, channel);
+    batch_.index(fields, true);
+  }
+
+ private:
+  Batch& batch_;
+};
+
 Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteRequest> requests,
                                                         std::span<const StateWrite> state, const WriteFinisher& finish) {
   Batch batch(db_);
+  RulesView view(batch);
   std::vector<WriteResult> results;
   results.reserve(requests.size());
   for (const WriteRequest& r : requests) {
-    results.push_back(apply(batch, *r.event, r.channel, r.deletes));
-    if (results.back().outcome != WriteOutcome::kStored) continue;
-    for (const Id& id : r.deletes) {
-      if (batch.is_live(id.data()) && batch.soft_delete(id.data())) results.back().removed.push_back(id);
-    }
+    auto result = apply_write_rules(view, r);  // the view's reads cannot fail
+    results.push_back(std::move(*result));
   }
   std::vector<StateWrite> finished;
   if (finish) finish(results, finished);
@@ -154,97 +202,6 @@ Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteReq
   rocksdb::Status s = db_.db()->Write(db_.write_options(), batch.batch());
   if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
   return results;
-}
-
-WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_view channel,
-                                   std::span<const Id> authorized) {
-  WriteResult result;
-  const StorageFamily fam = storage_family(e.kind);
-  std::string known;
-  if (batch.get_id(e.id.data(), &known)) {
-    result.outcome = WriteOutcome::kDuplicate;
-    return result;
-  }
-  if (e.kind == kind::kDeletion) {
-    result = apply_deletion(batch, e, authorized);
-    if (result.outcome == WriteOutcome::kInvalid) return result;
-  }
-  const KindClass cls = kind_class(e.kind);
-  if (cls == KindClass::kReplaceable || cls == KindClass::kAddressable) {
-    std::string_view d = e.first_tag_value("d");
-    if (cls == KindClass::kAddressable && d.size() > kMaxDTagBytes) {
-      return {WriteOutcome::kInvalid, "invalid: d tag too long (" + std::to_string(d.size()) + " bytes, max 1024)", {}};
-    }
-    std::string key = pointer_key(e, channel, d);
-    std::string current;
-    if (batch.get(Family::kPointers, key, &current) && current.size() == 40 &&
-        batch.is_live(reinterpret_cast<const uint8_t*>(current.data()))) {
-      uint64_t current_at = get_u64(current.data() + 32);
-      int id_order = std::memcmp(e.id.data(), current.data(), 32);
-      // Newer wins; on a tie the lowest id wins (docs/reference/protocol.md §10).
-      if (e.created_at < current_at || (e.created_at == current_at && id_order >= 0)) {
-        result.outcome = WriteOutcome::kStale;
-        return result;
-      }
-      batch.soft_delete(reinterpret_cast<const uint8_t*>(current.data()));
-      Id old;
-      std::memcpy(old.data(), current.data(), 32);
-      result.removed.push_back(old);
-    }
-    std::string pointer(reinterpret_cast<const char*>(e.id.data()), 32);
-    put_u64(&pointer, e.created_at);
-    batch.put(Family::kPointers, key, pointer);
-  }
-  std::string value;
-  encode_record(e, channel, 0, &value);
-  batch.put(Family(fam), record_key(e.created_at, e.id.data()), value);
-  batch.add_id(e.id, event_id_entry(fam, e.created_at));
-  if (const std::optional<uint64_t> expires_at = expiration_of(e)) {
-    std::string kind;
-    put_u16(&kind, e.kind);
-    batch.put(Family::kIndexExpiry, expiry_key(*expires_at, e.created_at, e.id.data()), kind);
-  }
-  EventFields fields;
-  fields.assign(e, channel);
-  batch.index(fields, true);
-  return result;
-}
-
-// NIP-09: only the author may delete (docs/reference/protocol.md §11).
-WriteResult RocksEventStore::apply_deletion(Batch& batch, const Event& e, std::span<const Id> authorized) {
-  auto invalid = [](std::string reason) { return WriteResult{WriteOutcome::kInvalid, std::move(reason), {}}; };
-  auto target = parse_deletion_target(e);
-  if (!target) return invalid(target.error());
-  WriteResult result;
-  if (target->by_id) {
-    const Id& id = target->id;
-    std::string value, key;
-    Family fam;
-    RecordView rec;
-    if (!batch.find_record(id.data(), &value, &fam, &key) || !decode_record(value, &rec)) {
-      return invalid("invalid: target event not found");
-    }
-    const bool cleared = std::find(authorized.begin(), authorized.end(), id) != authorized.end();
-    if (!cleared && std::memcmp(rec.fields.pubkey, e.pubkey.data(), 32) != 0) return invalid("invalid: must be event author");
-    if (!rec.deleted()) {
-      batch.soft_delete(id.data());
-      result.removed.push_back(id);
-    }
-    return result;
-  }
-  if (kind_class(target->kind) != KindClass::kAddressable) return result;
-  Event probe;
-  probe.kind = target->kind;
-  probe.pubkey = target->pubkey;
-  std::string current;
-  if (batch.get(Family::kPointers, pointer_key(probe, {}, target->d), &current) &&
-      current.size() == 40 && batch.is_live(reinterpret_cast<const uint8_t*>(current.data()))) {
-    batch.soft_delete(reinterpret_cast<const uint8_t*>(current.data()));
-    Id old;
-    std::memcpy(old.data(), current.data(), 32);
-    result.removed.push_back(old);
-  }
-  return result;
 }
 
 Status RocksEventStore::scan_records(StorageFamily first, std::string_view after,

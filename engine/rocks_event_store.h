@@ -57,10 +57,7 @@ class RocksEventStore final : public EventStore {
 
  private:
   class Batch;
-  // `authorized`: deletion targets the caller cleared on authority of its own
-  // (a relay-signed target's effective author); the rest need the same pubkey.
-  WriteResult apply(Batch& batch, const Event& e, std::string_view channel, std::span<const Id> authorized);
-  WriteResult apply_deletion(Batch& batch, const Event& e, std::span<const Id> authorized);
+  class RulesView;  // the write rules' view of a Batch (write_rules.h)
   // Scans candidates newest first; visit returns false to stop.
   Status scan(const Filter& filter, size_t budget, const std::function<bool(const RecordView&)>& visit);
 

@@ -11,11 +11,11 @@
 
 #include "engine/canonical.h"
 #include "engine/clock.h"
-#include "engine/deletion_target.h"
 #include "engine/expiration.h"
 #include "engine/hex.h"
 #include "engine/kinds.h"
 #include "engine/signature.h"
+#include "engine/write_rules.h"
 #include "migrate/pg_event_row.h"
 #include "migrate/pg_filter_sql.h"
 #include "migrate/pg_import.h"
@@ -29,7 +29,6 @@ using engine::Error;
 using engine::Id;
 using engine::Status;
 
-constexpr size_t kMaxDTagBytes = 1024;
 // Rows one query or count may examine before it stops (the embedded store's budgets).
 constexpr size_t kQueryScanBudget = 100'000;
 constexpr size_t kCountScanBudget = 10'000'000;
@@ -74,22 +73,10 @@ engine::Result<ReadRow> read_row(const PgRow& r, simdjson::dom::parser& parser) 
   return out;
 }
 
-// The replaceable key of e (the embedded store's pointer): rule A keys on the
-// channel, rule B on the d tag (relay-signed group state 39000–39002 uses rule A).
-struct ReplaceKey {
-  uint16_t kind;
-  engine::Pubkey pubkey;
-  bool rule_a;
-  std::string value;  // channel or d tag
-  std::string text() const {
-    return std::to_string(kind) + ":" + engine::to_hex(pubkey) + (rule_a ? ":a:" : ":b:") + value;
-  }
-};
-
-ReplaceKey replace_key(uint16_t kind, const engine::Pubkey& pk, std::string_view channel, std::string_view d) {
-  const bool rule_a = engine::kind_class(kind) == engine::KindClass::kReplaceable ||
-                      (kind >= kind::kGroupMetadata && kind <= kind::kGroupMembers);
-  return {kind, pk, rule_a, std::string(rule_a ? channel : d)};
+// A replaceable slot as the key of its advisory lock and of the batch's cache.
+std::string slot_text(const engine::ReplaceSlot& slot) {
+  return std::to_string(slot.kind) + ":" + engine::to_hex(slot.pubkey) + (slot.by_channel ? ":a:" : ":b:") +
+         std::string(slot.value);
 }
 
 }  // namespace
@@ -100,7 +87,7 @@ ReplaceKey replace_key(uint16_t kind, const engine::Pubkey& pk, std::string_view
 // lookup; the rows (one INSERT from arrays) with their side tables; the state
 // rows with COMMIT. Every acknowledgement waits for the batch, and another
 // node's delivery for its COMMIT: each round trip is on that path.
-class PgEventStore::Batch {
+class PgEventStore::Batch final : public engine::WriteView {
  public:
   explicit Batch(PgConnection& pg) : pg_(pg) {}
 
@@ -130,61 +117,66 @@ class PgEventStore::Batch {
     return {};
   }
 
-  engine::Result<Row> find(const Id& id) {
-    if (auto it = rows_.find(id); it != rows_.end()) return it->second;
-    auto rows = pg_.query("SELECT encode(id, 'hex'), encode(pubkey, 'hex'), deleted_at IS NULL FROM events WHERE id = decode($1, 'hex')",
-                          {hex(id)});
-    if (!rows) return Error{rows.error()};
-    rows_[id] = Row{};
-    for (const PgRow& r : *rows) remember(r);
-    return rows_[id];
+  engine::Result<bool> contains(const Id& id) override {
+    auto row = row_of(id);
+    if (!row) return Error{row.error()};
+    return row->exists;
   }
 
-  // The live version of a replaceable key: (id, created_at), or none.
-  engine::Result<std::optional<std::pair<Id, uint64_t>>> current(const ReplaceKey& key) {
-    const std::string text = key.text();
+  engine::Result<std::optional<Stored>> find(const Id& id) override {
+    auto row = row_of(id);
+    if (!row) return Error{row.error()};
+    if (!row->exists) return std::optional<Stored>{};
+    return std::optional<Stored>{Stored{row->pubkey, row->live}};
+  }
+
+  engine::Result<std::optional<Version>> current(const engine::ReplaceSlot& slot) override {
+    const std::string text = slot_text(slot);
     if (auto it = pointers_.find(text); it != pointers_.end()) {
-      if (it->second && rows_[it->second->first].live) return it->second;
-      return std::optional<std::pair<Id, uint64_t>>{};
+      if (it->second && rows_[it->second->id].live) return it->second;
+      return std::optional<Version>{};
     }
     // Upstream's lock for this key (docs/reference/compat-backends.md §2): another node's
     // version of it waits for this transaction.
     if (auto s = pg_.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", {text}); !s) return Error{s.error()};
     PgParams p;
     std::string sql = "SELECT encode(id, 'hex'), encode(pubkey, 'hex'), deleted_at IS NULL, extract(epoch from created_at)::bigint "
-                      "FROM events WHERE kind = " + p.add(std::to_string(key.kind)) + "::int AND pubkey = decode(" +
-                      p.add(engine::to_hex(key.pubkey)) + ", 'hex') AND deleted_at IS NULL AND ";
-    if (!key.rule_a) sql += "d_tag = " + p.add(key.value);
-    else if (key.value.empty()) sql += "channel_id IS NULL";
-    else sql += "channel_id = " + p.add(key.value) + "::uuid";
+                      "FROM events WHERE kind = " + p.add(std::to_string(slot.kind)) + "::int AND pubkey = decode(" +
+                      p.add(engine::to_hex(slot.pubkey)) + ", 'hex') AND deleted_at IS NULL AND ";
+    if (!slot.by_channel) sql += "d_tag = " + p.add(std::string(slot.value));
+    else if (slot.value.empty()) sql += "channel_id IS NULL";
+    else sql += "channel_id = " + p.add(std::string(slot.value)) + "::uuid";
     sql += " ORDER BY created_at DESC, id ASC";
     auto rows = pg_.query(sql, p.values());
     if (!rows) return Error{rows.error()};
-    std::optional<std::pair<Id, uint64_t>> found;
+    std::optional<Version> found;
     for (const PgRow& r : *rows) {
       const Id id = remember(r);
-      if (!found && rows_[id].live) found = {id, std::strtoull(r.values[3].c_str(), nullptr, 10)};
+      if (!found && rows_[id].live) found = Version{id, std::strtoull(r.values[3].c_str(), nullptr, 10)};
     }
     pointers_[text] = found;
     return found;
   }
 
-  void set_current(const ReplaceKey& key, const Id& id, uint64_t created_at) { pointers_[key.text()] = {{id, created_at}}; }
-
-  void add(const engine::Event& e, std::string_view channel) {
+  void add(const engine::Event& e, std::string_view channel, const engine::ReplaceSlot* slot) override {
+    if (slot) pointers_[slot_text(*slot)] = Version{e.id, e.created_at};
     rows_[e.id] = Row{true, true, e.pubkey, int(added_.size())};
     added_.push_back({&e, std::string(channel)});
   }
 
-  // Marks a row deleted (a stored one at commit). False if absent.
-  bool soft_delete(const Id& id) {
+  // Marks a row deleted (a stored one at commit).
+  void soft_delete(const Id& id) override {
     auto it = rows_.find(id);
-    if (it == rows_.end() || !it->second.exists) return false;
-    if (!it->second.live) return true;
+    if (it == rows_.end() || !it->second.live) return;
     it->second.live = false;
     if (it->second.added >= 0) added_[size_t(it->second.added)].deleted = true;
     else deleted_.push_back(id);
-    return true;
+  }
+
+  std::string unstorable(const engine::Event& e) override {
+    if (holds_nul(e)) return "invalid: text holding U+0000 cannot be stored";
+    if (e.created_at > kMaxPgEventTime) return "invalid: created_at out of range";
+    return {};
   }
 
   // Writes the new rows and the deletions, in one round trip; returns the ids
@@ -213,6 +205,16 @@ class PgEventStore::Batch {
   }
 
  private:
+  engine::Result<Row> row_of(const Id& id) {
+    if (auto it = rows_.find(id); it != rows_.end()) return it->second;
+    auto rows = pg_.query("SELECT encode(id, 'hex'), encode(pubkey, 'hex'), deleted_at IS NULL FROM events WHERE id = decode($1, 'hex')",
+                          {hex(id)});
+    if (!rows) return Error{rows.error()};
+    rows_[id] = Row{};
+    for (const PgRow& r : *rows) remember(r);
+    return rows_[id];
+  }
+
   Id remember(const PgRow& r) {
     Id id{};
     engine::from_hex(r.values[0], &id);
@@ -290,82 +292,15 @@ class PgEventStore::Batch {
 
   PgConnection& pg_;
   std::unordered_map<Id, Row, engine::KeyBytesHash> rows_;
-  std::map<std::string, std::optional<std::pair<Id, uint64_t>>> pointers_;
+  std::map<std::string, std::optional<Version>> pointers_;
   std::vector<Added> added_;
   std::vector<Id> deleted_;
 };
 
 namespace {
 
-using Batch = PgEventStore::Batch;
 using engine::WriteOutcome;
 using engine::WriteResult;
-
-// NIP-09: only the author may delete (docs/reference/protocol.md §11).
-engine::Result<WriteResult> apply_deletion(Batch& batch, const engine::Event& e, std::span<const Id> authorized) {
-  auto invalid = [](std::string reason) { return WriteResult{WriteOutcome::kInvalid, std::move(reason), {}}; };
-  auto target = engine::parse_deletion_target(e);
-  if (!target) return invalid(target.error());
-  WriteResult result;
-  if (target->by_id) {
-    auto row = batch.find(target->id);
-    if (!row) return Error{row.error()};
-    if (!row->exists) return invalid("invalid: target event not found");
-    const bool cleared = std::find(authorized.begin(), authorized.end(), target->id) != authorized.end();
-    if (!cleared && row->pubkey != e.pubkey) return invalid("invalid: must be event author");
-    if (row->live) {
-      batch.soft_delete(target->id);
-      result.removed.push_back(target->id);
-    }
-    return result;
-  }
-  if (engine::kind_class(target->kind) != engine::KindClass::kAddressable) return result;
-  auto current = batch.current(replace_key(target->kind, target->pubkey, {}, target->d));
-  if (!current) return Error{current.error()};
-  if (*current) {
-    batch.soft_delete((*current)->first);
-    result.removed.push_back((*current)->first);
-  }
-  return result;
-}
-
-engine::Result<WriteResult> apply(Batch& batch, const engine::Event& e, std::string_view channel,
-                                  std::span<const Id> authorized) {
-  WriteResult result;
-  auto row = batch.find(e.id);
-  if (!row) return Error{row.error()};
-  if (row->exists) return WriteResult{WriteOutcome::kDuplicate, {}, {}};
-  if (holds_nul(e)) return WriteResult{WriteOutcome::kInvalid, "invalid: text holding U+0000 cannot be stored", {}};
-  if (e.created_at > kMaxPgEventTime) return WriteResult{WriteOutcome::kInvalid, "invalid: created_at out of range", {}};
-  if (e.kind == kind::kDeletion) {
-    auto deletion = apply_deletion(batch, e, authorized);
-    if (!deletion) return deletion;
-    if (deletion->outcome == WriteOutcome::kInvalid) return deletion;
-    result = std::move(*deletion);
-  }
-  const engine::KindClass cls = engine::kind_class(e.kind);
-  if (cls == engine::KindClass::kReplaceable || cls == engine::KindClass::kAddressable) {
-    std::string_view d = e.first_tag_value("d");
-    if (cls == engine::KindClass::kAddressable && d.size() > kMaxDTagBytes) {
-      return WriteResult{WriteOutcome::kInvalid, "invalid: d tag too long (" + std::to_string(d.size()) + " bytes, max 1024)", {}};
-    }
-    const ReplaceKey key = replace_key(e.kind, e.pubkey, channel, d);
-    auto current = batch.current(key);
-    if (!current) return Error{current.error()};
-    if (*current) {
-      const auto& [id, at] = **current;
-      // Newer wins; on a tie the lowest id wins (docs/reference/protocol.md §10).
-      if (e.created_at < at || (e.created_at == at && std::memcmp(e.id.data(), id.data(), 32) >= 0)) {
-        return WriteResult{WriteOutcome::kStale, {}, {}};
-      }
-      batch.soft_delete(id);
-      result.removed.push_back(id);
-    }
-    batch.set_current(key, e.id, e.created_at);
-  }
-  batch.add(e, channel);
-  return result;
-}
 
 std::string state_select(const std::string& where) {
   return "SELECT encode(key, 'hex'), encode(value, 'hex') FROM buzz_state WHERE tbl = $1 AND node = $2" + where + " ORDER BY key";
@@ -448,15 +383,9 @@ engine::Result<std::vector<WriteResult>> PgEventStore::write(std::span<const eng
   std::vector<WriteResult> results;
   results.reserve(requests.size());
   for (const engine::WriteRequest& r : requests) {
-    auto result = apply(batch, *r.event, r.channel, r.deletes);
+    auto result = engine::apply_write_rules(batch, r);
     if (!result) return fail(result.error());
     results.push_back(std::move(*result));
-    if (results.back().outcome != WriteOutcome::kStored) continue;
-    for (const Id& id : r.deletes) {
-      auto row = batch.find(id);
-      if (!row) return fail(row.error());
-      if (row->live && batch.soft_delete(id)) results.back().removed.push_back(id);
-    }
   }
   auto raced = batch.flush();
   if (!raced) return fail(raced.error());

@@ -9,7 +9,7 @@
 #include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "engine/signature.h"
-#include "server/common/base64.h"
+#include "engine/base64.h"
 
 namespace buzz::server {
 namespace {
@@ -62,8 +62,8 @@ engine::Result<engine::Pubkey> verify_blossom_upload(const BlossomUpload& u, std
   if (u.authorization.empty()) return fail("missing authorization header");
   if (!u.authorization.starts_with(kScheme)) return fail("invalid authorization scheme");
   std::string_view token = u.authorization.substr(kScheme.size());
-  std::optional<std::string> json = decode_base64url_unpadded(token);
-  if (!json) json = decode_base64_padded(token);
+  std::optional<std::string> json = engine::decode_base64url_unpadded(token);
+  if (!json) json = engine::decode_base64_padded(token);
   if (!json) return fail("invalid base64 encoding");
   auto parsed = engine::parse_event_json(*json);
   if (!parsed) return fail("invalid auth event");

@@ -9,7 +9,7 @@
 #include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "engine/signature.h"
-#include "server/common/base64.h"
+#include "engine/base64.h"
 #include "server/common/relay_url.h"
 
 namespace buzz::server {
@@ -37,7 +37,7 @@ std::string nip98_base_url(std::string_view relay_url) {
 engine::Result<Nip98Signer> verify_nip98(const Nip98Request& r, std::string_view base_url, uint64_t now) {
   std::string_view header = r.authorization;
   if (header.size() < 6 || !equals_ignoring_case(header.substr(0, 6), "Nostr ")) return fail("missing Nostr auth");
-  auto json = decode_base64(header.substr(6));
+  auto json = engine::decode_base64(header.substr(6));
   if (!json) return fail("invalid base64 in Nostr auth");
   auto event = engine::parse_event_json(*json);
   if (!event) return fail("invalid NIP-98 event JSON");

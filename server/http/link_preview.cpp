@@ -1,11 +1,10 @@
 // Link previews; see link_preview.h.
 #include "server/http/link_preview.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cctype>
 
+#include "engine/base64.h"
 #include "engine/json_text.h"
 #include "engine/mime_sniff.h"
 #include "server/common/api_error.h"
@@ -105,14 +104,6 @@ std::string attribute(std::string_view tag, std::string_view name) {
     return std::string(tag.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
   }
   return {};
-}
-
-std::string base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), int(bytes.size()));
-  out.resize(size_t(n));
-  return out;
 }
 
 // "webhook error: SSRF blocked: …" said for a link: "no preview: SSRF blocked: …".
@@ -308,7 +299,7 @@ std::string LinkPreviews::picture(const std::string& url) const {
   if (!pixels) return {};
   auto jpeg = encode_jpeg(fit_within(*pixels, kPictureBox), kThumbnailQuality);
   if (!jpeg) return {};
-  return "data:image/jpeg;base64," + base64(*jpeg);
+  return "data:image/jpeg;base64," + engine::encode_base64(*jpeg);
 }
 
 }  // namespace buzz::server

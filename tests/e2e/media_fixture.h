@@ -4,7 +4,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
 
 #include <filesystem>
 #include <memory>
@@ -12,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/base64.h"
 #include "engine/signature.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
@@ -45,15 +45,7 @@ inline std::string blossom_auth(const engine::Keypair& key, const std::string& s
   std::vector<engine::Tag> tags = {{"t", o.verb}, {"x", sha}, {"expiration", std::to_string(int64_t(unix_now()) + o.expires_in)}};
   tags.insert(tags.end(), o.extra_tags.begin(), o.extra_tags.end());
   engine::Event e = make_event(key, o.kind, "Upload file", tags, unix_now() - uint64_t(o.age_secs));
-  std::string b64(4 * ((e.raw.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()), reinterpret_cast<const unsigned char*>(e.raw.data()),
-                          int(e.raw.size()));
-  b64.resize(size_t(n));
-  if (!o.standard_base64) {
-    for (char& c : b64) c = c == '+' ? '-' : c == '/' ? '_' : c;
-    while (!b64.empty() && b64.back() == '=') b64.pop_back();
-  }
-  return "Nostr " + b64;
+  return "Nostr " + (o.standard_base64 ? engine::encode_base64(e.raw) : engine::encode_base64url_unpadded(e.raw));
 }
 
 inline std::string upload_head(const std::string& authorization, const std::string& sha, uint64_t length,

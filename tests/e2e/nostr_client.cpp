@@ -7,8 +7,6 @@
 // through it first.
 #include "tests/e2e/nostr_client.h"
 
-#include <openssl/evp.h>
-
 #include <simdjson.h>
 
 #include <atomic>
@@ -16,6 +14,7 @@
 #include <ctime>
 #include <thread>
 
+#include "engine/base64.h"
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/event_parse.h"
@@ -289,11 +288,7 @@ std::string nip98_header(const engine::Keypair& key, const std::string& url, con
     tags.push_back({"payload", engine::to_hex(digest, sizeof digest)});
   }
   engine::Event e = make_event(key, 27235, "", std::move(tags), created_at);
-  std::string b64(4 * ((e.raw.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()),
-                          reinterpret_cast<const unsigned char*>(e.raw.data()), int(e.raw.size()));
-  b64.resize(size_t(n));
-  return "Nostr " + b64;
+  return "Nostr " + engine::encode_base64(e.raw);
 }
 
 }  // namespace buzz::test

@@ -1,11 +1,10 @@
-// Unit tests of NIP-09 deletion in engine/rocks_event_store (docs/reference/protocol.md §11):
+// Unit tests of NIP-09 deletion in both event stores (engine/write_rules) (docs/reference/protocol.md §11):
 // by e and by a tag, with its exact refusal reasons.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "engine/rocks_event_store.h"
 #include "tests/engine/event_store_fixture.h"
 
 namespace buzz::engine {
@@ -14,7 +13,7 @@ namespace {
 // ---------------------------------------------------------------------------
 // deletion (docs/reference/protocol.md §11)
 
-TEST_F(EventStoreTest, AuthorDeletesByETag) {
+TEST_P(EventStoreTest, AuthorDeletesByETag) {
   Event target = make_event(alice, 1, 100);
   Event keep = make_event(alice, 1, 101);
   ASSERT_EQ(write(target).outcome, WriteOutcome::kStored);
@@ -34,7 +33,7 @@ TEST_F(EventStoreTest, AuthorDeletesByETag) {
   EXPECT_EQ(count({"{}"}), 2u);
 }
 
-TEST_F(EventStoreTest, DeletionByAnotherAuthorIsRefused) {
+TEST_P(EventStoreTest, DeletionByAnotherAuthorIsRefused) {
   Event target = make_event(alice, 1, 100);
   ASSERT_EQ(write(target).outcome, WriteOutcome::kStored);
   Event del = make_event(bob, 5, 200, {{"e", hex(target)}});
@@ -46,7 +45,7 @@ TEST_F(EventStoreTest, DeletionByAnotherAuthorIsRefused) {
   EXPECT_EQ(query("{}"), ids_of({&target}));
 }
 
-TEST_F(EventStoreTest, DeletionOfUnknownTargetIsRefused) {
+TEST_P(EventStoreTest, DeletionOfUnknownTargetIsRefused) {
   Event del = make_event(alice, 5, 200, {{"e", std::string(64, 'a')}});
   WriteResult r = write(del);
   EXPECT_EQ(r.outcome, WriteOutcome::kInvalid);
@@ -56,7 +55,7 @@ TEST_F(EventStoreTest, DeletionOfUnknownTargetIsRefused) {
   EXPECT_TRUE(query("{}").empty());
 }
 
-TEST_F(EventStoreTest, DeletionNeedsExactlyOneTarget) {
+TEST_P(EventStoreTest, DeletionNeedsExactlyOneTarget) {
   Event t1 = make_event(alice, 1, 100), t2 = make_event(alice, 1, 101);
   ASSERT_EQ(write(t1).outcome, WriteOutcome::kStored);
   ASSERT_EQ(write(t2).outcome, WriteOutcome::kStored);
@@ -82,7 +81,7 @@ TEST_F(EventStoreTest, DeletionNeedsExactlyOneTarget) {
   EXPECT_EQ(query("{}"), ids_of({&t2, &t1}));
 }
 
-TEST_F(EventStoreTest, DeletingAnAlreadyDeletedTargetIsStoredButChangesNothing) {
+TEST_P(EventStoreTest, DeletingAnAlreadyDeletedTargetIsStoredButChangesNothing) {
   Event target = make_event(alice, 1, 100);
   ASSERT_EQ(write(target).outcome, WriteOutcome::kStored);
   Event del1 = make_event(alice, 5, 200, {{"e", hex(target)}});
@@ -97,20 +96,20 @@ TEST_F(EventStoreTest, DeletingAnAlreadyDeletedTargetIsStoredButChangesNothing) 
   EXPECT_EQ(write(foreign).reason, "invalid: must be event author");
 }
 
-TEST_F(EventStoreTest, DeletionInTheSameBatchAsItsTarget) {
-  Event target = make_event(alice, 9, 100, {{"h", "c"}});
-  Event del = make_event(alice, 5, 101, {{"e", hex(target)}, {"h", "c"}});
-  auto results = write_batch({{&target, "c"}, {&del, "c"}});
+TEST_P(EventStoreTest, DeletionInTheSameBatchAsItsTarget) {
+  Event target = make_event(alice, 9, 100, {{"h", chan}});
+  Event del = make_event(alice, 5, 101, {{"e", hex(target)}, {"h", chan}});
+  auto results = write_batch({{&target, chan}, {&del, chan}});
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].outcome, WriteOutcome::kStored);
   EXPECT_EQ(results[1].outcome, WriteOutcome::kStored);
   EXPECT_EQ(results[1].removed, std::vector<Id>{target.id});
   EXPECT_EQ(query("{}"), ids_of({&del}));
-  EXPECT_EQ(query(R"({"#h":["c"]})"), ids_of({&del}));
+  EXPECT_EQ(query(R"({"#h":[")" + chan + R"("]})"), ids_of({&del}));
 }
 
-TEST_F(EventStoreTest, DeletionReachesEveryStorageFamily) {
-  Event regular = make_event(alice, 40002, 100, {{"h", "c"}});
+TEST_P(EventStoreTest, DeletionReachesEveryStorageFamily) {
+  Event regular = make_event(alice, 40002, 100, {{"h", chan}});
   Event replaceable = make_event(alice, 10002, 100);
   Event addressable = make_event(alice, 30023, 100, {{"d", "x"}});
   for (Event* e : {&regular, &replaceable, &addressable}) {
@@ -122,7 +121,7 @@ TEST_F(EventStoreTest, DeletionReachesEveryStorageFamily) {
   EXPECT_EQ(query(R"({"kinds":[40002,10002,30023]})"), std::vector<std::string>{});
 }
 
-TEST_F(EventStoreTest, ATagDeletesTheAddressableVersion) {
+TEST_P(EventStoreTest, ATagDeletesTheAddressableVersion) {
   Event slug = make_event(alice, 30023, 100, {{"d", "slug"}});
   Event other = make_event(alice, 30023, 100, {{"d", "other"}});
   Event colon = make_event(alice, 30023, 100, {{"d", "a:b"}});
@@ -142,7 +141,7 @@ TEST_F(EventStoreTest, ATagDeletesTheAddressableVersion) {
   EXPECT_TRUE(r.removed.empty());
 }
 
-TEST_F(EventStoreTest, ATagDeletionChecksAuthorAndFormat) {
+TEST_P(EventStoreTest, ATagDeletionChecksAuthorAndFormat) {
   Event slug = make_event(alice, 30023, 100, {{"d", "slug"}});
   ASSERT_EQ(write(slug).outcome, WriteOutcome::kStored);
   std::string alice_hex = to_hex(alice.pubkey);
@@ -167,7 +166,7 @@ TEST_F(EventStoreTest, ATagDeletionChecksAuthorAndFormat) {
   EXPECT_EQ(query(R"({"kinds":[30023]})"), ids_of({&slug}));
 }
 
-TEST_F(EventStoreTest, ATagForANonAddressableKindHasNoEffect) {
+TEST_P(EventStoreTest, ATagForANonAddressableKindHasNoEffect) {
   Event profile = make_event(alice, 10002, 100);
   ASSERT_EQ(write(profile).outcome, WriteOutcome::kStored);
   Event del = make_event(alice, 5, 200, {{"a", "10002:" + to_hex(alice.pubkey) + ":"}});
@@ -177,7 +176,7 @@ TEST_F(EventStoreTest, ATagForANonAddressableKindHasNoEffect) {
   EXPECT_EQ(query(R"({"kinds":[10002]})"), ids_of({&profile}));
 }
 
-TEST_F(EventStoreTest, AddressableCanBeRepublishedAfterATagDeletion) {
+TEST_P(EventStoreTest, AddressableCanBeRepublishedAfterATagDeletion) {
   Event v1 = make_event(alice, 30023, 100, {{"d", "slug"}});
   ASSERT_EQ(write(v1).outcome, WriteOutcome::kStored);
   Event del = make_event(alice, 5, 200, {{"a", "30023:" + to_hex(alice.pubkey) + ":slug"}});
@@ -190,7 +189,7 @@ TEST_F(EventStoreTest, AddressableCanBeRepublishedAfterATagDeletion) {
 // Rule A/B compare against the *live* row of the key (docs/reference/protocol.md §10: "if a
 // live row with this key exists and ..."). Once the live version is deleted,
 // there is none, so any version is stored again.
-TEST_F(EventStoreTest, OlderReplaceableIsStoredAfterTheLiveVersionWasDeleted) {
+TEST_P(EventStoreTest, OlderReplaceableIsStoredAfterTheLiveVersionWasDeleted) {
   Event v2 = make_event(alice, 10002, 200);
   ASSERT_EQ(write(v2).outcome, WriteOutcome::kStored);
   Event del = make_event(alice, 5, 300, {{"e", hex(v2)}});
@@ -202,7 +201,7 @@ TEST_F(EventStoreTest, OlderReplaceableIsStoredAfterTheLiveVersionWasDeleted) {
   EXPECT_EQ(query(R"({"kinds":[10002]})"), ids_of({&v1}));
 }
 
-TEST_F(EventStoreTest, OlderAddressableIsStoredAfterTheLiveVersionWasDeleted) {
+TEST_P(EventStoreTest, OlderAddressableIsStoredAfterTheLiveVersionWasDeleted) {
   Event v2 = make_event(alice, 30023, 200, {{"d", "slug"}});
   ASSERT_EQ(write(v2).outcome, WriteOutcome::kStored);
   Event del = make_event(alice, 5, 300, {{"a", "30023:" + to_hex(alice.pubkey) + ":slug"}});

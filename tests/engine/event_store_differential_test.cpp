@@ -1,4 +1,4 @@
-// Differential test of engine/rocks_event_store: ~2000 random events and ~200
+// Differential test of both event stores: ~2000 random events and ~200
 // random filters (fixed seeds) through the indexed query path, checked against
 // a naive in-memory matcher built on Filter::matches, like strfry's dumbFilter.
 #include <gtest/gtest.h>
@@ -11,11 +11,11 @@
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "engine/kinds.h"
-#include "engine/rocks_event_store.h"
 #include "tests/engine/event_store_fixture.h"
 
 namespace buzz::engine {
@@ -33,7 +33,11 @@ void PrintTo(const DiffParams& p, std::ostream* os) {
   *os << "seed " << p.seed << (p.inherited_channels ? ", inherited channels" : "");
 }
 
-class StoreDifferential : public EventStoreTest, public ::testing::WithParamInterface<DiffParams> {};
+class StoreDifferential : public EventStoreFixture,
+                          public ::testing::WithParamInterface<std::tuple<DiffParams, Backend>> {
+ protected:
+  Backend backend() const override { return std::get<1>(GetParam()); }
+};
 
 // The naive model: what must be live after the writes, derived from the rules
 // of docs/reference/protocol.md §10–11 without the store's indexes.
@@ -98,7 +102,7 @@ struct Model {
 };
 
 TEST_P(StoreDifferential, IndexedQueriesMatchTheNaiveMatcher) {
-  const DiffParams params = GetParam();
+  const DiffParams params = std::get<0>(GetParam());
   std::mt19937_64 rng(params.seed);
   auto pick = [&](size_t n) { return size_t(rng() % n); };
   auto chance = [&](int percent) { return int(rng() % 100) < percent; };
@@ -314,13 +318,17 @@ TEST_P(StoreDifferential, IndexedQueriesMatchTheNaiveMatcher) {
   }
 }
 
+std::string diff_name(const ::testing::TestParamInfo<std::tuple<DiffParams, Backend>>& info) {
+  const DiffParams& params = std::get<0>(info.param);
+  return "Seed" + std::to_string(params.seed) + (params.inherited_channels ? "InheritedChannels" : "") + "_" +
+         backend_name(std::get<1>(info.param));
+}
+
 INSTANTIATE_TEST_SUITE_P(FixedSeeds, StoreDifferential,
-                         ::testing::Values(DiffParams{20240601, false}, DiffParams{7, false}, DiffParams{99, false},
-                                           DiffParams{20240601, true}),
-                         [](const ::testing::TestParamInfo<DiffParams>& info) {
-                           return "Seed" + std::to_string(info.param.seed) +
-                                  (info.param.inherited_channels ? "InheritedChannels" : "");
-                         });
+                         ::testing::Combine(::testing::Values(DiffParams{20240601, false}, DiffParams{7, false},
+                                                              DiffParams{99, false}, DiffParams{20240601, true}),
+                                            ::testing::Values(Backend::kRocksDB, Backend::kPostgreSQL)),
+                         diff_name);
 
 }  // namespace
 }  // namespace buzz::engine

@@ -1,11 +1,20 @@
-// EventStoreTest: a RocksEventStore on a real RocksDB in a fresh temp dir per
-// test, with write/query/count shorthands, and the event helpers the
-// event_store_*test.cpp files share. Keys are fixed (key(n)), event contents
-// distinct, so otherwise equal events still get distinct ids.
+// The event-store suite's fixtures: EventStoreTest runs each TEST_P on both
+// backends, a RocksEventStore on a real RocksDB in a fresh temp dir and a
+// PgEventStore in a fresh database on the ctest fixture's PostgreSQL cluster
+// (tests/migrate/pg_test_db.h; without it the PostgreSQL cases fail, as every
+// PostgreSQL test does); RocksStoreTest (and a suite instantiated with
+// BUZZ_ON_ROCKSDB) is the embedded store alone, for its on-disk layout. Both give write/query/count shorthands, and the event
+// helpers the event_store_*test.cpp files share. Keys are fixed (key(n)),
+// event contents distinct, so otherwise equal events still get distinct ids.
+// Channels are canonical UUIDs (channel(n)), as the PostgreSQL schema requires.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <algorithm>
 #include <cstdint>
@@ -23,6 +32,8 @@
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
 #include "engine/signature.h"
+#include "migrate/pg_event_store.h"
+#include "tests/migrate/pg_test_db.h"
 
 namespace buzz::engine {
 
@@ -54,6 +65,21 @@ inline Event make_event(const Keypair& k, uint16_t kind, uint64_t created_at, st
 
 inline std::string hex(const Event& e) { return e.id_hex(); }
 
+// A canonical channel id, distinct per n.
+inline std::string channel(uint8_t n) {
+  char text[37];
+  std::snprintf(text, sizeof text, "00000000-0000-4000-8000-0000000000%02x", n);
+  return text;
+}
+
+enum class Backend : uint8_t { kRocksDB, kPostgreSQL };
+
+// The end of a test's name: ctest runs the ones ending in PostgreSQL with the
+// cluster fixture (tests/CMakeLists.txt).
+inline std::string backend_name(Backend b) { return b == Backend::kRocksDB ? "RocksDB" : "PostgreSQL"; }
+inline void PrintTo(Backend b, std::ostream* os) { *os << backend_name(b); }
+inline std::string backend_param_name(const ::testing::TestParamInfo<Backend>& info) { return backend_name(info.param); }
+
 inline std::string make_temp_dir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "buzz_store_test_XXXXXX").string();
   char* dir = mkdtemp(tmpl.data());
@@ -61,17 +87,31 @@ inline std::string make_temp_dir() {
   return tmpl;
 }
 
-class EventStoreTest : public ::testing::Test {
+class EventStoreFixture : public ::testing::Test {
  protected:
+  virtual Backend backend() const { return Backend::kRocksDB; }
+
   void SetUp() override {
-    dir_ = make_temp_dir();
+    if (backend() == Backend::kPostgreSQL) {
+      static int databases = 0;
+      pg_ = std::make_unique<test::PgTestDb>("buzz_store_" + std::to_string(getpid()) + "_" + std::to_string(++databases));
+    } else {
+      dir_ = make_temp_dir();
+    }
     open();
   }
   void TearDown() override {
     close();
-    std::filesystem::remove_all(dir_);
+    pg_.reset();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
   void open() {
+    if (pg_) {
+      auto pg = migrate::PgEventStore::open(pg_->url(), "test");
+      ASSERT_TRUE(pg.ok()) << pg.error();
+      store_ = std::move(pg.value());
+      return;
+    }
     DatabaseOptions options;
     options.block_cache_bytes = 8 << 20;
     auto db = RocksDatabase::open(dir_ + "/db", options);
@@ -87,6 +127,8 @@ class EventStoreTest : public ::testing::Test {
     close();
     open();
   }
+  // The embedded store, for what only it has (RocksStoreTest).
+  RocksEventStore& rocks() { return static_cast<RocksEventStore&>(*store_); }
 
   std::vector<WriteResult> write_batch(const std::vector<std::pair<const Event*, std::string>>& batch) {
     std::vector<WriteRequest> requests;
@@ -139,12 +181,32 @@ class EventStoreTest : public ::testing::Test {
   }
 
   std::string dir_;
+  std::unique_ptr<test::PgTestDb> pg_;
   std::unique_ptr<RocksDatabase> db_;
-  std::unique_ptr<RocksEventStore> store_;
+  std::unique_ptr<EventStore> store_;
   Keypair alice = key(1);
   Keypair bob = key(2);
   Keypair carol = key(3);
+  const std::string chan = channel(1);
+  const std::string other = channel(2);
 };
+
+// Each TEST_P on both backends.
+class EventStoreTest : public EventStoreFixture, public ::testing::WithParamInterface<Backend> {
+ protected:
+  Backend backend() const override { return GetParam(); }
+};
+
+// Instantiates a suite derived from EventStoreTest on both backends: its tests
+// are Stores/Suite.Name/RocksDB and Stores/Suite.Name/PostgreSQL.
+#define BUZZ_ON_BOTH_STORES(Suite)                                                                          \
+  INSTANTIATE_TEST_SUITE_P(Stores, Suite, ::testing::Values(Backend::kRocksDB, Backend::kPostgreSQL), \
+                           backend_param_name)
+
+// The embedded store alone, for its on-disk layout.
+class RocksStoreTest : public EventStoreTest {};
+
+#define BUZZ_ON_ROCKSDB(Suite) INSTANTIATE_TEST_SUITE_P(Stores, Suite, ::testing::Values(Backend::kRocksDB), backend_param_name)
 
 inline std::vector<std::string> ids_of(std::vector<const Event*> events) {
   std::vector<std::string> out;

@@ -1,4 +1,4 @@
-// Unit tests of supersession in engine/rocks_event_store: replaceable kinds
+// Unit tests of supersession in both event stores (engine/write_rules): replaceable kinds
 // (docs/reference/protocol.md §10 rule A) and addressable ones (rule B), with the lowest-id
 // tie rule.
 #include <gtest/gtest.h>
@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/rocks_event_store.h"
 #include "tests/engine/event_store_fixture.h"
 
 namespace buzz::engine {
@@ -15,7 +14,7 @@ namespace {
 // ---------------------------------------------------------------------------
 // replaceable events (docs/reference/protocol.md §10 rule A)
 
-TEST_F(EventStoreTest, NewerReplaceableReplacesOlder) {
+TEST_P(EventStoreTest, NewerReplaceableReplacesOlder) {
   Event old_e = make_event(alice, 10002, 100, {{"r", "wss://a"}});
   Event new_e = make_event(alice, 10002, 200, {{"r", "wss://b"}});
   ASSERT_EQ(write(old_e).outcome, WriteOutcome::kStored);
@@ -35,7 +34,7 @@ TEST_F(EventStoreTest, NewerReplaceableReplacesOlder) {
   EXPECT_EQ(count({"{}"}), 1u);
 }
 
-TEST_F(EventStoreTest, OlderReplaceableIsStale) {
+TEST_P(EventStoreTest, OlderReplaceableIsStale) {
   Event new_e = make_event(alice, 0, 200, {}, "{\"name\":\"new\"}");
   Event old_e = make_event(alice, 0, 100, {}, "{\"name\":\"old\"}");
   ASSERT_EQ(write(new_e).outcome, WriteOutcome::kStored);
@@ -46,7 +45,7 @@ TEST_F(EventStoreTest, OlderReplaceableIsStale) {
   EXPECT_FALSE(store_->get(old_e.id));
 }
 
-TEST_F(EventStoreTest, ReplaceableTieGoesToLowestIdInEitherOrder) {
+TEST_P(EventStoreTest, ReplaceableTieGoesToLowestIdInEitherOrder) {
   Event x = make_event(alice, 3, 500), y = make_event(alice, 3, 500);
   const Event& low = x.id < y.id ? x : y;
   const Event& high = x.id < y.id ? y : x;
@@ -67,7 +66,7 @@ TEST_F(EventStoreTest, ReplaceableTieGoesToLowestIdInEitherOrder) {
   EXPECT_EQ(query(R"({"kinds":[3],"authors":)" + authors_json({&bob}) + "}"), ids_of({&low2}));
 }
 
-TEST_F(EventStoreTest, ReplaceableKeyIsKindPubkeyAndChannel) {
+TEST_P(EventStoreTest, ReplaceableKeyIsKindPubkeyAndChannel) {
   Event a = make_event(alice, 10000, 100);
   Event other_kind = make_event(alice, 10001, 100);
   Event other_author = make_event(bob, 10000, 100);
@@ -75,18 +74,18 @@ TEST_F(EventStoreTest, ReplaceableKeyIsKindPubkeyAndChannel) {
   ASSERT_EQ(write(a).outcome, WriteOutcome::kStored);
   EXPECT_EQ(write(other_kind).outcome, WriteOutcome::kStored);
   EXPECT_EQ(write(other_author).outcome, WriteOutcome::kStored);
-  EXPECT_EQ(write(in_channel, "chan").outcome, WriteOutcome::kStored);
+  EXPECT_EQ(write(in_channel, chan).outcome, WriteOutcome::kStored);
   EXPECT_EQ(query("{}").size(), 4u);
   // Newer in the channel replaces only the channel's copy.
   Event in_channel2 = make_event(alice, 10000, 101);
-  WriteResult r = write(in_channel2, "chan");
+  WriteResult r = write(in_channel2, chan);
   EXPECT_EQ(r.outcome, WriteOutcome::kStored);
   ASSERT_EQ(r.removed.size(), 1u);
   EXPECT_EQ(r.removed[0], in_channel.id);
   EXPECT_EQ(query(R"({"kinds":[10000],"authors":)" + authors_json({&alice}) + "}"), ids_of({&in_channel2, &a}));
 }
 
-TEST_F(EventStoreTest, ReplaceableChainInOneBatch) {
+TEST_P(EventStoreTest, ReplaceableChainInOneBatch) {
   Event v1 = make_event(alice, 10003, 100), v2 = make_event(alice, 10003, 200), v0 = make_event(alice, 10003, 50);
   auto results = write_batch({{&v1, ""}, {&v2, ""}, {&v0, ""}});
   ASSERT_EQ(results.size(), 3u);
@@ -98,7 +97,7 @@ TEST_F(EventStoreTest, ReplaceableChainInOneBatch) {
   EXPECT_EQ(query(R"({"kinds":[10003]})"), ids_of({&v2}));
 }
 
-TEST_F(EventStoreTest, Kind41IsReplaceable) {
+TEST_P(EventStoreTest, Kind41IsReplaceable) {
   Event v1 = make_event(alice, 41, 100), v2 = make_event(alice, 41, 200);
   ASSERT_EQ(write(v1).outcome, WriteOutcome::kStored);
   EXPECT_EQ(write(v2).outcome, WriteOutcome::kStored);
@@ -108,7 +107,7 @@ TEST_F(EventStoreTest, Kind41IsReplaceable) {
 // ---------------------------------------------------------------------------
 // addressable events (rule B)
 
-TEST_F(EventStoreTest, AddressableIsKeyedByDTag) {
+TEST_P(EventStoreTest, AddressableIsKeyedByDTag) {
   Event a1 = make_event(alice, 30023, 100, {{"d", "a"}});
   Event b1 = make_event(alice, 30023, 100, {{"d", "b"}});
   Event a2 = make_event(alice, 30023, 200, {{"d", "a"}});
@@ -124,7 +123,7 @@ TEST_F(EventStoreTest, AddressableIsKeyedByDTag) {
   EXPECT_EQ(query(R"({"#d":["a"]})"), ids_of({&a2}));
 }
 
-TEST_F(EventStoreTest, AddressableTieGoesToLowestId) {
+TEST_P(EventStoreTest, AddressableTieGoesToLowestId) {
   Event x = make_event(alice, 30000, 500, {{"d", "k"}}), y = make_event(alice, 30000, 500, {{"d", "k"}});
   const Event& low = x.id < y.id ? x : y;
   const Event& high = x.id < y.id ? y : x;
@@ -137,7 +136,7 @@ TEST_F(EventStoreTest, AddressableTieGoesToLowestId) {
   }
 }
 
-TEST_F(EventStoreTest, MissingDTagIsTheEmptyD) {
+TEST_P(EventStoreTest, MissingDTagIsTheEmptyD) {
   Event no_d = make_event(alice, 30078, 100);
   Event empty_d = make_event(alice, 30078, 200, {{"d", ""}});
   Event bare_d = make_event(alice, 30078, 300, {{"d"}});  // a d tag without value counts as no d
@@ -151,7 +150,7 @@ TEST_F(EventStoreTest, MissingDTagIsTheEmptyD) {
   EXPECT_EQ(query(R"({"kinds":[30078]})"), ids_of({&bare_d}));
 }
 
-TEST_F(EventStoreTest, AddressableUsesTheFirstDTag) {
+TEST_P(EventStoreTest, AddressableUsesTheFirstDTag) {
   Event v1 = make_event(alice, 30003, 100, {{"d", "one"}, {"d", "two"}});
   Event v2 = make_event(alice, 30003, 200, {{"d", "one"}});
   Event other = make_event(alice, 30003, 300, {{"d", "two"}});
@@ -160,17 +159,17 @@ TEST_F(EventStoreTest, AddressableUsesTheFirstDTag) {
   EXPECT_TRUE(write(other).removed.empty());
 }
 
-TEST_F(EventStoreTest, AddressableKeyIgnoresChannel) {
+TEST_P(EventStoreTest, AddressableKeyIgnoresChannel) {
   Event v1 = make_event(alice, 30315, 100, {{"d", "general"}});
   Event v2 = make_event(alice, 30315, 200, {{"d", "general"}});
-  ASSERT_EQ(write(v1, "chan-1").outcome, WriteOutcome::kStored);
-  WriteResult r = write(v2, "chan-2");
+  ASSERT_EQ(write(v1, chan).outcome, WriteOutcome::kStored);
+  WriteResult r = write(v2, other);
   EXPECT_EQ(r.outcome, WriteOutcome::kStored);
   EXPECT_EQ(r.removed, std::vector<Id>{v1.id});
   EXPECT_EQ(query(R"({"kinds":[30315]})"), ids_of({&v2}));
 }
 
-TEST_F(EventStoreTest, DTagLimitIs1024Bytes) {
+TEST_P(EventStoreTest, DTagLimitIs1024Bytes) {
   Event ok = make_event(alice, 30023, 100, {{"d", std::string(1024, 'd')}});
   EXPECT_EQ(write(ok).outcome, WriteOutcome::kStored);
   Event too_long = make_event(alice, 30023, 100, {{"d", std::string(1025, 'd')}});
@@ -187,14 +186,14 @@ TEST_F(EventStoreTest, DTagLimitIs1024Bytes) {
   EXPECT_EQ(write(make_event(alice, 30023, 1, {{"d", d}})).reason, "invalid: d tag too long (1026 bytes, max 1024)");
 }
 
-TEST_F(EventStoreTest, GroupStateKindsUseRuleA) {
+TEST_P(EventStoreTest, GroupStateKindsUseRuleA) {
   // 39000–39002: keyed by channel, so one relay key's groups do not replace each other.
   Event g1 = make_event(alice, 39000, 100, {{"d", "g1"}});
   Event g2 = make_event(alice, 39000, 100, {{"d", "g2"}});
-  ASSERT_EQ(write(g1, "g1").outcome, WriteOutcome::kStored);
-  ASSERT_EQ(write(g2, "g2").outcome, WriteOutcome::kStored);
+  ASSERT_EQ(write(g1, chan).outcome, WriteOutcome::kStored);
+  ASSERT_EQ(write(g2, other).outcome, WriteOutcome::kStored);
   Event g1b = make_event(alice, 39000, 101, {{"d", "g1"}});
-  EXPECT_EQ(write(g1b, "g1").removed, std::vector<Id>{g1.id});
+  EXPECT_EQ(write(g1b, chan).removed, std::vector<Id>{g1.id});
   EXPECT_EQ(query(R"({"kinds":[39000]})"), ids_of({&g1b, &g2}));
 }
 

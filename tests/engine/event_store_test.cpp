@@ -1,8 +1,9 @@
-// Unit tests of engine/rocks_event_store (+ event_record): insert and query
+// Unit tests of both event stores (engine/rocks_event_store + event_record,
+// migrate/pg_event_store; the fixture, event_store_fixture.h): insert and query
 // order (created_at desc, id asc), duplicates, every filter shape and its
 // index plan, limits and the accept gate, distinct COUNT, the #h channel
 // fallback, durability across reopen, and the unbounded per-kind scan of
-// start-up loaders. The fixture is in event_store_fixture.h.
+// start-up loaders; on RocksDB alone, its record layout.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,10 +22,13 @@
 namespace buzz::engine {
 namespace {
 
+BUZZ_ON_BOTH_STORES(EventStoreTest);
+BUZZ_ON_ROCKSDB(RocksStoreTest);
+
 // ---------------------------------------------------------------------------
 // insert, order, duplicates
 
-TEST_F(EventStoreTest, QueryReturnsNewestFirst) {
+TEST_P(EventStoreTest, QueryReturnsNewestFirst) {
   Event a = make_event(alice, 1, 100), b = make_event(alice, 1, 300), c = make_event(alice, 1, 200);
   EXPECT_EQ(write(a).outcome, WriteOutcome::kStored);
   EXPECT_EQ(write(b).outcome, WriteOutcome::kStored);
@@ -32,7 +36,7 @@ TEST_F(EventStoreTest, QueryReturnsNewestFirst) {
   EXPECT_EQ(query("{}"), ids_of({&b, &c, &a}));
 }
 
-TEST_F(EventStoreTest, TiesAreBrokenByLowestId) {
+TEST_P(EventStoreTest, TiesAreBrokenByLowestId) {
   std::vector<Event> events;
   for (int i = 0; i < 8; ++i) events.push_back(make_event(alice, 1, 500));
   events.push_back(make_event(alice, 1, 501));
@@ -50,9 +54,9 @@ TEST_F(EventStoreTest, TiesAreBrokenByLowestId) {
   EXPECT_EQ(query(R"({"ids":)" + ids + "]}"), expected);
 }
 
-TEST_F(EventStoreTest, StoredValueRoundTripsThroughTheRecord) {
-  Event e = make_event(alice, 9, 1234, {{"h", "chan"}, {"p", to_hex(bob.pubkey)}, {"imeta", "url x"}, {"t"}});
-  ASSERT_EQ(write(e, "chan").outcome, WriteOutcome::kStored);
+TEST_P(EventStoreTest, StoredValueRoundTripsThroughTheRecord) {
+  Event e = make_event(alice, 9, 1234, {{"h", chan}, {"p", to_hex(bob.pubkey)}, {"imeta", "url x"}, {"t"}});
+  ASSERT_EQ(write(e, chan).outcome, WriteOutcome::kStored);
   Filter f;
   std::vector<EventFields> seen;
   std::string raw;
@@ -62,10 +66,10 @@ TEST_F(EventStoreTest, StoredValueRoundTripsThroughTheRecord) {
     EXPECT_EQ(std::memcmp(fields.pubkey, e.pubkey.data(), 32), 0);
     EXPECT_EQ(fields.created_at, 1234u);
     EXPECT_EQ(fields.kind, 9);
-    EXPECT_EQ(fields.channel, "chan");
+    EXPECT_EQ(fields.channel, chan);
     ASSERT_EQ(fields.tags.size(), 2u);
     EXPECT_EQ(fields.tags[0].name, 'h');
-    EXPECT_EQ(fields.tags[0].value, "chan");
+    EXPECT_EQ(fields.tags[0].value, chan);
     EXPECT_EQ(fields.tags[1].name, 'p');
     EXPECT_EQ(fields.tags[1].value, to_hex(bob.pubkey));
     seen.push_back(fields);
@@ -74,7 +78,7 @@ TEST_F(EventStoreTest, StoredValueRoundTripsThroughTheRecord) {
   EXPECT_EQ(raw, e.raw);
 }
 
-TEST_F(EventStoreTest, RecordEncodingRoundTrips) {
+TEST_P(RocksStoreTest, RecordEncodingRoundTrips) {
   Event e = make_event(alice, 30023, 77, {{"d", "slug"}, {"e", std::string(300, 'x')}, {"title", "t"}});
   std::string value;
   encode_record(e, "channel-id", 0, &value);
@@ -97,7 +101,7 @@ TEST_F(EventStoreTest, RecordEncodingRoundTrips) {
   EXPECT_FALSE(decode_record(wrong_version, &rec));
 }
 
-TEST_F(EventStoreTest, KeySuffixSortsNewestFirstThenLowestId) {
+TEST_P(RocksStoreTest, KeySuffixSortsNewestFirstThenLowestId) {
   Id low{}, high{};
   high[0] = 1;
   std::string newer, older, tie_low, tie_high;
@@ -115,7 +119,7 @@ TEST_F(EventStoreTest, KeySuffixSortsNewestFirstThenLowestId) {
   EXPECT_EQ(get_u16(n.data() + 8), 0xABCD);
 }
 
-TEST_F(EventStoreTest, DuplicateIdIsReported) {
+TEST_P(EventStoreTest, DuplicateIdIsReported) {
   Event e = make_event(alice, 1, 100);
   EXPECT_EQ(write(e).outcome, WriteOutcome::kStored);
   WriteResult again = write(e);
@@ -124,7 +128,7 @@ TEST_F(EventStoreTest, DuplicateIdIsReported) {
   EXPECT_EQ(query("{}").size(), 1u);
 }
 
-TEST_F(EventStoreTest, DuplicateWithinOneBatchIsReported) {
+TEST_P(EventStoreTest, DuplicateWithinOneBatchIsReported) {
   Event e = make_event(alice, 1, 100);
   auto results = write_batch({{&e, ""}, {&e, ""}});
   ASSERT_EQ(results.size(), 2u);
@@ -133,11 +137,11 @@ TEST_F(EventStoreTest, DuplicateWithinOneBatchIsReported) {
   EXPECT_EQ(query("{}").size(), 1u);
 }
 
-TEST_F(EventStoreTest, ContainsAndGet) {
-  Event e = make_event(alice, 40002, 100, {{"h", "c"}});
+TEST_P(EventStoreTest, ContainsAndGet) {
+  Event e = make_event(alice, 40002, 100, {{"h", chan}});
   EXPECT_FALSE(store_->contains(e.id, e.kind));
   EXPECT_FALSE(store_->get(e.id));
-  ASSERT_EQ(write(e, "c").outcome, WriteOutcome::kStored);
+  ASSERT_EQ(write(e, chan).outcome, WriteOutcome::kStored);
   EXPECT_TRUE(store_->contains(e.id, e.kind));
   auto raw = store_->get(e.id);
   ASSERT_TRUE(raw);
@@ -146,7 +150,7 @@ TEST_F(EventStoreTest, ContainsAndGet) {
   EXPECT_FALSE(store_->get(unknown));
 }
 
-TEST_F(EventStoreTest, EmptyStoreReturnsNothing) {
+TEST_P(EventStoreTest, EmptyStoreReturnsNothing) {
   EXPECT_TRUE(query("{}").empty());
   EXPECT_EQ(count({"{}"}), 0u);
 }
@@ -160,21 +164,22 @@ class StoreFilters : public EventStoreTest {
     EventStoreTest::SetUp();
     a1 = make_event(alice, 1, 100, {{"t", "x"}});
     a2 = make_event(alice, 7, 200, {{"e", std::string(64, 'e')}, {"t", "y"}});
-    a3 = make_event(alice, 9, 300, {{"h", "chan"}, {"t", "x"}, {"t", "y"}});
+    a3 = make_event(alice, 9, 300, {{"h", chan}, {"t", "x"}, {"t", "y"}});
     b1 = make_event(bob, 1, 150, {{"p", to_hex(alice.pubkey)}});
-    b2 = make_event(bob, 9, 250, {{"h", "chan"}, {"t", "z"}});
-    c1 = make_event(carol, 40002, 300, {{"h", "other"}, {"T", "x"}});
+    b2 = make_event(bob, 9, 250, {{"h", chan}, {"t", "z"}});
+    c1 = make_event(carol, 40002, 300, {{"h", other}, {"T", "x"}});
     for (auto [e, ch] : std::vector<std::pair<Event*, std::string>>{
-             {&a1, ""}, {&a2, ""}, {&a3, "chan"}, {&b1, ""}, {&b2, "chan"}, {&c1, "other"}}) {
+             {&a1, ""}, {&a2, ""}, {&a3, chan}, {&b1, ""}, {&b2, chan}, {&c1, other}}) {
       ASSERT_EQ(write(*e, ch).outcome, WriteOutcome::kStored);
     }
   }
   Event a1, a2, a3, b1, b2, c1;
 };
+BUZZ_ON_BOTH_STORES(StoreFilters);
 
-TEST_F(StoreFilters, All) { EXPECT_EQ(query("{}"), newest_first({&a1, &a2, &a3, &b1, &b2, &c1})); }
+TEST_P(StoreFilters, All) { EXPECT_EQ(query("{}"), newest_first({&a1, &a2, &a3, &b1, &b2, &c1})); }
 
-TEST_F(StoreFilters, Ids) {
+TEST_P(StoreFilters, Ids) {
   EXPECT_EQ(query(R"({"ids":[")" + hex(a1) + R"(",")" + hex(b2) + R"("]})"), ids_of({&b2, &a1}));
   std::string unknown(64, '0');
   EXPECT_EQ(query(R"({"ids":[")" + unknown + R"(",")" + hex(c1) + R"("]})"), ids_of({&c1}));
@@ -184,7 +189,7 @@ TEST_F(StoreFilters, Ids) {
   EXPECT_TRUE(query(R"({"ids":[")" + hex(a1) + R"("],"since":101})").empty());
 }
 
-TEST_F(StoreFilters, Authors) {
+TEST_P(StoreFilters, Authors) {
   EXPECT_EQ(query(R"({"authors":)" + authors_json({&alice}) + "}"), ids_of({&a3, &a2, &a1}));
   EXPECT_EQ(query(R"({"authors":)" + authors_json({&bob, &carol}) + "}"), newest_first({&b1, &b2, &c1}));
   Keypair nobody = key(99);
@@ -192,20 +197,20 @@ TEST_F(StoreFilters, Authors) {
   EXPECT_TRUE(query(R"({"authors":[]})").empty());
 }
 
-TEST_F(StoreFilters, Kinds) {
+TEST_P(StoreFilters, Kinds) {
   EXPECT_EQ(query(R"({"kinds":[1]})"), ids_of({&b1, &a1}));
   EXPECT_EQ(query(R"({"kinds":[9,40002]})"), newest_first({&a3, &b2, &c1}));
   EXPECT_TRUE(query(R"({"kinds":[3]})").empty());
   EXPECT_TRUE(query(R"({"kinds":[]})").empty());
 }
 
-TEST_F(StoreFilters, AuthorsAndKinds) {
+TEST_P(StoreFilters, AuthorsAndKinds) {
   EXPECT_EQ(query(R"({"authors":)" + authors_json({&alice, &bob}) + R"(,"kinds":[1]})"), ids_of({&b1, &a1}));
   EXPECT_EQ(query(R"({"authors":)" + authors_json({&alice}) + R"(,"kinds":[7,9]})"), ids_of({&a3, &a2}));
   EXPECT_TRUE(query(R"({"authors":)" + authors_json({&carol}) + R"(,"kinds":[1]})").empty());
 }
 
-TEST_F(StoreFilters, Tags) {
+TEST_P(StoreFilters, Tags) {
   EXPECT_EQ(query(R"({"#t":["x"]})"), ids_of({&a3, &a1}));
   // a3 carries both values but is returned once.
   EXPECT_EQ(query(R"({"#t":["x","y"]})"), ids_of({&a3, &a2, &a1}));
@@ -213,16 +218,16 @@ TEST_F(StoreFilters, Tags) {
   EXPECT_EQ(query(R"({"#T":["x"]})"), ids_of({&c1}));
   EXPECT_EQ(query(R"({"#p":[")" + to_hex(alice.pubkey) + R"("]})"), ids_of({&b1}));
   EXPECT_EQ(query(R"({"#e":[")" + std::string(64, 'e') + R"("]})"), ids_of({&a2}));
-  EXPECT_EQ(query(R"({"#h":["chan"]})"), ids_of({&a3, &b2}));
+  EXPECT_EQ(query(R"({"#h":[")" + chan + R"("]})"), ids_of({&a3, &b2}));
   EXPECT_TRUE(query(R"({"#t":["nope"]})").empty());
   EXPECT_TRUE(query(R"({"#t":[]})").empty());
   // Tag plus other fields, and two tag filters.
   EXPECT_EQ(query(R"({"#t":["x","y"],"kinds":[7]})"), ids_of({&a2}));
-  EXPECT_EQ(query(R"({"#t":["x","y"],"#h":["chan"]})"), ids_of({&a3}));
+  EXPECT_EQ(query(R"({"#t":["x","y"],"#h":[")" + chan + R"("]})"), ids_of({&a3}));
   EXPECT_EQ(query(R"({"#t":["x","y","z"],"authors":)" + authors_json({&bob}) + "}"), ids_of({&b2}));
 }
 
-TEST_F(StoreFilters, TimeRangeIsInclusive) {
+TEST_P(StoreFilters, TimeRangeIsInclusive) {
   EXPECT_EQ(query(R"({"since":250})"), newest_first({&a3, &c1, &b2}));
   EXPECT_EQ(query(R"({"until":150})"), ids_of({&b1, &a1}));
   EXPECT_EQ(query(R"({"since":150,"until":250})"), ids_of({&b2, &a2, &b1}));
@@ -235,7 +240,7 @@ TEST_F(StoreFilters, TimeRangeIsInclusive) {
   EXPECT_EQ(query(R"({"#t":["x","y"],"since":200})"), ids_of({&a3, &a2}));
 }
 
-TEST_F(StoreFilters, LimitKeepsTheNewest) {
+TEST_P(StoreFilters, LimitKeepsTheNewest) {
   std::vector<std::string> all = query("{}");
   EXPECT_EQ(query(R"({"limit":2})"), std::vector<std::string>(all.begin(), all.begin() + 2));
   EXPECT_TRUE(query(R"({"limit":0})").empty());
@@ -247,7 +252,7 @@ TEST_F(StoreFilters, LimitKeepsTheNewest) {
   EXPECT_EQ(query(R"({"#t":["x","y"],"limit":2})"), ids_of({&a3, &a2}));
 }
 
-TEST_F(StoreFilters, AcceptGateRunsBeforeTheLimit) {
+TEST_P(StoreFilters, AcceptGateRunsBeforeTheLimit) {
   QueryOptions options;
   options.limit = 2;
   options.accept = [](const EventFields& f) { return f.channel.empty(); };
@@ -258,16 +263,16 @@ TEST_F(StoreFilters, AcceptGateRunsBeforeTheLimit) {
   EXPECT_EQ(count({"{}"}, count_options), 3u);
 }
 
-TEST_F(StoreFilters, SinkSeesDecodedFields) {
+TEST_P(StoreFilters, SinkSeesDecodedFields) {
   Filter f = *parse_filter_json(R"({"kinds":[9]})");
   std::vector<std::string> channels;
   ASSERT_TRUE(store_->query(f, {}, [&](std::string_view, const EventFields& fields) {
     channels.emplace_back(fields.channel);
   }).ok());
-  EXPECT_EQ(channels, (std::vector<std::string>{"chan", "chan"}));
+  EXPECT_EQ(channels, (std::vector<std::string>{chan, chan}));
 }
 
-TEST_F(StoreFilters, CountIsDistinctAcrossFilters) {
+TEST_P(StoreFilters, CountIsDistinctAcrossFilters) {
   EXPECT_EQ(count({"{}"}), 6u);
   EXPECT_EQ(count({R"({"kinds":[1]})"}), 2u);
   EXPECT_EQ(count({R"({"kinds":[1]})", R"({"kinds":[1]})"}), 2u);
@@ -277,7 +282,7 @@ TEST_F(StoreFilters, CountIsDistinctAcrossFilters) {
   EXPECT_EQ(count({}), 0u);
 }
 
-TEST_F(StoreFilters, CountIgnoresLimit) {
+TEST_P(StoreFilters, CountIgnoresLimit) {
   EXPECT_EQ(count({R"({"limit":1})"}), 6u);
 }
 
@@ -285,7 +290,7 @@ TEST_F(StoreFilters, CountIgnoresLimit) {
 // scan_kind
 
 // Start-up loaders read every event of a kind, past the per-query cap.
-TEST_F(EventStoreTest, ScanKindHasNoLimit) {
+TEST_P(EventStoreTest, ScanKindHasNoLimit) {
   std::vector<Event> events;
   for (uint64_t i = 0; i < kMaxQueryLimit + 20; ++i) events.push_back(make_event(key(1), 1, 1000 + i));
   std::vector<std::pair<const Event*, std::string>> batch;
@@ -308,14 +313,14 @@ TEST_F(EventStoreTest, ScanKindHasNoLimit) {
 // #h channel fallback (docs/reference/protocol.md §9.2): kinds 5 and 7 inherit their target's
 // channel and carry no h tag; a #h filter must still find them in history.
 
-TEST_F(EventStoreTest, HashHFindsChannelEventsWithoutAnHTag) {
-  Event msg = make_event(alice, 9, 100, {{"h", "chan"}});
+TEST_P(EventStoreTest, HashHFindsChannelEventsWithoutAnHTag) {
+  Event msg = make_event(alice, 9, 100, {{"h", chan}});
   Event reaction = make_event(bob, 7, 101, {{"e", hex(msg)}}, "+");
-  ASSERT_EQ(write(msg, "chan").outcome, WriteOutcome::kStored);
-  ASSERT_EQ(write(reaction, "chan").outcome, WriteOutcome::kStored);
-  EXPECT_EQ(query(R"({"#h":["chan"]})"), ids_of({&reaction, &msg}));
-  EXPECT_EQ(query(R"({"#h":["chan"],"kinds":[7]})"), ids_of({&reaction}));
-  EXPECT_EQ(count({R"({"#h":["chan"]})"}), 2u);
+  ASSERT_EQ(write(msg, chan).outcome, WriteOutcome::kStored);
+  ASSERT_EQ(write(reaction, chan).outcome, WriteOutcome::kStored);
+  EXPECT_EQ(query(R"({"#h":[")" + chan + R"("]})"), ids_of({&reaction, &msg}));
+  EXPECT_EQ(query(R"({"#h":[")" + chan + R"("],"kinds":[7]})"), ids_of({&reaction}));
+  EXPECT_EQ(count({R"({"#h":[")" + chan + R"("]})"}), 2u);
 }
 
 // ---------------------------------------------------------------------------
@@ -331,7 +336,7 @@ class StoredHistoryTest : public EventStoreTest {
   void store_history() {
     h_.del = make_event(alice, 5, 300, {{"e", hex(h_.gone)}});
     for (Event* e : {&h_.a, &h_.r1, &h_.r2, &h_.gone}) ASSERT_NE(write(*e).outcome, WriteOutcome::kInvalid);
-    ASSERT_EQ(write(h_.b, "c").outcome, WriteOutcome::kStored);
+    ASSERT_EQ(write(h_.b, chan).outcome, WriteOutcome::kStored);
     ASSERT_EQ(write(h_.del).outcome, WriteOutcome::kStored);
     before_ = query("{}");
     ASSERT_EQ(before_, newest_first({&h_.del, &h_.r2, &h_.b, &h_.a}));
@@ -340,7 +345,7 @@ class StoredHistoryTest : public EventStoreTest {
   void expect_history_intact() {
     EXPECT_EQ(query("{}"), before_);
     EXPECT_EQ(query(R"({"#t":["x"]})"), ids_of({&h_.a}));
-    EXPECT_EQ(query(R"({"#h":["c"]})"), ids_of({&h_.b}));
+    EXPECT_EQ(query(R"({"#h":[")" + chan + R"("]})"), ids_of({&h_.b}));
     auto raw = store_->get(h_.b.id);
     ASSERT_TRUE(raw);
     EXPECT_EQ(*raw, h_.b.raw);
@@ -351,12 +356,16 @@ class StoredHistoryTest : public EventStoreTest {
     EXPECT_EQ(count({"{}"}), 4u);
   }
 
-  History h_{make_event(alice, 1, 100, {{"t", "x"}}), make_event(bob, 9, 200, {{"h", "c"}}),
+  History h_{make_event(alice, 1, 100, {{"t", "x"}}), make_event(bob, 9, 200, {{"h", chan}}),
              make_event(alice, 10002, 100), make_event(alice, 10002, 200), make_event(alice, 1, 50), {}};
   std::vector<std::string> before_;
 };
+BUZZ_ON_BOTH_STORES(StoredHistoryTest);
 
-TEST_F(StoredHistoryTest, DataSurvivesReopen) {
+class RocksStoredHistoryTest : public StoredHistoryTest {};
+BUZZ_ON_ROCKSDB(RocksStoredHistoryTest);
+
+TEST_P(StoredHistoryTest, DataSurvivesReopen) {
   store_history();
   reopen();
   expect_history_intact();
@@ -364,7 +373,7 @@ TEST_F(StoredHistoryTest, DataSurvivesReopen) {
 
 // A data directory of the first layout (records keyed by id, no event_ids)
 // is moved to the time-ordered one when it is opened, with nothing lost.
-TEST_F(StoredHistoryTest, RecordsKeyedByIdAreMovedToTheTimeOrderedLayoutOnOpen) {
+TEST_P(RocksStoredHistoryTest, RecordsKeyedByIdAreMovedToTheTimeOrderedLayoutOnOpen) {
   store_history();
   // Rewrite the directory as the first layout wrote it: the index entries are
   // the same; records under their id; no event_ids; no layout or format marker.
@@ -400,7 +409,7 @@ TEST_F(StoredHistoryTest, RecordsKeyedByIdAreMovedToTheTimeOrderedLayoutOnOpen) 
   }
 }
 
-TEST_F(EventStoreTest, SecondOpenOfTheSameDirectoryFails) {
+TEST_P(RocksStoreTest, SecondOpenOfTheSameDirectoryFails) {
   DatabaseOptions options;
   options.block_cache_bytes = 1 << 20;
   auto second = RocksDatabase::open(dir_ + "/db", options);
@@ -427,13 +436,17 @@ class StoreScanAll : public EventStoreTest {
     return ids;
   }
 };
+BUZZ_ON_BOTH_STORES(StoreScanAll);
 
-TEST_F(StoreScanAll, ListsEveryMatchTheGateLetsThrough) {
+class RocksScanAll : public StoreScanAll {};
+BUZZ_ON_ROCKSDB(RocksScanAll);
+
+TEST_P(StoreScanAll, ListsEveryMatchTheGateLetsThrough) {
   std::vector<Event> events;
   for (uint64_t i = 0; i < 700; ++i) events.push_back(make_event(key(1), 1, 1000 + i));  // over one query's 500
   for (const Event& e : events) write(e);
-  const Event hidden = make_event(key(2), 9, 5000, {{"h", "c"}});
-  write(hidden, "c");
+  const Event hidden = make_event(key(2), 9, 5000, {{"h", chan}});
+  write(hidden, chan);
 
   auto all = scan("{}", 10'000);
   ASSERT_TRUE(all.ok()) << all.error();
@@ -465,7 +478,7 @@ TEST_F(StoreScanAll, ListsEveryMatchTheGateLetsThrough) {
 
 // A filter of time bounds alone is read in storage order, any other by index:
 // the same set either way, without deleted or replaced events.
-TEST_F(StoreScanAll, StorageOrderAndIndexAgree) {
+TEST_P(StoreScanAll, StorageOrderAndIndexAgree) {
   Event a = make_event(alice, 1, 100), gone = make_event(alice, 1, 50);
   Event r1 = make_event(alice, 10002, 100), r2 = make_event(alice, 10002, 200);
   for (Event* e : {&a, &gone, &r1, &r2}) ASSERT_NE(write(*e).outcome, WriteOutcome::kInvalid);
@@ -486,12 +499,12 @@ TEST_F(StoreScanAll, StorageOrderAndIndexAgree) {
 
 // scan_index_keys: (created_at, id) from one index, no record read; a filter
 // an index cannot answer alone is left to the caller.
-TEST_F(StoreScanAll, IndexKeysListTheFilter) {
+TEST_P(RocksScanAll, IndexKeysListTheFilter) {
   Event a = make_event(alice, 1, 100), b = make_event(bob, 1, 200), c = make_event(alice, 7, 300, {{"t", "x"}});
   for (Event* e : {&a, &b, &c}) ASSERT_EQ(write(*e).outcome, WriteOutcome::kStored);
   auto keys = [&](const std::string& json) {
     std::vector<std::pair<uint64_t, std::string>> out;
-    auto r = store_->scan_index_keys(*parse_filter_json(json), [&](uint64_t t, const Id& id) {
+    auto r = rocks().scan_index_keys(*parse_filter_json(json), [&](uint64_t t, const Id& id) {
       out.emplace_back(t, to_hex(id));
     });
     EXPECT_TRUE(r.ok());

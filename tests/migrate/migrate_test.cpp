@@ -31,6 +31,7 @@
 #include "tests/e2e/relay_process.h"
 #include "tests/migrate/original_db.h"
 #include "tests/migrate/pg_test_db.h"
+#include "tools/client/child_process.h"
 
 namespace buzz::test {
 namespace {
@@ -547,12 +548,11 @@ TEST(Migrate, KillNineMidExportThenRerunHasNoDuplicates) {
   fill(a.path, 60000);
   if (HasFatalFailure()) return;
   PgTestDb pg("killnine");
-  pid_t child = fork();
-  if (child == 0) {
-    execl(std::getenv("BUZZ_BINARY"), "buzz", "migrate", "export", "--data-dir", a.path.c_str(), "--to", pg.url().c_str(),
-          "--batch", "2000", "--json", static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  std::string error;
+  const pid_t child = client::start_child(
+      {.args = {std::getenv("BUZZ_BINARY"), "migrate", "export", "--data-dir", a.path, "--to", pg.url(), "--batch", "2000", "--json"}},
+      &error);
+  ASSERT_GT(child, 0) << error;
   // Kill it once some event batches are committed, and before it is done.
   bool killed_mid_way = false;
   for (int i = 0; i < 600 && !killed_mid_way; ++i) {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/signature.h"
-#include "server/common/base64.h"
+#include "engine/base64.h"
 
 namespace buzz::server {
 namespace {
@@ -20,21 +20,7 @@ const std::string kSha = std::string(64, 'a');
 const std::string kBodySha = std::string(64, 'b');
 
 std::string base64(std::string_view in, bool url_safe) {
-  const char* abc = url_safe ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-                             : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (size_t i = 0; i < in.size(); i += 3) {
-    uint32_t n = uint32_t(uint8_t(in[i])) << 16;
-    if (i + 1 < in.size()) n |= uint32_t(uint8_t(in[i + 1])) << 8;
-    if (i + 2 < in.size()) n |= uint8_t(in[i + 2]);
-    out += abc[(n >> 18) & 63];
-    out += abc[(n >> 12) & 63];
-    if (i + 1 < in.size()) out += abc[(n >> 6) & 63];
-    else if (!url_safe) out += '=';
-    if (i + 2 < in.size()) out += abc[n & 63];
-    else if (!url_safe) out += '=';
-  }
-  return out;
+  return url_safe ? engine::encode_base64url_unpadded(in) : engine::encode_base64(in);
 }
 
 struct AuthEvent {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 
+#include "engine/base64.h"
 #include "engine/canonical.h"
 #include "engine/signature.h"
 #include "server/access/nip98.h"
@@ -23,21 +24,6 @@ namespace {
 
 constexpr uint64_t kNip98Now = 1'800'000'000;
 const std::string kNip98Base = nip98_base_url("ws://localhost:3000/");
-
-std::string nip98_base64(std::string_view in) {
-  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (size_t i = 0; i < in.size(); i += 3) {
-    uint32_t n = uint32_t(uint8_t(in[i])) << 16;
-    if (i + 1 < in.size()) n |= uint32_t(uint8_t(in[i + 1])) << 8;
-    if (i + 2 < in.size()) n |= uint8_t(in[i + 2]);
-    out += abc[(n >> 18) & 63];
-    out += abc[(n >> 12) & 63];
-    out += i + 1 < in.size() ? abc[(n >> 6) & 63] : '=';
-    out += i + 2 < in.size() ? abc[n & 63] : '=';
-  }
-  return out;
-}
 
 std::string sha256_hex(std::string_view s) {
   uint8_t d[32];
@@ -57,7 +43,7 @@ Signed sign_request(std::vector<engine::Tag> tags, uint16_t kind = kind::kHttpAu
   s.event.created_at = at;
   s.event.tags = std::move(tags);
   engine::sign_event(s.key, &s.event);
-  s.header = "Nostr " + nip98_base64(s.event.raw);
+  s.header = "Nostr " + engine::encode_base64(s.event.raw);
   return s;
 }
 
@@ -80,9 +66,7 @@ TEST(Nip98Test, AWellSignedRequestAuthenticatesItsSigner) {
   EXPECT_EQ(who->pubkey, s.key.pubkey);
   EXPECT_EQ(who->event_id, s.event.id);
   // URL-safe base64 without padding is accepted too.
-  std::string urlsafe = s.header;
-  for (char& c : urlsafe) c = c == '+' ? '-' : c == '/' ? '_' : c;
-  while (urlsafe.back() == '=') urlsafe.pop_back();
+  const std::string urlsafe = "Nostr " + engine::encode_base64url_unpadded(s.event.raw);
   EXPECT_TRUE(check_header(urlsafe, "POST", "/api/tokens", body, true).ok());
 }
 
@@ -99,9 +83,9 @@ TEST(Nip98Test, EveryRuleHasItsRefusal) {
   std::vector<Case> cases = {
       {"bearer scheme", "Bearer buzz_x", "POST", "", "missing Nostr auth"},
       {"bad base64", "Nostr !!!", "POST", "", "invalid base64 in Nostr auth"},
-      {"not an event", "Nostr " + nip98_base64("{}"), "POST", "", "invalid NIP-98 event JSON"},
+      {"not an event", "Nostr " + engine::encode_base64("{}"), "POST", "", "invalid NIP-98 event JSON"},
       {"wrong kind", sign_request({{"u", url}, {"method", "POST"}}, 1).header, "POST", "", "NIP-98: kind must be 27235"},
-      {"tampered", "Nostr " + nip98_base64(tampered.event.raw), "POST", "", "NIP-98: invalid: invalid event id: computed "},
+      {"tampered", "Nostr " + engine::encode_base64(tampered.event.raw), "POST", "", "NIP-98: invalid: invalid event id: computed "},
       {"stale", good.header, "POST", "", "NIP-98: event too old or too new", false, kNip98Now + 61},
       {"2^63 + now",
        sign_request({{"u", url}, {"method", "POST"}}, kind::kHttpAuth, (uint64_t(1) << 63) + kNip98Now).header, "POST", "",

@@ -1,7 +1,6 @@
 #include "tools/cli/token_mint.h"
 
-#include <openssl/evp.h>
-
+#include "engine/base64.h"
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/hex.h"
@@ -14,14 +13,6 @@ namespace {
 
 constexpr const char* kScopes =
     R"(["messages:read","messages:write","channels:read","channels:write","users:read","users:write","files:read","files:write"])";
-
-std::string base64(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), int(bytes.size()));
-  out.resize(size_t(n));
-  return out;
-}
 
 }  // namespace
 
@@ -37,7 +28,7 @@ std::string nip98_authorization(const engine::Keypair& key, const std::string& u
   e.tags = {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, sizeof digest)},
             {"nonce", engine::to_hex(nonce, sizeof nonce)}};
   engine::sign_event(key, &e);
-  return "Nostr " + base64(e.raw);
+  return "Nostr " + engine::encode_base64(e.raw);
 }
 
 MintedToken mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request) {

@@ -8,7 +8,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
-#include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <poll.h>
 #include <strings.h>
@@ -21,6 +20,8 @@
 #include <map>
 #include <mutex>
 #include <utility>
+
+#include "engine/base64.h"
 
 namespace buzz::client {
 namespace {
@@ -241,9 +242,7 @@ std::string random_key() {
   unsigned char raw[16];
   std::random_device rd;  // the key is a nonce, not a secret
   for (auto& b : raw) b = static_cast<unsigned char>(rd());
-  unsigned char out[32];
-  const int n = EVP_EncodeBlock(out, raw, sizeof(raw));
-  return std::string(reinterpret_cast<char*>(out), static_cast<size_t>(n));
+  return engine::encode_base64(std::string_view(reinterpret_cast<const char*>(raw), sizeof raw));
 }
 
 }  // namespace

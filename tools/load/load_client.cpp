@@ -1,7 +1,6 @@
 // What every scenario says to the relay; see load_client.h.
 #include "tools/load/load_client.h"
 
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/base64.h"
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/hex.h"
@@ -64,10 +64,7 @@ std::string nip98(const engine::Keypair& key, const std::string& url, const std:
   engine::sha256(body.data(), body.size(), digest);
   const engine::Event e =
       note(key, "", {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, 32)}}, kind::kHttpAuth);
-  std::string b64(4 * ((e.raw.size() + 2) / 3), '\0');
-  EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()), reinterpret_cast<const unsigned char*>(e.raw.data()),
-                  int(e.raw.size()));
-  return "Nostr " + b64;
+  return "Nostr " + engine::encode_base64(e.raw);
 }
 
 std::string mint_bearer(const ServerProcess& server, const engine::Keypair& key, const std::string& scope) {

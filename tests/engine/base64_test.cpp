@@ -1,13 +1,31 @@
-// Unit tests for server/base64: the lenient decoder NIP-98 uses (either
+// Unit tests for engine/base64: the encoders, each decoded back; the lenient
+// decoder NIP-98 uses (either
 // alphabet, padding optional) and the two strict forms Blossom accepts
 // (URL-safe unpadded, standard padded), which refuse the other alphabet,
 // wrong padding and stray bits after the last byte.
-#include "server/common/base64.h"
+#include "engine/base64.h"
 
 #include <gtest/gtest.h>
 
-namespace buzz::server {
+namespace buzz::engine {
 namespace {
+
+TEST(Base64, Encodes) {
+  EXPECT_EQ(encode_base64(""), "");
+  EXPECT_EQ(encode_base64("h"), "aA==");
+  EXPECT_EQ(encode_base64("hi"), "aGk=");
+  EXPECT_EQ(encode_base64("hello"), "aGVsbG8=");
+  EXPECT_EQ(encode_base64(std::string("\xfb\xff\xbf", 3)), "+/+/");
+  EXPECT_EQ(encode_base64url_unpadded(std::string("\xfb\xff\xbf", 3)), "-_-_");
+  EXPECT_EQ(encode_base64url_unpadded("hello"), "aGVsbG8");
+  std::string all;
+  for (int i = 0; i < 256; ++i) all.push_back(char(i));
+  for (size_t n = 0; n <= all.size(); n += 37) {
+    const std::string bytes = all.substr(0, n);
+    EXPECT_EQ(decode_base64_padded(encode_base64(bytes)), bytes) << n;
+    EXPECT_EQ(decode_base64url_unpadded(encode_base64url_unpadded(bytes)), bytes) << n;
+  }
+}
 
 TEST(Base64, Lenient) {
   EXPECT_EQ(decode_base64("aGVsbG8="), "hello");
@@ -42,4 +60,4 @@ TEST(Base64, StandardPadded) {
 }
 
 }  // namespace
-}  // namespace buzz::server
+}  // namespace buzz::engine

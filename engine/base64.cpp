@@ -1,12 +1,33 @@
-// Base64 decoding; see base64.h.
-#include "server/common/base64.h"
+// Base64; see base64.h.
+#include "engine/base64.h"
 
+#include <algorithm>
 #include <cstdint>
 
-namespace buzz::server {
+namespace buzz::engine {
 namespace {
 
 enum class Alphabet { kEither, kStandard, kUrlSafe };
+
+constexpr char kStandardDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr char kUrlSafeDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+// Four digits for every three bytes; the last group's missing digits are '=' when `pad`.
+std::string encode(std::string_view bytes, const char* digits, bool pad) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const size_t n = std::min<size_t>(3, bytes.size() - i);
+    uint32_t group = uint32_t(uint8_t(bytes[i])) << 16;
+    if (n > 1) group |= uint32_t(uint8_t(bytes[i + 1])) << 8;
+    if (n > 2) group |= uint8_t(bytes[i + 2]);
+    for (size_t d = 0; d < 4; ++d) {
+      if (d <= n) out.push_back(digits[(group >> (18 - 6 * d)) & 63]);
+      else if (pad) out.push_back('=');
+    }
+  }
+  return out;
+}
 
 int base64_value(char c, Alphabet alphabet) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
@@ -42,6 +63,10 @@ std::optional<std::string> decode(std::string_view text, Alphabet alphabet, bool
 
 }  // namespace
 
+std::string encode_base64(std::string_view bytes) { return encode(bytes, kStandardDigits, true); }
+
+std::string encode_base64url_unpadded(std::string_view bytes) { return encode(bytes, kUrlSafeDigits, false); }
+
 std::optional<std::string> decode_base64(std::string_view text) {
   while (!text.empty() && text.back() == '=') text.remove_suffix(1);
   return decode(text, Alphabet::kEither, false);
@@ -57,4 +82,4 @@ std::optional<std::string> decode_base64_padded(std::string_view text) {
   return decode(text.substr(0, text.size() - pad), Alphabet::kStandard, true);
 }
 
-}  // namespace buzz::server
+}  // namespace buzz::engine
