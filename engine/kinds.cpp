@@ -42,6 +42,7 @@ constexpr auto kKinds = std::to_array<KindInfo>({
     {20001, "presence", kClient, kGlobal, kPlain, "messages:write"},
     {20002, "typing", kClient, kRequired, kPlain, "messages:write"},
     {28936, "leave relay", kClient, kGlobal, kRelayLeave, "channels:read"},
+    {28990, "delivery receipt", kRelay, kGlobal, kPlain, ""},
     {30000, "follow set", kClient, kGlobal, kPlain, "users:write"},
     {30003, "bookmark set", kClient, kGlobal, kPlain, "users:write"},
     {30023, "long-form article", kClient, kGlobal, kPlain, "messages:write"},

@@ -77,6 +77,12 @@ constexpr StorageFamily storage_family(uint16_t kind) {
 
 std::string_view kind_class_name(KindClass c);
 
+// NIP-78 read state: among them the members' read markers, `d` = buzz:read:<channel> (docs/reference/kinds.md §2.1).
+inline constexpr uint16_t kReadStateKind = 30078;
+
+// Kinds readable only by their author: a member's read state is hers alone (docs/reference/kinds.md §2.1).
+constexpr bool is_self_only(uint16_t kind) { return kind == kReadStateKind; }
+
 // Kinds readable only by the pubkeys in their p tags (docs/reference/protocol.md §9.3; 41001 per docs/reference/kinds.md §4.6).
 constexpr bool is_p_gated(uint16_t kind) {
   return kind == 1059 || kind == 41001 || kind == 44100 || kind == 44101 || kind == 30622;

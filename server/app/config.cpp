@@ -71,6 +71,8 @@ const std::vector<ConfigKey> kKeys = {
     {"reconcile-channels", "BUZZ_RECONCILE_CHANNELS", "false",
      "at start-up, give each channel without group state its 39000-39002 (after importing a database); set = on, as the original"},
     {"reaper-interval", "BUZZ_REAPER_INTERVAL_SECS", "60", "seconds between runs of the ephemeral-channel (TTL) reaper"},
+    {"delivery-retention-days", "BUZZ_DELIVERY_RETENTION_DAYS", "30",
+     "days of channel messages whose deliveries are kept for receipts (<data-dir>/deliveries); 0 = none recorded"},
     {"ephemeral-ttl-override", "BUZZ_EPHEMERAL_TTL_OVERRIDE", "",
      "seconds that replace the ttl of every channel created with one (a testing aid); unset = as sent"},
     {"mint-rate-limit", "BUZZ_MINT_RATE_LIMIT", "50", "API tokens one pubkey may mint per hour"},
@@ -250,6 +252,9 @@ Status set_config(Config* c, const std::string& key, const std::string& v, const
   } else if (key == "shutdown-timeout") {
     if (!parse_int(v, 0, 3600, &n)) return bad(key, source, v, "seconds from 0 (cut at once) to 3600");
     c->shutdown_timeout = n;
+  } else if (key == "delivery-retention-days") {
+    if (!parse_int(v, 0, 3650, &n)) return bad(key, source, v, "days from 0 (none recorded) to 3650");
+    c->delivery_retention_days = n;
   } else if (key == "auth-timeout") {
     if (!parse_int(v, 0, 3600, &n)) return bad(key, source, v, "seconds from 0 (no deadline) to 3600");
     c->auth_timeout = n;
