@@ -22,7 +22,9 @@ test('the author sees who her message reached and who read it; the others see no
   const { alice, bob, carol } = people;
   await createChannel(alice, 'receipts');
   await addMember(alice, 'Bob', 2);
-  await addMember(alice, 'Carol', 3);
+  await alice.page.type('#add-member', 'Carol');  // the members pane is open still
+  await alice.page.click('#add-member-button');
+  await waitText(alice.page, '.members h2', 'Members (3)');
   await openChannel(bob, 'receipts');
   await carol.page.waitForSelector('[data-channel="receipts"]', { timeout: 30000 });
   await say(alice, bob, 'did this reach you');
