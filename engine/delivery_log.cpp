@@ -1,8 +1,11 @@
 // The deliveries' RocksDB instance; see delivery_log.h.
 //
-// Key: day (4, big-endian) · event id (32) · member (32); no value. A day's
-// keys are one range, so dropping it is a DeleteRange, and the table files
-// wholly inside it are removed (DeleteFilesInRange) instead of compacted.
+// Key: day (4, big-endian) · event id (32) · a write number (8); value: the
+// members (32 bytes each) of a run of deliveries of that event. A fan-out
+// task appends an event's deliveries one after another, so a flush writes one
+// key per event and loop, not one per delivery. A day's keys are one range,
+// so dropping it is a DeleteRange, and the table files wholly inside it are
+// removed (DeleteFilesInRange) instead of compacted.
 #include "engine/delivery_log.h"
 
 #include <rocksdb/cache.h>
@@ -12,13 +15,16 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 
 namespace buzz::engine {
 namespace {
 
 constexpr size_t kDayBytes = 4;
-constexpr size_t kKeyBytes = kDayBytes + 32 + 32;
+constexpr size_t kPrefixBytes = kDayBytes + 32;
+constexpr size_t kKeyBytes = kPrefixBytes + 8;
 constexpr size_t kBlockCacheBytes = 8 << 20;  // its own, apart from the event store's
 
 void put_day(char* out, uint32_t day) {
@@ -48,6 +54,9 @@ Result<std::unique_ptr<RocksDeliveryLog>> RocksDeliveryLog::open(const std::stri
   if (!s.ok()) return Error{"cannot open the delivery log " + path + ": " + s.ToString()};
   std::unique_ptr<RocksDeliveryLog> log(new RocksDeliveryLog());
   log->db_.reset(raw);
+  // Write numbers only need to differ from every earlier run's: start from the clock (µs).
+  log->next_write_ = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch()).count());
   return log;
 }
 
@@ -57,11 +66,18 @@ Status RocksDeliveryLog::record(std::span<const Delivery> deliveries) {
   if (deliveries.empty()) return {};
   rocksdb::WriteBatch batch;
   char key[kKeyBytes];
-  for (const Delivery& d : deliveries) {
-    put_day(key, d.day);
-    std::memcpy(key + kDayBytes, d.event.data(), 32);
-    std::memcpy(key + kDayBytes + 32, d.member.data(), 32);
-    batch.Put(rocksdb::Slice(key, kKeyBytes), rocksdb::Slice());
+  std::string members;
+  for (size_t i = 0; i < deliveries.size();) {
+    const Delivery& first = deliveries[i];
+    members.clear();
+    for (; i < deliveries.size() && deliveries[i].event == first.event && deliveries[i].day == first.day; ++i) {
+      members.append(reinterpret_cast<const char*>(deliveries[i].member.data()), 32);
+    }
+    put_day(key, first.day);
+    std::memcpy(key + kDayBytes, first.event.data(), 32);
+    const uint64_t n = next_write_++;
+    for (int b = 0; b < 8; ++b) key[kPrefixBytes + b] = char(n >> (56 - 8 * b));
+    batch.Put(rocksdb::Slice(key, kKeyBytes), members);
   }
   // No fsync: a crash loses at most the last deliveries' records, never an event.
   rocksdb::Status s = db_->Write(rocksdb::WriteOptions(), &batch);
@@ -70,19 +86,23 @@ Status RocksDeliveryLog::record(std::span<const Delivery> deliveries) {
 }
 
 Result<std::vector<Pubkey>> RocksDeliveryLog::delivered_to(const Id& event, uint64_t created_at) {
-  char prefix[kDayBytes + 32];
+  char prefix[kPrefixBytes];
   put_day(prefix, uint32_t(created_at / kSecondsPerDay));
   std::memcpy(prefix + kDayBytes, event.data(), 32);
   const rocksdb::Slice want(prefix, sizeof prefix);
   std::vector<Pubkey> members;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
   for (it->Seek(want); it->Valid() && it->key().starts_with(want); it->Next()) {
-    if (it->key().size() != kKeyBytes) continue;
-    Pubkey pk;
-    std::memcpy(pk.data(), it->key().data() + kDayBytes + 32, 32);
-    members.push_back(pk);
+    const rocksdb::Slice v = it->value();
+    for (size_t at = 0; at + 32 <= v.size(); at += 32) {
+      Pubkey pk;
+      std::memcpy(pk.data(), v.data() + at, 32);
+      members.push_back(pk);
+    }
   }
   if (!it->status().ok()) return Error{"error: delivery log read failed: " + it->status().ToString()};
+  std::sort(members.begin(), members.end());
+  members.erase(std::unique(members.begin(), members.end()), members.end());
   return members;
 }
 

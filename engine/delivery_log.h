@@ -43,7 +43,7 @@ class DeliveryLog {
   virtual ~DeliveryLog() = default;
   // Repeats (a member's several sessions or subscriptions) are kept once.
   virtual Status record(std::span<const Delivery> deliveries) = 0;
-  // The members an event was sent to, each once; `created_at` names its partition.
+  // The members an event was sent to, each once, sorted; `created_at` names its partition.
   virtual Result<std::vector<Pubkey>> delivered_to(const Id& event, uint64_t created_at) = 0;
   // Drops every partition before `day`.
   virtual Status drop_before(uint32_t day) = 0;
@@ -63,6 +63,7 @@ class RocksDeliveryLog final : public DeliveryLog {
  private:
   RocksDeliveryLog() = default;
   std::unique_ptr<rocksdb::DB> db_;
+  uint64_t next_write_ = 0;  // each key's last 8 bytes (record() is one thread's)
 };
 
 }  // namespace buzz::engine

@@ -67,7 +67,6 @@ Receipt receipt_of(engine::EventStore& store, const engine::TeamState& team, eng
   r.created_at = stored->created_at;
   std::vector<engine::Pubkey> sent;
   if (auto got = log.delivered_to(id, stored->created_at)) sent = std::move(*got);
-  std::sort(sent.begin(), sent.end());
   const auto positions = read_positions(store, stored->channel);
   for (const engine::ChannelMember& m : team.members_of(stored->channel)) {
     if (m.pubkey == stored->pubkey) continue;
