@@ -56,8 +56,13 @@ inline constexpr uint16_t kUserStatus = 30315;
 inline constexpr uint16_t kPresence = 20001;
 inline constexpr uint16_t kTyping = 20002;
 inline constexpr uint16_t kAuth = 22242;         // NIP-42
-inline constexpr uint16_t kBlossomAuth = 24242;  // refused: never relayed
+inline constexpr uint16_t kBlossomAuth = 24242;  // media uploads' proof; refused as an EVENT
 inline constexpr uint16_t kHttpAuth = 27235;     // NIP-98
+// Relay-signed, ephemeral, never stored or fanned out: a NIP-86 change carried to the
+// other nodes, and a message's receipt, sent to its author or a channel admin in
+// answer to a REQ. No client may send either.
+inline constexpr uint16_t kPolicyNotice = 28986;
+inline constexpr uint16_t kDeliveryReceipt = 28990;
 
 // Messages and what hangs off them.
 inline constexpr uint16_t kStreamMessageV2 = 40002;

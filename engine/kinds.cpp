@@ -43,6 +43,7 @@ constexpr auto kKinds = std::to_array<KindInfo>({
     {kPresence, "presence", kClient, kGlobal, kPlain, "messages:write"},
     {kTyping, "typing", kClient, kRequired, kPlain, "messages:write"},
     {kLeaveRelay, "leave relay", kClient, kGlobal, kRelayLeave, "channels:read"},
+    {kDeliveryReceipt, "delivery receipt", kRelay, kGlobal, kPlain, ""},
     {kFollowSet, "follow set", kClient, kGlobal, kPlain, "users:write"},
     {kBookmarkSet, "bookmark set", kClient, kGlobal, kPlain, "users:write"},
     {kLongFormArticle, "long-form article", kClient, kGlobal, kPlain, "messages:write"},

@@ -79,6 +79,10 @@ constexpr StorageFamily storage_family(uint16_t kind) {
 
 std::string_view kind_class_name(KindClass c);
 
+// Kinds readable only by their author: a member's read state (NIP-78, among them the
+// read markers, `d` = buzz:read:<channel>) is hers alone (docs/reference/kinds.md §2.1).
+constexpr bool is_self_only(uint16_t kind) { return kind == kind::kReadState; }
+
 // Kinds readable only by the pubkeys in their p tags (docs/reference/protocol.md §9.3; 41001 per docs/reference/kinds.md §4.6).
 constexpr bool is_p_gated(uint16_t kind) {
   return kind == kind::kGiftWrap || kind == kind::kDmCreated || kind == kind::kMemberAddedNotification ||

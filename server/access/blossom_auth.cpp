@@ -70,7 +70,7 @@ engine::Result<engine::Pubkey> verify_blossom_upload(const BlossomUpload& u, std
   const engine::Event& e = *parsed;
   std::string why;
   if (engine::check_event(e, &why) != engine::EventCheck::kOk) return fail("invalid signature");
-  if (e.kind != kBlossomAuthKind) return fail("invalid auth event kind");
+  if (e.kind != kind::kBlossomAuth) return fail("invalid auth event kind");
   if (is_blank(e.content)) return fail("invalid auth event");
 
   bool has_verb = false;

@@ -13,11 +13,11 @@
 #include <string_view>
 
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "engine/result.h"
 
 namespace buzz::server {
 
-inline constexpr uint16_t kBlossomAuthKind = 24242;
 // created_at may lie this far in the future (clock skew).
 inline constexpr int64_t kBlossomFutureSkewSecs = 5;
 // How old the auth event may be: before the body is read, and after it for an

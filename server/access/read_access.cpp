@@ -2,6 +2,7 @@
 #include "server/access/read_access.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "engine/channel.h"
 #include "engine/kinds.h"
@@ -33,6 +34,7 @@ bool names_reader(const engine::EventFields& f, std::string_view reader_hex) {
 
 bool readable_by(const engine::EventFields& f, const engine::TeamState& team, const Grant& grant,
                  const engine::Pubkey& reader, std::string_view reader_hex) {
+  if (engine::is_self_only(f.kind)) return std::memcmp(f.pubkey, reader.data(), reader.size()) == 0;
   if (!f.channel.empty()) return grant.allows_channel(f.channel) && team.can_read(f.channel, reader);
   return !engine::is_p_gated(f.kind) || names_reader(f, reader_hex);
 }

@@ -21,7 +21,8 @@ std::string channel_scope(const std::vector<engine::Filter>& filters);
 // channels it may read (open, or a member of) and its grant reaches; a
 // p-gated kind (engine::is_p_gated) only to a pubkey it names in a p tag,
 // wherever it appears — such events are stored globally yet may carry a
-// channel's h tag. This is the p-gate (docs/reference/protocol.md §9.3), applied per event:
+// channel's h tag; a self-only kind (engine::is_self_only, a read marker) only
+// to its author. This is the p-gate (docs/reference/protocol.md §9.3), applied per event:
 // a filter that could match gated kinds is narrowed by it, never refused.
 bool readable_by(const engine::EventFields& f, const engine::TeamState& team, const Grant& grant,
                  const engine::Pubkey& reader, std::string_view reader_hex);

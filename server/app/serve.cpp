@@ -49,6 +49,7 @@
 #include "server/ops/metrics.h"
 #include "server/ops/ops_listener.h"
 #include "server/pipeline/throttle.h"
+#include "server/relay/delivery_recorder.h"
 #include "server/relay/history.h"
 #include "server/relay/relay.h"
 #include "server/workflows/workflows.h"
@@ -421,6 +422,18 @@ int run_serve(int argc, char** argv) {
   for (auto& l : loops) loop_ptrs.push_back(l.get());
   metrics.loops.assign(loop_ptrs.begin(), loop_ptrs.end());
   huddles.attach(loop_ptrs);
+  // Receipts: the fan-out's deliveries, kept on this node (docs/storage.md, "Deliveries").
+  std::unique_ptr<engine::RocksDeliveryLog> delivery_log;
+  std::unique_ptr<DeliveryRecorder> deliveries;
+  if (cfg.delivery_retention_days > 0) {
+    auto opened = engine::RocksDeliveryLog::open(cfg.data_dir + "/deliveries");
+    if (!opened) return fail(opened.error());
+    delivery_log = std::move(*opened);
+    deliveries = std::make_unique<DeliveryRecorder>(
+        *delivery_log, loop_ptrs.size(), DeliveryOptions{.retention_days = uint32_t(cfg.delivery_retention_days)});
+    deliveries->start();
+    relay.set_deliveries(deliveries.get());
+  }
   relay.attach(loop_ptrs, &http, &workflows,
                [&huddles](net::Loop& loop, const std::vector<Revocation>& channels,
                           const std::vector<engine::Pubkey>& members) { huddles.on_rights_lost(loop, channels, members); });
@@ -491,6 +504,7 @@ int run_serve(int argc, char** argv) {
   for (auto& l : loops) l->stop();
   for (auto& t : loop_threads) t.join();
   relay.stop();      // the NEG worker posts to the loops: it ends before they do
+  if (deliveries) deliveries->stop();  // the loops' last deliveries are written
   http.stop();       // so do the link previews' workers
   media.stop();      // answers the uploads it holds (their loops are stopped: nobody reads them)
   workflows.stop();  // before the writer: a run may be waiting for a commit

@@ -13,6 +13,7 @@
 #include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "engine/kind_numbers.h"
+#include "engine/kinds.h"
 #include "server/common/api_error.h"
 #include "server/http/http_api.h"
 
@@ -82,6 +83,7 @@ net::HttpResponse HttpApi::get_event(const Caller& who, std::string_view id_hex)
 }
 
 bool HttpApi::readable_event(const Caller& who, const engine::StoredEvent& stored) {
+  if (engine::is_self_only(stored.kind) && stored.pubkey != who.pubkey) return false;
   if (stored.channel.empty()) {
     std::optional<Scope> need = global_read_scope(stored.kind);
     return need && who.grant.has(*need);

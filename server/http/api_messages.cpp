@@ -22,6 +22,7 @@
 #include "server/common/api_error.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
+#include "server/relay/receipts.h"
 
 namespace buzz::server {
 namespace {
@@ -333,14 +334,24 @@ net::HttpResponse HttpApi::get_thread(const Caller& who, std::string_view channe
                         {"next_cursor", cursor}}));
 }
 
-net::HttpResponse HttpApi::get_reactions(const Caller& who, std::string_view target_hex, const net::HttpRequest& req) {
-  if (target_hex.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos || target_hex.size() % 2) {
+namespace {
+
+// The {event_id} of /api/messages/{event_id}/…: nullopt, or the 400 that refuses it.
+std::optional<net::HttpResponse> parse_event_id(std::string_view hex, Id* out) {
+  if (hex.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos || hex.size() % 2) {
     return api_error(400, "invalid event_id: not valid hex");
   }
-  Id target;
-  if (!engine::from_hex_any_case(target_hex, target.data(), target.size()) || target_hex.size() != 64) {
+  if (!engine::from_hex_any_case(hex, out->data(), out->size()) || hex.size() != 64) {
     return api_error(400, "invalid event_id: must be 32 bytes (64 hex chars)");
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+net::HttpResponse HttpApi::get_reactions(const Caller& who, std::string_view target_hex, const net::HttpRequest& req) {
+  Id target;
+  if (auto refused = parse_event_id(target_hex, &target)) return *refused;
   auto stored = s_.store.lookup(target);
   // An event the caller may not read answers as a missing one (docs/access.md).
   if (!stored || stored->deleted || !readable_event(who, *stored)) return api_error(404, "event not found");
@@ -362,6 +373,20 @@ net::HttpResponse HttpApi::get_reactions(const Caller& who, std::string_view tar
         {{"emoji", json_string(emoji)}, {"count", std::to_string(g.users.size())}, {"users", json_array(users)}}));
   }
   return net::HttpResponse::json(200, json_object({{"reactions", json_array(groups)}, {"next_cursor", "null"}}));
+}
+
+net::HttpResponse HttpApi::get_receipts(const Caller& who, std::string_view id_hex) {
+  Id id;
+  if (auto refused = parse_event_id(id_hex, &id)) return *refused;
+  DeliveryRecorder* deliveries = relay_.deliveries();
+  if (!deliveries) return api_error(503, "delivery receipts are not recorded on this relay");
+  const Receipt r = receipt_of(s_.store, s_.team, deliveries->log(), id, who.pubkey, who.grant);
+  switch (r.access) {
+    case Receipt::Access::kShown: return net::HttpResponse::json(200, receipt_json(r));
+    case Receipt::Access::kNotYours: return api_error(403, "forbidden: only the author or a channel admin sees receipts");
+    case Receipt::Access::kHidden: break;
+  }
+  return api_error(404, "event not found");  // as a missing one (docs/access.md)
 }
 
 }  // namespace buzz::server

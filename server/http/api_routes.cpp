@@ -65,6 +65,9 @@ std::optional<net::HttpResponse> HttpApi::route_api(net::Loop& loop, net::Connec
   } else if (path.starts_with("/api/messages/") && path.ends_with("/reactions")) {
     std::string_view target = path.substr(14, path.size() - 14 - 10);
     if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return get_reactions(c, target, req); });
+  } else if (path.starts_with("/api/messages/") && path.ends_with("/receipts")) {
+    std::string_view id = path.substr(14, path.size() - 14 - 9);
+    if (is("GET")) return as(Scope::kMessagesRead, [&](const Caller& c) { return get_receipts(c, id); });
   } else if (path.starts_with("/api/users/")) {
     std::string_view id, sub;
     std::tie(id, sub) = split_id(path.substr(11));

@@ -153,6 +153,8 @@ class HttpApi final : public HttpAnswers {
   net::HttpResponse get_thread(const Caller& who, std::string_view channel, std::string_view root_hex,
                                const net::HttpRequest& req);
   net::HttpResponse get_reactions(const Caller& who, std::string_view target_hex, const net::HttpRequest& req);
+  // "Delivered to N of M, read by K" for the message's author or a channel admin (server/relay/receipts.h).
+  net::HttpResponse get_receipts(const Caller& who, std::string_view id_hex);
   // One message as the REST pages show it (api_messages.cpp).
   struct MessageView {
     engine::Id id{};

@@ -12,6 +12,7 @@
 #include "engine/canonical.h"
 #include "engine/channel.h"
 #include "server/access/read_access.h"
+#include "server/relay/receipts.h"
 #include "server/relay/relay.h"
 
 namespace buzz::server {
@@ -83,6 +84,12 @@ void Relay::handle_req(Context& c, ReqMessage&& req) {
     case Searches::kNone: break;
     case Searches::kAll: return handle_search_req(c, req);
     case Searches::kMixed: return send_closed(c, req.sub_id, kMixedSearches);
+  }
+  // Delivery receipts (receipts.h): answered once, for what the caller may see.
+  if (!req.filters.empty() && std::all_of(req.filters.begin(), req.filters.end(), [](const engine::Filter& f) {
+        return f.kinds && f.kinds->size() == 1 && f.kinds->front() == kind::kDeliveryReceipt;
+      })) {
+    return handle_receipt_req(c, req);
   }
   // Checked before registration: a refused REQ never sees a live event.
   if (!channel.empty() && !s_.team.can_read(channel, c.session.pubkey)) {

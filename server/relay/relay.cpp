@@ -305,8 +305,15 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events, u
   LoopState& st = state(loop);
   if (st.subs.size() == 0) return;  // a loop with no live subscriptions has no one to deliver to
   engine::EventFields fields;
+  std::optional<DeliveryRecorder::Appender> record;  // receipts: this task's deliveries, one lock
+  if (deliveries_) record.emplace(*deliveries_, loop.index());
   for (const CommittedEvent& ev : events) {
     fields.assign(*ev.event, ev.channel);
+    // A stored channel event's deliveries to other members' sessions are recorded (receipts.h).
+    const bool recorded = record && !ev.channel.empty() && engine::kind_class(ev.event->kind) != engine::KindClass::kEphemeral;
+    const uint32_t day = uint32_t(ev.event->created_at / engine::kSecondsPerDay);
+    // A read marker goes to its author's sessions only (engine::is_self_only).
+    const bool self_only = engine::is_self_only(ev.event->kind);
     // A private channel's event goes to its current members only, checked per
     // delivery: a subscription that outlived its access never sees it.
     const bool members_only = !ev.channel.empty() && s_.team.is_private(ev.channel);
@@ -327,9 +334,11 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events, u
       if (!ev.channel.empty() && !session->grant.allows_channel(ev.channel)) return;  // a channel-scoped token
       if (audience && !audience->count(session->pubkey)) return;
       if (p_gated && !names_reader(fields, engine::to_hex(session->pubkey))) return;
+      if (self_only && session->pubkey != ev.event->pubkey) return;
       // Per recipient only the prefix differs; the event bytes are shared.
       if (loop.send_shared(*conn, sub.event_prefix, ev.raw, "]")) {
         s_.stats.events_delivered.fetch_add(1, std::memory_order_relaxed);
+        if (recorded && session->pubkey != ev.event->pubkey) record->add(ev.event->id, day, session->pubkey);
       }
     });
   }
@@ -487,7 +496,7 @@ void Relay::on_policy_change(const RelayPolicy::Change& change, bool here) {
   if (!here || !pubsub_) return;
   // The other nodes hear of it as a relay-signed event of a kind no client may send.
   engine::Event notice;
-  notice.kind = kPolicyNoticeKind;
+  notice.kind = kind::kPolicyNotice;
   notice.created_at = engine::unix_now();
   notice.content = RelayPolicy::encode(change);
   engine::sign_event(key_, &notice);
@@ -498,7 +507,7 @@ void Relay::take_admin_changes(std::vector<engine::RemoteEvent>& events) {
   bool members_changed = false;
   std::erase_if(events, [&](const engine::RemoteEvent& e) {
     members_changed |= e.event->kind == kind::kRelayMembershipList;
-    if (e.event->kind != kPolicyNoticeKind) return false;
+    if (e.event->kind != kind::kPolicyNotice) return false;
     auto change = RelayPolicy::decode(e.event->content);
     RelayPolicy* policy = s_.gatekeeper.policy();
     if (!change || !policy) {

@@ -33,17 +33,13 @@
 #include "server/pipeline/store_writer.h"
 #include "server/pipeline/verdict.h"
 #include "server/relay/client_message.h"
+#include "server/relay/delivery_recorder.h"
 #include "server/relay/http_answers.h"
 #include "server/relay/neg_builder.h"
 #include "server/relay/services.h"
 #include "server/relay/session.h"
 
 namespace buzz::server {
-
-// The relay-signed event that carries a NIP-86 change to the other nodes: an
-// ephemeral kind no client may send (unknown to engine/kinds.h, so refused at
-// ingest), never stored and never fanned out.
-inline constexpr uint16_t kPolicyNoticeKind = 28986;
 
 class Relay final {
  public:
@@ -88,6 +84,10 @@ class Relay final {
     pubsub_ = pubsub;
     s_.writer.set_pubsub(pubsub);
   }
+  // Receipts (receipts.h): the fan-out records each stored channel event's
+  // deliveries here. Before the loops run; null (the default) = not recorded.
+  void set_deliveries(DeliveryRecorder* deliveries) { deliveries_ = deliveries; }
+  DeliveryRecorder* deliveries() const { return deliveries_; }
   // The PubSub's thread: another node's events, queued for the store writer
   // (RemoteQueue), whose outcome fans them out on every loop like this node's
   // own, with the same read rules per recipient. Never blocks.
@@ -237,6 +237,9 @@ class Relay final {
   void send_closed(Context& c, std::string_view sub_id, std::string_view reason);
   void send_notice(Context& c, std::string_view text);
 
+  // handle_receipts.cpp: a REQ of kind::kDeliveryReceipt filters, answered once from the
+  // delivery log and the read markers, for the messages the caller may see receipts of.
+  void handle_receipt_req(Context& c, const ReqMessage& req);
   // search.cpp: a REQ of NIP-50 filters.
   void handle_search_req(Context& c, const ReqMessage& req);
   // The hits such a REQ would send, each once (search.cpp); the error is a CLOSED reason.
@@ -256,6 +259,7 @@ class Relay final {
   RightsLost rights_lost_;
   CommandRunner* commands_ = nullptr;
   engine::PubSub* pubsub_ = nullptr;
+  DeliveryRecorder* deliveries_ = nullptr;
   // Authenticated connections per pubkey across loops: the last one to close clears its presence.
   std::mutex online_mu_;
   std::unordered_map<engine::Pubkey, uint32_t, engine::KeyBytesHash> online_;

@@ -164,7 +164,8 @@ engine::Pubkey TeamModel::acting_for(const engine::Event& e) const {
 }
 
 bool TeamModel::knows_of(const engine::StoredEvent& stored, const engine::Pubkey& who) const {
-  if (!stored.channel.empty() ? team_.can_read(stored.channel, who) : !engine::is_p_gated(stored.kind)) return true;
+  const bool global_readable = !engine::is_p_gated(stored.kind) && !engine::is_self_only(stored.kind);
+  if (!stored.channel.empty() ? team_.can_read(stored.channel, who) : global_readable) return true;
   if (effective_author(stored) == who) return true;
   if (!stored.channel.empty()) return false;
   auto parsed = engine::parse_event_json(stored.raw);

@@ -24,7 +24,7 @@ std::string base64(std::string_view in, bool url_safe) {
 }
 
 struct AuthEvent {
-  uint16_t kind = kBlossomAuthKind;
+  uint16_t kind = kind::kBlossomAuth;
   std::string content = "Upload file";
   uint64_t created_at = kNow - 10;
   std::vector<engine::Tag> tags = {{"t", "upload"}, {"x", kSha}, {"expiration", std::to_string(kNow + 600)}};

@@ -3,7 +3,7 @@
 // in the same run (docs/performance.md lists the commands and figures).
 //
 //   buzz-load ingest  --connections 50 --events 20000 [--in-flight 16] [--no-floor]
-//   buzz-load fanout  --subscribers 1000 --rate 50 --seconds 10 [--pubsub redis://…]
+//   buzz-load fanout  --subscribers 1000 --rate 50 --seconds 10 [--pubsub redis://…] [--in-channel]
 //   buzz-load history --events 1000000 --queries 300
 //   buzz-load idle    --connections 10000
 //   buzz-load channels --channels 200 --members 2000 --per-member 2 --rate 2000 --seconds 10
@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   auto usage = [](FILE* to) {
     std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp|huddle|backup [--binary PATH] [--connections N]\n"
                "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
-               "       [--members N] [--per-member N] [--in-flight N] [--no-floor] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--tls] [--json]\n"
+               "       [--members N] [--per-member N] [--in-flight N] [--no-floor] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--in-channel] [--tls] [--json]\n"
                "       [--rooms N] [--speakers N]\n"
                "Starts the relay (--binary, default ./build/buzz) on a fresh data directory, runs the scenario against it and\n"
                "prints its figures beside the floor measured in the same run (docs/performance.md has each command).\n", to);
@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
     else if (a == "--events") o.events = number();
     else if (a == "--no-floor") o.floor = false;
     else if (a == "--tls") o.tls = true;
+    else if (a == "--in-channel") o.in_channel = true;
     else if (a == "--in-flight") o.in_flight = std::max(1, number());
     else if (a == "--cycles") o.cycles = std::max(1, number());
     else if (a == "--minutes") o.minutes = std::max(1, number());

@@ -27,19 +27,28 @@ void run_fanout(const Options& o) {
     other = std::make_unique<ServerProcess>(o.binary, dir + "-publisher", uint16_t(pick_port() + 1));
   }
   const ServerProcess& publishing = other ? *other : server;
+  engine::Keypair pub_key = engine::generate_keypair();
+  auto publisher = connect_authed(publishing, pub_key);
+  // --in-channel: the messages of one open channel, whose deliveries the relay records (receipts).
+  const std::string channel = o.in_channel ? channel_uuid(0) : "";
+  if (o.in_channel) send_all(*publisher, {"[\"EVENT\"," + note(pub_key, "", {{"h", channel}, {"name", "fanout"}}, 9007).raw + "]"});
+  const std::string req = o.in_channel ? R"(["REQ","live",{"kinds":[9],"#h":[")" + channel + R"("],"limit":0}])"
+                                       : R"(["REQ","live",{"kinds":[1],"#t":["fanout"],"limit":0}])";
   std::vector<std::unique_ptr<client::WsClient>> subs;
   for (int i = 0; i < o.subscribers; ++i) {
     auto c = connect_authed(server, engine::generate_keypair());
-    c->send_text(R"(["REQ","live",{"kinds":[1],"#t":["fanout"],"limit":0}])");
+    c->send_text(req);
     auto eose = c->recv(5000);
     if (!eose || eose->find("EOSE") == std::string::npos) throw std::runtime_error("subscribe failed");
     subs.push_back(std::move(c));
   }
-  engine::Keypair pub_key = engine::generate_keypair();
-  auto publisher = connect_authed(publishing, pub_key);
   int total = o.rate * o.seconds;
   std::vector<std::string> frames;
-  for (int i = 0; i < total; ++i) frames.push_back("[\"EVENT\"," + note(pub_key, std::to_string(i), {{"t", "fanout"}}).raw + "]");
+  for (int i = 0; i < total; ++i) {
+    engine::Event e = o.in_channel ? note(pub_key, std::to_string(i), {{"h", channel}}, 9)
+                                   : note(pub_key, std::to_string(i), {{"t", "fanout"}});
+    frames.push_back("[\"EVENT\"," + e.raw + "]");
+  }
 
   std::vector<std::atomic<double>> sent_at(static_cast<size_t>(total));
   auto before = read_usage(server.pid());

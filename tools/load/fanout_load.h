@@ -4,7 +4,9 @@
 // delivery is reported beside one loopback send over as many connections
 // (send_floor.h), its latencies beside the fan-out floor's (fanout_floor.h).
 // With --pubsub, two nodes share that Redis: the subscribers on one, the
-// publisher on the other, so every delivery crosses Redis.
+// publisher on the other, so every delivery crosses Redis. With --in-channel
+// the events are kind-9 messages of one open channel, whose deliveries the
+// relay records for receipts (server/relay/delivery_recorder.h).
 #pragma once
 
 #include "tools/load/scenario.h"

@@ -37,6 +37,7 @@ struct Options {
   int minutes = 10;    // soak
   std::string csv;     // soak: where the per-second samples go
   std::string pubsub;  // fanout: two nodes on this Redis, subscribers on one, the publisher on the other
+  bool in_channel = false;  // fanout: kind-9 messages of one open channel (recorded for receipts), not global notes
   bool tls = false;    // the relay serves wss:// (docs/tls.md) and every client connects over TLS
   bool json = false;
 };

@@ -16,6 +16,7 @@ const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' }
 const FULL = new Intl.DateTimeFormat([], { dateStyle: 'full', timeStyle: 'short' });
 const REACTIONS = ['👍', '🎉', '❤️'];
 const KINDS = [9, 40003, 5, 9005, 7, 40004];
+const RECEIPTS = 50;  // my newest messages whose receipts are shown
 const PAGE = 500;  // the newest PAGE events first, PAGE more each time the reader scrolls back
 const IMAGE_URL = /\.(?:png|jpe?g|gif|webp)$/i;
 
@@ -141,7 +142,7 @@ function LinkPreview({ url, api }) {
 // The one message showing its actions: entering or focusing another takes them.
 let hotOff = null;
 
-function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply, onEdit, onDelete, onPin, pins, inThread, pending, onRetry, onDiscard, cont }) {
+function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply, onEdit, onDelete, onPin, pins, receipts, inThread, pending, onRetry, onDiscard, cont }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const edit = state.edits.get(ev.id);
@@ -213,6 +214,7 @@ function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply,
               title={[...who.keys()].map((pk) => people.name(pk)).join(', ')} onClick={() => onReact(ev, emoji)}><ReactionEmoji emoji={emoji} /> {who.size}</button>
           ))}
           {!inThread && replies > 0 && <button class="reply replies" onClick={() => onReply(ev)}>{`${replies} repl${replies === 1 ? 'y' : 'ies'}`}</button>}
+          {ev.pubkey === me && receipts?.has(ev.id) && <Receipt r={receipts.get(ev.id)} />}
           {hot && !editing && <span class="actions">
             {REACTIONS.map((e) => <button class="react" aria-label={'react ' + e} onClick={() => onReact(ev, e)}>{e}</button>)}
             <button class="react-any" aria-label="react with any emoji" title="react with any emoji" aria-haspopup="dialog"
@@ -226,6 +228,12 @@ function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply,
       </div>
     </article>
   );
+}
+
+// Under my own message: how many of the channel's other members were sent it, and have read it.
+function Receipt({ r }) {
+  return <span class="receipt" title="members of the channel this relay sent it to, and who read until it">
+    {`delivered to ${r.delivered} of ${r.members} · read by ${r.read}`}</span>;
 }
 
 // Editing a message where it is: Enter saves, Shift+Enter is a new line, Esc cancels.
@@ -442,6 +450,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
           return;
         }
         if (!live) { stored++; oldest.current = Math.min(oldest.current, ev.created_at); }
+        if (live && ev.pubkey === me && ev.kind === 9) setTimeout(() => askReceipts().catch(() => {}), 1500);
         batch.push(ev);
         if (live && !scheduled) { scheduled = true; requestAnimationFrame(flush); }
       },
@@ -464,6 +473,23 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     const t = setInterval(() => setTyping((t) => Object.fromEntries(Object.entries(t).filter(([, at]) => Date.now() - at < 5000))), 1000);
     return () => { unsub(); unsubState(); clearInterval(t); };
   }, [channel.id]);
+
+  // Receipts of my messages (kind 28990, docs/reference/kinds.md §4): the newest
+  // RECEIPTS of mine, asked once the history is in, a moment after I say
+  // something, and every 15 s while the page is shown.
+  const [receipts, setReceipts] = useState(new Map());
+  const askReceipts = async () => {
+    const mine = timeline(state.current).filter((ev) => ev.pubkey === me && ev.kind === 9).slice(-RECEIPTS).map((ev) => ev.id);
+    if (!mine.length) return;
+    const got = await relay.query([{ kinds: [28990], '#e': mine }]);
+    setReceipts(new Map(got.map((r) => [r.tags.find((t) => t[0] === 'e')?.[1], JSON.parse(r.content)])));
+  };
+  useEffect(() => {
+    if (!loaded) return;
+    askReceipts().catch(() => {});
+    const t = setInterval(() => { if (!document.hidden) askReceipts().catch(() => {}); }, 15000);
+    return () => clearInterval(t);
+  }, [loaded, channel.id]);
 
   // Older history: the PAGE events before the oldest held (until is inclusive,
   // so the boundary second comes again; apply() ignores what it has).
@@ -676,7 +702,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     const below = r.bottom + 290 < innerHeight;
     return { position: 'fixed', right: Math.max(8, innerWidth - r.right) + 'px', ...(below ? { top: r.bottom + 4 + 'px', bottom: 'auto' } : { bottom: innerHeight - r.top + 4 + 'px', top: 'auto' }) };
   };
-  const props = { state: state.current, me, people, api, onReact: react, onPickReaction: (ev, button) => setPicking({ ev, style: pickerAt(button) }), onPin: pin, pins: pinsOf, onReply: setOpenThread, onEdit: edit, onDelete: del,
+  const props = { state: state.current, me, people, api, onReact: react, onPickReaction: (ev, button) => setPicking({ ev, style: pickerAt(button) }), onPin: pin, pins: pinsOf, receipts, onReply: setOpenThread, onEdit: edit, onDelete: del,
     onRetry: (id) => outbox.retry(id), onDiscard: (id) => outbox.discard(id) };
   const pendingOf = (items) => items.map((i) => <Message key={i.id} ev={i.event} pending={i} {...props} />);
   const typers = Object.keys(typing);

@@ -15,14 +15,14 @@ import { KeyBackup, backedUp } from './backup.jsx';
 import { Avatar } from './avatar.jsx';
 import { Profile } from './profile.jsx';
 import { useFlags, toggleFlag, notify, showUnread } from './notify.jsx';
+import { readUntil as lastRead, setRead, syncMarkers, flushMarkers } from './read_markers.js';
 
-const lastReadKey = (id) => 'buzz.read.' + id;
 const FEED_SEEN = 'buzz.feed.seen';
 const OPEN = 'buzz.open';  // the channel open at the last visit, opened again on reload
 // Read until now, or until the newest message seen there if later: a burst is
 // dated up to a few seconds ahead (channel.jsx), and must not count as unread.
 const newest = new Map();  // channel id -> created_at of the newest message seen in it
-const markRead = (id) => localStorage.setItem(lastReadKey(id), String(Math.max(now(), newest.get(id) ?? 0)));
+const markRead = (id) => setRead(id, Math.max(now(), newest.get(id) ?? 0));
 const now = () => Math.floor(Date.now() / 1000);
 const OPENED = Math.floor(Date.now() / 1000);  // when this page opened: what is said after it may be notified
 const notified = new Set();  // ids of the messages notified
@@ -199,7 +199,13 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   useEffect(() => {
     if (!followed.length) return;
     const listed = followed.map((c) => c.id);
-    const lastRead = (id) => Number(localStorage.getItem(lastReadKey(id)) || 0);
+    // My read markers first (read on another device counts here too), then the counts.
+    let stop = null;
+    let ended = false;
+    syncMarkers(relay, signer.pubkey, listed).catch(() => {}).then(() => { if (!ended) stop = count(listed); });
+    return () => { ended = true; stop?.(); };
+  }, [ids]);
+  const count = (listed) => {
     // From the second of the oldest last read, that second included: a message
     // said while the subscription is sent again (a channel joined, another
     // left) is then among the stored ones rather than lost between the two.
@@ -224,6 +230,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
       if (!live) { stored++; oldest = Math.min(oldest, ev.created_at); }
       newest.set(id, Math.max(newest.get(id) ?? 0, ev.created_at));
       if (ev.pubkey === signer.pubkey) return;
+      if (live && id === openNow.current && !document.hidden) markRead(id);  // read as it comes
       if (id !== openNow.current && ev.created_at > lastRead(id)) {
         if (!unreadIds.current.has(id)) unreadIds.current.set(id, new Set());
         unreadIds.current.get(id).add(ev.id);
@@ -254,7 +261,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
       if (!window.__buzzWorkspace) requestAnimationFrame(() => { window.__buzzWorkspace = { ms: performance.now(), channels: listed.length, auth: relay.readyAt, ...marks }; });
     });
     return stop;
-  }, [ids]);
+  };
 
   // The open channel is read until the reader leaves it (another view, or the
   // page goes away): what was said there meanwhile, my own messages too, is
@@ -262,13 +269,14 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   useEffect(() => {
     if (!openId) return;
     const leave = () => markRead(openId);
-    addEventListener('pagehide', leave);
-    return () => { removeEventListener('pagehide', leave); leave(); };
+    const away = () => { leave(); flushMarkers(); };
+    addEventListener('pagehide', away);
+    return () => { removeEventListener('pagehide', away); leave(); };
   }, [openId]);
 
   const open = (id) => {
     if (id === openId) { setMenu(false); return focusComposer(); }
-    const readUntil = Number(localStorage.getItem(lastReadKey(id)) || 0);  // for the "new" line
+    const readUntil = lastRead(id);  // for the "new" line
     markRead(id);
     unreadIds.current.delete(id);
     setUnread((u) => ({ ...u, [id]: 0 }));

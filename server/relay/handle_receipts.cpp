@@ -1,0 +1,47 @@
+// A REQ for delivery receipts (kind::kDeliveryReceipt, docs/reference/kinds.md §4): for
+// each message its #e names whose receipt the caller may see (its author, or
+// an admin or owner of its channel), one relay-signed event, then EOSE. It
+// registers nothing: receipts are read when asked, never pushed.
+#include <unordered_set>
+
+#include "engine/canonical.h"
+#include "engine/clock.h"
+#include "server/relay/receipts.h"
+#include "server/relay/relay.h"
+
+namespace buzz::server {
+namespace {
+
+constexpr size_t kMaxReceiptsPerReq = 100;
+
+}  // namespace
+
+void Relay::handle_receipt_req(Context& c, const ReqMessage& req) {
+  if (!deliveries_) return send_closed(c, req.sub_id, "error: delivery receipts are not recorded on this relay");
+  std::string prefix = "[\"EVENT\",";
+  engine::append_json_string(prefix, req.sub_id);
+  prefix += ",";
+  std::unordered_set<engine::Id, engine::KeyBytesHash> asked;
+  for (const engine::Filter& f : req.filters) {
+    const engine::TagFilter* e = f.tag('e');
+    if (!e) continue;
+    for (const std::string& hex : e->values) {
+      engine::Id id;
+      if (asked.size() >= kMaxReceiptsPerReq || !engine::from_hex(hex, &id) || !asked.insert(id).second) continue;
+      const Receipt r = receipt_of(s_.store, s_.team, deliveries_->log(), id, c.session.pubkey, c.session.grant);
+      if (r.access != Receipt::Access::kShown) continue;  // never says why: as if there were none
+      engine::Event ev;
+      ev.kind = kind::kDeliveryReceipt;
+      ev.created_at = engine::unix_now();
+      ev.tags = {{"e", hex}, {"h", r.channel}, {"p", engine::to_hex(r.author)}};
+      ev.content = receipt_json(r);
+      engine::sign_event(key_, &ev);
+      if (!c.loop.send_history(c.conn, prefix + ev.raw + "]")) return;  // a full queue ends it, without EOSE
+    }
+  }
+  std::string eose = "[\"EOSE\",";
+  engine::append_json_string(eose, req.sub_id);
+  c.loop.send_text(c.conn, eose + "]");
+}
+
+}  // namespace buzz::server

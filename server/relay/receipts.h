@@ -1,0 +1,51 @@
+// Delivery receipts: "delivered to N of M members, read by K" for one channel
+// message, shown only to its author and the channel's admins and owners
+// (docs/reference/rest-api.md "Receipts", docs/access.md).
+//
+// M: the channel's active members but the author. N: those of them whose
+// sessions this node sent the message to (engine/delivery_log.h). K: those of
+// them whose read marker (kind 30078, `d` = buzz:read:<channel>, docs/reference/kinds.md)
+// reads until the message's created_at or later.
+//
+// Any thread: the store, the team state and the delivery log take their own locks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/delivery_log.h"
+#include "engine/event.h"
+#include "engine/event_store.h"
+#include "engine/team_state.h"
+#include "server/access/grant.h"
+
+namespace buzz::server {
+
+// A read marker's d tag for a channel, and where it reads until (its
+// `read_until` tag, unix seconds); nullopt for any other 30078.
+std::string read_marker_d(std::string_view channel);
+std::optional<uint64_t> read_until(const engine::Event& marker);
+
+struct Receipt {
+  enum class Access : uint8_t {
+    kShown,
+    kHidden,    // no such message, or one the caller may not read: 404, like a missing one
+    kNotYours,  // the caller reads it but is neither its author nor an admin or owner: 403
+  };
+  Access access = Access::kHidden;
+  engine::Id id{};
+  std::string channel;
+  engine::Pubkey author{};
+  uint64_t created_at = 0;
+  uint32_t members = 0, delivered = 0, read = 0;
+};
+
+Receipt receipt_of(engine::EventStore& store, const engine::TeamState& team, engine::DeliveryLog& log,
+                   const engine::Id& id, const engine::Pubkey& caller, const Grant& grant);
+
+// {"event_id","channel_id","members","delivered","read"}: the REST body and the kind's content.
+std::string receipt_json(const Receipt& r);
+
+}  // namespace buzz::server
