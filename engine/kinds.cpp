@@ -98,6 +98,9 @@ constexpr auto kKinds = std::to_array<KindInfo>({
     {48102, "huddle participant left", kRelay, kRequired, kPlain, ""},
     {48103, "huddle ended", kClient, kRequired, kPlain, "channels:write"},
     {48106, "huddle guidelines", kClient, kRequired, kPlain, "channels:write"},
+    {48110, "huddle recording started", kRelay, kRequired, kPlain, ""},
+    {48111, "huddle recording", kRelay, kRequired, kPlain, ""},
+    {48112, "huddle track segment", kRelay, kRequired, kPlain, ""},
 });
 
 constexpr bool sorted_by_kind() {
