@@ -50,7 +50,7 @@ std::string left_message(const PeerEntry& leaver);
 std::string recording_message(bool on, std::string_view recording_id, std::string_view started_by_hex);
 // A participant's own track published live, or no longer (§11.3).
 std::string track_message(std::string_view pubkey_hex, bool published);
-// A refused recording or track control (§11.4): the socket stays.
+// A refused recording or track control (§11.1): the socket stays.
 std::string control_error_message(std::string_view code, std::string_view message);
 
 // The admission errors of §3.3.

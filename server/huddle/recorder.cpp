@@ -14,6 +14,7 @@
 #include "engine/clock.h"
 #include "engine/file_digest.h"
 #include "engine/hex.h"
+#include "engine/thread_role.h"
 #include "server/common/json_text.h"
 #include "server/common/log.h"
 
@@ -168,6 +169,8 @@ bool Recorder::queue(Job&& job, bool droppable) {
 }
 
 void Recorder::run(std::vector<std::string> leftovers) {
+  // Normal priority: past its queue's 4,096 frames a recording loses audio (docs/threads.md).
+  engine::set_thread_role("buzz-recorder", engine::ThreadRole::kForeground);
   for (const std::string& dir : leftovers) recover(dir);
   std::vector<Job> jobs;
   int64_t flushed = steady_ms();
