@@ -135,8 +135,8 @@ class Huddle final {
   void tell_recording(net::Loop& here, const std::vector<RoomPeer>& peers, const std::shared_ptr<Room>& room,
                       const std::shared_ptr<Recording>& rec, bool on);
   // `peers` told that `pubkey`'s track is published or no longer; `track` is cleared on its peer when off.
-  void tell_track(net::Loop& here, const std::vector<RoomPeer>& peers, const engine::Pubkey& pubkey,
-                  const std::shared_ptr<Recording>& track, bool on);
+  void tell_track(net::Loop& here, const std::shared_ptr<Room>& room, const std::vector<RoomPeer>& peers,
+                  const engine::Pubkey& pubkey, const std::shared_ptr<Recording>& track, bool on);
   // The recordings of a departing peer: its track ends, and the room's recording with the last peer.
   void end_recordings(net::Loop& loop, Peer& peer, const std::shared_ptr<Room>& room,
                       const std::vector<RoomPeer>& remaining);

@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <opus/opus.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>

@@ -193,8 +193,7 @@ void Recorder::run(std::vector<std::string> leftovers) {
           auto it = std::find(open_.begin(), open_.end(), j.rec);
           if (it == open_.end()) break;  // finished already, at a limit
           open_.erase(it);
-          const int64_t base = r.kind == Recording::Kind::kRoom ? r.started_ms : r.segment_ms_;
-          finish(r, granule_of_ms(j.at_ms - base), false);
+          finish(r, granule_of_ms(j.at_ms - r.base_ms_), false);
           break;
         }
       }
@@ -209,15 +208,14 @@ void Recorder::run(std::vector<std::string> leftovers) {
   const int64_t now = steady_ms();
   for (const std::shared_ptr<Recording>& r : open_) {
     r->ended_ = true;
-    const int64_t base = r->kind == Recording::Kind::kRoom ? r->started_ms : r->segment_ms_;
-    finish(*r, granule_of_ms(now - base), false);
+    finish(*r, granule_of_ms(now - r->base_ms_), false);
   }
   open_.clear();
 }
 
 void Recorder::open(const std::shared_ptr<Recording>& rec) {
   Recording& r = *rec;
-  r.segment_ms_ = r.started_ms;
+  r.base_ms_ = r.started_ms;
   std::error_code ec;
   fs::create_directories(dir_of(r), ec);
   engine::Status s = ec ? engine::Status(engine::Error{ec.message()}) : write_manifest(dir_of(r), r, 0);
@@ -232,8 +230,8 @@ std::string Recorder::track_path(const Recording& r, const engine::Pubkey& who) 
 }
 
 void Recorder::keep(Recording& r, const engine::Pubkey& who, const std::string& opus, int64_t at_ms) {
-  if (r.kind == Recording::Kind::kTrack && who != r.by) return;
-  if (r.kind == Recording::Kind::kTrack && at_ms - r.segment_ms_ >= kSegmentMs) roll(r);
+  if (r.finished_ || (r.kind == Recording::Kind::kTrack && who != r.by)) return;
+  if (r.kind == Recording::Kind::kTrack && at_ms - r.base_ms_ >= kSegmentMs) roll(r);
   const int samples = opus_samples(opus);
   if (samples == 0) return;
   std::unique_ptr<OggTrack>& t = r.tracks_[who];
@@ -262,8 +260,7 @@ void Recorder::keep(Recording& r, const engine::Pubkey& who, const std::string& 
   // Where this packet ends on the recording's clock: its arrival. A track that
   // fell further behind than jitter explains (a late joiner, a muted or
   // silent peer, lost packets) gets silence up to where the packet starts.
-  const int64_t base = r.kind == Recording::Kind::kRoom ? r.started_ms : r.segment_ms_;
-  const int64_t arrival = granule_of_ms(at_ms - base);
+  const int64_t arrival = granule_of_ms(at_ms - r.base_ms_);
   engine::Status s;
   if (arrival - samples > t->granule() + granule_of_ms(kGapToleranceMs) || t->granule() == 0) {
     s = t->pad_to(arrival - samples);
@@ -287,12 +284,11 @@ void Recorder::tick(int64_t now_ms) {
       std::shared_ptr<Recording> self = open_[i];
       open_.erase(open_.begin() + long(i));
       self->ended_ = true;
-      const int64_t base = r.kind == Recording::Kind::kRoom ? r.started_ms : r.segment_ms_;
-      finish(r, granule_of_ms(now_ms - base), false);
+      finish(r, granule_of_ms(now_ms - r.base_ms_), false);
       if (self_stopped_) self_stopped_(self);
       continue;
     }
-    if (r.kind == Recording::Kind::kTrack && now_ms - r.segment_ms_ >= kSegmentMs) roll(r);
+    if (r.kind == Recording::Kind::kTrack && now_ms - r.base_ms_ >= kSegmentMs) roll(r);
     ++i;
   }
 }
@@ -309,13 +305,14 @@ void Recorder::roll(Recording& r) {
     r.tracks_.erase(it);
   }
   ++r.segment_;
-  r.segment_ms_ += kSegmentMs;
+  r.base_ms_ += kSegmentMs;
   if (engine::Status s = write_manifest(dir_of(r), r, r.segment_); !s) {
     log_warn("huddle recording manifest not written", {{"recording", r.id}, {"error", s.error()}});
   }
 }
 
 void Recorder::finish(Recording& r, int64_t end_granule, bool interrupted) {
+  r.finished_ = true;
   std::vector<engine::Tag> tags{{"p", engine::to_hex(r.by)}};
   for (auto& [who, t] : r.tracks_) {
     // A track ended at its byte limit stays as it is.

@@ -70,8 +70,9 @@ class Recording {
   std::atomic<bool> ended_{false};  // no frame is queued for it any more
   // The recorder's thread's alone:
   std::map<engine::Pubkey, std::unique_ptr<OggTrack>> tracks_;
-  int64_t segment_ms_ = 0;  // kTrack: the steady ms its current piece began
-  uint32_t segment_ = 0;
+  int64_t base_ms_ = 0;   // granule 0 on the steady clock: the start, or a published track's current piece's
+  uint32_t segment_ = 0;  // kTrack: its current piece
+  bool finished_ = false; // its tracks are stored: a frame queued meanwhile is not kept
 };
 
 struct RecorderStats {

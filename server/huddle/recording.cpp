@@ -75,14 +75,14 @@ void Huddle::publish_track(net::Loop& loop, net::Connection& conn, Peer& peer) {
   }
   recorder_.begin(track);
   peer.track = track;
-  tell_track(loop, peer.room->peers(), peer.pubkey, track, true);
+  tell_track(loop, peer.room, peer.room->peers(), peer.pubkey, track, true);
 }
 
 void Huddle::unpublish_track(net::Loop& loop, Peer& peer) {
   if (!peer.track) return;
   std::shared_ptr<Recording> track = std::move(peer.track);
   recorder_.end(track, steady_ms());
-  tell_track(loop, peer.room->peers(), peer.pubkey, track, false);
+  tell_track(loop, peer.room, peer.room->peers(), peer.pubkey, track, false);
 }
 
 void Huddle::end_recordings(net::Loop& loop, Peer& peer, const std::shared_ptr<Room>& room,
@@ -91,7 +91,7 @@ void Huddle::end_recordings(net::Loop& loop, Peer& peer, const std::shared_ptr<R
   peer.recording.reset();
   if (peer.track) {
     recorder_.end(peer.track, now);
-    tell_track(loop, remaining, peer.pubkey, peer.track, false);
+    tell_track(loop, room, remaining, peer.pubkey, peer.track, false);
     peer.track.reset();
   }
   if (!remaining.empty()) return;
@@ -105,7 +105,7 @@ void Huddle::on_self_stopped(const std::shared_ptr<Recording>& rec) {
   home->post([this, home, rec] {
     std::shared_ptr<Room> room = rooms_.find(rec->channel);
     if (!room) return;
-    if (rec->kind == Recording::Kind::kTrack) return tell_track(*home, room->peers(), rec->by, rec, false);
+    if (rec->kind == Recording::Kind::kTrack) return tell_track(*home, room, room->peers(), rec->by, rec, false);
     std::vector<RoomPeer> peers;
     if (room->stop_recording(rec.get(), &peers)) tell_recording(*home, peers, room, rec, false);
   });
@@ -132,11 +132,10 @@ void Huddle::tell_recording(net::Loop& here, const std::vector<RoomPeer>& peers,
   });
 }
 
-void Huddle::tell_track(net::Loop& here, const std::vector<RoomPeer>& peers, const engine::Pubkey& pubkey,
-                        const std::shared_ptr<Recording>& track, bool on) {
+void Huddle::tell_track(net::Loop& here, const std::shared_ptr<Room>& room, const std::vector<RoomPeer>& peers,
+                        const engine::Pubkey& pubkey, const std::shared_ptr<Recording>& track, bool on) {
   auto text = std::make_shared<const std::string>(track_message(engine::to_hex(pubkey), on));
-  std::shared_ptr<Room> any;  // a track's news goes to whoever is in the call
-  on_each(here, peers, any, [track, on, text](net::Loop& loop, net::Connection& conn, Peer& p) {
+  on_each(here, peers, room, [track, on, text](net::Loop& loop, net::Connection& conn, Peer& p) {
     loop.send_text(conn, *text);
     if (!on && p.track == track) p.track.reset();
   });
@@ -147,7 +146,7 @@ void Huddle::on_each(net::Loop& here, const std::vector<RoomPeer>& to, const std
   auto visit = [room, fn](net::Loop& loop, net::ConnId id) {
     net::Connection* c = loop.find(id);
     auto* p = c ? static_cast<Peer*>(c->context()) : nullptr;
-    if (p && p->stage == Peer::Stage::kIn && (!room || p->room == room)) fn(loop, *c, *p);
+    if (p && p->stage == Peer::Stage::kIn && p->room == room) fn(loop, *c, *p);
   };
   for (uint16_t l = 0; l < loops_.size(); ++l) {
     std::vector<net::ConnId> theirs;
