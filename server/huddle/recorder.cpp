@@ -139,20 +139,21 @@ void Recorder::begin(const std::shared_ptr<Recording>& r) {
          json_object({{"ephemeral_channel_id", json_string(r->channel)}, {"recording_id", json_string(r->id)}}),
          {{"p", engine::to_hex(r->by)}});
   }
-  queue({Job::What::kBegin, r, {}, {}, r->started_ms}, false);
+  queue({.what = Job::What::kBegin, .rec = r, .at_ms = r->started_ms}, false);
 }
 
 void Recorder::frame(const std::shared_ptr<Recording>& r, const engine::Pubkey& who, std::string_view opus,
-                     int64_t at_ms) {
+                     int64_t at_ms, std::optional<uint32_t> ts_48k) {
   if (r->ended_.load(std::memory_order_relaxed)) return;
-  if (!queue({Job::What::kFrame, r, who, std::string(opus), at_ms}, true)) {
+  if (!queue({.what = Job::What::kFrame, .rec = r, .who = who, .opus = std::string(opus), .at_ms = at_ms, .ts_48k = ts_48k},
+             true)) {
     stats_.frames_dropped.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
 void Recorder::end(const std::shared_ptr<Recording>& r, int64_t at_ms) {
   if (r->ended_.exchange(true)) return;  // ended already (a limit, or another peer's stop)
-  queue({Job::What::kEnd, r, {}, {}, at_ms}, false);
+  queue({.what = Job::What::kEnd, .rec = r, .at_ms = at_ms}, false);
 }
 
 bool Recorder::queue(Job&& job, bool droppable) {
@@ -188,7 +189,7 @@ void Recorder::run(std::vector<std::string> leftovers) {
       Recording& r = *j.rec;
       switch (j.what) {
         case Job::What::kBegin: open(j.rec); break;
-        case Job::What::kFrame: keep(r, j.who, j.opus, j.at_ms); break;
+        case Job::What::kFrame: keep(r, j.who, j.opus, j.at_ms, j.ts_48k); break;
         case Job::What::kEnd: {
           auto it = std::find(open_.begin(), open_.end(), j.rec);
           if (it == open_.end()) break;  // finished already, at a limit
@@ -229,7 +230,8 @@ std::string Recorder::track_path(const Recording& r, const engine::Pubkey& who) 
   return dir_of(r) + "/" + name + ".ogg";
 }
 
-void Recorder::keep(Recording& r, const engine::Pubkey& who, const std::string& opus, int64_t at_ms) {
+void Recorder::keep(Recording& r, const engine::Pubkey& who, const std::string& opus, int64_t at_ms,
+                    std::optional<uint32_t> ts_48k) {
   if (r.finished_ || (r.kind == Recording::Kind::kTrack && who != r.by)) return;
   if (r.kind == Recording::Kind::kTrack && at_ms - r.base_ms_ >= kSegmentMs) roll(r);
   const int samples = opus_samples(opus);
@@ -244,6 +246,7 @@ void Recorder::keep(Recording& r, const engine::Pubkey& who, const std::string& 
       return;
     }
     t = std::move(*made);
+    r.next_ts_.erase(who);
   }
   if (t->ended()) {
     stats_.frames_dropped.fetch_add(1, std::memory_order_relaxed);
@@ -257,14 +260,26 @@ void Recorder::keep(Recording& r, const engine::Pubkey& who, const std::string& 
     }
     return;
   }
-  // Where this packet ends on the recording's clock: its arrival. A track that
-  // fell further behind than jitter explains (a late joiner, a muted or
-  // silent peer, lost packets) gets silence up to where the packet starts.
-  const int64_t arrival = granule_of_ms(at_ms - r.base_ms_);
-  engine::Status s;
-  if (arrival - samples > t->granule() + granule_of_ms(kGapToleranceMs) || t->granule() == 0) {
-    s = t->pad_to(arrival - samples);
+  // How far the track is behind the relay's clock, on which this packet ends
+  // where it arrived. A track's first packet starts there (a late joiner's
+  // track begins with silence); after that the sender's own media clock (the
+  // v2 header's ts_48k) says where a gap is (lost packets, a pause), never
+  // more than the track is behind, so network jitter adds none; and a track
+  // kResyncMs behind (a v1 sender's pause, a clock that stood still) is
+  // brought back to the relay's clock.
+  const int64_t behind = granule_of_ms(at_ms - r.base_ms_) - samples - t->granule();
+  int64_t silence = 0;
+  auto next = r.next_ts_.find(who);
+  if (t->granule() == 0 || behind > granule_of_ms(kResyncMs)) {
+    silence = behind;
+  } else if (ts_48k && next != r.next_ts_.end()) {
+    silence = std::min<int64_t>(int32_t(*ts_48k - next->second), behind);  // wraps as the header's clock does
   }
+  if (ts_48k) {
+    r.next_ts_[who] = *ts_48k + uint32_t(samples);
+  }
+  engine::Status s;
+  if (silence >= kSilenceSamples) s = t->pad_to(t->granule() + silence);
   if (s) s = t->add(opus, samples);
   if (!s) {
     log_warn("huddle track write failed", {{"recording", r.id}, {"error", s.error()}});
@@ -313,10 +328,14 @@ void Recorder::roll(Recording& r) {
 
 void Recorder::finish(Recording& r, int64_t end_granule, bool interrupted) {
   r.finished_ = true;
+  // Every track ends together: at the end, or past it where a track ran ahead.
+  for (const auto& [who, t] : r.tracks_) {
+    if (!t->ended()) end_granule = std::max(end_granule, t->granule() + kSilenceSamples);
+  }
   std::vector<engine::Tag> tags{{"p", engine::to_hex(r.by)}};
   for (auto& [who, t] : r.tracks_) {
     // A track ended at its byte limit stays as it is.
-    if (engine::Status s = t->finish(std::max(end_granule, t->granule() + kSilenceSamples)); !s) {
+    if (engine::Status s = t->finish(end_granule); !s) {
       log_warn("huddle track not finished", {{"recording", r.id}, {"error", s.error()}});
       continue;
     }
@@ -400,9 +419,8 @@ void Recorder::recover(const std::string& dir) {
   }
   Recording r(m->kind, m->id, m->channel, m->by, 0);
   r.segment_ = m->segment;
-  // The tracks as they were, each cut after its last whole page; all are
-  // then padded to the longest, so they stay aligned.
-  int64_t longest = 0;
+  // The tracks as they were, each cut after its last whole page; finish()
+  // pads them to the longest, so they stay aligned.
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     engine::Pubkey who{};
@@ -414,7 +432,6 @@ void Recorder::recover(const std::string& dir) {
       log_warn("huddle track left unusable: not published", {{"file", entry.path().string()}});
       continue;
     }
-    longest = std::max(longest, (*t)->granule());
     r.tracks_[who] = std::move(*t);
   }
   log_info("huddle recording left by a stopped process: published as interrupted",
@@ -423,7 +440,7 @@ void Recorder::recover(const std::string& dir) {
     std::lock_guard lock(mu_);
     ++running_;  // finish() counts it out again
   }
-  finish(r, longest + kSilenceSamples, true);
+  finish(r, 0, true);
 }
 
 }  // namespace buzz::server::huddle

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,7 +44,7 @@ inline constexpr uint64_t kMaxTrackBytes = 64ull << 20;       // a track keeps n
 inline constexpr size_t kMaxRecordings = 16;                  // recordings and published tracks running at once, relay-wide
 inline constexpr size_t kRecorderQueueFrames = 4096;          // frames waiting for the recorder's thread; past that, dropped
 inline constexpr int64_t kSegmentMs = 10000;                  // a published track goes out in pieces of 10 s
-inline constexpr int64_t kGapToleranceMs = 100;               // lateness kept as jitter; a longer gap becomes silence
+inline constexpr int64_t kResyncMs = 500;                      // a track this far behind the relay's clock is padded back to it
 
 // The steady clock in milliseconds: what frames are stamped with and recordings begin at.
 inline int64_t steady_ms() {
@@ -70,6 +71,7 @@ class Recording {
   std::atomic<bool> ended_{false};  // no frame is queued for it any more
   // The recorder's thread's alone:
   std::map<engine::Pubkey, std::unique_ptr<OggTrack>> tracks_;
+  std::map<engine::Pubkey, uint32_t> next_ts_;  // v2 senders: where their media clock is due at their next packet
   int64_t base_ms_ = 0;   // granule 0 on the steady clock: the start, or a published track's current piece's
   uint32_t segment_ = 0;  // kTrack: its current piece
   bool finished_ = false; // its tracks are stored: a frame queued meanwhile is not kept
@@ -111,8 +113,10 @@ class Recorder {
   // A reservation that goes on: its 48110 (a room's) goes to the store writer
   // now, before anybody's frame can be kept, and its directory is made.
   void begin(const std::shared_ptr<Recording>& r);
-  // One packet of `who`'s, received at `at_ms` (steady); the v2 header is off.
-  void frame(const std::shared_ptr<Recording>& r, const engine::Pubkey& who, std::string_view opus, int64_t at_ms);
+  // One packet of `who`'s, received at `at_ms` (steady); the v2 header is off,
+  // its ts_48k given (nullopt for v1).
+  void frame(const std::shared_ptr<Recording>& r, const engine::Pubkey& who, std::string_view opus, int64_t at_ms,
+             std::optional<uint32_t> ts_48k);
   // Stops it at `at_ms`: its tracks are ended and published.
   void end(const std::shared_ptr<Recording>& r, int64_t at_ms);
 
@@ -121,19 +125,22 @@ class Recorder {
  private:
   struct Job {
     enum class What : uint8_t { kBegin, kFrame, kEnd };
-    What what;
-    std::shared_ptr<Recording> rec;
+    What what = What::kFrame;
+    std::shared_ptr<Recording> rec{};
     engine::Pubkey who{};
-    std::string opus;
+    std::string opus{};
     int64_t at_ms = 0;
+    std::optional<uint32_t> ts_48k{};
   };
   bool queue(Job&& job, bool droppable);
   void run(std::vector<std::string> leftovers);
   // The thread's handling of each job.
   void open(const std::shared_ptr<Recording>& r);
-  void keep(Recording& r, const engine::Pubkey& who, const std::string& opus, int64_t at_ms);
-  // Ends every track of `r` at `end_granule` (a track past its limit, where it
-  // is), publishes them and removes its directory.
+  void keep(Recording& r, const engine::Pubkey& who, const std::string& opus, int64_t at_ms,
+            std::optional<uint32_t> ts_48k);
+  // Ends every track of `r` at `end_granule`, or where the longest ends if
+  // later (a track at its byte limit, where it is), publishes them, and
+  // removes its directory.
   void finish(Recording& r, int64_t end_granule, bool interrupted);
   void tick(int64_t now_ms);
   // A published track's piece is ended, published (48112) and the next one begins.

@@ -112,10 +112,15 @@ void Huddle::on_self_stopped(const std::shared_ptr<Recording>& rec) {
 }
 
 void Huddle::keep(const Peer& peer, std::string_view frame) {
-  const std::string_view opus = peer.version == 2 ? frame.substr(kV2HeaderBytes) : frame;
+  std::optional<uint32_t> ts;
+  std::string_view opus = frame;
+  if (peer.version == 2) {
+    ts = parse_v2_header(frame)->ts_48k;  // check_frame passed: the header is there
+    opus.remove_prefix(kV2HeaderBytes);
+  }
   const int64_t now = steady_ms();
-  if (peer.recording) recorder_.frame(peer.recording, peer.pubkey, opus, now);
-  if (peer.track) recorder_.frame(peer.track, peer.pubkey, opus, now);
+  if (peer.recording) recorder_.frame(peer.recording, peer.pubkey, opus, now, ts);
+  if (peer.track) recorder_.frame(peer.track, peer.pubkey, opus, now, ts);
 }
 
 void Huddle::tell_recording(net::Loop& here, const std::vector<RoomPeer>& peers, const std::shared_ptr<Room>& room,
