@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/kind_numbers.h"
 #include "engine/result.h"
 
 namespace buzz::engine {
@@ -20,7 +21,7 @@ inline constexpr std::string_view kAuditGenesisHash =
     "0000000000000000000000000000000000000000000000000000000000000000";
 
 // NIP-42 AUTH events carry challenges and tokens; they never enter the chain.
-inline constexpr uint32_t kAuditForbiddenKind = 22242;
+inline constexpr uint32_t kAuditForbiddenKind = kind::kAuth;
 inline constexpr std::string_view kAuditForbiddenKindError =
     "auth events (kind 22242) must never appear in the audit log";
 

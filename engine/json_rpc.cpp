@@ -55,4 +55,16 @@ std::string jsonrpc_error(std::string_view id, int code, std::string_view messag
   return out + "}}";
 }
 
+std::string jsonrpc_request(int64_t id, std::string_view method, std::string_view params_json) {
+  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) + ",\"method\":";
+  append_json_string(out, method);
+  return out + ",\"params\":" + std::string(params_json) + "}";
+}
+
+std::string jsonrpc_notification(std::string_view method, std::string_view params_json) {
+  std::string out = "{\"jsonrpc\":\"2.0\",\"method\":";
+  append_json_string(out, method);
+  return out + ",\"params\":" + std::string(params_json) + "}";
+}
+
 }  // namespace buzz::engine

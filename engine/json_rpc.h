@@ -5,6 +5,7 @@
 // serves them; this holds only the envelope.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,5 +44,10 @@ std::string nip86_error(std::string_view message);
 // JSON-RPC 2.0 replies: `id` and `result` are JSON text.
 std::string jsonrpc_result(std::string_view id, std::string_view result_json);
 std::string jsonrpc_error(std::string_view id, int code, std::string_view message);
+
+// JSON-RPC 2.0 calls, as the agent tools send them: `params_json` is JSON text; a
+// notification has no id and gets no answer.
+std::string jsonrpc_request(int64_t id, std::string_view method, std::string_view params_json);
+std::string jsonrpc_notification(std::string_view method, std::string_view params_json);
 
 }  // namespace buzz::engine

@@ -10,6 +10,8 @@
 #include <span>
 #include <string_view>
 
+#include "engine/kind_numbers.h"
+
 namespace buzz::engine {
 
 enum class KindClass : uint8_t {
@@ -79,7 +81,8 @@ std::string_view kind_class_name(KindClass c);
 
 // Kinds readable only by the pubkeys in their p tags (docs/reference/protocol.md §9.3; 41001 per docs/reference/kinds.md §4.6).
 constexpr bool is_p_gated(uint16_t kind) {
-  return kind == 1059 || kind == 41001 || kind == 44100 || kind == 44101 || kind == 30622;
+  return kind == kind::kGiftWrap || kind == kind::kDmCreated || kind == kind::kMemberAddedNotification ||
+         kind == kind::kMemberRemovedNotification || kind == kind::kDmVisibility;
 }
 
 }  // namespace buzz::engine

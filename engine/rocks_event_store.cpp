@@ -31,7 +31,8 @@ rocksdb::Slice as_slice(const uint8_t* p, size_t n) { return {reinterpret_cast<c
 std::string pointer_key(const Event& e, std::string_view channel, std::string_view d) {
   std::string key = kind_prefix(e.kind);
   key.append(reinterpret_cast<const char*>(e.pubkey.data()), 32);
-  bool rule_a = kind_class(e.kind) == KindClass::kReplaceable || (e.kind >= 39000 && e.kind <= 39002);
+  bool rule_a = kind_class(e.kind) == KindClass::kReplaceable ||
+                (e.kind >= kind::kGroupMetadata && e.kind <= kind::kGroupMembers);
   key.append(rule_a ? channel : d);
   return key;
 }
@@ -164,7 +165,7 @@ WriteResult RocksEventStore::apply(Batch& batch, const Event& e, std::string_vie
     result.outcome = WriteOutcome::kDuplicate;
     return result;
   }
-  if (e.kind == 5) {
+  if (e.kind == kind::kDeletion) {
     result = apply_deletion(batch, e, authorized);
     if (result.outcome == WriteOutcome::kInvalid) return result;
   }

@@ -3,6 +3,8 @@
 
 #include <simdjson.h>
 
+#include "engine/kind_numbers.h"
+
 namespace buzz::index {
 namespace {
 
@@ -26,20 +28,26 @@ std::optional<simdjson::dom::object> json_object(simdjson::dom::parser& parser, 
 
 bool is_searchable_kind(uint16_t kind) {
   switch (kind) {
-    case 0: case 1: case 9: case 30023:
-    case 40002: case 40003: case 40008: case 45001: case 45003:
-      return true;
+    case kind::kProfile:
+    case kind::kTextNote:
+    case kind::kStreamMessage:
+    case kind::kLongFormArticle:
+    case kind::kStreamMessageV2:
+    case kind::kMessageEdit:
+    case kind::kDiff:
+    case kind::kForumPost:
+    case kind::kForumComment: return true;
     default:
       return false;
   }
 }
 
 std::string searchable_text(const engine::Event& event) {
-  if (event.kind != 0 && event.kind != 40002) return event.content;
+  if (event.kind != kind::kProfile && event.kind != kind::kStreamMessageV2) return event.content;
   thread_local simdjson::dom::parser parser;
   std::optional<simdjson::dom::object> object = json_object(parser, event.content);
   if (!object) return event.content;
-  if (event.kind == 40002) {
+  if (event.kind == kind::kStreamMessageV2) {
     std::string_view text;
     return (*object)["text"].get(text) == simdjson::SUCCESS ? std::string(text) : event.content;
   }

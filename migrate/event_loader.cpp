@@ -42,7 +42,7 @@ engine::Status EventLoader::add_deriving_channel(engine::Event event, std::strin
 }
 
 engine::Status EventLoader::push(Pending p) {
-  if (engine::kind_class(p.event.kind) == engine::KindClass::kEphemeral || p.event.kind == 22242) {
+  if (engine::kind_class(p.event.kind) == engine::KindClass::kEphemeral || p.event.kind == kind::kAuth) {
     ++refused_kinds_;
     progress_.advance(1);
     return {};
@@ -140,7 +140,8 @@ engine::Status EventLoader::write_batch(Batch& b) {
       engine::Id target;
       if (engine::is_canonical_uuid(h)) {
         p.channel = h;
-      } else if ((p.event.kind == 5 || p.event.kind == 7) && engine::from_hex(p.event.first_tag_value("e"), &target)) {
+      } else if ((p.event.kind == kind::kDeletion || p.event.kind == kind::kReaction) &&
+                 engine::from_hex(p.event.first_tag_value("e"), &target)) {
         if (auto it = channels_here.find(target); it != channels_here.end()) {
           p.channel = *it->second;
         } else if (auto stored = store_.lookup(target)) {

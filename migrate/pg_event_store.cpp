@@ -87,7 +87,8 @@ struct ReplaceKey {
 };
 
 ReplaceKey replace_key(uint16_t kind, const engine::Pubkey& pk, std::string_view channel, std::string_view d) {
-  const bool rule_a = engine::kind_class(kind) == engine::KindClass::kReplaceable || (kind >= 39000 && kind <= 39002);
+  const bool rule_a = engine::kind_class(kind) == engine::KindClass::kReplaceable ||
+                      (kind >= kind::kGroupMetadata && kind <= kind::kGroupMembers);
   return {kind, pk, rule_a, std::string(rule_a ? channel : d)};
 }
 
@@ -336,7 +337,7 @@ engine::Result<WriteResult> apply(Batch& batch, const engine::Event& e, std::str
   if (row->exists) return WriteResult{WriteOutcome::kDuplicate, {}, {}};
   if (holds_nul(e)) return WriteResult{WriteOutcome::kInvalid, "invalid: text holding U+0000 cannot be stored", {}};
   if (e.created_at > kMaxPgEventTime) return WriteResult{WriteOutcome::kInvalid, "invalid: created_at out of range", {}};
-  if (e.kind == 5) {
+  if (e.kind == kind::kDeletion) {
     auto deletion = apply_deletion(batch, e, authorized);
     if (!deletion) return deletion;
     if (deletion->outcome == WriteOutcome::kInvalid) return deletion;

@@ -14,10 +14,11 @@
 #include "engine/api_tokens.h"
 #include "engine/audit_verify.h"
 #include "engine/canonical.h"
-#include "engine/clock.h"
 #include "engine/channel.h"
+#include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "engine/event_record.h"
+#include "engine/json_text.h"
 #include "engine/kinds.h"
 #include "engine/relay_members.h"
 #include "engine/rocks_event_store.h"
@@ -520,15 +521,6 @@ Status export_threads(Context& cx) {
         });
         return st ? inner : st;
       });
-}
-
-std::string json_string_array(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (const std::string& s : items) {
-    if (out.size() > 1) out.push_back(',');
-    engine::append_json_string(out, s);
-  }
-  return out + "]";
 }
 
 Status export_tokens(Context& cx) {

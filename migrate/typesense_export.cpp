@@ -36,9 +36,11 @@ std::string profile_text(const engine::Event& e) {
 }  // namespace
 
 std::string typesense_document(const engine::Event& e, std::string_view channel) {
-  if (e.kind == 1059 || e.kind == 30622 || engine::kind_class(e.kind) == engine::KindClass::kEphemeral) return {};
+  if (e.kind == kind::kGiftWrap || e.kind == kind::kDmVisibility ||
+      engine::kind_class(e.kind) == engine::KindClass::kEphemeral)
+    return {};
   std::string out = "{\"id\":\"" + e.id_hex() + "\",\"content\":";
-  engine::append_json_string(out, e.kind == 0 ? profile_text(e) : e.content);
+  engine::append_json_string(out, e.kind == kind::kProfile ? profile_text(e) : e.content);
   out += ",\"kind\":" + std::to_string(e.kind) + ",\"pubkey\":\"" + e.pubkey_hex() + "\",\"channel_id\":";
   engine::append_json_string(out, channel.empty() ? "__global__" : channel);
   out += ",\"created_at\":" + std::to_string(e.created_at) + ",\"tags_flat\":[";

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 
 namespace buzz::server {
 namespace {

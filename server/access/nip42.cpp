@@ -5,13 +5,14 @@
 #include <string>
 
 #include "engine/clock.h"
+#include "engine/kind_numbers.h"
 #include "engine/signature.h"
 #include "server/common/relay_url.h"
 
 namespace buzz::server {
 
 bool nip42_auth_valid(const engine::Event& e, std::string_view challenge_hex, std::string_view relay_url_normalized) {
-  if (e.kind != 22242) return false;
+  if (e.kind != kind::kAuth) return false;
   std::string reason;
   if (engine::check_event(e, &reason) != engine::EventCheck::kOk) return false;
   if (e.first_tag_value("challenge") != challenge_hex) return false;

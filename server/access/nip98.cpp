@@ -42,7 +42,7 @@ engine::Result<Nip98Signer> verify_nip98(const Nip98Request& r, std::string_view
   auto event = engine::parse_event_json(*json);
   if (!event) return fail("invalid NIP-98 event JSON");
   const engine::Event& e = *event;
-  if (e.kind != kNip98Kind) return fail("NIP-98: kind must be 27235");
+  if (e.kind != kind::kHttpAuth) return fail("NIP-98: kind must be 27235");
   std::string why;
   if (engine::check_event(e, &why) != engine::EventCheck::kOk) return fail("NIP-98: " + why);
   if (std::llabs(engine::seconds_from(now, e.created_at)) > kNip98MaxSkewSecs) return fail("NIP-98: event too old or too new");

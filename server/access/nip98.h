@@ -15,11 +15,11 @@
 #include <unordered_set>
 
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "engine/result.h"
 
 namespace buzz::server {
 
-inline constexpr uint16_t kNip98Kind = 27235;
 inline constexpr int64_t kNip98MaxSkewSecs = 60;
 
 struct Nip98Request {

@@ -1,10 +1,11 @@
 // NIP-43 relay membership; see relay_membership.h. Rule texts are docs/reference/protocol.md §7.3 / §7.5.
 #include "server/access/relay_membership.h"
 
-#include "engine/clock.h"
-
 #include <cstdlib>
 #include <mutex>
+
+#include "engine/clock.h"
+#include "engine/kind_numbers.h"
 
 namespace buzz::server {
 namespace {
@@ -67,11 +68,11 @@ engine::Event RelayMembership::membership_list(uint64_t now) {
   if (auto all = table_.list()) {
     for (const auto& m : *all) tags.push_back({"member", engine::to_hex(m.pubkey), std::string(relay_role_name(m.role))});
   }
-  return signed_event(13534, last_list_at_, std::move(tags));
+  return signed_event(kind::kRelayMembershipList, last_list_at_, std::move(tags));
 }
 
 RelayMembership::Outcome RelayMembership::apply(const engine::Event& e, uint64_t now) {
-  return e.kind == 28936 ? apply_leave(e, now) : apply_admin(e, now);
+  return e.kind == kind::kLeaveRelay ? apply_leave(e, now) : apply_admin(e, now);
 }
 
 RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, uint64_t now) {
@@ -88,7 +89,7 @@ RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, ui
   std::string_view role_tag = e.first_tag_value("role");
   Outcome out{true, "", {}, {}};
 
-  if (e.kind == 9030) {
+  if (e.kind == kind::kAddRelayMember) {
     if (!actor_role || *actor_role == RelayRole::kMember) return fail("actor not authorized: must be admin or owner");
     std::string role_text = role_tag.empty() ? "member" : std::string(role_tag);
     if (role_text == "owner") return fail("invalid role: use kind:9032 to promote to owner");
@@ -101,11 +102,11 @@ RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, ui
     engine::RelayMember m{*target, *new_role, e.pubkey, now, now};
     if (auto s = table_.put(m); !s) return {false, "error: internal server error", {}, {}};
     cache(*target, *new_role);
-    out.emitted.push_back(signed_event(8000, now, {{"-"}, {"p", target_hex}}));
+    out.emitted.push_back(signed_event(kind::kRelayMemberAdded, now, {{"-"}, {"p", target_hex}}));
     out.emitted.push_back(membership_list(now));
     return out;
   }
-  if (e.kind == 9031) {
+  if (e.kind == kind::kRemoveRelayMember) {
     if (!actor_role || *actor_role == RelayRole::kMember) return fail("actor not authorized: must be admin or owner");
     if (*target == e.pubkey) return fail("cannot remove yourself");
     if (target_row && target_row->role == RelayRole::kOwner) return fail("cannot remove the relay owner");
@@ -116,7 +117,7 @@ RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, ui
     if (auto r = table_.remove(*target); !r) return {false, "error: internal server error", {}, {}};
     cache(*target, std::nullopt);
     out.removed = *target;
-    out.emitted.push_back(signed_event(8001, now, {{"-"}, {"p", target_hex}}));
+    out.emitted.push_back(signed_event(kind::kRelayMemberRemoved, now, {{"-"}, {"p", target_hex}}));
     out.emitted.push_back(membership_list(now));
     return out;
   }
@@ -152,7 +153,7 @@ RelayMembership::Outcome RelayMembership::apply_leave(const engine::Event& e, ui
   if (auto r = table_.remove(e.pubkey); !r) return {false, "error: internal server error", {}, {}};
   cache(e.pubkey, std::nullopt);
   Outcome out{true, "info: you have left this relay", {}, e.pubkey};
-  out.emitted.push_back(signed_event(8001, now, {{"-"}, {"p", engine::to_hex(e.pubkey)}}));
+  out.emitted.push_back(signed_event(kind::kRelayMemberRemoved, now, {{"-"}, {"p", engine::to_hex(e.pubkey)}}));
   out.emitted.push_back(membership_list(now));
   return out;
 }

@@ -10,7 +10,7 @@
 #include <mutex>
 
 #include "engine/json_rpc.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 
 namespace buzz::server {
 namespace {

@@ -11,8 +11,9 @@
 #include "engine/api_tokens.h"
 #include "engine/channel.h"
 #include "engine/clock.h"
-#include "engine/pubkey_allowlist.h"
+#include "engine/json_text.h"
 #include "engine/nip19.h"
+#include "engine/pubkey_allowlist.h"
 #include "engine/relay_members.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
@@ -24,7 +25,6 @@
 #include "server/access/relay_policy.h"
 #include "server/app/admin_target.h"
 #include "server/app/cli.h"
-#include "server/common/json_text.h"
 #include "server/team/group_state.h"
 
 namespace buzz::server {

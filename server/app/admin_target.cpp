@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "engine/rocks_event_store.h"
 #include "server/access/nip98.h"
-#include "server/common/json_text.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/relay_http.h"
 #include "tools/cli/token_mint.h"

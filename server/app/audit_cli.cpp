@@ -10,9 +10,9 @@
 
 #include "engine/audit_verify.h"
 #include "engine/canonical.h"
+#include "engine/json_text.h"
 #include "migrate/pg_audit_rows.h"
 #include "server/app/cli.h"
-#include "server/common/json_text.h"
 
 namespace buzz::server {
 namespace {

@@ -22,13 +22,13 @@
 #include "engine/data_format.h"
 #include "engine/file_digest.h"
 #include "engine/hex.h"
+#include "engine/json_text.h"
 #include "engine/thread_role.h"
 #include "migrate/progress.h"
 #include "server/app/backup_manifest.h"
 #include "server/app/backup_point.h"
 #include "server/app/cli.h"
 #include "server/app/reindex.h"
-#include "server/common/json_text.h"
 #include "server/ops/control_socket.h"
 
 namespace buzz::server {

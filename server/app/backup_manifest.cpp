@@ -13,7 +13,7 @@
 #include "engine/audit_verify.h"
 #include "engine/file_digest.h"
 #include "engine/hex.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 
 namespace buzz::server {
 namespace {

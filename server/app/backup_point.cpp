@@ -9,11 +9,11 @@
 
 #include <simdjson.h>
 
+#include "engine/audit_entry.h"
 #include "engine/audit_segment.h"
 #include "engine/audit_verify.h"
-#include "engine/audit_entry.h"
 #include "engine/clock.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 #include "server/feeds/audit_feed.h"
 #include "server/pipeline/store_writer.h"
 

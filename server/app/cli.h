@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/data_format.h"
+
 namespace buzz::server {
 
 inline constexpr int kExitOk = 0;
@@ -34,6 +36,10 @@ int run_sync(int argc, char** argv);
 int run_migrate(int argc, char** argv);
 int run_backup(int argc, char** argv);
 int run_restore(int argc, char** argv);
-int run_version(int argc, char** argv);
+// `read_format` reads a data directory's format for --data-dir: the full
+// binary passes engine::read_data_format; the front passes null, which leaves
+// --data-dir to the full binary (nullopt), as reading it opens the store.
+using DataFormatReader = engine::Result<engine::DataFormat> (*)(const std::string& db_path);
+std::optional<int> run_version(int argc, char** argv, DataFormatReader read_format);
 
 }  // namespace buzz::server

@@ -1,10 +1,11 @@
-// Server configuration: one table of keys (config.cpp), read from a YAML file,
+// Server configuration: one typed table of keys (config.cpp), read from a YAML file,
 // then the environment (the original's variable names), then flags — each
 // later source overriding the earlier. A bad value names the key and what it
 // expects; `buzz serve` then exits with code 2 before starting anything.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,11 +84,18 @@ struct Config {
   std::string effective_relay_url() const;
 };
 
+// One key: its names, its help, and how its text becomes a field of Config — the
+// only place a key is spelled out, as in Redis's config.c.
 struct ConfigKey {
+  // Sets the field from the value; "" when accepted, else the rest of the message
+  // after "config: KEY (SOURCE)", e.g. " = 'x': expected a positive integer".
+  using Setter = std::function<std::string(Config&, const std::string& value)>;
+
   const char* name;         // YAML key and --flag (with dashes)
   const char* env;
   const char* default_text;
   const char* description;
+  Setter set;
 };
 
 // Every key, in the order --help and docs/configuration.md list them.

@@ -11,13 +11,13 @@
 #include <filesystem>
 #include <string>
 
+#include "engine/json_text.h"
 #include "migrate/jsonl.h"
-#include "migrate/pg_export.h"
 #include "migrate/pg_connection.h"
+#include "migrate/pg_export.h"
 #include "migrate/pg_import.h"
 #include "migrate/typesense_export.h"
 #include "server/app/cli.h"
-#include "server/common/json_text.h"
 
 namespace buzz::server {
 namespace {

@@ -10,13 +10,13 @@
 #include <string>
 
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
 #include "index/clucene_search_index.h"
 #include "index/search_document.h"
 #include "server/app/cli.h"
 #include "server/app/reindex.h"
-#include "server/common/json_text.h"
 
 namespace buzz::server {
 namespace {

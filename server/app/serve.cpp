@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "engine/media_store.h"
 #include "engine/pubkey_allowlist.h"
 #include "engine/relay_members.h"
@@ -35,7 +36,6 @@
 #include "server/app/config.h"
 #include "server/app/store_backend.h"
 #include "server/app/team_reconciler.h"
-#include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/common/relay_url.h"
 #include "server/door/front_door.h"
@@ -44,8 +44,8 @@
 #include "server/huddle/huddle.h"
 #include "server/media/media.h"
 #include "server/ops/allocator_stats.h"
-#include "server/ops/health.h"
 #include "server/ops/control_socket.h"
+#include "server/ops/health.h"
 #include "server/ops/metrics.h"
 #include "server/ops/ops_listener.h"
 #include "server/pipeline/throttle.h"

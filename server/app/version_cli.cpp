@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "engine/data_format.h"
+#include "engine/json_text.h"
 #include "server/app/cli.h"
-#include "server/common/json_text.h"
 
 namespace buzz::server {
 namespace {
@@ -22,7 +22,7 @@ refused).
 
 }  // namespace
 
-int run_version(int argc, char** argv) {
+std::optional<int> run_version(int argc, char** argv, DataFormatReader read_format) {
   ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
   if (args.has("help")) return std::fputs(kVersionUsage, stdout), kExitOk;
   if (!args.error.empty() || !args.positional.empty()) {
@@ -36,11 +36,12 @@ int run_version(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> fields{{"version", json_string(BUZZ_VERSION)},
                                                           {"data_format", std::to_string(engine::kDataFormatVersion)}};
   if (auto dir = args.get("data-dir")) {
+    if (!read_format) return std::nullopt;
     std::error_code ec;
     if (!std::filesystem::is_directory(*dir + "/db", ec)) {
       return std::fprintf(stderr, "buzz version: %s holds no data directory (no db/)\n", dir->c_str()), kExitFailure;
     }
-    auto format = engine::read_data_format(*dir + "/db");
+    auto format = read_format(*dir + "/db");
     if (!format) return std::fprintf(stderr, "buzz version: %s\n", format.error().c_str()), kExitFailure;
     fields.push_back({"data_dir", json_object({{"path", json_string(*dir)},
                                                {"data_format", std::to_string(format->version)},

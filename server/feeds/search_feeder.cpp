@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/event_parse.h"
+#include "engine/kind_numbers.h"
 #include "engine/thread_role.h"
 #include "index/search_document.h"
 #include "server/common/log.h"
@@ -203,7 +204,7 @@ void SearchFeeder::apply_backlog(const BacklogEntry& entry) {
 // stays indexed (the store answers newest first, this one included).
 engine::Status SearchFeeder::add(const engine::Event& event, std::string_view channel) {
   engine::Id message;
-  if (event.kind != 40003 || !edits_ || !engine::from_hex(event.first_tag_value("e"), &message)) {
+  if (event.kind != kind::kMessageEdit || !edits_ || !engine::from_hex(event.first_tag_value("e"), &message)) {
     return index_.add(event, channel);
   }
   std::vector<IndexableEvent> edits = edits_(message);
@@ -252,7 +253,7 @@ EventLookup store_event_lookup(engine::EventStore& store) {
 EditsLookup store_edits_lookup(engine::EventStore& store) {
   return [&store](const engine::Id& message) {
     engine::Filter f;
-    f.kinds = std::vector<uint16_t>{40003};
+    f.kinds = std::vector<uint16_t>{kind::kMessageEdit};
     f.tags.push_back({'e', {engine::to_hex(message)}});
     f.normalize();
     std::vector<IndexableEvent> edits;

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "engine/clock.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 #include "server/http/http_api.h"
 
 namespace buzz::server {

@@ -6,6 +6,7 @@
 // every REST identity here is proven.
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "server/access/auth_audit.h"
 #include "server/access/nip98.h"
 #include "server/common/api_error.h"
@@ -75,7 +76,7 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
   const std::string_view method = who->token ? "token" : by_header ? "x-pubkey" : "nip98";
   if (mode != AuthMode::kNoMembershipGate && s_.membership.enforced() && !s_.membership.role(who->pubkey)) {
     // A NIP-98 request is a kind 27235; a bearer token has no event, so no kind condition holds for it.
-    AttestedUse use{who->token ? std::nullopt : std::optional<uint32_t>(27235), now};
+    AttestedUse use{who->token ? std::nullopt : std::optional<uint32_t>(kind::kHttpAuth), now};
     Gatekeeper::HeaderVouch vouch = s_.gatekeeper.vouched_by_header(req, who->pubkey, use);
     if (vouch == Gatekeeper::HeaderVouch::kMultipleHeaders) {
       return api_error(400, "invalid_auth_tag", "multiple X-Auth-Tag headers not allowed");

@@ -8,8 +8,9 @@
 
 #include "engine/clock.h"
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/http/http_api.h"
 
 namespace buzz::server {
@@ -146,7 +147,7 @@ net::HttpResponse HttpApi::get_canvas(const Caller& who, std::string_view id) {
   if (!engine::is_canonical_uuid(id)) return api_error(400, "invalid channel UUID");
   if (auto refused = check_channel(who, id)) return *refused;
   engine::Filter newest;
-  newest.kinds = std::vector<uint16_t>{40100};
+  newest.kinds = std::vector<uint16_t>{kind::kCanvas};
   newest.tags.push_back({'h', {std::string(id)}});
   engine::QueryOptions one;
   one.limit = 1;

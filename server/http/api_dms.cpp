@@ -10,8 +10,8 @@
 #include <algorithm>
 
 #include "engine/channel.h"
+#include "engine/json_text.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
 

@@ -12,6 +12,7 @@
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/event_parse.h"
+#include "engine/kind_numbers.h"
 #include "server/common/api_error.h"
 #include "server/http/http_api.h"
 
@@ -22,8 +23,12 @@ namespace {
 // other global kind is 404.
 std::optional<Scope> global_read_scope(uint16_t kind) {
   switch (kind) {
-    case 0: case 3: case 30078: case 30315: return Scope::kUsersRead;
-    case 1: case 30023: return Scope::kMessagesRead;
+    case kind::kProfile:
+    case kind::kContactList:
+    case kind::kReadState:
+    case kind::kUserStatus: return Scope::kUsersRead;
+    case kind::kTextNote:
+    case kind::kLongFormArticle: return Scope::kMessagesRead;
     default: return std::nullopt;
   }
 }

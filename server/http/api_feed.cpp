@@ -9,8 +9,9 @@
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/http/feed_selection.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
@@ -22,7 +23,7 @@ constexpr uint64_t kDefaultWindowSecs = 7 * 86400;
 constexpr int64_t kDefaultPerCategory = 20, kMaxPerCategory = 50;
 constexpr size_t kStoreCap = 100;  // FEED_MAX_LIMIT: rows one category query may return
 
-bool is_job_kind(uint16_t kind) { return kind >= 43001 && kind <= 43006; }
+bool is_job_kind(uint16_t kind) { return kind >= kind::kJobRequest && kind <= kind::kJobError; }
 
 }  // namespace
 

@@ -16,9 +16,10 @@
 #include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "engine/event_record.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "engine/thread_row.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
 
@@ -56,7 +57,7 @@ std::unordered_map<Id, Reactions, engine::KeyBytesHash> reactions_on(engine::Eve
   std::unordered_map<Id, Reactions, engine::KeyBytesHash> out;
   if (targets.empty()) return out;
   engine::Filter f;
-  f.kinds = std::vector<uint16_t>{7};
+  f.kinds = std::vector<uint16_t>{kind::kReaction};
   engine::TagFilter e{'e', {}};
   for (const Id& id : targets) e.values.push_back(engine::to_hex(id));
   f.tags.push_back(std::move(e));

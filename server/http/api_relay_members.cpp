@@ -2,8 +2,8 @@
 // the caller's own record. The latter skips the membership gate so that a
 // non-member gets a clean 404 rather than the gate's 403.
 #include "engine/channel.h"
+#include "engine/json_text.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/http/http_api.h"
 
 namespace buzz::server {

@@ -4,8 +4,8 @@
 #include <unordered_map>
 
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"

@@ -7,8 +7,8 @@
 
 #include "engine/channel.h"
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"

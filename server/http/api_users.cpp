@@ -10,8 +10,9 @@
 
 #include "engine/clock.h"
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
 
@@ -145,7 +146,7 @@ net::HttpResponse HttpApi::get_notes(const Caller&, std::string_view id, const n
   if (before_id && !has_before) return api_error(400, "before_id requires before");
 
   engine::Filter f;
-  f.kinds = std::vector<uint16_t>{1};
+  f.kinds = std::vector<uint16_t>{kind::kTextNote};
   f.authors = std::vector<engine::Pubkey>{pk};
   engine::QueryOptions options;
   options.limit = size_t(*limit);
@@ -178,7 +179,7 @@ net::HttpResponse HttpApi::get_contact_list(const Caller&, std::string_view id) 
   engine::Pubkey pk;
   if (auto bad = path_pubkey(id, &pk)) return *bad;
   engine::Filter f;
-  f.kinds = std::vector<uint16_t>{3};
+  f.kinds = std::vector<uint16_t>{kind::kContactList};
   f.authors = std::vector<engine::Pubkey>{pk};
   engine::QueryOptions newest;
   newest.limit = 1;

@@ -14,10 +14,11 @@
 
 #include "engine/canonical.h"
 #include "engine/clock.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "engine/signature.h"
 #include "server/access/read_access.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/http/feed_selection.h"
 #include "server/http/http_api.h"
@@ -88,7 +89,8 @@ std::string_view single_channel(const engine::Filter& f) {
 
 // A presence lookup: exactly one kind, 20001 or 40902, and some authors.
 bool asks_presence(const engine::Filter& f) {
-  return f.kinds && f.kinds->size() == 1 && ((*f.kinds)[0] == 20001 || (*f.kinds)[0] == 40902) && f.authors &&
+  return f.kinds && f.kinds->size() == 1 &&
+         ((*f.kinds)[0] == kind::kPresence || (*f.kinds)[0] == kind::kPresenceSnapshot) && f.authors &&
          !f.authors->empty();
 }
 
@@ -228,7 +230,7 @@ std::vector<engine::Event> HttpApi::presence_events(const Caller& who, const eng
     std::optional<std::string> status = s_.presence.status(pk, now);
     if (!status) continue;
     engine::Event e;
-    e.kind = 20001;
+    e.kind = kind::kPresence;
     e.created_at = now;
     e.tags = {{"p", engine::to_hex(pk)}};
     e.content = std::move(*status);

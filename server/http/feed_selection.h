@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/filter.h"
+#include "engine/kind_numbers.h"
 
 namespace buzz::server {
 
@@ -30,9 +31,13 @@ inline engine::Filter feed_filter(FeedSelection selection, const std::string& ca
 
 // "mentions", "needs_action", "activity" or its alias "agent_activity".
 inline std::optional<FeedSelection> feed_selection(std::string_view type) {
-  if (type == "mentions") return FeedSelection{{9, 40002, 45001, 45003}, true};
-  if (type == "needs_action") return FeedSelection{{46010, 40007}, true};
-  if (type == "activity" || type == "agent_activity") return FeedSelection{{9, 40002, 45001, 43001, 43003, 43004}, false};
+  if (type == "mentions")
+    return FeedSelection{{kind::kStreamMessage, kind::kStreamMessageV2, kind::kForumPost, kind::kForumComment}, true};
+  if (type == "needs_action") return FeedSelection{{kind::kApprovalRequested, kind::kReminder}, true};
+  if (type == "activity" || type == "agent_activity")
+    return FeedSelection{{kind::kStreamMessage, kind::kStreamMessageV2, kind::kForumPost, kind::kJobRequest,
+                          kind::kJobProgress, kind::kJobResult},
+                         false};
   return std::nullopt;
 }
 

@@ -4,8 +4,8 @@
 #include "server/http/http_api.h"
 
 #include "engine/event_store.h"
+#include "engine/json_text.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/web/web_client.h"
 
 namespace buzz::server {

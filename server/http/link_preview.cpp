@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "engine/json_text.h"
 #include "engine/mime_sniff.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/media/thumbnail.h"
 
 namespace buzz::server {

@@ -3,7 +3,7 @@
 // authentication; every miss is the same empty document with status 200.
 #include <cctype>
 
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 #include "server/http/http_api.h"
 
 namespace buzz::server {

@@ -7,7 +7,8 @@
 #include "engine/audit_entry.h"
 #include "engine/clock.h"
 #include "engine/json_rpc.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "server/common/log.h"
 #include "server/http/http_api.h"
 
@@ -117,14 +118,14 @@ std::optional<net::HttpResponse> HttpApi::nip86_call(net::Loop& loop, net::Conne
     if (!engine::from_hex_any_case(param(0), target.data(), target.size())) {
       return rpc_error(400, "invalid params: invalid pubkey: expected 64 hex characters");
     }
-    uint16_t kind = 9031;
+    uint16_t kind = kind::kRemoveRelayMember;
     std::string new_role;
     if (method == "allowpubkey") {
       // Buzz: a third parameter names the role, member (the default) or admin.
       new_role = call->string_param(2).value_or("member");
       if (new_role.empty()) new_role = "member";
       std::optional<engine::RelayMember> existing = s_.membership.member(target);
-      kind = existing && relay_role_name(existing->role) != new_role ? 9032 : 9030;
+      kind = existing && relay_role_name(existing->role) != new_role ? kind::kChangeRelayRole : kind::kAddRelayMember;
     }
     if (!s_.writer.submit({RunMembership{membership_command(kind, signer->pubkey, target, new_role)}, conn.id(), signer->pubkey})) {
       return rpc_error(503, "busy: the writer queue is full, retry");

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/filter.h"
+#include "engine/kind_numbers.h"
 #include "server/access/nip42.h"
 #include "server/common/log.h"
 #include "server/huddle/peer.h"
@@ -129,7 +130,7 @@ void Huddle::admit(net::Loop& loop, net::Connection& conn, Peer& peer) {
     }
     auto joined = std::make_shared<const std::string>(joined_message({peer.index, engine::to_hex(peer.pubkey)}, roster));
     send_to(loop, everyone, std::move(joined), Send::kControl);
-    emit(48101, peer.parent, peer.channel, peer.pubkey);
+    emit(kind::kHuddleParticipantJoined, peer.parent, peer.channel, peer.pubkey);
     if (a.recording) {
       // Told on joining, after its `joined`, before any frame of its is kept (§11.1).
       peer.recording = a.recording;

@@ -6,7 +6,8 @@
 #include <algorithm>
 
 #include "engine/clock.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "server/common/log.h"
 #include "server/huddle/peer.h"
 
@@ -50,7 +51,7 @@ void Huddle::depart(net::Loop& loop, Peer& peer) {
   for (const RoomPeer& p : d.remaining) remaining.push_back(p.conn);
   auto left = std::make_shared<const std::string>(left_message({d.peer.index, engine::to_hex(d.peer.pubkey)}));
   send_to(loop, remaining, std::move(left), Send::kControl);
-  emit(48102, peer.parent, peer.channel, peer.pubkey);
+  emit(kind::kHuddleParticipantLeft, peer.parent, peer.channel, peer.pubkey);
   if (d.ended_room) return end_room(loop, peer.channel, room, peer.parent, peer.pubkey);
   rooms_.drop_if_empty(peer.channel, room);
 }
@@ -65,7 +66,7 @@ void Huddle::end_room(net::Loop& loop, const std::string& channel, const std::sh
       return;
     }
     rooms_.drop_if_empty(channel, room);
-    emit(48103, parent, channel, last);
+    emit(kind::kHuddleEnded, parent, channel, last);
   };
   // Writer thread: the rest runs on the leaver's loop.
   archive.done = [home, archived](bool ok) { home->post([archived, ok] { archived(ok); }); };

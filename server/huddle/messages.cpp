@@ -4,7 +4,7 @@
 #include <simdjson.h>
 
 #include "engine/event_parse.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 
 namespace buzz::server::huddle {
 

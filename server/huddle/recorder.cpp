@@ -14,8 +14,9 @@
 #include "engine/clock.h"
 #include "engine/file_digest.h"
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "engine/thread_role.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 #include "server/common/log.h"
 
 namespace buzz::server::huddle {
@@ -135,7 +136,7 @@ void Recorder::release(const std::shared_ptr<Recording>& r) {
 
 void Recorder::begin(const std::shared_ptr<Recording>& r) {
   if (r->kind == Recording::Kind::kRoom) {
-    emit(48110, r->channel,
+    emit(kind::kHuddleRecordingStarted, r->channel,
          json_object({{"ephemeral_channel_id", json_string(r->channel)}, {"recording_id", json_string(r->id)}}),
          {{"p", engine::to_hex(r->by)}});
   }
@@ -313,7 +314,7 @@ void Recorder::roll(Recording& r) {
     if (engine::Status s = it->second->finish(granule_of_ms(kSegmentMs)); !s) {
       log_warn("huddle track not finished", {{"recording", r.id}, {"error", s.error()}});
     } else if (auto tag = publish(r, r.by, *it->second)) {
-      emit(48112, r.channel, segment_content(r, false), {{"p", engine::to_hex(r.by)}, std::move(*tag)});
+      emit(kind::kHuddleTrackSegment, r.channel, segment_content(r, false), {{"p", engine::to_hex(r.by)}, std::move(*tag)});
     }
     std::error_code ec;
     fs::remove(it->second->path(), ec);
@@ -343,14 +344,14 @@ void Recorder::finish(Recording& r, int64_t end_granule, bool interrupted) {
   }
   const std::string duration = engine::media_duration_json(secs_of_granule(std::max<int64_t>(end_granule, 0)));
   if (r.kind == Recording::Kind::kRoom) {
-    emit(48111, r.channel,
+    emit(kind::kHuddleRecording, r.channel,
          json_object({{"duration", duration},
                       {"ephemeral_channel_id", json_string(r.channel)},
                       {"interrupted", interrupted ? "true" : "false"},
                       {"recording_id", json_string(r.id)}}),
          std::move(tags));
   } else if (tags.size() > 1) {
-    emit(48112, r.channel, segment_content(r, interrupted), std::move(tags));
+    emit(kind::kHuddleTrackSegment, r.channel, segment_content(r, interrupted), std::move(tags));
   }
   r.tracks_.clear();
   std::error_code ec;

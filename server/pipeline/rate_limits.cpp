@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/kind_numbers.h"
+
 namespace buzz::server {
 namespace {
 
@@ -56,7 +58,9 @@ engine::Status parse_tier_assignments(std::string_view text,
 }
 
 bool counts_as_message(uint32_t kind) {
-  return kind == 1 || kind == 7 || kind == 9 || (kind >= 40002 && kind <= 40008) || (kind >= 45001 && kind <= 45003);
+  return kind == kind::kTextNote || kind == kind::kReaction || kind == kind::kStreamMessage ||
+         (kind >= kind::kStreamMessageV2 && kind <= kind::kDiff) ||
+         (kind >= kind::kForumPost && kind <= kind::kForumComment);
 }
 
 RateCounters::RateCounters(size_t max_keys) : max_per_shard_(std::max<size_t>(1, max_keys / kShards)) {}

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "engine/clock.h"
+#include "engine/kind_numbers.h"
 #include "engine/thread_role.h"
 #include "server/common/log.h"
 #include "server/common/overloaded.h"
@@ -421,7 +422,7 @@ void StoreWriter::audit_records(const Batch& batch, std::span<const engine::Writ
     const std::string actor = engine::to_hex(p.job || p.actor != engine::Pubkey{} ? p.actor : e.pubkey);
     audit_.add({e.id_hex(), e.kind, actor, std::string(engine::kActionEventCreated), p.channel, "null"});
     for (const engine::AuditRecord& rec : p.audit) audit_.add(rec);
-    if (e.kind != 5 && e.kind != 9005) continue;
+    if (e.kind != kind::kDeletion && e.kind != kind::kDeleteEvent) continue;
     for (const engine::Id& gone : results[r].removed) {
       auto target = store_.lookup(gone);
       audit_.add({engine::to_hex(gone), target ? target->kind : 0u, actor, std::string(engine::kActionEventDeleted),

@@ -1,17 +1,17 @@
 // Throttle (docs/reference/protocol.md §14): the three checks the request paths call, and what
 // a refusal leaves behind — a reason on the wire, a metric, and at most one
 // `rate_limit_exceeded` audit entry per (pubkey, limit) per minute.
+#include "server/pipeline/throttle.h"
+
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 
 #include "engine/audit_entry.h"
 #include "engine/channel.h"
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/common/log.h"
-#include "server/pipeline/throttle.h"
 #include "server/team/team_model.h"
 
 namespace buzz::server {
@@ -37,18 +37,11 @@ std::optional<uint64_t> Throttle::take(FrameBucket& bucket, uint32_t per_sec, ui
   if (grant.has(Scope::kProxySubmit)) return std::nullopt;
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::steady_clock::now().time_since_epoch()).count();
-  const float size = float(std::max(burst, per_sec));
-  bucket.tokens = bucket.at_ms < 0 ? size
-                                   : std::min(size, bucket.tokens + float(now_ms - bucket.at_ms) * float(per_sec) / 1000.0f);
-  bucket.at_ms = now_ms;
-  if (bucket.tokens >= 1) {
-    bucket.tokens -= 1;
-    return std::nullopt;
-  }
+  if (bucket.take(now_ms, per_sec, float(std::max(burst, per_sec)))) return std::nullopt;
   // Only a connection past the human limit pays for the lookups.
   if (tier_of(pk) != Tier::kHuman || administers(pk)) return std::nullopt;
   note_rate_limited(pk, RateLimit::kWsEvents, "");
-  return uint64_t(std::ceil((1 - bucket.tokens) / float(per_sec)));
+  return bucket.wait_secs(per_sec);
 }
 
 std::optional<uint64_t> Throttle::admit_write(FrameBucket& bucket, const engine::Pubkey& pk, const Grant& grant) {
@@ -61,9 +54,9 @@ std::optional<uint64_t> Throttle::admit_read(FrameBucket& bucket, const engine::
 
 void Throttle::charge_replay(FrameBucket& bucket, size_t events) const {
   // A bucket take() left alone (limits off, an exempt caller) is never charged.
-  if (bucket.at_ms < 0 || events < kReadUnitEvents) return;
-  const float floor = -float(std::max(limits_.human_reads_burst, limits_.human_reads_per_sec));
-  bucket.tokens = std::max(floor, bucket.tokens - float(events / kReadUnitEvents));
+  if (events < kReadUnitEvents) return;
+  const float size = float(std::max(limits_.human_reads_burst, limits_.human_reads_per_sec));
+  bucket.charge(float(events / kReadUnitEvents), size);
 }
 
 std::optional<Verdict> Throttle::admit_message(const engine::Event& e, const engine::Pubkey& submitter,

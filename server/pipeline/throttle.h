@@ -31,6 +31,7 @@
 #include "server/access/auth_audit.h"
 #include "server/access/grant.h"
 #include "server/access/relay_membership.h"
+#include "server/pipeline/frame_bucket.h"
 #include "server/pipeline/rate_limits.h"
 #include "server/pipeline/relay_stats.h"
 #include "server/pipeline/store_writer.h"
@@ -38,15 +39,6 @@
 #include "server/team/profile_directory.h"
 
 namespace buzz::server {
-
-// One of a human connection's frame buckets: units it may still spend, as of
-// `at_ms` (steady clock; -1 = full, never used). A replay's cost may take it
-// below zero, to be earned back before the next read. Its session holds it and
-// only the connection's loop touches it.
-struct FrameBucket {
-  float tokens = 0;
-  int64_t at_ms = -1;
-};
 
 // A replay costs one more read unit per this many events it sent.
 inline constexpr size_t kReadUnitEvents = 100;

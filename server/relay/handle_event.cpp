@@ -50,18 +50,19 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
     return refuse("blocked: event is banned");
   }
   // Gift wraps are signed by throw-away keys (NIP-59); a proxy submits for others.
-  const bool own_event = e.pubkey == who.pubkey || e.kind == 1059 || proxy;
+  const bool own_event = e.pubkey == who.pubkey || e.kind == kind::kGiftWrap || proxy;
   // The socket checks the author before anything else (§8.1 W2, W3); HTTP
   // reaches the same check only after the signature (§8.2 step 3).
   if (!who.via_http) {
     if (!own_event) return refuse(kNotYourEvent);
-    if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted via EVENT");
+    if (e.kind == kind::kAuth) return refuse("invalid: AUTH events cannot be submitted via EVENT");
   }
-  if (e.kind == 22242) return refuse("invalid: AUTH events cannot be submitted");
+  if (e.kind == kind::kAuth) return refuse("invalid: AUTH events cannot be submitted");
   // A still-valid upload authorization must never be broadcast (docs/reference/media.md §8.4).
-  if (e.kind == 24242) return refuse("restricted: blossom auth events are not relayed");
-  if (e.kind == 44100 || e.kind == 44101) return refuse("invalid: membership notifications are relay-signed only");
-  if (who.via_http && (e.kind == 1059 || e.kind == 20001)) {
+  if (e.kind == kind::kBlossomAuth) return refuse("restricted: blossom auth events are not relayed");
+  if (e.kind == kind::kMemberAddedNotification || e.kind == kind::kMemberRemovedNotification)
+    return refuse("invalid: membership notifications are relay-signed only");
+  if (who.via_http && (e.kind == kind::kGiftWrap || e.kind == kind::kPresence)) {
     return refuse("invalid: kind " + std::to_string(e.kind) + " is only accepted via WebSocket");
   }
   if (info && info->sender == engine::Sender::kRelayOnly) return refuse("restricted: relay-only kind");
@@ -103,7 +104,7 @@ std::optional<Verdict> Relay::ingest(const Submitter& who, engine::Event&& e) {
   if (membership_kind) {
     return submit_write({RunMembership{event}, who.origin, who.pubkey, std::move(rate)});
   }
-  if (event->kind == 0) {
+  if (event->kind == kind::kProfile) {
     // NIP-01 profile metadata must be JSON (docs/reference/kinds.md §2.1).
     thread_local simdjson::dom::parser parser;
     if (parser.parse(event->content).error()) return refuse("invalid: kind:0 content must be valid JSON");
@@ -185,7 +186,7 @@ std::optional<Verdict> Relay::guest_channels(const Submitter& who, const engine:
 
 std::optional<Verdict> Relay::handle_ephemeral(const Submitter& who, std::shared_ptr<const engine::Event> event) {
   const uint64_t now = engine::unix_now();
-  if (event->kind == 20001) {
+  if (event->kind == kind::kPresence) {
     std::vector<std::string> channels;
     if (auto refused = guest_channels(who, *event, &channels)) return refused;
     s_.presence.set_status(event->pubkey, presence_status(event->content), now);

@@ -209,7 +209,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
   if (search_feeder_) {  // never blocks: a full queue keeps only ids (server/feeds/search_feeder.h)
     for (const engine::Id& id : outcome.removed) search_feeder_->remove(id);
     for (const CommittedEvent& ev : outcome.committed) {
-      if (ev.event->kind == 9008) search_feeder_->remove_channel(ev.channel);
+      if (ev.event->kind == kind::kDeleteGroup) search_feeder_->remove_channel(ev.channel);
       search_feeder_->offer(ev.event, ev.channel);
     }
   }
@@ -284,11 +284,11 @@ std::vector<CommittedEvent> Relay::deliverable_remote(std::vector<engine::Remote
     }
     // Another node's typer, who may type here too: this node's typing window
     // holds them as well, so GET …/typing answers alike on every node.
-    if (e.event->kind == 20002 && s_.team.access(e.channel, e.event->pubkey).can_post()) {
+    if (e.event->kind == kind::kTyping && s_.team.access(e.channel, e.event->pubkey).can_post()) {
       s_.presence.set_typing(e.channel, e.event->pubkey, engine::unix_now());
     }
     // Another node's proxy guest: its channels' members here see its status too.
-    if (e.event->kind == 20001 && !e.event->first_tag_value("h").empty()) {
+    if (e.event->kind == kind::kPresence && !e.event->first_tag_value("h").empty()) {
       std::vector<std::string> channels;
       for (const engine::Tag& t : e.event->tags) {
         if (t.size() >= 2 && t[0] == "h" && channels.size() < engine::kMaxGuestChannels) channels.push_back(t[1]);
@@ -312,7 +312,7 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events, u
     const bool members_only = !ev.channel.empty() && s_.team.is_private(ev.channel);
     // Presence is visible to the members sharing a channel with the pubkey it reports.
     std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> audience;
-    if (ev.event->kind == 20001) {
+    if (ev.event->kind == kind::kPresence) {
       audience = s_.team.co_members(presence_subject(*ev.event));
       add_guest_audience(*ev.event, *audience);
     }
@@ -365,7 +365,7 @@ engine::Pubkey Relay::presence_subject(const engine::Event& e) const {
 
 void Relay::announce_offline(const engine::Pubkey& pk) {
   auto e = std::make_shared<engine::Event>();
-  e->kind = 20001;
+  e->kind = kind::kPresence;
   e->created_at = engine::unix_now();
   e->tags = {{"p", engine::to_hex(pk)}};
   // A proxy guest's channels, so their members hear it as they heard it come online.
@@ -497,7 +497,7 @@ void Relay::on_policy_change(const RelayPolicy::Change& change, bool here) {
 void Relay::take_admin_changes(std::vector<engine::RemoteEvent>& events) {
   bool members_changed = false;
   std::erase_if(events, [&](const engine::RemoteEvent& e) {
-    members_changed |= e.event->kind == 13534;
+    members_changed |= e.event->kind == kind::kRelayMembershipList;
     if (e.event->kind != kPolicyNoticeKind) return false;
     auto change = RelayPolicy::decode(e.event->content);
     RelayPolicy* policy = s_.gatekeeper.policy();

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/canonical.h"
+#include "engine/kind_numbers.h"
 #include "server/common/log.h"
 #include "server/team/group_state.h"
 #include "server/team/team_model.h"
@@ -29,27 +30,27 @@ bool elevated(std::optional<ChannelRole> r) { return r && engine::is_elevated(*r
 }  // namespace
 
 Admission TeamModel::admin(const engine::Event& e, const Channel* ch, uint64_t now) {
-  if (e.kind == 9007) return create_channel(e, now);
+  if (e.kind == kind::kCreateGroup) return create_channel(e, now);
   // Every other admin kind names a live channel that is not archived.
   bool unarchive = false;
-  if (e.kind == 9002) {
+  if (e.kind == kind::kEditMetadata) {
     for (const engine::Tag& t : e.tags) unarchive |= t.size() >= 2 && t[0] == "archived" && t[1] == "false";
   }
   if (ch->archived() && !unarchive) return invalid("channel is archived");
   // A DM is its participant set (docs/reference/channels.md §6): adding someone makes a new DM
   // (41011) and a participant hides it (41012) rather than leaving.
-  bool membership_change = e.kind == 9000 || e.kind == 9001 || e.kind == 9022;
+  bool membership_change = e.kind == kind::kPutUser || e.kind == kind::kRemoveUser || e.kind == kind::kLeaveRequest;
   if (ch->type == engine::ChannelType::kDm && membership_change) {
     return invalid("DM participants are fixed; use kind 41011 to add members or 41012 to hide it");
   }
   switch (e.kind) {
-    case 9000: return put_user(e, *ch, now);
-    case 9001: return remove_user(e, *ch, now);
-    case 9002: return edit_metadata(e, *ch, now);
-    case 9005: return delete_event(e, *ch, now);
-    case 9008: return delete_channel(e, *ch, now);
-    case 9021: return join(e, *ch, now);
-    case 9022: return leave(e, *ch, now);
+    case kind::kPutUser: return put_user(e, *ch, now);
+    case kind::kRemoveUser: return remove_user(e, *ch, now);
+    case kind::kEditMetadata: return edit_metadata(e, *ch, now);
+    case kind::kDeleteEvent: return delete_event(e, *ch, now);
+    case kind::kDeleteGroup: return delete_channel(e, *ch, now);
+    case kind::kJoinRequest: return join(e, *ch, now);
+    case kind::kLeaveRequest: return leave(e, *ch, now);
   }
   return Admission::refused("restricted: unknown event kind");
 }
@@ -127,7 +128,7 @@ Admission TeamModel::create_channel(const engine::Event& e, uint64_t now) {
   audit(a, e, engine::kActionMemberAdded, ch.id, {{"role", json_string("owner")}, {"target", json_string(e.pubkey_hex())}});
   emit_system(a, ch.id, {{"actor", json_string(e.pubkey_hex())}, {"type", json_string("channel_created")}}, now);
   emit_group_state(a, ch, now);
-  emit_notice(a, 44100, e.pubkey, ch.id, e.pubkey, now);
+  emit_notice(a, kind::kMemberAddedNotification, e.pubkey, ch.id, e.pubkey, now);
   return a;
 }
 
@@ -172,7 +173,7 @@ Admission TeamModel::put_user(const engine::Event& e, const Channel& ch, uint64_
               {{"actor", json_string(e.pubkey_hex())}, {"target", json_string(engine::to_hex(*target))}, {"type", json_string("member_joined")}},
               now);
   emit_group_state(a, *team_.channel(ch.id), now);
-  emit_notice(a, 44100, *target, ch.id, e.pubkey, now);
+  emit_notice(a, kind::kMemberAddedNotification, *target, ch.id, e.pubkey, now);
   return a;
 }
 
@@ -196,7 +197,7 @@ Admission TeamModel::remove_user(const engine::Event& e, const Channel& ch, uint
                {"type", json_string(self ? "member_left" : "member_removed")}},
               now);
   emit_group_state(a, ch, now);
-  emit_notice(a, 44101, *target, ch.id, e.pubkey, now);
+  emit_notice(a, kind::kMemberRemovedNotification, *target, ch.id, e.pubkey, now);
   return a;
 }
 
@@ -319,7 +320,7 @@ Admission TeamModel::delete_channel(const engine::Event& e, const Channel& curre
   a.channel = current.id;
   // The channel's group state goes with it.
   engine::Filter state;
-  state.kinds = std::vector<uint16_t>{39000, 39001, 39002};
+  state.kinds = std::vector<uint16_t>{kind::kGroupMetadata, kind::kGroupAdmins, kind::kGroupMembers};
   state.authors = std::vector<Pubkey>{relay_key_.pubkey};
   state.tags.push_back({'h', {current.id}});
   (void)store_.query(state, {}, [&](std::string_view, const engine::EventFields& f) {
@@ -369,12 +370,12 @@ Admission TeamModel::change(const TeamChange& c, uint64_t now) {
   }
   if (row && row->removed_by != c.pubkey) return Admission::refused("removed from the channel");
   // Invited by the huddle channel's creator (docs/reference/huddle.md §5), announced as any add is.
-  const AuditCause cause{"", 9000, ch->created_by};
+  const AuditCause cause{"", kind::kPutUser, ch->created_by};
   add_member(a, ch->id, c.pubkey, ChannelRole::kMember, ch->created_by, now);
   audit(a, cause, engine::kActionMemberAdded, ch->id,
         {{"role", json_string("member")}, {"target", json_string(engine::to_hex(c.pubkey))}});
   emit_group_state(a, *team_.channel(ch->id), now);
-  emit_notice(a, 44100, c.pubkey, ch->id, ch->created_by, now);
+  emit_notice(a, kind::kMemberAddedNotification, c.pubkey, ch->id, ch->created_by, now);
   return a;
 }
 
@@ -425,7 +426,7 @@ Admission TeamModel::join(const engine::Event& e, const Channel& ch, uint64_t no
   emit_system(a, ch.id,
               {{"actor", json_string(e.pubkey_hex())}, {"target", json_string(e.pubkey_hex())}, {"type", json_string("member_joined")}}, now);
   emit_group_state(a, ch, now);
-  emit_notice(a, 44100, e.pubkey, ch.id, e.pubkey, now);
+  emit_notice(a, kind::kMemberAddedNotification, e.pubkey, ch.id, e.pubkey, now);
   return a;
 }
 
@@ -439,7 +440,7 @@ Admission TeamModel::leave(const engine::Event& e, const Channel& ch, uint64_t n
   audit(a, e, engine::kActionMemberRemoved, ch.id, {{"target", json_string(e.pubkey_hex())}});
   emit_system(a, ch.id, {{"actor", json_string(e.pubkey_hex())}, {"type", json_string("member_left")}}, now);
   emit_group_state(a, ch, now);
-  emit_notice(a, 44101, e.pubkey, ch.id, e.pubkey, now);
+  emit_notice(a, kind::kMemberRemovedNotification, e.pubkey, ch.id, e.pubkey, now);
   return a;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/canonical.h"
+#include "engine/kind_numbers.h"
 #include "server/team/team_model.h"
 
 namespace buzz::server {
@@ -100,7 +101,7 @@ Admission TeamModel::open_dm(const AuditCause& cause, std::vector<Pubkey> set, b
                            {"type", json_string("dm_created")}}, now);
   }
   emit_group_state(a, ch, now);
-  for (const Pubkey& pk : set) emit_notice(a, 44100, pk, ch.id, sender, now);
+  for (const Pubkey& pk : set) emit_notice(a, kind::kMemberAddedNotification, pk, ch.id, sender, now);
   emit_dm_created(a, ch, sender, now);
   out->channel_id = ch.id;
   out->created = true;
@@ -155,7 +156,7 @@ Admission TeamModel::run_dm(const DmRequest& r, uint64_t now, DmOutcome* out) {
 
 Admission TeamModel::dm_command(const engine::Event& e, uint64_t now) {
   DmRequest r;
-  r.op = DmOp(e.kind - 41010);
+  r.op = DmOp(e.kind - kind::kOpenDm);
   r.actor = e.pubkey;
   r.command_id = e.id_hex();
   if (r.op != DmOp::kOpen) {

@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 
 namespace buzz::server {
 
 enum class DmOp : uint8_t { kOpen, kAdd, kHide };  // as kinds 41010, 41011, 41012
 
 // The command kind an operation stands for (audit records name it).
-constexpr uint16_t dm_command_kind(DmOp op) { return uint16_t(41010 + uint16_t(op)); }
+constexpr uint16_t dm_command_kind(DmOp op) { return uint16_t(kind::kOpenDm + uint16_t(op)); }
 
 struct DmRequest {
   DmOp op = DmOp::kOpen;

@@ -3,6 +3,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "engine/kind_numbers.h"
+
 namespace buzz::server {
 
 using engine::Tag;
@@ -38,7 +40,7 @@ GroupStateTags group_state_tags(const engine::Channel& ch, const std::vector<con
 engine::Result<std::vector<std::string>> channels_without_group_state(engine::EventStore& store,
                                                                       const engine::TeamState& team) {
   std::unordered_set<std::string> described;
-  engine::Status scanned = store.scan_kind(39000, [&](std::string_view, const engine::EventFields& f) {
+  engine::Status scanned = store.scan_kind(kind::kGroupMetadata, [&](std::string_view, const engine::EventFields& f) {
     for (const engine::TagRef& t : f.tags) {
       if (t.name == 'd') described.emplace(t.value);
     }
@@ -60,8 +62,9 @@ engine::Result<ReconcileReport> reconcile_channels(engine::EventStore& store, co
   for (const std::string& id : *missing) {
     GroupStateTags tags = group_state_tags(*team.channel(id), team.active_members(id));
     engine::Event events[3];
-    const std::pair<uint16_t, std::vector<Tag>*> shapes[3] = {
-        {39000, &tags.metadata}, {39001, &tags.admins}, {39002, &tags.members}};
+    const std::pair<uint16_t, std::vector<Tag>*> shapes[3] = {{kind::kGroupMetadata, &tags.metadata},
+                                                              {kind::kGroupAdmins, &tags.admins},
+                                                              {kind::kGroupMembers, &tags.members}};
     std::vector<engine::WriteRequest> requests;
     for (int i = 0; i < 3; ++i) {
       events[i].kind = shapes[i].first;

@@ -10,6 +10,7 @@
 
 #include "engine/event_parse.h"
 #include "engine/event_record.h"
+#include "engine/kind_numbers.h"
 
 namespace buzz::server {
 namespace {
@@ -54,7 +55,7 @@ std::string text_field(const JsonObject& obj, std::string_view key) {
 
 engine::Status ProfileDirectory::load() {
   std::vector<engine::Event> events;
-  for (uint16_t kind : {uint16_t(0), uint16_t(10100)}) {
+  for (uint16_t kind : {uint16_t(kind::kProfile), uint16_t(kind::kAgentProfile)}) {
     engine::Status s = store_.scan_kind(kind, [&](std::string_view raw, const engine::EventFields&) {
       if (auto e = engine::parse_event_json(raw)) events.push_back(std::move(*e));
     });
@@ -65,7 +66,7 @@ engine::Status ProfileDirectory::load() {
   std::unique_lock lock(mu_);
   profiles_.clear();
   nip05_owners_.clear();
-  for (const engine::Event& e : events) e.kind == 0 ? apply_profile(e) : apply_agent_profile(e);
+  for (const engine::Event& e : events) e.kind == kind::kProfile ? apply_profile(e) : apply_agent_profile(e);
   std::string bad;
   engine::Status s = store_.scan_state(engine::StateTable::kUsers, [&](std::string_view key, std::string_view value) {
     Profile stored;
@@ -88,9 +89,9 @@ engine::Status ProfileDirectory::load() {
 }
 
 void ProfileDirectory::apply(const engine::Event& e) {
-  if (e.kind != 0 && e.kind != 10100) return;
+  if (e.kind != kind::kProfile && e.kind != kind::kAgentProfile) return;
   std::unique_lock lock(mu_);
-  e.kind == 0 ? apply_profile(e) : apply_agent_profile(e);
+  e.kind == kind::kProfile ? apply_profile(e) : apply_agent_profile(e);
 }
 
 void ProfileDirectory::apply_profile(const engine::Event& e) {

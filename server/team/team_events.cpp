@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/canonical.h"
+#include "engine/kind_numbers.h"
 #include "server/team/group_state.h"
 #include "server/team/team_model.h"
 
@@ -42,21 +43,22 @@ uint64_t TeamModel::state_time(const std::string& key, uint64_t now) {
 
 void TeamModel::emit_group_state(Admission& a, const Channel& ch, uint64_t now) {
   GroupStateTags g = group_state_tags(ch, team_.active_members(ch.id));
-  a.emitted.push_back({sign(39000, state_time("39000" + ch.id, now), std::move(g.metadata)), ch.id});
-  a.emitted.push_back({sign(39001, state_time("39001" + ch.id, now), std::move(g.admins)), ch.id});
-  a.emitted.push_back({sign(39002, state_time("39002" + ch.id, now), std::move(g.members)), ch.id});
+  a.emitted.push_back({sign(kind::kGroupMetadata, state_time("39000" + ch.id, now), std::move(g.metadata)), ch.id});
+  a.emitted.push_back({sign(kind::kGroupAdmins, state_time("39001" + ch.id, now), std::move(g.admins)), ch.id});
+  a.emitted.push_back({sign(kind::kGroupMembers, state_time("39002" + ch.id, now), std::move(g.members)), ch.id});
 }
 
 void TeamModel::emit_system(Admission& a, const std::string& channel,
                             std::vector<std::pair<std::string, std::string>> fields, uint64_t now) {
-  a.emitted.push_back({sign(40099, now, {{"h", channel}}, json_object(std::move(fields))), channel});
+  a.emitted.push_back({sign(kind::kSystemMessage, now, {{"h", channel}}, json_object(std::move(fields))), channel});
 }
 
 void TeamModel::emit_notice(Admission& a, uint16_t kind, const engine::Pubkey& target, const std::string& channel,
                             const engine::Pubkey& actor, uint64_t now) {
-  std::string content = json_object({{"actor", json_string(engine::to_hex(actor))},
-                                     {"channel_id", json_string(channel)},
-                                     {"type", json_string(kind == 44100 ? "member_added" : "member_removed")}});
+  std::string content =
+      json_object({{"actor", json_string(engine::to_hex(actor))},
+                   {"channel_id", json_string(channel)},
+                   {"type", json_string(kind == kind::kMemberAddedNotification ? "member_added" : "member_removed")}});
   // Stored globally although it carries an h tag: readable through #p only (docs/reference/kinds.md §4.3).
   a.emitted.push_back({sign(kind, now, {{"p", engine::to_hex(target)}, {"h", channel}}, std::move(content)), ""});
 }
@@ -66,7 +68,7 @@ void TeamModel::emit_dm_created(Admission& a, const Channel& ch, const engine::P
   for (const ChannelMember* m : team_.active_members(ch.id)) tags.push_back({"p", engine::to_hex(m->pubkey)});
   std::string content =
       json_object({{"channel_id", json_string(ch.id)}, {"created_by", json_string(engine::to_hex(creator))}});
-  a.emitted.push_back({sign(41001, now, std::move(tags), std::move(content)), ""});
+  a.emitted.push_back({sign(kind::kDmCreated, now, std::move(tags), std::move(content)), ""});
 }
 
 void TeamModel::emit_dm_visibility(Admission& a, const engine::Pubkey& viewer, uint64_t now) {
@@ -80,7 +82,7 @@ void TeamModel::emit_dm_visibility(Admission& a, const engine::Pubkey& viewer, u
   std::sort(hidden.begin(), hidden.end());
   std::vector<Tag> tags = {{"d", hex}, {"p", hex}};
   for (std::string& id : hidden) tags.push_back({"h", std::move(id)});
-  a.emitted.push_back({sign(30622, state_time("30622" + hex, now), std::move(tags)), ""});
+  a.emitted.push_back({sign(kind::kDmVisibility, state_time("30622" + hex, now), std::move(tags)), ""});
 }
 
 }  // namespace buzz::server

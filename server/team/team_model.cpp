@@ -23,7 +23,7 @@ constexpr uint32_t kMaxThreadDepth = 100;
 constexpr size_t kMaxEmojiChars = 64;
 constexpr size_t kMaxDiffBytes = 61440;
 
-bool is_dm_command(uint16_t kind) { return kind >= 41010 && kind <= 41012; }
+bool is_dm_command(uint16_t kind) { return kind >= kind::kOpenDm && kind <= kind::kHideDm; }
 
 // The first (or last) e tag holding a 64-hex id.
 std::optional<Id> e_target(const engine::Event& e, bool last = false) {
@@ -47,7 +47,7 @@ bool is_hex(std::string_view s) { return s.find_first_not_of("0123456789abcdefAB
 }  // namespace
 
 bool TeamModel::handles(uint16_t kind) {
-  if (kind == 5 || kind == 7) return true;
+  if (kind == kind::kDeletion || kind == kind::kReaction) return true;
   const engine::KindInfo* info = engine::find_kind(kind);
   return info && (info->role == engine::KindRole::kCommand || info->channel != engine::ChannelRule::kGlobal);
 }
@@ -96,7 +96,7 @@ std::string resolve_channel(const engine::Event& e, engine::EventStore& store) {
   const engine::KindInfo* info = engine::find_kind(e.kind);
   if (!info || info->channel == engine::ChannelRule::kGlobal) return {};
   if (info->channel == engine::ChannelRule::kTarget) {
-    auto target = e_target(e, /*last=*/e.kind == 7);
+    auto target = e_target(e, /*last=*/e.kind == kind::kReaction);
     auto stored = target ? store.lookup(*target) : std::nullopt;
     return stored ? stored->channel : std::string();
   }
@@ -114,15 +114,17 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now, bool proxy) {
     // writer; one reaches here only on a relay wired without it.
     return Admission::refused("restricted: workflows are not enabled on this relay");
   }
-  if (e.kind != 5 && e.kind != 7) return admit_channel_event(e, now, proxy);
+  if (e.kind != kind::kDeletion && e.kind != kind::kReaction) return admit_channel_event(e, now, proxy);
   // Reactions and deletions live in their target's channel (kind 7: the last e
   // tag, which must exist; kind 5: the first, none for an a tag or an unknown target).
-  const std::optional<Id> target = e_target(e, /*last=*/e.kind == 7);
+  const std::optional<Id> target = e_target(e, /*last=*/e.kind == kind::kReaction);
   const std::optional<engine::StoredEvent> stored = target ? store_.lookup(*target) : std::nullopt;
-  if (e.kind == 7 && !target) return Admission::refused("invalid: reaction must reference a target event via e tag");
+  if (e.kind == kind::kReaction && !target)
+    return Admission::refused("invalid: reaction must reference a target event via e tag");
   // A target the author may not read answers as a missing one: for a deletion, as the store would.
   const bool hidden = stored && !proxy && !knows_of(*stored, acting_for(e));
-  if (e.kind == 7 && (!stored || stored->deleted || hidden)) return Admission::refused("invalid: reaction target event not found");
+  if (e.kind == kind::kReaction && (!stored || stored->deleted || hidden))
+    return Admission::refused("invalid: reaction target event not found");
   if (hidden) return Admission::refused("invalid: target event not found");
   const std::string channel = stored ? stored->channel : "";
   Admission a;
@@ -131,7 +133,7 @@ Admission TeamModel::admit(const engine::Event& e, uint64_t now, bool proxy) {
     if (!(access.can_post() || (proxy && access.exists))) return Admission::refused("restricted: not a channel member");
     if (access.archived) return Admission::refused("invalid: channel is archived");
   }
-  if (e.kind == 7) {
+  if (e.kind == kind::kReaction) {
     if (auto bad = check_reaction(e, *target)) return Admission::refused(*bad);
   } else if (stored && effective_author(*stored) == e.pubkey) {
     // A relay-signed target is its effective author's to delete (docs/reference/protocol.md §11);
@@ -180,15 +182,16 @@ Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now, b
       break;
     }
   }
-  if (e.kind == 9007) return admin(e, nullptr, now);
+  if (e.kind == kind::kCreateGroup) return admin(e, nullptr, now);
   if (h.empty()) {
-    return Admission::refused(e.kind == 9021 ? "invalid: missing or invalid h tag" : "invalid: channel-scoped events must include an h tag");
+    return Admission::refused(e.kind == kind::kJoinRequest ? "invalid: missing or invalid h tag"
+                                                           : "invalid: channel-scoped events must include an h tag");
   }
   if (!engine::is_canonical_uuid(h)) return Admission::refused("invalid: h tag must be a canonical lowercase UUID");
   const engine::Channel* ch = team_.channel(h);
   const bool live = ch && !ch->deleted();
   const engine::ChannelMember* m = live ? team_.member(h, e.pubkey) : nullptr;
-  if (e.kind == 9021) {
+  if (e.kind == kind::kJoinRequest) {
     if (!live) return Admission::refused("invalid: channel not found");
     if (ch->archived()) return Admission::refused("invalid: channel is archived");
     if (ch->is_private()) return Admission::refused("restricted: channel is private");
@@ -211,7 +214,7 @@ Admission TeamModel::admit_channel_event(const engine::Event& e, uint64_t now, b
     bumped.ttl_deadline = now + ch->ttl_seconds;
     a.state.push_back(team_.put_channel(std::move(bumped)));
   }
-  if (e.kind == 40100) {  // the newest canvas is also kept on the channel for REST readers
+  if (e.kind == kind::kCanvas) {  // the newest canvas is also kept on the channel for REST readers
     engine::Channel updated = *team_.channel(ch->id);
     updated.canvas = e.content;
     a.state.push_back(team_.put_channel(std::move(updated)));
@@ -242,9 +245,9 @@ std::optional<std::string> TeamModel::check_announcement(const engine::Event& e)
 }
 
 std::optional<std::string> TeamModel::check_content(const engine::Event& e, const engine::Channel& ch, Admission& a) {
-  if (e.kind == 48100) return check_announcement(e);
-  if (e.kind == 40003 || e.kind == 45002) {
-    const bool edit = e.kind == 40003;
+  if (e.kind == kind::kHuddleStarted) return check_announcement(e);
+  if (e.kind == kind::kMessageEdit || e.kind == kind::kForumVote) {
+    const bool edit = e.kind == kind::kMessageEdit;
     auto target = e_target(e);
     if (!target) return edit ? "invalid: missing e tag for edit target" : "invalid: missing e tag for vote target";
     auto stored = store_.lookup(*target);
@@ -254,13 +257,14 @@ std::optional<std::string> TeamModel::check_content(const engine::Event& e, cons
     if (edit && stored->channel.empty()) return "invalid: target event has no channel";
     if (stored->channel != ch.id) return "invalid: target event belongs to a different channel";
     if (!edit) {
-      if (stored->kind != 45001 && stored->kind != 45003) return "invalid: vote target must be a forum post or comment";
+      if (stored->kind != kind::kForumPost && stored->kind != kind::kForumComment)
+        return "invalid: vote target must be a forum post or comment";
       return supersede_votes(e, *target, a);
     }
     if (effective_author(*stored) != e.pubkey) return "invalid: must be event author to edit";
     return std::nullopt;
   }
-  if (e.kind == 40008) {
+  if (e.kind == kind::kDiff) {
     if (e.content.size() > kMaxDiffBytes) {
       return "invalid: diff content exceeds 60KB limit (got " + std::to_string(e.content.size()) + " bytes)";
     }
@@ -290,7 +294,7 @@ std::optional<std::string> TeamModel::check_content(const engine::Event& e, cons
 std::optional<std::string> TeamModel::supersede_votes(const engine::Event& e, const Id& target, Admission& a) {
   // One live vote per (author, target): a newer vote replaces the older (docs/reference/kinds.md §2.4).
   engine::Filter f;
-  f.kinds = std::vector<uint16_t>{45002};
+  f.kinds = std::vector<uint16_t>{kind::kForumVote};
   f.authors = std::vector<engine::Pubkey>{e.pubkey};
   f.tags.push_back({'e', {engine::to_hex(target)}});
   bool newer_exists = false;
@@ -313,7 +317,7 @@ std::optional<std::string> TeamModel::check_reaction(const engine::Event& e, con
   std::string key = engine::to_hex(target) + e.pubkey_hex() + emoji;
   if (batch_reactions_.count(key)) return "duplicate: reaction already exists";
   engine::Filter f;
-  f.kinds = std::vector<uint16_t>{7};
+  f.kinds = std::vector<uint16_t>{kind::kReaction};
   f.authors = std::vector<engine::Pubkey>{e.pubkey};
   f.tags.push_back({'e', {engine::to_hex(target)}});
   bool exists = false;

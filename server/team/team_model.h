@@ -23,9 +23,9 @@
 #include "engine/audit_entry.h"
 #include "engine/event.h"
 #include "engine/event_store.h"
+#include "engine/json_text.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
-#include "server/common/json_text.h"
 #include "server/team/dm_request.h"
 #include "server/team/profile_directory.h"
 

@@ -6,7 +6,8 @@
 #include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "engine/hex.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "server/common/log.h"
 #include "server/workflows/workflows.h"
 
@@ -185,8 +186,8 @@ engine::Result<StepOutput> Workflows::set_topic(RunJob& job, const std::string& 
   if (!access.role) return engine::Error{"webhook error: workflow owner is not a member of channel " + channel};
   // The same change as the owner's own kind 9002 with a topic tag: the channel
   // rules check the owner's role and publish the refreshed 39000.
-  engine::Event e = relay_event(9002, {{"h", channel}, {"topic", topic}, {"actor", engine::to_hex(w.owner)}, kWorkflowTag},
-                                "");
+  engine::Event e = relay_event(
+      kind::kEditMetadata, {{"h", channel}, {"topic", topic}, {"actor", engine::to_hex(w.owner)}, kWorkflowTag}, "");
   if (auto s = store_event(std::move(e), channel, w.owner, /*admit=*/true); !s) return engine::Error{s.error()};
   return StepOutput{{"topic", OutputValue::string(topic)}};
 }
@@ -213,7 +214,7 @@ engine::Result<StepOutput> Workflows::add_reaction(RunJob& job, const std::strin
   // One reaction per (target, owner, emoji): a repeat is success with added = false.
   const std::string owner_hex = engine::to_hex(w.owner);
   engine::Filter filter;
-  filter.kinds = std::vector<uint16_t>{7};
+  filter.kinds = std::vector<uint16_t>{kind::kReaction};
   filter.authors = std::vector<engine::Pubkey>{key_.pubkey};
   filter.tags.push_back({'e', {target_hex}});
   filter.normalize();

@@ -11,9 +11,10 @@
 #include "engine/channel.h"
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "engine/nip19.h"
 #include "server/common/api_error.h"
-#include "server/common/json_text.h"
 #include "server/common/log.h"
 #include "server/workflows/duration.h"
 #include "server/workflows/template.h"
@@ -96,10 +97,10 @@ std::optional<std::string> Workflows::request_approval(RunJob& job, size_t step_
   approvals_pending_.fetch_add(1, std::memory_order_relaxed);
   job.parked = true;
   const std::string notify = spec == "any" ? engine::to_hex(job.workflow->record.owner) : spec;
-  publish_run_event(job, 46010,
-                    {{"step", step.id}, {"approval", a.token_hash}, {"p", notify},
-                     {"expiration", std::to_string(a.expires_at)}},
-                    *message);
+  publish_run_event(
+      job, kind::kApprovalRequested,
+      {{"step", step.id}, {"approval", a.token_hash}, {"p", notify}, {"expiration", std::to_string(a.expires_at)}},
+      *message);
   // A named approver also gets the raw token, privately (Buzz decision, §11.2 step 6).
   if (spec != "any" && spec != engine::to_hex(job.workflow->record.owner)) {
     const std::string text = *message + "\n\nApprove: POST " + options_.public_http_url + "/api/approvals/" + raw_token +
@@ -208,13 +209,13 @@ void Workflows::decide(const engine::ApprovalRecord& a, bool grant) {
   if (grant) {
     job.run.status = engine::RunStatus::kRunning;
     save(job.run);
-    publish_run_event(job, 46011, std::move(tags), a.note.value_or(""), approver);
+    publish_run_event(job, kind::kApprovalGranted, std::move(tags), a.note.value_or(""), approver);
     launch(std::move(job));
     return;
   }
-  publish_run_event(job, 46012, std::move(tags), a.note.value_or(""), approver);
+  publish_run_event(job, kind::kApprovalDenied, std::move(tags), a.note.value_or(""), approver);
   finish(job, engine::RunStatus::kCancelled, "workflow cancelled: approval denied by " + a.approver_pubkey);
-  publish_run_event(job, 46007, {}, json_object({{"reason", json_string("approval denied")}}));
+  publish_run_event(job, kind::kWorkflowCancelled, {}, json_object({{"reason", json_string("approval denied")}}));
 }
 
 void Workflows::expire_approvals(uint64_t now) {
@@ -233,7 +234,8 @@ void Workflows::expire_approvals(uint64_t now) {
     auto run = tables_.run(a.workflow_id, a.run_id);
     if (!w || !run || run->status != engine::RunStatus::kWaitingApproval) continue;
     RunJob job{w, std::move(*run), {}, a.step_index, false};
-    publish_run_event(job, 46012, {{"step", a.step_id}, {"approval", a.token_hash}, {"p", engine::to_hex(w->record.owner)}},
+    publish_run_event(job, kind::kApprovalDenied,
+                      {{"step", a.step_id}, {"approval", a.token_hash}, {"p", engine::to_hex(w->record.owner)}},
                       R"({"reason":"expired"})");
     finish(job, engine::RunStatus::kFailed, "approval for step '" + a.step_id + "' expired");
   }

@@ -10,7 +10,7 @@
 
 #include "engine/condition.h"
 #include "engine/cron.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 #include "server/workflows/duration.h"
 
 namespace buzz::server {

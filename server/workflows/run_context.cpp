@@ -3,7 +3,7 @@
 
 #include <simdjson.h>
 
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 
 namespace buzz::server {
 namespace {

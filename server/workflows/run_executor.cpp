@@ -2,7 +2,8 @@
 // its templates and its action, the trace, and the state machine's record
 // changes. Runs on the run's own thread (Workflows::launch).
 #include "engine/clock.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "server/common/log.h"
 #include "server/workflows/duration.h"
 #include "server/workflows/template.h"
@@ -57,9 +58,10 @@ void Workflows::finish(RunJob& job, engine::RunStatus status, std::optional<std:
                                              : counters_.runs_failed)
       .fetch_add(1, std::memory_order_relaxed);
   if (status == engine::RunStatus::kCompleted) {
-    publish_run_event(job, 46005, {}, "{}");
+    publish_run_event(job, kind::kWorkflowCompleted, {}, "{}");
   } else if (status == engine::RunStatus::kFailed) {
-    publish_run_event(job, 46006, {}, json_object({{"error", json_string(run.error_message.value_or(""))}}));
+    publish_run_event(job, kind::kWorkflowFailed, {},
+                      json_object({{"error", json_string(run.error_message.value_or(""))}}));
   }
 }
 
@@ -90,7 +92,8 @@ void Workflows::execute(RunJob job) {
     run.started_at = engine::unix_now();
     std::vector<engine::Tag> tags;
     if (!run.trigger_event_id.empty()) tags.push_back({"e", run.trigger_event_id});
-    publish_run_event(job, 46001, std::move(tags), json_object({{"trigger", json_string(run.trigger_kind)}}));
+    publish_run_event(job, kind::kWorkflowTriggered, std::move(tags),
+                      json_object({{"trigger", json_string(run.trigger_kind)}}));
   }
   save(run);
   const std::vector<Step>& steps = job.workflow->def.steps;
@@ -141,20 +144,21 @@ void Workflows::execute(RunJob job) {
       auto secs = parse_duration(step.field("duration").value_or(""));
       timeout = (secs ? *secs : 0) + 30;
     }
-    publish_run_event(job, 46002, {{"step", step.id}},
-                      json_object({{"step_index", std::to_string(i)}, {"action", json_string(action_name(step.action))}}));
+    publish_run_event(
+        job, kind::kWorkflowStepStarted, {{"step", step.id}},
+        json_object({{"step_index", std::to_string(i)}, {"action", json_string(action_name(step.action))}}));
     auto output = run_action(job, i, step, timeout);
     if (job.parked) return;  // waiting_approval: the record is saved, the permit is released
     if (!output) {
       if (stopping_now()) return;  // shutting down: the record stays for the next start-up
-      publish_run_event(job, 46004, {{"step", step.id}},
+      publish_run_event(job, kind::kWorkflowStepFailed, {{"step", step.id}},
                         json_object({{"step_index", std::to_string(i)}, {"error", json_string(output.error())}}));
       finish(job, engine::RunStatus::kFailed, output.error());
       return;
     }
     counters_.actions[size_t(step.action)].fetch_add(1, std::memory_order_relaxed);
     std::string output_text = output_json(*output);
-    publish_run_event(job, 46003, {{"step", step.id}},
+    publish_run_event(job, kind::kWorkflowStepCompleted, {{"step", step.id}},
                       json_object({{"step_index", std::to_string(i)}, {"output", announced_output(output_text)}}));
     append_trace(run, json_object({{"output", std::move(output_text)}, {"status", json_string("completed")},
                                    {"step_id", json_string(step.id)}}));

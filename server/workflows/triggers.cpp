@@ -23,8 +23,8 @@ bool has_workflow_tag(const engine::Event& e) {
 
 // §5.1: events workflows never see (loop prevention).
 bool never_triggers(const engine::Event& e, const engine::Pubkey& relay) {
-  if (e.kind >= 46001 && e.kind <= 46012) return true;
-  if (e.kind == 1059) return true;
+  if (e.kind >= kind::kWorkflowTriggered && e.kind <= kind::kApprovalDenied) return true;
+  if (e.kind == kind::kGiftWrap) return true;
   const engine::KindInfo* info = engine::find_kind(e.kind);
   if (info && info->role == engine::KindRole::kCommand) return true;
   return e.pubkey == relay && has_workflow_tag(e);
@@ -35,8 +35,9 @@ bool never_triggers(const engine::Event& e, const engine::Pubkey& relay) {
 void Workflows::match_event(const Offered& o) {
   const engine::Event& e = *o.event;
   if (never_triggers(e, key_.pubkey)) return;
-  TriggerKind kind = e.kind == 9 ? TriggerKind::kMessagePosted : e.kind == 7 ? TriggerKind::kReactionAdded
-                                                                              : TriggerKind::kDiffPosted;
+  TriggerKind kind = e.kind == kind::kStreamMessage ? TriggerKind::kMessagePosted
+                     : e.kind == kind::kReaction    ? TriggerKind::kReactionAdded
+                                                    : TriggerKind::kDiffPosted;
   std::vector<WorkflowPtr> candidates = in_channel(o.channel);
   if (candidates.empty()) return;
   TriggerContext context;
@@ -124,11 +125,11 @@ engine::Result<std::string> Workflows::start_run(const WorkflowPtr& w, TriggerCo
   run.workflow_id = w->record.id;
   run.status = engine::RunStatus::kPending;
   run.trigger_context = context.to_json();
-  size_t kind = 5;  // manual
+  size_t trigger = 5;  // manual
   for (size_t k = 0; k < 5; ++k) {
-    if (trigger_name(TriggerKind(k)) == trigger_kind) kind = k;
+    if (trigger_name(TriggerKind(k)) == trigger_kind) trigger = k;
   }
-  counters_.runs_by_trigger[kind].fetch_add(1, std::memory_order_relaxed);
+  counters_.runs_by_trigger[trigger].fetch_add(1, std::memory_order_relaxed);
   run.trigger_kind = std::move(trigger_kind);
   run.trigger_event_id = std::move(trigger_event_id);
   run.created_at_ms = engine::unix_now_ms();

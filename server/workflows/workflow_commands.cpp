@@ -9,14 +9,13 @@
 
 #include "engine/channel.h"
 #include "engine/hex.h"
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "server/workflows/save_checks.h"
 #include "server/workflows/workflows.h"
 
 namespace buzz::server {
 namespace {
-
-constexpr uint16_t kCreate = 30620, kTrigger = 46020, kGrant = 46030, kDeny = 46031;
 
 CommandRunner::Outcome refused(std::string reason) { return {false, std::move(reason), {}}; }
 
@@ -32,12 +31,15 @@ std::string_view d_or_e(const engine::Event& e) {
 
 }  // namespace
 
-bool Workflows::runs(uint16_t kind) const { return kind == kCreate || kind == kTrigger || kind == kGrant || kind == kDeny; }
+bool Workflows::runs(uint16_t kind) const {
+  return kind == kind::kWorkflowDefinition || kind == kind::kTriggerWorkflow || kind == kind::kGrantApproval ||
+         kind == kind::kDenyApproval;
+}
 
 CommandRunner::Outcome Workflows::run(const engine::Event& command) {
   switch (command.kind) {
-    case kCreate: return create_by_command(command);
-    case kTrigger: return trigger_by_command(command);
+    case kind::kWorkflowDefinition: return create_by_command(command);
+    case kind::kTriggerWorkflow: return trigger_by_command(command);
     default: return decide_by_command(command);
   }
 }
@@ -97,7 +99,7 @@ CommandRunner::Outcome Workflows::decide_by_command(const engine::Event& e) {
   if (key.size() != 64 || key.find_first_not_of("0123456789abcdef") != std::string_view::npos) {
     return refused("invalid: approval token hash must be 64 lowercase hex characters");
   }
-  const bool grant = e.kind == kGrant;
+  const bool grant = e.kind == kind::kGrantApproval;
   auto can_read = [&](std::string_view channel) { return team_.can_read(channel, e.pubkey); };
   std::optional<std::string> note;
   if (!e.content.empty()) note = e.content;

@@ -3,6 +3,7 @@
 #include "server/workflows/workflows.h"
 
 #include "engine/clock.h"
+#include "engine/kind_numbers.h"
 #include "engine/thread_role.h"
 #include "server/common/log.h"
 
@@ -232,7 +233,7 @@ void Workflows::observe(WriteBatchOutcome& outcome) {
   std::vector<Offered> offered;
   for (const CommittedEvent& c : outcome.committed) {
     const uint16_t kind = c.event->kind;
-    if ((kind != 9 && kind != 7 && kind != 40008) || c.channel.empty()) continue;
+    if ((kind != kind::kStreamMessage && kind != kind::kReaction && kind != kind::kDiff) || c.channel.empty()) continue;
     offered.push_back({c.event, c.channel});
   }
   if (offered.empty()) return;

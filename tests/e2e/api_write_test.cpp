@@ -26,7 +26,7 @@ using engine::Event;
 using engine::Keypair;
 
 // A string field of a JSON body, or "".
-std::string field(const std::string& body, const char* name) {
+std::string body_field(const std::string& body, const char* name) {
   simdjson::dom::parser parser;
   std::string_view v;
   if (parser.parse(body)[name].get(v)) return "";
@@ -47,7 +47,7 @@ class ApiWriteTest : public ApiFixture<ApiWriteTest> {
   static std::string mint(const Keypair& key, const std::string& body, HttpReply* out = nullptr) {
     HttpReply r = signed_call(key, "POST", "/api/tokens", body);
     if (out) *out = r;
-    return r.status == 201 ? field(r.body, "token") : "";
+    return r.status == 201 ? body_field(r.body, "token") : "";
   }
   // A channel created by owner over WebSocket.
   static std::string channel(const Keypair& owner, const std::string& tag, const std::string& visibility) {
@@ -215,7 +215,7 @@ TEST_F(ApiWriteTest, ChildTokensCannotEscalate) {
   EXPECT_EQ(r.body, R"({"error":"scope_escalation","message":"Cannot mint scope 'messages:write' — not in your token's scopes"})");
   r = bearer_call(parent, "POST", "/api/tokens", R"({"name":"c","scopes":["messages:read"]})");
   EXPECT_EQ(r.status, 403);
-  EXPECT_EQ(field(r.body, "error"), "channel_escalation");
+  EXPECT_EQ(body_field(r.body, "error"), "channel_escalation");
   r = bearer_call(parent, "POST", "/api/tokens", R"({"name":"c","scopes":["messages:read"],"channel_ids":[")" + ch + R"("]})");
   EXPECT_EQ(r.status, 201) << r.body;
 }
@@ -271,7 +271,7 @@ TEST_F(ApiWriteTest, RevokedTokensStopWorking) {
   std::string token = mint(user, R"({"name":"short","scopes":["channels:read"]})", &minted);
   std::string keeper = mint(user, R"({"name":"keeper","scopes":["channels:read"]})");
   ASSERT_FALSE(token.empty());
-  const std::string id = field(minted.body, "id");
+  const std::string id = body_field(minted.body, "id");
   EXPECT_EQ(bearer_call(keeper, "DELETE", "/api/tokens/" + id).status, 204);
   EXPECT_EQ(bearer_call(token, "GET", "/api/channels").body, R"({"error":"token_revoked"})");
   EXPECT_EQ(bearer_call(keeper, "DELETE", "/api/tokens/" + id).status, 409);
@@ -296,7 +296,7 @@ TEST_F(ApiWriteTest, ActiveTokenLimitThenMintRateLimit) {
   EXPECT_EQ(r.status, 409);
   mint(user, body, &r);
   EXPECT_EQ(r.status, 429);
-  EXPECT_EQ(field(r.body, "error"), "rate_limited");
+  EXPECT_EQ(body_field(r.body, "error"), "rate_limited");
 }
 
 TEST_F(ApiWriteTest, TokenInAWebSocketAuthNarrowsTheSession) {
@@ -337,7 +337,7 @@ TEST(AdminTokenTest, OperatorMintedTokenWorksAfterStart) {
                                  " --name ops --scopes channels:read,admin:channels --json",
                              &status);
   ASSERT_EQ(status, 0) << out;
-  const std::string token = field(out, "token");
+  const std::string token = body_field(out, "token");
   ASSERT_EQ(token.size(), 69u) << out;
   {
     std::string error;

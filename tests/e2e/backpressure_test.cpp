@@ -31,7 +31,7 @@ int64_t counter(uint16_t metrics_port, const std::string& name) {
   return metric_value(http_get(metrics_port, "/metrics").body, name);
 }
 
-std::unique_ptr<RelayProcess> start(std::vector<std::string> args, uint16_t metrics_port) {
+std::unique_ptr<RelayProcess> start_backpressured(std::vector<std::string> args, uint16_t metrics_port) {
   args.insert(args.end(), {"--open", "--rate-limits", "false", "--metrics-port", std::to_string(metrics_port)});
   std::string error;
   auto relay = RelayProcess::start(RelayOptions{args, {}, ""}, &error);
@@ -41,7 +41,7 @@ std::unique_ptr<RelayProcess> start(std::vector<std::string> args, uint16_t metr
 
 TEST(BackpressureTest, ConnectionPastTheCapIsRefusedWith503UntilOneCloses) {
   const uint16_t metrics = free_tcp_port();
-  auto relay = start({"--max-connections", "2"}, metrics);
+  auto relay = start_backpressured({"--max-connections", "2"}, metrics);
   ASSERT_TRUE(relay);
   std::string error;
   auto first = NostrClient::connect(*relay, &error);
@@ -80,7 +80,7 @@ TEST(BackpressureTest, ConnectionPastTheCapIsRefusedWith503UntilOneCloses) {
 
 TEST(BackpressureTest, SubscriberThatStopsReadingIsClosedAndOthersCarryOn) {
   const uint16_t metrics = free_tcp_port();
-  auto relay = start({"--send-buffer", "4"}, metrics);
+  auto relay = start_backpressured({"--send-buffer", "4"}, metrics);
   ASSERT_TRUE(relay);
   Keypair author = engine::generate_keypair(), sleepy_key = engine::generate_keypair(),
           reader_key = engine::generate_keypair();
@@ -120,7 +120,7 @@ TEST(BackpressureTest, SubscriberThatStopsReadingIsClosedAndOthersCarryOn) {
 // meanwhile.
 TEST(BackpressureTest, SustainedIngestPastTheWritersPaceSlowsSendersAndRefusesNothing) {
   const uint16_t metrics = free_tcp_port();
-  auto relay = start({"--max-concurrent-handlers", "16", "--audit-queue", "8"}, metrics);
+  auto relay = start_backpressured({"--max-concurrent-handlers", "16", "--audit-queue", "8"}, metrics);
   ASSERT_TRUE(relay);
   constexpr int kWriters = 4, kEvents = 300, kWindow = 48;
   std::atomic<int> refused{0}, answered{0};
@@ -180,7 +180,7 @@ TEST(BackpressureTest, SustainedIngestPastTheWritersPaceSlowsSendersAndRefusesNo
 // but what came while the writers were being paused.
 TEST(BackpressureTest, IngestPastTheIndexersPaceIsHeldBackAndEverythingIsIndexed) {
   const uint16_t metrics = free_tcp_port();
-  auto relay = start({"--search-queue", "16"}, metrics);
+  auto relay = start_backpressured({"--search-queue", "16"}, metrics);
   ASSERT_TRUE(relay);
   constexpr int kWriters = 4, kEvents = 300, kWindow = 48;
   std::vector<std::thread> writers;
@@ -222,7 +222,7 @@ TEST(BackpressureTest, IngestPastTheIndexersPaceIsHeldBackAndEverythingIsIndexed
 TEST(BackpressureTest, BurstSentWithoutReadingTheAnswersIsSlowedNotClosed) {
   const uint16_t metrics = free_tcp_port();
   // Without an fsync per batch the OKs come faster than the kernel buffers them.
-  auto relay = start({"--sync-writes", "false"}, metrics);
+  auto relay = start_backpressured({"--sync-writes", "false"}, metrics);
   ASSERT_TRUE(relay);
   const Keypair key = engine::generate_keypair();
   std::string error;

@@ -16,7 +16,7 @@
 namespace buzz::test {
 namespace {
 
-std::unique_ptr<RelayProcess> start(std::vector<std::pair<std::string, std::string>> env) {
+std::unique_ptr<RelayProcess> start_dev_auth(std::vector<std::pair<std::string, std::string>> env) {
   RelayOptions opts;
   opts.extra_args = {"--open"};
   opts.env = std::move(env);
@@ -47,7 +47,7 @@ TEST(DevPubkeyAuth, UnsetOrTrueRefusesTheHeaderAndItsPreflight) {
   const std::string someone = hex(engine::generate_keypair());
   for (auto env : {std::vector<std::pair<std::string, std::string>>{},
                    std::vector<std::pair<std::string, std::string>>{{"BUZZ_REQUIRE_AUTH_TOKEN", "true"}}}) {
-    auto relay = start(env);
+    auto relay = start_dev_auth(env);
     ASSERT_TRUE(relay);
     EXPECT_EQ(query_as(*relay, someone).status, 401);
     EXPECT_EQ(rest_as(*relay, someone).status, 401);
@@ -74,7 +74,7 @@ TEST(DevPubkeyAuth, FalseOnANonLoopbackBindRefusesToStart) {
 }
 
 TEST(DevPubkeyAuth, FalseOnLoopbackTakesTheHeaderOnTheBridgeAndRestAndSaysSo) {
-  auto relay = start({{"BUZZ_REQUIRE_AUTH_TOKEN", "false"}});
+  auto relay = start_dev_auth({{"BUZZ_REQUIRE_AUTH_TOKEN", "false"}});
   ASSERT_TRUE(relay);
   const std::string someone = hex(engine::generate_keypair());
   EXPECT_NE(relay->stderr_text().find("DEVELOPMENT AUTHENTICATION ON"), std::string::npos);

@@ -32,7 +32,7 @@ using engine::Keypair;
 
 // Polls `ok` every 50 ms until it holds or timeout_ms passes.
 template <class Pred>
-bool eventually(Pred ok, int timeout_ms = 5000) {
+bool eventually_ok(Pred ok, int timeout_ms = 5000) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (!ok()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
@@ -105,7 +105,7 @@ TEST(ResourceLimitsTest, UnauthenticatedConnectionsPerAddressAreCapped) {
   for (int i = 0; i < 3; ++i) {
     // The start-up's own /health polls may not be gone yet.
     std::unique_ptr<NostrClient> c;
-    ASSERT_TRUE(eventually([&] { return (c = NostrClient::connect(*relay, &error)) != nullptr; })) << error;
+    ASSERT_TRUE(eventually_ok([&] { return (c = NostrClient::connect(*relay, &error)) != nullptr; })) << error;
     waiting.push_back(std::move(c));
   }
   HttpReply refused = http_get(relay->port(), "/health");
@@ -115,10 +115,10 @@ TEST(ResourceLimitsTest, UnauthenticatedConnectionsPerAddressAreCapped) {
   EXPECT_FALSE(NostrClient::connect(*relay, &error));
 
   ASSERT_TRUE(waiting[0]->authenticate(owner).accepted);
-  ASSERT_TRUE(eventually([&] { return http_get(relay->port(), "/health").status == 200; }));
+  ASSERT_TRUE(eventually_ok([&] { return http_get(relay->port(), "/health").status == 200; }));
   // The probe's own connection may still count for a moment: /metrics can be refused 429 (-1) meanwhile.
   int64_t refusals = -1;
-  eventually([&] { return (refusals = metric(*relay, "buzz_connections_refused_per_address_total")) >= 0; });
+  eventually_ok([&] { return (refusals = metric(*relay, "buzz_connections_refused_per_address_total")) >= 0; });
   EXPECT_GE(refusals, 1);
 }
 
@@ -130,7 +130,7 @@ TEST(ResourceLimitsTest, ProbesAreAnsweredAtTheConnectionCap) {
   ASSERT_TRUE(relay);
   std::vector<std::unique_ptr<RawConnection>> held;
   for (int i = 0; i < 4; ++i) held.push_back(std::make_unique<RawConnection>(relay->port()));
-  ASSERT_TRUE(eventually([&] { return http_get(relay->port(), "/api/channels").status == 503; }));
+  ASSERT_TRUE(eventually_ok([&] { return http_get(relay->port(), "/api/channels").status == 503; }));
   for (const char* path : {"/health", "/_liveness", "/_readiness"}) {
     EXPECT_EQ(http_get(relay->port(), path).status, 200) << path;
   }
@@ -161,7 +161,7 @@ TEST(ResourceLimitsTest, SessionsPerPubkeyAreCapped) {
   EXPECT_TRUE(authed_client(*relay, engine::generate_keypair())) << "another pubkey has its own";
   first.reset();  // one goes: there is room again
   std::string error;
-  EXPECT_TRUE(eventually([&] { return NostrClient::connect_authed(*relay, key, &error) != nullptr; })) << error;
+  EXPECT_TRUE(eventually_ok([&] { return NostrClient::connect_authed(*relay, key, &error) != nullptr; })) << error;
   EXPECT_GE(metric(*relay, "buzz_auth_pubkey_connection_cap_total"), 1);
 }
 
@@ -206,14 +206,14 @@ TEST(ResourceLimitsTest, TheSlowestReaderIsClosedPastTheRelaysSendMemory) {
   for (const char* sub : {"h1", "h2", "h3", "h4"}) {
     ASSERT_TRUE(hoarder->send(std::string(R"(["REQ",")") + sub + "\"," + tagged(key, "hoard") + "]"));
   }
-  ASSERT_TRUE(eventually([&] { return metric(*relay, "buzz_ws_send_memory_disconnects_total") == 1; }, 5000));
+  ASSERT_TRUE(eventually_ok([&] { return metric(*relay, "buzz_ws_send_memory_disconnects_total") == 1; }, 5000));
 
   ReqResult light = reader->req("light", tagged(key, "light"));
   EXPECT_TRUE(light.eose) << why(light);
   EXPECT_EQ(light.events.size(), 20u);
   // The hoarder's connection is gone once the close has had its few seconds
   // to go out (it reads nothing, so it never does).
-  EXPECT_TRUE(eventually([&] { return metric(*relay, "buzz_ws_connections_active") < open_before; }, 10000));
+  EXPECT_TRUE(eventually_ok([&] { return metric(*relay, "buzz_ws_connections_active") < open_before; }, 10000));
   EXPECT_EQ(metric(*relay, "buzz_ws_send_memory_disconnects_total"), 1);
 }
 
@@ -237,13 +237,13 @@ TEST_F(UploadLimitsTest, ABodyPastTheThresholdIsSpooledToDisk) {
   const std::string sha = sha256_hex(body);
   RawConnection c(relay_->port());
   c.send(head(alice_, sha, body.size()) + body.substr(0, body.size() / 2));
-  EXPECT_TRUE(eventually([&] { return files_in("tmp") == 1; })) << "no temporary file for the body";
+  EXPECT_TRUE(eventually_ok([&] { return files_in("tmp") == 1; })) << "no temporary file for the body";
   c.send(body.substr(body.size() / 2));
   const std::string reply = c.read("}");
   EXPECT_NE(reply.find(" 200 "), std::string::npos) << reply;
   EXPECT_NE(reply.find("\"size\":1048576"), std::string::npos) << reply;
   EXPECT_EQ(get("/media/" + sha + ".bin").body, body);
-  EXPECT_TRUE(eventually([&] { return files_in("tmp") == 0; }));
+  EXPECT_TRUE(eventually_ok([&] { return files_in("tmp") == 0; }));
 }
 
 // Bodies in flight are bounded per pubkey (429) and across the relay (503).
@@ -254,7 +254,7 @@ TEST_F(UploadLimitsTest, BytesInFlightAreBoundedPerPubkeyAndAcrossTheRelay) {
   const std::string sha = sha256_hex(body);
   RawConnection first(relay_->port());
   first.send(head(alice_, sha, body.size()) + body.substr(0, 1000));
-  ASSERT_TRUE(eventually([&] { return files_in("tmp") == 1; }));
+  ASSERT_TRUE(eventually_ok([&] { return files_in("tmp") == 1; }));
 
   RawConnection again(relay_->port());
   again.send(head(alice_, sha, body.size()));
@@ -293,7 +293,7 @@ TEST_F(UploadLimitsTest, AnUploadUnderTheMinimumRateIsRefused) {
   if (reply.empty()) reply = c.read("}");
   EXPECT_NE(reply.find(" 408 "), std::string::npos) << reply;
   EXPECT_NE(reply.find("upload too slow: under 8192 bytes per second"), std::string::npos) << reply;
-  EXPECT_TRUE(eventually([&] { return files_in("tmp") == 0; }));
+  EXPECT_TRUE(eventually_ok([&] { return files_in("tmp") == 0; }));
   EXPECT_EQ(metric(*relay_, "buzz_uploads_too_slow_total"), 1);
 }
 

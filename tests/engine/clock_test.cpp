@@ -10,22 +10,22 @@
 namespace buzz::engine {
 namespace {
 
-constexpr uint64_t kNow = 1'733'220'000;
+constexpr uint64_t kClockNow = 1'733'220'000;
 constexpr uint64_t k2To63 = uint64_t(1) << 63;
 
 TEST(SecondsFrom, SignedDistanceNearNow) {
-  EXPECT_EQ(seconds_from(kNow, kNow), 0);
-  EXPECT_EQ(seconds_from(kNow, kNow + 60), 60);
-  EXPECT_EQ(seconds_from(kNow, kNow - 60), -60);
-  EXPECT_EQ(seconds_from(kNow, 0), -int64_t(kNow));
+  EXPECT_EQ(seconds_from(kClockNow, kClockNow), 0);
+  EXPECT_EQ(seconds_from(kClockNow, kClockNow + 60), 60);
+  EXPECT_EQ(seconds_from(kClockNow, kClockNow - 60), -60);
+  EXPECT_EQ(seconds_from(kClockNow, 0), -int64_t(kClockNow));
 }
 
 // 2^63 + now used to come out as -2^63, whose absolute value is undefined and
 // was negative in practice, so such an event passed every "within N seconds"
 // check (tests/e2e: *Beyond2To63*).
 TEST(SecondsFrom, SaturatesSoTheAbsoluteValueAlwaysExists) {
-  for (uint64_t t : {k2To63 + kNow, k2To63, k2To63 - 1 + kNow, UINT64_MAX}) {
-    int64_t d = seconds_from(kNow, t);
+  for (uint64_t t : {k2To63 + kClockNow, k2To63, k2To63 - 1 + kClockNow, UINT64_MAX}) {
+    int64_t d = seconds_from(kClockNow, t);
     EXPECT_GT(d, int64_t(1) << 62) << t;
     EXPECT_GT(std::llabs(d), 900) << t;
   }

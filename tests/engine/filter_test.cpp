@@ -17,7 +17,7 @@
 namespace buzz::engine {
 namespace {
 
-Keypair key(uint8_t n) {
+Keypair filter_key(uint8_t n) {
   SecretKey s{};
   s[31] = n;
   return *keypair_from_secret(s);
@@ -29,7 +29,7 @@ Filter parse(const std::string& json) {
   return r.ok() ? *r : Filter{};
 }
 
-std::string parse_error(const std::string& json) {
+std::string filter_parse_error(const std::string& json) {
   auto r = parse_filter_json(json);
   return r.ok() ? std::string("<parsed>") : r.error();
 }
@@ -62,8 +62,8 @@ bool matches(const std::string& filter_json, const TestEvent& e) { return parse(
 
 class FilterMatch : public ::testing::Test {
  protected:
-  Keypair alice = key(1);
-  Keypair bob = key(2);
+  Keypair alice = filter_key(1);
+  Keypair bob = filter_key(2);
   std::string alice_hex = to_hex(alice.pubkey);
   std::string bob_hex = to_hex(bob.pubkey);
   TestEvent note = make(0x10, alice.pubkey, 1, 1000, {{"t", "nostr"}, {"p", "abc"}, {"e", "x", "wss://r", "reply"}});
@@ -216,7 +216,7 @@ TEST_F(FilterMatch, ChannelFallbackIsOnlyForH) {
 // parsing
 
 TEST(FilterParse, AllFieldsAreRead) {
-  Keypair a = key(1), b = key(2);
+  Keypair a = filter_key(1), b = filter_key(2);
   std::string id1(64, 'b'), id2(64, 'a');
   Filter f = parse(R"({"ids":[")" + id1 + R"(",")" + id2 + R"(",")" + id1 + R"("],"authors":[")" + to_hex(b.pubkey) +
                    R"(",")" + to_hex(a.pubkey) + R"("],"kinds":[9,1,9,0],"#t":["b","a","b"],"#e":["x"],)"
@@ -261,80 +261,80 @@ TEST(FilterParse, EmptyObjectHasNoConstraints) {
 }
 
 TEST(FilterParse, NotAnObject) {
-  EXPECT_EQ(parse_error("[]"), "filter must be a JSON object");
-  EXPECT_EQ(parse_error("1"), "filter must be a JSON object");
-  EXPECT_EQ(parse_error("{").rfind("JSON parse error: ", 0), 0u);
+  EXPECT_EQ(filter_parse_error("[]"), "filter must be a JSON object");
+  EXPECT_EQ(filter_parse_error("1"), "filter must be a JSON object");
+  EXPECT_EQ(filter_parse_error("{").rfind("JSON parse error: ", 0), 0u);
 }
 
 TEST(FilterParse, IdsMustBeFullLowercaseHex) {
   const std::string err = "ids must hold 64-character lowercase hex values";
-  EXPECT_EQ(parse_error(R"({"ids":["abcd"]})"), err);  // prefixes are not accepted
-  EXPECT_EQ(parse_error(R"({"ids":[")" + std::string(64, 'A') + R"("]})"), err);
-  EXPECT_EQ(parse_error(R"({"ids":[")" + std::string(65, 'a') + R"("]})"), err);
-  EXPECT_EQ(parse_error(R"({"ids":[1]})"), err);
-  EXPECT_EQ(parse_error(R"({"ids":"abc"})"), "ids must be an array of strings");
+  EXPECT_EQ(filter_parse_error(R"({"ids":["abcd"]})"), err);  // prefixes are not accepted
+  EXPECT_EQ(filter_parse_error(R"({"ids":[")" + std::string(64, 'A') + R"("]})"), err);
+  EXPECT_EQ(filter_parse_error(R"({"ids":[")" + std::string(65, 'a') + R"("]})"), err);
+  EXPECT_EQ(filter_parse_error(R"({"ids":[1]})"), err);
+  EXPECT_EQ(filter_parse_error(R"({"ids":"abc"})"), "ids must be an array of strings");
   EXPECT_EQ(parse(R"({"ids":[]})").ids->size(), 0u);
 }
 
 TEST(FilterParse, AuthorsMustBeValidPoints) {
   std::string off_curve = std::string(63, '0') + "5";
-  EXPECT_EQ(parse_error(R"({"authors":[")" + off_curve + R"("]})"),
+  EXPECT_EQ(filter_parse_error(R"({"authors":[")" + off_curve + R"("]})"),
             "authors must hold valid public keys, got " + off_curve);
-  std::string valid = to_hex(key(1).pubkey);
-  EXPECT_EQ(parse_error(R"({"authors":[")" + valid + R"(",")" + off_curve + R"("]})"),
+  std::string valid = to_hex(filter_key(1).pubkey);
+  EXPECT_EQ(filter_parse_error(R"({"authors":[")" + valid + R"(",")" + off_curve + R"("]})"),
             "authors must hold valid public keys, got " + off_curve);
-  EXPECT_EQ(parse_error(R"({"authors":["abcd"]})"), "authors must hold 64-character lowercase hex values");
+  EXPECT_EQ(filter_parse_error(R"({"authors":["abcd"]})"), "authors must hold 64-character lowercase hex values");
   std::string upper = valid;
   for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
-  EXPECT_EQ(parse_error(R"({"authors":[")" + upper + R"("]})"), "authors must hold 64-character lowercase hex values");
-  EXPECT_EQ(parse_error(R"({"authors":{}})"), "authors must be an array of strings");
+  EXPECT_EQ(filter_parse_error(R"({"authors":[")" + upper + R"("]})"), "authors must hold 64-character lowercase hex values");
+  EXPECT_EQ(filter_parse_error(R"({"authors":{}})"), "authors must be an array of strings");
 }
 
 TEST(FilterParse, KindsMustBeSixteenBitIntegers) {
   const std::string err = "kinds must hold integers between 0 and 65535";
-  EXPECT_EQ(parse_error(R"({"kinds":[-1]})"), err);
-  EXPECT_EQ(parse_error(R"({"kinds":[65536]})"), err);
-  EXPECT_EQ(parse_error(R"({"kinds":[1.5]})"), err);
-  EXPECT_EQ(parse_error(R"({"kinds":["1"]})"), err);
-  EXPECT_EQ(parse_error(R"({"kinds":1})"), "kinds must be an array of integers");
+  EXPECT_EQ(filter_parse_error(R"({"kinds":[-1]})"), err);
+  EXPECT_EQ(filter_parse_error(R"({"kinds":[65536]})"), err);
+  EXPECT_EQ(filter_parse_error(R"({"kinds":[1.5]})"), err);
+  EXPECT_EQ(filter_parse_error(R"({"kinds":["1"]})"), err);
+  EXPECT_EQ(filter_parse_error(R"({"kinds":1})"), "kinds must be an array of integers");
   EXPECT_EQ(*parse(R"({"kinds":[65535,0]})").kinds, (std::vector<uint16_t>{0, 65535}));
 }
 
 TEST(FilterParse, SinceUntilLimitMustBeNonNegativeIntegers) {
   for (const char* field : {"since", "until", "limit"}) {
     std::string err = std::string(field) + " must be a non-negative integer";
-    EXPECT_EQ(parse_error(std::string("{\"") + field + "\":-1}"), err);
-    EXPECT_EQ(parse_error(std::string("{\"") + field + "\":1.5}"), err);
-    EXPECT_EQ(parse_error(std::string("{\"") + field + "\":\"1\"}"), err);
-    EXPECT_EQ(parse_error(std::string("{\"") + field + "\":null}"), err);
+    EXPECT_EQ(filter_parse_error(std::string("{\"") + field + "\":-1}"), err);
+    EXPECT_EQ(filter_parse_error(std::string("{\"") + field + "\":1.5}"), err);
+    EXPECT_EQ(filter_parse_error(std::string("{\"") + field + "\":\"1\"}"), err);
+    EXPECT_EQ(filter_parse_error(std::string("{\"") + field + "\":null}"), err);
   }
   EXPECT_EQ(parse(R"({"limit":0})").limit, 0u);
   EXPECT_EQ(parse(R"({"until":18446744073709551615})").until, 18446744073709551615ull);
 }
 
 TEST(FilterParse, SearchMustBeAString) {
-  EXPECT_EQ(parse_error(R"({"search":1})"), "search must be a string");
+  EXPECT_EQ(filter_parse_error(R"({"search":1})"), "search must be a string");
   EXPECT_EQ(parse(R"({"search":""})").search, "");
 }
 
 TEST(FilterParse, HashFollowedByNonLetterIsAnError) {
-  EXPECT_EQ(parse_error(R"({"#1":["x"]})"), "tag filter keys must be # followed by one letter, got #1");
-  EXPECT_NE(parse_error(R"({"#_":["x"]})"), "<parsed>");
-  EXPECT_NE(parse_error(R"({"##":["x"]})"), "<parsed>");
+  EXPECT_EQ(filter_parse_error(R"({"#1":["x"]})"), "tag filter keys must be # followed by one letter, got #1");
+  EXPECT_NE(filter_parse_error(R"({"#_":["x"]})"), "<parsed>");
+  EXPECT_NE(filter_parse_error(R"({"##":["x"]})"), "<parsed>");
 }
 
 TEST(FilterParse, LongerHashKeysAndUnknownKeysAreIgnored) {
   Filter f = parse(R"({"#ab":["x"],"#":["y"],"foo":{"bar":1},"#e1":5,"kinds":[1]})");
   EXPECT_TRUE(f.tags.empty());
   ASSERT_TRUE(f.kinds);
-  TestEvent e = make(1, key(1).pubkey, 1, 1);
+  TestEvent e = make(1, filter_key(1).pubkey, 1, 1);
   EXPECT_TRUE(f.matches(e.fields()));
 }
 
 TEST(FilterParse, TagValuesMustBeStrings) {
-  EXPECT_EQ(parse_error(R"({"#t":"x"})"), "#t must be an array of strings");
-  EXPECT_EQ(parse_error(R"({"#t":[1]})"), "#t must be an array of strings");
-  EXPECT_EQ(parse_error(R"({"#T":[null]})"), "#T must be an array of strings");
+  EXPECT_EQ(filter_parse_error(R"({"#t":"x"})"), "#t must be an array of strings");
+  EXPECT_EQ(filter_parse_error(R"({"#t":[1]})"), "#t must be an array of strings");
+  EXPECT_EQ(filter_parse_error(R"({"#T":[null]})"), "#T must be an array of strings");
 }
 
 TEST(FilterParse, BothLetterCasesAreSeparateTagFilters) {

@@ -12,7 +12,7 @@
 namespace buzz::engine {
 namespace {
 
-Pubkey pk(uint8_t n) {
+Pubkey member_pk(uint8_t n) {
   Pubkey p{};
   p[0] = n;
   return p;
@@ -62,53 +62,53 @@ TEST(RelayRoles, NamesRoundTrip) {
 }
 
 TEST_F(RelayMembersTest, PutGetRemove) {
-  EXPECT_FALSE(members_->get(pk(1)));
-  RelayMember m{pk(1), RelayRole::kAdmin, pk(9), 100, 200};
+  EXPECT_FALSE(members_->get(member_pk(1)));
+  RelayMember m{member_pk(1), RelayRole::kAdmin, member_pk(9), 100, 200};
   ASSERT_TRUE(members_->put(m).ok());
-  auto got = members_->get(pk(1));
+  auto got = members_->get(member_pk(1));
   ASSERT_TRUE(got);
-  EXPECT_EQ(got->pubkey, pk(1));
+  EXPECT_EQ(got->pubkey, member_pk(1));
   EXPECT_EQ(got->role, RelayRole::kAdmin);
   ASSERT_TRUE(got->added_by);
-  EXPECT_EQ(*got->added_by, pk(9));
+  EXPECT_EQ(*got->added_by, member_pk(9));
   EXPECT_EQ(got->created_at, 100u);
   EXPECT_EQ(got->updated_at, 200u);
 
-  RelayMember no_adder{pk(2), RelayRole::kMember, std::nullopt, 1, 1};
+  RelayMember no_adder{member_pk(2), RelayRole::kMember, std::nullopt, 1, 1};
   ASSERT_TRUE(members_->put(no_adder).ok());
-  EXPECT_FALSE(members_->get(pk(2))->added_by);
+  EXPECT_FALSE(members_->get(member_pk(2))->added_by);
 
-  auto removed = members_->remove(pk(1));
+  auto removed = members_->remove(member_pk(1));
   ASSERT_TRUE(removed.ok());
   EXPECT_TRUE(*removed);
-  EXPECT_FALSE(members_->get(pk(1)));
-  auto again = members_->remove(pk(1));
+  EXPECT_FALSE(members_->get(member_pk(1)));
+  auto again = members_->remove(member_pk(1));
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(*again);
 }
 
 TEST_F(RelayMembersTest, PutOverwrites) {
-  ASSERT_TRUE(members_->put({pk(1), RelayRole::kMember, std::nullopt, 10, 10}).ok());
-  ASSERT_TRUE(members_->put({pk(1), RelayRole::kAdmin, std::nullopt, 10, 20}).ok());
-  EXPECT_EQ(members_->get(pk(1))->role, RelayRole::kAdmin);
+  ASSERT_TRUE(members_->put({member_pk(1), RelayRole::kMember, std::nullopt, 10, 10}).ok());
+  ASSERT_TRUE(members_->put({member_pk(1), RelayRole::kAdmin, std::nullopt, 10, 20}).ok());
+  EXPECT_EQ(members_->get(member_pk(1))->role, RelayRole::kAdmin);
   EXPECT_EQ(members_->list()->size(), 1u);
 }
 
 TEST_F(RelayMembersTest, ListIsOldestFirst) {
-  ASSERT_TRUE(members_->put({pk(1), RelayRole::kMember, std::nullopt, 300, 300}).ok());
-  ASSERT_TRUE(members_->put({pk(2), RelayRole::kMember, std::nullopt, 100, 100}).ok());
-  ASSERT_TRUE(members_->put({pk(3), RelayRole::kMember, std::nullopt, 200, 200}).ok());
+  ASSERT_TRUE(members_->put({member_pk(1), RelayRole::kMember, std::nullopt, 300, 300}).ok());
+  ASSERT_TRUE(members_->put({member_pk(2), RelayRole::kMember, std::nullopt, 100, 100}).ok());
+  ASSERT_TRUE(members_->put({member_pk(3), RelayRole::kMember, std::nullopt, 200, 200}).ok());
   auto list = members_->list();
   ASSERT_TRUE(list.ok()) << list.error();
   ASSERT_EQ(list->size(), 3u);
-  EXPECT_EQ((*list)[0].pubkey, pk(2));
-  EXPECT_EQ((*list)[1].pubkey, pk(3));
-  EXPECT_EQ((*list)[2].pubkey, pk(1));
+  EXPECT_EQ((*list)[0].pubkey, member_pk(2));
+  EXPECT_EQ((*list)[1].pubkey, member_pk(3));
+  EXPECT_EQ((*list)[2].pubkey, member_pk(1));
 }
 
 TEST_F(RelayMembersTest, SetOwnerInsertsANewOwner) {
-  ASSERT_TRUE(members_->set_owner(pk(5), 1000).ok());
-  auto owner = members_->get(pk(5));
+  ASSERT_TRUE(members_->set_owner(member_pk(5), 1000).ok());
+  auto owner = members_->get(member_pk(5));
   ASSERT_TRUE(owner);
   EXPECT_EQ(owner->role, RelayRole::kOwner);
   EXPECT_EQ(owner->created_at, 1000u);
@@ -116,17 +116,17 @@ TEST_F(RelayMembersTest, SetOwnerInsertsANewOwner) {
 }
 
 TEST_F(RelayMembersTest, SetOwnerRotatesTheOldOwnerToAdmin) {
-  ASSERT_TRUE(members_->put({pk(1), RelayRole::kOwner, std::nullopt, 10, 10}).ok());
-  ASSERT_TRUE(members_->put({pk(2), RelayRole::kMember, std::nullopt, 20, 20}).ok());
-  ASSERT_TRUE(members_->put({pk(3), RelayRole::kAdmin, std::nullopt, 30, 30}).ok());
-  ASSERT_TRUE(members_->set_owner(pk(2), 500).ok());
-  EXPECT_EQ(members_->get(pk(1))->role, RelayRole::kAdmin);
-  EXPECT_EQ(members_->get(pk(1))->updated_at, 500u);
-  EXPECT_EQ(members_->get(pk(2))->role, RelayRole::kOwner);
-  EXPECT_EQ(members_->get(pk(2))->created_at, 20u);  // an upgrade keeps the join time
-  EXPECT_EQ(members_->get(pk(2))->updated_at, 500u);
-  EXPECT_EQ(members_->get(pk(3))->role, RelayRole::kAdmin);
-  EXPECT_EQ(members_->get(pk(3))->updated_at, 30u);  // untouched
+  ASSERT_TRUE(members_->put({member_pk(1), RelayRole::kOwner, std::nullopt, 10, 10}).ok());
+  ASSERT_TRUE(members_->put({member_pk(2), RelayRole::kMember, std::nullopt, 20, 20}).ok());
+  ASSERT_TRUE(members_->put({member_pk(3), RelayRole::kAdmin, std::nullopt, 30, 30}).ok());
+  ASSERT_TRUE(members_->set_owner(member_pk(2), 500).ok());
+  EXPECT_EQ(members_->get(member_pk(1))->role, RelayRole::kAdmin);
+  EXPECT_EQ(members_->get(member_pk(1))->updated_at, 500u);
+  EXPECT_EQ(members_->get(member_pk(2))->role, RelayRole::kOwner);
+  EXPECT_EQ(members_->get(member_pk(2))->created_at, 20u);  // an upgrade keeps the join time
+  EXPECT_EQ(members_->get(member_pk(2))->updated_at, 500u);
+  EXPECT_EQ(members_->get(member_pk(3))->role, RelayRole::kAdmin);
+  EXPECT_EQ(members_->get(member_pk(3))->updated_at, 30u);  // untouched
   int owners = 0;
   auto list = members_->list();
   ASSERT_TRUE(list.ok()) << list.error();
@@ -135,20 +135,20 @@ TEST_F(RelayMembersTest, SetOwnerRotatesTheOldOwnerToAdmin) {
 }
 
 TEST_F(RelayMembersTest, SetOwnerIsIdempotent) {
-  ASSERT_TRUE(members_->set_owner(pk(1), 100).ok());
-  ASSERT_TRUE(members_->set_owner(pk(1), 200).ok());
-  EXPECT_EQ(members_->get(pk(1))->role, RelayRole::kOwner);
-  EXPECT_EQ(members_->get(pk(1))->updated_at, 100u);
+  ASSERT_TRUE(members_->set_owner(member_pk(1), 100).ok());
+  ASSERT_TRUE(members_->set_owner(member_pk(1), 200).ok());
+  EXPECT_EQ(members_->get(member_pk(1))->role, RelayRole::kOwner);
+  EXPECT_EQ(members_->get(member_pk(1))->updated_at, 100u);
   EXPECT_EQ(members_->list()->size(), 1u);
 }
 
 TEST_F(RelayMembersTest, SurvivesReopen) {
-  ASSERT_TRUE(members_->put({pk(1), RelayRole::kAdmin, pk(2), 10, 11}).ok());
-  ASSERT_TRUE(members_->set_owner(pk(2), 12).ok());
+  ASSERT_TRUE(members_->put({member_pk(1), RelayRole::kAdmin, member_pk(2), 10, 11}).ok());
+  ASSERT_TRUE(members_->set_owner(member_pk(2), 12).ok());
   reopen();
-  ASSERT_TRUE(members_->get(pk(1)));
-  EXPECT_EQ(members_->get(pk(1))->role, RelayRole::kAdmin);
-  EXPECT_EQ(members_->get(pk(2))->role, RelayRole::kOwner);
+  ASSERT_TRUE(members_->get(member_pk(1)));
+  EXPECT_EQ(members_->get(member_pk(1))->role, RelayRole::kAdmin);
+  EXPECT_EQ(members_->get(member_pk(2))->role, RelayRole::kOwner);
   EXPECT_EQ(members_->list()->size(), 2u);
 }
 

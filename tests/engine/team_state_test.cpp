@@ -14,7 +14,7 @@
 namespace buzz::engine {
 namespace {
 
-Pubkey pk(uint8_t n) {
+Pubkey team_pk(uint8_t n) {
   Pubkey p{};
   p[0] = n;
   return p;
@@ -28,13 +28,13 @@ TEST(ChannelRecordTest, ChannelRoundTripsEveryField) {
   c.topic = "topic";
   c.purpose = "purpose";
   c.canvas = "# doc";
-  c.topic_set_by = pk(1);
-  c.purpose_set_by = pk(2);
+  c.topic_set_by = team_pk(1);
+  c.purpose_set_by = team_pk(2);
   c.topic_set_at = 10;
   c.purpose_set_at = 11;
   c.type = ChannelType::kForum;
   c.visibility = Visibility::kPrivate;
-  c.created_by = pk(3);
+  c.created_by = team_pk(3);
   c.created_at = 12;
   c.archived_at = 13;
   c.deleted_at = 14;
@@ -51,13 +51,13 @@ TEST(ChannelRecordTest, ChannelRoundTripsEveryField) {
 
 TEST(ChannelRecordTest, MemberRoundTripsAndGarbageIsRefused) {
   ChannelMember m;
-  m.pubkey = pk(7);
+  m.pubkey = team_pk(7);
   m.role = ChannelRole::kAdmin;
   m.joined_at = 5;
   m.join_seq = 3;
-  m.invited_by = pk(8);
+  m.invited_by = team_pk(8);
   m.removed_at = 9;
-  m.removed_by = pk(9);
+  m.removed_by = team_pk(9);
   m.hidden_at = 4;
   ChannelMember back;
   ASSERT_TRUE(decode_member(encode_member(m), &back));
@@ -143,11 +143,11 @@ TEST_F(TeamStateTest, AccessAnswersSurviveReopen) {
   private_ch.id = private_id;
   private_ch.visibility = Visibility::kPrivate;
   ChannelMember owner;
-  owner.pubkey = pk(1);
+  owner.pubkey = team_pk(1);
   owner.role = ChannelRole::kOwner;
   owner.join_seq = team.next_join_seq();
   ChannelMember gone;
-  gone.pubkey = pk(2);
+  gone.pubkey = team_pk(2);
   gone.join_seq = team.next_join_seq();
   gone.removed_at = 100;
   commit({team.put_channel(open_ch), team.put_channel(private_ch), team.put_member(private_id, owner),
@@ -157,16 +157,16 @@ TEST_F(TeamStateTest, AccessAnswersSurviveReopen) {
   open();
   ASSERT_TRUE(reloaded.load(*store_).ok());
   for (const TeamState* t : {&team, &reloaded}) {
-    EXPECT_TRUE(t->can_read(open_id, pk(9)));          // open: every relay user
-    EXPECT_TRUE(t->can_read(private_id, pk(1)));       // private: active members
-    EXPECT_FALSE(t->can_read(private_id, pk(2)));      // removed
-    EXPECT_FALSE(t->can_read(private_id, pk(9)));      // never a member
-    EXPECT_FALSE(t->can_read("aaaaaaaa-0000-4000-8000-00000000000f", pk(1)));  // unknown
-    EXPECT_EQ(t->access(private_id, pk(1)).role, ChannelRole::kOwner);
+    EXPECT_TRUE(t->can_read(open_id, team_pk(9)));          // open: every relay user
+    EXPECT_TRUE(t->can_read(private_id, team_pk(1)));       // private: active members
+    EXPECT_FALSE(t->can_read(private_id, team_pk(2)));      // removed
+    EXPECT_FALSE(t->can_read(private_id, team_pk(9)));      // never a member
+    EXPECT_FALSE(t->can_read("aaaaaaaa-0000-4000-8000-00000000000f", team_pk(1)));  // unknown
+    EXPECT_EQ(t->access(private_id, team_pk(1)).role, ChannelRole::kOwner);
     EXPECT_TRUE(t->is_private(private_id));
     EXPECT_FALSE(t->is_private(open_id));
     EXPECT_EQ(t->active_owners(private_id), 1u);
-    EXPECT_EQ(t->readable_channels(pk(2)), std::vector<std::string>{open_id});
+    EXPECT_EQ(t->readable_channels(team_pk(2)), std::vector<std::string>{open_id});
   }
   // Join order continues after a reopen instead of starting over.
   EXPECT_GT(reloaded.next_join_seq(), gone.join_seq);
@@ -181,20 +181,20 @@ TEST_F(TeamStateTest, DeletedChannelsAreUnreadableAndDmsAreFoundByTheirParticipa
   dm.visibility = Visibility::kPrivate;
   dm.participant_hash = "hash-of-1-and-2";
   ChannelMember m;
-  m.pubkey = pk(1);
+  m.pubkey = team_pk(1);
   commit({team.put_channel(dm), team.put_member(dm.id, m)});
   ASSERT_NE(team.dm_by_hash("hash-of-1-and-2"), nullptr);
-  EXPECT_EQ(team.co_members(pk(1)).count(pk(1)), 1u);
+  EXPECT_EQ(team.co_members(team_pk(1)).count(team_pk(1)), 1u);
 
   dm.deleted_at = 5;
   commit({team.put_channel(dm)});
   EXPECT_EQ(team.dm_by_hash("hash-of-1-and-2"), nullptr);
-  EXPECT_FALSE(team.can_read(dm.id, pk(1)));
-  EXPECT_TRUE(team.readable_channels(pk(1)).empty());
+  EXPECT_FALSE(team.can_read(dm.id, team_pk(1)));
+  EXPECT_TRUE(team.readable_channels(team_pk(1)).empty());
   TeamState reloaded;
   ASSERT_TRUE(reloaded.load(*store_).ok());
   EXPECT_EQ(reloaded.dm_by_hash("hash-of-1-and-2"), nullptr);
-  EXPECT_FALSE(reloaded.can_read(dm.id, pk(1)));
+  EXPECT_FALSE(reloaded.can_read(dm.id, team_pk(1)));
 }
 
 TEST_F(TeamStateTest, RoleHoldersAreActiveMembersOfLiveChannels) {
@@ -205,17 +205,17 @@ TEST_F(TeamStateTest, RoleHoldersAreActiveMembersOfLiveChannels) {
   gone.id = "cccccccc-0000-4000-8000-000000000002";
   gone.deleted_at = 7;
   ChannelMember bot, removed_bot, member;
-  bot.pubkey = pk(1);
+  bot.pubkey = team_pk(1);
   bot.role = ChannelRole::kBot;
   removed_bot = bot;
-  removed_bot.pubkey = pk(2);
+  removed_bot.pubkey = team_pk(2);
   removed_bot.removed_at = 9;
-  member.pubkey = pk(3);
+  member.pubkey = team_pk(3);
   commit({team.put_channel(live), team.put_channel(gone), team.put_member(live.id, bot),
           team.put_member(live.id, removed_bot), team.put_member(live.id, member), team.put_member(gone.id, bot)});
   using Holders = std::vector<std::pair<std::string, Pubkey>>;
-  EXPECT_EQ(team.role_holders(ChannelRole::kBot), (Holders{{live.id, pk(1)}}));
-  EXPECT_EQ(team.role_holders(ChannelRole::kMember), (Holders{{live.id, pk(3)}}));
+  EXPECT_EQ(team.role_holders(ChannelRole::kBot), (Holders{{live.id, team_pk(1)}}));
+  EXPECT_EQ(team.role_holders(ChannelRole::kMember), (Holders{{live.id, team_pk(3)}}));
   EXPECT_TRUE(team.role_holders(ChannelRole::kOwner).empty());
 }
 

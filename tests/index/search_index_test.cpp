@@ -31,7 +31,7 @@ engine::Pubkey author(uint8_t n) {
 }
 
 // Distinct ids without signing: the index never verifies events.
-engine::Event event(uint16_t kind, std::string content, uint64_t created_at, uint8_t by = 1) {
+engine::Event indexed_event(uint16_t kind, std::string content, uint64_t created_at, uint8_t by = 1) {
   static uint32_t counter = 0;
   engine::Event e;
   ++counter;
@@ -103,9 +103,9 @@ class SearchIndexTest : public ::testing::Test {
 };
 
 TEST_F(SearchIndexTest, FindsEveryWordAndNothingElse) {
-  engine::Event plan = event(9, "The release plan is ready for review", 100);
-  engine::Event other = event(9, "lunch at noon, anyone?", 101);
-  engine::Event release_only = event(9, "release notes are out", 102);
+  engine::Event plan = indexed_event(9, "The release plan is ready for review", 100);
+  engine::Event other = indexed_event(9, "lunch at noon, anyone?", 101);
+  engine::Event release_only = indexed_event(9, "release notes are out", 102);
   add_all({{plan, kChannelA}, {other, kChannelA}, {release_only, kChannelA}});
 
   SearchResult r = search_a("plan");
@@ -120,21 +120,21 @@ TEST_F(SearchIndexTest, FindsEveryWordAndNothingElse) {
 }
 
 TEST_F(SearchIndexTest, QuotedTextMustAppearAsWritten) {
-  engine::Event e = event(9, "the release plan is ready", 100);
+  engine::Event e = indexed_event(9, "the release plan is ready", 100);
   add(e);
   EXPECT_EQ(ids(search_a("\"release plan\"")), std::vector{e.id});
   EXPECT_TRUE(search_a("\"plan release\"").hits.empty());
   EXPECT_EQ(ids(search_a("ready \"release plan\"")), std::vector{e.id});
   // A word the analyzer splits is a phrase too: "e-mail" is e + mail in sequence.
-  engine::Event mail = event(9, "send the e-mail today", 101);
+  engine::Event mail = indexed_event(9, "send the e-mail today", 101);
   add(mail);
   EXPECT_EQ(ids(search_a("e-mail")), std::vector{mail.id});
   EXPECT_TRUE(search_a("mail-e").hits.empty());
 }
 
 TEST_F(SearchIndexTest, APrivateChannelNeverShowsUpForANonMember) {
-  engine::Event mine = event(9, "quarterly secret numbers", 100);
-  engine::Event theirs = event(9, "quarterly secret numbers", 200);  // newer: would rank first
+  engine::Event mine = indexed_event(9, "quarterly secret numbers", 100);
+  engine::Event theirs = indexed_event(9, "quarterly secret numbers", 200);  // newer: would rank first
   add_all({{mine, kChannelA}, {theirs, kChannelB}});
 
   SearchResult r = search_a("secret");
@@ -161,7 +161,7 @@ TEST_F(SearchIndexTest, PrivateDocumentsChangeNeitherPageOrderScoresNorTotal) {
   std::vector<std::pair<engine::Event, std::string>> in_channel_a;
   for (int i = 0; i < 12; ++i) {
     std::string text = i % 3 == 0 ? "alpha beta beta gamma" : (i % 3 == 1 ? "alpha alpha beta" : "beta gamma delta alpha");
-    in_channel_a.push_back({event(9, text + " " + std::to_string(i), 1000 + i), kChannelA});
+    in_channel_a.push_back({indexed_event(9, text + " " + std::to_string(i), 1000 + i), kChannelA});
   }
   add_all(in_channel_a);
   SearchQuery q = in_a("alpha beta");
@@ -171,7 +171,7 @@ TEST_F(SearchIndexTest, PrivateDocumentsChangeNeitherPageOrderScoresNorTotal) {
   ASSERT_EQ(before.total, 12u);
 
   std::vector<std::pair<engine::Event, std::string>> in_channel_b;
-  for (int i = 0; i < 200; ++i) in_channel_b.push_back({event(9, "alpha alpha alpha beta", 5000 + i), kChannelB});
+  for (int i = 0; i < 200; ++i) in_channel_b.push_back({indexed_event(9, "alpha alpha alpha beta", 5000 + i), kChannelB});
   add_all(in_channel_b);
   SearchResult after = search(q);
   ASSERT_EQ(after.hits.size(), before.hits.size());
@@ -185,8 +185,8 @@ TEST_F(SearchIndexTest, PrivateDocumentsChangeNeitherPageOrderScoresNorTotal) {
 }
 
 TEST_F(SearchIndexTest, GlobalEventsOnlyWhenIncluded) {
-  engine::Event note = event(1, "hello from the global feed", 100);
-  engine::Event message = event(9, "hello from channel a", 101);
+  engine::Event note = indexed_event(1, "hello from the global feed", 100);
+  engine::Event message = indexed_event(9, "hello from channel a", 101);
   add_all({{note, ""}, {message, kChannelA}});
 
   EXPECT_EQ(ids(search_a("hello")), std::vector{message.id});
@@ -199,9 +199,9 @@ TEST_F(SearchIndexTest, GlobalEventsOnlyWhenIncluded) {
 }
 
 TEST_F(SearchIndexTest, KindsAuthorsSinceAndUntilNarrowTheScope) {
-  engine::Event post = event(45001, "deploy checklist", 100, 1);
-  engine::Event message = event(9, "deploy today", 200, 2);
-  engine::Event edit = event(40003, "deploy tomorrow", 300, 1);
+  engine::Event post = indexed_event(45001, "deploy checklist", 100, 1);
+  engine::Event message = indexed_event(9, "deploy today", 200, 2);
+  engine::Event edit = indexed_event(40003, "deploy tomorrow", 300, 1);
   add_all({{post, kChannelA}, {message, kChannelA}, {edit, kChannelA}});
 
   SearchQuery q = in_a("deploy");
@@ -225,7 +225,7 @@ TEST_F(SearchIndexTest, KindsAuthorsSinceAndUntilNarrowTheScope) {
 
 TEST_F(SearchIndexTest, LimitCutsThePageNotTheTotal) {
   std::vector<std::pair<engine::Event, std::string>> events;
-  for (int i = 0; i < 30; ++i) events.push_back({event(9, "standup notes", 1000 + i), kChannelA});
+  for (int i = 0; i < 30; ++i) events.push_back({indexed_event(9, "standup notes", 1000 + i), kChannelA});
   add_all(events);
   SearchQuery q = in_a("standup");
   q.limit = 10;
@@ -240,9 +240,9 @@ TEST_F(SearchIndexTest, LimitCutsThePageNotTheTotal) {
 }
 
 TEST_F(SearchIndexTest, RelevanceFirstThenNewestOrNewestOnly) {
-  engine::Event strong = event(9, "incident incident incident", 100);
-  engine::Event weak_old = event(9, "an incident report for the weekly meeting minutes", 200);
-  engine::Event weak_new = event(9, "an incident report for the weekly meeting minutes", 300);
+  engine::Event strong = indexed_event(9, "incident incident incident", 100);
+  engine::Event weak_old = indexed_event(9, "an incident report for the weekly meeting minutes", 200);
+  engine::Event weak_new = indexed_event(9, "an incident report for the weekly meeting minutes", 300);
   add_all({{strong, kChannelA}, {weak_old, kChannelA}, {weak_new, kChannelA}});
 
   SearchResult r = search_a("incident");
@@ -256,9 +256,9 @@ TEST_F(SearchIndexTest, RelevanceFirstThenNewestOrNewestOnly) {
 }
 
 TEST_F(SearchIndexTest, EmptyTextOrStarMatchesEverythingInScopeNewestFirst) {
-  engine::Event a1 = event(9, "first", 100);
-  engine::Event a2 = event(45003, "second", 300);
-  engine::Event b = event(9, "third", 200);
+  engine::Event a1 = indexed_event(9, "first", 100);
+  engine::Event a2 = indexed_event(45003, "second", 300);
+  engine::Event b = indexed_event(9, "third", 200);
   add_all({{a1, kChannelA}, {a2, kChannelA}, {b, kChannelB}});
   EXPECT_EQ(ids(search_a("")), (std::vector{a2.id, a1.id}));
   EXPECT_EQ(ids(search_a("  *  ")), (std::vector{a2.id, a1.id}));
@@ -267,9 +267,9 @@ TEST_F(SearchIndexTest, EmptyTextOrStarMatchesEverythingInScopeNewestFirst) {
 // The writer refills one document per shape (with content, without): nothing
 // of one event's fields may stay behind in the next's.
 TEST_F(SearchIndexTest, EachDocumentCarriesOnlyItsOwnFields) {
-  engine::Event worded = event(9, "orchid", 100, 1);
-  engine::Event empty = event(1, "", 200, 2);
-  engine::Event after = event(9, "tulip", 300, 3);
+  engine::Event worded = indexed_event(9, "orchid", 100, 1);
+  engine::Event empty = indexed_event(1, "", 200, 2);
+  engine::Event after = indexed_event(9, "tulip", 300, 3);
   add_all({{worded, kChannelA}, {empty, kChannelB}, {after, kChannelA}});
   EXPECT_EQ(ids(search_a("orchid")), std::vector{worded.id});
   EXPECT_EQ(ids(search_a("tulip")), std::vector{after.id});
@@ -288,9 +288,9 @@ TEST_F(SearchIndexTest, EachDocumentCarriesOnlyItsOwnFields) {
 }
 
 TEST_F(SearchIndexTest, RemovedDocumentsDisappear) {
-  engine::Event keep = event(9, "budget review", 100);
-  engine::Event gone = event(9, "budget draft", 200);
-  engine::Event elsewhere = event(9, "budget in b", 300);
+  engine::Event keep = indexed_event(9, "budget review", 100);
+  engine::Event gone = indexed_event(9, "budget draft", 200);
+  engine::Event elsewhere = indexed_event(9, "budget in b", 300);
   add_all({{keep, kChannelA}, {gone, kChannelA}, {elsewhere, kChannelB}});
   ASSERT_EQ(search_a("budget").total, 2u);
 
@@ -311,10 +311,10 @@ TEST_F(SearchIndexTest, RemovedDocumentsDisappear) {
 }
 
 TEST_F(SearchIndexTest, AddingTheSameEventTwiceKeepsOneDocument) {
-  engine::Event e = event(9, "twice", 100);
+  engine::Event e = indexed_event(9, "twice", 100);
   add(e);
   add(e);
-  engine::Event f = event(9, "twice again", 200);
+  engine::Event f = indexed_event(9, "twice again", 200);
   ASSERT_TRUE(index_->add(f, kChannelA).ok());  // twice within one commit
   add(f);
   EXPECT_EQ(search_a("twice").total, 2u);
@@ -330,8 +330,8 @@ TEST_F(SearchIndexTest, AddingTheSameEventTwiceKeepsOneDocument) {
 // Ids are indexed by their first four hex digits only (clucene_fields.h): the
 // events of one bucket are told apart by their stored ids.
 TEST_F(SearchIndexTest, RemovingAnEventLeavesTheOthersInItsIdBucket) {
-  engine::Event a = event(9, "shared bucket alpha", 100);
-  engine::Event b = event(9, "shared bucket beta", 101);
+  engine::Event a = indexed_event(9, "shared bucket alpha", 100);
+  engine::Event b = indexed_event(9, "shared bucket beta", 101);
   a.id[0] = b.id[0] = 0xab;
   a.id[1] = b.id[1] = 0xcd;
   add_all({{a, kChannelA}, {b, kChannelA}});
@@ -369,7 +369,7 @@ TEST_F(SearchIndexTest, AnIndexFromBeforeIdBucketsIsRefusedUntilRebuilt) {
   ASSERT_TRUE(rebuilt.ok()) << rebuilt.error();
   index_ = std::move(*rebuilt);
   EXPECT_EQ(index_->size(), 0u);
-  engine::Event e = event(9, "written today", 100);
+  engine::Event e = indexed_event(9, "written today", 100);
   add(e);
   index_.reset();
   open();  // the rebuilt index opens for use
@@ -377,7 +377,7 @@ TEST_F(SearchIndexTest, AnIndexFromBeforeIdBucketsIsRefusedUntilRebuilt) {
 }
 
 TEST_F(SearchIndexTest, AnEventRemovedAndAddedAgainBeforeTheCommitIsBack) {
-  engine::Event e = event(9, "comeback", 100);
+  engine::Event e = indexed_event(9, "comeback", 100);
   add(e);
   ASSERT_TRUE(index_->remove(e.id).ok());
   add(e);
@@ -389,16 +389,16 @@ TEST_F(SearchIndexTest, AnEventRemovedAndAddedAgainBeforeTheCommitIsBack) {
 }
 
 TEST_F(SearchIndexTest, OnlySearchableKindsAreIndexed) {
-  add(event(7, "+", 100));                  // reaction
-  add(event(1059, "ciphertext words", 101));  // gift wrap
-  add(event(30078, "read state words", 102));
+  add(indexed_event(7, "+", 100));                  // reaction
+  add(indexed_event(1059, "ciphertext words", 101));  // gift wrap
+  add(indexed_event(30078, "read state words", 102));
   EXPECT_EQ(index_->size(), 0u);
   EXPECT_TRUE(is_searchable_kind(9) && is_searchable_kind(40002) && is_searchable_kind(0));
 }
 
 TEST_F(SearchIndexTest, ProfilesAndRichMessagesIndexTheirText) {
-  engine::Event profile = event(0, R"({"name":"ada","display_name":" Ada Lovelace ","about":"engines"})", 100);
-  engine::Event rich = event(40002, R"({"text":"rich hello","blocks":[{"type":"quote"}]})", 101);
+  engine::Event profile = indexed_event(0, R"({"name":"ada","display_name":" Ada Lovelace ","about":"engines"})", 100);
+  engine::Event rich = indexed_event(40002, R"({"text":"rich hello","blocks":[{"type":"quote"}]})", 101);
   add_all({{profile, ""}, {rich, kChannelA}});
   SearchQuery global = in_a("lovelace");
   global.channels.clear();
@@ -410,7 +410,7 @@ TEST_F(SearchIndexTest, ProfilesAndRichMessagesIndexTheirText) {
 }
 
 TEST_F(SearchIndexTest, HostileQueryTextGivesCleanResultsOrReasons) {
-  engine::Event e = event(9, "release plan: content review", 100);
+  engine::Event e = indexed_event(9, "release plan: content review", 100);
   add(e);
   // Not syntax: quotes that never close, operators, wildcards, fields, brackets.
   EXPECT_EQ(ids(search_a("\"release plan")), std::vector{e.id});
@@ -446,11 +446,11 @@ TEST_F(SearchIndexTest, HostileQueryTextGivesCleanResultsOrReasons) {
 }
 
 TEST_F(SearchIndexTest, UnicodeAndCjkText) {
-  engine::Event french = event(9, "Café crème à l'heure", 100);
-  engine::Event japanese = event(9, "東京都に住んでいます", 101);
-  engine::Event chinese = event(9, "我们明天开会 meeting", 102);
-  engine::Event russian = event(9, "Привет, мир", 103);
-  engine::Event broken = event(9, "valid \xc3\x28 then \xf0\x9f\x8e\x89 party", 104);
+  engine::Event french = indexed_event(9, "Café crème à l'heure", 100);
+  engine::Event japanese = indexed_event(9, "東京都に住んでいます", 101);
+  engine::Event chinese = indexed_event(9, "我们明天开会 meeting", 102);
+  engine::Event russian = indexed_event(9, "Привет, мир", 103);
+  engine::Event broken = indexed_event(9, "valid \xc3\x28 then \xf0\x9f\x8e\x89 party", 104);
   add_all({{french, kChannelA}, {japanese, kChannelA}, {chinese, kChannelA}, {russian, kChannelA}, {broken, kChannelA}});
 
   EXPECT_EQ(ids(search_a("café")), std::vector{french.id});
@@ -466,20 +466,20 @@ TEST_F(SearchIndexTest, UnicodeAndCjkText) {
 }
 
 TEST_F(SearchIndexTest, ReopeningKeepsCommittedDocuments) {
-  engine::Event e = event(9, "persistent memory", 100);
+  engine::Event e = indexed_event(9, "persistent memory", 100);
   add(e);
   index_.reset();
   open();
   EXPECT_EQ(ids(search_a("persistent")), std::vector{e.id});
   EXPECT_EQ(index_->size(), 1u);
-  engine::Event later = event(9, "persistent again", 200);
+  engine::Event later = indexed_event(9, "persistent again", 200);
   add(later);
   EXPECT_EQ(ids(search_a("persistent")), (std::vector{later.id, e.id}));
 }
 
 TEST_F(SearchIndexTest, ClearDropsEverythingAndRebuildRefills) {
-  std::vector<engine::Event> events = {event(9, "rebuild one", 100), event(9, "rebuild two", 200),
-                                       event(7, "rebuild reaction", 300)};
+  std::vector<engine::Event> events = {indexed_event(9, "rebuild one", 100), indexed_event(9, "rebuild two", 200),
+                                       indexed_event(7, "rebuild reaction", 300)};
   for (const engine::Event& e : events) add(e);
   ASSERT_TRUE(index_->clear().ok());
   ASSERT_TRUE(index_->commit().ok());
@@ -500,7 +500,7 @@ TEST_F(SearchIndexTest, ColumnsStayRightThroughMergesAndDeletes) {
   std::vector<engine::Event> live;
   for (int round = 0; round < 60; ++round) {
     for (int i = 0; i < 5; ++i) {
-      engine::Event e = event(i % 2 ? 9 : 45003, "churn round", uint64_t(10'000 + round * 7 + (i * 13) % 5));
+      engine::Event e = indexed_event(i % 2 ? 9 : 45003, "churn round", uint64_t(10'000 + round * 7 + (i * 13) % 5));
       ASSERT_TRUE(index_->add(e, kChannelA).ok());
       live.push_back(e);
     }
@@ -541,7 +541,7 @@ TEST_F(SearchIndexTest, ColumnsStayRightThroughMergesAndDeletes) {
 }
 
 TEST_F(SearchIndexTest, SearchesRunConcurrentlyWithTheWriter) {
-  add(event(9, "concurrent seed", 1));
+  add(indexed_event(9, "concurrent seed", 1));
   std::atomic<bool> done{false};
   std::atomic<int> failures{0};
   std::vector<std::thread> readers;
@@ -556,7 +556,7 @@ TEST_F(SearchIndexTest, SearchesRunConcurrentlyWithTheWriter) {
     });
   }
   for (int i = 0; i < 200; ++i) {
-    ASSERT_TRUE(index_->add(event(9, "concurrent writes " + std::to_string(i), uint64_t(10 + i)), kChannelA).ok());
+    ASSERT_TRUE(index_->add(indexed_event(9, "concurrent writes " + std::to_string(i), uint64_t(10 + i)), kChannelA).ok());
     if (i % 10 == 9) {
       ASSERT_TRUE(index_->commit().ok());
     }

@@ -32,7 +32,7 @@ std::string pg_program(const std::string& name) {
 }
 
 // The value of "key":"…" or "key":N in a one-line JSON answer.
-std::string field(const std::string& json, const std::string& key) {
+std::string backup_field(const std::string& json, const std::string& key) {
   const std::string at = "\"" + key + "\":";
   size_t i = json.find(at);
   if (i == std::string::npos) return {};
@@ -88,13 +88,13 @@ TEST(PgBackupTest, ADumpTakenWhileTheRelayWritesRestoresWithTheAuditHeadItRecord
   ASSERT_EQ(restored_status, 0) << restore_out;
   const std::string whole = run_buzz("audit verify --store '" + restored.url() + "'", &status);
   EXPECT_EQ(status, 0) << whole;
-  EXPECT_EQ(field(whole, "ok"), "true") << whole;
-  const std::string seq = field(head, "seq");
+  EXPECT_EQ(backup_field(whole, "ok"), "true") << whole;
+  const std::string seq = backup_field(head, "seq");
   ASSERT_FALSE(seq.empty()) << head;
   const std::string upto = run_buzz("audit verify --store '" + restored.url() + "' --to " + seq, &status);
   EXPECT_EQ(status, 0) << upto;
-  EXPECT_EQ(field(upto, "last_seq"), seq) << upto;
-  EXPECT_EQ(field(upto, "last_hash"), field(head, "hash")) << "head at the dump: " << head << "\nrestored: " << upto;
+  EXPECT_EQ(backup_field(upto, "last_seq"), seq) << upto;
+  EXPECT_EQ(backup_field(upto, "last_hash"), backup_field(head, "hash")) << "head at the dump: " << head << "\nrestored: " << upto;
 
   // A relay on the restored database serves what was acknowledged before.
   opts.extra_args = {"--store", restored.url(), "--open"};

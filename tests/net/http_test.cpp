@@ -30,7 +30,7 @@ using namespace std::string_view_literals;
 constexpr size_t kBodyLimit = 1 << 20;
 
 // One whole request, in the loop's two steps.
-ParseOutcome parse(std::string_view data, HttpRequest* out, size_t max_body = kBodyLimit) {
+ParseOutcome parse_request(std::string_view data, HttpRequest* out, size_t max_body = kBodyLimit) {
   ParseOutcome head = parse_head(data, out);
   if (head.state != ParseState::kComplete) return head;
   return parse_body(data, head.consumed, max_body, out);
@@ -40,7 +40,7 @@ ParseOutcome parse(std::string_view data, HttpRequest* out, size_t max_body = kB
 void expect_bad_request(std::initializer_list<std::string_view> requests) {
   for (std::string_view req : requests) {
     HttpRequest r;
-    ParseOutcome o = parse(req, &r);
+    ParseOutcome o = parse_request(req, &r);
     EXPECT_EQ(o.state, ParseState::kError) << req;
     EXPECT_EQ(o.error_status, 400) << req;
     EXPECT_FALSE(o.error.empty()) << req;
@@ -50,7 +50,7 @@ void expect_bad_request(std::initializer_list<std::string_view> requests) {
 TEST(HttpParse, CompleteGetRequest) {
   std::string req = "GET /info?x=1&y=2 HTTP/1.1\r\nHost: relay.example\r\nAccept: application/nostr+json\r\n\r\n";
   HttpRequest r;
-  ParseOutcome o = parse(req, &r);
+  ParseOutcome o = parse_request(req, &r);
   ASSERT_EQ(o.state, ParseState::kComplete) << o.error;
   EXPECT_EQ(o.consumed, req.size());
   EXPECT_EQ(r.method, "GET");
@@ -67,7 +67,7 @@ TEST(HttpParse, CompleteGetRequest) {
 TEST(HttpParse, RequestWithoutHeaders) {
   std::string req = "GET / HTTP/1.1\r\n\r\n";
   HttpRequest r;
-  ParseOutcome o = parse(req, &r);
+  ParseOutcome o = parse_request(req, &r);
   ASSERT_EQ(o.state, ParseState::kComplete) << o.error;
   EXPECT_EQ(o.consumed, req.size());
   EXPECT_EQ(r.path, "/");
@@ -78,7 +78,7 @@ TEST(HttpParse, RequestWithoutHeaders) {
 TEST(HttpParse, PostWithBody) {
   std::string req = "POST /events HTTP/1.1\r\nContent-Length: 11\r\nContent-Type: application/json\r\n\r\n{\"a\":[1,2]}";
   HttpRequest r;
-  ParseOutcome o = parse(req, &r);
+  ParseOutcome o = parse_request(req, &r);
   ASSERT_EQ(o.state, ParseState::kComplete) << o.error;
   EXPECT_EQ(o.consumed, req.size());
   EXPECT_EQ(r.method, "POST");
@@ -88,7 +88,7 @@ TEST(HttpParse, PostWithBody) {
 TEST(HttpParse, ZeroContentLength) {
   std::string req = "POST /count HTTP/1.1\r\nContent-Length: 0\r\n\r\n";
   HttpRequest r;
-  ParseOutcome o = parse(req, &r);
+  ParseOutcome o = parse_request(req, &r);
   ASSERT_EQ(o.state, ParseState::kComplete) << o.error;
   EXPECT_EQ(o.consumed, req.size());
   EXPECT_TRUE(r.body.empty());
@@ -99,12 +99,12 @@ TEST(HttpParse, PipelinedRequestsAreParsedOneAtATime) {
   std::string second = "GET /b HTTP/1.1\r\n\r\n";
   std::string both = first + second;
   HttpRequest r;
-  ParseOutcome o = parse(both, &r);
+  ParseOutcome o = parse_request(both, &r);
   ASSERT_EQ(o.state, ParseState::kComplete);
   EXPECT_EQ(o.consumed, first.size());
   EXPECT_EQ(r.body, "abc");
   HttpRequest r2;
-  o = parse(std::string_view(both).substr(first.size()), &r2);
+  o = parse_request(std::string_view(both).substr(first.size()), &r2);
   ASSERT_EQ(o.state, ParseState::kComplete);
   EXPECT_EQ(o.consumed, second.size());
   EXPECT_EQ(r2.path, "/b");
@@ -117,17 +117,17 @@ TEST(HttpParse, NeedsMoreAtEveryTruncation) {
       "POST /events?a=b HTTP/1.1\r\nHost: h\r\nContent-Length: 13\r\nConnection: keep-alive\r\n\r\n{\"kind\":1234}";
   for (size_t n = 0; n < req.size(); ++n) {
     HttpRequest r;
-    ParseOutcome o = parse(std::string_view(req).substr(0, n), &r);
+    ParseOutcome o = parse_request(std::string_view(req).substr(0, n), &r);
     EXPECT_EQ(o.state, ParseState::kNeedMore) << "prefix of " << n << " bytes: " << o.error;
   }
   HttpRequest r;
-  EXPECT_EQ(parse(req, &r).state, ParseState::kComplete);
+  EXPECT_EQ(parse_request(req, &r).state, ParseState::kComplete);
 }
 
 TEST(HttpParse, HeaderNamesAreLowercasedAndValuesTrimmed) {
   std::string req = "GET / HTTP/1.1\r\nX-Custom-HEADER:   some Value \t\r\nUPGRADE:websocket\r\n\r\n";
   HttpRequest r;
-  ASSERT_EQ(parse(req, &r).state, ParseState::kComplete);
+  ASSERT_EQ(parse_request(req, &r).state, ParseState::kComplete);
   ASSERT_EQ(r.headers.size(), 2u);
   EXPECT_EQ(r.headers[0].first, "x-custom-header");
   EXPECT_EQ(r.headers[0].second, "some Value");  // value case is kept
@@ -139,7 +139,7 @@ TEST(HttpParse, HeaderNamesAreLowercasedAndValuesTrimmed) {
 TEST(HttpParse, HeaderReturnsTheFirstOfRepeatedNames) {
   std::string req = "GET / HTTP/1.1\r\nX-A: one\r\nx-a: two\r\n\r\n";
   HttpRequest r;
-  ASSERT_EQ(parse(req, &r).state, ParseState::kComplete);
+  ASSERT_EQ(parse_request(req, &r).state, ParseState::kComplete);
   EXPECT_EQ(r.headers.size(), 2u);
   EXPECT_EQ(r.header("x-a"), "one");
 }
@@ -147,14 +147,14 @@ TEST(HttpParse, HeaderReturnsTheFirstOfRepeatedNames) {
 TEST(HttpParse, HeaderValueMayContainColons) {
   std::string req = "GET / HTTP/1.1\r\nHost: relay.example:3000\r\n\r\n";
   HttpRequest r;
-  ASSERT_EQ(parse(req, &r).state, ParseState::kComplete);
+  ASSERT_EQ(parse_request(req, &r).state, ParseState::kComplete);
   EXPECT_EQ(r.header("host"), "relay.example:3000");
 }
 
 TEST(HttpParse, ReusedRequestObjectIsReset) {
   HttpRequest r;
-  ASSERT_EQ(parse("GET /a?q=1 HTTP/1.1\r\nX-A: 1\r\n\r\n", &r).state, ParseState::kComplete);
-  ASSERT_EQ(parse("GET /b HTTP/1.1\r\n\r\n", &r).state, ParseState::kComplete);
+  ASSERT_EQ(parse_request("GET /a?q=1 HTTP/1.1\r\nX-A: 1\r\n\r\n", &r).state, ParseState::kComplete);
+  ASSERT_EQ(parse_request("GET /b HTTP/1.1\r\n\r\n", &r).state, ParseState::kComplete);
   EXPECT_EQ(r.path, "/b");
   EXPECT_EQ(r.query, "");
   EXPECT_TRUE(r.headers.empty());
@@ -181,7 +181,7 @@ TEST(HttpParse, TargetMustBeVisibleAscii) {
   expect_bad_request({"GET /a b HTTP/1.1\r\n\r\n", "GET /a\tb HTTP/1.1\r\n\r\n", "GET /\xc3\xa9 HTTP/1.1\r\n\r\n",
                       "GET /a\nb HTTP/1.1\r\n\r\n"});
   HttpRequest r;
-  ASSERT_EQ(parse("GET /search?q=caf%C3%A9+au+lait HTTP/1.1\r\n\r\n", &r).state, ParseState::kComplete);
+  ASSERT_EQ(parse_request("GET /search?q=caf%C3%A9+au+lait HTTP/1.1\r\n\r\n", &r).state, ParseState::kComplete);
   EXPECT_EQ(r.query_param("q"), "caf\xc3\xa9 au lait");
 }
 
@@ -200,7 +200,7 @@ TEST(HttpParse, HeadersAProxyMightReadDifferentlyAreRefused) {
 
 TEST(HttpParse, RepeatedEqualContentLengthsAreOneLength) {
   HttpRequest r;
-  ASSERT_EQ(parse("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello", &r).state,
+  ASSERT_EQ(parse_request("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello", &r).state,
             ParseState::kComplete);
   EXPECT_EQ(r.body, "hello");
 }
@@ -209,7 +209,7 @@ TEST(HttpParse, InvalidContentLength) {
   for (const char* cl : {"abc", "-1", "1x", "+5", "99999999999999999999999"}) {
     std::string req = std::string("POST / HTTP/1.1\r\nContent-Length: ") + cl + "\r\n\r\n";
     HttpRequest r;
-    ParseOutcome o = parse(req, &r);
+    ParseOutcome o = parse_request(req, &r);
     EXPECT_EQ(o.state, ParseState::kError) << cl;
     EXPECT_EQ(o.error_status, 400) << cl;
   }
@@ -218,12 +218,12 @@ TEST(HttpParse, InvalidContentLength) {
 TEST(HttpParse, BodyOverTheLimitIs413BeforeTheBodyArrives) {
   std::string head = "POST /events HTTP/1.1\r\nContent-Length: 101\r\n\r\n";
   HttpRequest r;
-  ParseOutcome o = parse(head, &r, 100);
+  ParseOutcome o = parse_request(head, &r, 100);
   EXPECT_EQ(o.state, ParseState::kError);
   EXPECT_EQ(o.error_status, 413);
   // Exactly the limit is fine.
   std::string at_limit = "POST /events HTTP/1.1\r\nContent-Length: 100\r\n\r\n" + std::string(100, 'x');
-  o = parse(at_limit, &r, 100);
+  o = parse_request(at_limit, &r, 100);
   EXPECT_EQ(o.state, ParseState::kComplete);
   EXPECT_EQ(r.body.size(), 100u);
 }
@@ -267,23 +267,23 @@ TEST(HttpParse, ExpectContinue) {
 TEST(HttpParse, OneMebibyteBodyLimit) {
   HttpRequest r;
   std::string over = "POST /events HTTP/1.1\r\nContent-Length: " + std::to_string((1 << 20) + 1) + "\r\n\r\n";
-  EXPECT_EQ(parse(over, &r).error_status, 413);
+  EXPECT_EQ(parse_request(over, &r).error_status, 413);
   std::string at = "POST /events HTTP/1.1\r\nContent-Length: " + std::to_string(1 << 20) + "\r\n\r\n";
-  EXPECT_EQ(parse(at, &r).state, ParseState::kNeedMore);
+  EXPECT_EQ(parse_request(at, &r).state, ParseState::kNeedMore);
 }
 
 TEST(HttpParse, OversizedHeadersAre431) {
   // No terminator yet, but already past the limit.
   std::string endless = "GET / HTTP/1.1\r\nX-Pad: " + std::string(kMaxHeaderBytes, 'a');
   HttpRequest r;
-  ParseOutcome o = parse(endless, &r);
+  ParseOutcome o = parse_request(endless, &r);
   EXPECT_EQ(o.state, ParseState::kError);
   EXPECT_EQ(o.error_status, 431);
   // Complete, but the header section is one byte over.
   std::string head = "GET / HTTP/1.1\r\nX-Pad: ";
   head += std::string(kMaxHeaderBytes + 1 - head.size(), 'a');
   ASSERT_EQ(head.size(), kMaxHeaderBytes + 1);
-  o = parse(head + "\r\n\r\n", &r);
+  o = parse_request(head + "\r\n\r\n", &r);
   EXPECT_EQ(o.state, ParseState::kError);
   EXPECT_EQ(o.error_status, 431);
 }
@@ -294,13 +294,13 @@ TEST(HttpParse, HeaderSectionOfExactlyTheLimitIsAccepted) {
   ASSERT_EQ(head.size(), kMaxHeaderBytes);
   std::string req = head + "\r\n\r\n";
   HttpRequest r;
-  ParseOutcome o = parse(req, &r);
+  ParseOutcome o = parse_request(req, &r);
   EXPECT_EQ(o.state, ParseState::kComplete) << o.error;
   EXPECT_EQ(o.consumed, req.size());
   // The same request arriving in pieces must not be refused part-way: every
   // prefix, including those that end inside the final CRLFCRLF, needs more.
   for (size_t n = req.size() - 4; n < req.size(); ++n) {
-    ParseOutcome partial = parse(std::string_view(req).substr(0, n), &r);
+    ParseOutcome partial = parse_request(std::string_view(req).substr(0, n), &r);
     EXPECT_EQ(partial.state, ParseState::kNeedMore) << "prefix of " << n << " bytes, status " << partial.error_status;
   }
 }
@@ -309,7 +309,7 @@ TEST(HttpParse, TransferEncodingIs501) {
   for (const char* te : {"chunked", "Chunked", "gzip, chunked"}) {
     std::string req = std::string("POST /events HTTP/1.1\r\nTransfer-Encoding: ") + te + "\r\n\r\n";
     HttpRequest r;
-    ParseOutcome o = parse(req, &r);
+    ParseOutcome o = parse_request(req, &r);
     EXPECT_EQ(o.state, ParseState::kError) << te;
     EXPECT_EQ(o.error_status, 501) << te;
   }
@@ -323,7 +323,7 @@ bool keep_alive(const std::string& version, const std::string& connection_header
   if (!connection_header.empty()) req += "Connection: " + connection_header + "\r\n";
   req += "\r\n";
   HttpRequest r;
-  EXPECT_EQ(parse(req, &r).state, ParseState::kComplete) << req;
+  EXPECT_EQ(parse_request(req, &r).state, ParseState::kComplete) << req;
   return r.keep_alive;
 }
 
@@ -352,7 +352,7 @@ TEST(HttpKeepAlive, Http10DefaultsToClose) {
 bool wants_ws(const std::string& method, const std::string& headers) {
   std::string req = method + " / HTTP/1.1\r\n" + headers + "\r\n";
   HttpRequest r;
-  EXPECT_EQ(parse(req, &r).state, ParseState::kComplete) << req;
+  EXPECT_EQ(parse_request(req, &r).state, ParseState::kComplete) << req;
   return r.wants_websocket();
 }
 
@@ -413,11 +413,11 @@ TEST(HttpQuery, DecodesUtf8AndReservedCharacters) {
 
 TEST(HttpQuery, ParsedFromTheTarget) {
   HttpRequest r;
-  ASSERT_EQ(parse("GET /.well-known/nostr.json?name=bob%40x HTTP/1.1\r\n\r\n", &r).state, ParseState::kComplete);
+  ASSERT_EQ(parse_request("GET /.well-known/nostr.json?name=bob%40x HTTP/1.1\r\n\r\n", &r).state, ParseState::kComplete);
   EXPECT_EQ(r.path, "/.well-known/nostr.json");
   EXPECT_EQ(r.query_param("name"), "bob@x");
   // Only the first '?' splits.
-  ASSERT_EQ(parse("GET /p?a=1?2 HTTP/1.1\r\n\r\n", &r).state, ParseState::kComplete);
+  ASSERT_EQ(parse_request("GET /p?a=1?2 HTTP/1.1\r\n\r\n", &r).state, ParseState::kComplete);
   EXPECT_EQ(r.path, "/p");
   EXPECT_EQ(r.query_param("a"), "1?2");
 }

@@ -15,21 +15,21 @@
 namespace buzz::net::ws {
 namespace {
 
-std::vector<uint8_t> bytes(std::initializer_list<int> v) {
+std::vector<uint8_t> wire_bytes(std::initializer_list<int> v) {
   std::vector<uint8_t> out;
   for (int b : v) out.push_back(static_cast<uint8_t>(b));
   return out;
 }
 
-HeaderStatus parse(const std::vector<uint8_t>& b, FrameHeader* h) {
+HeaderStatus parse_frame_header(const std::vector<uint8_t>& b, FrameHeader* h) {
   return parse_header(b.data(), b.size(), h);
 }
 
 TEST(WebSocketHeader, SevenBitUnmasked) {
   // RFC 6455 5.7: single-frame unmasked text "Hello".
-  auto b = bytes({0x81, 0x05, 'H', 'e', 'l', 'l', 'o'});
+  auto b = wire_bytes({0x81, 0x05, 'H', 'e', 'l', 'l', 'o'});
   FrameHeader h{};
-  ASSERT_EQ(parse(b, &h), HeaderStatus::kOk);
+  ASSERT_EQ(parse_frame_header(b, &h), HeaderStatus::kOk);
   EXPECT_TRUE(h.fin);
   EXPECT_EQ(h.opcode, Opcode::kText);
   EXPECT_FALSE(h.masked);
@@ -39,9 +39,9 @@ TEST(WebSocketHeader, SevenBitUnmasked) {
 
 TEST(WebSocketHeader, SevenBitMaskedRfcExample) {
   // RFC 6455 5.7: masked "Hello".
-  auto b = bytes({0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58});
+  auto b = wire_bytes({0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58});
   FrameHeader h{};
-  ASSERT_EQ(parse(b, &h), HeaderStatus::kOk);
+  ASSERT_EQ(parse_frame_header(b, &h), HeaderStatus::kOk);
   EXPECT_TRUE(h.masked);
   EXPECT_EQ(h.header_len, 6u);
   EXPECT_EQ(h.payload_len, 5u);
@@ -50,18 +50,18 @@ TEST(WebSocketHeader, SevenBitMaskedRfcExample) {
 }
 
 TEST(WebSocketHeader, SixteenBitLength) {
-  auto b = bytes({0x82, 0x7E, 0x01, 0x00});  // binary, 256 bytes
+  auto b = wire_bytes({0x82, 0x7E, 0x01, 0x00});  // binary, 256 bytes
   FrameHeader h{};
-  ASSERT_EQ(parse(b, &h), HeaderStatus::kOk);
+  ASSERT_EQ(parse_frame_header(b, &h), HeaderStatus::kOk);
   EXPECT_EQ(h.opcode, Opcode::kBinary);
   EXPECT_EQ(h.payload_len, 256u);
   EXPECT_EQ(h.header_len, 4u);
 }
 
 TEST(WebSocketHeader, SixtyFourBitLengthMasked) {
-  auto b = bytes({0x82, 0xFF, 0, 0, 0, 0, 0, 1, 0, 0, 1, 2, 3, 4});  // 65536
+  auto b = wire_bytes({0x82, 0xFF, 0, 0, 0, 0, 0, 1, 0, 0, 1, 2, 3, 4});  // 65536
   FrameHeader h{};
-  ASSERT_EQ(parse(b, &h), HeaderStatus::kOk);
+  ASSERT_EQ(parse_frame_header(b, &h), HeaderStatus::kOk);
   EXPECT_EQ(h.payload_len, 65536u);
   EXPECT_EQ(h.header_len, 14u);
   EXPECT_EQ(h.mask[0], 1);
@@ -69,24 +69,24 @@ TEST(WebSocketHeader, SixtyFourBitLengthMasked) {
 }
 
 TEST(WebSocketHeader, NonMinimalLengthAccepted) {
-  auto b16 = bytes({0x81, 0x7E, 0x00, 0x05});
-  auto b64 = bytes({0x81, 0x7F, 0, 0, 0, 0, 0, 0, 0, 5});
+  auto b16 = wire_bytes({0x81, 0x7E, 0x00, 0x05});
+  auto b64 = wire_bytes({0x81, 0x7F, 0, 0, 0, 0, 0, 0, 0, 5});
   FrameHeader h{};
-  ASSERT_EQ(parse(b16, &h), HeaderStatus::kOk);
+  ASSERT_EQ(parse_frame_header(b16, &h), HeaderStatus::kOk);
   EXPECT_EQ(h.payload_len, 5u);
-  ASSERT_EQ(parse(b64, &h), HeaderStatus::kOk);
+  ASSERT_EQ(parse_frame_header(b64, &h), HeaderStatus::kOk);
   EXPECT_EQ(h.payload_len, 5u);
   EXPECT_EQ(h.header_len, 10u);
 }
 
 TEST(WebSocketHeader, NeedMoreAtEveryTruncation) {
   const std::vector<std::vector<uint8_t>> headers = {
-      bytes({0x81, 0x05}),
-      bytes({0x81, 0x85, 1, 2, 3, 4}),
-      bytes({0x82, 0x7E, 0x01, 0x00}),
-      bytes({0x82, 0xFE, 0x01, 0x00, 1, 2, 3, 4}),
-      bytes({0x82, 0x7F, 0, 0, 0, 0, 0, 1, 0, 0}),
-      bytes({0x82, 0xFF, 0, 0, 0, 0, 0, 1, 0, 0, 1, 2, 3, 4}),
+      wire_bytes({0x81, 0x05}),
+      wire_bytes({0x81, 0x85, 1, 2, 3, 4}),
+      wire_bytes({0x82, 0x7E, 0x01, 0x00}),
+      wire_bytes({0x82, 0xFE, 0x01, 0x00, 1, 2, 3, 4}),
+      wire_bytes({0x82, 0x7F, 0, 0, 0, 0, 0, 1, 0, 0}),
+      wire_bytes({0x82, 0xFF, 0, 0, 0, 0, 0, 1, 0, 0, 1, 2, 3, 4}),
   };
   for (const auto& full : headers) {
     FrameHeader h{};
@@ -102,8 +102,8 @@ TEST(WebSocketHeader, NeedMoreAtEveryTruncation) {
 TEST(WebSocketHeader, ReservedBitsAreErrors) {
   FrameHeader h{};
   for (int rsv : {0x40, 0x20, 0x10}) {
-    auto b = bytes({0x81 | rsv, 0x00});
-    EXPECT_EQ(parse(b, &h), HeaderStatus::kProtocolError) << rsv;
+    auto b = wire_bytes({0x81 | rsv, 0x00});
+    EXPECT_EQ(parse_frame_header(b, &h), HeaderStatus::kProtocolError) << rsv;
     // Detected from the first byte alone.
     EXPECT_EQ(parse_header(b.data(), 1, &h), HeaderStatus::kProtocolError);
   }
@@ -112,33 +112,33 @@ TEST(WebSocketHeader, ReservedBitsAreErrors) {
 TEST(WebSocketHeader, UnknownOpcodesAreErrors) {
   FrameHeader h{};
   for (int op : {3, 4, 5, 6, 7, 11, 12, 13, 14, 15}) {
-    auto b = bytes({0x80 | op, 0x00});
-    EXPECT_EQ(parse(b, &h), HeaderStatus::kProtocolError) << op;
+    auto b = wire_bytes({0x80 | op, 0x00});
+    EXPECT_EQ(parse_frame_header(b, &h), HeaderStatus::kProtocolError) << op;
   }
 }
 
 TEST(WebSocketHeader, ControlFrameRules) {
   FrameHeader h{};
   // 125 bytes is the maximum allowed control payload.
-  EXPECT_EQ(parse(bytes({0x89, 125}), &h), HeaderStatus::kOk);
-  EXPECT_EQ(parse(bytes({0x89, 126, 0x00, 0x7E}), &h), HeaderStatus::kProtocolError);
-  EXPECT_EQ(parse(bytes({0x88, 127, 0, 0, 0, 0, 0, 0, 0, 0x7E}), &h),
+  EXPECT_EQ(parse_frame_header(wire_bytes({0x89, 125}), &h), HeaderStatus::kOk);
+  EXPECT_EQ(parse_frame_header(wire_bytes({0x89, 126, 0x00, 0x7E}), &h), HeaderStatus::kProtocolError);
+  EXPECT_EQ(parse_frame_header(wire_bytes({0x88, 127, 0, 0, 0, 0, 0, 0, 0, 0x7E}), &h),
             HeaderStatus::kProtocolError);
   // Fragmented control frames (fin = 0) are errors.
-  EXPECT_EQ(parse(bytes({0x09, 0x00}), &h), HeaderStatus::kProtocolError);
-  EXPECT_EQ(parse(bytes({0x08, 0x00}), &h), HeaderStatus::kProtocolError);
-  EXPECT_EQ(parse(bytes({0x0A, 0x00}), &h), HeaderStatus::kProtocolError);
+  EXPECT_EQ(parse_frame_header(wire_bytes({0x09, 0x00}), &h), HeaderStatus::kProtocolError);
+  EXPECT_EQ(parse_frame_header(wire_bytes({0x08, 0x00}), &h), HeaderStatus::kProtocolError);
+  EXPECT_EQ(parse_frame_header(wire_bytes({0x0A, 0x00}), &h), HeaderStatus::kProtocolError);
   // Data frames may be fragmented.
-  EXPECT_EQ(parse(bytes({0x01, 0x00}), &h), HeaderStatus::kOk);
+  EXPECT_EQ(parse_frame_header(wire_bytes({0x01, 0x00}), &h), HeaderStatus::kOk);
   EXPECT_FALSE(h.fin);
-  EXPECT_EQ(parse(bytes({0x00, 0x00}), &h), HeaderStatus::kOk);
+  EXPECT_EQ(parse_frame_header(wire_bytes({0x00, 0x00}), &h), HeaderStatus::kOk);
   EXPECT_EQ(h.opcode, Opcode::kContinuation);
 }
 
 TEST(WebSocketHeader, SixtyFourBitTopBitIsError) {
   FrameHeader h{};
-  auto b = bytes({0x82, 0x7F, 0x80, 0, 0, 0, 0, 0, 0, 0});
-  EXPECT_EQ(parse(b, &h), HeaderStatus::kProtocolError);
+  auto b = wire_bytes({0x82, 0x7F, 0x80, 0, 0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(parse_frame_header(b, &h), HeaderStatus::kProtocolError);
   EXPECT_EQ(parse_header(b.data(), 3, &h), HeaderStatus::kProtocolError);
 }
 

@@ -89,7 +89,7 @@ class NotingStore : public engine::EventStore {
   std::vector<std::pair<std::string, std::string>> erased_;
 };
 
-engine::AuditRecord record(int i) {
+engine::AuditRecord feed_record(int i) {
   engine::AuditRecord r;
   char id[65];
   std::snprintf(id, sizeof id, "%064x", unsigned(i));
@@ -131,7 +131,7 @@ class AuditFeedTest : public ::testing::Test {
   // One store-writer batch of `n` records: the pending copy goes in with the
   // batch, as the store writer writes it, then the batch is committed.
   void batch(int first, int n) {
-    for (int i = first; i < first + n; ++i) feed_->add(record(i));
+    for (int i = first; i < first + n; ++i) feed_->add(feed_record(i));
     auto pending = feed_->pending_write();
     ASSERT_TRUE(pending.has_value());
     ASSERT_TRUE(store_->put_state(pending->table, pending->key, pending->value).ok());

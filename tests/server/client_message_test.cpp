@@ -15,7 +15,7 @@ namespace {
 
 const std::string kPrefix = "invalid message: Invalid message format: ";
 
-engine::Event signed_event(uint16_t kind = 1) {
+engine::Event client_event(uint16_t kind = 1) {
   engine::SecretKey s{};
   s[31] = 9;
   engine::Event e;
@@ -39,7 +39,7 @@ std::string notice(const std::string& text) { return failure(text).notice; }
 // well-formed messages
 
 TEST(ClientMessage, EventMessage) {
-  engine::Event e = signed_event();
+  engine::Event e = client_event();
   std::string text = "[\"EVENT\"," + e.raw + "]";
   ClientMessage m = parse_client_message(text);
   ASSERT_TRUE(std::holds_alternative<EventMessage>(m));
@@ -51,7 +51,7 @@ TEST(ClientMessage, EventMessage) {
 }
 
 TEST(ClientMessage, AuthMessage) {
-  engine::Event e = signed_event(22242);
+  engine::Event e = client_event(22242);
   ClientMessage m = parse_client_message("[\"AUTH\"," + e.raw + "]");
   ASSERT_TRUE(std::holds_alternative<AuthMessage>(m));
   EXPECT_EQ(std::get<AuthMessage>(m).event.id, e.id);
@@ -59,7 +59,7 @@ TEST(ClientMessage, AuthMessage) {
 }
 
 TEST(ClientMessage, EventRawIsTheObjectAsSent) {
-  engine::Event e = signed_event();
+  engine::Event e = client_event();
   // Whitespace everywhere, reordered keys, escapes the relay would not write.
   std::string object = "{ \"content\" : \"brackets ] } [ { and \\\"quotes\\\" and \\\\ backslash\",\n\t\"id\":\"" +
                        e.id_hex() + "\",\"pubkey\":\"" + e.pubkey_hex() +
@@ -176,7 +176,7 @@ TEST(ClientMessageFailure, EventOrAuthWithoutObject) {
 }
 
 TEST(ClientMessageFailure, InvalidEventKeepsTheReadableId) {
-  engine::Event e = signed_event();
+  engine::Event e = client_event();
   std::string without_sig = e.raw.substr(0, e.raw.find(",\"sig\"")) + "}";
   ParseFailure f = failure("[\"EVENT\"," + without_sig + "]");
   EXPECT_EQ(f.notice, kPrefix + "invalid event: missing field `sig`");
@@ -195,7 +195,7 @@ TEST(ClientMessageFailure, InvalidEventWithUnreadableId) {
 }
 
 TEST(ClientMessageFailure, InvalidAuthEvent) {
-  engine::Event e = signed_event(22242);
+  engine::Event e = client_event(22242);
   std::string bad_kind = e.raw;
   bad_kind.replace(bad_kind.find("\"kind\":22242"), 12, "\"kind\":-1");
   ParseFailure f = failure("[\"AUTH\"," + bad_kind + "]");
@@ -206,7 +206,7 @@ TEST(ClientMessageFailure, InvalidAuthEvent) {
 
 TEST(ClientMessageFailure, EventWithOffCurvePubkeyIsAParseFailure) {
   // docs/reference/protocol.md §2.1: a pubkey that is not a valid x-only point fails to parse.
-  engine::Event e = signed_event();
+  engine::Event e = client_event();
   std::string raw = e.raw;
   std::string pk = e.pubkey_hex();
   raw.replace(raw.find(pk), 64, std::string(63, '0') + "5");

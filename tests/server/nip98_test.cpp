@@ -21,10 +21,10 @@ void PrintTo(Nip98ReplayCache::Use u, std::ostream* os) {
 
 namespace {
 
-constexpr uint64_t kNow = 1'800'000'000;
-const std::string kBase = nip98_base_url("ws://localhost:3000/");
+constexpr uint64_t kNip98Now = 1'800'000'000;
+const std::string kNip98Base = nip98_base_url("ws://localhost:3000/");
 
-std::string base64(std::string_view in) {
+std::string nip98_base64(std::string_view in) {
   static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   for (size_t i = 0; i < in.size(); i += 3) {
@@ -51,31 +51,31 @@ struct Signed {
   std::string header;
 };
 
-Signed sign(std::vector<engine::Tag> tags, uint16_t kind = kNip98Kind, uint64_t at = kNow) {
+Signed sign_request(std::vector<engine::Tag> tags, uint16_t kind = kind::kHttpAuth, uint64_t at = kNip98Now) {
   Signed s;
   s.event.kind = kind;
   s.event.created_at = at;
   s.event.tags = std::move(tags);
   engine::sign_event(s.key, &s.event);
-  s.header = "Nostr " + base64(s.event.raw);
+  s.header = "Nostr " + nip98_base64(s.event.raw);
   return s;
 }
 
-engine::Result<Nip98Signer> verify(const std::string& header, std::string_view method = "POST",
+engine::Result<Nip98Signer> check_header(const std::string& header, std::string_view method = "POST",
                                       std::string_view path = "/api/tokens", std::string_view body = "",
-                                      bool payload_required = false, uint64_t now = kNow) {
-  return verify_nip98({header, method, path, body, payload_required}, kBase, now);
+                                      bool payload_required = false, uint64_t now = kNip98Now) {
+  return verify_nip98({header, method, path, body, payload_required}, kNip98Base, now);
 }
 
 TEST(Nip98Test, BaseUrlComesFromRelayUrl) {
-  EXPECT_EQ(kBase, "http://localhost:3000");
+  EXPECT_EQ(kNip98Base, "http://localhost:3000");
   EXPECT_EQ(nip98_base_url(" wss://relay.example.com// "), "https://relay.example.com");
 }
 
 TEST(Nip98Test, AWellSignedRequestAuthenticatesItsSigner) {
   const std::string body = R"({"name":"ci"})";
-  Signed s = sign({{"u", "http://127.0.0.1:3000/api/tokens"}, {"method", "post"}, {"payload", sha256_hex(body)}});
-  auto who = verify(s.header, "POST", "/api/tokens", body, true);
+  Signed s = sign_request({{"u", "http://127.0.0.1:3000/api/tokens"}, {"method", "post"}, {"payload", sha256_hex(body)}});
+  auto who = check_header(s.header, "POST", "/api/tokens", body, true);
   ASSERT_TRUE(who.ok()) << who.error();
   EXPECT_EQ(who->pubkey, s.key.pubkey);
   EXPECT_EQ(who->event_id, s.event.id);
@@ -83,7 +83,7 @@ TEST(Nip98Test, AWellSignedRequestAuthenticatesItsSigner) {
   std::string urlsafe = s.header;
   for (char& c : urlsafe) c = c == '+' ? '-' : c == '/' ? '_' : c;
   while (urlsafe.back() == '=') urlsafe.pop_back();
-  EXPECT_TRUE(verify(urlsafe, "POST", "/api/tokens", body, true).ok());
+  EXPECT_TRUE(check_header(urlsafe, "POST", "/api/tokens", body, true).ok());
 }
 
 TEST(Nip98Test, EveryRuleHasItsRefusal) {
@@ -91,35 +91,36 @@ TEST(Nip98Test, EveryRuleHasItsRefusal) {
   struct Case {
     std::string name, header, method = "POST", body, why;  // why: the reason, or its start
     bool payload_required = false;
-    uint64_t now = kNow;
+    uint64_t now = kNip98Now;
   };
-  Signed good = sign({{"u", url}, {"method", "POST"}});
+  Signed good = sign_request({{"u", url}, {"method", "POST"}});
   Signed tampered = good;
   tampered.event.raw.replace(tampered.event.raw.find("\"content\":\"\""), 12, "\"content\":\"x\"");
   std::vector<Case> cases = {
       {"bearer scheme", "Bearer buzz_x", "POST", "", "missing Nostr auth"},
       {"bad base64", "Nostr !!!", "POST", "", "invalid base64 in Nostr auth"},
-      {"not an event", "Nostr " + base64("{}"), "POST", "", "invalid NIP-98 event JSON"},
-      {"wrong kind", sign({{"u", url}, {"method", "POST"}}, 1).header, "POST", "", "NIP-98: kind must be 27235"},
-      {"tampered", "Nostr " + base64(tampered.event.raw), "POST", "", "NIP-98: invalid: invalid event id: computed "},
-      {"stale", good.header, "POST", "", "NIP-98: event too old or too new", false, kNow + 61},
-      {"2^63 + now", sign({{"u", url}, {"method", "POST"}}, kNip98Kind, (uint64_t(1) << 63) + kNow).header, "POST", "",
+      {"not an event", "Nostr " + nip98_base64("{}"), "POST", "", "invalid NIP-98 event JSON"},
+      {"wrong kind", sign_request({{"u", url}, {"method", "POST"}}, 1).header, "POST", "", "NIP-98: kind must be 27235"},
+      {"tampered", "Nostr " + nip98_base64(tampered.event.raw), "POST", "", "NIP-98: invalid: invalid event id: computed "},
+      {"stale", good.header, "POST", "", "NIP-98: event too old or too new", false, kNip98Now + 61},
+      {"2^63 + now",
+       sign_request({{"u", url}, {"method", "POST"}}, kind::kHttpAuth, (uint64_t(1) << 63) + kNip98Now).header, "POST", "",
        "NIP-98: event too old or too new"},
-      {"other url", sign({{"u", "http://localhost:3000/api/other"}, {"method", "POST"}}).header, "POST", "",
+      {"other url", sign_request({{"u", "http://localhost:3000/api/other"}, {"method", "POST"}}).header, "POST", "",
        "NIP-98: u tag does not match the request URL"},
-      {"no u", sign({{"method", "POST"}}).header, "POST", "", "NIP-98: u tag does not match the request URL"},
+      {"no u", sign_request({{"method", "POST"}}).header, "POST", "", "NIP-98: u tag does not match the request URL"},
       {"other method", good.header, "GET", "", "NIP-98: method tag does not match the request"},
-      {"payload mismatch", sign({{"u", url}, {"method", "POST"}, {"payload", sha256_hex("a")}}).header, "POST", "b",
+      {"payload mismatch", sign_request({{"u", url}, {"method", "POST"}, {"payload", sha256_hex("a")}}).header, "POST", "b",
        "NIP-98: payload hash does not match the body"},
       {"payload required", good.header, "POST", "{}", "NIP-98: payload tag required", true},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    auto r = verify_nip98({c.header, c.method, "/api/tokens", c.body, c.payload_required}, kBase, c.now);
+    auto r = verify_nip98({c.header, c.method, "/api/tokens", c.body, c.payload_required}, kNip98Base, c.now);
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(r.error().starts_with(c.why)) << r.error();
   }
-  EXPECT_TRUE(verify(good.header).ok());  // the untouched one still passes
+  EXPECT_TRUE(check_header(good.header).ok());  // the untouched one still passes
 }
 
 TEST(Nip98Test, ReplayCacheAcceptsAnIdOncePerWindow) {

@@ -8,7 +8,7 @@
 namespace buzz::server {
 namespace {
 
-engine::Pubkey pk(uint8_t n) {
+engine::Pubkey presence_pk(uint8_t n) {
   engine::Pubkey p{};
   p[0] = n;
   return p;
@@ -26,40 +26,40 @@ TEST(PresenceStoreTest, StatusTextFromContent) {
 
 TEST(PresenceStoreTest, StatusExpiresAfterTheTtlAndOfflineClearsIt) {
   MemoryPresenceStore store;
-  store.set_status(pk(1), "online", 1000);
-  EXPECT_EQ(store.status(pk(1), 1000), "online");
-  EXPECT_EQ(store.status(pk(1), 1000 + kPresenceTtlSecs - 1), "online");
-  EXPECT_FALSE(store.status(pk(1), 1000 + kPresenceTtlSecs));
-  store.set_status(pk(1), "away", 2000);
-  store.set_status(pk(1), "offline", 2001);
-  EXPECT_FALSE(store.status(pk(1), 2001));
-  store.set_status(pk(2), "online", 3000);
-  EXPECT_TRUE(store.clear(pk(2), 3001));  // it was online
-  EXPECT_FALSE(store.status(pk(2), 3000));
-  EXPECT_FALSE(store.clear(pk(2), 3001));
-  store.set_status(pk(3), "away", 3000);
-  EXPECT_FALSE(store.clear(pk(3), 3000 + kPresenceTtlSecs));  // already expired
+  store.set_status(presence_pk(1), "online", 1000);
+  EXPECT_EQ(store.status(presence_pk(1), 1000), "online");
+  EXPECT_EQ(store.status(presence_pk(1), 1000 + kPresenceTtlSecs - 1), "online");
+  EXPECT_FALSE(store.status(presence_pk(1), 1000 + kPresenceTtlSecs));
+  store.set_status(presence_pk(1), "away", 2000);
+  store.set_status(presence_pk(1), "offline", 2001);
+  EXPECT_FALSE(store.status(presence_pk(1), 2001));
+  store.set_status(presence_pk(2), "online", 3000);
+  EXPECT_TRUE(store.clear(presence_pk(2), 3001));  // it was online
+  EXPECT_FALSE(store.status(presence_pk(2), 3000));
+  EXPECT_FALSE(store.clear(presence_pk(2), 3001));
+  store.set_status(presence_pk(3), "away", 3000);
+  EXPECT_FALSE(store.clear(presence_pk(3), 3000 + kPresenceTtlSecs));  // already expired
 }
 
 TEST(PresenceStoreTest, ExpireForgetsAndNamesTheStatusesPastTheirTtl) {
   MemoryPresenceStore store;
-  store.set_status(pk(1), "online", 1000);
-  store.set_status(pk(2), "away", 1050);
+  store.set_status(presence_pk(1), "online", 1000);
+  store.set_status(presence_pk(2), "away", 1050);
   EXPECT_TRUE(store.expire(1000 + kPresenceTtlSecs - 1).empty());
-  EXPECT_EQ(store.expire(1000 + kPresenceTtlSecs), std::vector<engine::Pubkey>{pk(1)});
+  EXPECT_EQ(store.expire(1000 + kPresenceTtlSecs), std::vector<engine::Pubkey>{presence_pk(1)});
   EXPECT_TRUE(store.expire(1000 + kPresenceTtlSecs).empty());  // forgotten
-  EXPECT_EQ(store.status(pk(2), 1000 + kPresenceTtlSecs), "away");
+  EXPECT_EQ(store.status(presence_pk(2), 1000 + kPresenceTtlSecs), "away");
 }
 
 TEST(PresenceStoreTest, TypingLastsFiveSecondsPerChannel) {
   MemoryPresenceStore store;
-  store.set_typing("chan-a", pk(1), 100);
-  store.set_typing("chan-a", pk(2), 103);
-  store.set_typing("chan-b", pk(3), 103);
+  store.set_typing("chan-a", presence_pk(1), 100);
+  store.set_typing("chan-a", presence_pk(2), 103);
+  store.set_typing("chan-b", presence_pk(3), 103);
   EXPECT_EQ(store.typing("chan-a", 104).size(), 2u);
   std::vector<engine::Pubkey> later = store.typing("chan-a", 100 + kTypingWindowSecs);
   ASSERT_EQ(later.size(), 1u);
-  EXPECT_EQ(later[0], pk(2));
+  EXPECT_EQ(later[0], presence_pk(2));
   EXPECT_TRUE(store.typing("chan-c", 100).empty());
 }
 
@@ -67,13 +67,13 @@ TEST(PresenceStoreTest, TypingLastsFiveSecondsPerChannel) {
 // the status lapses can name them), then go at the next expire().
 TEST(PresenceStoreTest, GuestChannelsOutliveTheStatusThenExpire) {
   MemoryPresenceStore store;
-  store.set_status(pk(4), "online", 1000);
-  store.set_guest_channels(pk(4), {"chan-a", "chan-b"}, 1000);
-  EXPECT_EQ(store.expire(1000 + kPresenceTtlSecs), std::vector<engine::Pubkey>{pk(4)});
-  EXPECT_EQ(store.guest_channels(pk(4), 1000 + kPresenceTtlSecs), (std::vector<std::string>{"chan-a", "chan-b"}));
+  store.set_status(presence_pk(4), "online", 1000);
+  store.set_guest_channels(presence_pk(4), {"chan-a", "chan-b"}, 1000);
+  EXPECT_EQ(store.expire(1000 + kPresenceTtlSecs), std::vector<engine::Pubkey>{presence_pk(4)});
+  EXPECT_EQ(store.guest_channels(presence_pk(4), 1000 + kPresenceTtlSecs), (std::vector<std::string>{"chan-a", "chan-b"}));
   (void)store.expire(1000 + engine::kGuestChannelsSecs);
-  EXPECT_TRUE(store.guest_channels(pk(4), 1000 + engine::kGuestChannelsSecs).empty());
-  EXPECT_TRUE(store.guest_channels(pk(5), 1000).empty());
+  EXPECT_TRUE(store.guest_channels(presence_pk(4), 1000 + engine::kGuestChannelsSecs).empty());
+  EXPECT_TRUE(store.guest_channels(presence_pk(5), 1000).empty());
 }
 
 }  // namespace

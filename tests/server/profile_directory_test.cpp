@@ -22,7 +22,7 @@ namespace {
 
 constexpr char kDomain[] = "relay.example.com";
 
-engine::Keypair key(uint16_t n) {
+engine::Keypair profile_key(uint16_t n) {
   engine::SecretKey s{};
   s[0] = 0x42;
   s[30] = uint8_t(n >> 8);
@@ -30,7 +30,7 @@ engine::Keypair key(uint16_t n) {
   return *engine::keypair_from_secret(s);
 }
 
-engine::Event signed_event(const engine::Keypair& k, uint16_t kind, std::string content, uint64_t created_at) {
+engine::Event profile_event(const engine::Keypair& k, uint16_t kind, std::string content, uint64_t created_at) {
   engine::Event e;
   e.kind = kind;
   e.created_at = created_at;
@@ -84,9 +84,9 @@ class ProfileDirectoryTest : public ::testing::Test {
 };
 
 TEST_F(ProfileDirectoryTest, Kind0IsProjectedWithFallbacks) {
-  engine::Keypair alice = key(1);
+  engine::Keypair alice = profile_key(1);
   EXPECT_FALSE(directory_->find(alice.pubkey));
-  publish(signed_event(alice, 0, R"({"name":"alice","image":"https://img/a.png","about":"hi","nip05":"Alice@Relay.Example.com"})", 100));
+  publish(profile_event(alice, 0, R"({"name":"alice","image":"https://img/a.png","about":"hi","nip05":"Alice@Relay.Example.com"})", 100));
   Profile p = profile(alice);
   EXPECT_EQ(p.display_name, "alice");
   EXPECT_EQ(p.avatar_url, "https://img/a.png");
@@ -95,7 +95,7 @@ TEST_F(ProfileDirectoryTest, Kind0IsProjectedWithFallbacks) {
   EXPECT_EQ(directory_->by_nip05("ALICE@relay.example.com"), alice.pubkey);
 
   // display_name and picture win over name and image.
-  publish(signed_event(alice, 0, R"({"name":"alice","display_name":"Alice A.","picture":"https://img/b.png","image":"x"})", 101));
+  publish(profile_event(alice, 0, R"({"name":"alice","display_name":"Alice A.","picture":"https://img/b.png","image":"x"})", 101));
   p = profile(alice);
   EXPECT_EQ(p.display_name, "Alice A.");
   EXPECT_EQ(p.avatar_url, "https://img/b.png");
@@ -106,54 +106,54 @@ TEST_F(ProfileDirectoryTest, Kind0IsProjectedWithFallbacks) {
 }
 
 TEST_F(ProfileDirectoryTest, Nip05IsKeptOnlyAtTheRelayDomainAndForItsFirstClaimant) {
-  engine::Keypair a = key(1), b = key(2), c = key(3);
-  publish(signed_event(a, 0, R"({"nip05":"ops@relay.example.com"})", 100));
-  publish(signed_event(b, 0, R"({"name":"b","nip05":"OPS@relay.example.com"})", 101));
-  publish(signed_event(c, 0, R"({"nip05":"c@elsewhere.org"})", 102));
+  engine::Keypair a = profile_key(1), b = profile_key(2), c = profile_key(3);
+  publish(profile_event(a, 0, R"({"nip05":"ops@relay.example.com"})", 100));
+  publish(profile_event(b, 0, R"({"name":"b","nip05":"OPS@relay.example.com"})", 101));
+  publish(profile_event(c, 0, R"({"nip05":"c@elsewhere.org"})", 102));
   EXPECT_EQ(profile(a).nip05_handle, "ops@relay.example.com");
   EXPECT_EQ(profile(b).nip05_handle, "") << "a handle taken by another user is dropped";
   EXPECT_EQ(profile(b).display_name, "b") << "the rest of the profile still syncs";
   EXPECT_EQ(profile(c).nip05_handle, "");
   for (const char* bad : {"@relay.example.com", "x@y@relay.example.com", "relay.example.com", "x@relay.example.com.evil"}) {
-    publish(signed_event(c, 0, std::string(R"({"nip05":")") + bad + R"("})", 103));
+    publish(profile_event(c, 0, std::string(R"({"nip05":")") + bad + R"("})", 103));
     EXPECT_EQ(profile(c).nip05_handle, "") << bad;
   }
 }
 
 TEST_F(ProfileDirectoryTest, OlderVersionsAndOtherKindsAreIgnored) {
-  engine::Keypair a = key(1);
-  publish(signed_event(a, 0, R"({"name":"new"})", 200));
-  directory_->apply(signed_event(a, 0, R"({"name":"old"})", 100));
-  directory_->apply(signed_event(a, 1, R"({"name":"note"})", 300));
+  engine::Keypair a = profile_key(1);
+  publish(profile_event(a, 0, R"({"name":"new"})", 200));
+  directory_->apply(profile_event(a, 0, R"({"name":"old"})", 100));
+  directory_->apply(profile_event(a, 1, R"({"name":"note"})", 300));
   EXPECT_EQ(profile(a).display_name, "new");
-  directory_->apply(signed_event(a, 0, "[1,2]", 300));  // JSON but not an object: every field absent
+  directory_->apply(profile_event(a, 0, "[1,2]", 300));  // JSON but not an object: every field absent
   EXPECT_EQ(profile(a).display_name, "");
 }
 
 TEST_F(ProfileDirectoryTest, AgentProfileSetsTypeCapabilitiesAndPolicy) {
-  engine::Keypair bot = key(1);
-  publish(signed_event(bot, 10100, R"({"channel_add_policy":"owner_only","agent_type":"goose","capabilities":["code",7,"review"]})", 100));
+  engine::Keypair bot = profile_key(1);
+  publish(profile_event(bot, 10100, R"({"channel_add_policy":"owner_only","agent_type":"goose","capabilities":["code",7,"review"]})", 100));
   Profile p = profile(bot);
   EXPECT_EQ(p.agent_type, "goose");
   EXPECT_EQ(p.capabilities, (std::vector<std::string>{"code", "review"}));
   EXPECT_EQ(p.channel_add_policy, AddPolicy::kOwnerOnly);
   EXPECT_EQ(directory_->add_rule(bot.pubkey).policy, AddPolicy::kOwnerOnly);
   // A missing or unknown policy keeps the one in force.
-  publish(signed_event(bot, 10100, R"({"channel_add_policy":"everyone"})", 101));
+  publish(profile_event(bot, 10100, R"({"channel_add_policy":"everyone"})", 101));
   EXPECT_EQ(profile(bot).channel_add_policy, AddPolicy::kOwnerOnly);
   EXPECT_EQ(profile(bot).agent_type, "");
-  EXPECT_EQ(directory_->add_rule(key(9).pubkey).policy, AddPolicy::kAnyone) << "unknown users default to anyone";
+  EXPECT_EQ(directory_->add_rule(profile_key(9).pubkey).policy, AddPolicy::kAnyone) << "unknown users default to anyone";
 }
 
 TEST_F(ProfileDirectoryTest, NewestPolicyWinsBetweenEventAndRestAndSurvivesReload) {
-  engine::Keypair bot = key(1);
-  publish(signed_event(bot, 10100, R"({"channel_add_policy":"nobody"})", 100));
+  engine::Keypair bot = profile_key(1);
+  publish(profile_event(bot, 10100, R"({"channel_add_policy":"nobody"})", 100));
   auto set = directory_->set_add_policy(bot.pubkey, AddPolicy::kAnyone, 150'000);
   ASSERT_TRUE(set) << set.error();
   EXPECT_EQ(profile(bot).channel_add_policy, AddPolicy::kAnyone);
   open();
   EXPECT_EQ(profile(bot).channel_add_policy, AddPolicy::kAnyone) << "the REST call was newer than the 10100";
-  publish(signed_event(bot, 10100, R"({"channel_add_policy":"owner_only"})", 200));
+  publish(profile_event(bot, 10100, R"({"channel_add_policy":"owner_only"})", 200));
   EXPECT_EQ(profile(bot).channel_add_policy, AddPolicy::kOwnerOnly);
   open();
   EXPECT_EQ(profile(bot).channel_add_policy, AddPolicy::kOwnerOnly) << "the 10100 was newer than the REST call";
@@ -163,21 +163,21 @@ TEST_F(ProfileDirectoryTest, NewestPolicyWinsBetweenEventAndRestAndSurvivesReloa
 // 10100 before it and older than a 10100 of the next second — live and after a
 // reload alike.
 TEST_F(ProfileDirectoryTest, PolicyOrderIsTheSameLiveAndAfterReload) {
-  engine::Keypair bot = key(1);
-  publish(signed_event(bot, 10100, R"({"channel_add_policy":"nobody"})", 300));
+  engine::Keypair bot = profile_key(1);
+  publish(profile_event(bot, 10100, R"({"channel_add_policy":"nobody"})", 300));
   ASSERT_TRUE(directory_->set_add_policy(bot.pubkey, AddPolicy::kOwnerOnly, 300'000));  // on the second, even
-  publish(signed_event(bot, 10100, R"({"channel_add_policy":"anyone","agent_type":"late copy"})", 300));
+  publish(profile_event(bot, 10100, R"({"channel_add_policy":"anyone","agent_type":"late copy"})", 300));
   EXPECT_EQ(profile(bot).channel_add_policy, AddPolicy::kOwnerOnly);
   open();
   EXPECT_EQ(profile(bot).channel_add_policy, AddPolicy::kOwnerOnly);
-  publish(signed_event(bot, 10100, R"({"channel_add_policy":"anyone"})", 301));
+  publish(profile_event(bot, 10100, R"({"channel_add_policy":"anyone"})", 301));
   EXPECT_EQ(profile(bot).channel_add_policy, AddPolicy::kAnyone);
   open();
   EXPECT_EQ(profile(bot).channel_add_policy, AddPolicy::kAnyone);
 }
 
 TEST_F(ProfileDirectoryTest, OwnerIsClaimedOnce) {
-  engine::Keypair agent = key(1), owner = key(2), other = key(3);
+  engine::Keypair agent = profile_key(1), owner = profile_key(2), other = profile_key(3);
   EXPECT_EQ(*directory_->claim_owner(agent.pubkey, owner.pubkey), ProfileDirectory::OwnerClaim::kClaimed);
   EXPECT_EQ(*directory_->claim_owner(agent.pubkey, owner.pubkey), ProfileDirectory::OwnerClaim::kAlreadyYours);
   EXPECT_EQ(*directory_->claim_owner(agent.pubkey, other.pubkey), ProfileDirectory::OwnerClaim::kOwnedByOther);
@@ -187,12 +187,12 @@ TEST_F(ProfileDirectoryTest, OwnerIsClaimedOnce) {
 }
 
 TEST_F(ProfileDirectoryTest, SearchRanksExactThenPrefixThenSubstring) {
-  engine::Keypair exact_name = key(1), prefix_name = key(2), inner_name = key(3), exact_handle = key(4), none = key(5);
-  publish(signed_event(exact_name, 0, R"({"name":"Sam"})", 100));
-  publish(signed_event(prefix_name, 0, R"({"name":"Samantha"})", 100));
-  publish(signed_event(inner_name, 0, R"({"name":"Bo Sam"})", 100));
-  publish(signed_event(exact_handle, 0, R"({"name":"Zed","nip05":"sam@relay.example.com"})", 100));
-  publish(signed_event(none, 0, R"({"name":"Robin"})", 100));
+  engine::Keypair exact_name = profile_key(1), prefix_name = profile_key(2), inner_name = profile_key(3), exact_handle = profile_key(4), none = profile_key(5);
+  publish(profile_event(exact_name, 0, R"({"name":"Sam"})", 100));
+  publish(profile_event(prefix_name, 0, R"({"name":"Samantha"})", 100));
+  publish(profile_event(inner_name, 0, R"({"name":"Bo Sam"})", 100));
+  publish(profile_event(exact_handle, 0, R"({"name":"Zed","nip05":"sam@relay.example.com"})", 100));
+  publish(profile_event(none, 0, R"({"name":"Robin"})", 100));
   std::vector<std::string> names;
   for (const Profile& p : directory_->search("SAM", 10)) names.push_back(p.display_name);
   // Exact name; prefix name; prefix handle ("sam@…"); substring.
@@ -206,21 +206,21 @@ TEST_F(ProfileDirectoryTest, SearchRanksExactThenPrefixThenSubstring) {
   // SQL wildcards are plain characters.
   EXPECT_TRUE(directory_->search("%", 10).empty());
   EXPECT_TRUE(directory_->search("_", 10).empty());
-  publish(signed_event(none, 0, R"({"name":"100%_sure"})", 101));
+  publish(profile_event(none, 0, R"({"name":"100%_sure"})", 101));
   EXPECT_EQ(directory_->search("%_", 10).size(), 1u);
 }
 
 TEST_F(ProfileDirectoryTest, ReloadRebuildsEveryProfileFromTheStore) {
   constexpr int kUsers = 600;  // more than one store query returns
   for (uint16_t i = 0; i < kUsers; ++i) {
-    engine::Event e = signed_event(key(1000 + i), 0, R"({"name":"user )" + std::to_string(i) + R"("})", 100);
+    engine::Event e = profile_event(profile_key(1000 + i), 0, R"({"name":"user )" + std::to_string(i) + R"("})", 100);
     engine::WriteRequest req{&e, ""};
     ASSERT_TRUE(store_->write(std::span(&req, 1)));
   }
   // Two claimants of one handle: the older keeps it after a reload too.
-  engine::Keypair first = key(1), second = key(2);
-  publish(signed_event(first, 0, R"({"name":"first","nip05":"lead@relay.example.com"})", 200));
-  publish(signed_event(second, 0, R"({"name":"second","nip05":"lead@relay.example.com"})", 201));
+  engine::Keypair first = profile_key(1), second = profile_key(2);
+  publish(profile_event(first, 0, R"({"name":"first","nip05":"lead@relay.example.com"})", 200));
+  publish(profile_event(second, 0, R"({"name":"second","nip05":"lead@relay.example.com"})", 201));
   open();
   EXPECT_EQ(directory_->search("user", 1000).size(), size_t(kUsers));
   EXPECT_EQ(directory_->by_nip05("lead@relay.example.com"), first.pubkey);

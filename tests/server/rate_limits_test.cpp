@@ -8,7 +8,7 @@
 namespace buzz::server {
 namespace {
 
-engine::Pubkey key(uint8_t b) {
+engine::Pubkey limit_key(uint8_t b) {
   engine::Pubkey pk{};
   pk.fill(b);
   return pk;
@@ -20,16 +20,16 @@ TEST(RateCounters, AllowsTheBurstThenOneUsePerInterval) {
   RateCounters counters;
   const engine::Rate rate{3, 60, 3};  // three at once, then one every 20 s
   const uint64_t t = 6000 * kSec;
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, rate, t).allowed) << i;
-  RateCounters::Outcome refused = counters.acquire(key(1), RateLimit::kMessages, rate, t);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(counters.acquire(limit_key(1), RateLimit::kMessages, rate, t).allowed) << i;
+  RateCounters::Outcome refused = counters.acquire(limit_key(1), RateLimit::kMessages, rate, t);
   EXPECT_FALSE(refused.allowed);
   EXPECT_EQ(refused.retry_after, 20u);
-  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, rate, t + 19 * kSec).allowed);
+  EXPECT_FALSE(counters.acquire(limit_key(1), RateLimit::kMessages, rate, t + 19 * kSec).allowed);
   // A refusal is not counted: one more use 20 s on, then the next interval.
-  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, rate, t + 20 * kSec).allowed);
-  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, rate, t + 21 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(limit_key(1), RateLimit::kMessages, rate, t + 20 * kSec).allowed);
+  EXPECT_FALSE(counters.acquire(limit_key(1), RateLimit::kMessages, rate, t + 21 * kSec).allowed);
   // Idle for a minute: the whole burst again.
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, rate, t + 100 * kSec).allowed);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(counters.acquire(limit_key(1), RateLimit::kMessages, rate, t + 100 * kSec).allowed);
 }
 
 TEST(RateCounters, ABurstOfTwiceTheRateIsTheMessagesDefault) {
@@ -39,39 +39,39 @@ TEST(RateCounters, ABurstOfTwiceTheRateIsTheMessagesDefault) {
   EXPECT_EQ(human.burst, 120u);
   RateCounters counters;
   int allowed = 0;
-  for (int i = 0; i < 200; ++i) allowed += counters.acquire(key(1), RateLimit::kMessages, human, 5000 * kSec).allowed;
+  for (int i = 0; i < 200; ++i) allowed += counters.acquire(limit_key(1), RateLimit::kMessages, human, 5000 * kSec).allowed;
   EXPECT_EQ(allowed, 120);
-  EXPECT_EQ(counters.acquire(key(1), RateLimit::kMessages, human, 5000 * kSec).retry_after, 1u);
+  EXPECT_EQ(counters.acquire(limit_key(1), RateLimit::kMessages, human, 5000 * kSec).retry_after, 1u);
 }
 
 TEST(RateCounters, KeysAndLimitsAreCountedApart) {
   RateCounters counters;
   const engine::Rate one{1, 60, 1};
-  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, one, 100 * kSec).allowed);
-  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, one, 100 * kSec).allowed);
-  EXPECT_TRUE(counters.acquire(key(2), RateLimit::kMessages, one, 100 * kSec).allowed);
-  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kApiCalls, one, 100 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(limit_key(1), RateLimit::kMessages, one, 100 * kSec).allowed);
+  EXPECT_FALSE(counters.acquire(limit_key(1), RateLimit::kMessages, one, 100 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(limit_key(2), RateLimit::kMessages, one, 100 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(limit_key(1), RateLimit::kApiCalls, one, 100 * kSec).allowed);
 }
 
 TEST(RateCounters, ZeroMeansNoLimit) {
   RateCounters counters;
   const engine::Rate none{0, 60, 0};
-  for (int i = 0; i < 1000; ++i) EXPECT_TRUE(counters.acquire(key(1), RateLimit::kApiCalls, none, 100 * kSec).allowed);
+  for (int i = 0; i < 1000; ++i) EXPECT_TRUE(counters.acquire(limit_key(1), RateLimit::kApiCalls, none, 100 * kSec).allowed);
 }
 
 TEST(RateCounters, AClockThatGoesBackDoesNotLockAKeyOut) {
   RateCounters counters;
   const engine::Rate one{1, 60, 1};
-  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, one, 1000 * kSec).allowed);
-  EXPECT_FALSE(counters.acquire(key(1), RateLimit::kMessages, one, 1001 * kSec).allowed);
-  EXPECT_TRUE(counters.acquire(key(1), RateLimit::kMessages, one, 900 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(limit_key(1), RateLimit::kMessages, one, 1000 * kSec).allowed);
+  EXPECT_FALSE(counters.acquire(limit_key(1), RateLimit::kMessages, one, 1001 * kSec).allowed);
+  EXPECT_TRUE(counters.acquire(limit_key(1), RateLimit::kMessages, one, 900 * kSec).allowed);
 }
 
 TEST(RateCounters, StaysBoundedByForgettingKeys) {
   RateCounters counters(16);  // one key per shard
   const engine::Rate one{1, 60, 1};
   // Keys whose second byte agrees modulo 16 share a shard.
-  const engine::Pubkey a = key(1), b = key(17);
+  const engine::Pubkey a = limit_key(1), b = limit_key(17);
   EXPECT_TRUE(counters.acquire(a, RateLimit::kMessages, one, 100 * kSec).allowed);
   EXPECT_FALSE(counters.acquire(a, RateLimit::kMessages, one, 100 * kSec).allowed);
   // b takes a's place: bounded before exact, so a starts over.
@@ -82,12 +82,12 @@ TEST(RateCounters, StaysBoundedByForgettingKeys) {
 
 TEST(RateCounters, AuditsAtMostOncePerMinutePerKeyAndLimit) {
   RateCounters counters;
-  EXPECT_TRUE(counters.audit_due(key(1), RateLimit::kWsEvents, 1000));
-  EXPECT_FALSE(counters.audit_due(key(1), RateLimit::kWsEvents, 1001));
-  EXPECT_FALSE(counters.audit_due(key(1), RateLimit::kWsEvents, 1059));
-  EXPECT_TRUE(counters.audit_due(key(1), RateLimit::kMessages, 1001));
-  EXPECT_TRUE(counters.audit_due(key(2), RateLimit::kWsEvents, 1001));
-  EXPECT_TRUE(counters.audit_due(key(1), RateLimit::kWsEvents, 1060));
+  EXPECT_TRUE(counters.audit_due(limit_key(1), RateLimit::kWsEvents, 1000));
+  EXPECT_FALSE(counters.audit_due(limit_key(1), RateLimit::kWsEvents, 1001));
+  EXPECT_FALSE(counters.audit_due(limit_key(1), RateLimit::kWsEvents, 1059));
+  EXPECT_TRUE(counters.audit_due(limit_key(1), RateLimit::kMessages, 1001));
+  EXPECT_TRUE(counters.audit_due(limit_key(2), RateLimit::kWsEvents, 1001));
+  EXPECT_TRUE(counters.audit_due(limit_key(1), RateLimit::kWsEvents, 1060));
 }
 
 TEST(RateLimits, MessageKinds) {

@@ -20,12 +20,12 @@ constexpr const char* kOpen = "0a000000-0000-4000-8000-000000000001";
 constexpr const char* kPrivate = "0a000000-0000-4000-8000-000000000002";
 constexpr const char* kDeleted = "0a000000-0000-4000-8000-000000000003";
 
-Pubkey pk(uint8_t n) {
+Pubkey reader_pk(uint8_t n) {
   Pubkey p{};
   p[0] = n;
   return p;
 }
-const Pubkey kMember = pk(1), kRemoved = pk(2), kOutsider = pk(3), kNamed = pk(4);
+const Pubkey kMember = reader_pk(1), kRemoved = reader_pk(2), kOutsider = reader_pk(3), kNamed = reader_pk(4);
 
 class ReadAccessTest : public ::testing::Test {
  protected:
@@ -58,7 +58,7 @@ class ReadAccessTest : public ::testing::Test {
   bool readable(uint16_t kind, std::string_view channel, const Pubkey& reader, const Grant& grant = {}) {
     Event e;
     e.kind = kind;
-    e.pubkey = pk(9);
+    e.pubkey = reader_pk(9);
     e.tags = {{"p", engine::to_hex(kNamed)}};
     engine::EventFields f;
     f.assign(e, channel);

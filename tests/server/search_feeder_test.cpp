@@ -25,7 +25,7 @@ using namespace std::chrono_literals;
 
 const std::string kChannel = "2f1e0d9c-8b7a-4c5d-9e8f-0a1b2c3d4e5f";
 
-std::string make_temp_dir() {
+std::string make_feeder_dir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "buzz_feeder_test_XXXXXX").string();
   EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
   return tmpl;
@@ -34,7 +34,7 @@ std::string make_temp_dir() {
 class SearchFeederTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = make_temp_dir();
+    dir_ = make_feeder_dir();
     engine::DatabaseOptions options;
     options.block_cache_bytes = 8 << 20;
     auto db = engine::RocksDatabase::open(dir_ + "/db", options);

@@ -102,7 +102,7 @@ const Row kRows[] = {
                                "channel is private", "channel is private"}},
 };
 
-constexpr uint64_t kNow = 1'800'000'000;
+constexpr uint64_t kAdmitNow = 1'800'000'000;
 
 class TeamModelAdmitTest : public engine::EventStoreTest {
  protected:
@@ -121,7 +121,7 @@ class TeamModelAdmitTest : public engine::EventStoreTest {
 
   // Admits and, when accepted, commits as the store writer does.
   Admission commit(const Event& e) {
-    Admission a = model_->admit(e, kNow);
+    Admission a = model_->admit(e, kAdmitNow);
     if (a.ok) {
       std::vector<engine::WriteRequest> requests = {{&e, a.channel, a.deletes}};
       for (const Emitted& m : a.emitted) requests.push_back({&m.event, m.channel});
@@ -133,7 +133,7 @@ class TeamModelAdmitTest : public engine::EventStoreTest {
   }
   Event sign(Actor by, uint16_t kind, std::vector<engine::Tag> tags) {
     tags.insert(tags.begin(), {"h", channel_});
-    return engine::make_event(of(by), kind, kNow, std::move(tags));
+    return engine::make_event(of(by), kind, kAdmitNow, std::move(tags));
   }
 
   // The channel every row starts from, new each time.
@@ -141,14 +141,14 @@ class TeamModelAdmitTest : public engine::EventStoreTest {
     char id[37];
     std::snprintf(id, sizeof id, "4f1c2d3e-1111-4222-8333-%012d", ++channels_made_);
     channel_ = id;
-    ASSERT_TRUE(commit(engine::make_event(of(Actor::kOwner), 9007, kNow,
+    ASSERT_TRUE(commit(engine::make_event(of(Actor::kOwner), 9007, kAdmitNow,
                                           {{"h", channel_}, {"name", "room"}, {"visibility", private_channel ? "private" : "open"}}))
                     .ok);
     const std::pair<Actor, const char*> roles[] = {
         {Actor::kAdmin, "admin"}, {Actor::kMember, "member"}, {Actor::kGuest, "guest"}, {Actor::kBot, "bot"}};
     for (const auto& [who, role] : roles) add(of(who), role);
     add(bystander_, "member");
-    message_ = engine::make_event(bystander_, 9, kNow, {{"h", channel_}});
+    message_ = engine::make_event(bystander_, 9, kAdmitNow, {{"h", channel_}});
     ASSERT_TRUE(commit(message_).ok);
   }
 
@@ -217,7 +217,7 @@ TEST_F(TeamModelAdmitTest, AcceptedOperationsChangeTheTeamState) {
   ASSERT_EQ(removed.revoked.size(), 1u);  // the removed member's live subscriptions end
   EXPECT_EQ(removed.revoked[0].pubkey, bystander_.pubkey);
   // A removed member is a non-member: it cannot post in the private channel.
-  EXPECT_FALSE(commit(engine::make_event(bystander_, 9, kNow, {{"h", channel_}})).ok);
+  EXPECT_FALSE(commit(engine::make_event(bystander_, 9, kAdmitNow, {{"h", channel_}})).ok);
 
   ASSERT_TRUE(commit(operation(Op::kDeleteChannel, Actor::kOwner)).ok);
   EXPECT_FALSE(team.find_channel(channel_));

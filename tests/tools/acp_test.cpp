@@ -26,7 +26,7 @@ TEST(AcpAgentArgs, FollowTheAgentsIdentity) {
 }
 
 // parse_config with these arguments after `buzz acp`, in a clean environment.
-std::optional<Config> parse(std::vector<std::string> args, std::string* error) {
+std::optional<Config> parse_acp_args(std::vector<std::string> args, std::string* error) {
   for (const char* name : {"BUZZ_PRIVATE_KEY", "BUZZ_API_TOKEN", "BUZZ_ACP_IDLE_TIMEOUT", "BUZZ_ACP_AGENTS"}) unsetenv(name);
   std::vector<std::string> all = {"buzz", "acp"};
   all.insert(all.end(), args.begin(), args.end());
@@ -40,7 +40,7 @@ const std::string kKey = std::string(63, '0') + "1";
 
 TEST(AcpConfig, DefaultsAndTheSpecsMessages) {
   std::string error;
-  auto c = parse({"--private-key", kKey, "--mcp-command", ""}, &error);
+  auto c = parse_acp_args({"--private-key", kKey, "--mcp-command", ""}, &error);
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->rest_url, "http://localhost:3000");
   EXPECT_EQ(c->agent_args, std::vector<std::string>{"acp"});
@@ -48,23 +48,23 @@ TEST(AcpConfig, DefaultsAndTheSpecsMessages) {
   EXPECT_EQ(c->permission_mode, "bypassPermissions");
   EXPECT_TRUE(c->mcp_command.empty());
 
-  EXPECT_FALSE(parse({"--private-key", kKey, "--idle-timeout", "60", "--max-turn-duration", "60"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", kKey, "--idle-timeout", "60", "--max-turn-duration", "60"}, &error));
   EXPECT_EQ(error, "idle_timeout (60s) must be less than max_turn_duration (60s)");
-  EXPECT_FALSE(parse({"--private-key", kKey, "--agent-command", " "}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", kKey, "--agent-command", " "}, &error));
   EXPECT_EQ(error, "agent_command must not be empty");
-  EXPECT_FALSE(parse({"--private-key", kKey, "--heartbeat-interval", "5"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", kKey, "--heartbeat-interval", "5"}, &error));
   EXPECT_EQ(error, "heartbeat interval must be 0 (disabled) or ≥10 seconds");
-  EXPECT_FALSE(parse({"--private-key", kKey, "--respond-to", "allowlist"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", kKey, "--respond-to", "allowlist"}, &error));
   EXPECT_EQ(error, "--respond-to=allowlist requires --respond-to-allowlist with at least one pubkey");
-  EXPECT_FALSE(parse({"--private-key", kKey, "--respond-to=allowlist", "--respond-to-allowlist", "abc"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", kKey, "--respond-to=allowlist", "--respond-to-allowlist", "abc"}, &error));
   EXPECT_EQ(error, "invalid pubkey in --respond-to-allowlist: 'abc' (must be exactly 64 hex characters)");
-  EXPECT_FALSE(parse({"--private-key", kKey, "--agents", "33"}, &error));
-  EXPECT_FALSE(parse({"--private-key", kKey, "--multiple-event-handling", "interrupt", "--dedup", "drop"}, &error));
-  EXPECT_FALSE(parse({"--private-key", "nope"}, &error));
-  EXPECT_FALSE(parse({"--bogus"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", kKey, "--agents", "33"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", kKey, "--multiple-event-handling", "interrupt", "--dedup", "drop"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", "nope"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--bogus"}, &error));
   EXPECT_EQ(error, "unexpected argument '--bogus' (see buzz acp --help)");
 
-  c = parse({"--private-key", kKey, "--idle-timeout", "0", "--max-turn-duration", "0", "--heartbeat-interval", "999999",
+  c = parse_acp_args({"--private-key", kKey, "--idle-timeout", "0", "--max-turn-duration", "0", "--heartbeat-interval", "999999",
              "--permission-mode", "acceptEdits", "--channels", "not-a-uuid,0190f3c2-aaaa-7bbb-8ccc-123456789abc"},
             &error);
   ASSERT_TRUE(c) << error;
@@ -92,7 +92,7 @@ TEST(AcpConfig, FlagsWinOverTheEnvironmentAndNsecIsAKey) {
 
 TEST(AcpConfig, TheHeadAdditions) {
   std::string error;
-  auto c = parse({"--private-key", kKey}, &error);
+  auto c = parse_acp_args({"--private-key", kKey}, &error);
   ASSERT_TRUE(c) << error;
   EXPECT_FALSE(c->agent_owner);
   EXPECT_EQ(c->turn_liveness_s, 10u);
@@ -101,26 +101,26 @@ TEST(AcpConfig, TheHeadAdditions) {
 
   const engine::Keypair owner = engine::generate_keypair();
   const std::string owner_hex = engine::to_hex(owner.pubkey);
-  c = parse({"--private-key", kKey, "--agent-owner", engine::encode_npub(owner.pubkey), "--no-base-prompt",
+  c = parse_acp_args({"--private-key", kKey, "--agent-owner", engine::encode_npub(owner.pubkey), "--no-base-prompt",
              "--turn-liveness-secs", "0"},
             &error);
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->agent_owner, owner_hex) << "an npub is read as its hex";
   EXPECT_FALSE(c->base_prompt);
   EXPECT_EQ(c->turn_liveness_s, 1u) << "0 is raised to 1";
-  c = parse({"--private-key", kKey, "--agent-owner", " " + owner_hex + " "}, &error);
+  c = parse_acp_args({"--private-key", kKey, "--agent-owner", " " + owner_hex + " "}, &error);
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->agent_owner, owner_hex);
 
-  c = parse({"--private-key", kKey, "--respond-to", "allowlist", "--respond-to-allowlist", owner_hex + "," + owner_hex}, &error);
+  c = parse_acp_args({"--private-key", kKey, "--respond-to", "allowlist", "--respond-to-allowlist", owner_hex + "," + owner_hex}, &error);
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->respond_to_allowlist, std::set<std::string>{owner_hex});
 
-  EXPECT_FALSE(parse({"--private-key", kKey, "--agent-owner", "alice"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", kKey, "--agent-owner", "alice"}, &error));
   EXPECT_EQ(error, "invalid --agent-owner: 'alice' (expected 64 hex characters or npub1…)");
-  EXPECT_FALSE(parse({"--private-key", kKey, "--no-base-prompt", "--base-prompt-file", "/dev/null"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", kKey, "--no-base-prompt", "--base-prompt-file", "/dev/null"}, &error));
   EXPECT_EQ(error, "--no-base-prompt and --base-prompt-file are mutually exclusive");
-  EXPECT_FALSE(parse({"--private-key", kKey, "--base-prompt-file", "/nonexistent/base.md"}, &error));
+  EXPECT_FALSE(parse_acp_args({"--private-key", kKey, "--base-prompt-file", "/nonexistent/base.md"}, &error));
   EXPECT_NE(error.find("/nonexistent/base.md"), std::string::npos) << error;
 }
 

@@ -8,17 +8,13 @@
 #include <cstdio>
 
 #include "engine/canonical.h"
+#include "engine/json_rpc.h"
+#include "engine/json_text.h"
 
 namespace buzz::acp {
 namespace {
 
 constexpr auto kCancelDrainIdle = std::chrono::seconds(30);
-
-std::string json_string(std::string_view s) {
-  std::string out;
-  engine::append_json_string(out, s);
-  return out;
-}
 
 // The option to pick for a permission request (§A.6.3): allow_once, else
 // reject_once, else the id "reject". Never a hard-coded id when one is offered.
@@ -70,13 +66,12 @@ bool needs_respawn(Ending e) {
 }
 
 bool AcpConnection::notify(const std::string& method, const std::string& params_json) {
-  return process_.write_line(R"({"jsonrpc":"2.0","method":)" + json_string(method) + R"(,"params":)" + params_json + "}");
+  return process_.write_line(engine::jsonrpc_notification(method, params_json));
 }
 
 Answer AcpConnection::request(const std::string& method, const std::string& params_json, Clock::duration timeout) {
   const long id = next_id_++;
-  if (!process_.write_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":)" + json_string(method) +
-                           R"(,"params":)" + params_json + "}")) {
+  if (!process_.write_line(engine::jsonrpc_request(id, method, params_json))) {
     return {Ending::kTransport, "", "cannot write " + method + " to the agent", ""};
   }
   const auto deadline = Clock::now() + timeout;
@@ -88,8 +83,7 @@ Answer AcpConnection::prompt(const std::string& session_id, const std::string& t
   const long id = next_id_++;
   const std::string params = R"({"sessionId":)" + json_string(session_id) + R"(,"prompt":[{"type":"text","text":)" +
                              json_string(text) + "}]}";
-  if (!process_.write_line(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"session/prompt","params":)" +
-                           params + "}")) {
+  if (!process_.write_line(engine::jsonrpc_request(id, "session/prompt", params))) {
     return {Ending::kTransport, "", "cannot write session/prompt to the agent", ""};
   }
   Answer a = await(id, idle_timeout, hard_deadline, cancel_fd, Ending::kIdleTimeout, Ending::kHardTimeout);
@@ -147,11 +141,10 @@ Answer AcpConnection::await(long id, Clock::duration idle, Clock::time_point dea
       const std::string rid = simdjson::minify(id_element);
       std::string reply;
       if (method == "session/request_permission") {
-        reply = R"({"jsonrpc":"2.0","id":)" + rid + R"(,"result":{"outcome":{"outcome":"selected","optionId":)" +
-                json_string(has_params ? permission_choice(params) : "reject") + "}}}";
+        reply = engine::jsonrpc_result(rid, R"({"outcome":{"outcome":"selected","optionId":)" +
+                                                json_string(has_params ? permission_choice(params) : "reject") + "}}");
       } else {
-        reply = R"({"jsonrpc":"2.0","id":)" + rid + R"(,"error":{"code":-32601,"message":)" +
-                json_string("Method not found: " + std::string(method)) + "}}";
+        reply = engine::jsonrpc_error(rid, -32601, "Method not found: " + std::string(method));
       }
       if (!process_.write_line(reply)) return {Ending::kTransport, "", "cannot answer the agent", ""};
       continue;

@@ -10,6 +10,7 @@
 
 #include "engine/canonical.h"
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "tools/acp/rest_client.h"
 #include "tools/cli/cli_error.h"
 
@@ -18,12 +19,6 @@ namespace {
 
 constexpr auto kRequestTimeout = std::chrono::seconds(60);
 constexpr auto kConfigTimeout = std::chrono::seconds(5);
-
-std::string json_string(std::string_view s) {
-  std::string out;
-  engine::append_json_string(out, s);
-  return out;
-}
 
 void log(int slot, const std::string& text) { std::fprintf(stderr, "buzz acp: agent %d: %s\n", slot, text.c_str()); }
 

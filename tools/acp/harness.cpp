@@ -17,6 +17,7 @@
 
 #include "engine/canonical.h"
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "tools/acp/harness_loop.h"
 #include "tools/acp/relay_socket.h"
 #include "tools/acp/rest_client.h"
@@ -42,12 +43,6 @@ void on_signal(int) {
 }  // namespace
 
 void log(const std::string& text) { std::fprintf(stderr, "buzz acp: %s\n", text.c_str()); }
-
-std::string json_string(std::string_view s) {
-  std::string out;
-  engine::append_json_string(out, s);
-  return out;
-}
 
 Clock::duration jittered(Clock::duration d) {
   thread_local std::mt19937 rng{std::random_device{}()};

@@ -3,10 +3,10 @@
 // --respond-to (anyone, nobody, an allowlist, or the owner and its other
 // agents, looked up over REST and cached), then the rule that matches, the
 // channel's queue and, with --multiple interrupt, the running turn cancelled.
-#include "tools/acp/harness_loop.h"
-
 #include <algorithm>
 
+#include "engine/kind_numbers.h"
+#include "tools/acp/harness_loop.h"
 #include "tools/acp/rest_client.h"
 
 namespace buzz::acp::harness {
@@ -71,7 +71,7 @@ void Loop::on_channel_event(const std::string& channel, engine::Event e) {
   const std::string author = e.pubkey_hex();
   if (cfg_.ignore_self && author == self_hex_) return;
   // Owner commands: !shutdown and !cancel from the owner, mentioning us.
-  if (e.kind == 9 && owner_ && author == *owner_) {
+  if (e.kind == kind::kStreamMessage && owner_ && author == *owner_) {
     const bool mentions_us = std::any_of(e.tags.begin(), e.tags.end(), [&](const engine::Tag& t) {
       return t.size() >= 2 && t[0] == "p" && t[1] == self_hex_;
     });

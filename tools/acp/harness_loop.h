@@ -44,7 +44,6 @@ inline constexpr auto kTypingInterval = std::chrono::seconds(3);
 inline constexpr size_t kIdGeneration = 6000, kMembershipGeneration = 1000;
 
 void log(const std::string& text);
-std::string json_string(std::string_view s);
 // d × a uniform draw from [0.8, 1.2]: restarts and reconnects do not fall in step.
 Clock::duration jittered(Clock::duration d);
 

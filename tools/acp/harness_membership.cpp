@@ -2,10 +2,10 @@
 // notifications (kinds 44100 and 44101) add a channel (subscribed, its name
 // fetched for prompts) or remove it (unsubscribed, its queue drained, its
 // sessions forgotten). A notification older than one applied is ignored.
-#include "tools/acp/harness_loop.h"
-
 #include <algorithm>
 
+#include "engine/kind_numbers.h"
+#include "tools/acp/harness_loop.h"
 #include "tools/acp/rest_client.h"
 
 namespace buzz::acp::harness {
@@ -13,13 +13,14 @@ namespace buzz::acp::harness {
 void Loop::on_membership(const engine::Event& e) {
   if (!seen_membership_.insert(e.id_hex())) return;
   const std::string channel(e.first_tag_value("h"));
-  if (channel.empty() || (e.kind != 44100 && e.kind != 44101)) return;
+  if (channel.empty() || (e.kind != kind::kMemberAddedNotification && e.kind != kind::kMemberRemovedNotification))
+    return;
   membership_since_ = std::max(membership_since_, e.created_at);
   ChannelState& ch = channels_[channel];
   ch.info.id = channel;
   if (e.created_at < ch.newest_membership) return;  // stale: an older change than one applied
   ch.newest_membership = e.created_at;
-  if (e.kind == 44100) {
+  if (e.kind == kind::kMemberAddedNotification) {
     if (!cfg_.channels.empty() && std::find(cfg_.channels.begin(), cfg_.channels.end(), channel) == cfg_.channels.end()) return;
     log("added to channel " + channel);
     ch.removed = false;

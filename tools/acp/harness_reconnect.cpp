@@ -11,6 +11,7 @@
 
 #include "engine/clock.h"
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
 #include "tools/acp/relay_socket.h"
 
 namespace buzz::acp::harness {

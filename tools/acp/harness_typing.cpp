@@ -1,9 +1,9 @@
 // Typing indicators (harness_loop.h): a kind-20002 event in each channel an
 // agent is working in, when its turn starts and every 3 s while it runs.
-#include "tools/acp/harness_loop.h"
-
 #include "engine/clock.h"
+#include "engine/kind_numbers.h"
 #include "engine/signature.h"
+#include "tools/acp/harness_loop.h"
 
 namespace buzz::acp::harness {
 
@@ -18,7 +18,7 @@ void Loop::send_typing() {
 
 void Loop::send_typing_in(const std::string& channel) {
   engine::Event e;
-  e.kind = 20002;
+  e.kind = kind::kTyping;
   e.created_at = engine::unix_now();
   e.tags = {{"h", channel}};
   engine::sign_event(cfg_.key, &e);

@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include "engine/clock.h"
+#include "engine/kind_numbers.h"
 #include "tools/sync/relay_link.h"
 
 namespace buzz::acp {
@@ -34,7 +35,7 @@ std::unique_ptr<client::WsClient> connect_relay(const std::string& relay_url, co
     challenge = std::string(text);
   }
   engine::Event auth;
-  auth.kind = 22242;
+  auth.kind = kind::kAuth;
   auth.created_at = engine::unix_now();
   auth.tags = {{"relay", relay_url}, {"challenge", challenge}};
   if (!token.empty()) auth.tags.push_back({"auth_token", token});

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "engine/kind_numbers.h"
+
 namespace buzz::acp {
 namespace {
 
@@ -235,7 +237,9 @@ engine::Result<std::vector<Rule>> rules_for(const Config& config) {
   Rule r;
   const bool mentions_mode = config.subscribe == SubscribeMode::kMentions;
   r.name = mentions_mode ? "mentions" : "all";
-  r.kinds = config.kinds.value_or(mentions_mode ? std::vector<int>{9, 46010, 40007} : std::vector<int>{});
+  r.kinds = config.kinds.value_or(
+      mentions_mode ? std::vector<int>{kind::kStreamMessage, kind::kApprovalRequested, kind::kReminder}
+                    : std::vector<int>{});
   r.require_mention = mentions_mode && !config.no_mention_filter;
   r.prompt_tag = mentions_mode ? "@mention" : "all";
   return std::vector<Rule>{std::move(r)};

@@ -1,5 +1,6 @@
 // Channels: listing, metadata, membership and the canvas (§B.2). Every change
 // is a signed event (§B.4); reads are REST.
+#include "engine/kind_numbers.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/command.h"
 #include "tools/cli/events.h"
@@ -38,40 +39,44 @@ std::string update_channel(Session& s, const Args& a) {
   if (auto name = a.get("name")) tags.push_back({"name", *name});
   if (auto about = a.get("description")) tags.push_back({"about", *about});
   if (tags.empty()) throw CliError(Category::kUser, "at least one of --name or --description must be provided");
-  return s.post_event(channel_event(9002, channel, std::move(tags)));
+  return s.post_event(channel_event(kind::kEditMetadata, channel, std::move(tags)));
 }
 
 std::string set_topic(Session& s, const Args& a) {
-  return s.post_event(channel_event(9002, channel_of(a), {{"topic", a.value("topic")}}));
+  return s.post_event(channel_event(kind::kEditMetadata, channel_of(a), {{"topic", a.value("topic")}}));
 }
 
 std::string set_purpose(Session& s, const Args& a) {
-  return s.post_event(channel_event(9002, channel_of(a), {{"purpose", a.value("purpose")}}));
+  return s.post_event(channel_event(kind::kEditMetadata, channel_of(a), {{"purpose", a.value("purpose")}}));
 }
 
-std::string archive(Session& s, const Args& a) { return s.post_event(channel_event(9002, channel_of(a), {{"archived", "true"}})); }
-std::string unarchive(Session& s, const Args& a) {
-  return s.post_event(channel_event(9002, channel_of(a), {{"archived", "false"}}));
+std::string archive(Session& s, const Args& a) {
+  return s.post_event(channel_event(kind::kEditMetadata, channel_of(a), {{"archived", "true"}}));
 }
-std::string join(Session& s, const Args& a) { return s.post_event(channel_event(9021, channel_of(a))); }
-std::string leave(Session& s, const Args& a) { return s.post_event(channel_event(9022, channel_of(a))); }
-std::string delete_channel(Session& s, const Args& a) { return s.post_event(channel_event(9008, channel_of(a))); }
+std::string unarchive(Session& s, const Args& a) {
+  return s.post_event(channel_event(kind::kEditMetadata, channel_of(a), {{"archived", "false"}}));
+}
+std::string join(Session& s, const Args& a) { return s.post_event(channel_event(kind::kJoinRequest, channel_of(a))); }
+std::string leave(Session& s, const Args& a) { return s.post_event(channel_event(kind::kLeaveRequest, channel_of(a))); }
+std::string delete_channel(Session& s, const Args& a) {
+  return s.post_event(channel_event(kind::kDeleteGroup, channel_of(a)));
+}
 
 std::string add_member(Session& s, const Args& a) {
   const std::string channel = channel_of(a);
   std::vector<engine::Tag> tags = {{"p", checked_hex64(a.value("pubkey"))}};
   if (auto role = a.get("role")) tags.push_back({"role", checked_choice("role", *role, {"owner", "admin", "member", "guest", "bot"})});
-  return s.post_event(channel_event(9000, channel, std::move(tags)));
+  return s.post_event(channel_event(kind::kPutUser, channel, std::move(tags)));
 }
 
 std::string remove_member(Session& s, const Args& a) {
   const std::string channel = channel_of(a);
-  return s.post_event(channel_event(9001, channel, {{"p", checked_hex64(a.value("pubkey"))}}));
+  return s.post_event(channel_event(kind::kRemoveUser, channel, {{"p", checked_hex64(a.value("pubkey"))}}));
 }
 
 std::string set_canvas(Session& s, const Args& a) {
   const std::string channel = channel_of(a);
-  return s.post_event(channel_event(40100, channel, {}, a.text("content")));
+  return s.post_event(channel_event(kind::kCanvas, channel, {}, a.text("content")));
 }
 
 }  // namespace

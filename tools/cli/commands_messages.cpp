@@ -1,7 +1,7 @@
 // Messages, threads, search, edits, votes and reactions (§B.2).
-#include "engine/event_parse.h"
-
 #include "engine/canonical.h"
+#include "engine/event_parse.h"
+#include "engine/kind_numbers.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/command.h"
 #include "tools/cli/diff_message.h"
@@ -58,7 +58,7 @@ std::string send_diff_message(Session& s, const Args& a) {
 std::string delete_message(Session& s, const Args& a) {
   const std::string event = checked_hex64(a.value("event"));
   s.key();  // a write: fail before the lookup when there is no key
-  return s.post_event(channel_event(9005, channel_of(s, event), {{"e", event}}));
+  return s.post_event(channel_event(kind::kDeleteEvent, channel_of(s, event), {{"e", event}}));
 }
 
 std::string edit_message(Session& s, const Args& a) {
@@ -66,7 +66,7 @@ std::string edit_message(Session& s, const Args& a) {
   const std::string& content = a.value("content");
   check_content_size(content);
   s.key();
-  return s.post_event(channel_event(40003, channel_of(s, event), {{"e", event}}, content));
+  return s.post_event(channel_event(kind::kMessageEdit, channel_of(s, event), {{"e", event}}, content));
 }
 
 std::string vote_on_post(Session& s, const Args& a) {
@@ -76,7 +76,8 @@ std::string vote_on_post(Session& s, const Args& a) {
     throw CliError(Category::kUser, "--direction must be 'up' or 'down' (got: " + direction + ")");
   }
   s.key();
-  return s.post_event(channel_event(45002, channel_of(s, event), {{"e", event}}, direction == "up" ? "+" : "-"));
+  return s.post_event(
+      channel_event(kind::kForumVote, channel_of(s, event), {{"e", event}}, direction == "up" ? "+" : "-"));
 }
 
 std::string get_messages(Session& s, const Args& a) {
@@ -111,7 +112,7 @@ std::string add_reaction(Session& s, const Args& a) {
   for (char c : emoji) chars += (uint8_t(c) & 0xC0) != 0x80;
   if (chars > 64) throw CliError(Category::kUser, "emoji exceeds 64 characters (" + std::to_string(chars) + ")");
   engine::Event e;
-  e.kind = 7;
+  e.kind = kind::kReaction;
   e.content = emoji;
   e.tags = {{"e", event}};
   return s.post_event(std::move(e));
@@ -124,7 +125,7 @@ std::string remove_reaction(Session& s, const Args& a) {
   for (const ReactionRow& r : reaction_rows(s.request("GET", "/api/messages/" + event + "/reactions"))) {
     if (r.emoji == emoji && r.pubkey == me) {
       engine::Event e;
-      e.kind = 5;
+      e.kind = kind::kDeletion;
       e.tags = {{"e", r.reaction_event_id}};
       return s.post_event(std::move(e));
     }

@@ -1,5 +1,6 @@
 // People: DMs, profiles, presence, the channel-add policy and the feed (§B.2).
 #include "engine/canonical.h"
+#include "engine/kind_numbers.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/command.h"
 #include "tools/cli/json_read.h"
@@ -81,7 +82,7 @@ std::string set_profile(Session& s, const Args& a) {
   }
   content += "}";
   engine::Event e;
-  e.kind = 0;
+  e.kind = kind::kProfile;
   e.content = std::move(content);
   return s.post_event(std::move(e));
 }

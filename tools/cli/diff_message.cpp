@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "engine/kind_numbers.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/events.h"
 
@@ -72,7 +73,8 @@ engine::Event diff_event(DiffMessage d) {
   if (!d.lang && d.file) d.lang = language_of(*d.file);
 
   std::optional<std::string> cut = truncated_diff(d.diff);
-  engine::Event e = channel_event(40008, d.channel, {{"repo", d.repo}, {"commit", d.commit}}, cut ? *cut : d.diff);
+  engine::Event e =
+      channel_event(kind::kDiff, d.channel, {{"repo", d.repo}, {"commit", d.commit}}, cut ? *cut : d.diff);
   if (d.file) e.tags.push_back({"file", *d.file});
   if (d.parent_commit) e.tags.push_back({"parent-commit", *d.parent_commit});
   if (d.source_branch) e.tags.push_back({"branch", *d.source_branch, *d.target_branch});

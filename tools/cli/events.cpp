@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "engine/kind_numbers.h"
 #include "tools/cli/validate.h"
 
 namespace buzz::cli {
@@ -40,7 +41,8 @@ engine::Event message_event(const std::string& channel, std::string content, con
 
 engine::Event create_channel_event(const std::string& name, const std::string& type, const std::string& visibility,
                                    const std::optional<std::string>& about) {
-  engine::Event e = channel_event(9007, new_uuid_v4(), {{"name", name}, {"visibility", visibility}, {"channel_type", type}});
+  engine::Event e = channel_event(kind::kCreateGroup, new_uuid_v4(),
+                                  {{"name", name}, {"visibility", visibility}, {"channel_type", type}});
   if (about) e.tags.push_back({"about", *about});
   return e;
 }

@@ -1,11 +1,55 @@
 #include "tools/cli/relay_http.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
+
+#include <type_traits>
 
 #include "tools/cli/cli_error.h"
 
 namespace buzz::cli {
 namespace {
+
+// libcurl is loaded on the first request, not named by the binary: with the
+// ~30 libraries behind it (GnuTLS, Kerberos, LDAP, …), loading it at exec
+// would cost every `buzz` command, `buzz version` too, about a third of its
+// start-up (docs/performance.md, CLI start-up).
+struct Curl {
+  decltype(&curl_global_init) global_init;
+  decltype(&curl_global_cleanup) global_cleanup;
+  decltype(&curl_easy_init) easy_init;
+  decltype(&curl_easy_cleanup) easy_cleanup;
+  decltype(&curl_easy_setopt) easy_setopt;
+  decltype(&curl_easy_perform) easy_perform;
+  decltype(&curl_easy_getinfo) easy_getinfo;
+  decltype(&curl_easy_strerror) easy_strerror;
+  decltype(&curl_slist_append) slist_append;
+  decltype(&curl_slist_free_all) slist_free_all;
+};
+
+const Curl& curl() {
+  static const Curl loaded = [] {
+    void* lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) throw CliError(Category::kOther, std::string("could not load libcurl: ") + dlerror());
+    auto bind = [lib](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+      if (!fn) throw CliError(Category::kOther, std::string("libcurl has no ") + name);
+    };
+    Curl c{};
+    bind(c.global_init, "curl_global_init");
+    bind(c.global_cleanup, "curl_global_cleanup");
+    bind(c.easy_init, "curl_easy_init");
+    bind(c.easy_cleanup, "curl_easy_cleanup");
+    bind(c.easy_setopt, "curl_easy_setopt");
+    bind(c.easy_perform, "curl_easy_perform");
+    bind(c.easy_getinfo, "curl_easy_getinfo");
+    bind(c.easy_strerror, "curl_easy_strerror");
+    bind(c.slist_append, "curl_slist_append");
+    bind(c.slist_free_all, "curl_slist_free_all");
+    return c;
+  }();
+  return loaded;
+}
 
 size_t on_data(char* data, size_t size, size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
@@ -15,45 +59,46 @@ size_t on_data(char* data, size_t size, size_t count, void* user) {
 }  // namespace
 
 RelayHttp::RelayHttp() {
-  curl_global_init(CURL_GLOBAL_DEFAULT);
-  curl_ = curl_easy_init();
+  curl().global_init(CURL_GLOBAL_DEFAULT);
+  curl_ = curl().easy_init();
   if (!curl_) throw CliError(Category::kOther, "could not start the HTTP client");
 }
 
 RelayHttp::~RelayHttp() {
-  curl_easy_cleanup(static_cast<CURL*>(curl_));
-  curl_global_cleanup();
+  curl().easy_cleanup(static_cast<CURL*>(curl_));
+  curl().global_cleanup();
 }
 
 HttpAnswer RelayHttp::call(const std::string& method, const std::string& url, const Headers& headers,
                            const std::string& body) {
+  const Curl& lib = curl();
   CURL* c = static_cast<CURL*>(curl_);
   HttpAnswer answer;
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  lib.easy_setopt(c, CURLOPT_URL, url.c_str());
   // A body goes as POSTFIELDS whatever the verb (PUT too); CUSTOMREQUEST names the verb.
   if (!body.empty() || method == "POST" || method == "PUT") {
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, long(body.size()));
+    lib.easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+    lib.easy_setopt(c, CURLOPT_POSTFIELDSIZE, long(body.size()));
   } else {
-    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    lib.easy_setopt(c, CURLOPT_HTTPGET, 1L);
   }
-  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 10000L);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer.body);
+  lib.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
+  lib.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+  lib.easy_setopt(c, CURLOPT_TIMEOUT_MS, 10000L);
+  lib.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  lib.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+  lib.easy_setopt(c, CURLOPT_WRITEDATA, &answer.body);
   curl_slist* list = nullptr;
-  list = curl_slist_append(list, "Expect:");  // no 100-continue round trip for larger bodies
-  for (const auto& [name, value] : headers) list = curl_slist_append(list, (name + ": " + value).c_str());
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
-  CURLcode rc = curl_easy_perform(c);
-  curl_slist_free_all(list);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, nullptr);
+  list = lib.slist_append(list, "Expect:");  // no 100-continue round trip for larger bodies
+  for (const auto& [name, value] : headers) list = lib.slist_append(list, (name + ": " + value).c_str());
+  lib.easy_setopt(c, CURLOPT_HTTPHEADER, list);
+  CURLcode rc = lib.easy_perform(c);
+  lib.slist_free_all(list);
+  lib.easy_setopt(c, CURLOPT_HTTPHEADER, nullptr);
   if (rc != CURLE_OK) {
-    throw CliError(Category::kNetwork, "request to " + url + " failed: " + curl_easy_strerror(rc));
+    throw CliError(Category::kNetwork, "request to " + url + " failed: " + lib.easy_strerror(rc));
   }
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &answer.status);
+  lib.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &answer.status);
   return answer;
 }
 

@@ -5,6 +5,7 @@
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/json_read.h"
 
@@ -31,7 +32,7 @@ std::string nip98_authorization(const engine::Keypair& key, const std::string& u
   uint8_t nonce[8];
   engine::random_bytes(nonce, sizeof nonce);
   engine::Event e;
-  e.kind = 27235;
+  e.kind = kind::kHttpAuth;
   e.created_at = engine::unix_now();
   e.tags = {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, sizeof digest)},
             {"nonce", engine::to_hex(nonce, sizeof nonce)}};

@@ -19,6 +19,8 @@
 
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/json_rpc.h"
+#include "engine/kind_numbers.h"
 #include "tools/client/child_process.h"
 #include "tools/load/load_client.h"
 
@@ -76,7 +78,7 @@ int run_acp_bench_agent(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(work_ms));
       result = R"({"stopReason":"end_turn"})";
     }
-    std::cout << R"({"jsonrpc":"2.0","id":)" << id << R"(,"result":)" << result << "}\n" << std::flush;
+    std::cout << engine::jsonrpc_result(std::to_string(id), result) << "\n" << std::flush;
   }
   return 0;
 }
@@ -88,8 +90,10 @@ std::map<std::string, double> run_acp_load(const ServerProcess& server, const Ac
   std::vector<std::string> channels, setup;
   for (int i = 0; i < o.agents; ++i) {
     channels.push_back(channel_uuid(i));
-    setup.push_back("[\"EVENT\"," + note(person, "", {{"h", channels[i]}, {"name", "acp-" + std::to_string(i)}}, 9007).raw + "]");
-    setup.push_back("[\"EVENT\"," + note(person, "", {{"h", channels[i]}, {"p", agent_hex}}, 9000).raw + "]");
+    setup.push_back(
+        "[\"EVENT\"," +
+        note(person, "", {{"h", channels[i]}, {"name", "acp-" + std::to_string(i)}}, kind::kCreateGroup).raw + "]");
+    setup.push_back("[\"EVENT\"," + note(person, "", {{"h", channels[i]}, {"p", agent_hex}}, kind::kPutUser).raw + "]");
   }
   send_all(*ws, setup);
 

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "tools/load/load_client.h"
 
 namespace buzz::load {
@@ -19,7 +20,12 @@ void run_channels(const Options& o) {
   std::vector<std::string> setup;
   for (int i = 0; i < o.channels; ++i) {
     ids.push_back(channel_uuid(i));
-    setup.push_back("[\"EVENT\"," + note(owner, "", {{"h", ids.back()}, {"name", "load " + std::to_string(i)}, {"visibility", "private"}}, 9007).raw + "]");
+    setup.push_back("[\"EVENT\"," +
+                    note(owner, "",
+                         {{"h", ids.back()}, {"name", "load " + std::to_string(i)}, {"visibility", "private"}},
+                         kind::kCreateGroup)
+                        .raw +
+                    "]");
   }
   std::vector<engine::Keypair> members;
   std::vector<std::vector<int>> member_channels(size_t(o.members));
@@ -28,7 +34,10 @@ void run_channels(const Options& o) {
     for (int k = 0; k < o.per_member; ++k) {
       int ch = (m + k * (o.channels / std::max(1, o.per_member) + 1)) % o.channels;
       member_channels[size_t(m)].push_back(ch);
-      setup.push_back("[\"EVENT\"," + note(owner, "", {{"h", ids[size_t(ch)]}, {"p", engine::to_hex(members.back().pubkey)}}, 9000).raw + "]");
+      setup.push_back(
+          "[\"EVENT\"," +
+          note(owner, "", {{"h", ids[size_t(ch)]}, {"p", engine::to_hex(members.back().pubkey)}}, kind::kPutUser).raw +
+          "]");
     }
   }
   send_all(*admin, setup);
@@ -51,7 +60,7 @@ void run_channels(const Options& o) {
   for (int i = 0; i < total; ++i) {
     size_t ch = size_t(i % o.channels);
     deliveries_per_channel_total += channel_members[ch];
-    frames.push_back("[\"EVENT\"," + note(owner, std::to_string(i), {{"h", ids[ch]}}, 9).raw + "]");
+    frames.push_back("[\"EVENT\"," + note(owner, std::to_string(i), {{"h", ids[ch]}}, kind::kStreamMessage).raw + "]");
   }
   constexpr int kPublishers = 8;
   std::vector<std::unique_ptr<client::WsClient>> pubs;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "tools/client/child_process.h"
 #include "tools/load/load_client.h"
 
@@ -42,7 +43,7 @@ std::map<std::string, double> run_cli_load(const ServerProcess& server, const st
   engine::Keypair agent = engine::generate_keypair();
   const std::string channel = channel_uuid(0);
   auto ws = connect_authed(server, agent);
-  send_all(*ws, {"[\"EVENT\"," + note(agent, "", {{"h", channel}, {"name", "cli"}}, 9007).raw + "]"});
+  send_all(*ws, {"[\"EVENT\"," + note(agent, "", {{"h", channel}, {"name", "cli"}}, kind::kCreateGroup).raw + "]"});
   const std::pair<std::string, std::string> relay = {"BUZZ_RELAY_URL", "http://127.0.0.1:" + std::to_string(server.port())};
   const std::pair<std::string, std::string> key = {"BUZZ_PRIVATE_KEY", engine::to_hex(agent.secret)};
   const std::pair<std::string, std::string> token = {"BUZZ_API_TOKEN", mint_bearer(server, agent, "messages:write").substr(7)};  // drop "Bearer "

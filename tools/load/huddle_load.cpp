@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "engine/signature.h"
 #include "tools/audio/opus_audio.h"
 #include "tools/load/load_client.h"
@@ -39,7 +40,8 @@ std::unique_ptr<client::WsClient> join(const ServerProcess& server, const std::s
   if (!c) throw std::runtime_error("huddle connect: " + error);
   auto challenge = c->recv(5000);
   if (!challenge) throw std::runtime_error("huddle: no challenge");
-  engine::Event auth = note(key, "", {{"relay", server.url()}, {"challenge", field(*challenge, "challenge")}}, 22242);
+  engine::Event auth =
+      note(key, "", {{"relay", server.url()}, {"challenge", field(*challenge, "challenge")}}, kind::kAuth);
   c->send_text(R"({"type":"auth","protocol_version":2,"event":)" + auth.raw + "}");
   const std::string me = engine::to_hex(key.pubkey);
   for (;;) {
@@ -59,7 +61,10 @@ std::map<std::string, double> run_huddle_load(const ServerProcess& server, const
   std::vector<std::string> channels, setup;
   for (int r = 0; r < load.rooms; ++r) {
     channels.push_back(channel_uuid(r));
-    setup.push_back("[\"EVENT\"," + note(owner, "", {{"h", channels.back()}, {"name", "huddle " + std::to_string(r)}}, 9007).raw + "]");
+    setup.push_back(
+        "[\"EVENT\"," +
+        note(owner, "", {{"h", channels.back()}, {"name", "huddle " + std::to_string(r)}}, kind::kCreateGroup).raw +
+        "]");
   }
   send_all(*admin, setup);
   // Socket r * speakers + s is speaker s of room r; joined in order, its index is s.

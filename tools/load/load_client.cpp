@@ -10,10 +10,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "tools/client/http_client.h"
-#include "engine/canonical.h"
 
 namespace buzz::load {
 
@@ -25,7 +26,7 @@ std::unique_ptr<client::WsClient> connect_authed(const ServerProcess& server, co
   if (!first || first->rfind("[\"AUTH\",\"", 0) != 0) throw std::runtime_error("no AUTH challenge");
   std::string challenge = first->substr(9, 64);
   engine::Event auth;
-  auth.kind = 22242;
+  auth.kind = kind::kAuth;
   auth.created_at = engine::unix_now();
   auth.tags = {{"relay", server.url()}, {"challenge", challenge}};
   engine::sign_event(key, &auth);
@@ -61,7 +62,8 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 std::string nip98(const engine::Keypair& key, const std::string& url, const std::string& method, const std::string& body) {
   uint8_t digest[32];
   engine::sha256(body.data(), body.size(), digest);
-  const engine::Event e = note(key, "", {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, 32)}}, 27235);
+  const engine::Event e =
+      note(key, "", {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, 32)}}, kind::kHttpAuth);
   std::string b64(4 * ((e.raw.size() + 2) / 3), '\0');
   EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()), reinterpret_cast<const unsigned char*>(e.raw.data()),
                   int(e.raw.size()));

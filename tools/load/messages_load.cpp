@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "engine/clock.h"
+#include "engine/kind_numbers.h"
 #include "tools/client/http_client.h"
 #include "tools/load/load_client.h"
 
@@ -17,7 +18,7 @@ void run_messages(const Options& o) {
   engine::Keypair owner = engine::generate_keypair();
   auto ws = connect_authed(server, owner);
   const std::string channel = "b0000000-0000-4000-8000-000000000001";
-  send_all(*ws, {"[\"EVENT\"," + note(owner, "", {{"h", channel}, {"name", "bench"}}, 9007).raw + "]"});
+  send_all(*ws, {"[\"EVENT\"," + note(owner, "", {{"h", channel}, {"name", "bench"}}, kind::kCreateGroup).raw + "]"});
   // Stored kinds must be within 900 s of now: spread the history over 800 s.
   const uint64_t start = engine::unix_now() - 800;
   auto at = [&](int i) { return start + uint64_t(i) * 800 / uint64_t(o.events); };
@@ -33,7 +34,8 @@ void run_messages(const Options& o) {
       engine::sign_event(owner, &r);
       follow_ups.push_back("[\"EVENT\"," + r.raw + "]");
     }
-    if (i % 5 == 0) follow_ups.push_back("[\"EVENT\"," + note(owner, "👍", {{"e", m.id_hex()}}, 7).raw + "]");
+    if (i % 5 == 0)
+      follow_ups.push_back("[\"EVENT\"," + note(owner, "👍", {{"e", m.id_hex()}}, kind::kReaction).raw + "]");
   }
   send_all(*ws, posts);
   send_all(*ws, follow_ups);

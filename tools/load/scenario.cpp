@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "engine/clock.h"
+#include "engine/kind_numbers.h"
 #include "engine/signature.h"
 #include "tools/client/http_client.h"
 #include "tools/load/load_client.h"
@@ -32,7 +33,7 @@ ServerProcess start_relay(const Options& o) { return ServerProcess(o.binary, tem
 
 double verify_us() {
   engine::Event e;
-  e.kind = 1;
+  e.kind = kind::kTextNote;
   e.created_at = engine::unix_now();
   e.content = "x";
   engine::sign_event(engine::generate_keypair(), &e);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/hex.h"
+#include "engine/kind_numbers.h"
 #include "tools/client/http_client.h"
 #include "tools/load/load_client.h"
 #include "tools/load/ready_set.h"
@@ -206,7 +207,9 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
   std::vector<std::string> setup;
   for (int i = 0; i < run.channels; ++i) {
     channels.push_back(channel_uuid(i));
-    setup.push_back("[\"EVENT\"," + note(owner, "", {{"h", channels.back()}, {"name", "soak " + std::to_string(i)}}, 9007).raw + "]");
+    setup.push_back(
+        "[\"EVENT\"," +
+        note(owner, "", {{"h", channels.back()}, {"name", "soak " + std::to_string(i)}}, kind::kCreateGroup).raw + "]");
   }
   send_all(*connect_authed(server, owner), setup);
   const std::string bearer = mint_bearer(server, owner, "messages:read");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/canonical.h"
+#include "engine/kind_numbers.h"
 #include "tools/client/http_client.h"
 #include "tools/load/load_client.h"
 
@@ -22,7 +23,9 @@ std::vector<std::string> open_channels(const ServerProcess& server, const engine
   std::vector<std::string> ids, frames;
   for (int i = 0; i < n; ++i) {
     ids.push_back(channel_uuid(i));
-    frames.push_back("[\"EVENT\"," + note(owner, "", {{"h", ids.back()}, {"name", "wf " + std::to_string(i)}}, 9007).raw + "]");
+    frames.push_back("[\"EVENT\"," +
+                     note(owner, "", {{"h", ids.back()}, {"name", "wf " + std::to_string(i)}}, kind::kCreateGroup).raw +
+                     "]");
   }
   send_all(*connect_authed(server, owner), frames);
   return ids;
@@ -58,8 +61,11 @@ std::map<std::string, double> run_workflow_overhead(const ServerProcess& server,
   }
   std::vector<std::vector<std::string>> frames(kPublishers);
   for (int i = 0; i < load.messages; ++i) {
-    frames[size_t(i % kPublishers)].push_back(
-        "[\"EVENT\"," + note(owner, "status update " + std::to_string(i), {{"h", channels[size_t(i) % channels.size()]}}, 9).raw + "]");
+    frames[size_t(i % kPublishers)].push_back("[\"EVENT\"," +
+                                              note(owner, "status update " + std::to_string(i),
+                                                   {{"h", channels[size_t(i) % channels.size()]}}, kind::kStreamMessage)
+                                                  .raw +
+                                              "]");
   }
   std::vector<std::unique_ptr<client::WsClient>> conns;
   for (int p = 0; p < kPublishers; ++p) conns.push_back(connect_authed(server, owner));
@@ -89,7 +95,9 @@ std::map<std::string, double> run_workflow_latency(const ServerProcess& server, 
   }
   const int total = load.rate * load.seconds;
   std::vector<std::string> frames;
-  for (int i = 0; i < total; ++i) frames.push_back("[\"EVENT\"," + note(owner, "ping " + std::to_string(i), {{"h", channel}}, 9).raw + "]");
+  for (int i = 0; i < total; ++i)
+    frames.push_back("[\"EVENT\"," +
+                     note(owner, "ping " + std::to_string(i), {{"h", channel}}, kind::kStreamMessage).raw + "]");
   std::vector<std::atomic<double>> sent_at(static_cast<size_t>(total));
   auto publisher = connect_authed(server, owner);
   std::thread pub([&] {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/canonical.h"
+#include "engine/json_rpc.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/session.h"
 #include "tools/mcp/tool_schema.h"
@@ -43,14 +44,10 @@ void send_line(const std::string& message) {
   std::fflush(stdout);
 }
 
-void send_result(const std::string& id, const std::string& result) {
-  send_line(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":)" + result + "}");
-}
+void send_result(const std::string& id, const std::string& result) { send_line(engine::jsonrpc_result(id, result)); }
 
 void send_error(const std::string& id, int code, const std::string& message) {
-  std::string line = R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":{"code":)" + std::to_string(code) + R"(,"message":)";
-  engine::append_json_string(line, message);
-  send_line(line + "}}");
+  send_line(engine::jsonrpc_error(id, code, message));
 }
 
 std::string text_result(const std::string& text, bool is_error) {

@@ -5,6 +5,7 @@
 #include "engine/canonical.h"
 #include "engine/channel.h"
 #include "engine/hex.h"
+#include "engine/json_text.h"
 #include "tools/proxy/translate.h"
 
 namespace buzz::proxy {
@@ -16,15 +17,6 @@ net::HttpResponse error(int status, std::string_view text) {
   engine::append_json_string(body, text);
   body += '}';
   return net::HttpResponse::json(status, std::move(body));
-}
-
-std::string json_array(const std::vector<std::string>& values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ',';
-    engine::append_json_string(out, values[i]);
-  }
-  return out + ']';
 }
 
 // The pubkey field: 64 hex characters; the error follows "invalid pubkey: ".
@@ -85,7 +77,7 @@ net::HttpResponse AdminApi::add_guest(const std::string& body) {
   book_.add_guest(lower(pk), channels);
   std::string out = "{\"pubkey\":";
   engine::append_json_string(out, pk);
-  out += ",\"channels\":" + json_array(channels) + '}';
+  out += ",\"channels\":" + json_string_array(channels) + '}';
   return net::HttpResponse::json(200, std::move(out));
 }
 
@@ -108,7 +100,7 @@ net::HttpResponse AdminApi::list_guests() const {
   for (const auto& [pk, channels] : book_.guests()) {
     if (!first) out += ',';
     first = false;
-    out += "{\"pubkey\":\"" + pk + "\",\"channels\":" + json_array(channels) + '}';
+    out += "{\"pubkey\":\"" + pk + "\",\"channels\":" + json_string_array(channels) + '}';
   }
   return net::HttpResponse::json(200, out + "]}");
 }
@@ -133,7 +125,7 @@ net::HttpResponse AdminApi::create_invite(const std::string& body, uint64_t now)
   }
   const uint64_t expires = now + uint64_t(hours) * 3600;
   std::string token = book_.create_invite(channels, expires, uint32_t(max_uses));
-  std::string out = "{\"token\":\"" + token + "\",\"channels\":" + json_array(channels) + ",\"expires_at\":\"" +
+  std::string out = "{\"token\":\"" + token + "\",\"channels\":" + json_string_array(channels) + ",\"expires_at\":\"" +
                     engine::rfc3339(expires) + "\",\"max_uses\":" + std::to_string(max_uses) + '}';
   return net::HttpResponse::json(200, std::move(out));
 }

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "engine/canonical.h"
+#include "engine/kind_numbers.h"
 
 namespace buzz::proxy {
 
@@ -84,7 +85,7 @@ std::string channel_content(std::string_view about, std::string_view name) {
 
 engine::Event channel_create_event(const engine::Keypair& key, const ChannelInfo& c) {
   engine::Event e;
-  e.kind = 40;
+  e.kind = kind::kChannelCreation;
   e.created_at = c.created_at;
   e.content = channel_content("", c.uuid);  // the UUID, not the name: the id survives renames
   engine::sign_event(key, &e);
@@ -93,7 +94,7 @@ engine::Event channel_create_event(const engine::Keypair& key, const ChannelInfo
 
 engine::Event channel_metadata_event(const engine::Keypair& key, const ChannelInfo& c, const std::string& create_id) {
   engine::Event e;
-  e.kind = 41;
+  e.kind = kind::kChannelMetadata;
   e.created_at = c.created_at;
   e.tags = {{"e", create_id}};
   e.content = channel_content(c.description, c.name);

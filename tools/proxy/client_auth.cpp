@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "engine/kind_numbers.h"
 #include "engine/signature.h"
 
 namespace buzz::proxy {
@@ -45,7 +46,7 @@ std::string normalize_url(std::string_view url) {
 }
 
 std::optional<std::string> check_client_auth(const engine::Event& e, const AuthExpectation& x) {
-  if (e.kind != 22242) return "invalid: wrong kind for AUTH";
+  if (e.kind != kind::kAuth) return "invalid: wrong kind for AUTH";
   bool challenge = false;
   for (const engine::Tag& t : e.tags) {
     if (t.size() >= 2 && t[0] == "challenge" && t[1] == x.challenge) challenge = true;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "engine/clock.h"
+#include "engine/kind_numbers.h"
 #include "tools/proxy/proxy_service.h"
 #include "tools/proxy/proxy_state.h"
 
@@ -45,7 +46,7 @@ void ProxyService::announce_presence(const std::string& guest, std::string_view 
   auto shadow = shadows_.of(guest, /*guest=*/true);
   if (!shadow) return;
   engine::Event e;
-  e.kind = 20001;
+  e.kind = kind::kPresence;
   e.created_at = engine::unix_now();
   e.content = std::string(status);
   for (const std::string& ch : channels) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "engine/event_parse.h"
+#include "engine/kind_numbers.h"
 #include "tools/proxy/proxy_messages.h"
 #include "tools/proxy/proxy_service.h"
 #include "tools/proxy/proxy_state.h"
@@ -63,7 +64,7 @@ void ProxyService::upstream_closed(const std::string& why) {
 
 void ProxyService::on_upstream_auth(const std::string& challenge) {
   engine::Event auth;
-  auth.kind = 22242;
+  auth.kind = kind::kAuth;
   auth.created_at = unix_now();
   auth.tags = {{"relay", config_.upstream_url}, {"challenge", challenge}, {"auth_token", config_.api_token}};
   engine::sign_event(config_.server_key, &auth);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "engine/kind_numbers.h"
 #include "tools/proxy/kind_map.h"
 
 namespace buzz::proxy {
@@ -35,8 +36,9 @@ std::string rich_text(const std::string& content) {
 }  // namespace
 
 engine::Result<engine::Event> Translator::inbound(const engine::Event& e, const ChannelSet& allowed) {
-  if (e.kind == 42 || e.kind == 1 || e.kind == 41) return inbound_message(e, allowed);
-  if (e.kind == 7) return inbound_target(e, allowed);
+  if (e.kind == kind::kChannelMessage || e.kind == kind::kTextNote || e.kind == kind::kChannelMetadata)
+    return inbound_message(e, allowed);
+  if (e.kind == kind::kReaction) return inbound_target(e, allowed);
   return denied("kind " + std::to_string(e.kind) + " not accepted by proxy (expected 1, 7, 41, or 42)");
 }
 
@@ -98,7 +100,7 @@ engine::Result<engine::Event> Translator::inbound_target(const engine::Event& e,
   if (!allowed.count(uuid)) return denied("reaction target channel not in invite scope");
 
   engine::Event out;
-  out.kind = 7;
+  out.kind = kind::kReaction;
   out.created_at = e.created_at;
   out.content = e.content;
   out.tags.push_back({"h", uuid});
@@ -156,7 +158,7 @@ Translator::Outbound Translator::outbound_message(const engine::Event& e) {
   engine::Event out;
   out.kind = to_standard(e.kind);
   out.created_at = e.created_at;
-  out.content = e.kind == 40002 ? rich_text(e.content) : e.content;
+  out.content = e.kind == kind::kStreamMessageV2 ? rich_text(e.content) : e.content;
   out.tags.push_back({"e", channel->id});
   for (size_t i = 0; i < e.tags.size(); ++i) {
     const engine::Tag& t = e.tags[i];

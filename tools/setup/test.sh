@@ -6,8 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/setup/install-deps.sh
-(cd tests/e2e/js && npm ci --no-audit --no-fund --silent)
-(cd tests/web && npm ci --no-audit --no-fund --silent)
+# npm ci again only when the lockfile is newer than the last install (npm writes
+# node_modules/.package-lock.json), as the build does for the web client.
+npm_ci() { [[ $1/node_modules/.package-lock.json -nt $1/package-lock.json ]] || (cd "$1" && npm ci --no-audit --no-fund --silent); }
+npm_ci tests/e2e/js
+npm_ci tests/web
 cmake --preset ci >/dev/null
 cmake --build --preset ci
 # The Debian package from this build: lintian, installed, run as its service would (tools/package/).

@@ -1,10 +1,10 @@
 // RelayLink; see relay_link.h.
 #include "tools/sync/relay_link.h"
 
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <simdjson.h>
 #include <sys/socket.h>
-#include <arpa/inet.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +15,8 @@
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 
 namespace buzz::sync {
 namespace {
@@ -32,12 +34,6 @@ std::string array_frame(std::initializer_list<std::string_view> json_parts) {
   std::string out = "[";
   for (std::string_view p : json_parts) out.append(out.size() > 1 ? "," : "").append(p);
   return out + "]";
-}
-
-std::string json_string(std::string_view s) {
-  std::string out;
-  engine::append_json_string(out, s);
-  return out;
 }
 
 // The filter with paging fields added (the caller's must not set them).
@@ -122,7 +118,7 @@ engine::Status RelayLink::authenticate(const Identity& who) {
   std::string_view challenge;
   if (parser.parse(*challenge_msg).at(1).get(challenge)) return Error{"malformed AUTH challenge"};
   engine::Event auth;
-  auth.kind = 22242;
+  auth.kind = kind::kAuth;
   auth.created_at = engine::unix_now();
   auth.tags = {{"relay", url_}, {"challenge", std::string(challenge)}};
   if (!who.token.empty()) auth.tags.push_back({"auth_token", who.token});
@@ -268,7 +264,7 @@ engine::Result<std::vector<engine::Event>> RelayLink::fetch(const std::vector<en
   // membership) reaches the other relay before it; in one second, creations first.
   std::stable_sort(events.begin(), events.end(), [](const engine::Event& a, const engine::Event& b) {
     if (a.created_at != b.created_at) return a.created_at < b.created_at;
-    return (a.kind == 9007) > (b.kind == 9007);
+    return (a.kind == kind::kCreateGroup) > (b.kind == kind::kCreateGroup);
   });
   return events;
 }

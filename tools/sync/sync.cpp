@@ -8,6 +8,7 @@
 
 #include "engine/canonical.h"
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "tools/sync/local_relay.h"
 #include "tools/sync/store_items.h"
 
@@ -55,12 +56,6 @@ struct Phases {
   double list = 0, reconcile = 0, down = 0, up = 0;
 };
 
-std::string json_text(std::string_view s) {
-  std::string out;
-  engine::append_json_string(out, s);
-  return out;
-}
-
 void report(const SyncOptions& o, const std::string& to, size_t listed, const ReconcileResult& r, const Copied& down,
             const Copied& up, const Phases& p, double seconds) {
   if (o.json) {
@@ -71,8 +66,8 @@ void report(const SyncOptions& o, const std::string& to, size_t listed, const Re
         "\"refused_up\":%zu,\"last_refusal_down\":%s,\"last_refusal_up\":%s,\"seconds\":%.3f,"
         "\"seconds_list\":%.3f,\"seconds_reconcile\":%.3f,\"seconds_first_reply\":%.3f,\"seconds_down\":%.3f,\"seconds_up\":%.3f}\n",
         o.from.c_str(), to.c_str(), listed, r.need.size(), r.have.size(), r.rounds, r.bytes_up, r.bytes_down,
-        down.fetched, down.stored, down.refused, up.fetched, up.stored, up.refused, json_text(down.last_refusal).c_str(),
-        json_text(up.last_refusal).c_str(), seconds, p.list, p.reconcile, r.first_reply_seconds, p.down, p.up);
+        down.fetched, down.stored, down.refused, up.fetched, up.stored, up.refused, json_string(down.last_refusal).c_str(),
+        json_string(up.last_refusal).c_str(), seconds, p.list, p.reconcile, r.first_reply_seconds, p.down, p.up);
     return;
   }
   std::printf("reconciled %zu events on %s with %s in %zu rounds (%zu bytes up, %zu down)\n", listed, to.c_str(),

@@ -1,6 +1,8 @@
-// Small JSON writers for the replies the server builds by hand (relay-signed
-// event contents, REST bodies, CLI output). Objects come out with their keys in
-// lexicographic order, as upstream's JSON library writes them.
+// Small JSON writers for every body built by hand: relay-signed event contents, REST
+// bodies, CLI and agent-tool output, export files. Objects come out with their keys in
+// lexicographic order, as upstream's JSON library writes them. An event's canonical
+// serialisation (its id) is not built here but in canonical.h, whose string escaping
+// these share. In namespace buzz so that every layer calls them unqualified.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace buzz::server {
+namespace buzz {
 
 // s as a JSON string literal (quoted, serde escaping).
 std::string json_string(std::string_view s);
@@ -33,4 +35,4 @@ std::string json_string_array(const Strings& strings) {
   return json_array(quoted);
 }
 
-}  // namespace buzz::server
+}  // namespace buzz

@@ -1,12 +1,12 @@
 // JSON writers; see json_text.h.
-#include "server/common/json_text.h"
+#include "engine/json_text.h"
 
 #include <algorithm>
 
 #include "engine/canonical.h"
 #include "engine/channel.h"
 
-namespace buzz::server {
+namespace buzz {
 
 std::string json_string(std::string_view s) {
   std::string out;
@@ -39,4 +39,4 @@ std::string json_array(const std::vector<std::string>& values) {
   return out + "]";
 }
 
-}  // namespace buzz::server
+}  // namespace buzz
