@@ -117,6 +117,9 @@ inline constexpr uint16_t kHuddleParticipantJoined = 48101;
 inline constexpr uint16_t kHuddleParticipantLeft = 48102;
 inline constexpr uint16_t kHuddleEnded = 48103;
 inline constexpr uint16_t kHuddleGuidelines = 48106;
+inline constexpr uint16_t kHuddleRecordingStarted = 48110;  // Buzz's: docs/reference/huddle.md §11.4
+inline constexpr uint16_t kHuddleRecording = 48111;
+inline constexpr uint16_t kHuddleTrackSegment = 48112;
 
 // Outside clients' kinds that `buzz proxy` translates (NIP-04, NIP-28).
 inline constexpr uint16_t kEncryptedDirectMessage = 4;

@@ -100,6 +100,9 @@ constexpr auto kKinds = std::to_array<KindInfo>({
     {kHuddleParticipantLeft, "huddle participant left", kRelay, kRequired, kPlain, ""},
     {kHuddleEnded, "huddle ended", kClient, kRequired, kPlain, "channels:write"},
     {kHuddleGuidelines, "huddle guidelines", kClient, kRequired, kPlain, "channels:write"},
+    {kHuddleRecordingStarted, "huddle recording started", kRelay, kRequired, kPlain, ""},
+    {kHuddleRecording, "huddle recording", kRelay, kRequired, kPlain, ""},
+    {kHuddleTrackSegment, "huddle track segment", kRelay, kRequired, kPlain, ""},
 });
 
 constexpr bool sorted_by_kind() {

@@ -406,7 +406,8 @@ int run_serve(int argc, char** argv) {
   HttpApi http({cfg.effective_relay_url(), cfg.cors_origins, uint32_t(cfg.mint_rate_limit), cfg.pubkey_header_auth,
                 std::move(info), cfg.workflow_webhook_allow_hosts},
                services, {relay, media, health, metrics, &workflows, audit_source(cfg, **backend)}, *key, size_t(threads));
-  huddle::Huddle huddles({store, team, gatekeeper, writer}, cfg.effective_relay_url(), *key);
+  huddle::Huddle huddles({store, team, gatekeeper, writer, *media_store}, cfg.effective_relay_url(), *key,
+                         {cfg.data_dir + "/huddle-recordings", media_url});
   FrontDoor door(relay, &huddles, http, &policy);
   std::vector<std::unique_ptr<net::Loop>> loops;
   try {
@@ -446,6 +447,7 @@ int run_serve(int argc, char** argv) {
                 .deliver = [&relay](WriteBatchOutcome&& o) { relay.on_write_batch(std::move(o)); }});
   workflows.start();
   media.start();
+  huddles.start();  // after the writer: it first publishes the recordings a stopped process left
   if (cfg.require_membership) writer.submit_relay_events({membership.membership_list(engine::unix_now())});
   // BUZZ_RECONCILE_CHANNELS: the team tables, read again for 2 minutes (team_reconciler.h).
   std::unique_ptr<TeamReconciler> reconciler;
@@ -507,6 +509,7 @@ int run_serve(int argc, char** argv) {
   if (deliveries) deliveries->stop();  // the loops' last deliveries are written
   http.stop();       // so do the link previews' workers
   media.stop();      // answers the uploads it holds (their loops are stopped: nobody reads them)
+  huddles.stop();    // recordings still running are ended and published, before the writer stops
   workflows.stop();  // before the writer: a run may be waiting for a commit
   writer.stop();
   if (redis) redis->stop();  // the last batch's publishes are sent

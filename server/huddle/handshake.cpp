@@ -131,6 +131,11 @@ void Huddle::admit(net::Loop& loop, net::Connection& conn, Peer& peer) {
     auto joined = std::make_shared<const std::string>(joined_message({peer.index, engine::to_hex(peer.pubkey)}, roster));
     send_to(loop, everyone, std::move(joined), Send::kControl);
     emit(kind::kHuddleParticipantJoined, peer.parent, peer.channel, peer.pubkey);
+    if (a.recording) {
+      // Told on joining, after its `joined`, before any frame of its is kept (§11.1).
+      peer.recording = a.recording;
+      loop.send_text(conn, recording_message(true, peer.recording->id, engine::to_hex(peer.recording->by)));
+    }
     return;
   }
 }

@@ -17,11 +17,6 @@ namespace {
 
 constexpr std::string_view kPathSuffix = "/audio";
 
-int64_t steady_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // The channel of /huddle/{channel_id}/audio, lowercased; "" when the path is not one.
 std::string channel_of(std::string_view path) {
   if (!path.starts_with(Huddle::kPathPrefix) || !path.ends_with(kPathSuffix)) return {};
@@ -34,10 +29,20 @@ std::string channel_of(std::string_view path) {
 
 }  // namespace
 
-Huddle::Huddle(const Services& services, std::string_view relay_url, const engine::Keypair& key)
-    : s_(services), relay_url_normalized_(normalize_relay_url(relay_url)), key_(key) {}
+Huddle::Huddle(const Services& services, std::string_view relay_url, const engine::Keypair& key,
+               Recorder::Settings recording)
+    : s_(services),
+      relay_url_normalized_(normalize_relay_url(relay_url)),
+      key_(key),
+      recorder_({services.writer, services.media, key_}, std::move(recording)) {}
 
 Huddle::~Huddle() = default;
+
+void Huddle::start() {
+  recorder_.start([this](const std::shared_ptr<Recording>& rec) { on_self_stopped(rec); });
+}
+
+void Huddle::stop() { recorder_.stop(); }
 
 void Huddle::attach(std::vector<net::Loop*> loops) {
   loops_ = std::move(loops);
@@ -70,12 +75,7 @@ void Huddle::on_message(net::Loop& loop, net::Connection& conn, std::string_view
       if (m.kind != AuthMessage::Kind::kIgnored) handle_auth(loop, conn, peer, std::move(m));
       return;
     }
-    case Peer::Stage::kIn:
-      if (is_leave_message(text)) {
-        depart(loop, peer);
-        loop.close(conn);
-      }
-      return;  // any other text is ignored (§6)
+    case Peer::Stage::kIn: return on_control(loop, conn, peer, parse_control_message(text));
     case Peer::Stage::kAdmitting:
     case Peer::Stage::kOut: return;
   }
@@ -90,6 +90,7 @@ void Huddle::on_binary(net::Loop& loop, net::Connection& conn, std::string_view 
     return;  // dropped; the connection stays up (§4.1)
   }
   forward_audio(loop, peer, bytes);
+  if (peer.recording || peer.track) keep(peer, bytes);
 }
 
 void Huddle::on_close(net::Loop& loop, net::Connection& conn) {

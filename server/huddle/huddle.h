@@ -3,7 +3,9 @@
 // /huddle/{channel_id}/audio and everything that then arrives on them; it
 // runs the challenge and auth handshake, the admission sequence, forwards
 // each peer's Opus frames to the others without decoding them, and emits the
-// relay-signed lifecycle events (48101 joined, 48102 left, 48103 ended).
+// relay-signed lifecycle events (48101 joined, 48102 left, 48103 ended); a
+// room's recordings and its participants' published tracks go through the
+// Recorder (recorder.h), which keeps every disk write off the loops.
 //
 // Threads: every socket callback runs on the loop that owns the connection.
 // A room's peers may sit on any loops: a frame or a control message for a
@@ -22,12 +24,14 @@
 #include <vector>
 
 #include "engine/event_store.h"
+#include "engine/media_store.h"
 #include "engine/signature.h"
 #include "engine/team_state.h"
 #include "net/loop.h"
 #include "server/access/gatekeeper.h"
 #include "server/common/socket_context.h"
 #include "server/huddle/messages.h"
+#include "server/huddle/recorder.h"
 #include "server/huddle/room.h"
 #include "server/pipeline/store_writer.h"
 
@@ -52,15 +56,22 @@ class Huddle final {
     const engine::TeamState& team;
     Gatekeeper& gatekeeper;
     StoreWriter& writer;
+    engine::MediaStore& media;  // where finished recordings go
   };
   // `relay_url`: the RELAY_URL an auth event's relay tag must name (§3.1).
-  // `key`: signs the lifecycle events.
-  Huddle(const Services& services, std::string_view relay_url, const engine::Keypair& key);
+  // `key`: signs the lifecycle and recording events.
+  Huddle(const Services& services, std::string_view relay_url, const engine::Keypair& key,
+         Recorder::Settings recording);
   ~Huddle();
 
   // Before the loops run.
   void attach(std::vector<net::Loop*> loops);
+  // The recorder's thread: after the store writer started (it first publishes
+  // what a stopped process left); stopped after the loops, before the writer.
+  void start();
+  void stop();
   const HuddleStats& stats() const { return stats_; }
+  const RecorderStats& recorder_stats() const { return recorder_.stats(); }
 
   // The path prefix of the upgrades a Huddle takes.
   static constexpr std::string_view kPathPrefix = "/huddle/";
@@ -111,6 +122,32 @@ class Huddle final {
   // A relay-signed 48101 / 48102 / 48103 in channel `parent` (§8.1).
   void emit(uint16_t kind, const std::string& parent, const std::string& huddle_channel, const engine::Pubkey& who);
 
+  // recording.cpp: §11, recordings and published tracks.
+  void on_control(net::Loop& loop, net::Connection& conn, Peer& peer, Control c);
+  void start_recording(net::Loop& loop, net::Connection& conn, Peer& peer);
+  void stop_recording(net::Loop& loop, net::Connection& conn, Peer& peer);
+  void publish_track(net::Loop& loop, net::Connection& conn, Peer& peer);
+  void unpublish_track(net::Loop& loop, Peer& peer);
+  // Whether the peer may start or stop the room's recording: the huddle
+  // channel's owners and admins, asked at the moment of the act.
+  bool may_record(const Peer& peer) const;
+  // `peers` told, each on its own loop, that `rec` started (on) or stopped.
+  void tell_recording(net::Loop& here, const std::vector<RoomPeer>& peers, const std::shared_ptr<Room>& room,
+                      const std::shared_ptr<Recording>& rec, bool on);
+  // `peers` told that `pubkey`'s track is published or no longer; `track` is cleared on its peer when off.
+  void tell_track(net::Loop& here, const std::shared_ptr<Room>& room, const std::vector<RoomPeer>& peers,
+                  const engine::Pubkey& pubkey, const std::shared_ptr<Recording>& track, bool on);
+  // The recordings of a departing peer: its track ends, and the room's recording with the last peer.
+  void end_recordings(net::Loop& loop, Peer& peer, const std::shared_ptr<Room>& room,
+                      const std::vector<RoomPeer>& remaining);
+  // On the recorder's thread: a recording or track that stopped at a limit.
+  void on_self_stopped(const std::shared_ptr<Recording>& rec);
+  // A frame the peer's recording or track keeps (on_binary).
+  void keep(const Peer& peer, std::string_view frame);
+  // `fn` for each of `to` still in `room`, on the peer's own loop.
+  void on_each(net::Loop& here, const std::vector<RoomPeer>& to, const std::shared_ptr<Room>& room,
+               std::function<void(net::Loop&, net::Connection&, Peer&)> fn);
+
   // forward.cpp: one frame or message to many peers, each on its own loop.
   void forward_audio(net::Loop& loop, Peer& peer, std::string_view frame);
   enum class Send : uint8_t { kControl, kAudio };
@@ -124,6 +161,7 @@ class Huddle final {
   std::vector<std::unique_ptr<LoopState>> states_;
   Rooms rooms_;
   HuddleStats stats_;
+  Recorder recorder_;
 };
 
 }  // namespace buzz::server::huddle

@@ -46,6 +46,7 @@ void Huddle::depart(net::Loop& loop, Peer& peer) {
   std::shared_ptr<Room> room = std::move(peer.room);
   Room::Departure d = room->leave(peer.conn);
   if (!d.found) return;
+  end_recordings(loop, peer, room, d.remaining);
   std::vector<net::ConnId> remaining;
   for (const RoomPeer& p : d.remaining) remaining.push_back(p.conn);
   auto left = std::make_shared<const std::string>(left_message({d.peer.index, engine::to_hex(d.peer.pubkey)}));

@@ -42,11 +42,24 @@ AuthMessage parse_auth_message(std::string_view text) {
   return m;
 }
 
-bool is_leave_message(std::string_view text) {
-  if (text.size() > kMaxTextBytes) return false;
+Control parse_control_message(std::string_view text) {
+  if (text.size() > kMaxTextBytes) return Control::kIgnored;
   thread_local simdjson::dom::parser parser;
-  std::string_view type;
-  return !parser.parse(text.data(), text.size())["type"].get_string().get(type) && type == "leave";
+  simdjson::dom::object obj;
+  std::string_view type, action;
+  if (parser.parse(text.data(), text.size()).get_object().get(obj) || obj["type"].get_string().get(type)) {
+    return Control::kIgnored;
+  }
+  if (type == "leave") return Control::kLeave;
+  if (obj["action"].get_string().get(action)) return Control::kIgnored;
+  if (type == "recording") {
+    if (action == "start") return Control::kRecordStart;
+    if (action == "stop") return Control::kRecordStop;
+  } else if (type == "track") {
+    if (action == "publish") return Control::kTrackPublish;
+    if (action == "unpublish") return Control::kTrackUnpublish;
+  }
+  return Control::kIgnored;
 }
 
 namespace {
@@ -70,6 +83,23 @@ std::string left_message(const PeerEntry& leaver) {
   return json_object({{"peer_index", std::to_string(leaver.index)},
                       {"pubkey", json_string(leaver.pubkey_hex)},
                       {"type", json_string("left")}});
+}
+
+std::string recording_message(bool on, std::string_view recording_id, std::string_view started_by_hex) {
+  return json_object({{"recording", on ? "true" : "false"},
+                      {"recording_id", json_string(recording_id)},
+                      {"started_by", json_string(started_by_hex)},
+                      {"type", json_string("recording")}});
+}
+
+std::string track_message(std::string_view pubkey_hex, bool published) {
+  return json_object({{"pubkey", json_string(pubkey_hex)},
+                      {"published", published ? "true" : "false"},
+                      {"type", json_string("track")}});
+}
+
+std::string control_error_message(std::string_view code, std::string_view message) {
+  return json_object({{"code", json_string(code)}, {"message", json_string(message)}, {"type", json_string("error")}});
 }
 
 std::string error_message(std::string_view message) {

@@ -33,8 +33,11 @@ struct AuthMessage {
 };
 AuthMessage parse_auth_message(std::string_view text);
 
-// Whether a text frame after admission is {"type":"leave"} (§6).
-bool is_leave_message(std::string_view text);
+// What a text frame after admission asks (§6, §11): {"type":"leave"},
+// {"type":"recording","action":"start"|"stop"}, {"type":"track","action":"publish"|"unpublish"};
+// anything else is ignored.
+enum class Control : uint8_t { kIgnored, kLeave, kRecordStart, kRecordStop, kTrackPublish, kTrackUnpublish };
+Control parse_control_message(std::string_view text);
 
 struct PeerEntry {
   uint8_t index = 0;
@@ -42,6 +45,13 @@ struct PeerEntry {
 };
 std::string joined_message(const PeerEntry& newcomer, const std::vector<PeerEntry>& peers);
 std::string left_message(const PeerEntry& leaver);
+// The room's recording state (§11.1): to everyone when it starts or stops, and
+// to a newcomer after its `joined` while one runs.
+std::string recording_message(bool on, std::string_view recording_id, std::string_view started_by_hex);
+// A participant's own track published live, or no longer (§11.3).
+std::string track_message(std::string_view pubkey_hex, bool published);
+// A refused recording or track control (§11.1): the socket stays.
+std::string control_error_message(std::string_view code, std::string_view message);
 
 // The admission errors of §3.3.
 std::string error_message(std::string_view message);  // auth failed, not a member, …

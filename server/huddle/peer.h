@@ -10,6 +10,7 @@
 
 #include "engine/hex.h"
 #include "server/huddle/huddle.h"
+#include "server/huddle/recorder.h"
 
 namespace buzz::server::huddle {
 
@@ -32,6 +33,10 @@ struct Huddle::Peer final : SocketContext {
   std::string parent;   // P of §8.1: where this peer's lifecycle events go
   std::shared_ptr<Room> room;
   uint8_t index = 0;
+  // Set on this peer's loop once it has been told (docs/reference/huddle.md §11.1): only
+  // then are its frames kept.
+  std::shared_ptr<Recording> recording;  // the room's recording
+  std::shared_ptr<Recording> track;      // its own track, published live (§11.3)
 };
 
 }  // namespace buzz::server::huddle

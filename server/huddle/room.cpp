@@ -29,6 +29,7 @@ Room::Admission Room::admit(net::ConnId conn, const engine::Pubkey& pk, int vers
     if (pinned_version_ == 0) pinned_version_ = version;
     peers_.push_back({conn, pk, a.index});
     a.peers = peers_;
+    a.recording = recording_;
   }
   return a;
 }
@@ -55,6 +56,26 @@ void Room::clear_ended() {
   ended_ = false;
 }
 
+bool Room::start_recording(std::shared_ptr<Recording> r, std::vector<RoomPeer>* peers) {
+  std::lock_guard lock(mu_);
+  if (recording_) return false;
+  recording_ = std::move(r);
+  *peers = peers_;
+  return true;
+}
+
+std::shared_ptr<Recording> Room::stop_recording(const Recording* which, std::vector<RoomPeer>* peers) {
+  std::lock_guard lock(mu_);
+  if (!recording_ || (which && recording_.get() != which)) return nullptr;
+  *peers = peers_;
+  return std::move(recording_);
+}
+
+std::vector<RoomPeer> Room::peers() const {
+  std::lock_guard lock(mu_);
+  return peers_;
+}
+
 size_t Room::others(net::ConnId self, std::array<net::ConnId, kMaxPeers>& out) const {
   std::lock_guard lock(mu_);
   size_t n = 0;
@@ -69,6 +90,12 @@ std::shared_ptr<Room> Rooms::get_or_create(const std::string& channel) {
   std::shared_ptr<Room>& room = rooms_[channel];
   if (!room) room = std::make_shared<Room>();
   return room;
+}
+
+std::shared_ptr<Room> Rooms::find(const std::string& channel) const {
+  std::lock_guard lock(mu_);
+  auto it = rooms_.find(channel);
+  return it == rooms_.end() ? nullptr : it->second;
 }
 
 void Rooms::drop_if_empty(const std::string& channel, const std::shared_ptr<Room>& room) {

@@ -77,7 +77,8 @@ TEST(KindRegistry, AcceptedClientKinds) {
 }
 
 TEST(KindRegistry, RelayEmittedKindsAreNotClientKinds) {
-  for (uint16_t k : {8000, 8001, 13534, 28990, 39000, 39001, 39002, 40099, 44100, 44101, 46010, 48101, 48102}) {
+  for (uint16_t k : {8000, 8001, 13534, 28990, 39000, 39001, 39002, 40099, 44100, 44101, 46010, 48101, 48102, 48110,
+                     48111, 48112}) {
     const KindInfo* info = find_kind(k);
     ASSERT_NE(info, nullptr) << k;
     EXPECT_NE(info->sender, Sender::kClient) << k;
