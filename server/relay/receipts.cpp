@@ -6,8 +6,8 @@
 #include <unordered_map>
 
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
 #include "engine/kinds.h"
-#include "server/common/json_text.h"
 
 namespace buzz::server {
 namespace {
