@@ -2,7 +2,7 @@
 // against the real buzz binary: two members of a channel join its huddle and
 // Opus frames go both ways (encoded and decoded by WebCodecs in each page);
 // someone who is not a member is refused with the relay's reason in words, and
-// a browser without WebCodecs audio says so.
+// a browser without WebCodecs audio says so; the owner records a call and everyone in it sees so.
 // Also prints the time from clicking Join to the other page's first frame.
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_huddle.test.mjs
 import { test, before, after } from 'node:test';
@@ -150,6 +150,35 @@ test('the call goes on while one reads other channels, with a bar back to it; hu
   await gina.page.click('#huddle-back');
   await waitText(gina.page, '.channel-head h1', 'planning');
   await waitText(gina.page, '#huddle-status', 'In the huddle');
+  await hank.page.click('#huddle-leave');
+  await gina.page.click('#huddle-leave');
+  await waitText(hank.page, '#huddle-join', 'Start huddle');
+});
+
+test('the huddle\'s owner records it and everyone in the call sees so; a member who may not is told why', async () => {
+  const { gina, hank } = people;
+  await createChannel(gina, 'retro', 'open');
+  await addMember(gina, 'Hank', 2);
+  await gina.page.click('#huddle-join');
+  await waitText(gina.page, '#huddle-status', 'In the huddle');
+  await openChannel(hank, 'retro');
+  await waitText(hank.page, '#huddle-join', 'Join huddle (1)');
+  await hank.page.click('#huddle-join');
+  await rosterIs(hank, ['Gina', 'Hank']);
+
+  // Hank is a member of the huddle's channel, not its owner: the relay refuses, the call goes on.
+  await hank.page.click('#huddle-record');
+  await waitText(hank.page, '#huddle-notice', 'only the huddle channel\'s owners and admins may record');
+  assert.equal(await hank.page.$('#huddle-recording'), null);
+  await waitText(hank.page, '#huddle-status', 'In the huddle');
+
+  // Gina started the huddle, so she owns its channel: both pages show the recording while it runs.
+  await gina.page.click('#huddle-record');
+  for (const p of [gina, hank]) await waitText(p.page, '#huddle-recording', 'Recording');
+  await waitText(gina.page, '#huddle-record', 'Stop recording');
+  await gina.page.click('#huddle-record');
+  await hank.page.waitForFunction(() => !document.querySelector('#huddle-recording'), { timeout: 10000 });
+
   await hank.page.click('#huddle-leave');
   await gina.page.click('#huddle-leave');
   await waitText(hank.page, '#huddle-join', 'Start huddle');

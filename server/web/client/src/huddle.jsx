@@ -1,5 +1,6 @@
 // A channel's huddle: the header's Start/Join button, and while joined a bar
-// with who is in it (speaking marked), Mute and Leave. Who is in a huddle one
+// with who is in it (speaking marked), whether it is being recorded, Mute,
+// Record and Leave. Who is in a huddle one
 // has not joined comes from the channel's lifecycle events (docs/reference/huddle.md §8.3);
 // the audio itself (app/huddle.js) is loaded only on joining.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -48,7 +49,7 @@ export function HuddleButton({ active, onJoin }) {
 // Mounted once per joining (a new key each time); unmounting leaves.
 export function HuddleBar({ channel, relay, active, onClose, here, onBack }) {
   const people = usePeople();
-  const [state, setState] = useState({ status: 'connecting', error: '', peers: [], muted: false });
+  const [state, setState] = useState({ status: 'connecting', error: '', peers: [], muted: false, recording: null, notice: '' });
   const call = useRef(null);
   useEffect(() => {
     let gone = false;
@@ -63,7 +64,7 @@ export function HuddleBar({ channel, relay, active, onClose, here, onBack }) {
           onChange: (s) => { if (!gone) setState(s); } });
         if (gone) call.current.leave();
       } catch (e) {
-        if (!gone) setState({ status: 'ended', error: e.message, peers: [], muted: false });
+        if (!gone) setState({ status: 'ended', error: e.message, peers: [], muted: false, recording: null, notice: '' });
       }
     })();
     return () => { gone = true; call.current?.leave(); };
@@ -80,7 +81,12 @@ export function HuddleBar({ channel, relay, active, onClose, here, onBack }) {
             <li key={p.index} class={p.speaking ? 'speaking' : ''} data-pubkey={p.pubkey}>{people.name(p.pubkey)}</li>
           ))}
         </ul>
+        {state.recording && <span id="huddle-recording" role="status" class="recording"
+          title={`${people.name(state.recording.by)} started recording: everyone's audio is kept as a file for the channel's members`}>● Recording</span>}
         <button id="huddle-mute" aria-pressed={state.muted} onClick={() => call.current?.mute(!state.muted)}>{state.muted ? 'Unmute' : 'Mute'}</button>
+        <button id="huddle-record" aria-pressed={!!state.recording} onClick={() => call.current?.record(!state.recording)}>
+          {state.recording ? 'Stop recording' : 'Record'}</button>
+        {state.notice && <span id="huddle-notice" role="alert">{state.notice}</span>}
         <button id="huddle-leave" onClick={onClose}>Leave</button>
       </>}
       {state.error && <>

@@ -55,9 +55,11 @@ const clampLevel = (b) => { const v = b > 127 ? b - 256 : b; return v > 0 || v <
 
 // Joins the huddle channel `channel` (announced in `parent`), once
 // opusMissing() said it can. onChange gets
-// {status: 'connecting'|'in'|'ended', error, peers: [{index, pubkey, speaking}], muted}.
+// {status: 'connecting'|'in'|'ended', error, peers: [{index, pubkey, speaking}], muted,
+//  recording: {by} or null (the relay keeps everyone's audio: docs/reference/huddle.md §11),
+//  notice: a refused recording control, in the relay's words}.
 export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }) {
-  const state = { status: 'connecting', error: '', peers: new Map(), muted: false };
+  const state = { status: 'connecting', error: '', peers: new Map(), muted: false, recording: null, notice: '' };
   const spoke = new Map();  // peer index -> when it last spoke (ms)
   let me = -1;
   const emit = () => {
@@ -202,6 +204,14 @@ export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }
       state.peers.delete(msg.peer_index);
       forget(msg.peer_index);
       emit();
+    } else if (msg.type === 'recording') {
+      state.recording = msg.recording ? { by: msg.started_by } : null;
+      state.notice = '';
+      emit();
+    } else if (msg.type === 'error' && state.status === 'in') {
+      // A refused recording control (§11.1): the call goes on.
+      state.notice = msg.message ?? 'The relay refused.';
+      emit();
     } else if (msg.type === 'error') {
       fail(explain(msg));
     }
@@ -218,5 +228,7 @@ export async function joinHuddle({ relayUrl, channel, parent, signer, onChange }
   return {
     leave: stop,
     mute(on) { state.muted = on; emit(); },
+    // Asks the relay to start or stop recording; only the channel's owners and admins may.
+    record(on) { ws.send(JSON.stringify({ type: 'recording', action: on ? 'start' : 'stop' })); },
   };
 }
