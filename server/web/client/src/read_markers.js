@@ -28,13 +28,19 @@ export function flushMarkers() {
   timers.clear();
 }
 
-// Signed in: my markers of these channels, where they read further than this browser.
+// Signed in: my markers of these channels, where they read further than this
+// browser; answers those channels, [{id, until}].
 export async function syncMarkers(relay, me, ids) {
   relayNow = relay;
   const got = await relay.query([{ kinds: [30078], authors: [me], '#d': ids.map(d) }]);
+  const moved = [];
   for (const ev of got) {
     const id = ev.tags.find((t) => t[0] === 'd')?.[1]?.slice(d('').length);
     const until = Number(ev.tags.find((t) => t[0] === 'read_until')?.[1]);
-    if (id && until > readUntil(id)) localStorage.setItem(key(id), String(until));
+    if (id && until > readUntil(id)) {
+      localStorage.setItem(key(id), String(until));
+      moved.push({ id, until });
+    }
   }
+  return moved;
 }

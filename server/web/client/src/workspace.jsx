@@ -193,17 +193,26 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   // then live (the relay gives a REQ naming several channels the live events
   // of those the reader may read). Re-sent when the list changes.
   const ids = followed.map((c) => c.id).join(',');
-  const unreadIds = useRef(new Map());  // channel id -> ids of its unread messages
+  const unreadIds = useRef(new Map());  // channel id -> Map of its unread messages' ids to their created_at
   const counted = useRef(new Set());    // live events already counted for the feed
   const [more, setMore] = useState(new Set());  // channels with more unread than were read
   useEffect(() => {
     if (!followed.length) return;
     const listed = followed.map((c) => c.id);
-    // My read markers first (read on another device counts here too), then the counts.
-    let stop = null;
+    // The counts at once, from this browser's last reads; my read markers beside
+    // them (read on another device counts here too) take back what they cover.
     let ended = false;
-    syncMarkers(relay, signer.pubkey, listed).catch(() => {}).then(() => { if (!ended) stop = count(listed); });
-    return () => { ended = true; stop?.(); };
+    const stop = count(listed);
+    syncMarkers(relay, signer.pubkey, listed).catch(() => []).then((moved) => {
+      if (ended || !moved.length) return;
+      for (const { id, until } of moved) {
+        const unreadHere = unreadIds.current.get(id);
+        for (const [eid, at] of unreadHere ?? []) if (at <= until) unreadHere.delete(eid);
+      }
+      setUnread((u) => ({ ...u, ...Object.fromEntries(moved.map(({ id }) => [id, unreadIds.current.get(id)?.size ?? 0])) }));
+      setMore((m) => new Set([...m].filter((id) => !moved.some((x) => x.id === id))));
+    });
+    return () => { ended = true; stop(); };
   }, [ids]);
   const count = (listed) => {
     // From the second of the oldest last read, that second included: a message
@@ -232,8 +241,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
       if (ev.pubkey === signer.pubkey) return;
       if (live && id === openNow.current && !document.hidden) markRead(id);  // read as it comes
       if (id !== openNow.current && ev.created_at > lastRead(id)) {
-        if (!unreadIds.current.has(id)) unreadIds.current.set(id, new Set());
-        unreadIds.current.get(id).add(ev.id);
+        if (!unreadIds.current.has(id)) unreadIds.current.set(id, new Map());
+        unreadIds.current.get(id).set(ev.id, ev.created_at);
       }
       // A mention or a DM said since this page opened is notified once,
       // also when it comes with a list's history (the list just changed).
