@@ -104,10 +104,10 @@ const Row kRows[] = {
 
 constexpr uint64_t kAdmitNow = 1'800'000'000;
 
-class TeamModelAdmitTest : public engine::EventStoreTest {
+class TeamModelAdmitTest : public engine::EventStoreFixture {
  protected:
   void SetUp() override {
-    EventStoreTest::SetUp();
+    EventStoreFixture::SetUp();
     profiles_ = std::make_unique<ProfileDirectory>(*store_, "localhost");
     relay_ = engine::generate_keypair();
     team_state_ = std::make_unique<engine::TeamState>();

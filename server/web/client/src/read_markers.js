@@ -29,10 +29,15 @@ export function flushMarkers() {
 }
 
 // Signed in: my markers of these channels, where they read further than this
-// browser; answers those channels, [{id, until}].
+// browser; answers those channels, [{id, until}]. Each channel is asked once a
+// page: the sidebar's list changing again costs no request.
+const synced = new Set();
 export async function syncMarkers(relay, me, ids) {
   relayNow = relay;
-  const got = await relay.query([{ kinds: [30078], authors: [me], '#d': ids.map(d) }]);
+  const fresh = ids.filter((id) => !synced.has(id));
+  if (!fresh.length) return [];
+  for (const id of fresh) synced.add(id);
+  const got = await relay.query([{ kinds: [30078], authors: [me], '#d': fresh.map(d) }]);
   const moved = [];
   for (const ev of got) {
     const id = ev.tags.find((t) => t[0] === 'd')?.[1]?.slice(d('').length);
