@@ -21,43 +21,8 @@ std::string verify_report_json(const engine::VerifyReport& r) {
          ",\"last_seq\":" + std::to_string(r.last_seq) + ",\"last_hash\":" + json_string(r.last_hash) + "}";
 }
 
-AuditReads::AuditReads(AuditSource source) : source_(std::move(source)), worker_([this] { work(); }) {}
-
-void AuditReads::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (worker_.joinable()) worker_.join();
-}
-
-bool AuditReads::post(std::function<void()> job) {
-  {
-    std::lock_guard lock(mu_);
-    if (stopping_ || queue_.size() >= kMaxQueued) return false;
-    queue_.push_back(std::move(job));
-  }
-  wake_.notify_one();
-  return true;
-}
-
-void AuditReads::work() {
-  for (;;) {
-    std::function<void()> job;
-    {
-      std::unique_lock lock(mu_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
-      job = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    job();
-  }
-}
-
 bool AuditReads::tail(size_t n, Answer answer) {
-  return post([this, n, answer = std::move(answer)] {
+  return worker_.submit([this, n, answer = std::move(answer)] {
     auto entries = source_.tail(n);
     if (!entries) {
       log_error("audit tail unreadable", {{"error", entries.error()}});
@@ -70,7 +35,7 @@ bool AuditReads::tail(size_t n, Answer answer) {
 }
 
 bool AuditReads::verify(Answer answer) {
-  return post([this, answer = std::move(answer)] {
+  return worker_.submit([this, answer = std::move(answer)] {
     engine::VerifyReport report = source_.verify();
     if (!report.ok) log_warn("audit chain failed verification", {{"where", engine::describe(report.failure)}});
     answer(net::HttpResponse::json(200, verify_report_json(report)));

@@ -4,22 +4,19 @@
 // not include, so the wiring (server/app/serve.cpp) hands in how to read it.
 //
 // A verify walks the whole chain, seconds on a large one, so neither call runs
-// on a loop: AuditReads has one worker thread of its own and a short queue; a
-// full queue refuses (503) rather than waits. The worker answers through the
+// on a loop: AuditReads has a worker of its own (buzz-audit-read) with a short queue;
+// a full queue refuses (503) rather than waits. The worker answers through the
 // callback it is given, from its own thread.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine/audit_verify.h"
 #include "net/http.h"
+#include "server/common/bounded_worker.h"
 
 namespace buzz::server {
 
@@ -40,27 +37,17 @@ class AuditReads {
   using Answer = std::function<void(net::HttpResponse)>;
   static constexpr size_t kMaxQueued = 4;
 
-  explicit AuditReads(AuditSource source);
-  ~AuditReads() { stop(); }
-  AuditReads(const AuditReads&) = delete;
-  AuditReads& operator=(const AuditReads&) = delete;
+  explicit AuditReads(AuditSource source) : source_(std::move(source)) { worker_.start(); }
   // Ends the worker once the read in hand is answered; reads still queued get no answer. Idempotent.
-  void stop();
+  void stop() { worker_.stop(); }
 
   // Any thread. false: the queue is full, nothing will be answered.
   bool tail(size_t n, Answer answer);
   bool verify(Answer answer);
 
  private:
-  bool post(std::function<void()> job);
-  void work();
-
   const AuditSource source_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::deque<std::function<void()>> queue_;
-  std::thread worker_;
+  BoundedWorker worker_{"buzz-audit-read", kMaxQueued};
 };
 
 }  // namespace buzz::server

@@ -8,7 +8,7 @@
 // round. 40 bytes an event (a million events: 40 MB), capped by max_items and
 // sessions_per_connection, and it is a snapshot: events stored meanwhile wait
 // for the next session, as with a REQ's history. It is built on the NEG
-// worker, not the loop (neg_builder.h).
+// worker (`Relay::neg_builder_`), not the loop.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +39,7 @@ struct NegLimits {
 };
 
 struct NegSession {
-  // The set and its reconciler, built on the NEG worker (neg_builder.h) and
+  // The set and its reconciler, built on the NEG worker (`Relay::neg_builder_`) and
   // then handed to the session on its loop.
   struct Ready {
     Ready(engine::negentropy::ItemSet items, size_t frame_bytes) : set(std::move(items)), reconciler(set, frame_bytes) {}

@@ -28,6 +28,7 @@
 #include "engine/signature.h"
 #include "net/loop.h"
 #include "server/access/grant.h"
+#include "server/common/bounded_worker.h"
 #include "server/feeds/search_feeder.h"
 #include "server/pipeline/command_runner.h"
 #include "server/pipeline/store_writer.h"
@@ -35,7 +36,6 @@
 #include "server/relay/client_message.h"
 #include "server/relay/delivery_recorder.h"
 #include "server/relay/http_answers.h"
-#include "server/relay/neg_builder.h"
 #include "server/relay/services.h"
 #include "server/relay/session.h"
 
@@ -252,7 +252,9 @@ class Relay final {
   const std::string relay_url_normalized_;
   const NegLimits neg_limits_;
   const SessionLimits session_limits_;
-  NegBuilder neg_builder_;
+  // Builds NEG-OPEN sets off the loops: reading and checking a million events takes
+  // seconds (docs/performance.md); past 8 waiting, a NEG-OPEN is refused (rate-limited).
+  BoundedWorker neg_builder_{"buzz-neg", 8};
   std::vector<net::Loop*> loops_;
   std::vector<std::unique_ptr<LoopState>> states_;
   HttpAnswers* http_ = nullptr;
