@@ -380,7 +380,7 @@ net::HttpResponse HttpApi::get_receipts(const Caller& who, std::string_view id_h
   if (auto refused = parse_event_id(id_hex, &id)) return *refused;
   DeliveryRecorder* deliveries = relay_.deliveries();
   if (!deliveries) return api_error(503, "delivery receipts are not recorded on this relay");
-  const Receipt r = receipt_of(s_.store, s_.team, deliveries->log(), id, who.pubkey, who.grant);
+  const Receipt r = ReceiptReader(s_.store, s_.team, deliveries->log()).of(id, who.pubkey, who.grant);
   switch (r.access) {
     case Receipt::Access::kShown: return net::HttpResponse::json(200, receipt_json(r));
     case Receipt::Access::kNotYours: return api_error(403, "forbidden: only the author or a channel admin sees receipts");

@@ -22,13 +22,14 @@ void Relay::handle_receipt_req(Context& c, const ReqMessage& req) {
   engine::append_json_string(prefix, req.sub_id);
   prefix += ",";
   std::unordered_set<engine::Id, engine::KeyBytesHash> asked;
+  ReceiptReader receipts(s_.store, s_.team, deliveries_->log());
   for (const engine::Filter& f : req.filters) {
     const engine::TagFilter* e = f.tag('e');
     if (!e) continue;
     for (const std::string& hex : e->values) {
       engine::Id id;
       if (asked.size() >= kMaxReceiptsPerReq || !engine::from_hex(hex, &id) || !asked.insert(id).second) continue;
-      const Receipt r = receipt_of(s_.store, s_.team, deliveries_->log(), id, c.session.pubkey, c.session.grant);
+      const Receipt r = receipts.of(id, c.session.pubkey, c.session.grant);
       if (r.access != Receipt::Access::kShown) continue;  // never says why: as if there were none
       engine::Event ev;
       ev.kind = kind::kDeliveryReceipt;

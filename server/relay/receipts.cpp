@@ -14,25 +14,6 @@ namespace {
 
 constexpr std::string_view kMarkerPrefix = "buzz:read:";
 
-// Each member's read position in one channel: one query on the markers' d tag.
-std::unordered_map<engine::Pubkey, uint64_t, engine::KeyBytesHash> read_positions(engine::EventStore& store,
-                                                                                  std::string_view channel) {
-  std::unordered_map<engine::Pubkey, uint64_t, engine::KeyBytesHash> out;
-  engine::Filter f;
-  f.kinds = std::vector<uint16_t>{kind::kReadState};
-  f.tags.push_back({'d', {read_marker_d(channel)}});
-  (void)store.query(f, {}, [&](std::string_view raw, const engine::EventFields& fields) {
-    auto marker = engine::parse_event_json(raw);
-    if (!marker) return;
-    if (std::optional<uint64_t> until = read_until(*marker)) {
-      engine::Pubkey pk;
-      std::memcpy(pk.data(), fields.pubkey, pk.size());
-      out[pk] = *until;
-    }
-  });
-  return out;
-}
-
 }  // namespace
 
 std::string read_marker_d(std::string_view channel) { return std::string(kMarkerPrefix) + std::string(channel); }
@@ -46,15 +27,33 @@ std::optional<uint64_t> read_until(const engine::Event& marker) {
   return n;
 }
 
-Receipt receipt_of(engine::EventStore& store, const engine::TeamState& team, engine::DeliveryLog& log,
-                   const engine::Id& id, const engine::Pubkey& caller, const Grant& grant) {
+// Each member's read position in the channel: one query on the markers' d tag.
+const ReceiptReader::Positions& ReceiptReader::positions(const std::string& channel) {
+  auto [it, fresh] = positions_.try_emplace(channel);
+  if (!fresh) return it->second;
+  engine::Filter f;
+  f.kinds = std::vector<uint16_t>{kind::kReadState};
+  f.tags.push_back({'d', {read_marker_d(channel)}});
+  (void)store_.query(f, {}, [&](std::string_view raw, const engine::EventFields& fields) {
+    auto marker = engine::parse_event_json(raw);
+    if (!marker) return;
+    if (std::optional<uint64_t> until = read_until(*marker)) {
+      engine::Pubkey pk;
+      std::memcpy(pk.data(), fields.pubkey, pk.size());
+      it->second[pk] = *until;
+    }
+  });
+  return it->second;
+}
+
+Receipt ReceiptReader::of(const engine::Id& id, const engine::Pubkey& caller, const Grant& grant) {
   Receipt r;
   r.id = id;
-  std::optional<engine::StoredEvent> stored = store.lookup(id);
+  std::optional<engine::StoredEvent> stored = store_.lookup(id);
   // Only a live channel message the caller may read has receipts to ask about.
   if (!stored || stored->deleted || stored->channel.empty()) return r;
   if (!grant.allows_channel(stored->channel)) return r;
-  const engine::ChannelAccess access = team.access(stored->channel, caller);
+  const engine::ChannelAccess access = team_.access(stored->channel, caller);
   if (!access.can_read()) return r;
   const bool manages = access.role && *access.role >= engine::ChannelRole::kAdmin;
   if (stored->pubkey != caller && !manages) {
@@ -66,14 +65,14 @@ Receipt receipt_of(engine::EventStore& store, const engine::TeamState& team, eng
   r.author = stored->pubkey;
   r.created_at = stored->created_at;
   std::vector<engine::Pubkey> sent;
-  if (auto got = log.delivered_to(id, stored->created_at)) sent = std::move(*got);
-  const auto positions = read_positions(store, stored->channel);
-  for (const engine::ChannelMember& m : team.members_of(stored->channel)) {
+  if (auto got = log_.delivered_to(id, stored->created_at)) sent = std::move(*got);
+  const Positions& read = positions(stored->channel);
+  for (const engine::ChannelMember& m : team_.members_of(stored->channel)) {
     if (m.pubkey == stored->pubkey) continue;
     ++r.members;
     if (std::binary_search(sent.begin(), sent.end(), m.pubkey)) ++r.delivered;
-    auto at = positions.find(m.pubkey);
-    if (at != positions.end() && at->second >= stored->created_at) ++r.read;
+    auto at = read.find(m.pubkey);
+    if (at != read.end() && at->second >= stored->created_at) ++r.read;
   }
   return r;
 }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "engine/delivery_log.h"
 #include "engine/event.h"
@@ -42,8 +43,23 @@ struct Receipt {
   uint32_t members = 0, delivered = 0, read = 0;
 };
 
-Receipt receipt_of(engine::EventStore& store, const engine::TeamState& team, engine::DeliveryLog& log,
-                   const engine::Id& id, const engine::Pubkey& caller, const Grant& grant);
+// Reads receipts. A channel's read positions (all its markers) are read once a
+// reader: a REQ asks up to 100 receipts, mostly of one channel.
+class ReceiptReader {
+ public:
+  ReceiptReader(engine::EventStore& store, const engine::TeamState& team, engine::DeliveryLog& log)
+      : store_(store), team_(team), log_(log) {}
+  Receipt of(const engine::Id& id, const engine::Pubkey& caller, const Grant& grant);
+
+ private:
+  using Positions = std::unordered_map<engine::Pubkey, uint64_t, engine::KeyBytesHash>;
+  const Positions& positions(const std::string& channel);
+
+  engine::EventStore& store_;
+  const engine::TeamState& team_;
+  engine::DeliveryLog& log_;
+  std::unordered_map<std::string, Positions> positions_;  // channel -> member -> read until
+};
 
 // {"event_id","channel_id","members","delivered","read"}: the REST body and the kind's content.
 std::string receipt_json(const Receipt& r);
