@@ -151,6 +151,9 @@ export async function act(page, text, button, scope = '.messages') {
 export async function editMessage(page, text, newText) {
   await act(page, text, 'button.edit');
   const box = await page.waitForSelector('.msg .edit-text');
+  // The box puts its caret at the end once focused (an effect, after paint):
+  // select only after that, or the new text lands behind the old.
+  await page.waitForFunction((b) => document.activeElement === b, {}, box);
   await box.evaluate((b) => b.select());
   await page.keyboard.type(newText);
   await page.keyboard.press('Enter');
