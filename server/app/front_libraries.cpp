@@ -1,19 +1,17 @@
-// The front binary's libcrypto, libsecp256k1 and libxxhash, loaded on first
-// use. engine/ calls a few functions of each (SHA-256 for an event id,
-// Schnorr signing, the xxHash of a record key); linked, the three would be
-// mapped and relocated by every `buzz` command, `buzz version` and help too,
-// and libcrypto alone is most of what such a command costs past an empty
-// C++ `main` (docs/performance.md, CLI start-up). Linked into `buzz` only,
-// these definitions stand in for the library's: the first call of one
-// dlopens its library and binds the name, later calls go straight through.
-// The full binary and the tests link the libraries themselves.
+// The front binary's libsecp256k1 and libxxhash, loaded on first use.
+// engine/ calls a few functions of each (Schnorr signing, the xxHash of a
+// record key); linked, both would be mapped by every `buzz` command,
+// `buzz version` and help too. Linked into `buzz` only, these definitions
+// stand in for the library's: the first call of one dlopens its library and
+// binds the name, later calls go straight through. The full binary and the
+// tests link the libraries themselves. (libcrypto is not loaded at all: the
+// front brings its own SHA-256, front_sha256.cpp.)
 //
 // Kept in step with what the front references: `readelf -d build/buzz` names
-// none of the three, and LoadedLibrariesTest checks that a command maps them
-// only when it uses them. A function engine/ starts calling is either added
-// here or brings its library back into every start.
+// neither, and CliHttpTest checks that a command maps them only when it uses
+// them. A function engine/ starts calling is either added here or brings its
+// library back into every start.
 #include <dlfcn.h>
-#include <openssl/evp.h>
 #include <secp256k1.h>
 #include <secp256k1_extrakeys.h>
 #include <secp256k1_schnorrsig.h>
@@ -41,7 +39,6 @@ struct Library {
   }
 };
 
-Library crypto{"libcrypto.so.3"};
 Library secp256k1{"libsecp256k1.so.1"};
 Library xxhash{"libxxhash.so.0"};
 
@@ -55,22 +52,6 @@ auto forward(Library& library, const char* name, Args... args) {
 }  // namespace
 
 extern "C" {
-
-EVP_MD* EVP_MD_fetch(OSSL_LIB_CTX* ctx, const char* algorithm, const char* properties) {
-  return forward<&EVP_MD_fetch>(crypto, "EVP_MD_fetch", ctx, algorithm, properties);
-}
-void EVP_MD_free(EVP_MD* md) { forward<&EVP_MD_free>(crypto, "EVP_MD_free", md); }
-EVP_MD_CTX* EVP_MD_CTX_new() { return forward<&EVP_MD_CTX_new>(crypto, "EVP_MD_CTX_new"); }
-void EVP_MD_CTX_free(EVP_MD_CTX* ctx) { forward<&EVP_MD_CTX_free>(crypto, "EVP_MD_CTX_free", ctx); }
-int EVP_DigestInit_ex2(EVP_MD_CTX* ctx, const EVP_MD* type, const OSSL_PARAM params[]) {
-  return forward<&EVP_DigestInit_ex2>(crypto, "EVP_DigestInit_ex2", ctx, type, params);
-}
-int EVP_DigestUpdate(EVP_MD_CTX* ctx, const void* d, size_t cnt) {
-  return forward<&EVP_DigestUpdate>(crypto, "EVP_DigestUpdate", ctx, d, cnt);
-}
-int EVP_DigestFinal_ex(EVP_MD_CTX* ctx, unsigned char* md, unsigned int* s) {
-  return forward<&EVP_DigestFinal_ex>(crypto, "EVP_DigestFinal_ex", ctx, md, s);
-}
 
 secp256k1_context* secp256k1_context_create(unsigned int flags) {
   return forward<&secp256k1_context_create>(secp256k1, "secp256k1_context_create", flags);

@@ -1,8 +1,9 @@
 // The agent CLI's HTTP and what a command loads (docs/performance.md, CLI
 // start-up): `buzz version` and help map no libcrypto, libsecp256k1, libxxhash
 // or libcurl; an http:// relay is spoken to with the project's own HTTP/1.1
-// client (tools/client/http_client.h), so a loopback send loads libcrypto to
-// sign but never libcurl; libcurl still serves a proxied request. The dynamic
+// client (tools/client/http_client.h), so a loopback send loads libsecp256k1
+// to sign, but neither libcurl nor libcrypto (the front hashes with its own
+// SHA-256); libcurl still serves a proxied request. The dynamic
 // loader itself says what it opened (LD_DEBUG=files, on stderr).
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -36,7 +37,7 @@ TEST_F(CliHttpTest, VersionAndHelpLoadNoCryptoNorCurl) {
   }
 }
 
-TEST_F(CliHttpTest, LoopbackSendSignsWithoutCurl) {
+TEST_F(CliHttpTest, LoopbackSendSignsWithoutCurlOrCrypto) {
   CliUser u = new_user();
   const std::string ch = new_channel(u);
   for (const bool with_token : {true, false}) {
@@ -47,8 +48,9 @@ TEST_F(CliHttpTest, LoopbackSendSignsWithoutCurl) {
     CliRun r = run_cli({"send-message", "--channel", ch, "--content", unique_text("loopback")}, env);
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("\"accepted\":true"), std::string::npos) << r.out;
-    EXPECT_TRUE(loaded(r, "libcrypto.so.3")) << "signed without SHA-256?";
+    EXPECT_TRUE(loaded(r, "libsecp256k1")) << "signed without it?";
     EXPECT_FALSE(loaded(r, "libcurl")) << r.err;
+    EXPECT_FALSE(loaded(r, "libcrypto")) << r.err;
   }
 }
 
