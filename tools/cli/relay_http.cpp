@@ -134,7 +134,10 @@ HttpAnswer RelayHttp::call_plain(const std::string& method, const std::string& u
   }
   plain_->set_deadline(deadline);
   client::HttpReply reply = plain_->call(method, at.target, headers, body);
-  if (reply.status == 0) throw failed(plain_->error() == "timed out" ? "no answer within 10 s" : plain_->error());
+  if (reply.status == 0) {
+    const bool late = std::chrono::steady_clock::now() >= deadline;
+    throw failed(late ? "no answer within " + std::to_string(kRequestTimeout.count()) + " s" : plain_->error());
+  }
   return {reply.status, std::move(reply.body)};
 }
 

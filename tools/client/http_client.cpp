@@ -148,7 +148,7 @@ bool HttpClient::wait_for(short events) {
   do {
     ready = ::poll(&p, 1, ms_until(*deadline_));
   } while (ready < 0 && errno == EINTR);
-  if (ready == 0) error_ = "timed out";
+  if (ready <= 0) error_ = ready == 0 ? "timed out" : std::strerror(errno);
   return ready > 0;
 }
 
