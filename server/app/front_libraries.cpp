@@ -5,7 +5,7 @@
 // stand in for the library's: the first call of one dlopens its library and
 // binds the name, later calls go straight through. The full binary and the
 // tests link the libraries themselves. (libcrypto is not loaded at all: the
-// front brings its own SHA-256, front_sha256.cpp.)
+// front hashes with libnettle, front_sha256.cpp.)
 //
 // Kept in step with what the front references: `readelf -d build/buzz` names
 // neither, and CliHttpTest checks that a command maps them only when it uses

@@ -1,4 +1,4 @@
-// The front binary's own SHA-256 (server/app/front_sha256.cpp) against
+// The front binary's SHA-256 (libnettle's, server/app/front_sha256.cpp) against
 // OpenSSL's: the FIPS 180-4 examples, every length from 0 to 200 bytes (one,
 // two and three blocks, each padding case), and long random inputs. Its own
 // executable: the definition it checks is engine::sha256, which every other
