@@ -103,8 +103,11 @@ Status maintain(PgConnection& pg, int64_t from, int64_t now, int64_t cut_off) {
   if (ahead->empty()) return Error{"no month to partition"};
   const auto catch_all = std::find_if(parts->begin(), parts->end(), [](const Range& p) { return p.to == kMax; });
   const bool split = catch_all != parts->end() && catch_all->from != kMin && catch_all->from < ahead->back().to;
-  // From the catch-all's start when it is split, so what it covered stays covered.
-  auto wanted = months(pg, split ? std::min(from, catch_all->from) : from, last);
+  // From the catch-all's start when it is split, so what it covered stays covered;
+  // but not from before the cut-off, whose rows are gone and whose months would go next.
+  int64_t lowest = split ? std::min(from, catch_all->from) : from;
+  if (cut_off > lowest) lowest = cut_off;
+  auto wanted = months(pg, lowest, last);
   if (!wanted) return Error{wanted.error()};
   std::vector<std::string> statements;
   if (split) {
