@@ -199,11 +199,12 @@ engine::Result<std::vector<engine::Pubkey>> PgDeliveryLog::delivered_to(const en
 }
 
 Status PgDeliveryLog::drop_before(uint32_t day) {
-  const uint64_t now = engine::unix_now();
+  const uint64_t now = engine::unix_now(), cut_off = uint64_t(day) * engine::kSecondsPerDay;
   auto pg = conns_.get();
   if (!pg) return Error{pg.error()};
-  Status s = maintain_delivery_partitions(**pg, now, now, uint64_t(day) * engine::kSecondsPerDay);
-  if (!s && !(*pg)->alive() && (*pg)->reset()) s = maintain_delivery_partitions(**pg, now, now, uint64_t(day) * engine::kSecondsPerDay);
+  Status s = maintain_delivery_partitions(**pg, now, now, cut_off);
+  // Once more on a fresh connection when the server went away (a restart, an idle cut).
+  if (!s && !(*pg)->alive() && (*pg)->reset()) s = maintain_delivery_partitions(**pg, now, now, cut_off);
   return s;
 }
 

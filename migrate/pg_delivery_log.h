@@ -13,13 +13,14 @@
 // Partitions: as the original's partition manager names them (§1.5),
 // `delivery_log_YYYY_MM`, one a month from the current month to three ahead.
 // Where its catch-all `delivery_log_p_future` covers those months (the
-// original's own manager fails there), maintain() detaches the catch-all,
-// creates the months from its start, moves its rows into them and starts it
-// again after the last one. Retention drops the monthly partitions wholly
+// original's own manager fails there), maintain_delivery_partitions()
+// detaches the catch-all, creates the months from its start (or from the
+// retention's cut-off), moves its rows into them and starts it again after
+// the last one. Retention drops the monthly partitions wholly
 // before the cut-off and deletes the older rows of the rest (the schema's
 // fixed partitions, the month the cut-off falls in).
 //
-// Threads: record() and maintain() from one thread (the recorder's flusher);
+// Threads: record() and drop_before() from one thread (the recorder's flusher);
 // delivered_to() from any; each on its own connection (pg_thread_connections.h).
 #pragma once
 

@@ -369,7 +369,7 @@ int run_serve(int argc, char** argv) {
   workflow_options.public_http_url = nip98_base_url(cfg.effective_relay_url());
   Workflows workflows(workflow_options, {store, team, writer, membership, gatekeeper}, *key);
   if (auto s = workflows.load(); !s) return fail(s.error());
-  // Receipts' deliveries: recorded from the loops' start on (below), counted on /metrics from now.
+  // Receipts' deliveries (set up below, before any port serves /metrics), and their counters.
   std::unique_ptr<engine::DeliveryLog> delivery_log;
   std::unique_ptr<DeliveryRecorder> deliveries;
   metrics.more = [&workflows, &deliveries] {
