@@ -165,15 +165,15 @@ TEST(OptionTable, HelpListsTheVisibleRowsUnderTheirSections) {
   const std::string text = help(tool_rows(s));
   EXPECT_EQ(text,
             "Connection:\n"
-            "  -u, --url URL           where to connect [env: OPTIONS_TEST_URL] [default: ws://localhost:3000]\n"
-            "  --name NAME             who we are (required)\n"
+            "  -u, --url URL        where to connect [env: OPTIONS_TEST_URL] [default: ws://localhost:3000]\n"
+            "  --name NAME          who we are (required)\n"
             "\n"
             "Work:\n"
-            "  --count N               how many, 1..32 [env: OPTIONS_TEST_COUNT]\n"
-            "  --limit N               at most\n"
-            "  --quiet                 say less [env: OPTIONS_TEST_QUIET]\n"
-            "  --tag TAG               a label (repeatable)\n"
-            "  OPTIONS_TEST_BUFFER     an environment-only setting [default: 0]\n");
+            "  --count N            how many, 1..32 [env: OPTIONS_TEST_COUNT]\n"
+            "  --limit N            at most\n"
+            "  --quiet              say less [env: OPTIONS_TEST_QUIET]\n"
+            "  --tag TAG            a label (repeatable)\n"
+            "  OPTIONS_TEST_BUFFER  an environment-only setting [default: 0]\n");
 }
 
 TEST(OptionTable, HelpWrapsLongTextUnderItsColumn) {
@@ -185,7 +185,7 @@ TEST(OptionTable, HelpWrapsLongTextUnderItsColumn) {
   };
   const std::string column(32, ' ');
   EXPECT_EQ(help(rows), "  --a-rather-long-option-name VALUE\n" + column + "goes below\n" +
-                            "  --x" + std::string(29, ' ') + std::string(60, 'w') + "\n" + column + std::string(30, 'z') + "\n");
+                            "  --x" + std::string(27, ' ') + std::string(60, 'w') + "\n" + column + std::string(30, 'z') + "\n");
 }
 
 }  // namespace

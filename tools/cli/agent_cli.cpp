@@ -100,6 +100,9 @@ int run_agent_cli(int argc, char** argv) {
       return 0;
     }
     if (!parsed.ok()) throw CliError(Category::kUser, parsed.error);
+    // A command's own flag may share a global's name (approve-step --token): the
+    // command's row, first in the table, took it, and the global keeps its variable.
+    for (const options::Option& o : line.rows) parsed.given.erase(o.name);
     parsed.given.insert(before.given.begin(), before.given.end());
     if (std::string refused = options::apply_environment(globals, parsed); !refused.empty()) {
       throw CliError(Category::kUser, refused);
