@@ -59,21 +59,22 @@ bool truthy(const std::string& text);
 // range is all of them from 0, else "an integer from LO to HI".
 std::string parse_integer(const std::string& text, int64_t lo, int64_t hi, int64_t* out);
 
+// The target is an integer, or an optional one (set only when given).
+template <class T>
+struct NumberOf {
+  using type = T;
+};
+template <class T>
+struct NumberOf<std::optional<T>> {
+  using type = T;
+};
+
 template <class T>
 Parser number(T* target, int64_t lo = 0, int64_t hi = std::numeric_limits<int64_t>::max()) {
   return [=](const std::string& text) -> std::string {
     int64_t n = 0;
     std::string refused = parse_integer(text, lo, hi, &n);
-    if (refused.empty()) *target = T(n);
-    return refused;
-  };
-}
-template <class T>
-Parser number(std::optional<T>* target, int64_t lo = 0, int64_t hi = std::numeric_limits<int64_t>::max()) {
-  return [=](const std::string& text) -> std::string {
-    int64_t n = 0;
-    std::string refused = parse_integer(text, lo, hi, &n);
-    if (refused.empty()) *target = T(n);
+    if (refused.empty()) *target = typename NumberOf<T>::type(n);
     return refused;
   };
 }
