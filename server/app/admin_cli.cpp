@@ -387,7 +387,9 @@ int set_relay_info(AdminTarget& target, const ParsedArgs& args, bool json) {
 }  // namespace
 
 int run_admin(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
+  ParsedArgs args = parse_args(argc, argv, 2, {"json"},
+                               {"channels", "data-dir", "description", "expires-days", "icon", "id", "ip", "key", "name",
+                                "note", "pubkey", "reason", "relay", "relay-key", "role", "scopes"});
   if (args.has("help") || args.positional.empty()) {
     std::fputs(kAdminUsage, args.has("help") ? stdout : stderr);
     return args.has("help") ? kExitOk : kExitUsage;

@@ -75,7 +75,7 @@ int run_audit(int argc, char** argv) {
   for (char*& a : args) {
     if (std::string(a) == "-n") a = kLines;
   }
-  ParsedArgs parsed = parse_args(int(args.size()), args.data(), 2, {"help"});
+  ParsedArgs parsed = parse_args(int(args.size()), args.data(), 2, {}, {"data-dir", "store", "from", "to", "lines"});
   if (parsed.has("help") || parsed.positional.empty()) {
     std::fputs(kAuditUsage, parsed.has("help") ? stdout : stderr);
     return parsed.has("help") ? kExitOk : kExitUsage;
