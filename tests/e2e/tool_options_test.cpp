@@ -70,6 +70,20 @@ TEST(ToolOptions, BuzzLoadListsItsFlagsAndRefusesAnUnknownOneWithExit2) {
                        "(buzz-load --help lists the options)\n");
 }
 
+// The relay's own subcommands name their options to the same table (server/app/cli.h).
+TEST(ToolOptions, ServerSubcommandsRefuseAnUnknownOptionWithExit2) {
+  for (const char* command : {"serve", "admin", "audit", "reindex", "sync", "migrate", "backup", "restore", "version"}) {
+    SCOPED_TRACE(command);
+    const CliRun bad = run_cli({command, "--bogus", "x"});
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_EQ(bad.out, "");
+    EXPECT_TRUE(shows(bad.err, "unexpected argument '--bogus' found")) << bad.err;
+  }
+  const CliRun missing = run_cli({"backup", "--to"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_TRUE(shows(missing.err, "a value is required for '--to VALUE' but none was supplied")) << missing.err;
+}
+
 // The agent commands: the same table, the reference's error line and exit code.
 TEST(ToolOptions, AgentCommandsListTheirFlagsAndRefuseAnUnknownOneAsAUserError) {
   const CliRun help = run_cli({"send-message", "--help"});
