@@ -69,8 +69,16 @@ struct NumberOf<std::optional<T>> {
   using type = T;
 };
 
+// The largest value a target holds, within int64_t.
 template <class T>
-Parser number(T* target, int64_t lo = 0, int64_t hi = std::numeric_limits<int64_t>::max()) {
+constexpr int64_t largest() {
+  using N = typename NumberOf<T>::type;
+  if constexpr (sizeof(N) >= sizeof(int64_t)) return std::numeric_limits<int64_t>::max();
+  else return int64_t(std::numeric_limits<N>::max());
+}
+
+template <class T>
+Parser number(T* target, int64_t lo = 0, int64_t hi = largest<T>()) {
   return [=](const std::string& text) -> std::string {
     int64_t n = 0;
     std::string refused = parse_integer(text, lo, hi, &n);

@@ -66,7 +66,7 @@ TEST(ToolOptions, BuzzLoadListsItsFlagsAndRefusesAnUnknownOneWithExit2) {
                            "buzz-load: unexpected argument '--bogus' found (buzz-load --help lists the options)\n"});
   const CliRun count = run_program({std::getenv("BUZZ_LOAD_BINARY"), "ingest", "--events", "ten"});
   EXPECT_EQ(count.status, 2);
-  EXPECT_EQ(count.err, "buzz-load: invalid value 'ten' for '--events': expected a non-negative integer "
+  EXPECT_EQ(count.err, "buzz-load: invalid value 'ten' for '--events': expected an integer from 0 to 2147483647 "
                        "(buzz-load --help lists the options)\n");
 }
 

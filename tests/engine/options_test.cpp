@@ -99,6 +99,15 @@ TEST(OptionTable, RefusesInClapsWords) {
   }
 }
 
+TEST(OptionTable, ANumbersTargetBoundsItsRange) {
+  int small = 0;
+  const std::vector<Option> rows = {{.name = "n", .value = "N", .parse = number(&small)}};
+  EXPECT_EQ(parse_words(rows, {"--n", "3000000000"}).error,
+            "invalid value '3000000000' for '--n': expected an integer from 0 to 2147483647");
+  ASSERT_TRUE(parse_words(rows, {"--n", "2147483647"}).ok());
+  EXPECT_EQ(small, 2147483647);
+}
+
 TEST(OptionTable, HelpAndVersionWinOverEverythingElse) {
   ToolSettings s;
   const std::vector<Option> rows = tool_rows(s);
