@@ -13,7 +13,7 @@ namespace {
 constexpr size_t kHelpWidth = 100;     // help wraps its text here
 constexpr size_t kMaxTextColumn = 32;  // a longer left part puts its text on the next line
 
-constexpr char kGlue = '\x01';       // a space help does not break a line at ("[env: X]")
+constexpr char kGlue = '\x01';         // a space help does not break a line at ("[env: X]")
 
 bool is_section(const Option& o) { return !o.name && !o.env; }
 
