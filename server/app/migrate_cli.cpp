@@ -87,15 +87,10 @@ int failure(bool json, const std::string& why) {
 }  // namespace
 
 int run_migrate(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
+  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir", "to", "from", "batch", "collection"});
   if (args.has("help")) return std::fputs(kMigrateUsage, stdout), kExitOk;
   if (!args.error.empty()) return usage_error(args.error);
   if (args.positional.empty()) return usage_error("export or import?");
-  for (const auto& [key, value] : args.options) {
-    if (key != "data-dir" && key != "to" && key != "from" && key != "batch" && key != "collection" && key != "json") {
-      return usage_error("unknown option --" + key);
-    }
-  }
   const std::string cmd = args.positional[0];
   const bool json = args.has("json");
   migrate::Progress progress(migrate::Progress::mode_for(json));

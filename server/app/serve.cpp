@@ -13,7 +13,9 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/clock.h"
 #include "engine/json_text.h"
@@ -219,7 +221,9 @@ void reload_tls(net::TlsCertificate* tls) {
 }  // namespace
 
 int run_serve(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"help", "open"});
+  std::vector<std::string> keys = {"config"};  // and every key of the configuration table
+  for (const ConfigKey& k : config_keys()) keys.push_back(k.name);
+  ParsedArgs args = parse_args(argc, argv, 2, {"open"}, keys);
   if (args.has("help")) {
     print_serve_help();
     return kExitOk;
