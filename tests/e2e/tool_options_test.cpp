@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 
 #include "tests/e2e/cli_process.h"
 
@@ -59,12 +61,15 @@ TEST(ToolOptions, EachToolListsItsFlagsAndRefusesAnUnknownOneWithExit2) {
   }
 }
 
+// buzz-load beside the buzz under test (both at the build directory's top).
+std::string buzz_load_binary() { return (std::filesystem::path(std::getenv("BUZZ_BINARY")).parent_path() / "buzz-load").string(); }
+
 TEST(ToolOptions, BuzzLoadListsItsFlagsAndRefusesAnUnknownOneWithExit2) {
-  expect_help_and_refusal(std::getenv("BUZZ_LOAD_BINARY"),
+  expect_help_and_refusal(buzz_load_binary(),
                           {{"ingest"},
                            {"--connections N", "--binary PATH", "[default: ./build/buzz]", "--speakers N", "--json"},
                            "buzz-load: unexpected argument '--bogus' found (buzz-load --help lists the options)\n"});
-  const CliRun count = run_program({std::getenv("BUZZ_LOAD_BINARY"), "ingest", "--events", "ten"});
+  const CliRun count = run_program({buzz_load_binary(), "ingest", "--events", "ten"});
   EXPECT_EQ(count.status, 2);
   EXPECT_EQ(count.err, "buzz-load: invalid value 'ten' for '--events': expected an integer from 0 to 2147483647 "
                        "(buzz-load --help lists the options)\n");
