@@ -384,6 +384,7 @@ std::optional<engine::Tag> Recorder::publish(const Recording& r, const engine::P
   meta.size = *copied;
   meta.uploaded_at = engine::unix_now();
   meta.duration_secs = secs;
+  meta.channel = r.channel;  // the huddle channel's readers alone are served it (docs/reference/media.md §6.5)
   if (engine::Status s = s_.media.put_meta(hex, meta); !s) {
     log_warn("huddle track not stored", {{"recording", r.id}, {"error", s.error()}});
     return std::nullopt;
