@@ -408,7 +408,8 @@ int run_serve(int argc, char** argv) {
                 std::move(info), cfg.workflow_webhook_allow_hosts},
                services, {relay, media, health, metrics, &workflows, audit_source(cfg, **backend)}, *key, size_t(threads));
   huddle::Huddle huddles({store, team, gatekeeper, writer, *media_store}, cfg.effective_relay_url(), *key,
-                         {cfg.data_dir + "/huddle-recordings", media_url});
+                         {cfg.data_dir + "/huddle-recordings", media_url, cfg.huddle_recording_max_secs * 1000,
+                          uint64_t(cfg.huddle_recording_track_bytes), size_t(cfg.huddle_recordings)});
   FrontDoor door(relay, &huddles, http, &policy);
   std::vector<std::unique_ptr<net::Loop>> loops;
   try {

@@ -637,5 +637,96 @@ TEST(HuddleRecordingLimitTest, TheSeventeenthRecordingOrTrackAtOnceIsRefused) {
   EXPECT_TRUE(peers[1]->wait_binary());
 }
 
+// A relay of its own with the recording limits lowered (docs/limits.md, "Huddle
+// recordings"), its owner `boss` subscribed to the 48111s of a call it
+// started, with a second participant.
+struct LimitedCall {
+  std::unique_ptr<RelayProcess> relay;
+  engine::Keypair kb = engine::generate_keypair();
+  Peer boss;
+  Call h;
+  std::unique_ptr<HuddleClient> a, b;
+
+  explicit LimitedCall(std::vector<std::string> limits) {
+    std::vector<std::string> args = {"--open", "--rate-limits", "false"};
+    args.insert(args.end(), limits.begin(), limits.end());
+    relay = start_relay(RelayOptions{args, {}, ""});
+    if (!relay) return;
+    boss = make_peer(*relay);
+    h = start_call_on(*boss, boss.key, {hex(kb)});
+    a = join_on(*relay, boss.key, h);
+    b = join_on(*relay, kb, h);
+    subscribe(boss, "rec", channel_filter({48111}, h.channel));
+  }
+  bool ready() const { return relay && boss.c && a && b; }
+};
+
+// At huddle-recording-max-secs the recording stops itself: the room is told,
+// and every track is published well-formed, as long as the recording ran.
+TEST(HuddleRecordingLimitTest, ARecordingStopsItselfCleanlyAtItsTimeLimit) {
+  LimitedCall call({"--huddle-recording-max-secs", "2"});
+  ASSERT_TRUE(call.ready());
+  ASSERT_TRUE(call.a->send_text(kStart));
+  for (HuddleClient* c : {call.a.get(), call.b.get()}) {
+    ASSERT_EQ(json_field(c->wait_type("recording").value_or(""), "recording"), "true");
+  }
+  audio::SineEncoder la(440), lb(660);
+  speak({{call.a.get(), &la}, {call.b.get(), &lb}}, 175);  // 3.5 s, past the limit; nobody stops it
+  for (HuddleClient* c : {call.a.get(), call.b.get()}) {
+    EXPECT_EQ(json_field(c->wait_type("recording").value_or("(nothing)"), "recording"), "false") << "the room is told";
+  }
+  auto rec = wait_event(call.boss, "rec", 48111);
+  ASSERT_TRUE(rec);
+  EXPECT_EQ(json_field(rec->content, "interrupted"), "false");
+  const double duration = std::stod(json_field(rec->content, "duration"));
+  EXPECT_GE(duration, 2.0);
+  EXPECT_LE(duration, 3.2) << "stopped within the recorder's once-a-second check of the limit";
+  auto tracks = tracks_of(*rec);
+  ASSERT_EQ(tracks.size(), 2u) << rec->raw;
+  for (auto& [who, hz] : {std::pair{hex(call.boss.key), 440.0}, std::pair{hex(call.kb), 660.0}}) {
+    HttpReply got = fetch(*call.relay, tracks[who]["url"], call.boss.key);
+    ASSERT_EQ(got.status, 200) << who;
+    OggOpus f = read_ogg_opus(got.body);
+    EXPECT_EQ(f.error, "") << who;
+    EXPECT_NEAR(f.seconds(), duration, 0.001) << who;
+    EXPECT_NEAR(hz_between(f.pcm, 0.2, 1.8), hz, 5.0) << who;
+  }
+}
+
+// At huddle-recording-track-bytes a track ends where it is, well-formed (its
+// last page end-of-stream); the recording and the other track go on.
+TEST(HuddleRecordingLimitTest, ATrackEndsCleanlyAtItsSizeLimitAndTheRecordingGoesOn) {
+  constexpr uint64_t kLimit = 4096;
+  LimitedCall call({"--huddle-recording-track-bytes", std::to_string(kLimit)});
+  ASSERT_TRUE(call.ready());
+  ASSERT_TRUE(call.a->send_text(kStart));
+  ASSERT_EQ(json_field(call.b->wait_type("recording").value_or(""), "recording"), "true");
+  // 2 s each: the boss at 32 kbit/s (about 8 KB, past the limit near 1 s),
+  // the other at 6 kbit/s (well within it).
+  audio::SineEncoder la(440), lb(660, 6000);
+  speak({{call.a.get(), &la}, {call.b.get(), &lb}}, 100);
+  EXPECT_FALSE(call.b->wait_type("recording", 200)) << "the recording goes on past a full track";
+  ASSERT_TRUE(call.a->send_text(kStop));
+  auto rec = wait_event(call.boss, "rec", 48111);
+  ASSERT_TRUE(rec);
+  const double duration = std::stod(json_field(rec->content, "duration"));
+  EXPECT_GE(duration, 1.9);
+  auto tracks = tracks_of(*rec);
+  ASSERT_EQ(tracks.size(), 2u) << rec->raw;
+  HttpReply full = fetch(*call.relay, tracks[hex(call.boss.key)]["url"], call.boss.key);
+  HttpReply within = fetch(*call.relay, tracks[hex(call.kb)]["url"], call.boss.key);
+  ASSERT_EQ(full.status, 200);
+  ASSERT_EQ(within.status, 200);
+  EXPECT_LE(full.body.size(), kLimit);
+  OggOpus ended = read_ogg_opus(full.body), whole = read_ogg_opus(within.body);
+  EXPECT_EQ(ended.error, "") << "the full track is well-formed";
+  EXPECT_EQ(whole.error, "");
+  EXPECT_GT(ended.seconds(), 0.5);
+  EXPECT_LT(ended.seconds(), duration - 0.5) << "it ended where it was";
+  EXPECT_NEAR(hz_between(ended.pcm, 0.2, ended.seconds() - 0.1), 440.0, 5.0);
+  EXPECT_NEAR(whole.seconds(), duration, 0.001) << "the other track runs to the end";
+  EXPECT_NEAR(std::stod(tracks[hex(call.boss.key)]["duration"]), ended.seconds(), 0.001);
+}
+
 }  // namespace
 }  // namespace buzz::test
