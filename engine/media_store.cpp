@@ -93,6 +93,10 @@ std::string media_meta_json(const MediaMeta& m) {
   append_json_string(out, m.mime_type);
   out += ",\"size\":" + std::to_string(m.size) + ",\"uploaded_at\":" + std::to_string(m.uploaded_at);
   if (m.duration_secs) out += ",\"duration_secs\":" + media_duration_json(*m.duration_secs);
+  if (!m.channel.empty()) {
+    out += ",\"channel\":";
+    append_json_string(out, m.channel);
+  }
   return out + "}";
 }
 
@@ -118,6 +122,9 @@ Result<MediaMeta> parse_media_meta(std::string_view json) {
     double d = 0;
     if (o["duration_secs"].get(d)) return Error{"media sidecar: duration_secs is not a number"};
     m.duration_secs = d;
+  }
+  if (o["channel"].error() != simdjson::NO_SUCH_FIELD && !text("channel", &m.channel)) {
+    return Error{"media sidecar: channel is not a string"};
   }
   return m;
 }

@@ -34,6 +34,9 @@ struct MediaMeta {
   uint64_t size = 0;
   uint64_t uploaded_at = 0;  // unix seconds of the first successful upload
   std::optional<double> duration_secs;  // video only (§3.3); absent from other sidecars
+  // Buzz (§6.5): the channel whose readers alone are served the blob (a
+  // huddle recording's track); "" = anyone who names it, as upstream.
+  std::string channel;
 
   bool operator==(const MediaMeta&) const = default;
 };

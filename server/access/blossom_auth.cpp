@@ -56,18 +56,21 @@ std::string blossom_server_authority(std::string_view media_server_domain, std::
   return authority;
 }
 
-engine::Result<engine::Pubkey> verify_blossom_upload(const BlossomUpload& u, std::string_view server_authority,
-                                                     uint64_t now, uint64_t max_age_secs) {
+namespace {
+
+// Steps 1–11 for the verb (docs/reference/media.md §2.2): the event, or the reason.
+engine::Result<engine::Event> verify_blossom_event(std::string_view authorization, std::string_view verb,
+                                                   std::string_view server_authority, uint64_t now, uint64_t max_age_secs) {
   constexpr std::string_view kScheme = "Nostr ";
-  if (u.authorization.empty()) return fail("missing authorization header");
-  if (!u.authorization.starts_with(kScheme)) return fail("invalid authorization scheme");
-  std::string_view token = u.authorization.substr(kScheme.size());
+  if (authorization.empty()) return fail("missing authorization header");
+  if (!authorization.starts_with(kScheme)) return fail("invalid authorization scheme");
+  std::string_view token = authorization.substr(kScheme.size());
   std::optional<std::string> json = engine::decode_base64url_unpadded(token);
   if (!json) json = engine::decode_base64_padded(token);
   if (!json) return fail("invalid base64 encoding");
   auto parsed = engine::parse_event_json(*json);
   if (!parsed) return fail("invalid auth event");
-  const engine::Event& e = *parsed;
+  engine::Event& e = *parsed;
   std::string why;
   if (engine::check_event(e, &why) != engine::EventCheck::kOk) return fail("invalid signature");
   if (e.kind != kind::kBlossomAuth) return fail("invalid auth event kind");
@@ -76,7 +79,7 @@ engine::Result<engine::Pubkey> verify_blossom_upload(const BlossomUpload& u, std
   bool has_verb = false;
   for (const engine::Tag& t : e.tags) {
     if (t.size() < 2 || t[0] != "t") continue;
-    if (t[1] != "upload") return fail("invalid auth verb");
+    if (t[1] != verb) return fail("invalid auth verb");
     has_verb = true;
   }
   if (!has_verb) return fail("missing required tag: t");
@@ -91,11 +94,28 @@ engine::Result<engine::Pubkey> verify_blossom_upload(const BlossomUpload& u, std
 
   bool any_server = e.first_tag("server") != nullptr;
   if (any_server && (server_authority.empty() || !has_tag(e, "server", server_authority))) return fail("server mismatch");
+  return std::move(e);
+}
 
+}  // namespace
+
+engine::Result<engine::Pubkey> verify_blossom_upload(const BlossomUpload& u, std::string_view server_authority,
+                                                     uint64_t now, uint64_t max_age_secs) {
+  auto checked = verify_blossom_event(u.authorization, "upload", server_authority, now, max_age_secs);
+  if (!checked) return engine::Error{checked.error()};
+  const engine::Event& e = *checked;
   if (u.declared_sha256.empty()) return fail("missing required tag: x-sha-256");
   if (!engine::is_lower_hex(u.declared_sha256, 32) || !has_tag(e, "x", u.declared_sha256)) return fail("hash mismatch");
   if (!u.body_sha256.empty() && !has_tag(e, "x", u.body_sha256)) return fail("hash mismatch");
   return e.pubkey;
+}
+
+engine::Result<engine::Pubkey> verify_blossom_get(std::string_view authorization, std::string_view sha256,
+                                                  std::string_view server_authority, uint64_t now) {
+  auto checked = verify_blossom_event(authorization, "get", server_authority, now, kBlossomMaxAgeBeforeBody);
+  if (!checked) return engine::Error{checked.error()};
+  if (!has_tag(*checked, "x", sha256)) return fail("hash mismatch");
+  return checked->pubkey;
 }
 
 }  // namespace buzz::server

@@ -1,6 +1,7 @@
-// Blossom upload authorization (BUD-02/BUD-11, docs/reference/media.md §2.2): the
+// Blossom authorization (BUD-02/BUD-11, docs/reference/media.md §2.2): the
 // `Authorization: Nostr <base64 kind-24242 event>` header of PUT /media/upload,
-// checked against the X-SHA-256 header and, once the body is read, its hash.
+// checked against the X-SHA-256 header and, once the body is read, its hash;
+// and of a GET of a channel's blob (§6.5), naming that blob.
 //
 // The checks run in the spec's order and the first failure is returned as an
 // internal reason for the log; the client only ever sees the generic 401
@@ -42,5 +43,11 @@ std::string blossom_server_authority(std::string_view media_server_domain, std::
 // `server` tag (fail closed).
 engine::Result<engine::Pubkey> verify_blossom_upload(const BlossomUpload& upload, std::string_view server_authority,
                                                      uint64_t now, uint64_t max_age_secs);
+
+// A BUD-01 `get` authorization of a channel's blob (docs/reference/media.md
+// §6.5): steps 1–11 with the verb `get` and the hour-long window, and an `x`
+// tag naming the blob, so it is good for that blob alone until it expires.
+engine::Result<engine::Pubkey> verify_blossom_get(std::string_view authorization, std::string_view sha256,
+                                                  std::string_view server_authority, uint64_t now);
 
 }  // namespace buzz::server

@@ -32,10 +32,15 @@ bool names_reader(const engine::EventFields& f, std::string_view reader_hex) {
                      [&](const engine::TagRef& t) { return t.name == 'p' && t.value == reader_hex; });
 }
 
+bool may_read_channel(std::string_view channel, const engine::TeamState& team, const Grant& grant,
+                      const engine::Pubkey& reader) {
+  return grant.allows_channel(channel) && team.can_read(channel, reader);
+}
+
 bool readable_by(const engine::EventFields& f, const engine::TeamState& team, const Grant& grant,
                  const engine::Pubkey& reader, std::string_view reader_hex) {
   if (engine::is_self_only(f.kind)) return std::memcmp(f.pubkey, reader.data(), reader.size()) == 0;
-  if (!f.channel.empty()) return grant.allows_channel(f.channel) && team.can_read(f.channel, reader);
+  if (!f.channel.empty()) return may_read_channel(f.channel, team, grant, reader);
   return !engine::is_p_gated(f.kind) || names_reader(f, reader_hex);
 }
 

@@ -17,6 +17,12 @@ namespace buzz::server {
 // or empty for a global subscription.
 std::string channel_scope(const std::vector<engine::Filter>& filters);
 
+// Whether this reader may read what belongs to the channel: its grant reaches
+// the channel, and the channel is open or it is a member. The rule of a
+// channel's events below, and of a channel's media blobs (docs/reference/media.md §6.5).
+bool may_read_channel(std::string_view channel, const engine::TeamState& team, const Grant& grant,
+                      const engine::Pubkey& reader);
+
 // Whether a stored event may go to this reader: channel events only from
 // channels it may read (open, or a member of) and its grant reaches; a
 // p-gated kind (engine::is_p_gated) only to a pubkey it names in a p tag,

@@ -53,6 +53,9 @@ struct Config {
   int64_t neg_max_events = 2'000'000;  // events one NIP-77 reconciliation may cover
   int64_t reaper_interval = 60;    // seconds between TTL reaper runs
   int64_t delivery_retention_days = 30;  // days of messages whose deliveries are kept for receipts; 0 = none
+  int64_t huddle_recording_max_secs = 7200;        // a huddle recording or published track stops itself after this
+  int64_t huddle_recording_track_bytes = 64 << 20;  // a recorded track keeps no frame past this
+  int64_t huddle_recordings = 16;                   // recordings and published tracks at once, relay-wide
   bool reconcile_channels = false;  // BUZZ_RECONCILE_CHANNELS: group state for imported channels at start-up
   int64_t ephemeral_ttl_override = 0;  // seconds; nonzero replaces every 9007 ttl (testing aid)
   int64_t mint_rate_limit = 50;    // API tokens minted per pubkey per hour

@@ -364,8 +364,9 @@ int run_serve(int argc, char** argv) {
   Media media({cfg.require_auth_token, uint64_t(cfg.max_image_bytes), uint64_t(cfg.max_gif_bytes),
                uint64_t(cfg.max_file_bytes), uint64_t(cfg.max_video_bytes), uint64_t(cfg.upload_bytes_in_flight),
                uint64_t(cfg.upload_bytes_per_pubkey), uint32_t(cfg.min_upload_rate), media_store->root() + "/tmp",
-               media_url, blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url())},
-              {*media_store, membership, tokens, gatekeeper, throttle, writer, stats});
+               media_url, blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url()),
+               nip98_base_url(cfg.effective_relay_url())},
+              {*media_store, team, membership, tokens, gatekeeper, throttle, writer, stats});
   Workflows::Options workflow_options;
   workflow_options.max_concurrent = uint32_t(cfg.workflow_max_concurrent);
   workflow_options.tick = std::chrono::seconds(cfg.workflow_tick);
@@ -416,7 +417,8 @@ int run_serve(int argc, char** argv) {
                 std::move(info), cfg.workflow_webhook_allow_hosts},
                services, {relay, media, health, metrics, &workflows, audit_source(cfg, **backend)}, *key, size_t(threads));
   huddle::Huddle huddles({store, team, gatekeeper, writer, *media_store}, cfg.effective_relay_url(), *key,
-                         {cfg.data_dir + "/huddle-recordings", media_url});
+                         {cfg.data_dir + "/huddle-recordings", media_url, cfg.huddle_recording_max_secs * 1000,
+                          uint64_t(cfg.huddle_recording_track_bytes), size_t(cfg.huddle_recordings)});
   FrontDoor door(relay, &huddles, http, &policy);
   std::vector<std::unique_ptr<net::Loop>> loops;
   try {

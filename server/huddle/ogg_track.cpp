@@ -5,6 +5,7 @@
 #include <opus/opus.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -177,6 +178,7 @@ Status OggTrack::put(std::string_view packet, int samples, bool eos) {
   op.e_o_s = eos ? 1 : 0;
   op.granulepos = granule_;
   if (ogg_stream_packetin(&os_, &op) != 0) return Error{"ogg: cannot add a packet to " + path_};
+  pending_ += packet.size();
   return write_pages(false);
 }
 
@@ -207,6 +209,7 @@ Status OggTrack::write_pages(bool force) {
   while (force ? ogg_stream_flush(&os_, &og) : ogg_stream_pageout(&os_, &og)) {
     if (Status s = write_page(fd_, path_, og); !s) return s;
     bytes_ += uint64_t(og.header_len + og.body_len);
+    pending_ -= std::min(pending_, uint64_t(og.body_len));  // a page's body is its packets' bytes
   }
   return {};
 }

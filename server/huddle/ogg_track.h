@@ -64,7 +64,9 @@ class OggTrack {
   bool ended() const { return fd_ < 0; }
 
   int64_t granule() const { return granule_; }
-  uint64_t bytes() const { return bytes_; }
+  // The file's length once what it holds is paged: the pages written and the
+  // packets still waiting for theirs (their headers not counted).
+  uint64_t bytes() const { return bytes_ + pending_; }
   const std::string& path() const { return path_; }
 
  private:
@@ -76,7 +78,8 @@ class OggTrack {
   int fd_ = -1;
   ogg_stream_state os_{};
   int64_t granule_ = 0;
-  uint64_t bytes_ = 0;
+  uint64_t bytes_ = 0;    // written
+  uint64_t pending_ = 0;  // packet bytes added and not yet written in a page
 };
 
 }  // namespace buzz::server::huddle

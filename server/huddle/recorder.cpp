@@ -123,7 +123,7 @@ void Recorder::stop() {
 
 std::shared_ptr<Recording> Recorder::reserve(Recording::Kind kind, const std::string& channel, const engine::Pubkey& by) {
   std::lock_guard lock(mu_);
-  if (running_ >= kMaxRecordings) return nullptr;
+  if (running_ >= settings_.max_recordings) return nullptr;
   ++running_;
   return std::make_shared<Recording>(kind, engine::random_uuid(), channel, by, steady_ms());
 }
@@ -253,7 +253,7 @@ void Recorder::keep(Recording& r, const engine::Pubkey& who, const std::string& 
     stats_.frames_dropped.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  if (t->bytes() + opus.size() + 2 * kPageOverheadBytes > kMaxTrackBytes) {
+  if (t->bytes() + opus.size() + 2 * kPageOverheadBytes > settings_.max_track_bytes) {
     // At its limit the track ends where it is; the recording goes on.
     stats_.frames_dropped.fetch_add(1, std::memory_order_relaxed);
     if (engine::Status s = t->finish(t->granule() + kSilenceSamples); !s) {
@@ -295,7 +295,7 @@ void Recorder::tick(int64_t now_ms) {
     for (auto& [who, t] : r.tracks_) {
       if (engine::Status s = t->flush(); !s) log_warn("huddle track flush failed", {{"recording", r.id}, {"error", s.error()}});
     }
-    if (now_ms - r.started_ms >= kMaxRecordingMs) {
+    if (now_ms - r.started_ms >= settings_.max_recording_ms) {
       // A limit: the recording ends itself, and its room is told.
       std::shared_ptr<Recording> self = open_[i];
       open_.erase(open_.begin() + long(i));
@@ -384,6 +384,7 @@ std::optional<engine::Tag> Recorder::publish(const Recording& r, const engine::P
   meta.size = *copied;
   meta.uploaded_at = engine::unix_now();
   meta.duration_secs = secs;
+  meta.channel = r.channel;  // the huddle channel's readers alone are served it (docs/reference/media.md §6.5)
   if (engine::Status s = s_.media.put_meta(hex, meta); !s) {
     log_warn("huddle track not stored", {{"recording", r.id}, {"error", s.error()}});
     return std::nullopt;

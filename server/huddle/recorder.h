@@ -38,7 +38,8 @@
 
 namespace buzz::server::huddle {
 
-// The bounds of docs/limits.md, "Huddle recordings".
+// The bounds of docs/limits.md, "Huddle recordings"; the first three are the
+// defaults of settings (Recorder::Settings, huddle-recording-* keys).
 inline constexpr int64_t kMaxRecordingMs = 2 * 3600 * 1000;  // a recording or a published track stops itself after 2 h
 inline constexpr uint64_t kMaxTrackBytes = 64ull << 20;       // a track keeps no frame past 64 MiB
 inline constexpr size_t kMaxRecordings = 16;                  // recordings and published tracks running at once, relay-wide
@@ -92,6 +93,9 @@ class Recorder {
   struct Settings {
     std::string dir;        // where recordings are written until published
     std::string media_url;  // the public base of /media, for the imeta url
+    int64_t max_recording_ms = kMaxRecordingMs;
+    uint64_t max_track_bytes = kMaxTrackBytes;
+    size_t max_recordings = kMaxRecordings;
   };
   // On the recorder's thread, for a recording that stopped itself at a limit:
   // its room is to be told.
@@ -106,7 +110,7 @@ class Recorder {
   void stop();
 
   // Any thread, none blocking on disk.
-  // A new recording, counted against kMaxRecordings; nullptr when that many run.
+  // A new recording, counted against max_recordings; nullptr when that many run.
   std::shared_ptr<Recording> reserve(Recording::Kind kind, const std::string& channel, const engine::Pubkey& by);
   // A reservation that will not be used (the room already records).
   void release(const std::shared_ptr<Recording>& r);

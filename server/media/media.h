@@ -1,7 +1,9 @@
 // Media: the /media/ area of the relay's port (docs/reference/media.md) — Blossom uploads
 // (PUT /media/upload, authorized by a kind 24242 and, when the operator asks,
 // an API token) and the blobs they stored (GET/HEAD /media/<sha256>.<ext>,
-// with ranges), plus 404/405 for the Blossom routes Buzz leaves out.
+// with ranges; a blob of a channel, such as a huddle recording's track, only
+// to a proven reader of that channel), plus 404/405 for the Blossom routes
+// Buzz leaves out.
 //
 // Threads: routing and serving run on the loop that owns the request; an
 // upload (hashing, decoding, the thumbnail, the fsyncs: up to seconds for a
@@ -23,9 +25,11 @@
 
 #include "engine/api_tokens.h"
 #include "engine/media_store.h"
+#include "engine/team_state.h"
 #include "net/http.h"
 #include "net/service.h"
 #include "server/access/gatekeeper.h"
+#include "server/access/nip98.h"
 #include "server/access/relay_membership.h"
 #include "server/media/upload_budget.h"
 #include "server/pipeline/relay_stats.h"
@@ -50,9 +54,11 @@ class Media {
     std::string spool_dir;  // where a body past kBufferedUploadBytes is streamed: the media store's tmp/ (same filesystem)
     std::string base_url;   // descriptor URLs: <base>/<sha>.<ext>
     std::string authority;  // what Blossom `server` tags must name
+    std::string relay_http_url;  // what NIP-98 signatures name (RELAY_URL as http), besides base_url's host
   };
   struct Services {
     engine::MediaStore& blobs;
+    const engine::TeamState& team;  // who may read a channel's blob
     const RelayMembership& membership;
     engine::ApiTokens& tokens;
     Gatekeeper& gatekeeper;
@@ -100,6 +106,13 @@ class Media {
   net::HttpResponse commit_upload(const net::HttpRequest& req, const std::string& sha, uint64_t size,
                                   const std::function<StoredOrRefused()>& store);
   net::HttpResponse serve(const net::HttpRequest& req, std::string_view name);
+  // §6.5: whether this request for a blob of `channel` proves a key that may
+  // read the channel now; nullopt, or the refusal (401 without a proof that
+  // holds, the 404 of a missing blob without the right).
+  std::optional<net::HttpResponse> authorize_read(const net::HttpRequest& req, std::string_view sha,
+                                                  std::string_view channel);
+  // Every authentication failure of the area answers this one 401 (§7).
+  static constexpr std::string_view kAuthFailed = "authentication failed";
 
   struct Upload {
     net::HttpRequest req;
@@ -110,6 +123,7 @@ class Media {
 
   const Options options_;
   engine::MediaStore& blobs_;
+  const engine::TeamState& team_;
   const RelayMembership& membership_;
   engine::ApiTokens& tokens_;
   Gatekeeper& gatekeeper_;
@@ -117,6 +131,7 @@ class Media {
   StoreWriter& writer_;
   RelayStats& stats_;
   UploadBudget budget_;
+  Nip98ReplayCache nip98_replays_;  // a signed GET of a channel's blob is good once, as a REST call is
 
   std::mutex mu_;  // guards the queue and stopping_
   std::condition_variable cv_;

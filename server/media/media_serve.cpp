@@ -1,11 +1,17 @@
-// GET / HEAD /media/{sha256}[.ext] (Blossom BUD-01, docs/reference/media.md §6): public blob
+// GET / HEAD /media/{sha256}[.ext] (Blossom BUD-01, docs/reference/media.md §6): blob
 // retrieval, unguessable by hash. The sidecar is the gate: without it a blob
 // does not exist, and its MIME type, never the file, decides Content-Type.
+// A sidecar that names a channel (a huddle recording's track) makes the blob
+// that channel's: served only to a proven reader of it (§6.5), the sidecar
+// read that serving needs anyway being the only lookup.
 // Single byte ranges are served in chunks of at most 16 MiB.
 // Runs on the loop thread; the bytes served are read into memory first.
 #include <algorithm>
 
+#include "engine/clock.h"
 #include "engine/hex.h"
+#include "server/access/blossom_auth.h"
+#include "server/access/read_access.h"
 #include "server/common/api_error.h"
 #include "server/common/log.h"
 #include "server/media/byte_range.h"
@@ -16,6 +22,9 @@ namespace {
 
 // One year, immutable: a blob's name is its content's hash.
 constexpr std::string_view kCacheControl = "public, max-age=31536000, immutable";
+// A channel's blob: no shared cache keeps it, and no cache serves it again
+// without asking, so a reader who lost the right is refused (§6.5).
+constexpr std::string_view kPrivateCacheControl = "private, no-store";
 
 // 1–8 characters of [a-z0-9].
 bool is_extension(std::string_view s) {
@@ -60,16 +69,21 @@ net::HttpResponse Media::serve(const net::HttpRequest& req, std::string_view nam
   auto meta = blobs_.meta(parsed->sha);
   if (!meta) return internal_error(meta.error());
   if (!*meta) return not_found();
+  const engine::MediaMeta& m = **meta;
   std::string key = std::string(parsed->sha);
   std::string content_type = "image/jpeg";
   if (parsed->thumb) {
     key += ".thumb.jpg";
   } else {
-    const engine::MediaMeta& m = **meta;
     if ((!parsed->ext.empty() && parsed->ext != m.ext) || !is_extension(m.ext)) return not_found();
     key += "." + m.ext;
     content_type = m.mime_type;
   }
+  // A channel's blob (and its thumbnail): the reader's right before any byte or size.
+  if (!m.channel.empty()) {
+    if (auto refused = authorize_read(req, parsed->sha, m.channel)) return std::move(*refused);
+  }
+  const std::string_view cache_control = m.channel.empty() ? kCacheControl : kPrivateCacheControl;
   auto blob = blobs_.open_blob(key);
   if (!blob) return internal_error(blob.error());
   if (!*blob) return not_found();
@@ -79,7 +93,7 @@ net::HttpResponse Media::serve(const net::HttpRequest& req, std::string_view nam
   net::HttpResponse r{200, content_type, "", {}, {}};
   if (req.method == "HEAD") {
     r.content_length = total;
-    r.headers = {{"Accept-Ranges", "bytes"}, {"Cache-Control", std::string(kCacheControl)}};
+    r.headers = {{"Accept-Ranges", "bytes"}, {"Cache-Control", std::string(cache_control)}};
     return r;
   }
   ByteRange range = resolve_byte_range(req.header("range"), total);
@@ -101,11 +115,78 @@ net::HttpResponse Media::serve(const net::HttpRequest& req, std::string_view nam
   r.body = std::move(*bytes);
   bool inline_type = content_type.starts_with("image/") || content_type.starts_with("video/");
   r.headers.insert(r.headers.end(), {{"Content-Disposition", inline_type ? "inline" : "attachment"},
-                                     {"Cache-Control", std::string(kCacheControl)},
+                                     {"Cache-Control", std::string(cache_control)},
                                      {"Content-Security-Policy", "default-src 'none'"},
                                      {"X-Content-Type-Options", "nosniff"},
                                      {"Accept-Ranges", "bytes"}});
   return r;
+}
+
+// A reader proves a key by an API token with files:read, a NIP-98 signature
+// of this very request (once), or a Blossom `get` naming the blob (until it
+// expires: a player's range requests); then the key must be allowed on the
+// relay and read the channel by the rule REQ applies, at this moment. A key
+// without that right gets the missing blob's 404, so whether the blob exists
+// is told only to its readers and to a caller already holding its hash.
+std::optional<net::HttpResponse> Media::authorize_read(const net::HttpRequest& req, std::string_view sha,
+                                                       std::string_view channel) {
+  auto unproven = [&](const std::string& reason) {
+    log_info("media read refused", {{"reason", reason}, {"peer", req.peer}});
+    return api_error(401, kAuthFailed);
+  };
+  const std::string_view auth = req.header("authorization");
+  const uint64_t now = engine::unix_now();
+  engine::Pubkey reader{};
+  Grant grant;  // a signature is a session: every scope, no channel list
+  std::optional<Nip98Signer> signed_request;
+  std::optional<uint32_t> proof_kind;  // for a NIP-OA vouch: the event that proved the key
+  if (auth.starts_with("Bearer ")) {
+    const std::string_view token = auth.substr(7);
+    if (!token.starts_with(engine::kTokenPrefix)) return unproven("not an API token");
+    auto found = tokens_.find(engine::hash_token(token));
+    if (!found) return internal_error(found.error());
+    const std::optional<engine::ApiToken>& t = *found;
+    if (!t || !t->active(now)) return unproven("unknown, revoked or expired API token");
+    tokens_.touch(*t, now);
+    reader = t->owner;
+    grant = grant_of(*t);
+  } else if (auth.starts_with("Nostr ")) {
+    // The URL signed is the relay's or the media base's (they differ when
+    // BUZZ_MEDIA_BASE_URL names another host), never one the request claims.
+    const Nip98Request request{auth, req.method, req.target, "", false};
+    auto signer = verify_nip98(request, options_.relay_http_url, now);
+    const std::string_view media_host = std::string_view(options_.base_url).substr(0, options_.base_url.size() - 6);
+    if (!signer && media_host != options_.relay_http_url) signer = verify_nip98(request, media_host, now);
+    if (signer) {
+      reader = signer->pubkey;
+      signed_request = *signer;
+      proof_kind = kind::kHttpAuth;
+    } else {
+      auto blossom = verify_blossom_get(auth, sha, options_.authority, now);
+      if (!blossom) return unproven(signer.error() + "; blossom get: " + blossom.error());
+      reader = *blossom;
+      proof_kind = kind::kBlossomAuth;
+    }
+  } else {
+    return unproven(auth.empty() ? "no authorization" : "unknown authorization scheme");
+  }
+  bool may = grant.has(Scope::kFilesRead) && !gatekeeper_.banned(reader) && may_read_channel(channel, team_, grant, reader);
+  if (may && membership_.enforced() && !membership_.role(reader)) {
+    may = gatekeeper_.vouched_by_header(req, reader, {proof_kind, now}) == Gatekeeper::HeaderVouch::kVouched;
+  }
+  if (!may) {
+    log_info("media read refused", {{"reason", "may not read channel " + std::string(channel)},
+                                    {"pubkey", engine::to_hex(reader)}, {"peer", req.peer}});
+    return not_found();
+  }
+  // Only a reader takes a place in the rate and the replay cache (as REST: docs/access.md).
+  if (auto refused = throttle_.admit_api_call(reader)) return refused;
+  if (signed_request) {
+    Nip98ReplayCache::Use use = nip98_replays_.first_use(*signed_request, now);
+    if (use == Nip98ReplayCache::Use::kReplay) return unproven("NIP-98 replay");
+    if (use == Nip98ReplayCache::Use::kFull) return api_error(503, "NIP-98: too many signed requests in flight, retry");
+  }
+  return std::nullopt;
 }
 
 }  // namespace buzz::server

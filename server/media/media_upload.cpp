@@ -44,7 +44,6 @@
 namespace buzz::server {
 namespace {
 
-constexpr std::string_view kAuthFailed = "authentication failed";
 constexpr uint64_t kMaxImagePixels = 25'000'000;
 constexpr uint64_t kVideoSniffBytes = 4096;        // §3.3 step 2
 constexpr int kVideoUploadTimeoutSecs = 600;       // §2.4: a video upload's whole request
@@ -224,7 +223,7 @@ net::HttpResponse Media::upload_file(const net::HttpRequest& req, const std::str
   }
   const std::string sha = sha256_hex(body);
   return commit_upload(req, sha, body.size(), [&]() -> StoredOrRefused {
-    engine::MediaMeta meta{"", "", "", std::string(ext), mime, body.size(), 0, std::nullopt};
+    engine::MediaMeta meta{"", "", "", std::string(ext), mime, body.size(), 0, std::nullopt, ""};
     std::string thumbnail;
     if (size) {
       // §3.2 step 6 and §4: the full decode, then the thumbnail and its blurhash.
@@ -273,7 +272,7 @@ net::HttpResponse Media::upload_video(const net::HttpRequest& req) {
     if (*moved) file.release();  // renamed into place; otherwise the temporary file goes with the request
     // No thumbnail: the client uploads a poster frame as an image of its own.
     return engine::MediaMeta{std::to_string(video.info.width) + "x" + std::to_string(video.info.height),
-                             "", "", "mp4", "video/mp4", file.size(), 0, video.info.duration_secs};
+                             "", "", "mp4", "video/mp4", file.size(), 0, video.info.duration_secs, ""};
   });
 }
 

@@ -22,7 +22,7 @@ std::string content_security_policy(std::string_view host) {
   bool plain = !host.empty() && host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]") ==
                                     std::string_view::npos;
   std::string ws = plain ? " ws://" + std::string(host) + " wss://" + std::string(host) : "";
-  return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; "
+  return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src blob:; "
          "connect-src 'self'" + ws + "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 }
 

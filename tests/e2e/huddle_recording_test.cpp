@@ -17,11 +17,14 @@
 
 #include "tests/e2e/channel_fixture.h"
 #include "tests/e2e/huddle_client.h"
+#include "tests/e2e/media_fixture.h"
 #include "tools/audio/opus_audio.h"
 #include "tools/client/http_client.h"
 
 namespace buzz::test {
 namespace {
+
+using client::HttpHeaders;
 
 constexpr const char* kStart = R"({"action":"start","type":"recording"})";
 constexpr const char* kStop = R"({"action":"stop","type":"recording"})";
@@ -133,10 +136,24 @@ std::map<std::string, std::map<std::string, std::string>> tracks_of(const engine
   return out;
 }
 
-// A track's bytes, fetched from its url's path on this relay.
-HttpReply fetch(const RelayProcess& relay, const std::string& url) {
+// A url's path on this relay ("/media/…").
+std::string media_path(const std::string& url) {
   const size_t at = url.find("/media/");
-  return http_call(relay.port(), "GET", at == std::string::npos ? url : url.substr(at));
+  return at == std::string::npos ? url : url.substr(at);
+}
+
+// The URL a NIP-98 header names for a path on this relay.
+std::string signed_url(const RelayProcess& relay, const std::string& path) {
+  return "http://127.0.0.1:" + std::to_string(relay.port()) + path;
+}
+
+// A track's bytes, fetched from its url's path on this relay by a request
+// NIP-98 signed by `key`: a track is served to its channel's readers only.
+HttpReply fetch(const RelayProcess& relay, const std::string& url, const engine::Keypair& key,
+                const std::string& method = "GET", HttpHeaders extra = {}) {
+  const std::string path = media_path(url);
+  extra.emplace_back("Authorization", nip98_header(key, signed_url(relay, path), method, ""));
+  return http_call(relay.port(), method, path, extra);
 }
 
 // The RMS of pcm[from, to) samples.
@@ -271,7 +288,7 @@ TEST_F(HuddleRecordingTest, TwoParticipantsRecordedGiveTwoOggOpusTracksOfTheRigh
     const double duration = std::stod(t["duration"]);
     EXPECT_GE(duration, 2.9) << who;
     EXPECT_LE(duration, 3.6) << who;
-    HttpReply got = fetch(relay(), t["url"]);
+    HttpReply got = fetch(relay(), t["url"], bob.key);
     ASSERT_EQ(got.status, 200) << t["url"];
     EXPECT_EQ(got.headers["content-type"], "audio/ogg");
     EXPECT_EQ(std::to_string(got.body.size()), t["size"]);
@@ -289,6 +306,118 @@ TEST_F(HuddleRecordingTest, TwoParticipantsRecordedGiveTwoOggOpusTracksOfTheRigh
   EXPECT_TRUE(outside.events.empty());
   EXPECT_EQ(outside.closed.value_or(""), "restricted: not a channel member");
   EXPECT_FALSE(read(bob, "inside", channel_filter({48111}, h.channel)).empty());
+}
+
+// A track is the huddle channel's, like its events (docs/reference/media.md
+// §6.5): served, GET or HEAD, whole or by range, only to a request that proves
+// a key (NIP-98, a Blossom `get`, an API token) which may read the channel at
+// that moment. Without a proof, or with one that does not hold: 401; a key
+// that may not read it is answered as for a blob that does not exist.
+TEST_F(HuddleRecordingTest, ATracksBytesAreServedOnlyToWhoMayReadTheChannelNow) {
+  Peer alice = user(), bob = user(), eve = user();
+  Call h = start_call(alice, {&bob});
+  auto a = join(alice, h), b = join(bob, h);
+  ASSERT_TRUE(a && b);
+  subscribe(alice, "rec", channel_filter({48111}, h.channel));
+  ASSERT_TRUE(a->send_text(kStart));
+  ASSERT_TRUE(b->wait_type("recording"));
+  audio::SineEncoder la(440);
+  speak({{a.get(), &la}}, 25);
+  ASSERT_TRUE(a->send_text(kStop));
+  auto rec = wait_event(alice, "rec", 48111);
+  ASSERT_TRUE(rec);
+  auto tracks = tracks_of(*rec);
+  ASSERT_EQ(tracks.size(), 1u) << rec->raw;
+  const std::string url = tracks[alice.hex]["url"], sha = tracks[alice.hex]["x"], size = tracks[alice.hex]["size"];
+  const std::string path = media_path(url);
+  const uint16_t port = relay().port();
+  auto call = [&](const std::string& method, const std::string& authorization, HttpHeaders extra = {}) {
+    if (!authorization.empty()) extra.emplace_back("Authorization", authorization);
+    return http_call(port, method, path, extra);
+  };
+  auto get_auth = [&](const engine::Keypair& key, const std::string& x, const std::string& verb = "get") {
+    return blossom_auth(key, x, opts([&](AuthOptions& o) { o.verb = verb; }));
+  };
+  const std::string missing = R"({"error":"not found"})";
+  ASSERT_EQ(http_call(port, "GET", "/media/" + std::string(64, 'a') + ".ogg").body, missing);
+
+  // No proof: 401, whatever the method or range.
+  for (const auto& [method, extra] : {std::pair<std::string, HttpHeaders>{"GET", {}},
+                                      std::pair<std::string, HttpHeaders>{"HEAD", {}},
+                                      std::pair<std::string, HttpHeaders>{"GET", {{"Range", "bytes=0-9"}}}}) {
+    HttpReply r = call(method, "", extra);
+    EXPECT_EQ(r.status, 401) << method;
+    if (method == "GET") {
+      EXPECT_EQ(r.body.substr(0, 64), kAuthFailed);
+    }
+  }
+  // A proof that does not hold for this request: 401.
+  std::string tampered = make_event(bob.key, 27235, "", {{"u", signed_url(relay(), path)}, {"method", "GET"}}).raw;
+  const size_t sig = tampered.find(R"("sig":")") + 7;
+  tampered[sig] = tampered[sig] == '0' ? '1' : '0';
+  const std::map<std::string, std::string> broken = {
+      {"signature", "Nostr " + engine::encode_base64(tampered)},
+      {"another url", nip98_header(bob.key, signed_url(relay(), "/media/" + std::string(64, 'b') + ".ogg"), "GET", "")},
+      {"another method", nip98_header(bob.key, signed_url(relay(), path), "POST", "")},
+      {"too old", nip98_header(bob.key, signed_url(relay(), path), "GET", "", unix_now() - 120)},
+      {"blossom, another blob", get_auth(bob.key, std::string(64, 'b'))},
+      {"blossom, the upload verb", get_auth(bob.key, sha, "upload")},
+      {"a token that does not exist", "Bearer buzz_" + std::string(40, 'x')},
+  };
+  for (const auto& [why, header] : broken) {
+    HttpReply r = call("GET", header);
+    EXPECT_EQ(r.status, 401) << why;
+    EXPECT_EQ(r.body.substr(0, 64), kAuthFailed) << why;
+  }
+
+  // A proven key that may not read the channel: just as a missing blob.
+  for (const std::string& header : {nip98_header(eve.key, signed_url(relay(), path), "GET", ""), get_auth(eve.key, sha)}) {
+    HttpReply r = call("GET", header);
+    EXPECT_EQ(r.status, 404);
+    EXPECT_EQ(r.body.substr(0, 64), missing);
+  }
+  EXPECT_EQ(call("HEAD", nip98_header(eve.key, signed_url(relay(), path), "HEAD", "")).status, 404);
+
+  // A member: NIP-98 (each header once), GET, HEAD and a range.
+  const std::string once = nip98_header(bob.key, signed_url(relay(), path), "GET", "");
+  HttpReply whole = call("GET", once);
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_EQ(std::to_string(whole.body.size()), size);
+  EXPECT_EQ(read_ogg_opus(whole.body).error, "");
+  EXPECT_EQ(whole.headers["cache-control"], "private, no-store") << "no shared cache keeps a channel's blob";
+  EXPECT_EQ(call("GET", once).status, 401) << "a NIP-98 header is used once";
+  HttpReply head = call("HEAD", nip98_header(bob.key, signed_url(relay(), path), "HEAD", ""));
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.headers["content-length"], size);
+  HttpReply piece = call("GET", nip98_header(bob.key, signed_url(relay(), path), "GET", ""), {{"Range", "bytes=0-9"}});
+  EXPECT_EQ(piece.status, 206);
+  EXPECT_EQ(piece.body, whole.body.substr(0, 10));
+  // A Blossom `get` naming the blob, until it expires (a player's ranges).
+  const std::string blossom = get_auth(bob.key, sha);
+  EXPECT_EQ(call("GET", blossom).body, whole.body);
+  EXPECT_EQ(call("GET", blossom, {{"Range", "bytes=10-19"}}).body, whole.body.substr(10, 10));
+  // An API token with files:read and the channel in its list; not one without either.
+  auto mint = [&](const std::string& body) {
+    HttpReply r = http_call(port, "POST", "/api/tokens",
+                            {{"Authorization", nip98_header(bob.key, signed_url(relay(), "/api/tokens"), "POST", body)}}, body);
+    EXPECT_EQ(r.status, 201) << r.body;
+    return "Bearer " + json_field(r.body, "token");
+  };
+  const std::string reader = mint(R"({"name":"r","scopes":["files:read"],"channel_ids":[")" + h.channel + R"("]})");
+  EXPECT_EQ(call("GET", reader).body, whole.body);
+  EXPECT_EQ(call("GET", mint(R"({"name":"m","scopes":["messages:read"]})")).status, 404) << "no files:read";
+  EXPECT_EQ(call("GET", mint(R"({"name":"o","scopes":["files:read"],"channel_ids":[")" + h.parent + R"("]})")).status,
+            404)
+      << "another channel's token";
+
+  // Removed from the huddle channel, bob is refused at once, his still-valid
+  // Blossom auth and token too.
+  OkReply removed = remove(alice, h.channel, bob.hex);
+  ASSERT_TRUE(removed.accepted) << removed.reason;
+  EXPECT_EQ(call("GET", nip98_header(bob.key, signed_url(relay(), path), "GET", "")).status, 404);
+  EXPECT_EQ(call("GET", blossom).status, 404);
+  EXPECT_EQ(call("GET", reader).status, 404);
+  EXPECT_EQ(call("GET", nip98_header(alice.key, signed_url(relay(), path), "GET", "")).status, 200) << "the owner still reads";
 }
 
 TEST_F(HuddleRecordingTest, AMemberWhoMayNotManageTheChannelCannotStartOrStopARecording) {
@@ -335,8 +464,8 @@ TEST_F(HuddleRecordingTest, ALateJoinerIsToldOnJoiningAndALeaversTrackStaysAlign
   ASSERT_TRUE(rec);
   auto tracks = tracks_of(*rec);
   ASSERT_EQ(tracks.size(), 2u) << "alice said nothing: no track of hers";
-  OggOpus fb = read_ogg_opus(fetch(relay(), tracks[bob.hex]["url"]).body);
-  OggOpus fc = read_ogg_opus(fetch(relay(), tracks[carol.hex]["url"]).body);
+  OggOpus fb = read_ogg_opus(fetch(relay(), tracks[bob.hex]["url"], alice.key).body);
+  OggOpus fc = read_ogg_opus(fetch(relay(), tracks[carol.hex]["url"], alice.key).body);
   EXPECT_EQ(fb.error, "");
   EXPECT_EQ(fc.error, "");
   // Both as long as the recording: bob's ends in silence, carol's begins with it.
@@ -366,7 +495,7 @@ TEST_F(HuddleRecordingTest, TheLastParticipantLeavingEndsTheRecording) {
   ASSERT_TRUE(rec);
   auto tracks = tracks_of(*rec);
   ASSERT_EQ(tracks.size(), 1u);
-  OggOpus f = read_ogg_opus(fetch(relay(), tracks[alice.hex]["url"]).body);
+  OggOpus f = read_ogg_opus(fetch(relay(), tracks[alice.hex]["url"], alice.key).body);
   EXPECT_EQ(f.error, "");
   EXPECT_GE(f.seconds(), 0.45);
 }
@@ -392,7 +521,7 @@ TEST_F(HuddleRecordingTest, APublishedTrackIsHandedOutAsItsOwnersAudioOnly) {
   ASSERT_EQ(tracks.size(), 1u) << piece->raw;
   ASSERT_TRUE(tracks.count(bob.hex));
   EXPECT_EQ(json_field(piece->content, "segment"), "0");
-  OggOpus f = read_ogg_opus(fetch(relay(), tracks[bob.hex]["url"]).body);
+  OggOpus f = read_ogg_opus(fetch(relay(), tracks[bob.hex]["url"], alice.key).body);
   EXPECT_EQ(f.error, "");
   EXPECT_NEAR(f.seconds(), 1.0, 0.25);
   EXPECT_NEAR(hz_between(f.pcm, 0.2, 0.8), 660.0, 5.0) << "bob's voice, not alice's";
@@ -458,7 +587,7 @@ TEST(HuddleRecordingRestartTest, ARelayKilledMidRecordingLeavesWellFormedTracks)
   ASSERT_EQ(tracks.size(), 2u) << rec->raw;
   double first = -1;
   for (auto& [who, hz] : {std::pair{hex(ka), 440.0}, std::pair{hex(kb), 660.0}}) {
-    HttpReply got = fetch(*relay, tracks[who]["url"]);
+    HttpReply got = fetch(*relay, tracks[who]["url"], ka);
     ASSERT_EQ(got.status, 200);
     OggOpus f = read_ogg_opus(got.body);
     EXPECT_EQ(f.error, "") << who;
@@ -506,6 +635,99 @@ TEST(HuddleRecordingLimitTest, TheSeventeenthRecordingOrTrackAtOnceIsRefused) {
   audio::SineEncoder tone(440);
   ASSERT_TRUE(peers[16]->send_frame(v2_frame(0, 0, -12, 0, tone.next_packet())));
   EXPECT_TRUE(peers[1]->wait_binary());
+}
+
+// A relay of its own with the recording limits lowered (docs/limits.md, "Huddle
+// recordings"), its owner `boss` subscribed to the 48111s of a call it
+// started, with a second participant.
+struct LimitedCall {
+  std::unique_ptr<RelayProcess> relay;
+  engine::Keypair kb = engine::generate_keypair();
+  Peer boss;
+  Call h;
+  std::unique_ptr<HuddleClient> a, b;
+
+  explicit LimitedCall(std::vector<std::string> limits) {
+    std::vector<std::string> args = {"--open", "--rate-limits", "false"};
+    args.insert(args.end(), limits.begin(), limits.end());
+    relay = start_relay(RelayOptions{args, {}, ""});
+    if (!relay) return;
+    boss = make_peer(*relay);
+    h = start_call_on(*boss, boss.key, {hex(kb)});
+    a = join_on(*relay, boss.key, h);
+    b = join_on(*relay, kb, h);
+    subscribe(boss, "rec", channel_filter({48111}, h.channel));
+  }
+  bool ready() const { return relay && boss.c && a && b; }
+};
+
+// At huddle-recording-max-secs the recording stops itself: the room is told,
+// and every track is published well-formed, as long as the recording ran.
+TEST(HuddleRecordingLimitTest, ARecordingStopsItselfCleanlyAtItsTimeLimit) {
+  LimitedCall call({"--huddle-recording-max-secs", "2"});
+  ASSERT_TRUE(call.ready());
+  ASSERT_TRUE(call.a->send_text(kStart));
+  for (HuddleClient* c : {call.a.get(), call.b.get()}) {
+    ASSERT_EQ(json_field(c->wait_type("recording").value_or(""), "recording"), "true");
+  }
+  audio::SineEncoder la(440), lb(660);
+  speak({{call.a.get(), &la}, {call.b.get(), &lb}}, 175);  // 3.5 s, past the limit; nobody stops it
+  for (HuddleClient* c : {call.a.get(), call.b.get()}) {
+    EXPECT_EQ(json_field(c->wait_type("recording").value_or("(nothing)"), "recording"), "false") << "the room is told";
+  }
+  auto rec = wait_event(call.boss, "rec", 48111);
+  ASSERT_TRUE(rec);
+  EXPECT_EQ(json_field(rec->content, "interrupted"), "false");
+  const double duration = std::stod(json_field(rec->content, "duration"));
+  EXPECT_GE(duration, 2.0);
+  EXPECT_LE(duration, 3.2) << "stopped within the recorder's once-a-second check of the limit";
+  auto tracks = tracks_of(*rec);
+  ASSERT_EQ(tracks.size(), 2u) << rec->raw;
+  for (auto& [who, hz] : {std::pair{hex(call.boss.key), 440.0}, std::pair{hex(call.kb), 660.0}}) {
+    HttpReply got = fetch(*call.relay, tracks[who]["url"], call.boss.key);
+    ASSERT_EQ(got.status, 200) << who;
+    OggOpus f = read_ogg_opus(got.body);
+    EXPECT_EQ(f.error, "") << who;
+    // Tracks end on a 20 ms frame, the recording's duration where it stopped.
+    EXPECT_NEAR(f.seconds(), duration, 0.021) << who;
+    EXPECT_NEAR(f.seconds(), std::stod(tracks[who]["duration"]), 0.001) << who;
+    EXPECT_NEAR(hz_between(f.pcm, 0.2, 1.8), hz, 5.0) << who;
+  }
+}
+
+// At huddle-recording-track-bytes a track ends where it is, well-formed (its
+// last page end-of-stream); the recording and the other track go on.
+TEST(HuddleRecordingLimitTest, ATrackEndsCleanlyAtItsSizeLimitAndTheRecordingGoesOn) {
+  constexpr uint64_t kLimit = 4096;
+  LimitedCall call({"--huddle-recording-track-bytes", std::to_string(kLimit)});
+  ASSERT_TRUE(call.ready());
+  ASSERT_TRUE(call.a->send_text(kStart));
+  ASSERT_EQ(json_field(call.b->wait_type("recording").value_or(""), "recording"), "true");
+  // 2 s each: the boss at 32 kbit/s (about 8 KB, past the limit near 1 s),
+  // the other at 6 kbit/s (well within it).
+  audio::SineEncoder la(440), lb(660, 6000);
+  speak({{call.a.get(), &la}, {call.b.get(), &lb}}, 100);
+  EXPECT_FALSE(call.b->wait_type("recording", 200)) << "the recording goes on past a full track";
+  ASSERT_TRUE(call.a->send_text(kStop));
+  auto rec = wait_event(call.boss, "rec", 48111);
+  ASSERT_TRUE(rec);
+  const double duration = std::stod(json_field(rec->content, "duration"));
+  EXPECT_GE(duration, 1.9);
+  auto tracks = tracks_of(*rec);
+  ASSERT_EQ(tracks.size(), 2u) << rec->raw;
+  HttpReply full = fetch(*call.relay, tracks[hex(call.boss.key)]["url"], call.boss.key);
+  HttpReply within = fetch(*call.relay, tracks[hex(call.kb)]["url"], call.boss.key);
+  ASSERT_EQ(full.status, 200);
+  ASSERT_EQ(within.status, 200);
+  EXPECT_LE(full.body.size(), kLimit);
+  OggOpus ended = read_ogg_opus(full.body), whole = read_ogg_opus(within.body);
+  EXPECT_EQ(ended.error, "") << "the full track is well-formed";
+  EXPECT_EQ(whole.error, "");
+  EXPECT_GT(ended.seconds(), 0.5);
+  EXPECT_LT(ended.seconds(), duration - 0.5) << "it ended where it was";
+  EXPECT_NEAR(hz_between(ended.pcm, 0.2, ended.seconds() - 0.1), 440.0, 5.0);
+  EXPECT_NEAR(whole.seconds(), duration, 0.021) << "the other track runs to the end (on a 20 ms frame)";
+  EXPECT_NEAR(std::stod(tracks[hex(call.boss.key)]["duration"]), ended.seconds(), 0.001);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ class ImetaTest : public ::testing::Test {
     sha_ = test::sha256_hex(png_);
     ASSERT_TRUE(store_->put_blob(sha_, "png", png_));
     ASSERT_TRUE(store_->put_thumbnail(sha_, "jpeg bytes"));
-    ASSERT_TRUE(store_->put_meta(sha_, {"8x8", "", sha_ + ".thumb.jpg", "png", "image/png", png_.size(), 1, std::nullopt}));
+    ASSERT_TRUE(store_->put_meta(sha_, {"8x8", "", sha_ + ".thumb.jpg", "png", "image/png", png_.size(), 1, std::nullopt, ""}));
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -125,7 +125,7 @@ TEST_F(ImetaTest, StorageCrossChecks) {
   EXPECT_EQ(verdict({"url /media/" + absent + ".bin", "m application/octet-stream", "x " + absent, "size 10"}),
             "imeta references nonexistent blob: " + absent);
   // A sidecar whose object is gone.
-  ASSERT_TRUE(store_->put_meta(absent, {"", "", "", "bin", "application/octet-stream", 10, 1, std::nullopt}));
+  ASSERT_TRUE(store_->put_meta(absent, {"", "", "", "bin", "application/octet-stream", 10, 1, std::nullopt, ""}));
   EXPECT_EQ(verdict({"url /media/" + absent + ".bin", "m application/octet-stream", "x " + absent, "size 10"}),
             "imeta blob object missing in storage: " + absent);
   auto wrong_mime = good();
@@ -145,7 +145,7 @@ TEST_F(ImetaTest, AVideosPosterFrame) {
   const std::string video = "pretend mp4 bytes";
   const std::string vsha = test::sha256_hex(video);
   ASSERT_TRUE(store_->put_blob(vsha, "mp4", video));
-  ASSERT_TRUE(store_->put_meta(vsha, {"640x360", "", "", "mp4", "video/mp4", video.size(), 1, std::nullopt}));
+  ASSERT_TRUE(store_->put_meta(vsha, {"640x360", "", "", "mp4", "video/mp4", video.size(), 1, std::nullopt, ""}));
   auto tag = [&](const std::string& image) {
     return verdict({"url /media/" + vsha + ".mp4", "m video/mp4", "x " + vsha, "size " + std::to_string(video.size()),
                     "duration 12.5", "bitrate 800000", "image " + image});

@@ -44,7 +44,7 @@ class MediaStoreTest : public ::testing::Test {
 };
 
 MediaMeta png_meta(const std::string& png) {
-  return MediaMeta{"16x16", "", "", "png", "image/png", png.size(), 1767225600, std::nullopt};
+  return MediaMeta{"16x16", "", "", "png", "image/png", png.size(), 1767225600, std::nullopt, ""};
 }
 
 TEST_F(MediaStoreTest, KeysMapToFannedOutPaths) {
@@ -120,7 +120,7 @@ TEST_F(MediaStoreTest, StoringABlobAgainWritesNothing) {
 
 TEST_F(MediaStoreTest, SidecarJson) {
   MediaMeta m{"1024x768", "LEHV6nWB2yk8pyo0adR*.7kCMdnj", "https://b.example/media/x.thumb.jpg", "png", "image/png", 48213,
-              1767225600, std::nullopt};
+              1767225600, std::nullopt, ""};
   const std::string json = media_meta_json(m);
   EXPECT_EQ(json,
             R"({"dim":"1024x768","blurhash":"LEHV6nWB2yk8pyo0adR*.7kCMdnj","thumb_url":"https://b.example/media/x.thumb.jpg",)"
@@ -133,12 +133,20 @@ TEST_F(MediaStoreTest, SidecarJson) {
   EXPECT_FALSE(parse_media_meta("not json").ok());
   EXPECT_FALSE(parse_media_meta(R"({"dim":"","blurhash":"","thumb_url":"","ext":"png","mime_type":"image/png","size":-1})").ok());
   // A video's sidecar adds duration_secs (§5.2), and only a video's.
-  MediaMeta video{"1920x1080", "", "", "mp4", "video/mp4", 5242880, 1767225600, 12.48};
+  MediaMeta video{"1920x1080", "", "", "mp4", "video/mp4", 5242880, 1767225600, 12.48, ""};
   const std::string video_json = media_meta_json(video);
   EXPECT_TRUE(video_json.ends_with(R"("uploaded_at":1767225600,"duration_secs":12.48})")) << video_json;
   EXPECT_EQ(*parse_media_meta(video_json), video);
   EXPECT_FALSE(parse_media_meta(R"({"dim":"","blurhash":"","thumb_url":"","ext":"mp4","mime_type":"video/mp4","size":1,)"
                                 R"("duration_secs":"long"})").ok());
+  // A channel's blob (§6.5) names its channel last; every other sidecar has no such field.
+  MediaMeta track{"", "", "", "ogg", "audio/ogg", 4096, 1767225600, 3.0, "0b9f2c1e-6a55-4c1d-9a57-51a8f1f0c0de"};
+  const std::string track_json = media_meta_json(track);
+  EXPECT_TRUE(track_json.ends_with(R"("duration_secs":3,"channel":"0b9f2c1e-6a55-4c1d-9a57-51a8f1f0c0de"})")) << track_json;
+  EXPECT_EQ(*parse_media_meta(track_json), track);
+  EXPECT_EQ(json.find("channel"), std::string::npos);
+  EXPECT_FALSE(parse_media_meta(R"({"dim":"","blurhash":"","thumb_url":"","ext":"ogg","mime_type":"audio/ogg","size":1,)"
+                                R"("channel":7})").ok());
 }
 
 TEST_F(MediaStoreTest, AnUnreadableSidecarIsAnError) {

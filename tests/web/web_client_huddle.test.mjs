@@ -2,12 +2,14 @@
 // against the real buzz binary: two members of a channel join its huddle and
 // Opus frames go both ways (encoded and decoded by WebCodecs in each page);
 // someone who is not a member is refused with the relay's reason in words, and
-// a browser without WebCodecs audio says so; the owner records a call and everyone in it sees so.
+// a browser without WebCodecs audio says so; the owner records a call and everyone in it sees so,
+// then finds the recording beside the channel's messages and plays a track, which someone
+// reading the channel from outside the call neither sees nor can fetch.
 // Also prints the time from clicking Join to the other page's first frame.
 //   BUZZ_BINARY=build-ci/buzz node --test web_client_huddle.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorld, signIn, waitText, createChannel, openChannel, addMember } from './browser.mjs';
+import { startWorld, signIn, waitText, createChannel, openChannel, addMember, axeViolations, rest } from './browser.mjs';
 
 let world;
 const people = {};
@@ -155,8 +157,8 @@ test('the call goes on while one reads other channels, with a bar back to it; hu
   await waitText(hank.page, '#huddle-join', 'Start huddle');
 });
 
-test('the huddle\'s owner records it and everyone in the call sees so; a member who may not is told why', async () => {
-  const { gina, hank } = people;
+test('the huddle\'s owner records it and everyone in the call sees so; a member who may not is told why; the call\'s members play the recording, nobody else', async () => {
+  const { gina, hank, ivy } = people;
   await createChannel(gina, 'retro', 'open');
   await addMember(gina, 'Hank', 2);
   await gina.page.click('#huddle-join');
@@ -176,8 +178,33 @@ test('the huddle\'s owner records it and everyone in the call sees so; a member 
   await gina.page.click('#huddle-record');
   for (const p of [gina, hank]) await waitText(p.page, '#huddle-recording', 'Recording');
   await waitText(gina.page, '#huddle-record', 'Stop recording');
+  const sent = (await counters(gina)).sent;
+  await reach(gina, 'sent', sent + FRAMES);  // half a second of her microphone kept
   await gina.page.click('#huddle-record');
   await hank.page.waitForFunction(() => !document.querySelector('#huddle-recording'), { timeout: 10000 });
+
+  // The recording (the relay's 48111 in the huddle's channel) is listed beside the
+  // messages of those in that channel; Hank plays Gina's track, fetched with his signature.
+  for (const p of [gina, hank]) await waitText(p.page, '#toggle-recordings', 'Recordings 1');
+  await hank.page.click('#toggle-recordings');
+  const track = `.recordings li[data-participant="${gina.pubkey}"]`;
+  await hank.page.click(`${track} .play-track`);
+  const duration = await hank.page.waitForFunction((sel) => {
+    const a = document.querySelector(`${sel} audio`);
+    return a && Number.isFinite(a.duration) && a.duration > 0 && a.duration;
+  }, { timeout: 30000 }, track);
+  assert.ok(await duration.jsonValue() >= 0.4, `the track lasts ${await duration.jsonValue()} s`);
+  assert.deepEqual(await axeViolations(hank.page, 'huddle-recordings'), []);
+
+  // Ivy reads the open channel but was never in the call: no recording listed, and the file is not hers.
+  const path = new URL(await hank.page.$eval(track, (li) => li.dataset.url)).pathname;
+  assert.equal((await rest(world, ivy, 'GET', path)).status, 404);
+  assert.equal((await fetch(world.base + path)).status, 401);
+  await ivy.page.click('#huddle-dismiss');  // her page's refusal of the first test
+  await openChannel(ivy, 'retro', { join: false });
+  await waitText(ivy.page, '#huddle-join', 'Join huddle (2)');
+  await new Promise((r) => setTimeout(r, 1500));  // her 48111 subscription's CLOSED, well past
+  assert.equal(await ivy.page.$('#toggle-recordings'), null);
 
   await hank.page.click('#huddle-leave');
   await gina.page.click('#huddle-leave');

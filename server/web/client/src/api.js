@@ -7,13 +7,17 @@ import { bytesToHex } from 'nostr-tools/utils';
 export const ours = (url) => { if (!url) return null; try { const u = new URL(url, location.href); return u.origin === location.origin ? u.pathname : null; } catch { return null; } };
 
 export function makeApi(signer) {
+  // A NIP-98 Authorization for one request. A nonce makes each unique: two identical
+  // calls in one second would otherwise sign the same event, which the relay refuses as a replay.
+  function authorization(url, method, body) {
+    const nonce = bytesToHex(crypto.getRandomValues(new Uint8Array(8)));
+    return getToken(url, method, (e) => signer.sign({ ...e, tags: [...e.tags, ['nonce', nonce]] }), true, body);
+  }
+
   async function call(method, path, body, type = 'application/json') {
     const url = location.origin + path;
     const text = body === undefined ? undefined : JSON.stringify(body);
-    // A nonce makes each authorization unique: two identical calls in one second
-    // would otherwise sign the same event, and the relay refuses the second as a replay.
-    const nonce = bytesToHex(crypto.getRandomValues(new Uint8Array(8)));
-    const token = await getToken(url, method, (e) => signer.sign({ ...e, tags: [...e.tags, ['nonce', nonce]] }), true, body);
+    const token = await authorization(url, method, body);
     const r = await fetch(url, {
       method, body: text,
       headers: { Authorization: token, ...(text ? { 'Content-Type': type } : {}) },
@@ -44,6 +48,17 @@ export function makeApi(signer) {
     return json;  // {url, sha256, size, type, dim?}
   }
 
+  // A channel's media blob (a huddle recording's track, docs/reference/media.md §6.5),
+  // served only with a proof of the reader's key, which an <audio src> cannot send:
+  // fetched with a NIP-98 header, for the caller to play from a blob URL.
+  async function media(url) {
+    const path = ours(url);
+    if (!path?.startsWith('/media/')) throw new Error('not a file of this relay');
+    const r = await fetch(location.origin + path, { headers: { Authorization: await authorization(location.origin + path, 'GET') } });
+    if (!r.ok) throw new Error(r.status === 404 ? 'This file is not there, or not yours to hear.' : `HTTP ${r.status}`);
+    return r.blob();
+  }
+
   return {
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body),
@@ -52,5 +67,6 @@ export function makeApi(signer) {
     // NIP-86 relay management (docs/reference/nip86.md): JSON-RPC at POST /; its result.
     rpc: async (method, params = []) => (await call('POST', '/', { method, params }, 'application/nostr+json+rpc')).result,
     upload,
+    media,
   };
 }

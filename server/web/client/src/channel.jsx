@@ -9,7 +9,7 @@ import { Canvas } from './canvas.jsx';
 import { Markdown, firstLink } from './markdown.jsx';
 import { Avatar } from './avatar.jsx';
 import { EmojiButton, EmojiPicker, emojiSuggestions, emojiTags, emojiOf, CustomEmoji, ReactionEmoji, useTeamEmoji } from './emoji.jsx';
-import { useHuddle, HuddleButton } from './huddle.jsx';
+import { useHuddle, useRecordings, HuddleButton, RecordingsPane } from './huddle.jsx';
 import { ours } from './api.js';
 
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
@@ -421,11 +421,13 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
   const [loaded, setLoaded] = useState(false);
   const [openThread, setOpenThread] = useState(null);
   const [typing, setTyping] = useState({});
-  const [pane, setPane] = useState(null);  // 'members' | 'canvas' | 'pins' | null, beside the messages
+  const [pane, setPane] = useState(null);  // 'members' | 'canvas' | 'pins' | 'recordings' | null, beside the messages
   const [showSettings, setShowSettings] = useState(false);
   const [gone, setGone] = useState('');    // the relay closed the subscription: access revoked
   const [history, setHistory] = useState({ more: false, loading: false });
-  const huddle = useHuddle(channel, relay);
+  const huddles = useHuddle(channel, relay);
+  const huddle = huddles.active;
+  const recordings = useRecordings(relay, huddles);
   const started = useRef(performance.now());
   const historyAt = useRef(0);              // when the stored history had arrived (EOSE)
   const list = useRef(null);
@@ -725,6 +727,8 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
             api.post(`/api/dms/${channel.id}/hide`).then(onHidden, (e) => onError(e.message))}>Hide</button>}
           <button id="toggle-pins" aria-expanded={pane === 'pins'} title="Pinned messages"
             onClick={() => toggle('pins')}><span aria-hidden="true">📌 </span>Pins {pins.length}</button>
+          {recordings.length > 0 && <button id="toggle-recordings" aria-expanded={pane === 'recordings'} title="Recordings of this channel's huddles"
+            onClick={() => toggle('recordings')}><span aria-hidden="true">⏺ </span>Recordings {recordings.length}</button>}
           <button id="toggle-members" aria-expanded={pane === 'members'} onClick={() => toggle('members')}>Members</button>
         </span>
       </header>
@@ -754,6 +758,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
         )}
         {pane === 'members' && <Members channel={channel} members={members} me={me} relay={relay} api={api} onError={onError} onDm={onDm} onOpen={onOpen}
           onChange={() => loadMembers().catch((e) => onError(e.message))} onClose={() => setPane(null)} />}
+        {pane === 'recordings' && <RecordingsPane recordings={recordings} api={api} onClose={() => setPane(null)} />}
         {pane === 'pins' && (
           <aside class="pins" aria-label="pinned messages">
             <header><h2>Pinned ({pins.length})</h2><button aria-label="close pinned messages" onClick={() => setPane(null)}>✕</button></header>

@@ -4,7 +4,7 @@
 // has not joined comes from the channel's lifecycle events (docs/reference/huddle.md §8.3);
 // the audio itself (app/huddle.js) is loaded only on joining.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { LIFECYCLE_KINDS, activeHuddle } from './huddle_state.js';
+import { LIFECYCLE_KINDS, activeHuddle, huddleIds, recordingOf } from './huddle_state.js';
 import { usePeople } from './people.js';
 
 // The huddle's own private, one-hour channel, then its 48100 in the parent
@@ -32,7 +32,70 @@ export function useHuddle(channel, relay) {
       // No render at EOSE when there is nothing: it would come amid the channel's first one.
       () => { live = true; if (held.length) setEvents(held); held = []; });
   }, [channel.id]);
-  return useMemo(() => activeHuddle(events), [events]);
+  // `seen` counts the lifecycle events: a join (48101) may have made me a member
+  // of a huddle's channel, whose recordings a REQ before it was refused.
+  return useMemo(() => ({ active: activeHuddle(events), ids: huddleIds(events), seen: events.length }), [events]);
+}
+
+// The recordings of a channel's huddles, newest first: the 48111s in each
+// huddle's own channel (docs/reference/huddle.md §11), which the relay sends to
+// that channel's members only. Asked again at each lifecycle event (`seen`).
+export function useRecordings(relay, { ids, seen }) {
+  const [events, setEvents] = useState([]);
+  const key = ids.join(',') + '/' + seen;
+  useEffect(() => {
+    if (!ids.length) return undefined;
+    return relay.subscribe([{ kinds: [48111], '#h': ids, limit: 50 }],
+      (ev) => setEvents((e) => (e.some((x) => x.id === ev.id) ? e : [...e, ev])), () => {});
+  }, [key]);
+  return useMemo(() => events.map(recordingOf).filter((r) => r.tracks.length).sort((a, b) => b.at - a.at), [events]);
+}
+
+// One track: a Play button, then the player. Its bytes are the huddle
+// channel's (docs/reference/media.md §6.5), fetched with a signed request and
+// played from a blob URL, which is let go when the row goes.
+function Track({ track, api, name }) {
+  const [src, setSrc] = useState(null);
+  const [error, setError] = useState('');
+  const [loading, setLoading] = useState(false);
+  useEffect(() => () => { if (src) URL.revokeObjectURL(src); }, [src]);
+  const load = async () => {
+    setLoading(true);
+    setError('');
+    try {
+      setSrc(URL.createObjectURL(await api.media(track.url)));
+    } catch (e) {
+      setError(e.message);
+    }
+    setLoading(false);
+  };
+  return (
+    <li data-participant={track.participant} data-url={track.url}>
+      <span>{name}{track.duration ? ` · ${Math.round(Number(track.duration))} s` : ''}</span>
+      {src
+        ? <audio controls autoplay src={src} aria-label={`${name}'s track`} />
+        : <button class="play-track" disabled={loading} onClick={load}>{loading ? 'Loading…' : `Play ${name}'s track`}</button>}
+      {error && <span class="error" role="alert">{error}</span>}
+    </li>
+  );
+}
+
+// The pane beside the messages: each recording with its participants' tracks.
+export function RecordingsPane({ recordings, api, onClose }) {
+  const people = usePeople();
+  useEffect(() => { people.want([...new Set(recordings.flatMap((r) => r.tracks.map((t) => t.participant)))]); }, [recordings.length]);
+  return (
+    <aside class="recordings" aria-label="huddle recordings">
+      <header><h2>Recordings ({recordings.length})</h2><button aria-label="close recordings" onClick={onClose}>✕</button></header>
+      <ul>{recordings.map((r) => (
+        <li key={r.id} data-id={r.id} class="recording-item">
+          <time dateTime={new Date(r.at * 1000).toISOString()}>{new Date(r.at * 1000).toLocaleString()}</time>
+          {' · '}{Math.round(r.duration)} s{r.interrupted ? ' · interrupted' : ''}
+          <ul>{r.tracks.map((t) => <Track key={t.url} track={t} api={api} name={people.name(t.participant)} />)}</ul>
+        </li>
+      ))}</ul>
+    </aside>
+  );
 }
 
 export function HuddleButton({ active, onJoin }) {

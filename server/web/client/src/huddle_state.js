@@ -29,3 +29,21 @@ export function activeHuddle(events) {
   const live = [...huddles.values()].filter((h) => !h.ended).sort((a, b) => b.at - a.at)[0];
   return live ? { id: live.id, participants: [...live.participants] } : null;
 }
+
+// Every huddle a channel's lifecycle events name (started or not yet ended):
+// where its recordings are (a 48111 in the huddle's own channel).
+export function huddleIds(events) {
+  return [...new Set(events.filter((ev) => ev.kind === 48100).map(huddleOf).filter(Boolean))].sort();
+}
+
+// A 48111 as the page shows it: when, how long, and each participant's track
+// (its imeta: url, duration, participant), in the order listed.
+export function recordingOf(ev) {
+  let content = {};
+  try { content = JSON.parse(ev.content); } catch { /* the tags still list the tracks */ }
+  const tracks = ev.tags.filter((t) => t[0] === 'imeta').map((t) => Object.fromEntries(t.slice(1).map((f) => {
+    const at = f.indexOf(' ');
+    return at < 0 ? [f, ''] : [f.slice(0, at), f.slice(at + 1)];
+  }))).filter((f) => f.url && f.participant);
+  return { id: ev.id, at: ev.created_at, duration: Number(content.duration) || 0, interrupted: content.interrupted === true, tracks };
+}
