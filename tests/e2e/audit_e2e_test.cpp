@@ -11,7 +11,6 @@
 #include <simdjson.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +20,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "engine/signature.h"
@@ -78,10 +78,12 @@ void expect_verifies(const std::string& data_dir) {
   EXPECT_NE(out.find("\"ok\":true"), std::string::npos) << out;
 }
 
-std::unique_ptr<RelayProcess> start(const std::string& data_dir, std::vector<std::string> extra = {}) {
+std::unique_ptr<RelayProcess> start(const std::string& data_dir, std::vector<std::string> extra = {},
+                                    std::vector<std::pair<std::string, std::string>> env = {}) {
   RelayOptions o;
   o.extra_args = {"--open"};
   o.extra_args.insert(o.extra_args.end(), extra.begin(), extra.end());
+  o.env = std::move(env);
   o.data_dir = data_dir;
   std::string error;
   auto relay = RelayProcess::start(o, &error);
@@ -192,26 +194,26 @@ TEST(AuditE2eTest, RateLimitRefusalsLeaveOneEntryPerPubkeyAndLimitPerMinute) {
   {
     auto relay = start(dir, {"--human-messages-per-min", "1", "--human-ws-events-per-sec", "3", "--human-ws-events-burst", "3",
                              "--human-reads-per-sec", "3", "--human-reads-burst", "3", "--human-api-calls-per-min", "2",
-                             "--mint-rate-limit", "1"});
+                             "--mint-rate-limit", "1"},
+                        {{"BUZZ_TEST_CLOCK", "1"}});  // the frame bucket refills as the test moves the clock
     ASSERT_TRUE(relay);
     std::string error;
     auto c = NostrClient::connect_authed(*relay, alice, &error);
     ASSERT_TRUE(c) << error;
-    await_fresh_minute();
     // Three frames: a channel, the two messages of the burst, and one over the limit.
     ASSERT_TRUE(c->publish(make_event(alice, 9007, "", {{"h", channel}, {"name", "limits"}})).accepted);
     ASSERT_TRUE(c->publish(make_event(alice, 9, "first", {{"h", channel}})).accepted);
     ASSERT_TRUE(c->publish(make_event(alice, 9, "second", {{"h", channel}})).accepted);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the frame bucket refills
+    ASSERT_TRUE(relay->advance_clock(1, &error)) << error;  // the frame bucket refills
     EXPECT_EQ(c->publish(make_event(alice, 9, "over", {{"h", channel}})).reason,
               "rate-limited: message rate exceeded (1/min)");
-    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    ASSERT_TRUE(relay->advance_clock(1, &error)) << error;
     // Five frames in a second, two over the frame limit: one entry between them.
     for (int i = 0; i < 5; ++i) c->send(R"(["REQ","r)" + std::to_string(i) + R"(",{"kinds":[1],"authors":[")" + hex(alice) + R"("]}])");
     for (int i = 0; i < 5; ++i) {
       ASSERT_TRUE(c->wait_for([&](const RelayMessage& m) { return m.id == "r" + std::to_string(i) && m.type != "EVENT"; }));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    ASSERT_TRUE(relay->advance_clock(1, &error)) << error;
     EXPECT_EQ(c->publish(make_event(alice, 9, "third", {{"h", channel}})).reason,
               "rate-limited: message rate exceeded (1/min)");  // debounced: no second msg entry
 
