@@ -4,13 +4,11 @@
 #include <stdlib.h>  // mkdtemp
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <vector>
 
 #include "engine/event.h"
@@ -120,9 +118,9 @@ TEST(ChannelReaperTest, ExpiredTtlChannelIsArchivedAndAnnounced) {
 
 // BUZZ_EPHEMERAL_TTL_OVERRIDE replaces the ttl a 9007 carries (docs/reference/channels.md
 // §4.5), so an hour-long channel expires in a second; one without a ttl is
-// left alone.
+// left alone. The test moves the relay's clock past the second.
 TEST(ChannelReaperTest, TtlOverrideReplacesTheTtlOfEveryChannelThatHasOne) {
-  RelayOptions o{{"--open", "--reaper-interval", "1"}, {{"BUZZ_EPHEMERAL_TTL_OVERRIDE", "1"}}, ""};
+  RelayOptions o{{"--open", "--reaper-interval", "1"}, {{"BUZZ_EPHEMERAL_TTL_OVERRIDE", "1"}, {"BUZZ_TEST_CLOCK", "1"}}, ""};
   auto relay = start_relay(o);
   ASSERT_TRUE(relay);
   Keypair owner = engine::generate_keypair();
@@ -136,7 +134,10 @@ TEST(ChannelReaperTest, TtlOverrideReplacesTheTtlOfEveryChannelThatHasOne) {
   ASSERT_EQ(meta.events.size(), 1u);
   const auto& tags = meta.events[0].tags;
   EXPECT_NE(std::find(tags.begin(), tags.end(), engine::Tag{"ttl", "1"}), tags.end());
-  std::this_thread::sleep_for(std::chrono::milliseconds(3000));  // the deadline, then a reaper tick
+  ASSERT_TRUE(c->req("live", R"({"kinds":[40099],"#h":[")" + hour + R"("],"limit":0})").eose);
+  ASSERT_TRUE(relay->advance_clock(2, &error)) << error;
+  EXPECT_TRUE(c->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.event.kind == 40099; }, 5000))
+      << "not archived by the next reaper pass";
   expect_refused(c->publish(make_event(owner, 9, "an hour, overridden", {{"h", hour}})), "invalid: channel is archived");
   EXPECT_TRUE(c->publish(make_event(owner, 9, "still open", {{"h", lasting}})).accepted);
 }
