@@ -13,7 +13,6 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -26,6 +25,7 @@
 #include "engine/signature.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -91,14 +91,9 @@ std::unique_ptr<RelayProcess> start(const std::string& data_dir, std::vector<std
   return relay;
 }
 
-std::string fresh_dir() {
-  std::string tmpl = "/tmp/buzz_audit_e2e_XXXXXX";
-  EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
-  return tmpl;
-}
-
 TEST(AuditE2eTest, SessionLeavesEventAndChannelEntriesButNeverAuthOrEphemeral) {
-  std::string dir = fresh_dir();
+  const ScratchDir scratch("audit-e2e");
+  const std::string& dir = scratch.path();
   Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
   const std::string channel = "a0d17000-0000-4000-8000-" + hex(alice).substr(0, 12);
   Event note = make_event(alice, 1, "audited");
@@ -142,14 +137,14 @@ TEST(AuditE2eTest, SessionLeavesEventAndChannelEntriesButNeverAuthOrEphemeral) {
   size_t relay_entries = 0;
   for (const Entry& e : entries) relay_entries += e.action == "event_created" && e.channel == channel && e.actor != hex(alice);
   EXPECT_GE(relay_entries, 6u);  // 40099 + 39000–39002, twice
-  std::filesystem::remove_all(dir);
 }
 
 // An AUTH whose signature does not verify proves nothing about its pubkey: the
 // entry has no actor and names the key as claimed. And however many times one
 // address fails, it writes at most 10 auth_failure entries a minute.
 TEST(AuditE2eTest, AFailedAuthNamesAnUnprovenPubkeyAsClaimedAndEachAddressIsBounded) {
-  std::string dir = fresh_dir();
+  const ScratchDir scratch("audit-e2e");
+  const std::string& dir = scratch.path();
   Keypair victim = engine::generate_keypair(), stranger = engine::generate_keypair();
   constexpr int kAttempts = 25;
   {
@@ -184,11 +179,11 @@ TEST(AuditE2eTest, AFailedAuthNamesAnUnprovenPubkeyAsClaimedAndEachAddressIsBoun
   }
   EXPECT_EQ(failures, 10) << "of " << kAttempts << " failures from one address";
   EXPECT_TRUE(success);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(AuditE2eTest, RateLimitRefusalsLeaveOneEntryPerPubkeyAndLimitPerMinute) {
-  std::string dir = fresh_dir();
+  const ScratchDir scratch("audit-e2e");
+  const std::string& dir = scratch.path();
   Keypair alice = engine::generate_keypair(), dave = engine::generate_keypair();
   const std::string channel = "a0d17000-0000-4000-8000-" + hex(alice).substr(0, 12);
   {
@@ -239,7 +234,6 @@ TEST(AuditE2eTest, RateLimitRefusalsLeaveOneEntryPerPubkeyAndLimitPerMinute) {
                                                   {"alice {\"limit\":\"ws\"} ", 1},
                                                   {"dave {\"limit\":\"mint\"} ", 1},
                                                   {"dave {\"limit\":\"api\"} ", 1}}));
-  std::filesystem::remove_all(dir);
 }
 
 // Publishes `count` events from `connections` clients pipelining up to 32 each;
@@ -277,7 +271,8 @@ std::set<std::string> ingest(RelayProcess& relay, int connections, int count, st
 }
 
 TEST(AuditE2eTest, SigkillDuringHeavyIngestKeepsAVerifyingChainWithEveryAcknowledgedEvent) {
-  std::string dir = fresh_dir();
+  const ScratchDir scratch("audit-e2e");
+  const std::string& dir = scratch.path();
   std::set<std::string> acknowledged;
   {
     auto relay = start(dir, {"--rate-limits", "false"});  // heavy ingest, far past a human's limits
@@ -303,11 +298,11 @@ TEST(AuditE2eTest, SigkillDuringHeavyIngestKeepsAVerifyingChainWithEveryAcknowle
     EXPECT_TRUE(logged.insert(e.event_id).second) << "logged twice: " << e.event_id;
   }
   for (const std::string& id : acknowledged) EXPECT_TRUE(logged.count(id)) << "OK true but not in the chain: " << id;
-  std::filesystem::remove_all(dir);
 }
 
 TEST(AuditE2eTest, FullAuditQueueRefusesEventsInsteadOfDroppingEntries) {
-  std::string dir = fresh_dir();
+  const ScratchDir scratch("audit-e2e");
+  const std::string& dir = scratch.path();
   std::set<std::string> acknowledged;
   std::map<std::string, int> refusals;
   {
@@ -323,7 +318,6 @@ TEST(AuditE2eTest, FullAuditQueueRefusesEventsInsteadOfDroppingEntries) {
     if (e.action == "event_created") logged.insert(e.event_id);
   }
   for (const std::string& id : acknowledged) EXPECT_TRUE(logged.count(id)) << "OK true but not in the chain: " << id;
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,14 +1,10 @@
 // End-to-end tests of channels over time, each on a relay of its own: channels
 // and memberships survive a restart, and the reaper archives expired TTL channels.
 #include <gtest/gtest.h>
-#include <stdlib.h>  // mkdtemp
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "engine/event.h"
@@ -16,6 +12,7 @@
 #include "tests/e2e/channel_fixture.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -28,16 +25,8 @@ using engine::Tag;
 // Restart: channels and memberships live in the data directory.
 
 TEST(ChannelRestartTest, ChannelsAndMembershipsSurviveRestart) {
-  char tmpl[] = "/tmp/buzz-channel-restart-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      if (!std::getenv("BUZZ_KEEP_TEST_DIRS")) std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir};
+  const ScratchDir scratch("channel-restart");
+  const std::string& dir = scratch.path();
   RelayOptions opts{{"--open"}, {}, dir};
 
   Keypair ka = engine::generate_keypair(), kb = engine::generate_keypair(), kc = engine::generate_keypair(),
