@@ -1,10 +1,6 @@
 // Canonical serialization; see canonical.h.
 #include "engine/canonical.h"
 
-#include <openssl/evp.h>
-
-#include <cstdlib>
-
 namespace buzz::engine {
 
 void append_json_string(std::string& out, std::string_view s) {
@@ -63,25 +59,6 @@ void canonical_serialization(const Event& e, std::string& out) {
   out.push_back(',');
   append_json_string(out, e.content);
   out.push_back(']');
-}
-
-// OpenSSL 3's one-shot SHA256() looks the algorithm up (a locked fetch) on every
-// call; the id of every ingested event is one call, so each thread keeps a
-// fetched algorithm and a context to reuse.
-void sha256(const void* data, size_t len, uint8_t out[32]) {
-  struct Hasher {
-    EVP_MD* md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    ~Hasher() {
-      EVP_MD_CTX_free(ctx);
-      EVP_MD_free(md);
-    }
-  };
-  thread_local Hasher h;
-  unsigned int n = 0;
-  bool ok = h.md && h.ctx && EVP_DigestInit_ex2(h.ctx, h.md, nullptr) == 1 &&
-            EVP_DigestUpdate(h.ctx, data, len) == 1 && EVP_DigestFinal_ex(h.ctx, out, &n) == 1 && n == 32;
-  if (!ok) std::abort();  // only when OpenSSL cannot allocate or lacks SHA-256 altogether
 }
 
 Id compute_id(const Event& e) {

@@ -106,6 +106,24 @@ Result<std::vector<Pubkey>> RocksDeliveryLog::delivered_to(const Id& event, uint
   return members;
 }
 
+Status RocksDeliveryLog::scan(std::string_view after, const RunVisitor& visit) {
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  std::vector<Pubkey> members;
+  for (it->Seek(rocksdb::Slice(after.data(), after.size())); it->Valid(); it->Next()) {
+    const rocksdb::Slice k = it->key(), v = it->value();
+    if (k.size() != kKeyBytes || k.ToStringView() == after) continue;
+    uint32_t day = 0;
+    for (size_t i = 0; i < kDayBytes; ++i) day = (day << 8) | uint8_t(k[i]);
+    Id event;
+    std::memcpy(event.data(), k.data() + kDayBytes, 32);
+    members.resize(v.size() / 32);
+    for (size_t i = 0; i < members.size(); ++i) std::memcpy(members[i].data(), v.data() + 32 * i, 32);
+    if (!visit(k.ToStringView(), day, event, members)) return {};
+  }
+  if (!it->status().ok()) return Error{"error: delivery log read failed: " + it->status().ToString()};
+  return {};
+}
+
 Status RocksDeliveryLog::drop_before(uint32_t day) {
   const std::string from = day_key(0), to = day_key(day);
   rocksdb::ColumnFamilyHandle* cf = db_->DefaultColumnFamily();

@@ -11,13 +11,15 @@
 // the store's data format does not change with them.
 //
 // Threads: record() and drop_before() from one thread (the flusher);
-// delivered_to() from any thread.
+// delivered_to() and scan() from any thread.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/event.h"
@@ -59,6 +61,12 @@ class RocksDeliveryLog final : public DeliveryLog {
   Status record(std::span<const Delivery> deliveries) override;
   Result<std::vector<Pubkey>> delivered_to(const Id& event, uint64_t created_at) override;
   Status drop_before(uint32_t day) override;
+
+  // Every run of deliveries in key order, after the key `after` ("" = from the
+  // start), for `buzz migrate export`: its key (the resume point), its event's
+  // day, the event and its members. `visit` returns false to stop.
+  using RunVisitor = std::function<bool(std::string_view key, uint32_t day, const Id& event, std::span<const Pubkey> members)>;
+  Status scan(std::string_view after, const RunVisitor& visit);
 
  private:
   RocksDeliveryLog() = default;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "engine/api_tokens.h"
 #include "engine/audit_verify.h"
 #include "engine/canonical.h"
+#include "engine/delivery_log.h"
 #include "engine/channel.h"
 #include "engine/clock.h"
 #include "engine/event_parse.h"
@@ -28,6 +30,7 @@
 #include "engine/workflow_records.h"
 #include "migrate/copy_binary_row.h"
 #include "migrate/copy_row.h"
+#include "migrate/pg_delivery_log.h"
 #include "migrate/pg_event_row.h"
 #include "migrate/pg_schema.h"
 #include "migrate/pg_workflow_rows.h"
@@ -566,6 +569,47 @@ Status export_relay_members(Context& cx) {
                   });
 }
 
+// --- deliveries (receipts) ------------------------------------------------------
+
+// <data-dir>/deliveries as the original's delivery_log rows, as the live store
+// writes them (pg_delivery_log.h): one row a member and run, delivered_at the
+// event's created_at (the embedded log keeps no time of its own: a live
+// message is sent within a moment of it). One item per run; the monthly
+// partitions the rows need are made first.
+Status export_deliveries(Context& cx) {
+  std::error_code ec;
+  if (!std::filesystem::exists(cx.data_dir + "/deliveries", ec)) return {};
+  auto log = engine::RocksDeliveryLog::open(cx.data_dir + "/deliveries");
+  if (!log) return Error{log.error()};
+  uint32_t first_day = UINT32_MAX;
+  if (Status s = (*log)->scan("", [&](std::string_view, uint32_t day, const engine::Id&, std::span<const engine::Pubkey>) {
+        first_day = day;
+        return false;
+      });
+      !s) {
+    return s;
+  }
+  if (first_day == UINT32_MAX) return {};
+  if (Status s = maintain_delivery_partitions(cx.pg, uint64_t(first_day) * engine::kSecondsPerDay, cx.now, 0); !s) return s;
+  return run_step(cx, "delivery_log", {"delivery_log (subscription_id, event_id, method, delivered_at, success)"},
+                  [&](StepWriter& w, const std::string& after) -> Status {
+                    Status inner;
+                    Status s = (*log)->scan(after, [&](std::string_view key, uint32_t day, const engine::Id& event,
+                                                       std::span<const engine::Pubkey> members) {
+                      const auto stored = cx.store.lookup(event);
+                      const uint64_t at = stored ? stored->created_at : uint64_t(day) * engine::kSecondsPerDay;
+                      for (const engine::Pubkey& m : members) {
+                        CopyRow(w.row(0, hex_label("event_id", event.data(), 32)))
+                            .text(engine::to_hex(m)).key(event).text("websocket").time(at).boolean(true);
+                        cx.summary.deliveries++;
+                      }
+                      inner = w.item_done(key);
+                      return bool(inner);
+                    });
+                    return s ? inner : s;
+                  });
+}
+
 // --- workflows, their runs and approvals ------------------------------------------
 
 // One item per workflow: its row, its runs' and its approvals' (the three
@@ -688,7 +732,8 @@ engine::Result<ExportSummary> export_to_postgres(const PgExportOptions& options,
   if (Status s = (*pg)->exec(kExportSessionSql); !s) return Error{s.error()};
   Context cx{**pg, options.url, **db, store, progress, options.batch_rows, options.data_dir, engine::unix_now(), {}};
   for (Status (*step)(Context&) : {export_users, export_channels, export_members, export_events, export_threads,
-                                    export_tokens, export_relay_members, export_workflows, export_audit}) {
+                                    export_tokens, export_relay_members, export_workflows, export_deliveries,
+                                    export_audit}) {
     if (Status s = step(cx); !s) return Error{s.error()};
   }
   // A write committed synchronously flushes the WAL up to it: every batch above.

@@ -19,6 +19,7 @@ struct ExportSummary {
   uint64_t events_skipped = 0;  // holding U+0000, which PostgreSQL text cannot store
   uint64_t channels = 0, members = 0, users = 0, tokens = 0, threads = 0, relay_members = 0, audit_entries = 0;
   uint64_t workflows = 0, workflow_runs = 0, workflow_approvals = 0;
+  uint64_t deliveries = 0;  // delivery_log rows (receipts)
 };
 
 struct PgExportOptions {

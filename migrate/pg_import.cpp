@@ -17,6 +17,7 @@
 #include "engine/audit_segment.h"
 #include "engine/audit_verify.h"
 #include "engine/channel.h"
+#include "engine/delivery_log.h"
 #include "engine/event_parse.h"
 #include "engine/event_record.h"
 #include "engine/relay_members.h"
@@ -348,6 +349,50 @@ Status import_relay_members(Context& cx) {
   return s;
 }
 
+// --- deliveries (receipts) ------------------------------------------------------
+
+// delivery_log's rows of members' sessions (method websocket, subscription_id
+// a pubkey: what the live store writes, pg_delivery_log.h) into
+// <data-dir>/deliveries, under their event's day. Others (an original's webhook
+// rows, which it never writes) and rows of events not in `events` are left out.
+Status import_deliveries(Context& cx) {
+  auto table = cx.pg.query("SELECT to_regclass('delivery_log') IS NOT NULL");
+  if (!table) return Error{"table delivery_log: " + table.error()};
+  if (table->empty() || (*table)[0].values[0] != "t") return {};
+  cx.progress.begin("delivery_log", 0);
+  std::unique_ptr<engine::RocksDeliveryLog> log;
+  std::vector<engine::Delivery> batch;
+  auto flush = [&]() -> Status {
+    if (batch.empty()) return {};
+    if (!log) {
+      auto opened = engine::RocksDeliveryLog::open(cx.options.data_dir + "/deliveries");
+      if (!opened) return Error{opened.error()};
+      log = std::move(*opened);
+    }
+    Status s = log->record(batch);
+    batch.clear();
+    return s;
+  };
+  Status s = each_row(cx, "delivery_log",
+                      "SELECT DISTINCT d.subscription_id, encode(d.event_id, 'hex'), " + epoch("e.created_at") +
+                          " FROM delivery_log d JOIN events e ON e.id = d.event_id"
+                          " WHERE d.method = 'websocket' ORDER BY 2, 1",
+                      [&](const Fields& f) -> Status {
+                        engine::Delivery d;
+                        if (f.null[0] || !engine::from_hex(f.v[0], &d.member) || !engine::from_hex(f.v[1], &d.event)) {
+                          return {};
+                        }
+                        d.day = uint32_t(f.u64(2) / engine::kSecondsPerDay);
+                        batch.push_back(d);
+                        cx.summary.deliveries++;
+                        cx.progress.advance(1);
+                        return batch.size() >= cx.options.batch_rows ? flush() : Status{};
+                      });
+  if (s) s = flush();
+  cx.progress.end();
+  return s;
+}
+
 // --- workflows, their runs and approvals ------------------------------------------
 
 // A table's rows as records written one by one through `put`.
@@ -473,7 +518,8 @@ engine::Result<ImportSummary> import_from_postgres(const PgImportOptions& option
   cx.head = *version == SchemaVersion::kHead;
   cx.summary.schema = cx.head ? "head" : "seed";
   for (Status (*step)(Context&) : {import_users, import_channels, import_members, import_events, import_threads,
-                                    import_tokens, import_relay_members, import_workflows, import_audit}) {
+                                    import_tokens, import_relay_members, import_workflows, import_deliveries,
+                                    import_audit}) {
     if (Status s = step(cx); !s) return Error{s.error()};
   }
   (void)(*pg)->exec("COMMIT");

@@ -27,6 +27,7 @@ struct ImportSummary {
   uint64_t channels = 0, members = 0, users = 0, tokens = 0, threads = 0, relay_members = 0;
   uint64_t workflows = 0, workflow_runs = 0, workflow_approvals = 0;
   uint64_t audit_entries = 0, audit_recovered = 0;  // recovered: upstream's nanosecond timestamps (§3.2)
+  uint64_t deliveries = 0;  // delivery_log rows read back into <data-dir>/deliveries
 };
 
 struct PgImportOptions {

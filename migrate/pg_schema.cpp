@@ -252,6 +252,8 @@ INSERT INTO buzz_serve_meta (key, value) VALUES ('team_version', '0') ON CONFLIC
 CREATE TABLE IF NOT EXISTS buzz_team_changes (channel TEXT PRIMARY KEY, version BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS buzz_team_changes_version ON buzz_team_changes (version);
 CREATE INDEX IF NOT EXISTS buzz_events_tags ON events USING GIN (tags jsonb_path_ops);
+-- Receipts: one message's deliveries on every node (docs/storage.md, "Deliveries").
+CREATE INDEX IF NOT EXISTS buzz_delivery_log_event ON delivery_log (event_id);
 -- NIP-40: the expiration the reads and the reaper use (docs/storage.md, "Expiration");
 -- rows written before the column, or by an import, get it from their first expiration tag.
 ALTER TABLE events ADD COLUMN IF NOT EXISTS expires_at TIMESTAMPTZ;

@@ -35,7 +35,8 @@ const std::string& event_index_drop_sql();
 
 // The live store's own tables beside the upstream ones (migrate/pg_event_store.h):
 // buzz_event_raw, buzz_state (the team state records), buzz_serve_meta, and the
-// GIN indexes on events.tags (tag filters) and the content's tsvector (search).
+// GIN indexes on events.tags (tag filters) and the content's tsvector (search),
+// and delivery_log's index on event_id (receipts, pg_delivery_log.h).
 const std::string& serve_schema_sql();
 
 // The words search matches (its GIN index's expression, so queries must use it

@@ -75,12 +75,12 @@ int run_audit(int argc, char** argv) {
   for (char*& a : args) {
     if (std::string(a) == "-n") a = kLines;
   }
-  ParsedArgs parsed = parse_args(int(args.size()), args.data(), 2, {"help"});
+  ParsedArgs parsed = parse_args(int(args.size()), args.data(), 2, {}, {"data-dir", "store", "from", "to", "lines"});
+  if (!parsed.error.empty()) return usage_error(parsed.error);
   if (parsed.has("help") || parsed.positional.empty()) {
     std::fputs(kAuditUsage, parsed.has("help") ? stdout : stderr);
     return parsed.has("help") ? kExitOk : kExitUsage;
   }
-  if (!parsed.error.empty()) return usage_error(parsed.error);
   if (parsed.positional.size() > 1) return usage_error("unexpected argument '" + parsed.positional[1] + "'");
   const std::string cmd = parsed.positional[0];
   const char* env_dir = std::getenv("BUZZ_DATA_DIR");

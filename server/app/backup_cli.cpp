@@ -283,7 +283,7 @@ std::optional<BackupManifest> checked_backup(const char* cmd, const std::string&
 }  // namespace
 
 int run_backup(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
+  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"to", "data-dir"});
   if (args.has("help")) return std::fputs(kBackupUsage, stdout), kExitOk;
   auto usage = [](const std::string& why) {
     std::fprintf(stderr, "buzz backup: %s\n\n%s", why.c_str(), kBackupUsage);
@@ -298,15 +298,12 @@ int run_backup(int argc, char** argv) {
     return checked_backup("backup verify", args.positional[1], args.has("json")) ? kExitOk : kExitFailure;
   }
   if (!args.positional.empty()) return usage("unexpected argument '" + args.positional[0] + "'");
-  for (const auto& [key, value] : args.options) {
-    if (key != "to" && key != "data-dir" && key != "json") return usage("unknown option --" + key);
-  }
   if (!args.has("to")) return usage("--to DIR is required");
   return backup(args);
 }
 
 int run_restore(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
+  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir"});
   if (args.has("help")) return std::fputs(kRestoreUsage, stdout), kExitOk;
   auto usage = [](const std::string& why) {
     std::fprintf(stderr, "buzz restore: %s\n\n%s", why.c_str(), kRestoreUsage);
@@ -314,9 +311,6 @@ int run_restore(int argc, char** argv) {
   };
   if (!args.error.empty()) return usage(args.error);
   if (args.positional.size() != 1) return usage("restore takes one backup directory");
-  for (const auto& [key, value] : args.options) {
-    if (key != "data-dir" && key != "json") return usage("unknown option --" + key);
-  }
   if (!args.has("data-dir")) return usage("--data-dir NEW is required");
   const std::string from = args.positional[0], to = *args.get("data-dir");
   const bool json = args.has("json");

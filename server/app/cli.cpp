@@ -1,7 +1,7 @@
 // The command-line plumbing of cli.h.
 #include "server/app/cli.h"
 
-#include <algorithm>
+#include "engine/options.h"
 
 namespace buzz::server {
 
@@ -11,26 +11,24 @@ std::optional<std::string> ParsedArgs::get(const std::string& k) const {
   return it->second;
 }
 
-ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::string>& flags) {
+ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::string>& switches,
+                      const std::vector<std::string>& values) {
   ParsedArgs out;
-  for (int i = first; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--", 0) != 0 || a.size() == 2) {
-      out.positional.push_back(a);
-      continue;
-    }
-    std::string key = a.substr(2);
-    size_t eq = key.find('=');
-    if (eq != std::string::npos) {
-      out.options[key.substr(0, eq)] = key.substr(eq + 1);
-    } else if (std::find(flags.begin(), flags.end(), key) != flags.end()) {
-      out.options[key] = "true";
-    } else if (i + 1 < argc) {
-      out.options[key] = argv[++i];
-    } else {
-      out.error = "option --" + key + " needs a value";
-    }
+  auto into = [&out](const std::string& name) {
+    return [&out, name](const std::string& v) {
+      out.options[name] = v;
+      return std::string();
+    };
+  };
+  std::vector<options::Option> rows;
+  for (const std::string& s : switches) rows.push_back({.name = s.c_str(), .parse = into(s), .repeatable = true});
+  for (const std::string& v : values) {
+    rows.push_back({.name = v.c_str(), .value = "VALUE", .parse = into(v), .repeatable = true});
   }
+  options::Parsed parsed = options::parse(rows, argc, argv, first, {.positional = true});
+  if (parsed.outcome == options::Parsed::Outcome::kHelp) out.options["help"] = "true";
+  out.error = std::move(parsed.error);
+  out.positional = std::move(parsed.positional);
   return out;
 }
 

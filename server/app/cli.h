@@ -1,6 +1,6 @@
-// Command-line plumbing shared by the `buzz` subcommands: `--key value` and
-// `--key=value` options, boolean flags, and the exit codes (0 ok, 1 failure,
-// 2 usage or configuration error — nothing was started).
+// Command-line plumbing shared by the `buzz` subcommands: their options, read
+// through the tools' option table (engine/options.h), and the exit codes (0 ok,
+// 1 failure, 2 usage or configuration error — nothing was started).
 #pragma once
 
 #include <map>
@@ -25,8 +25,11 @@ struct ParsedArgs {
   std::optional<std::string> get(const std::string& k) const;
 };
 
-// `flags` names the options that take no value (--help, --json, ...).
-ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::string>& flags);
+// `switches` names the options that take no value (--json, --open), `values` those
+// that take one; --help or -h anywhere sets "help". Any other option is refused
+// (error), in the option table's words; given twice, an option keeps the last value.
+ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::string>& switches,
+                      const std::vector<std::string>& values);
 
 int run_serve(int argc, char** argv);
 int run_admin(int argc, char** argv);

@@ -1,7 +1,9 @@
 // buzz: the command an operator or an agent types. Help, `buzz version` and
 // the agent commands (`buzz send-message …`, client_commands.h) run here, in a
-// process that maps libc, libstdc++, libcrypto and libsecp256k1 and little
-// else; every other command (serve, admin, migrate, mcp, …) replaces this
+// process that maps libc, libstdc++ and simdjson and little else (an agent
+// command loads libsecp256k1 on first use, front_libraries.cpp, and hashes
+// with its own SHA-256, front_sha256.cpp);
+// every other command (serve, admin, migrate, mcp, …) replaces this
 // process with the full binary (main.cpp), which links the server's ~50
 // shared libraries. An agent that calls the CLI per reply pays the loading of
 // those for no use (docs/building.md, "One command, two binaries").

@@ -34,9 +34,10 @@ Run it with the server stopped.
 
   postgres://…      the upstream HEAD schema (created when absent): users, channels,
                     members, events (partitioned), threads, API token hashes, relay
-                    members, workflows with their runs and approvals, the audit log
-                    with its hashes. Batches of COPY, each its own transaction; a
-                    rerun after an interruption resumes where it stopped. Import
+                    members, workflows with their runs and approvals, the receipts'
+                    deliveries (delivery_log), the audit log with its hashes.
+                    Batches of COPY, each its own transaction; a rerun after an
+                    interruption resumes where it stopped. Import
                     reads the seed-era or the HEAD schema, re-verifies every event
                     and every audit hash.
   jsonl FILE        NIP-01 events, one per line (strfry / nostr-rs-relay); FILE - is
@@ -86,15 +87,10 @@ int failure(bool json, const std::string& why) {
 }  // namespace
 
 int run_migrate(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
+  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir", "to", "from", "batch", "collection"});
   if (args.has("help")) return std::fputs(kMigrateUsage, stdout), kExitOk;
   if (!args.error.empty()) return usage_error(args.error);
   if (args.positional.empty()) return usage_error("export or import?");
-  for (const auto& [key, value] : args.options) {
-    if (key != "data-dir" && key != "to" && key != "from" && key != "batch" && key != "collection" && key != "json") {
-      return usage_error("unknown option --" + key);
-    }
-  }
   const std::string cmd = args.positional[0];
   const bool json = args.has("json");
   migrate::Progress progress(migrate::Progress::mode_for(json));
@@ -127,7 +123,7 @@ int run_migrate(int argc, char** argv) {
                      {"events_raw", r->events_raw}, {"events_skipped_nul", r->events_skipped}, {"threads", r->threads},
                      {"tokens", r->tokens}, {"relay_members", r->relay_members}, {"workflows", r->workflows},
                      {"workflow_runs", r->workflow_runs}, {"workflow_approvals", r->workflow_approvals},
-                     {"audit_entries", r->audit_entries}});
+                     {"deliveries", r->deliveries}, {"audit_entries", r->audit_entries}});
     }
     if (where == "jsonl") {
       auto r = migrate::export_jsonl(data_dir, path, progress);
@@ -154,8 +150,8 @@ int run_migrate(int argc, char** argv) {
                      {"events_deleted", r->events_deleted}, {"events_not_stored", r->events_not_stored},
                      {"threads", r->threads}, {"tokens", r->tokens}, {"relay_members", r->relay_members},
                      {"workflows", r->workflows}, {"workflow_runs", r->workflow_runs},
-                     {"workflow_approvals", r->workflow_approvals}, {"audit_entries", r->audit_entries},
-                     {"audit_recovered_ns", r->audit_recovered}});
+                     {"workflow_approvals", r->workflow_approvals}, {"deliveries", r->deliveries},
+                     {"audit_entries", r->audit_entries}, {"audit_recovered_ns", r->audit_recovered}});
     }
     if (where == "jsonl") {
       auto r = migrate::import_jsonl(path, data_dir, progress);

@@ -85,7 +85,7 @@ engine::Result<ReindexReport> rebuild_search_index(const std::string& data_dir, 
 }
 
 int run_reindex(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
+  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir"});
   if (args.has("help")) return std::fputs(kReindexUsage, stdout), kExitOk;
   if (!args.error.empty() || !args.positional.empty()) {
     std::fprintf(stderr, "buzz reindex: %s\n\n%s", args.error.empty() ? "unexpected argument" : args.error.c_str(),

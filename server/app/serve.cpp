@@ -13,7 +13,9 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/clock.h"
 #include "engine/json_text.h"
@@ -219,7 +221,9 @@ void reload_tls(net::TlsCertificate* tls) {
 }  // namespace
 
 int run_serve(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"help", "open"});
+  std::vector<std::string> keys = {"config"};  // and every key of the configuration table
+  for (const ConfigKey& k : config_keys()) keys.push_back(k.name);
+  ParsedArgs args = parse_args(argc, argv, 2, {"open"}, keys);
   if (args.has("help")) {
     print_serve_help();
     return kExitOk;
@@ -369,7 +373,12 @@ int run_serve(int argc, char** argv) {
   workflow_options.public_http_url = nip98_base_url(cfg.effective_relay_url());
   Workflows workflows(workflow_options, {store, team, writer, membership, gatekeeper}, *key);
   if (auto s = workflows.load(); !s) return fail(s.error());
-  metrics.more = [&workflows] { return workflows.metrics_text(); };
+  // Receipts' deliveries (set up below, before any port serves /metrics), and their counters.
+  std::unique_ptr<engine::DeliveryLog> delivery_log;
+  std::unique_ptr<DeliveryRecorder> deliveries;
+  metrics.more = [&workflows, &deliveries] {
+    return workflows.metrics_text() + (deliveries ? deliveries->metrics_text() : std::string());
+  };
   auto ops = open_side_ports(cfg, health, metrics);
   if (!ops) return fail(ops.error());
   auto control = open_control_socket(cfg, {(*backend)->db.get(), &writer, audit_feed.get(), audit_log->get()});
@@ -423,11 +432,9 @@ int run_serve(int argc, char** argv) {
   for (auto& l : loops) loop_ptrs.push_back(l.get());
   metrics.loops.assign(loop_ptrs.begin(), loop_ptrs.end());
   huddles.attach(loop_ptrs);
-  // Receipts: the fan-out's deliveries, kept on this node (docs/storage.md, "Deliveries").
-  std::unique_ptr<engine::RocksDeliveryLog> delivery_log;
-  std::unique_ptr<DeliveryRecorder> deliveries;
+  // Receipts: the fan-out's deliveries, in the data directory or the shared store (docs/storage.md, "Deliveries").
   if (cfg.delivery_retention_days > 0) {
-    auto opened = engine::RocksDeliveryLog::open(cfg.data_dir + "/deliveries");
+    auto opened = open_delivery_log(cfg, **backend);
     if (!opened) return fail(opened.error());
     delivery_log = std::move(*opened);
     deliveries = std::make_unique<DeliveryRecorder>(

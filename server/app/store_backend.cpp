@@ -10,6 +10,7 @@
 #include "index/clucene_search_index.h"
 #include "migrate/pg_audit_chain.h"
 #include "migrate/pg_audit_rows.h"
+#include "migrate/pg_delivery_log.h"
 #include "migrate/pg_event_store.h"
 #include "migrate/pg_relay_members.h"
 #include "migrate/pg_search_index.h"
@@ -108,6 +109,13 @@ AuditSource audit_source(const Config& cfg, const StoreBackend& backend) {
   }
   const std::string dir = cfg.data_dir + "/audit";
   return {[dir](size_t n) { return engine::read_audit_tail(dir, n); }, [dir] { return engine::verify_audit(dir); }};
+}
+
+engine::Result<std::unique_ptr<engine::DeliveryLog>> open_delivery_log(const Config& cfg, const StoreBackend& backend) {
+  if (backend.pg) return std::unique_ptr<engine::DeliveryLog>(std::make_unique<migrate::PgDeliveryLog>(backend.pg->connections()));
+  auto log = engine::RocksDeliveryLog::open(cfg.data_dir + "/deliveries");
+  if (!log) return Error{log.error()};
+  return std::unique_ptr<engine::DeliveryLog>(std::move(*log));
 }
 
 engine::Result<std::unique_ptr<index::SearchIndex>> open_search_index(const Config& cfg, const StoreBackend& backend) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/audit_chain.h"
+#include "engine/delivery_log.h"
 #include "engine/event_store.h"
 #include "engine/pubkey_allowlist.h"
 #include "engine/relay_members.h"
@@ -56,6 +57,10 @@ engine::Result<std::unique_ptr<engine::AuditChain>> open_audit_chain(const Confi
 // read-only and off the writer: the data directory's segments, or the table
 // through a connection of its own for each read.
 AuditSource audit_source(const Config& cfg, const StoreBackend& backend);
+
+// The receipts' delivery log (docs/storage.md, "Deliveries"): <data-dir>/deliveries,
+// this node's own; on PostgreSQL the original's delivery_log table, every node's.
+engine::Result<std::unique_ptr<engine::DeliveryLog>> open_delivery_log(const Config& cfg, const StoreBackend& backend);
 
 // Full-text search on the same storage.
 engine::Result<std::unique_ptr<index::SearchIndex>> open_search_index(const Config& cfg, const StoreBackend& backend);

@@ -54,7 +54,8 @@ std::string env_or(const char* name, const std::optional<std::string>& given) {
 }  // namespace
 
 int run_sync(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json", "watch"});
+  ParsedArgs args = parse_args(argc, argv, 2, {"json", "watch"},
+                               {"from", "to", "data-dir", "filter", "direction", "key", "key-file", "from-token", "to-token"});
   if (args.has("help")) return std::fputs(kSyncUsage, stdout), kExitOk;
   if (!args.error.empty()) return usage(args.error);
   if (!args.positional.empty()) return usage("unexpected argument '" + args.positional[0] + "'");

@@ -23,7 +23,7 @@ refused).
 }  // namespace
 
 std::optional<int> run_version(int argc, char** argv, DataFormatReader read_format) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"help", "json"});
+  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir"});
   if (args.has("help")) return std::fputs(kVersionUsage, stdout), kExitOk;
   if (!args.error.empty() || !args.positional.empty()) {
     std::fprintf(stderr, "buzz version: %s\n\n%s", args.error.empty() ? "unexpected argument" : args.error.c_str(), kVersionUsage);

@@ -69,7 +69,12 @@ void DeliveryRecorder::flush() {
       if (buf->entries.empty()) continue;
       buf->entries.swap(spare_);
     }
-    if (auto s = log_.record(spare_); !s) log_warn(s.error());
+    if (auto s = log_.record(spare_); !s) {
+      log_warn(s.error(), {{"deliveries", std::to_string(spare_.size())}});
+      failed_.fetch_add(spare_.size(), std::memory_order_relaxed);
+    } else {
+      written_.fetch_add(spare_.size(), std::memory_order_relaxed);
+    }
     spare_.clear();  // keeps its capacity: the next swap hands a loop a reserved buffer
   }
   if (const uint64_t dropped = dropped_.load(std::memory_order_relaxed); dropped != reported_) {
@@ -77,6 +82,17 @@ void DeliveryRecorder::flush() {
              {{"dropped", std::to_string(dropped - reported_)}});
     reported_ = dropped;
   }
+}
+
+std::string DeliveryRecorder::metrics_text() const {
+  return "# HELP buzz_delivery_records_written_total deliveries written to the delivery log (receipts)\n"
+         "# TYPE buzz_delivery_records_written_total counter\n"
+         "buzz_delivery_records_written_total " + std::to_string(written()) + "\n"
+         "# HELP buzz_delivery_records_dropped_total deliveries not recorded for receipts: a loop's buffer was full "
+         "(the flusher behind) or the log refused the write (docs/limits.md, Deliveries)\n"
+         "# TYPE buzz_delivery_records_dropped_total counter\n"
+         "buzz_delivery_records_dropped_total{reason=\"buffer_full\"} " + std::to_string(dropped()) + "\n"
+         "buzz_delivery_records_dropped_total{reason=\"write_failed\"} " + std::to_string(failed()) + "\n";
 }
 
 }  // namespace buzz::server

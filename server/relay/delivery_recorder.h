@@ -4,14 +4,15 @@
 //
 // The fan-out only appends: each loop has a buffer of fixed capacity, reserved
 // at start, and a delivery is one entry copied into it (no lookup, no
-// allocation); a full buffer drops the entry and counts it. A flusher thread
+// allocation); a full buffer drops the entry and counts it, as does a write
+// the log refused (buzz_delivery_records_dropped_total). A flusher thread
 // swaps each loop's buffer for its spare every `flush_every` (at once when one
 // is half full) and writes the full one to the log, off the loops, then drops the partitions past the
 // retention once a day. Bounds and their memory: docs/limits.md, "Deliveries".
 //
 // Threads: an Appender on a loop thread (one lock per fan-out task, taken on
 // its first delivery, uncontended but for the flusher's swap); the flusher
-// its own; dropped() any.
+// its own; the counters any.
 #pragma once
 
 #include <atomic>
@@ -19,6 +20,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -74,7 +76,12 @@ class DeliveryRecorder {
   };
 
   engine::DeliveryLog& log() const { return log_; }
+  // Deliveries not recorded: a loop's buffer was full (the flusher behind), or the log refused the write.
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  uint64_t failed() const { return failed_.load(std::memory_order_relaxed); }
+  uint64_t written() const { return written_.load(std::memory_order_relaxed); }
+  // The counters as Prometheus text (buzz_delivery_records_*), for /metrics.
+  std::string metrics_text() const;
 
  private:
   void run();
@@ -86,6 +93,7 @@ class DeliveryRecorder {
   std::vector<std::unique_ptr<Buffer>> buffers_;
   std::vector<engine::Delivery> spare_;  // the flusher's: swapped with a loop's full buffer
   std::atomic<uint64_t> dropped_{0};
+  std::atomic<uint64_t> failed_{0}, written_{0};  // the flusher's
   uint64_t reported_ = 0;       // dropped_ as of the last warning
   uint32_t retained_from_ = 0;  // the first day kept, as of the last drop
   std::mutex mu_;

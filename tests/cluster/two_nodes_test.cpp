@@ -519,6 +519,148 @@ TEST_F(SharedStoreTest, AFanOutThatFallsBehindDropsTheOldestAndCountsThem) {
   EXPECT_FALSE(dropped_seen) << "the oldest were kept, not dropped";
 }
 
+// Receipts on one PostgreSQL (docs/storage.md, "Deliveries"): each node writes
+// what its own sessions were sent to the original's delivery_log, so a message
+// written on A and read by a member on A and one on B is delivered to 2 of 3 on
+// either node; the rows are in the month's partition, and only the author and
+// the channel's admins see the receipt, on both nodes.
+TEST_F(SharedStoreTest, AReceiptCountsTheDeliveriesOfEveryNode) {
+  Keypair owner = engine::generate_keypair(), on_a = engine::generate_keypair(), on_b = engine::generate_keypair(),
+          idle = engine::generate_keypair(), outsider = engine::generate_keypair();
+  auto a = authed(*a_, owner);
+  ASSERT_TRUE(a);
+  const std::string ch = "c6000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", "receipts"}, {"visibility", "private"}})).accepted);
+  for (const Keypair* k : {&on_a, &on_b, &idle}) {
+    ASSERT_TRUE(a->publish(make_event(owner, 9000, "", {{"h", ch}, {"p", hex(*k)}})).accepted);
+  }
+  auto ra = authed(*a_, on_a), rb = authed(*b_, on_b);  // `idle` is a member with no session: not delivered
+  ASSERT_TRUE(ra && rb);
+  ASSERT_TRUE(can_read_channel(*rb, ch));
+  ASSERT_TRUE(ra->req("live", channel_filter(ch)).eose);
+  ASSERT_TRUE(rb->req("live", channel_filter(ch)).eose);
+  const engine::Event m = make_event(owner, 9, "was it read?", {{"h", ch}});
+  ASSERT_TRUE(a->publish(m).accepted);
+  ASSERT_TRUE(ra->wait_for([](const RelayMessage& e) { return is_event(e, "was it read?"); }));
+  ASSERT_TRUE(rb->wait_for([](const RelayMessage& e) { return is_event(e, "was it read?"); }));
+
+  const std::string path = "/api/messages/" + m.id_hex() + "/receipts";
+  for (RelayProcess* node : {a_.get(), b_.get()}) {
+    const std::string where = node == a_.get() ? "on A" : "on B";
+    HttpReply r;  // each node's flusher writes within a quarter second
+    for (int i = 0; i < 100; ++i) {
+      r = signed_call(*node, owner, "GET", path);
+      if (r.body.find("\"delivered\":2") != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(r.status, 200) << where;
+    EXPECT_NE(r.body.find("\"members\":3"), std::string::npos) << where << ": " << r.body;
+    EXPECT_NE(r.body.find("\"delivered\":2"), std::string::npos) << where << ": " << r.body;
+    // The author's kind says the same.
+    auto c = authed(*node, owner);
+    ASSERT_TRUE(c);
+    ReqResult kind = c->req("rcpt", R"({"kinds":[28990],"#e":[")" + m.id_hex() + R"("]})");
+    ASSERT_EQ(kind.events.size(), 1u) << where << ": " << why(kind);
+    EXPECT_NE(kind.events[0].content.find("\"delivered\":2"), std::string::npos) << where << ": " << kind.events[0].content;
+    // A member who is not an admin, and a non-member: refused, and the kind answers nothing.
+    EXPECT_EQ(signed_call(*node, on_b, "GET", path).status, 403) << where;
+    EXPECT_EQ(signed_call(*node, outsider, "GET", path).status, 404) << where;
+    for (const Keypair* who : {&on_b, &outsider}) {
+      auto w = authed(*node, *who);
+      ASSERT_TRUE(w);
+      ReqResult none = w->req("rcpt", R"({"kinds":[28990],"#e":[")" + m.id_hex() + R"("]})");
+      EXPECT_TRUE(none.events.empty()) << where << ": " << why(none);
+    }
+  }
+  // One row a member, both in this month's partition, named as the original's partition manager names it.
+  const std::string of_m = " FROM delivery_log WHERE event_id = decode('" + m.id_hex() + "', 'hex')";
+  EXPECT_EQ(db_->scalar("SELECT count(*)" + of_m), "2");
+  EXPECT_EQ(db_->scalar("SELECT string_agg(DISTINCT tableoid::regclass::text, ',')" + of_m),
+            db_->scalar("SELECT 'delivery_log_' || to_char(now() AT TIME ZONE 'UTC', 'YYYY_MM')"));
+  EXPECT_EQ(db_->scalar("SELECT string_agg(DISTINCT method::text || ' ' || success::text, ',')" + of_m), "websocket true");
+  // Three months ahead are partitioned too.
+  EXPECT_EQ(db_->scalar("SELECT to_regclass('delivery_log_' || to_char((now() AT TIME ZONE 'UTC') + interval '3 months', "
+                        "'YYYY_MM')) IS NOT NULL"),
+            "t");
+}
+
+// Retention on PostgreSQL: a node's start (and each new day) drops the monthly
+// partitions wholly past delivery-retention-days and deletes the older rows of
+// the rest; the schema's own fixed partitions stay.
+TEST_F(SharedStoreTest, RetentionDropsOldDeliveryPartitionsAndRows) {
+  // The nodes' first maintenance has made this month's partition (and, past the
+  // retention, left none for the old months): rows of 70 and 40 days ago go
+  // into months made here as an earlier relay or the original would have made
+  // them, under the nodes' lock so no maintenance runs between.
+  const std::string this_month = "to_regclass('delivery_log_' || to_char(now() AT TIME ZONE 'UTC', 'YYYY_MM')) IS NOT NULL";
+  for (int i = 0; i < 100 && db_->scalar("SELECT " + this_month) != "t"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(db_->scalar("SELECT " + this_month), "t");
+  auto pg = db_->connect();
+  ASSERT_TRUE(pg);
+  ASSERT_TRUE(pg->exec("BEGIN; SET LOCAL TimeZone = 'UTC'; SELECT pg_advisory_xact_lock(6012455564262815079)"));
+  for (int days_ago : {70, 40, 1}) {
+    const std::string at = "now() - interval '" + std::to_string(days_ago) + " days'";
+    if (days_ago > 1) {
+      ASSERT_TRUE(pg->exec("DO $$ BEGIN EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF delivery_log FOR "
+                           "VALUES FROM (%L) TO (%L)', 'delivery_log_' || to_char(" + at + ", 'YYYY_MM'), "
+                           "date_trunc('month', " + at + "), date_trunc('month', " + at + ") + interval '1 month'); END $$"));
+    }
+    ASSERT_TRUE(pg->exec("INSERT INTO delivery_log (subscription_id, event_id, method, success, delivered_at) VALUES ('" +
+                         std::string(64, 'a') + "', '\\x00', 'websocket', TRUE, " + at + ")"));
+  }
+  ASSERT_TRUE(pg->exec("COMMIT"));
+  const std::string old_month = "to_regclass('delivery_log_' || to_char((now() AT TIME ZONE 'UTC') - interval '70 days', 'YYYY_MM'))";
+  ASSERT_EQ(db_->scalar("SELECT " + old_month + " IS NOT NULL"), "t");
+  // A third node's start runs the retention (30 days, the default).
+  auto c = start_node(extra_args());
+  ASSERT_TRUE(c);
+  std::string left;
+  for (int i = 0; i < 100; ++i) {
+    left = db_->scalar("SELECT count(*) FROM delivery_log WHERE delivered_at < now() - interval '30 days'");
+    if (left == "0") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(left, "0") << "rows past the retention were kept";
+  EXPECT_EQ(db_->scalar("SELECT count(*) FROM delivery_log WHERE delivered_at > now() - interval '2 days'"), "1");
+  EXPECT_EQ(db_->scalar("SELECT " + old_month + " IS NULL"), "t") << "the old month's partition was not dropped";
+  EXPECT_EQ(db_->scalar("SELECT to_regclass('delivery_log_p_past') IS NOT NULL"), "t") << "a partition of the schema's was dropped";
+}
+
+// A delivery the log could not take is counted on /metrics, by reason.
+TEST_F(SharedStoreTest, DeliveriesTheLogRefusesAreCountedAsDropped) {
+  Keypair owner = engine::generate_keypair(), reader = engine::generate_keypair();
+  auto a = authed(*a_, owner), r = authed(*a_, reader);
+  ASSERT_TRUE(a && r);
+  const std::string ch = "c7000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", ch}, {"name", "refused"}})).accepted);
+  ASSERT_TRUE(r->req("live", channel_filter(ch)).eose);
+  const std::string metrics = http_get(a_->port(), "/metrics").body;
+  EXPECT_EQ(metric_value(metrics, "buzz_delivery_records_dropped_total{reason=\"buffer_full\"}"), 0) << metrics;
+  EXPECT_EQ(metric_value(metrics, "buzz_delivery_records_dropped_total{reason=\"write_failed\"}"), 0);
+
+  auto pg = db_->connect();
+  ASSERT_TRUE(pg);
+  ASSERT_TRUE(pg->exec("ALTER TABLE delivery_log RENAME TO delivery_log_away"));
+  ASSERT_TRUE(a->publish(make_event(owner, 9, "unrecorded", {{"h", ch}})).accepted);
+  ASSERT_TRUE(r->wait_for([](const RelayMessage& e) { return is_event(e, "unrecorded"); }));
+  int64_t failed = 0;
+  for (int i = 0; i < 100 && failed == 0; ++i) {
+    failed = metric_value(http_get(a_->port(), "/metrics").body, "buzz_delivery_records_dropped_total{reason=\"write_failed\"}");
+    if (failed == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(failed, 1);
+  ASSERT_TRUE(pg->exec("ALTER TABLE delivery_log_away RENAME TO delivery_log"));
+  ASSERT_TRUE(a->publish(make_event(owner, 9, "recorded", {{"h", ch}})).accepted);
+  int64_t written = 0;
+  for (int i = 0; i < 100 && written == 0; ++i) {
+    written = metric_value(http_get(a_->port(), "/metrics").body, "buzz_delivery_records_written_total");
+    if (written == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_GE(written, 1) << "the log took nothing once it was back";
+}
+
 // Two owners of a channel remove each other at the same moment, one on each
 // node. Each removal is valid on the state its node had, but not both: the
 // second, planned under the team lock after the first committed, finds its

@@ -94,7 +94,7 @@ TEST_F(CliErrorsTest, GlobalFlagsBeforeOrAfterTheCommand) {
   const std::vector<std::pair<std::string, std::string>> wrong_env = {{"BUZZ_RELAY_URL", down}, {"BUZZ_API_TOKEN", "buzz_nope"}};
   EXPECT_EQ(run_cli({"--relay", relay_env(), "--token=" + u.token, "list-channels"}, wrong_env).status, 0);
   EXPECT_EQ(run_cli({"list-channels", "--relay=" + relay_env(), "--token", u.token}, wrong_env).status, 0);
-  expect_error(run_cli({"--relay"}), 1, "user_error", "a value is required for '--relay' but none was supplied");
+  expect_error(run_cli({"--relay"}), 1, "user_error", "a value is required for '--relay <URL>' but none was supplied");
 }
 
 TEST_F(CliErrorsTest, MissingAuthAndMissingKey) {

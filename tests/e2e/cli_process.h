@@ -18,4 +18,8 @@ struct CliRun {
 CliRun run_cli(const std::vector<std::string>& args, const std::vector<std::pair<std::string, std::string>>& env = {},
                const std::string& stdin_text = "");
 
+// The same for another program (buzz-load): args[0] is its path.
+CliRun run_program(std::vector<std::string> args, const std::vector<std::pair<std::string, std::string>>& env = {},
+                   const std::string& stdin_text = "");
+
 }  // namespace buzz::test

@@ -1,7 +1,7 @@
 // HttpReceiver: a loopback HTTP server for the workflow tests — the target of
 // call_webhook steps. It accepts on 127.0.0.1:<free port>, reads each request
 // (head and Content-Length body), records it and answers with the status,
-// headers and body set beforehand. One thread; stopped by the destructor.
+// headers and body set beforehand (or raw bytes). One thread; stopped by the destructor.
 #pragma once
 
 #include <arpa/inet.h>
@@ -54,6 +54,12 @@ class HttpReceiver {
     status_ = status;
     body_ = std::move(body);
     extra_headers_ = std::move(extra_headers);
+    raw_.clear();
+  }
+  // The answer as these bytes exactly (a chunked body, one read to the close).
+  void respond_raw(std::string bytes) {
+    std::lock_guard lock(mu_);
+    raw_ = std::move(bytes);
   }
   // Waits for the n-th request (1-based) up to timeout_ms.
   bool wait_for(size_t n, int timeout_ms = 10000) {
@@ -105,8 +111,9 @@ class HttpReceiver {
     {
       std::lock_guard lock(mu_);
       received_.push_back(std::move(r));
-      reply = "HTTP/1.1 " + std::to_string(status_) + " X\r\nContent-Length: " + std::to_string(body_.size()) +
-              "\r\nConnection: close\r\n" + extra_headers_ + "\r\n" + body_;
+      reply = !raw_.empty() ? raw_
+                            : "HTTP/1.1 " + std::to_string(status_) + " X\r\nContent-Length: " + std::to_string(body_.size()) +
+                                  "\r\nConnection: close\r\n" + extra_headers_ + "\r\n" + body_;
     }
     cv_.notify_all();
     ::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
@@ -122,6 +129,7 @@ class HttpReceiver {
   int status_ = 200;
   std::string body_ = "ok";
   std::string extra_headers_;
+  std::string raw_;
 };
 
 }  // namespace buzz::test

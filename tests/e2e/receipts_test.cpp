@@ -91,6 +91,12 @@ TEST_F(ReceiptTest, TheAuthorSeesDeliveredAndRead) {
   EXPECT_EQ(field(r, "read"), 2) << r.body;
   EXPECT_EQ(field(r, "delivered"), 2) << r.body;
 
+  // Recorded, and nothing dropped (docs/limits.md, "Deliveries").
+  const std::string metrics = http_get(relay().port(), "/metrics").body;
+  EXPECT_GE(metric_value(metrics, "buzz_delivery_records_written_total"), 2) << metrics;
+  EXPECT_EQ(metric_value(metrics, "buzz_delivery_records_dropped_total{reason=\"buffer_full\"}"), 0);
+  EXPECT_EQ(metric_value(metrics, "buzz_delivery_records_dropped_total{reason=\"write_failed\"}"), 0);
+
   // The same as the author's kind, signed by the relay.
   std::vector<Event> got = receipt_events(a, "rcpt", {m.id_hex()});
   ASSERT_EQ(got.size(), 1u);

@@ -369,6 +369,59 @@ TEST(Migrate, WorkflowsRunsAndApprovalsGoToTheOriginalsTablesAndBack) {
   EXPECT_NE(approvals.body.find(pa.token_hash), std::string::npos) << approvals.body;
 }
 
+// The receipts' deliveries (<data-dir>/deliveries) go to the original's
+// delivery_log, in their month's partition, and come back: the imported
+// directory answers the same receipt.
+TEST(Migrate, DeliveriesGoToTheOriginalsTableAndBack) {
+  PgTestDb pg("deliveries");
+  TempDir a, b;
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
+  Event m;
+  auto receipt_when_delivered = [&](const RelayProcess& relay) {
+    HttpReply r;
+    for (int i = 0; i < 100; ++i) {  // the flusher writes within a quarter second
+      r = rest(relay, alice, "GET", "/api/messages/" + m.id_hex() + "/receipts");
+      if (r.body.find("\"delivered\":1") != std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return r;
+  };
+  {
+    std::string error;
+    auto relay = RelayProcess::start(RelayOptions{{"--open", "--rate-limits", "false"}, {}, a.path}, &error);
+    ASSERT_TRUE(relay) << error;
+    auto ca = NostrClient::connect_authed(*relay, alice, &error), cb = NostrClient::connect_authed(*relay, bob, &error);
+    ASSERT_TRUE(ca && cb) << error;
+    const std::string ch = uuid();
+    publish(*ca, make_event(alice, 9007, "", {{"h", ch}, {"name", "sent"}, {"visibility", "private"}}));
+    publish(*ca, make_event(alice, 9000, "", {{"h", ch}, {"p", engine::to_hex(bob.pubkey)}}));
+    ASSERT_TRUE(cb->req("live", R"({"kinds":[9],"#h":[")" + ch + R"("]})").eose);
+    m = make_event(alice, 9, "delivered?", {{"h", ch}});
+    publish(*ca, m);
+    ASSERT_TRUE(cb->wait_for([&](const RelayMessage& e) { return e.type == "EVENT" && e.event.id_hex() == m.id_hex(); }));
+    HttpReply r = receipt_when_delivered(*relay);
+    ASSERT_NE(r.body.find("\"delivered\":1"), std::string::npos) << r.body;
+    ASSERT_TRUE(relay->terminate());
+  }
+  const std::string exported = buzz("migrate export --data-dir " + a.path + " --to '" + pg.url() + "' --json", 0);
+  EXPECT_NE(exported.find("\"deliveries\":1"), std::string::npos) << exported;
+  const std::string of_m = " FROM delivery_log WHERE event_id = decode('" + m.id_hex() + "', 'hex')";
+  EXPECT_EQ(pg.scalar("SELECT subscription_id || ' ' || method || ' ' || success" + of_m),
+            engine::to_hex(bob.pubkey) + " websocket true");
+  EXPECT_EQ(pg.scalar("SELECT tableoid::regclass::text" + of_m),
+            pg.scalar("SELECT 'delivery_log_' || to_char(to_timestamp(" + std::to_string(m.created_at) +
+                      ") AT TIME ZONE 'UTC', 'YYYY_MM')"));
+
+  const std::string imported = buzz("migrate import --from '" + pg.url() + "' --data-dir " + b.path + " --json", 0);
+  EXPECT_NE(imported.find("\"deliveries\":1"), std::string::npos) << imported;
+  std::string error;
+  auto relay = RelayProcess::start(RelayOptions{{"--open"}, {}, b.path}, &error);
+  ASSERT_TRUE(relay) << error;
+  HttpReply r = receipt_when_delivered(*relay);
+  EXPECT_NE(r.body.find("\"members\":1"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("\"delivered\":1"), std::string::npos) << r.body;
+}
+
 // A relay serving PostgreSQL writes its workflows, runs and approvals to the
 // original's tables as it goes (besides its own buzz_state), so an original
 // relay on the same database reads them: a status change and a deletion too.

@@ -1,5 +1,6 @@
-// The harness's configuration (docs/reference/agents-and-cli.md §A.2): each flag has an
-// environment variable, and a flag given on the command line wins over it.
+// The harness's configuration (docs/reference/agents-and-cli.md §A.2): one option table
+// (engine/options.h) where each flag has an environment variable, and a flag given
+// on the command line wins over it.
 // Validation uses the spec's messages; a config error is fatal at startup.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/options.h"
 #include "engine/signature.h"
 
 namespace buzz::acp {
@@ -61,14 +63,21 @@ struct Config {
   int event_buffer = 256;
 };
 
-// The parsed configuration, or a message for stderr (exit 1). `--help`
-// sets *help and returns nullopt with an empty *error.
-std::optional<Config> parse_config(int argc, char** argv, int first_arg, std::string* error, bool* help);
+// The parsed configuration, or a message for stderr: exit 1, or options::kExitUsage
+// when the option table refused the command line or a variable (*usage_error).
+// `--help` sets *help and returns nullopt with an empty *error.
+std::optional<Config> parse_config(int argc, char** argv, int first_arg, std::string* error, bool* help,
+                                   bool* usage_error = nullptr);
+
+// The rows of --agent-command and --agent-args (with their variables), which
+// `buzz acp models` reads as `buzz acp` does.
+std::vector<options::Option> agent_options(std::optional<std::string>* command, std::optional<std::string>* args);
 
 // §A.2.1: the agent's identity (basename, lowercased, no .exe, spaces and
 // underscores as '-') decides its default arguments.
 std::vector<std::string> normalize_agent_args(const std::string& command, const std::vector<std::string>& given);
 
-extern const char* const kAcpHelp;
+// What `buzz acp --help` prints: the option table with its sections.
+std::string acp_help();
 
 }  // namespace buzz::acp

@@ -13,15 +13,15 @@ namespace buzz::acp {
 int run_acp(int argc, char** argv) {
   if (argc > 2 && std::string(argv[2]) == "models") return run_acp_models(argc, argv);
   std::string error;
-  bool help = false;
-  std::optional<Config> config = parse_config(argc, argv, 2, &error, &help);
+  bool help = false, usage_error = false;
+  std::optional<Config> config = parse_config(argc, argv, 2, &error, &help, &usage_error);
   if (help) {
-    std::fputs(kAcpHelp, stdout);
+    std::fputs(acp_help().c_str(), stdout);
     return 0;
   }
   if (!config) {
-    std::fprintf(stderr, "buzz acp: %s\n", error.c_str());
-    return 1;
+    std::fprintf(stderr, "buzz acp: %s%s\n", error.c_str(), usage_error ? " (see buzz acp --help)" : "");
+    return usage_error ? options::kExitUsage : 1;
   }
   return run_harness(std::move(*config));
 }

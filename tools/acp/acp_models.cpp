@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -27,7 +26,7 @@ Usage: buzz acp models [--agent-command CMD] [--agent-args A,B] [--json]
 
 Starts the agent, sends initialize and session/new (10 s each), prints its name,
 its model config options and its models, and stops it. The agent is chosen as for
-`buzz acp` (BUZZ_ACP_AGENT_COMMAND, BUZZ_ACP_AGENT_ARGS; default goose).
+`buzz acp`.
 )";
 
 int fail(const std::string& message) {
@@ -79,28 +78,30 @@ std::string field(simdjson::dom::element e, const char* key) {
 }  // namespace
 
 int run_acp_models(int argc, char** argv) {
-  std::string command = std::getenv("BUZZ_ACP_AGENT_COMMAND") ? std::getenv("BUZZ_ACP_AGENT_COMMAND") : "goose";
-  std::string args_text = std::getenv("BUZZ_ACP_AGENT_ARGS") ? std::getenv("BUZZ_ACP_AGENT_ARGS") : "";
+  std::optional<std::string> command, args_text;
   bool json = false;
-  for (int i = 3; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-    if (a == "--json") json = true;
-    else if (a == "--agent-command" && i + 1 < argc) command = argv[++i];
-    else if (a == "--agent-args" && i + 1 < argc) args_text = argv[++i];
-    else return fail("unexpected argument '" + a + "' (see buzz acp models --help)");
+  std::vector<options::Option> rows = agent_options(&command, &args_text);
+  rows.push_back({.name = "json", .help = "one JSON object: the agent, its stable config options, its unstable models",
+                  .parse = options::flag(&json)});
+  const options::Parsed parsed = options::parse(rows, argc, argv, 3);
+  if (parsed.outcome == options::Parsed::Outcome::kHelp) {
+    std::printf("%s\nOptions:\n%s", kHelp, options::help(rows).c_str());
+    return 0;
   }
-  if (command.find_first_not_of(" \t") == std::string::npos) return fail("agent_command must not be empty");
+  std::string refused = parsed.ok() ? options::apply_environment(rows, parsed) : parsed.error;
+  if (!refused.empty()) {
+    std::fprintf(stderr, "error: %s (see buzz acp models --help)\n", refused.c_str());
+    return options::kExitUsage;
+  }
+  if (command.value_or("goose").find_first_not_of(" \t") == std::string::npos) return fail("agent_command must not be empty");
   std::vector<std::string> given;
-  std::stringstream in(args_text);
+  std::stringstream in(args_text.value_or(""));
   for (std::string part; std::getline(in, part, ',');) given.push_back(part);
 
   AgentProcess process;
   std::string error;
-  if (!process.start(command, normalize_agent_args(command, given), &error)) return fail(error);
+  const std::string agent = command.value_or("goose");
+  if (!process.start(agent, normalize_agent_args(agent, given), &error)) return fail(error);
   AcpConnection acp(process);
   const Answer init = acp.request(
       "initialize", R"({"protocolVersion":1,"clientCapabilities":{},"clientInfo":{"name":"buzz-acp","version":")" +

@@ -3,17 +3,24 @@
 #include <curl/curl.h>
 #include <dlfcn.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
 #include <type_traits>
 
 #include "tools/cli/cli_error.h"
+#include "tools/client/http_client.h"
 
 namespace buzz::cli {
 namespace {
 
-// libcurl is loaded on the first request, not named by the binary: with the
-// ~30 libraries behind it (GnuTLS, Kerberos, LDAP, …), loading it at exec
-// would cost every `buzz` command, `buzz version` too, about a third of its
-// start-up (docs/performance.md, CLI start-up).
+constexpr auto kConnectTimeout = std::chrono::seconds(5);
+constexpr auto kRequestTimeout = std::chrono::seconds(10);
+
+// libcurl is loaded on its first request, not named by the binary: with the
+// ~30 libraries behind it (GnuTLS, Kerberos, LDAP, …), loading it costs more
+// than the rest of a loopback `buzz send-message` (docs/performance.md, CLI
+// start-up).
 struct Curl {
   decltype(&curl_global_init) global_init;
   decltype(&curl_global_cleanup) global_cleanup;
@@ -56,22 +63,91 @@ size_t on_data(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
-}  // namespace
-
-RelayHttp::RelayHttp() {
-  curl().global_init(CURL_GLOBAL_DEFAULT);
-  curl_ = curl().easy_init();
-  if (!curl_) throw CliError(Category::kOther, "could not start the HTTP client");
+bool set(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value;
 }
 
+// An http:// URL's host (an IPv6 literal without its brackets), port and the
+// authority as written, with the target after it; false for what the own
+// client leaves to libcurl (another scheme, user:password@, a bad port).
+struct PlainUrl {
+  std::string authority, host, target;
+  uint16_t port = 80;
+};
+bool parse_plain_url(const std::string& url, PlainUrl* out) {
+  constexpr std::string_view kScheme = "http://";
+  if (!url.starts_with(kScheme)) return false;
+  const size_t end = url.find_first_of("/?#", kScheme.size());
+  out->authority = url.substr(kScheme.size(), end == std::string::npos ? std::string::npos : end - kScheme.size());
+  const std::string rest = end == std::string::npos ? "" : url.substr(end, url.find('#', end) - end);
+  out->target = rest.starts_with('/') ? rest : "/" + rest;
+  const std::string& a = out->authority;
+  if (a.empty() || a.find('@') != std::string::npos) return false;
+  const size_t host_end = a.front() == '[' ? a.find(']') : a.rfind(':');
+  if (a.front() == '[' && host_end == std::string::npos) return false;
+  out->host = a.front() == '[' ? a.substr(1, host_end - 1) : a.substr(0, host_end);
+  const size_t colon = a.find(':', a.front() == '[' ? host_end : 0);
+  if (colon == std::string::npos) return !out->host.empty();
+  const std::string port = a.substr(colon + 1);
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return false;
+  const int n = std::atoi(port.c_str());
+  out->port = uint16_t(n);
+  return !out->host.empty() && n > 0 && n < 65536;
+}
+
+}  // namespace
+
+RelayHttp::RelayHttp() = default;
+
 RelayHttp::~RelayHttp() {
+  if (!curl_) return;
   curl().easy_cleanup(static_cast<CURL*>(curl_));
   curl().global_cleanup();
 }
 
 HttpAnswer RelayHttp::call(const std::string& method, const std::string& url, const Headers& headers,
                            const std::string& body) {
+  // libcurl reads the proxy variables (http_proxy for http:// in lower case only) and no_proxy itself.
+  const bool proxied = set("http_proxy") || set("all_proxy") || set("ALL_PROXY");
+  return proxied ? call_curl(method, url, headers, body) : call_plain(method, url, headers, body);
+}
+
+HttpAnswer RelayHttp::call_plain(const std::string& method, const std::string& url, const Headers& headers,
+                                 const std::string& body) {
+  PlainUrl at;
+  if (!parse_plain_url(url, &at)) return call_curl(method, url, headers, body);
+  const auto deadline = std::chrono::steady_clock::now() + kRequestTimeout;
+  auto failed = [&](const std::string& why) {
+    plain_.reset();
+    return CliError(Category::kNetwork, "request to " + url + " failed: " + why);
+  };
+  if (plain_ && (plain_authority_ != at.authority || !plain_->reusable())) plain_.reset();
+  if (!plain_) {
+    try {
+      plain_ = std::make_unique<client::HttpClient>(at.host, at.port, at.authority,
+                                                    std::min(deadline, std::chrono::steady_clock::now() + kConnectTimeout));
+    } catch (const std::runtime_error& e) {
+      throw failed(e.what());
+    }
+    plain_authority_ = at.authority;
+  }
+  plain_->set_deadline(deadline);
+  client::HttpReply reply = plain_->call(method, at.target, headers, body);
+  if (reply.status == 0) {
+    const bool late = std::chrono::steady_clock::now() >= deadline;
+    throw failed(late ? "no answer within " + std::to_string(kRequestTimeout.count()) + " s" : plain_->error());
+  }
+  return {reply.status, std::move(reply.body)};
+}
+
+HttpAnswer RelayHttp::call_curl(const std::string& method, const std::string& url, const Headers& headers,
+                                const std::string& body) {
   const Curl& lib = curl();
+  if (!curl_) {
+    lib.global_init(CURL_GLOBAL_DEFAULT);
+    if (!(curl_ = lib.easy_init())) throw CliError(Category::kOther, "could not start the HTTP client");
+  }
   CURL* c = static_cast<CURL*>(curl_);
   HttpAnswer answer;
   lib.easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -83,8 +159,8 @@ HttpAnswer RelayHttp::call(const std::string& method, const std::string& url, co
     lib.easy_setopt(c, CURLOPT_HTTPGET, 1L);
   }
   lib.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
-  lib.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-  lib.easy_setopt(c, CURLOPT_TIMEOUT_MS, 10000L);
+  lib.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, long(std::chrono::milliseconds(kConnectTimeout).count()));
+  lib.easy_setopt(c, CURLOPT_TIMEOUT_MS, long(std::chrono::milliseconds(kRequestTimeout).count()));
   lib.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   lib.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
   lib.easy_setopt(c, CURLOPT_WRITEDATA, &answer.body);

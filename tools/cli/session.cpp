@@ -1,7 +1,5 @@
 #include "tools/cli/session.h"
 
-#include <cstdlib>
-
 #include "engine/clock.h"
 #include "engine/nip19.h"
 #include "tools/cli/cli_error.h"
@@ -11,9 +9,11 @@
 namespace buzz::cli {
 namespace {
 
-void from_env(std::optional<std::string>& value, const char* name) {
-  if (value) return;
-  if (const char* v = std::getenv(name); v && *v) value = v;
+options::Parser unless_empty(std::optional<std::string>* target) {
+  return [=](const std::string& v) -> std::string {
+    if (!v.empty()) *target = v;
+    return {};
+  };
 }
 
 engine::Keypair parse_private_key(const std::string& text) {
@@ -31,11 +31,18 @@ engine::Keypair parse_private_key(const std::string& text) {
 
 }  // namespace
 
-void GlobalOptions::fill_from_environment() {
-  from_env(relay, "BUZZ_RELAY_URL");
-  from_env(token, "BUZZ_API_TOKEN");
-  from_env(private_key, "BUZZ_PRIVATE_KEY");
-  from_env(pubkey, "BUZZ_PUBKEY");
+std::vector<options::Option> global_options(GlobalOptions* g) {
+  return {
+      {.name = "relay", .env = "BUZZ_RELAY_URL", .value = "<URL>", .default_text = "http://localhost:3000",
+       .help = "relay URL; ws:// and wss:// become http:// and https://", .parse = unless_empty(&g->relay)},
+      {.name = "token", .env = "BUZZ_API_TOKEN", .value = "<TOKEN>", .help = "API token, sent as Authorization: Bearer",
+       .parse = unless_empty(&g->token)},
+      {.name = "private-key", .env = "BUZZ_PRIVATE_KEY", .value = "<KEY>",
+       .help = "secret key, 64 hex or nsec1…: signs every write, and without a token mints a 1-day one",
+       .parse = unless_empty(&g->private_key)},
+      {.name = "pubkey", .env = "BUZZ_PUBKEY", .value = "<HEX>", .help = "dev mode: X-Pubkey, for relays that accept it",
+       .parse = unless_empty(&g->pubkey)},
+  };
 }
 
 std::string normalize_relay_url(std::string url) {

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "engine/event.h"
+#include "engine/options.h"
 #include "engine/signature.h"
 #include "tools/cli/relay_http.h"
 
@@ -25,8 +26,12 @@ namespace buzz::cli {
 // The global flags; a flag not given falls back to its environment variable.
 struct GlobalOptions {
   std::optional<std::string> relay, token, private_key, pubkey;
-  void fill_from_environment();
 };
+
+// Their rows of the option table, read by the agent commands and `buzz mcp`:
+// --relay, --token, --private-key and --pubkey, with BUZZ_RELAY_URL,
+// BUZZ_API_TOKEN, BUZZ_PRIVATE_KEY and BUZZ_PUBKEY. An empty value leaves one unset.
+std::vector<options::Option> global_options(GlobalOptions* g);
 
 // `ws://` → `http://`, `wss://` → `https://`, trailing `/` dropped.
 std::string normalize_relay_url(std::string url);

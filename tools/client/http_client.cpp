@@ -1,41 +1,96 @@
-// The loopback HTTP client of the tests and the load tool; see http_client.h.
-// parse_head is the one reader of a response head; http_call leaves the bytes
-// to http_request (ws_client.h), HttpClient reads them off its own socket.
+// The HTTP/1.1 client of the tests, the load tool and the agent CLI; see
+// http_client.h. parse_response_head is the one reader of a response head;
+// HttpClient reads the rest off its own socket. Nothing here reaches TLS
+// (http_call.cpp does), so the small `buzz` binary links this file alone.
 #include "tools/client/http_client.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string_view>
 
-#include "tools/client/ws_client.h"
+#include "net/chunked_body.h"
 
 namespace buzz::client {
 namespace {
 
-// The request line, Host and `headers`, and Content-Length with a body; the
-// caller adds its own lines and ends the head.
-std::string head_text(const std::string& method, const std::string& target, uint16_t port, const HttpHeaders& headers,
-                      const std::string& body) {
-  std::string head = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n";
+using Clock = std::chrono::steady_clock;
+
+int ms_until(HttpClient::Deadline deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return int(std::clamp<long long>(left, 0, 1 << 30));
+}
+
+bool has_header(const HttpHeaders& headers, std::string_view name) {
+  return std::any_of(headers.begin(), headers.end(), [&](const auto& h) {
+    return std::equal(h.first.begin(), h.first.end(), name.begin(), name.end(),
+                      [](char a, char b) { return std::tolower(uint8_t(a)) == std::tolower(uint8_t(b)); });
+  });
+}
+
+// Whether a comma-separated header value lists `token` (case-insensitive).
+bool lists(const std::map<std::string, std::string>& headers, const std::string& name, std::string_view token) {
+  const auto it = headers.find(name);
+  if (it == headers.end()) return false;
+  std::string value = it->second;
+  std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
+  return value.find(token) != std::string::npos;
+}
+
+// A socket connected to one address before the deadline, or -1 and *why.
+int connect_one(const addrinfo& a, HttpClient::Deadline deadline, std::string* why) {
+  const int fd = ::socket(a.ai_family, a.ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a.ai_protocol);
+  if (fd < 0) {
+    *why = std::strerror(errno);
+    return -1;
+  }
+  int error = ::connect(fd, a.ai_addr, a.ai_addrlen) == 0 ? 0 : errno;
+  if (error == EINPROGRESS) {
+    pollfd p{fd, POLLOUT, 0};
+    const int ready = ::poll(&p, 1, ms_until(deadline));
+    socklen_t len = sizeof error;
+    if (ready <= 0) error = ETIMEDOUT;
+    else ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len);
+  }
+  if (error != 0) {
+    *why = error == ETIMEDOUT ? "timed out" : std::strerror(error);
+    ::close(fd);
+    return -1;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // send and read wait by poll, as the deadline says
+  return fd;
+}
+
+}  // namespace
+
+std::string request_head(const std::string& method, const std::string& target, const std::string& authority,
+                         const HttpHeaders& headers, const std::string& body) {
+  std::string head = method + " " + target + " HTTP/1.1\r\nHost: " + authority + "\r\n";
   for (const auto& [name, value] : headers) head += name + ": " + value + "\r\n";
-  if (!body.empty()) head += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  // An empty POST still says so: some servers refuse one without a length (411).
+  if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
+    head += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  }
   return head;
 }
 
-// Reads the status and the headers of the response `bytes` begins with into
-// *reply; returns where its body starts, or npos while the head is incomplete.
-size_t parse_head(std::string_view bytes, HttpReply* reply) {
+size_t parse_response_head(std::string_view bytes, HttpReply* reply) {
   const size_t head_end = bytes.find("\r\n\r\n");
   if (head_end == std::string_view::npos) return std::string_view::npos;
   const std::string_view head = bytes.substr(0, head_end);
+  reply->headers.clear();
   if (head.size() > 12) reply->status = std::atoi(std::string(head.substr(9, 3)).c_str());  // "HTTP/1.1 200"
   for (size_t pos = head.find("\r\n"); pos != std::string_view::npos;) {
     const size_t next = head.find("\r\n", pos + 2);
@@ -52,20 +107,8 @@ size_t parse_head(std::string_view bytes, HttpReply* reply) {
   return head_end + 4;
 }
 
-}  // namespace
-
-HttpReply http_call(uint16_t port, const std::string& method, const std::string& target, const HttpHeaders& headers,
-                    const std::string& body, int timeout_ms, const TlsOptions* tls) {
-  const std::string request = head_text(method, target, port, headers, body) + "Connection: close\r\n\r\n" + body;
-  HttpReply reply;
-  const auto raw = http_request("127.0.0.1", port, request, timeout_ms, tls);
-  if (!raw) return reply;
-  const size_t body_start = parse_head(*raw, &reply);
-  if (body_start != std::string::npos) reply.body = raw->substr(body_start);
-  return reply;
-}
-
-HttpClient::HttpClient(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)), port_(port) {
+HttpClient::HttpClient(uint16_t port)
+    : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)), authority_("127.0.0.1:" + std::to_string(port)) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
@@ -78,41 +121,135 @@ HttpClient::HttpClient(uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM | SOCK
   }
 }
 
+HttpClient::HttpClient(const std::string& host, uint16_t port, const std::string& authority, Deadline deadline)
+    : authority_(authority), deadline_(deadline) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
+    throw std::runtime_error("could not resolve host " + host + ": " + ::gai_strerror(rc));
+  }
+  std::string why;
+  for (const addrinfo* a = found; a && fd_ < 0 && Clock::now() < deadline; a = a->ai_next) fd_ = connect_one(*a, deadline, &why);
+  ::freeaddrinfo(found);
+  if (fd_ < 0) throw std::runtime_error("could not connect to " + authority + ": " + (why.empty() ? "timed out" : why));
+  int one = 1;
+  setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
 HttpClient::~HttpClient() { ::close(fd_); }
+
+bool HttpClient::wait_for(short events) {
+  if (!deadline_) return true;
+  pollfd p{fd_, events, 0};
+  int ready;
+  do {
+    ready = ::poll(&p, 1, ms_until(*deadline_));
+  } while (ready < 0 && errno == EINTR);
+  if (ready <= 0) error_ = ready == 0 ? "timed out" : std::strerror(errno);
+  return ready > 0;
+}
 
 bool HttpClient::send(const std::string& method, const std::string& target, const HttpHeaders& headers,
                       const std::string& body) {
-  std::string req = head_text(method, target, port_, headers, body);
-  if (!body.empty()) req += "Content-Type: application/json\r\n";
+  std::string req = request_head(method, target, authority_, headers, body);
+  if (!body.empty() && !has_header(headers, "Content-Type")) req += "Content-Type: application/json\r\n";
   req += "\r\n" + body;
   for (size_t off = 0; off < req.size();) {
-    ssize_t n = ::send(fd_, req.data() + off, req.size() - off, MSG_NOSIGNAL);
-    if (n <= 0) return false;
+    if (!wait_for(POLLOUT)) return false;
+    const ssize_t n = ::send(fd_, req.data() + off, req.size() - off, MSG_NOSIGNAL | (deadline_ ? MSG_DONTWAIT : 0));
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    if (n <= 0) {
+      error_ = std::strerror(errno);
+      closing_ = true;
+      return false;
+    }
     off += size_t(n);
   }
   return true;
 }
 
-HttpReply HttpClient::read() {
+bool HttpClient::fill() {
   char chunk[65536];
-  auto fill = [&] {
-    ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
-    if (n > 0) buffer_.append(chunk, size_t(n));
-    return n > 0;
-  };
+  for (;;) {
+    if (!wait_for(POLLIN)) return false;
+    const ssize_t n = ::recv(fd_, chunk, sizeof chunk, deadline_ ? MSG_DONTWAIT : 0);
+    if (n > 0) {
+      buffer_.append(chunk, size_t(n));
+      return true;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    error_ = n == 0 ? "the server closed the connection" : std::strerror(errno);
+    ended_ = n == 0;
+    closing_ = true;
+    return false;
+  }
+}
+
+HttpReply HttpClient::read() {
   HttpReply reply;
   size_t body_start;
-  while ((body_start = parse_head(buffer_, &reply)) == std::string::npos) {
-    if (!fill()) return {};
+  for (;;) {
+    while ((body_start = parse_response_head(buffer_, &reply)) == std::string::npos) {
+      if (!fill()) return {};
+    }
+    if (reply.status <= 0) {
+      error_ = "malformed response";
+      closing_ = true;
+      return {};
+    }
+    if (reply.status >= 200 || reply.status == 101) break;
+    buffer_.erase(0, body_start);  // 100 Continue and the like: the answer follows
   }
-  const auto length = reply.headers.find("content-length");
-  const size_t end = body_start + (length == reply.headers.end() ? 0 : size_t(std::atoll(length->second.c_str())));
-  while (buffer_.size() < end) {
-    if (!fill()) return {};
-  }
-  reply.body = buffer_.substr(body_start, end - body_start);
-  buffer_.erase(0, end);
+  if (lists(reply.headers, "connection", "close")) closing_ = true;
+  if (!read_body(&reply, body_start)) return {};
   return reply;
+}
+
+bool HttpClient::read_body(HttpReply* reply, size_t body_start) {
+  if (lists(reply->headers, "transfer-encoding", "chunked")) {
+    net::ChunkedDecoder decoder;
+    for (size_t at = body_start;;) {
+      size_t used = 0;
+      const auto status = decoder.feed(std::string_view(buffer_).substr(at), &used, &reply->body);
+      at += used;
+      if (status == net::ChunkedDecoder::Status::kDone) {
+        buffer_.erase(0, at);
+        return true;
+      }
+      if (status == net::ChunkedDecoder::Status::kError) {
+        error_ = "malformed chunked body";
+        closing_ = true;
+        return false;
+      }
+      if (!fill()) return false;
+    }
+  }
+  const auto length = reply->headers.find("content-length");
+  const bool no_body = reply->status == 204 || reply->status == 304 || reply->status == 101;
+  if (length == reply->headers.end() && !no_body) {  // the body is what comes until the server closes
+    while (fill()) {
+    }
+    if (!ended_) return false;
+    reply->body = buffer_.substr(body_start);
+    buffer_.clear();
+    return true;
+  }
+  const size_t end = body_start + (no_body ? 0 : size_t(std::atoll(length->second.c_str())));
+  while (buffer_.size() < end) {
+    if (!fill()) return false;
+  }
+  reply->body = buffer_.substr(body_start, end - body_start);
+  buffer_.erase(0, end);
+  return true;
+}
+
+bool HttpClient::reusable() const {
+  if (closing_ || !buffer_.empty()) return false;
+  pollfd p{fd_, POLLIN, 0};  // an idle connection has nothing to read: readable means closed (or garbage)
+  return ::poll(&p, 1, 0) == 0;
 }
 
 }  // namespace buzz::client

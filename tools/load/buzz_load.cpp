@@ -24,14 +24,16 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string>
-#include <string_view>
+#include <vector>
+
+#include "engine/options.h"
 
 #include "tools/load/acp_load.h"
 #include "tools/load/backup_load.h"
@@ -52,6 +54,7 @@
 namespace {
 
 using namespace buzz::load;
+namespace options = buzz::options;
 
 void crash(const Options& o) {
   const std::string dir = temp_dir();
@@ -135,62 +138,72 @@ void huddle(const Options& o) {
   report(o, run_huddle_load(server, {o.rooms, o.speakers, o.rate, o.seconds}));
 }
 
+constexpr const char* kUsage =
+    "usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp|huddle|backup [options]\n"
+    "Starts the relay (--binary) on a fresh data directory, runs the scenario against it and prints its figures\n"
+    "beside the floor measured in the same run (docs/performance.md has each command).\n\n";
+
+// The rows of buzz-load, each bound to its field of o; 0 leaves a count to the scenario (main).
+std::vector<options::Option> table(Options& o) {
+  using options::flag, options::number, options::text;
+  return {
+      {.name = "binary", .value = "PATH", .default_text = "./build/buzz", .help = "the buzz binary to start",
+       .parse = text(&o.binary)},
+      {.name = "json", .help = "one JSON object on stdout", .parse = flag(&o.json)},
+      {.name = "tls", .help = "the relay serves wss:// (docs/tls.md)", .parse = flag(&o.tls)},
+      {.name = "connections", .value = "N", .help = "client connections (agents for acp)", .parse = number(&o.connections)},
+      {.name = "events", .value = "N", .help = "events to send (rounds for acp)", .parse = number(&o.events)},
+      {.name = "rate", .value = "N", .help = "events per second", .parse = number(&o.rate)},
+      {.name = "seconds", .value = "N", .default_text = "10", .help = "length of the measured window",
+       .parse = number(&o.seconds)},
+      {.name = "subscribers", .value = "N", .default_text = "1000", .help = "fanout: live subscribers",
+       .parse = number(&o.subscribers)},
+      {.name = "pubsub", .value = "URL", .help = "fanout: two nodes on this Redis", .parse = text(&o.pubsub)},
+      {.name = "in-channel", .help = "fanout: kind-9 messages of one open channel, not global notes",
+       .parse = flag(&o.in_channel)},
+      {.name = "queries", .value = "N", .default_text = "300", .help = "history: queries", .parse = number(&o.queries)},
+      {.name = "channels", .value = "N", .default_text = "200", .help = "channels: channels", .parse = number(&o.channels)},
+      {.name = "members", .value = "N", .default_text = "2000", .help = "channels: members", .parse = number(&o.members)},
+      {.name = "per-member", .value = "N", .default_text = "2", .help = "channels: channels each member is in",
+       .parse = number(&o.per_member)},
+      {.name = "in-flight", .value = "N", .default_text = "16", .help = "ingest: EVENTs each connection keeps unanswered",
+       .parse = number(&o.in_flight, 1, INT_MAX)},
+      {.name = "no-floor", .help = "ingest: skip the ingest floor", .parse = [&o](const std::string&) {
+         o.floor = false;
+         return std::string();
+       }},
+      {.name = "cycles", .value = "N", .default_text = "50", .help = "crash: kill -9 cycles",
+       .parse = number(&o.cycles, 1, INT_MAX)},
+      {.name = "minutes", .value = "N", .default_text = "10", .help = "soak: minutes",
+       .parse = number(&o.minutes, 1, INT_MAX)},
+      {.name = "csv", .value = "FILE", .help = "soak: where the per-second samples go", .parse = text(&o.csv)},
+      {.name = "rooms", .value = "N", .default_text = "50", .help = "huddle: rooms", .parse = number(&o.rooms, 1, INT_MAX)},
+      {.name = "speakers", .value = "N", .default_text = "4", .help = "huddle: speakers per room",
+       .parse = number(&o.speakers, 2, 25)},
+  };
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
   if (argc >= 2 && std::string(argv[1]) == "acp-agent") return run_acp_bench_agent(argc, argv);
-  auto usage = [](FILE* to) {
-    std::fputs("usage: buzz-load ingest|fanout|history|idle|channels|messages|crash|soak|workflows|cli|acp|huddle|backup [--binary PATH] [--connections N]\n"
-               "       [--events N] [--subscribers N] [--rate N] [--seconds N] [--queries N] [--channels N]\n"
-               "       [--members N] [--per-member N] [--in-flight N] [--no-floor] [--cycles N] [--minutes N] [--csv FILE] [--pubsub URL] [--in-channel] [--tls] [--json]\n"
-               "       [--rooms N] [--speakers N]\n"
-               "Starts the relay (--binary, default ./build/buzz) on a fresh data directory, runs the scenario against it and\n"
-               "prints its figures beside the floor measured in the same run (docs/performance.md has each command).\n", to);
-  };
-  if (argc < 2) return usage(stderr), 2;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") return usage(stdout), 0;
+  if (argc == 6 && std::string(argv[1]) == "ingest-floor-serve") return serve_ingest_floor(uint16_t(std::stoi(argv[3])), argv[5]);
+  const std::vector<options::Option> rows = table(o);
+  options::Parsed parsed = options::parse(rows, argc, argv, 1, {.positional = true});
+  if (parsed.outcome == options::Parsed::Outcome::kHelp) {
+    return std::printf("%sOptions:\n%s", kUsage, options::help(rows).c_str()), 0;
   }
-  o.scenario = argv[1];
-  if (o.scenario == "ingest-floor-serve" && argc == 6) return serve_ingest_floor(uint16_t(std::stoi(argv[3])), argv[5]);
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    // A count: a bad one is the caller's mistake, named, not an uncaught exception.
-    auto number = [&] {
-      const std::string v = next();
-      int n = 0;
-      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (ec != std::errc() || end != v.data() + v.size()) {
-        std::fprintf(stderr, "buzz-load: %s needs a whole number, not \"%s\"\n", a.c_str(), v.c_str());
-        std::exit(2);
-      }
-      return n;
-    };
-    if (a == "--json") o.json = true;
-    else if (a == "--binary") o.binary = next();
-    else if (a == "--connections") o.connections = number();
-    else if (a == "--events") o.events = number();
-    else if (a == "--no-floor") o.floor = false;
-    else if (a == "--tls") o.tls = true;
-    else if (a == "--in-channel") o.in_channel = true;
-    else if (a == "--in-flight") o.in_flight = std::max(1, number());
-    else if (a == "--cycles") o.cycles = std::max(1, number());
-    else if (a == "--minutes") o.minutes = std::max(1, number());
-    else if (a == "--csv") o.csv = next();
-    else if (a == "--pubsub") o.pubsub = next();
-    else if (a == "--subscribers") o.subscribers = number();
-    else if (a == "--rate") o.rate = number();
-    else if (a == "--seconds") o.seconds = number();
-    else if (a == "--queries") o.queries = number();
-    else if (a == "--channels") o.channels = number();
-    else if (a == "--members") o.members = number();
-    else if (a == "--per-member") o.per_member = number();
-    else if (a == "--rooms") o.rooms = std::max(1, number());
-    else if (a == "--speakers") o.speakers = std::clamp(number(), 2, 25);
-    else return std::fprintf(stderr, "buzz-load: unknown option %s (buzz-load --help lists them)\n", a.c_str()), 2;
+  if (parsed.ok() && parsed.positional.size() > 1) {
+    parsed.error = "unexpected argument '" + parsed.positional[1] + "' found";
+  } else if (parsed.ok() && parsed.positional.empty()) {
+    return std::fputs(kUsage, stderr), options::kExitUsage;
   }
+  if (!parsed.error.empty()) {
+    std::fprintf(stderr, "buzz-load: %s (buzz-load --help lists the options)\n", parsed.error.c_str());
+    return options::kExitUsage;
+  }
+  o.scenario = parsed.positional[0];
   const bool backup = o.scenario == "backup";
   if (o.connections <= 0) o.connections = o.scenario == "soak" ? 5000 : o.scenario == "history" ? 8 : o.scenario == "acp" ? 32 : backup ? 4 : 50;
   if (o.events <= 0) o.events = o.scenario == "cli" ? 200 : o.scenario == "acp" ? 20 : backup ? 200000 : 20000;

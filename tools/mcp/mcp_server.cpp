@@ -4,10 +4,11 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
+#include <utility>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/canonical.h"
 #include "engine/json_rpc.h"
@@ -26,15 +27,15 @@ constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-0
 
 constexpr const char* kHelp = R"(buzz mcp — a Model Context Protocol server on stdio for AI agents
 
-Usage: buzz mcp
+Usage: buzz mcp [OPTIONS]
 
 Serves the agent commands (send_message, get_messages, search, add_reaction, …)
 as MCP tools: one JSON-RPC 2.0 message per line on stdin and stdout, logs on
-stderr. Auth as for the agent commands, from the environment:
-  BUZZ_RELAY_URL     the relay [default: http://localhost:3000]
-  BUZZ_API_TOKEN     API token (optional with a private key)
-  BUZZ_PRIVATE_KEY   64-hex secret key: signs every write, and without a token
-                     mints a 1-day one for the server's lifetime
+stderr. Auth as for the agent commands; a key without a token mints a 1-day
+one for the server's lifetime.
+)";
+
+constexpr const char* kHelpTail = R"(
 A failing tool answers isError with {"error":"<category>","message":"..."}.
 )";
 
@@ -83,6 +84,7 @@ std::string tools_list() {
 
 class Server {
  public:
+  explicit Server(cli::GlobalOptions identity) : identity_(std::move(identity)) {}
   // Handles one line; answers on stdout unless it was a notification.
   void handle(const std::string& line);
 
@@ -90,6 +92,7 @@ class Server {
   std::string call_tool(const cli::Command& c, simdjson::dom::element arguments);
   cli::Session& session();
 
+  const cli::GlobalOptions identity_;  // the relay and the credentials, from flags and environment
   simdjson::dom::parser parser_;
   std::unique_ptr<cli::Session> session_;  // made at the first tool call
   std::chrono::steady_clock::time_point session_made_;
@@ -103,9 +106,7 @@ cli::Session& Server::session() {
   if (session_ && std::chrono::steady_clock::now() - session_made_ > kSessionLife) session_.reset();
   if (!session_) {
     session_made_ = std::chrono::steady_clock::now();
-    cli::GlobalOptions g;
-    g.fill_from_environment();
-    session_ = std::make_unique<cli::Session>(g, true);  // a failure is retried at the next call
+    session_ = std::make_unique<cli::Session>(identity_, true);  // a failure is retried at the next call
   }
   return *session_;
 }
@@ -165,16 +166,20 @@ void Server::handle(const std::string& line) {
 }  // namespace
 
 int run_mcp(int argc, char** argv) {
-  for (int i = 2; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-    std::fprintf(stderr, "buzz mcp: unexpected argument '%s' (see buzz mcp --help)\n", argv[i]);
-    return 1;
+  cli::GlobalOptions identity;
+  const std::vector<options::Option> rows = cli::global_options(&identity);
+  const options::Parsed parsed = options::parse(rows, argc, argv, 2);
+  if (parsed.outcome == options::Parsed::Outcome::kHelp) {
+    std::printf("%s\nOptions (each also from its environment variable; the flag wins):\n%s%s", kHelp,
+                options::help(rows).c_str(), kHelpTail);
+    return 0;
+  }
+  if (std::string refused = parsed.ok() ? options::apply_environment(rows, parsed) : parsed.error; !refused.empty()) {
+    std::fprintf(stderr, "buzz mcp: %s (see buzz mcp --help)\n", refused.c_str());
+    return options::kExitUsage;
   }
   std::fprintf(stderr, "buzz mcp: serving %zu tools on stdio\n", cli::tool_commands().size());
-  Server server;
+  Server server(std::move(identity));
   for (std::string line; std::getline(std::cin, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;

@@ -2,11 +2,13 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/hex.h"
+#include "engine/options.h"
 #include "net/loop.h"
 #include "net/server_process.h"
 #include "tools/proxy/channel_map.h"
@@ -28,23 +30,9 @@ holding an invite token (ws://host:port/?token=buzz_invite_…). Keeps one
 authenticated WebSocket to the relay for all of them. Configured from the
 environment:
 
-  BUZZ_UPSTREAM_URL        relay WebSocket URL (required); also the relay tag
-                           of the proxy's AUTH, so it must match the relay's
-                           --relay-url
-  BUZZ_PROXY_SERVER_KEY    hex secret key of the proxy (required); signs the
-                           upstream AUTH and the synthetic kinds 40/41
-  BUZZ_PROXY_SALT          hex shadow-key salt (required, non-empty, keep it
-                           stable and secret)
-  BUZZ_PROXY_API_TOKEN     buzz_… token owned by the server key, scopes
-                           proxy:submit,channels:read,messages:read (required;
-                           buzz admin mint-token)
-  BUZZ_RELAY_PUBKEY        hex pubkey of the relay (required)
-  BUZZ_PROXY_BIND_ADDR     listener (default 0.0.0.0:4869)
-  BUZZ_PROXY_RELAY_URL     the proxy's public URL; when set, a guest's AUTH
-                           relay tag must match it (default ws://<bind addr>,
-                           not checked)
-  BUZZ_PROXY_ADMIN_SECRET  Bearer secret of /admin/* (unset: the admin API is open)
+)";
 
+constexpr const char* kUsageTail = R"(
 Admin API (JSON, Authorization: Bearer <secret>):
   POST   /admin/guests  {"pubkey":"<hex>","channels":"<uuid>,<uuid>"}
   DELETE /admin/guests  {"pubkey":"<hex>"}
@@ -54,9 +42,34 @@ Admin API (JSON, Authorization: Bearer <secret>):
 Guests, invites and the id caches live in memory and are lost on restart.
 )";
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
+// The proxy's settings as the environment gives them, before they are checked.
+struct Settings {
+  std::string upstream_url, server_key, salt, api_token, relay_pubkey, bind, relay_url;
+  std::optional<std::string> admin_secret;
+};
+
+std::vector<options::Option> table(Settings& s) {
+  using options::text;
+  return {
+      {.env = "BUZZ_UPSTREAM_URL", .help = "relay WebSocket URL (required); also the relay tag of the proxy's AUTH, so "
+                                           "it must match the relay's --relay-url",
+       .parse = text(&s.upstream_url)},
+      {.env = "BUZZ_PROXY_SERVER_KEY",
+       .help = "hex secret key of the proxy (required); signs the upstream AUTH and the synthetic kinds 40/41",
+       .parse = text(&s.server_key)},
+      {.env = "BUZZ_PROXY_SALT", .help = "hex shadow-key salt (required, non-empty, keep it stable and secret)",
+       .parse = text(&s.salt)},
+      {.env = "BUZZ_PROXY_API_TOKEN",
+       .help = "buzz_… token owned by the server key, scopes proxy:submit,channels:read,messages:read (required; "
+               "buzz admin mint-token)",
+       .parse = text(&s.api_token)},
+      {.env = "BUZZ_RELAY_PUBKEY", .help = "hex pubkey of the relay (required)", .parse = text(&s.relay_pubkey)},
+      {.env = "BUZZ_PROXY_BIND_ADDR", .default_text = "0.0.0.0:4869", .help = "listener", .parse = text(&s.bind)},
+      {.env = "BUZZ_PROXY_RELAY_URL", .default_text = "ws://<bind addr>, not checked",
+       .help = "the proxy's public URL; when set, a guest's AUTH relay tag must match it", .parse = text(&s.relay_url)},
+      {.env = "BUZZ_PROXY_ADMIN_SECRET", .help = "Bearer secret of /admin/* (unset: the admin API is open)",
+       .parse = text(&s.admin_secret)},
+  };
 }
 
 int fail(const std::string& message) {
@@ -73,43 +86,50 @@ bool hex_bytes(const std::string& text, std::vector<uint8_t>* out) {
 }  // namespace
 
 int run_proxy(int argc, char** argv) {
-  for (int i = 2; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) return std::fputs(kUsage, stdout), 0;
-    std::fprintf(stderr, "buzz proxy: unknown argument '%s' (configuration is in the environment; see --help)\n", argv[i]);
-    return 2;
+  Settings env;
+  const std::vector<options::Option> rows = table(env);
+  const options::Parsed parsed = options::parse(rows, argc, argv, 2);
+  if (parsed.outcome == options::Parsed::Outcome::kHelp) {
+    std::printf("%s%s%s", kUsage, options::help(rows).c_str(), kUsageTail);
+    return 0;
   }
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "buzz proxy: %s (configuration is in the environment; see --help)\n", parsed.error.c_str());
+    return options::kExitUsage;
+  }
+  if (std::string refused = options::apply_environment(rows, parsed); !refused.empty()) return fail(refused);
 
   ProxyConfig c;
   c.version = BUZZ_VERSION;
-  c.upstream_url = env("BUZZ_UPSTREAM_URL");
+  c.upstream_url = env.upstream_url;
   if (c.upstream_url.empty()) return fail("BUZZ_UPSTREAM_URL is required");
   if (!c.upstream_url.starts_with("ws://")) return fail("BUZZ_UPSTREAM_URL must start with ws://");
   engine::SecretKey secret{};
-  if (!engine::from_hex_any_case(env("BUZZ_PROXY_SERVER_KEY"), secret.data(), secret.size())) {
+  if (!engine::from_hex_any_case(env.server_key, secret.data(), secret.size())) {
     return fail("BUZZ_PROXY_SERVER_KEY must be a 64-hex secret key");
   }
   auto key = engine::keypair_from_secret(secret);
   if (!key) return fail("BUZZ_PROXY_SERVER_KEY is not a valid secret key");
   c.server_key = *key;
-  if (!hex_bytes(env("BUZZ_PROXY_SALT"), &c.salt)) return fail("BUZZ_PROXY_SALT must be hex");
+  if (!hex_bytes(env.salt, &c.salt)) return fail("BUZZ_PROXY_SALT must be hex");
   auto shadows = ShadowKeys::create(c.salt);
   if (!shadows) return fail(shadows.error());
-  c.api_token = env("BUZZ_PROXY_API_TOKEN");
+  c.api_token = env.api_token;
   if (c.api_token.empty()) return fail("BUZZ_PROXY_API_TOKEN is required");
-  if (!engine::from_hex_any_case(env("BUZZ_RELAY_PUBKEY"), c.relay_pubkey.data(), c.relay_pubkey.size()) ||
-      env("BUZZ_RELAY_PUBKEY").size() != 64) {
+  if (!engine::from_hex_any_case(env.relay_pubkey, c.relay_pubkey.data(), c.relay_pubkey.size()) ||
+      env.relay_pubkey.size() != 64) {
     return fail("BUZZ_RELAY_PUBKEY must be 64 hex characters");
   }
-  std::string bind = env("BUZZ_PROXY_BIND_ADDR");
+  std::string bind = env.bind;
   if (bind.empty()) bind = "0.0.0.0:4869";
   const size_t colon = bind.rfind(':');
   char* end = nullptr;
   const long port = colon == std::string::npos ? -1 : std::strtol(bind.c_str() + colon + 1, &end, 10);
   if (port < 0 || port > 65535 || !end || *end) return fail("BUZZ_PROXY_BIND_ADDR must be host:port");
-  c.relay_url = env("BUZZ_PROXY_RELAY_URL");
+  c.relay_url = env.relay_url;
   c.relay_url_enforced = !c.relay_url.empty();
   if (c.relay_url.empty()) c.relay_url = "ws://" + bind;
-  if (const char* s = std::getenv("BUZZ_PROXY_ADMIN_SECRET")) c.admin_secret = s;
+  c.admin_secret = env.admin_secret;
 
   // Before any thread starts: they inherit the blocked signals, and this one waits for them.
   const net::StopSignals stop_signals;

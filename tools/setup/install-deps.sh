@@ -10,6 +10,7 @@ packages=(
   libcurl4-openssl-dev libturbojpeg0-dev libpng-dev libwebp-dev libgif-dev
   libavformat-dev   # media: MP4 inspection of video uploads (FFmpeg's demuxer; docs/reference/media.md §3.3)
   libopus-dev   # huddles: the Opus frame check, and real audio in the tests and buzz-load
+  nettle-dev    # the `buzz` front binary's SHA-256, which spares an agent command libcrypto's load
   libogg-dev    # huddle recordings: each participant's track as an Ogg Opus file (server/huddle/ogg_track.h)
   chromium fonts-noto-color-emoji   # the web client's browser tests (tests/web), headless
   libpq-dev postgresql

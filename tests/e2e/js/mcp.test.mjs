@@ -149,7 +149,7 @@ test('buzz mcp --help says what it is, on stdout', () => {
   assert.equal(r.status, 0);
   assert.match(r.stdout, /Model Context Protocol/);
   const bad = spawnSync(binary, ['mcp', '--bogus'], { encoding: 'utf8' });
-  assert.equal(bad.status, 1);
+  assert.equal(bad.status, 2);
   assert.equal(bad.stdout, '');
 });
 

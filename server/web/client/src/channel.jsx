@@ -142,7 +142,7 @@ function LinkPreview({ url, api }) {
 // The one message showing its actions: entering or focusing another takes them.
 let hotOff = null;
 
-function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply, onEdit, onDelete, onPin, pins, receipts, inThread, pending, onRetry, onDiscard, cont }) {
+function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply, onEdit, onDelete, onPin, pins, receipts, inThread, pending, onRetry, onDiscard, cont, newest }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const edit = state.edits.get(ev.id);
@@ -190,7 +190,7 @@ function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply,
   // cont: the same person a moment after their previous message, drawn under
   // it without the name (kept for screen readers) and its time on hover.
   return (
-    <article class={cont ? 'msg cont' : 'msg'} data-id={ev.id} tabindex="0" onMouseEnter={take} onFocusIn={take}
+    <article class={'msg' + (cont ? ' cont' : '') + (newest ? ' newest-mine' : '')} data-id={ev.id} tabindex="0" onMouseEnter={take} onFocusIn={take}
       onMouseLeave={(e) => { if (!e.currentTarget.contains(document.activeElement)) drop(); }}
       onFocusOut={(e) => { if (!e.currentTarget.contains(e.relatedTarget) && !e.currentTarget.matches(':hover')) drop(); }}>
       {!cont && <Avatar pubkey={ev.pubkey} people={people} workflow={workflow} />}
@@ -231,6 +231,7 @@ function Message({ ev, state, me, people, api, onReact, onPickReaction, onReply,
 }
 
 // Under my own message: how many of the channel's other members were sent it, and have read it.
+// Shown under my newest message, and under the others when pointed at or focused (app.css).
 function Receipt({ r }) {
   return <span class="receipt" title="members of the channel this relay sent it to, and who read until it">
     {`delivered to ${r.delivered} of ${r.members} · read by ${r.read}`}</span>;
@@ -270,13 +271,14 @@ const GROUP = 5 * 60;  // a person's messages this close together are drawn as o
 function rows(items, firstNew, props) {
   const out = [];
   let prev = null;
+  const newest = items.findLast((ev) => ev.pubkey === props.me)?.id;  // the one whose receipt always shows
   for (const ev of items) {
     const newDay = !prev || dayOf(prev.created_at) !== dayOf(ev.created_at);
     if (newDay) out.push(<h2 class="day" key={'day' + ev.created_at}><span>{dayLabel(ev.created_at)}</span></h2>);
     if (ev.id === firstNew) out.push(<p class="new-line" id="new-messages" key="new">New</p>);
     const cont = !newDay && ev.id !== firstNew && prev.pubkey === ev.pubkey && ev.created_at - prev.created_at < GROUP &&
       !ev.tags.some((t) => t[0] === 'buzz:workflow');
-    out.push(<Message key={ev.id} ev={ev} cont={cont} {...props} />);
+    out.push(<Message key={ev.id} ev={ev} cont={cont} newest={ev.id === newest} {...props} />);
     prev = ev;
   }
   return out;

@@ -9,11 +9,12 @@
 // chain (GET /api/audit, /api/audit/verify, docs/access.md).
 import { useEffect, useState } from 'preact/hooks';
 import { usePeople, findPerson } from './people.js';
+import { firstRender } from './startup.js';
 
 // My relay role (owner, admin, member), or null when the relay has none for me.
 export function useRelayRole(api) {
   const [role, setRole] = useState(null);
-  useEffect(() => { api.get('/api/relay/members/me').then((m) => setRole(m.role), () => setRole(null)); }, [api]);
+  useEffect(() => { firstRender.then(() => api.get('/api/relay/members/me')).then((m) => setRole(m.role), () => setRole(null)); }, [api]);
   return role;
 }
 

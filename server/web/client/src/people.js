@@ -7,6 +7,7 @@ import { createContext } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
 import { shortKey } from './model.js';
 import { pubkeyFrom } from './signer.js';
+import { firstRender } from './startup.js';
 
 const BATCH = 100;  // authors per kind 0 subscription
 
@@ -64,7 +65,7 @@ export class People {
     for (let i = 0; i < fresh.length; i += BATCH) {
       const authors = fresh.slice(i, i + BATCH);
       this.relay.subscribe([{ kinds: [0], authors }], (ev) => this.learn(ev));
-      this.api.get('/api/presence?pubkeys=' + authors.join(',')).then((map) => {
+      firstRender.then(() => this.api.get('/api/presence?pubkeys=' + authors.join(','))).then((map) => {
         for (const [pk, s] of Object.entries(map)) if (!this.status.has(pk)) this.status.set(pk, s);
         this.changed();
       }, () => {});

@@ -2,16 +2,27 @@
 // a secret key kept in this browser's localStorage (generated or pasted nsec).
 // A signer is {pubkey, kind, sign(template) -> signed event}; its errors are
 // sentences a person can read.
-import { generateSecretKey, getPublicKey, finalizeEvent, verifyEvent } from 'nostr-tools/pure';
+import { generateSecretKey, getPublicKey, getEventHash, verifyEvent } from 'nostr-tools/pure';
+import { schnorr } from '@noble/curves/secp256k1.js';
 import * as nip19 from 'nostr-tools/nip19';
 import { bytesToHex, hexToBytes } from 'nostr-tools/utils';
 
 const KEY = 'buzz.secret';
 const EXTENSION = 'nip07';  // stored instead of a key: "signed in with the extension"
 
+// The public key is derived once, when first asked for (a kept key's page
+// opens its WebSocket first), and each signature reuses it: nostr-tools'
+// finalizeEvent derives it again for every event, a third more curve work.
 function localSigner(sk) {
-  const pubkey = getPublicKey(sk);
-  return { pubkey, kind: 'local', sign: async (t) => finalizeEvent(t, sk), remember: () => localStorage.setItem(KEY, bytesToHex(sk)),
+  let pubkey;
+  const mine = () => (pubkey ??= getPublicKey(sk));
+  const sign = async (t) => {
+    const ev = { ...t, pubkey: mine() };
+    ev.id = getEventHash(ev);
+    ev.sig = bytesToHex(schnorr.sign(hexToBytes(ev.id), sk));
+    return ev;
+  };
+  return { get pubkey() { return mine(); }, kind: 'local', sign, remember: () => localStorage.setItem(KEY, bytesToHex(sk)),
     nsec: () => nip19.nsecEncode(sk) };
 }
 

@@ -16,6 +16,7 @@ import { Avatar } from './avatar.jsx';
 import { Profile } from './profile.jsx';
 import { useFlags, toggleFlag, notify, showUnread } from './notify.jsx';
 import { readUntil as lastRead, setRead, syncMarkers, flushMarkers } from './read_markers.js';
+import { firstRender, rendered } from './startup.js';
 
 const FEED_SEEN = 'buzz.feed.seen';
 const OPEN = 'buzz.open';  // the channel open at the last visit, opened again on reload
@@ -98,6 +99,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
 
   const refresh = useCallback(() => api.get('/api/channels').then((all) => {
     marks.list ??= performance.now();
+    if (!all.some((c) => c.is_member)) rendered();  // no unread counts to wait for
     setChannels(all.filter((c) => !huddleRoom(c)));
     setError(offlineOnly);
   }, (e) => setError(e.message)), [api]);
@@ -132,7 +134,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
       people.setMine(signer.pubkey, s);
       relay.publish({ kind: 20001, content: s, tags: [] });
     };
-    beat();
+    firstRender.then(beat);
     const t = setInterval(beat, 60000);
     document.addEventListener('visibilitychange', beat);
     return () => { clearInterval(t); document.removeEventListener('visibilitychange', beat); };
@@ -180,7 +182,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
     const approvals = (await pending(relay, feed.needs_action.filter((i) => i.kind === 46010))).length;
     setWaiting({ mentions: feed.mentions.filter((i) => i.created_at > seen && i.pubkey !== signer.pubkey).length, approvals });
   }, [api]);
-  useEffect(() => { countFeed().catch(() => {}); }, [countFeed]);
+  useEffect(() => { firstRender.then(countFeed).catch(() => {}); }, [countFeed]);
   const openFeed = () => {
     localStorage.setItem(FEED_SEEN, String(now()));
     setWaiting((w) => ({ ...w, mentions: 0 }));
@@ -267,7 +269,10 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
       show();
       // The workspace's first render (its channels and unread counts drawn),
       // from the page's navigation: recorded for docs/performance.md.
-      if (!window.__buzzWorkspace) requestAnimationFrame(() => { window.__buzzWorkspace = { ms: performance.now(), channels: listed.length, auth: relay.readyAt, ...marks }; });
+      if (!window.__buzzWorkspace) requestAnimationFrame(() => {
+        window.__buzzWorkspace = { ms: performance.now(), channels: listed.length, auth: relay.readyAt, ...marks };
+        rendered();
+      });
     });
     return stop;
   };
