@@ -27,6 +27,15 @@ inline uint64_t unix_now_ms() {
 
 inline uint64_t unix_now() { return unix_now_ms() / 1000; }
 
+// The monotonic clock in milliseconds, run ahead by the same offset: for what
+// is measured between two readings (a frame bucket's refill, an idle or auth
+// deadline), so that a test may move it forward too.
+inline int64_t steady_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+             .count() +
+         clock_offset_ms.load(std::memory_order_relaxed);
+}
+
 // Signed seconds from now to t: positive when t is in the future. created_at
 // is any unsigned 64-bit integer, so the difference saturates at ±INT64_MAX:
 // its absolute value always exists, and 2^63 + now reads as far in the

@@ -5,7 +5,7 @@
 // send-message` past start-up (docs/performance.md, CLI start-up), while
 // libnettle is one small object with few relocations. The relay and every
 // other program keep OpenSSL's (engine/sha256.cpp). Checked against OpenSSL
-// (tests/server/front_sha256_test.cpp).
+// (tests/server/app/front_sha256_test.cpp).
 #include <nettle/sha2.h>
 
 #include "engine/canonical.h"

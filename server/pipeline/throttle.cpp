@@ -4,7 +4,6 @@
 #include "server/pipeline/throttle.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "engine/audit_entry.h"
 #include "engine/channel.h"
@@ -35,9 +34,7 @@ std::optional<uint64_t> Throttle::take(FrameBucket& bucket, uint32_t per_sec, ui
   // A proxy:submit connection carries many guests' frames (docs/reference/proxy.md §4.3);
   // each guest's messages are still limited by author.
   if (grant.has(Scope::kProxySubmit)) return std::nullopt;
-  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::steady_clock::now().time_since_epoch()).count();
-  if (bucket.take(now_ms, per_sec, float(std::max(burst, per_sec)))) return std::nullopt;
+  if (bucket.take(engine::steady_now_ms(), per_sec, float(std::max(burst, per_sec)))) return std::nullopt;
   // Only a connection past the human limit pays for the lookups.
   if (tier_of(pk) != Tier::kHuman || administers(pk)) return std::nullopt;
   note_rate_limited(pk, RateLimit::kWsEvents, "");

@@ -8,9 +8,8 @@
 //
 // Every failure is a NEG-ERR that ends that one session; the connection and
 // its other sessions and subscriptions go on.
-#include <chrono>
-
 #include "engine/canonical.h"
+#include "engine/clock.h"
 #include "server/access/read_access.h"
 #include "server/relay/relay.h"
 
@@ -18,11 +17,6 @@ namespace buzz::server {
 namespace {
 
 namespace neg = engine::negentropy;
-
-int64_t steady_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string neg_frame(std::string_view verb, std::string_view sub_id, std::string_view payload) {
   std::string out = "[\"";
@@ -80,7 +74,7 @@ void Relay::neg_step(Context& c, const std::string& sub_id, NegSession& session,
   if (!binary) return fail(binary.error());
   auto reply = session.ready->reconciler.reconcile(*binary);
   if (!reply) return fail("invalid: " + reply.error());
-  session.last_active_ms = steady_ms();
+  session.last_active_ms = engine::steady_now_ms();
   send_neg_msg(c.loop, c.conn, sub_id, reply->next);
 }
 
@@ -109,7 +103,7 @@ void Relay::handle_neg_open(Context& c, NegOpenMessage&& m) {
   // The set is built on the NEG worker; the loop goes on serving meanwhile.
   auto session = std::make_unique<NegSession>();
   session->ticket = ++c.state.neg_tickets;
-  session->last_active_ms = steady_ms();
+  session->last_active_ms = engine::steady_now_ms();
   auto build = std::make_shared<NegBuild>(NegBuild{&c.loop, c.conn.id(), m.sub_id, session->ticket, std::move(m.filter),
                                                    c.session.grant, c.session.pubkey, std::move(*binary), {}, {}, {}});
   if (!neg_builder_.submit([this, build] { build_neg_set(build); })) {
@@ -153,7 +147,7 @@ void Relay::finish_neg_open(net::Loop& loop, NegBuild& build) {
     return;
   }
   it->second->ready = std::move(build.ready);
-  it->second->last_active_ms = steady_ms();
+  it->second->last_active_ms = engine::steady_now_ms();
   send_neg_msg(loop, *conn, build.sub_id, build.answer);
 }
 
@@ -172,7 +166,7 @@ void Relay::handle_neg_close(Context& c, const NegCloseMessage& m) { c.session.n
 // Loop tick: sessions left idle past the limit end with a NEG-ERR.
 void Relay::expire_neg_sessions(net::Loop& loop) {
   LoopState& st = state(loop);
-  const int64_t cutoff = steady_ms() - neg_limits_.idle_ms;
+  const int64_t cutoff = engine::steady_now_ms() - neg_limits_.idle_ms;
   std::erase_if(st.negotiating, [&](net::ConnId id) {
     net::Connection* conn = loop.find(id);
     auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;

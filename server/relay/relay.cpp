@@ -3,7 +3,6 @@
 #include "server/relay/relay.h"
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 #include <unordered_map>
 
@@ -24,11 +23,6 @@ void forget(ConnsByKey& map, const engine::Pubkey& pk, net::ConnId id) {
   if (it == map.end()) return;
   std::erase(it->second, id);
   if (it->second.empty()) map.erase(it);
-}
-
-int64_t steady_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -63,13 +57,13 @@ void Relay::on_open(net::Loop& loop, net::Connection& conn) {
   conn.set_context(std::move(session));
   loop.send_text(conn, auth);  // the challenge is the first frame (NIP-42)
   if (s_.membership.enforced() && session_limits_.auth_timeout_ms > 0) {
-    state(loop).awaiting_auth.emplace_back(conn.id(), steady_ms() + session_limits_.auth_timeout_ms);
+    state(loop).awaiting_auth.emplace_back(conn.id(), engine::steady_now_ms() + session_limits_.auth_timeout_ms);
   }
 }
 
 void Relay::expire_unauthenticated(net::Loop& loop) {
   auto& awaiting = state(loop).awaiting_auth;
-  const int64_t now = steady_ms();
+  const int64_t now = engine::steady_now_ms();
   while (!awaiting.empty() && awaiting.front().second <= now) {
     net::Connection* conn = loop.find(awaiting.front().first);
     awaiting.pop_front();

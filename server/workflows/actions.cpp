@@ -241,7 +241,7 @@ engine::Result<StepOutput> Workflows::delay(RunJob& job, size_t step_index, uint
   run.current_step = uint32_t(step_index);
   run.resume_at = engine::unix_now() + std::min(secs, timeout);
   save(run);
-  if (!sleep_until(std::chrono::system_clock::time_point(std::chrono::seconds(run.resume_at)))) {
+  if (!sleep_until(run.resume_at)) {
     return engine::Error{"interrupted by shutdown"};
   }
   run.resume_at = 0;

@@ -101,7 +101,7 @@ void Workflows::execute(RunJob job) {
   if (job.resuming_delay && i < steps.size()) {
     // A delay that was in progress when the relay stopped: sleep what is left of it.
     auto secs = parse_duration(steps[i].field("duration").value_or(""));
-    if (!sleep_until(std::chrono::system_clock::time_point(std::chrono::seconds(run.resume_at)))) return;
+    if (!sleep_until(run.resume_at)) return;
     StepOutput out{{"slept_secs", OutputValue::integer(int64_t(secs ? *secs : 0))}};
     append_trace(run, json_object({{"output", output_json(out)}, {"status", json_string("completed")},
                                    {"step_id", json_string(steps[i].id)}}));

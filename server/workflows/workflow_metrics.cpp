@@ -37,6 +37,8 @@ std::string Workflows::metrics_text() const {
   out += "buzz_workflow_runs_active " + std::to_string(runs_active()) + "\n";
   header(out, "buzz_workflow_triggers_dropped_total", "counter", "events not matched because the trigger queue was full");
   out += "buzz_workflow_triggers_dropped_total " + get(counters_.triggers_dropped) + "\n";
+  header(out, "buzz_workflow_ticks_total", "counter", "scheduler ticks done (schedules, expiries, parked runs)");
+  out += "buzz_workflow_ticks_total " + get(counters_.ticks) + "\n";
   return out;
 }
 

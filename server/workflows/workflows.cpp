@@ -2,6 +2,8 @@
 // see workflows.h. Trigger matching and the schedule are in triggers.cpp.
 #include "server/workflows/workflows.h"
 
+#include <algorithm>
+
 #include "engine/clock.h"
 #include "engine/kind_numbers.h"
 #include "engine/thread_role.h"
@@ -130,9 +132,14 @@ bool Workflows::stopping_now() {
   return stopping_;
 }
 
-bool Workflows::sleep_until(std::chrono::system_clock::time_point until) {
+bool Workflows::sleep_until(uint64_t until) {
+  // A second at a time: a clock a test moved forward (docs/testing.md, "The
+  // test clock") ends the sleep within a second, as the system's would.
+  const uint64_t until_ms = until * 1000;
   std::unique_lock lock(mu_);
-  cv_.wait_until(lock, until, [&] { return stopping_; });
+  for (uint64_t now_ms = engine::unix_now_ms(); !stopping_ && now_ms < until_ms; now_ms = engine::unix_now_ms()) {
+    cv_.wait_for(lock, std::chrono::milliseconds(std::min<uint64_t>(until_ms - now_ms, 1000)), [&] { return stopping_; });
+  }
   return !stopping_;
 }
 
@@ -263,6 +270,7 @@ void Workflows::dispatch_loop() {
     if (std::chrono::steady_clock::now() >= next_tick) {
       next_tick = std::chrono::steady_clock::now() + options_.tick;
       tick(engine::unix_now());
+      counters_.ticks.fetch_add(1, std::memory_order_relaxed);
     }
     lock.lock();
   }

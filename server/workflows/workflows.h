@@ -80,6 +80,7 @@ class Workflows final : public CommandRunner {
     std::atomic<uint64_t> actions[7] = {};
     std::atomic<uint64_t> runs_by_trigger[6] = {};  // TriggerKind order, then manual
     std::atomic<uint64_t> triggers_dropped{0};
+    std::atomic<uint64_t> ticks{0};  // scheduler ticks done: what a test waits on to know one has passed
     std::atomic<uint64_t> webhook_calls{0}, webhook_ms_total{0};
   };
 
@@ -265,8 +266,9 @@ class Workflows final : public CommandRunner {
                                                   std::string_view forbidden);
 
   bool stopping_now();
-  // Sleeps until `until` or stop(); false when stopping.
-  bool sleep_until(std::chrono::system_clock::time_point until);
+  // Sleeps until the Unix second `until` (engine::unix_now's clock) or stop();
+  // false when stopping.
+  bool sleep_until(uint64_t until);
 
   const Options options_;
   engine::EventStore& store_;

@@ -2,7 +2,6 @@
 // for generate-key, add-member, list-members and reconcile-channels, offline
 // on a data directory.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -17,24 +16,21 @@
 #include "engine/team_state.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
 
 class AdminCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() / ("buzz-admin-cli-" + std::to_string(getpid()))).string();
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string admin(const std::string& args, int expected_status = 0) {
     int status = -1;
     std::string out = run_buzz("admin " + args + " --data-dir " + dir_, &status);
     EXPECT_EQ(status, expected_status) << out;
     return out;
   }
-  std::string dir_;
+  const ScratchDir scratch_{"admin-cli"};
+  const std::string dir_ = scratch_ / "data";  // made by the first command
 };
 
 const std::string kAlice(64, 'a');

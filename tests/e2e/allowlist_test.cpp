@@ -4,14 +4,13 @@
 // while an API token still works; and the first start with no relay members
 // copies the list into the member table.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <string>
 
 #include "engine/signature.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -21,14 +20,6 @@ using engine::Keypair;
 
 class AllowlistTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() /
-            ("buzz-allowlist-" + std::to_string(getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .string();
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   // `buzz admin <args> --data-dir <dir>`; the output, with the exit code checked.
   std::string admin(const std::string& args, int expected_status = 0) {
     int status = -1;
@@ -42,7 +33,8 @@ class AllowlistTest : public ::testing::Test {
     EXPECT_NE(relay, nullptr) << error;
     return relay;
   }
-  std::string dir_;
+  const ScratchDir scratch_{"allowlist"};
+  const std::string dir_ = scratch_ / "data";  // made by the first command
 };
 
 TEST_F(AllowlistTest, AdminCommandsEditTheListOffline) {

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/signature.h"
@@ -20,14 +21,15 @@ namespace buzz::test {
 template <class Suite>
 class ApiFixture : public ::testing::Test {
  protected:
-  // A suite may hide this to start its relay with more arguments.
+  // A suite may hide these to start its relay with more arguments or environment.
   static std::vector<std::string> relay_args() { return {}; }
+  static std::vector<std::pair<std::string, std::string>> relay_env() { return {}; }
 
   static void SetUpTestSuite() {
     std::vector<std::string> args = {"--open"};
     for (std::string& a : Suite::relay_args()) args.push_back(std::move(a));
     std::string error;
-    relay_ = RelayProcess::start(RelayOptions{args, {}, ""}, &error);
+    relay_ = RelayProcess::start(RelayOptions{args, Suite::relay_env(), ""}, &error);
     ASSERT_NE(relay_, nullptr) << error;
   }
   static void TearDownTestSuite() { relay_.reset(); }

@@ -57,7 +57,7 @@ TEST_F(ApiTest, Nip98RefusalsAre401) {
 }
 
 // A header dated 60 s ahead verifies for 120 s; its id is kept as long (the
-// window itself is tested on the cache, tests/server/nip98_test.cpp).
+// window itself is tested on the cache, tests/server/access/nip98_test.cpp).
 TEST_F(ApiTest, AFutureDatedNip98HeaderIsAcceptedOnce) {
   Keypair key = engine::generate_keypair();
   const std::string path = "/api/events/" + std::string(64, 'c');

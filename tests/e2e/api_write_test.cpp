@@ -11,13 +11,13 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/signature.h"
 #include "tests/e2e/api_fixture.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -363,8 +363,8 @@ TEST_F(ApiWriteTest, TokenInAWebSocketAuthNarrowsTheSession) {
 // `buzz admin mint-token` works offline on the data directory and may grant
 // what self-service minting may not; the server then honours the token.
 TEST(AdminTokenTest, OperatorMintedTokenWorksAfterStart) {
-  std::string dir = (std::filesystem::temp_directory_path() / ("buzz-admin-token-" + std::to_string(getpid()))).string();
-  std::filesystem::remove_all(dir);
+  const ScratchDir scratch("admin-token");
+  const std::string dir = scratch / "data";
   Keypair ops = engine::generate_keypair();
   int status = -1;
   std::string out = run_buzz("admin mint-token --data-dir " + dir + " --pubkey " + hex(ops) +
@@ -382,7 +382,6 @@ TEST(AdminTokenTest, OperatorMintedTokenWorksAfterStart) {
     HttpReply scoped = http_call(relay->port(), "GET", "/api/feed", {{"Authorization", "Bearer " + token}});
     EXPECT_EQ(scoped.status, 403) << "the token holds only what the operator granted";
   }
-  std::filesystem::remove_all(dir);
 }
 
 // A relay configured for one browser origin answers that origin only, on

@@ -11,21 +11,21 @@
 #include <simdjson.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "engine/signature.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -78,10 +78,12 @@ void expect_verifies(const std::string& data_dir) {
   EXPECT_NE(out.find("\"ok\":true"), std::string::npos) << out;
 }
 
-std::unique_ptr<RelayProcess> start(const std::string& data_dir, std::vector<std::string> extra = {}) {
+std::unique_ptr<RelayProcess> start(const std::string& data_dir, std::vector<std::string> extra = {},
+                                    std::vector<std::pair<std::string, std::string>> env = {}) {
   RelayOptions o;
   o.extra_args = {"--open"};
   o.extra_args.insert(o.extra_args.end(), extra.begin(), extra.end());
+  o.env = std::move(env);
   o.data_dir = data_dir;
   std::string error;
   auto relay = RelayProcess::start(o, &error);
@@ -89,14 +91,9 @@ std::unique_ptr<RelayProcess> start(const std::string& data_dir, std::vector<std
   return relay;
 }
 
-std::string fresh_dir() {
-  std::string tmpl = "/tmp/buzz_audit_e2e_XXXXXX";
-  EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
-  return tmpl;
-}
-
 TEST(AuditE2eTest, SessionLeavesEventAndChannelEntriesButNeverAuthOrEphemeral) {
-  std::string dir = fresh_dir();
+  const ScratchDir scratch("audit-e2e");
+  const std::string& dir = scratch.path();
   Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
   const std::string channel = "a0d17000-0000-4000-8000-" + hex(alice).substr(0, 12);
   Event note = make_event(alice, 1, "audited");
@@ -140,14 +137,14 @@ TEST(AuditE2eTest, SessionLeavesEventAndChannelEntriesButNeverAuthOrEphemeral) {
   size_t relay_entries = 0;
   for (const Entry& e : entries) relay_entries += e.action == "event_created" && e.channel == channel && e.actor != hex(alice);
   EXPECT_GE(relay_entries, 6u);  // 40099 + 39000–39002, twice
-  std::filesystem::remove_all(dir);
 }
 
 // An AUTH whose signature does not verify proves nothing about its pubkey: the
 // entry has no actor and names the key as claimed. And however many times one
 // address fails, it writes at most 10 auth_failure entries a minute.
 TEST(AuditE2eTest, AFailedAuthNamesAnUnprovenPubkeyAsClaimedAndEachAddressIsBounded) {
-  std::string dir = fresh_dir();
+  const ScratchDir scratch("audit-e2e");
+  const std::string& dir = scratch.path();
   Keypair victim = engine::generate_keypair(), stranger = engine::generate_keypair();
   constexpr int kAttempts = 25;
   {
@@ -182,36 +179,36 @@ TEST(AuditE2eTest, AFailedAuthNamesAnUnprovenPubkeyAsClaimedAndEachAddressIsBoun
   }
   EXPECT_EQ(failures, 10) << "of " << kAttempts << " failures from one address";
   EXPECT_TRUE(success);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(AuditE2eTest, RateLimitRefusalsLeaveOneEntryPerPubkeyAndLimitPerMinute) {
-  std::string dir = fresh_dir();
+  const ScratchDir scratch("audit-e2e");
+  const std::string& dir = scratch.path();
   Keypair alice = engine::generate_keypair(), dave = engine::generate_keypair();
   const std::string channel = "a0d17000-0000-4000-8000-" + hex(alice).substr(0, 12);
   {
     auto relay = start(dir, {"--human-messages-per-min", "1", "--human-ws-events-per-sec", "3", "--human-ws-events-burst", "3",
                              "--human-reads-per-sec", "3", "--human-reads-burst", "3", "--human-api-calls-per-min", "2",
-                             "--mint-rate-limit", "1"});
+                             "--mint-rate-limit", "1"},
+                        {{"BUZZ_TEST_CLOCK", "1"}});  // the frame bucket refills as the test moves the clock
     ASSERT_TRUE(relay);
     std::string error;
     auto c = NostrClient::connect_authed(*relay, alice, &error);
     ASSERT_TRUE(c) << error;
-    await_fresh_minute();
     // Three frames: a channel, the two messages of the burst, and one over the limit.
     ASSERT_TRUE(c->publish(make_event(alice, 9007, "", {{"h", channel}, {"name", "limits"}})).accepted);
     ASSERT_TRUE(c->publish(make_event(alice, 9, "first", {{"h", channel}})).accepted);
     ASSERT_TRUE(c->publish(make_event(alice, 9, "second", {{"h", channel}})).accepted);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the frame bucket refills
+    ASSERT_TRUE(relay->advance_clock(1, &error)) << error;  // the frame bucket refills
     EXPECT_EQ(c->publish(make_event(alice, 9, "over", {{"h", channel}})).reason,
               "rate-limited: message rate exceeded (1/min)");
-    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    ASSERT_TRUE(relay->advance_clock(1, &error)) << error;
     // Five frames in a second, two over the frame limit: one entry between them.
     for (int i = 0; i < 5; ++i) c->send(R"(["REQ","r)" + std::to_string(i) + R"(",{"kinds":[1],"authors":[")" + hex(alice) + R"("]}])");
     for (int i = 0; i < 5; ++i) {
       ASSERT_TRUE(c->wait_for([&](const RelayMessage& m) { return m.id == "r" + std::to_string(i) && m.type != "EVENT"; }));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    ASSERT_TRUE(relay->advance_clock(1, &error)) << error;
     EXPECT_EQ(c->publish(make_event(alice, 9, "third", {{"h", channel}})).reason,
               "rate-limited: message rate exceeded (1/min)");  // debounced: no second msg entry
 
@@ -237,7 +234,6 @@ TEST(AuditE2eTest, RateLimitRefusalsLeaveOneEntryPerPubkeyAndLimitPerMinute) {
                                                   {"alice {\"limit\":\"ws\"} ", 1},
                                                   {"dave {\"limit\":\"mint\"} ", 1},
                                                   {"dave {\"limit\":\"api\"} ", 1}}));
-  std::filesystem::remove_all(dir);
 }
 
 // Publishes `count` events from `connections` clients pipelining up to 32 each;
@@ -275,7 +271,8 @@ std::set<std::string> ingest(RelayProcess& relay, int connections, int count, st
 }
 
 TEST(AuditE2eTest, SigkillDuringHeavyIngestKeepsAVerifyingChainWithEveryAcknowledgedEvent) {
-  std::string dir = fresh_dir();
+  const ScratchDir scratch("audit-e2e");
+  const std::string& dir = scratch.path();
   std::set<std::string> acknowledged;
   {
     auto relay = start(dir, {"--rate-limits", "false"});  // heavy ingest, far past a human's limits
@@ -301,11 +298,11 @@ TEST(AuditE2eTest, SigkillDuringHeavyIngestKeepsAVerifyingChainWithEveryAcknowle
     EXPECT_TRUE(logged.insert(e.event_id).second) << "logged twice: " << e.event_id;
   }
   for (const std::string& id : acknowledged) EXPECT_TRUE(logged.count(id)) << "OK true but not in the chain: " << id;
-  std::filesystem::remove_all(dir);
 }
 
 TEST(AuditE2eTest, FullAuditQueueRefusesEventsInsteadOfDroppingEntries) {
-  std::string dir = fresh_dir();
+  const ScratchDir scratch("audit-e2e");
+  const std::string& dir = scratch.path();
   std::set<std::string> acknowledged;
   std::map<std::string, int> refusals;
   {
@@ -321,7 +318,6 @@ TEST(AuditE2eTest, FullAuditQueueRefusesEventsInsteadOfDroppingEntries) {
     if (e.action == "event_created") logged.insert(e.event_id);
   }
   for (const std::string& id : acknowledged) EXPECT_TRUE(logged.count(id)) << "OK true but not in the chain: " << id;
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

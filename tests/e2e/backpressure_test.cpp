@@ -239,7 +239,11 @@ TEST(BackpressureTest, BurstSentWithoutReadingTheAnswersIsSlowedNotClosed) {
       ++sent;
     }
   });
-  std::this_thread::sleep_for(std::chrono::seconds(2));  // reading nothing meanwhile
+  // Reading nothing until the relay has stopped reading this connection.
+  const auto paused_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (counter(metrics, "buzz_ws_answer_pauses_total") == 0 && std::chrono::steady_clock::now() < paused_by) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   int answered = 0, accepted = 0;
   while (answered < kEvents) {
     auto m = c->next_message(10000);

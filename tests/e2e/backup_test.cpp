@@ -21,6 +21,7 @@
 #include "tests/e2e/cli_process.h"
 #include "tests/e2e/e2e_helpers.h"
 #include "tests/e2e/media_fixture.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -83,14 +84,10 @@ class BackupTest : public MediaTest {
  protected:
   void SetUp() override {
     relay_ = start({"--open", "--rate-limits", "false"});
-    std::string tmpl = "/tmp/buzz_backup_e2e_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    scratch_ = tmpl;
   }
-  void TearDown() override { fs::remove_all(scratch_); }
-  std::string path(const std::string& name) const { return (scratch_ / name).string(); }
+  std::string path(const std::string& name) const { return scratch_ / name; }
 
-  fs::path scratch_;
+  const ScratchDir scratch_{"backup-e2e"};
 };
 
 // Clients publishing without pause, each with up to 16 events in flight,

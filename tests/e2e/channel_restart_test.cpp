@@ -1,16 +1,10 @@
 // End-to-end tests of channels over time, each on a relay of its own: channels
 // and memberships survive a restart, and the reaper archives expired TTL channels.
 #include <gtest/gtest.h>
-#include <stdlib.h>  // mkdtemp
 
 #include <algorithm>
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "engine/event.h"
@@ -18,6 +12,7 @@
 #include "tests/e2e/channel_fixture.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -30,16 +25,8 @@ using engine::Tag;
 // Restart: channels and memberships live in the data directory.
 
 TEST(ChannelRestartTest, ChannelsAndMembershipsSurviveRestart) {
-  char tmpl[] = "/tmp/buzz-channel-restart-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      if (!std::getenv("BUZZ_KEEP_TEST_DIRS")) std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir};
+  const ScratchDir scratch("channel-restart");
+  const std::string& dir = scratch.path();
   RelayOptions opts{{"--open"}, {}, dir};
 
   Keypair ka = engine::generate_keypair(), kb = engine::generate_keypair(), kc = engine::generate_keypair(),
@@ -120,9 +107,9 @@ TEST(ChannelReaperTest, ExpiredTtlChannelIsArchivedAndAnnounced) {
 
 // BUZZ_EPHEMERAL_TTL_OVERRIDE replaces the ttl a 9007 carries (docs/reference/channels.md
 // §4.5), so an hour-long channel expires in a second; one without a ttl is
-// left alone.
+// left alone. The test moves the relay's clock past the second.
 TEST(ChannelReaperTest, TtlOverrideReplacesTheTtlOfEveryChannelThatHasOne) {
-  RelayOptions o{{"--open", "--reaper-interval", "1"}, {{"BUZZ_EPHEMERAL_TTL_OVERRIDE", "1"}}, ""};
+  RelayOptions o{{"--open", "--reaper-interval", "1"}, {{"BUZZ_EPHEMERAL_TTL_OVERRIDE", "1"}, {"BUZZ_TEST_CLOCK", "1"}}, ""};
   auto relay = start_relay(o);
   ASSERT_TRUE(relay);
   Keypair owner = engine::generate_keypair();
@@ -136,7 +123,10 @@ TEST(ChannelReaperTest, TtlOverrideReplacesTheTtlOfEveryChannelThatHasOne) {
   ASSERT_EQ(meta.events.size(), 1u);
   const auto& tags = meta.events[0].tags;
   EXPECT_NE(std::find(tags.begin(), tags.end(), engine::Tag{"ttl", "1"}), tags.end());
-  std::this_thread::sleep_for(std::chrono::milliseconds(3000));  // the deadline, then a reaper tick
+  ASSERT_TRUE(c->req("live", R"({"kinds":[40099],"#h":[")" + hour + R"("],"limit":0})").eose);
+  ASSERT_TRUE(relay->advance_clock(2, &error)) << error;
+  EXPECT_TRUE(c->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.event.kind == 40099; }, 5000))
+      << "not archived by the next reaper pass";
   expect_refused(c->publish(make_event(owner, 9, "an hour, overridden", {{"h", hour}})), "invalid: channel is archived");
   EXPECT_TRUE(c->publish(make_event(owner, 9, "still open", {{"h", lasting}})).accepted);
 }

@@ -10,9 +10,8 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "tests/e2e/api_fixture.h"
 #include "tests/e2e/channel_fixture.h"
 #include "tests/e2e/cli_process.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 
@@ -37,7 +37,8 @@ class CliFixture : public ApiFixture<Suite> {
   using Base = ApiFixture<Suite>;
 
   static void SetUpTestSuite() {
-    dir_ = (std::filesystem::temp_directory_path() / ("buzz-cli-" + std::to_string(getpid()) + "-" + new_uuid())).string();
+    scratch_ = std::make_unique<ScratchDir>("cli");
+    dir_ = *scratch_ / "data";
     admin_.key = engine::generate_keypair();
     admin_.hex = engine::to_hex(admin_.key.pubkey);
     int status = -1;
@@ -53,7 +54,7 @@ class CliFixture : public ApiFixture<Suite> {
   }
   static void TearDownTestSuite() {
     Base::relay_.reset();
-    std::filesystem::remove_all(dir_);
+    scratch_.reset();
   }
   // A user whose token also holds admin:channels.
   static const CliUser& admin() { return admin_; }
@@ -112,6 +113,7 @@ class CliFixture : public ApiFixture<Suite> {
   }
 
  private:
+  static inline std::unique_ptr<ScratchDir> scratch_;
   static inline std::string dir_;
   static inline CliUser admin_;
 };

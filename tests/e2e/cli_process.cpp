@@ -1,13 +1,12 @@
 #include "tests/e2e/cli_process.h"
 
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "tests/e2e/scratch_dir.h"
 #include "tools/client/child_process.h"
 
 namespace buzz::test {
@@ -32,9 +31,8 @@ CliRun run_cli(const std::vector<std::string>& args, const std::vector<std::pair
 CliRun run_program(std::vector<std::string> args, const std::vector<std::pair<std::string, std::string>>& env,
                    const std::string& stdin_text) {
   // Files, not pipes, for the three streams: nothing can block on a full pipe.
-  char dir_template[] = "/tmp/buzz-cli-XXXXXX";
-  const std::string dir = mkdtemp(dir_template);
-  const std::string in = dir + "/in", out = dir + "/out", err = dir + "/err";
+  const ScratchDir dir("cli-run");
+  const std::string in = dir / "in", out = dir / "out", err = dir / "err";
   std::ofstream(in, std::ios::binary) << stdin_text;
 
   CliRun run;
@@ -50,8 +48,6 @@ CliRun run_program(std::vector<std::string> args, const std::vector<std::pair<st
   run.out = slurp(out);
   run.err = slurp(err);
   if (pid < 0) run.err += error;  // it did not start: say why
-  for (const std::string& f : {in, out, err}) std::remove(f.c_str());
-  rmdir(dir.c_str());
   return run;
 }
 

@@ -21,6 +21,7 @@
 #include "engine/hex.h"
 #include "engine/signature.h"
 #include "tests/e2e/e2e_helpers.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -33,10 +34,7 @@ class DataFormatTest : public ::testing::Test {
   virtual std::string fixture() const { return BUZZ_DATA_FORMAT_FIXTURE; }
 
   void SetUp() override {
-    std::string tmpl = "/tmp/buzz_format_e2e_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    root_ = tmpl;
-    dir_ = root_ + "/data";
+    dir_ = root_ / "data";
     fs::copy(fixture() + "/data", dir_, fs::copy_options::recursive);
     std::ifstream in(fixture() + "/ids.txt");
     for (std::string id; std::getline(in, id);) if (!id.empty()) ids_.push_back(id);
@@ -50,7 +48,6 @@ class DataFormatTest : public ::testing::Test {
     ASSERT_TRUE(pair);
     key_ = *pair;
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   // Edits the default family of the copy as an older or newer binary would have left it.
   void edit_format(const std::vector<std::pair<std::string, std::string>>& puts, const std::vector<std::string>& deletes) {
@@ -96,7 +93,8 @@ class DataFormatTest : public ::testing::Test {
     EXPECT_EQ(audit.status, 0) << audit.out;
   }
 
-  std::string root_, dir_, channel_;
+  const ScratchDir root_{"format-e2e"};
+  std::string dir_, channel_;
   std::vector<std::string> ids_;
   engine::Keypair key_;
 };
@@ -146,9 +144,8 @@ TEST_F(DataFormat3Test, TheCurrentFormatsFixtureIsServedAsItIs) {
 // Format 2 stored events with an expiration tag as any other; the upgrade to 3
 // finds them and indexes their expirations (engine/expiry_upgrade.h).
 TEST(DataFormatExpirationTest, TheUpgradeIndexesFormat2sExpirations) {
-  std::string tmpl = "/tmp/buzz_format_e2e_XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-  const std::string root = tmpl, dir = root + "/data", fixture = BUZZ_EXPIRATION_FIXTURE;
+  const ScratchDir root("format-e2e");
+  const std::string dir = root / "data", fixture = BUZZ_EXPIRATION_FIXTURE;
   fs::copy(fixture + "/data", dir, fs::copy_options::recursive);
   std::ifstream in(fixture + "/events.jsonl");
   std::vector<engine::Event> notes;  // expiring in 2100, expired in 2023, none, malformed
@@ -177,7 +174,6 @@ TEST(DataFormatExpirationTest, TheUpgradeIndexesFormat2sExpirations) {
   EXPECT_FALSE(again.accepted);
   EXPECT_NE(again.reason, "duplicate:");
   EXPECT_TRUE(relay->terminate());
-  fs::remove_all(root);
 }
 
 }  // namespace

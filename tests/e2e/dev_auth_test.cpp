@@ -7,11 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -59,18 +59,16 @@ TEST(DevPubkeyAuth, UnsetOrTrueRefusesTheHeaderAndItsPreflight) {
 }
 
 TEST(DevPubkeyAuth, FalseOnANonLoopbackBindRefusesToStart) {
-  char tmpl[] = "/tmp/buzz-dev-auth.XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
+  const ScratchDir dir("dev-auth");
   for (const std::string& how : {std::string("--require-auth-token false"), std::string("")}) {
     if (how.empty()) setenv("BUZZ_REQUIRE_AUTH_TOKEN", "false", 1);  // the child inherits it
     int status = -1;
-    const std::string out = run_buzz("serve --data-dir " + dir + " --open --bind 0.0.0.0:0 " + how, &status);
+    const std::string out = run_buzz("serve --data-dir " + dir.path() + " --open --bind 0.0.0.0:0 " + how, &status);
     unsetenv("BUZZ_REQUIRE_AUTH_TOKEN");
     EXPECT_EQ(status, 2) << out;
     EXPECT_NE(out.find("loopback"), std::string::npos) << out;
     EXPECT_NE(out.find("X-Pubkey"), std::string::npos) << out;
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(DevPubkeyAuth, FalseOnLoopbackTakesTheHeaderOnTheBridgeAndRestAndSaysSo) {

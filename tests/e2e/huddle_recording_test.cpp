@@ -18,6 +18,7 @@
 #include "tests/e2e/channel_fixture.h"
 #include "tests/e2e/huddle_client.h"
 #include "tests/e2e/media_fixture.h"
+#include "tests/e2e/scratch_dir.h"
 #include "tools/audio/opus_audio.h"
 #include "tools/client/http_client.h"
 
@@ -543,14 +544,8 @@ TEST_F(HuddleRecordingTest, ClientSignedCopiesOfTheRelaysRecordingEventsAreRefus
 // left are cut after their last whole page, padded to the longest, ended,
 // and published as an interrupted recording.
 TEST(HuddleRecordingRestartTest, ARelayKilledMidRecordingLeavesWellFormedTracks) {
-  const std::string dir = (std::filesystem::temp_directory_path() / ("buzz-rec-" + new_uuid())).string();
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      if (!std::getenv("BUZZ_KEEP_TEST_DIRS")) std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir};
+  const ScratchDir scratch("rec");
+  const std::string& dir = scratch.path();
   RelayOptions opts{{"--open", "--rate-limits", "false"}, {}, dir};
   engine::Keypair ka = engine::generate_keypair(), kb = engine::generate_keypair();
   Call h;

@@ -25,6 +25,7 @@
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/raw_connection.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/e2e/scratch_dir.h"
 #include "tests/test_images.h"
 
 namespace buzz::test {
@@ -131,8 +132,8 @@ TEST_F(MediaTest, Ranges) {
 }
 
 TEST_F(MediaTest, UploadIsAuditedWithItsSigner) {
-  std::string dir = "/tmp/buzz_media_e2e_XXXXXX";
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const ScratchDir scratch("media-e2e");
+  const std::string& dir = scratch.path();
   const std::string png = make_png(4, 4);
   {
     auto relay = start({"--open"}, {}, dir);
@@ -140,7 +141,6 @@ TEST_F(MediaTest, UploadIsAuditedWithItsSigner) {
     ASSERT_EQ(upload(png, alice_, {}, "", "image/png", relay.get()).status, 200);
   }  // the relay drains its audit queue as it stops
   std::string chain = run_audit("tail -n 100 --data-dir " + dir);
-  fs::remove_all(dir);
   const std::string sha = sha256_hex(png);
   EXPECT_NE(chain.find("\"event_id\":\"" + sha + "\""), std::string::npos) << chain;
   EXPECT_NE(chain.find("\"kind\":49001"), std::string::npos) << chain;

@@ -12,7 +12,6 @@
 #include <atomic>
 #include <chrono>
 #include <ctime>
-#include <thread>
 
 #include "engine/base64.h"
 #include "engine/canonical.h"
@@ -40,15 +39,6 @@ std::string string_at(simdjson::dom::array a, size_t i) {
 // one the server already stamped.
 uint64_t unix_now() { return engine::unix_now(); }
 
-namespace {
-
-int64_t ms_into(int64_t period_ms) {
-  auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count() % period_ms;
-}
-
-}  // namespace
-
 engine::Tag nip_oa_tag(const engine::Keypair& owner, const engine::Pubkey& agent, const std::string& conditions) {
   const std::string statement = "nostr:agent-auth:" + engine::to_hex(agent) + ":" + conditions;
   engine::Id digest;
@@ -58,14 +48,6 @@ engine::Tag nip_oa_tag(const engine::Keypair& owner, const engine::Pubkey& agent
 
 std::string nip_oa_header(const engine::Tag& t) {
   return "[" + json_quote(t[0]) + "," + json_quote(t[1]) + "," + json_quote(t[2]) + "," + json_quote(t[3]) + "]";
-}
-
-void await_fresh_second() {
-  if (int64_t ms = ms_into(1000); ms > 300) std::this_thread::sleep_for(std::chrono::milliseconds(1000 - ms + 20));
-}
-
-void await_fresh_minute() {
-  if (int64_t ms = ms_into(60000); ms > 55000) std::this_thread::sleep_for(std::chrono::milliseconds(60000 - ms + 50));
 }
 
 engine::Event make_event(const engine::Keypair& key, uint16_t kind, std::string content,

@@ -55,10 +55,6 @@ struct ReqResult {
 uint64_t unix_now();
 // A key's pubkey as lowercase hex.
 inline std::string hex(const engine::Keypair& key) { return engine::to_hex(key.pubkey); }
-// Sleep until early in a wall-clock second / away from a minute's last 5 s,
-// so a burst sent next falls in one fixed rate-limit window (docs/reference/protocol.md §14).
-void await_fresh_second();
-void await_fresh_minute();
 
 // A signed event; created_at 0 means now.
 engine::Event make_event(const engine::Keypair& key, uint16_t kind, std::string content,

@@ -4,14 +4,13 @@
 // into channels those keys are not members of; never relay admin commands.
 // The same events from the shadow keys' own sessions are refused.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <string>
 
 #include "engine/signature.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -21,8 +20,8 @@ using engine::Keypair;
 
 
 TEST(ProxySubmitTest, AProxyTokenSubmitsForShadowKeysButNoAdminCommands) {
-  const std::string dir = (std::filesystem::temp_directory_path() / ("buzz-proxy-" + std::to_string(getpid()))).string();
-  std::filesystem::remove_all(dir);
+  const ScratchDir scratch("proxy");
+  const std::string dir = scratch / "data";
   Keypair proxy = engine::generate_keypair(), owner = engine::generate_keypair(), shadow = engine::generate_keypair();
   int status = -1;
   std::string minted = run_buzz("admin mint-token --data-dir " + dir + " --pubkey " + hex(proxy) +
@@ -64,7 +63,6 @@ TEST(ProxySubmitTest, AProxyTokenSubmitsForShadowKeysButNoAdminCommands) {
     EXPECT_EQ(s->publish(make_event(shadow, 9, "stale", {{"h", ch}}, unix_now() - 7200)).reason,
               "invalid: event timestamp too far from server time");
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -5,12 +5,12 @@
 // to a few uses; the denied case is checked beside the allowed one, and a
 // refusal must leave nothing stored and the connection usable.
 // The audit entries the refusals leave are checked in audit_e2e_test.cpp.
+// A frame bucket refills by the relay's clock, which the frame suites move
+// forward (docs/testing.md, "The test clock") instead of waiting.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -35,10 +35,9 @@ std::vector<std::string> stored_notes(const RelayProcess& relay, const Keypair& 
   return ids;
 }
 
-// Sends n REQs (sub ids prefix0 … prefixN-1) in one burst early in a second;
-// the EOSE or CLOSED each one got, in order.
+// Sends n REQs (sub ids prefix0 … prefixN-1) in one burst; the EOSE or
+// CLOSED each one got, in order.
 std::vector<RelayMessage> req_burst(NostrClient& c, const std::string& prefix, int n, const std::string& filter) {
-  await_fresh_second();
   for (int i = 0; i < n; ++i) c.send(R"(["REQ",")" + prefix + std::to_string(i) + R"(",)" + filter + "]");
   std::vector<RelayMessage> replies;
   for (int i = 0; i < n; ++i) {
@@ -62,6 +61,7 @@ class RateLimitFrames : public ApiFixture<RateLimitFrames> {
     return {"--human-ws-events-per-sec", "5", "--human-ws-events-burst", "5", "--human-reads-per-sec", "5",
             "--human-reads-burst", "5"};
   }
+  static std::vector<std::pair<std::string, std::string>> relay_env() { return {{"BUZZ_TEST_CLOCK", "1"}}; }
 };
 
 TEST_F(RateLimitFrames, RequestsPastTheHumanLimitAreClosedAndTheConnectionSurvives) {
@@ -77,7 +77,8 @@ TEST_F(RateLimitFrames, RequestsPastTheHumanLimitAreClosedAndTheConnectionSurviv
       EXPECT_EQ(replies[i].text, "rate-limited: too many requests, retry in 1 s");
     }
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the bucket refills
+  std::string error;
+  ASSERT_TRUE(relay_->advance_clock(1, &error)) << error;  // the bucket refills
   EXPECT_TRUE(c->req("after", author_filter(alice)).eose);
 }
 
@@ -87,7 +88,6 @@ TEST_F(RateLimitFrames, EventsAndCountsPastTheirLimitsAreRefusedApartAndNothingI
   ASSERT_TRUE(c);
   std::vector<Event> notes;
   for (int i = 0; i < 6; ++i) notes.push_back(make_event(alice, 1, "burst " + std::to_string(i)));
-  await_fresh_second();
   for (const Event& e : notes) c->send(R"(["EVENT",)" + e.raw + "]");
   // Reads have their own bucket: the writes spent do not refuse them, until their own five are spent.
   for (int i = 0; i < 6; ++i) c->send(R"(["COUNT","n)" + std::to_string(i) + R"(",)" + author_filter(alice) + "]");
@@ -135,6 +135,7 @@ class RateLimitBurst : public ApiFixture<RateLimitBurst> {
     return {"--owner", hex(owner()), "--human-ws-events-per-sec", "2", "--human-ws-events-burst", "12",
             "--human-reads-per-sec", "2", "--human-reads-burst", "12", "--human-messages-per-min", "3"};
   }
+  static std::vector<std::pair<std::string, std::string>> relay_env() { return {{"BUZZ_TEST_CLOCK", "1"}}; }
 
   // Publishes n kind-1 notes; how many were accepted, and the last reason.
   static std::pair<int, std::string> publish_notes(NostrClient& c, const Keypair& key, int n) {
@@ -165,7 +166,8 @@ TEST_F(RateLimitBurst, AConnectionOpensItsSubscriptionsAtOnceThenWaitsForTheRate
       EXPECT_EQ(replies[i].text, "rate-limited: too many requests, retry in 1 s");
     }
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // 2 per second: a frame's worth and more
+  std::string error;
+  ASSERT_TRUE(relay_->advance_clock(1, &error)) << error;  // 2 per second: a frame's worth and more
   EXPECT_TRUE(c->req("after", author_filter(alice)).eose);
 }
 
@@ -252,7 +254,6 @@ TEST_F(RateLimitMessages, AHumanPastTheLimitIsRefusedOnEveryConnectionAndNothing
   auto other = client(alice);
   auto b = client(bob);
   ASSERT_TRUE(c && other && b);
-  await_fresh_minute();
   EXPECT_EQ(accepted(publish_notes(*c, alice, 8)), 8);  // the burst: twice the per-minute rate
   Event fifth = make_event(alice, 1, "one too many");
   OkReply refused = other->publish(fifth);  // the limit is the author's, not the connection's
@@ -275,7 +276,6 @@ TEST_F(RateLimitMessages, AgentsGetTheirTierAndOperatorsAssignHigherOnes) {
   auto platform = client(platform_agent());
   ASSERT_TRUE(agent && platform);
   become_agent(*agent, bot);
-  await_fresh_minute();
   std::vector<OkReply> standard = publish_notes(*agent, bot, 13);
   EXPECT_EQ(accepted(standard), 12);
   EXPECT_EQ(standard.back().reason, "rate-limited: message rate exceeded (6/min)");
@@ -288,7 +288,6 @@ TEST_F(RateLimitMessages, HttpSubmissionsCountTooAndAnswer429WithRetryAfter) {
   Keypair carol = engine::generate_keypair();
   auto c = client(carol);
   ASSERT_TRUE(c);
-  await_fresh_minute();
   EXPECT_EQ(accepted(publish_notes(*c, carol, 8)), 8);
   Event over = make_event(carol, 1, "over http");
   HttpReply r = signed_call(carol, "POST", "/api/events", over.raw);
@@ -313,7 +312,6 @@ class RateLimitApi : public ApiFixture<RateLimitApi> {
 
 TEST_F(RateLimitApi, CallsPastTheLimitAnswer429AndOtherCallersAreUnaffected) {
   Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
-  await_fresh_minute();
   for (int i = 0; i < 3; ++i) EXPECT_EQ(get(alice, "/api/channels").status, 200) << i;
   HttpReply refused = get(alice, "/api/channels");
   EXPECT_EQ(refused.status, 429);
@@ -333,7 +331,6 @@ TEST_F(RateLimitApi, AgentsGetTheAgentLimit) {
     ASSERT_TRUE(c);
     become_agent(*c, bot);
   }
-  await_fresh_minute();
   for (int i = 0; i < 5; ++i) EXPECT_EQ(get(bot, "/api/channels").status, 200) << i;
   EXPECT_EQ(get(bot, "/api/channels").status, 429);
 }

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -118,7 +119,15 @@ std::unique_ptr<RelayProcess> RelayProcess::start(const RelayOptions& opts,
   for (;; ++attempt) {
     if (!relay->spawn(binary, with_store, error)) return nullptr;
     bool exited = false;
-    if (relay->wait_healthy(kHealthTimeoutMs, &exited, error)) return relay;
+    if (relay->wait_healthy(kHealthTimeoutMs, &exited, error)) {
+      // A test-clock relay starts at this process's time, which another
+      // relay's advance_clock may have moved ahead.
+      const std::pair<std::string, std::string> kTestClock{"BUZZ_TEST_CLOCK", "1"};
+      const bool test_clock = std::find(opts.env.begin(), opts.env.end(), kTestClock) != opts.env.end();
+      const int64_t ahead_ms = engine::clock_offset_ms.load(std::memory_order_relaxed);
+      if (test_clock && ahead_ms > 0 && !relay->move_relay_clock(uint64_t(ahead_ms / 1000), error)) return nullptr;
+      return relay;
+    }
     // Alive but not healthy: a retry would not help.
     if (!exited || attempt == kStartAttempts) break;
   }
@@ -221,13 +230,18 @@ RelayProcess::~RelayProcess() {
   std::filesystem::remove_all(temp_root_, ec);
 }
 
-bool RelayProcess::advance_clock(uint64_t seconds, std::string* error) {
+bool RelayProcess::move_relay_clock(uint64_t seconds, std::string* error) {
   const int fd = server::connect_control_socket(data_dir_ + "/control.sock");
   if (fd < 0) return *error = "cannot reach the control socket: " + std::string(std::strerror(errno)), false;
   std::string reply;
   const bool answered = server::write_line(fd, "advance-clock " + std::to_string(seconds)) && server::read_line(fd, &reply);
   ::close(fd);
   if (!answered || reply.find("\"ok\":true") == std::string::npos) return *error = "refused: " + reply, false;
+  return true;
+}
+
+bool RelayProcess::advance_clock(uint64_t seconds, std::string* error) {
+  if (!move_relay_clock(seconds, error)) return false;
   engine::advance_clock(seconds);
   clock_advanced_ += seconds;
   return true;

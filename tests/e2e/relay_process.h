@@ -63,6 +63,8 @@ class RelayProcess {
   // (the relay started with env BUZZ_TEST_CLOCK=1), and this process's with
   // it, so what the test signs keeps to the relay's time; this process's is
   // moved back when the relay is destroyed. False with *error if refused.
+  // A relay started with BUZZ_TEST_CLOCK=1 while this process's clock runs
+  // ahead starts that far ahead too.
   bool advance_clock(uint64_t seconds, std::string* error);
 
   std::string relay_url() const;  // "ws://127.0.0.1:<port>", wss:// over TLS
@@ -74,6 +76,8 @@ class RelayProcess {
   RelayProcess() = default;
   bool spawn(const std::string& binary, const RelayOptions& opts,
              std::string* error);
+  // The relay's clock alone (advance-clock on its control socket).
+  bool move_relay_clock(uint64_t seconds, std::string* error);
   // Polls /health until 200, the child exits, or timeout_ms passes.
   bool wait_healthy(int timeout_ms, bool* child_exited, std::string* error);
   // Sends sig, then reaps; waits up to grace_ms before escalating to SIGKILL.

@@ -13,6 +13,7 @@
 #include "engine/signature.h"
 #include "tests/e2e/api_fixture.h"
 #include "tests/e2e/e2e_helpers.h"
+#include "tests/e2e/scratch_dir.h"
 
 namespace buzz::test {
 namespace {
@@ -161,8 +162,8 @@ TEST_F(SearchE2eTest, HostileQueriesAreAnsweredCleanly) {
 
 // `buzz reindex` rebuilds a lost index from the store, offline.
 TEST(ReindexTest, RebuildsTheIndexFromTheStore) {
-  std::string dir = (std::filesystem::temp_directory_path() / ("buzz-reindex-" + std::to_string(getpid()))).string();
-  std::filesystem::remove_all(dir);
+  const ScratchDir scratch("reindex");
+  const std::string dir = scratch / "data";
   Keypair owner = engine::generate_keypair();
   Event note = make_event(owner, 1, "a narwhal surfaced");
   std::string error;
@@ -187,7 +188,6 @@ TEST(ReindexTest, RebuildsTheIndexFromTheStore) {
     ASSERT_EQ(r.events.size(), 1u);
     EXPECT_EQ(r.events[0].id, note.id);
   }
-  std::filesystem::remove_all(dir);
 }
 
 // docs/reference/protocol.md §9.8: a search is answered once, a filter without one would be

@@ -22,6 +22,7 @@
 
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/relay_process.h"
+#include "tests/e2e/scratch_dir.h"
 #include "tools/client/http_client.h"
 
 namespace buzz::test {
@@ -35,15 +36,13 @@ bool sh(const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").
 // A throwaway CA and server certificates it signs, in a temp dir.
 class TestPki {
  public:
-  TestPki() : dir_(fs::temp_directory_path() / ("buzz-tls-" + std::to_string(::getpid()) + "-" + std::to_string(next_++))) {
-    fs::create_directories(dir_);
+  TestPki() {
     ok_ = sh("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=buzz-test-ca"
              " -keyout " + path("ca.key") + " -out " + path("ca.pem"));
   }
-  ~TestPki() { fs::remove_all(dir_); }
 
   bool ok() const { return ok_; }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string path(const std::string& name) const { return dir_ / name; }
   client::TlsOptions client() const { return {path("ca.pem"), "localhost"}; }
 
   // A server certificate for localhost and 127.0.0.1 with this common name:
@@ -65,8 +64,7 @@ class TestPki {
     return bool(out);
   }
 
-  static inline int next_ = 0;
-  fs::path dir_;
+  const ScratchDir dir_{"tls"};
   bool ok_ = false;
 };
 

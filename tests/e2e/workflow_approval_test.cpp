@@ -142,11 +142,13 @@ TEST_F(WorkflowTest, DeniedByHashCancelsTheRun) {
 TEST_F(WorkflowTest, AnExpiredApprovalFailsTheRun) {
   Peer owner = user();
   std::string channel = create_channel(owner);
-  std::string id = create_workflow(owner, channel, gated("any", "1s", "http://127.0.0.1:9/never"));
+  std::string id = create_workflow(owner, channel, gated("any", "1h", "http://127.0.0.1:9/never"));
   subscribe(owner, "asks", R"({"kinds":[46010],"#h":[")" + channel + R"("],"#p":[")" + owner.hex + R"("]})");
   ASSERT_EQ(rest(owner.key, "POST", "/api/workflows/" + id + "/trigger", R"({"summary":"x"})").status, 202);
   const std::string hash = approval_hash(owner, "asks");
   ASSERT_EQ(hash.size(), 64u);
+  std::string error;
+  ASSERT_TRUE(relay().advance_clock(3601, &error)) << error;  // the hour passes; the next tick expires it
   auto run = wait_status(owner, id, "failed");
   ASSERT_TRUE(run.has_value());
   EXPECT_EQ(run->status, "failed");

@@ -33,7 +33,9 @@ TEST_F(WorkflowCapacityTest, OnePermit) {
 
   // The slow run takes the only permit; another run right then fails at once.
   ASSERT_EQ(rest(owner.key, "POST", "/api/workflows/" + slow + "/trigger", "", relay.get()).status, 202);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto holding = wait_status(owner, slow, "running", 5000, relay.get());
+  ASSERT_TRUE(holding.has_value());
+  ASSERT_EQ(holding->status, "running");
   ASSERT_EQ(rest(owner.key, "POST", "/api/workflows/" + slow + "/trigger", "", relay.get()).status, 202);
   auto refused = wait_run(owner, slow, 2, 5000, relay.get());
   ASSERT_TRUE(refused.has_value());
@@ -41,11 +43,13 @@ TEST_F(WorkflowCapacityTest, OnePermit) {
   EXPECT_EQ(refused->error, "capacity exceeded");
 
   // The grant finds no permit: the run waits, then resumes once the delay ends.
+  // The grant itself marks the run running before it looks for a permit, so
+  // waiting_approval after it is the run parked again.
   ASSERT_EQ(rest(owner.key, "POST", "/api/approvals/by-hash/" + hash + "/grant", "", relay.get()).status, 202);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  auto waiting = runs(owner, gate, relay.get());
-  ASSERT_EQ(waiting.size(), 1u);
-  EXPECT_EQ(waiting[0].status, "waiting_approval");
+  auto waiting = wait_status(owner, gate, "waiting_approval", 5000, relay.get());
+  ASSERT_TRUE(waiting.has_value());
+  EXPECT_EQ(waiting->status, "waiting_approval");
+  EXPECT_EQ(runs(owner, gate, relay.get()).size(), 1u);
   auto done = wait_status(owner, gate, "completed", 10000, relay.get());
   ASSERT_TRUE(done.has_value());
   EXPECT_EQ(done->status, "completed") << done->error;

@@ -116,18 +116,38 @@ class WorkflowTest : public ::testing::Test {
     }
     return std::nullopt;
   }
-  // Waits until the newest run has this status; the newest run last seen.
-  static std::optional<RunView> wait_status(Peer& owner, const std::string& workflow, const std::string& status,
-                                            int timeout_ms = 10000, RelayProcess* on = nullptr) {
+  // Waits until the newest run is `done`; the newest run last seen.
+  template <class Pred>
+  static std::optional<RunView> wait_newest(Peer& owner, const std::string& workflow, Pred done, int timeout_ms = 10000,
+                                            RelayProcess* on = nullptr) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     std::optional<RunView> last;
     while (std::chrono::steady_clock::now() < deadline) {
       auto all = runs(owner, workflow, on);
       if (!all.empty()) last = all.front();
-      if (last && last->status == status) break;
+      if (last && done(*last)) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return last;
+  }
+  // Waits until the newest run has this status; the newest run last seen.
+  static std::optional<RunView> wait_status(Peer& owner, const std::string& workflow, const std::string& status,
+                                            int timeout_ms = 10000, RelayProcess* on = nullptr) {
+    return wait_newest(owner, workflow, [&](const RunView& r) { return r.status == status; }, timeout_ms, on);
+  }
+  // Waits until the scheduler has finished `n` more ticks (buzz_workflow_ticks_total):
+  // with n = 2, one whole tick began after this call, so whatever was due or
+  // queued before it (a schedule, a committed event to match) has been seen.
+  static bool await_ticks(int n = 2, RelayProcess* on = nullptr) {
+    RelayProcess& r = on ? *on : *relay_;
+    auto ticks = [&] { return metric_value(http_get(r.port(), "/metrics").body, "buzz_workflow_ticks_total"); };
+    const int64_t target = ticks() + n;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (ticks() < target) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return true;
   }
 
  private:

@@ -21,6 +21,9 @@ TEST_F(WorkflowRestartTest, ADelayResumesAfterKill9) {
   std::string id = create_workflow(owner, channel, R"(name: Slow
 trigger: {on: webhook}
 steps:
+  - id: begin
+    action: send_message
+    text: "settling"
   - id: settle
     action: delay
     duration: 5s
@@ -30,10 +33,13 @@ steps:
 )", nullptr, first.get());
   ASSERT_FALSE(id.empty());
   ASSERT_EQ(rest(owner.key, "POST", "/api/workflows/" + id + "/trigger", "", first.get()).status, 202);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  auto before = runs(owner, id, first.get());
-  ASSERT_EQ(before.size(), 1u);
-  EXPECT_EQ(before[0].status, "running");
+  // A run's step index is saved when a step ends, and again by a delay with
+  // its wake-up time: at step 1, the delay is on disk.
+  auto before = wait_newest(owner, id, [](const RunView& r) { return r.current_step == 1; }, 10000, first.get());
+  ASSERT_TRUE(before.has_value());
+  ASSERT_EQ(before->current_step, 1);
+  EXPECT_EQ(before->status, "running");
+  ASSERT_EQ(runs(owner, id, first.get()).size(), 1u);
   const auto killed_at = std::chrono::steady_clock::now();
   first->kill_hard();
   auto second = start_on(first->data_dir());

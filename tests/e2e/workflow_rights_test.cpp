@@ -98,9 +98,14 @@ class WorkflowRightsTest : public WorkflowTest {
     HttpReply got = call(s.boss, "GET", "/api/workflows/" + s.workflow);
     EXPECT_EQ(got.status, 200) << got.body;
     EXPECT_EQ(json_str(got.body, "status"), "disabled");
+    // The 46006 is submitted after the run's record is saved: it may be a moment behind it.
     bool narrated = false;
-    for (const engine::Event& e : read(s.boss, unique_text("failed"), h_filter(s.channel, "46006"))) {
-      narrated |= e.first_tag_value("run") == run->id && e.content.find(run->error) != std::string::npos;
+    for (const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);;) {
+      for (const engine::Event& e : read(s.boss, unique_text("failed"), h_filter(s.channel, "46006"))) {
+        narrated |= e.first_tag_value("run") == run->id && e.content.find(run->error) != std::string::npos;
+      }
+      if (narrated || std::chrono::steady_clock::now() > until) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     EXPECT_TRUE(narrated) << "no 46006 carrying: " << run->error;
   }

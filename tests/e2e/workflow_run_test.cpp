@@ -46,9 +46,12 @@ steps:
   EXPECT_EQ(run->status, "completed") << run->error;
   EXPECT_NE(run->trace.find(R"("sent":true)"), std::string::npos) << run->trace;
   EXPECT_NE(run->trace.find(m->event.id_hex()), std::string::npos);
-  // The workflow's own message contains "P1" but never triggers a workflow: still one run.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  EXPECT_EQ(runs(owner, id).size(), 1u);
+  // The workflow's own message contains "P1" but never triggers a workflow.
+  // Events are matched in the order they were stored: once a later P1 has
+  // its run, the own message (stored before the first run ended) has been seen.
+  post(owner, channel, "P1 again");
+  ASSERT_TRUE(watcher->wait_for([&](const RelayMessage& r) { return r.type == "EVENT" && r.event.content.ends_with(": P1 again"); }));
+  EXPECT_EQ(runs(owner, id).size(), 2u);
 }
 
 TEST_F(WorkflowTest, ReactionAddedWithEmojiReactsDmsAndSetsTheTopic) {
@@ -108,7 +111,9 @@ TEST_F(WorkflowTest, ANonMembersWorkflowCannotPostToAPrivateChannel) {
   EXPECT_EQ(rest(owner.key, "GET", "/api/workflows/" + id).status, 403);
   HttpReply trig = rest(admin.key, "POST", "/api/workflows/" + id + "/trigger");
   ASSERT_EQ(trig.status, 202) << trig.body;
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  auto run = wait_run(admin, id);
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->status, "failed");
   ReqResult msgs = admin->req("m", h_filter(channel));
   ASSERT_TRUE(msgs.eose);
   for (const engine::Event& e : msgs.events) EXPECT_NE(e.content, "hello");
@@ -316,9 +321,9 @@ steps:
                        wf_body("name: Every second\nenabled: false\ntrigger:\n  on: schedule\n  cron: '* * * * * *'\n"
                                "steps:\n  - {id: tick, action: send_message, text: x}\n"));
   ASSERT_EQ(off.status, 200) << off.body;
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_TRUE(await_ticks());  // a tick under way at the PUT may still have fired
   size_t count = runs(owner, id).size();
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  ASSERT_TRUE(await_ticks());  // a whole tick since, which would have fired
   EXPECT_EQ(runs(owner, id).size(), count);
   EXPECT_EQ(rest(owner.key, "POST", "/api/workflows/" + id + "/trigger").body, R"({"error":"workflow is not active"})");
 }
@@ -336,10 +341,10 @@ trigger:
 steps:
   - {id: tick, action: send_message, text: "a minute passed"}
 )");
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // ticks of 1 s: the scheduler has seen it
+  ASSERT_TRUE(await_ticks());  // the scheduler has seen it
   std::string error;
   ASSERT_TRUE(relay().advance_clock(50, &error)) << error;
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // two more ticks, 52-55 s after it was seen
+  ASSERT_TRUE(await_ticks());  // a whole tick 50 s and a few more after it was seen
   EXPECT_EQ(runs(owner, id).size(), 0u) << "fired before its interval";
   ASSERT_TRUE(relay().advance_clock(10, &error)) << error;
   auto run = wait_run(owner, id, 1, 20000);
