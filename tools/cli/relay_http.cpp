@@ -10,6 +10,7 @@
 
 #include "tools/cli/cli_error.h"
 #include "tools/client/http_client.h"
+#include "tools/client/url.h"
 
 namespace buzz::cli {
 namespace {
@@ -68,34 +69,6 @@ bool set(const char* name) {
   return value && *value;
 }
 
-// An http:// URL's host (an IPv6 literal without its brackets), port and the
-// authority as written, with the target after it; false for what the own
-// client leaves to libcurl (another scheme, user:password@, a bad port).
-struct PlainUrl {
-  std::string authority, host, target;
-  uint16_t port = 80;
-};
-bool parse_plain_url(const std::string& url, PlainUrl* out) {
-  constexpr std::string_view kScheme = "http://";
-  if (!url.starts_with(kScheme)) return false;
-  const size_t end = url.find_first_of("/?#", kScheme.size());
-  out->authority = url.substr(kScheme.size(), end == std::string::npos ? std::string::npos : end - kScheme.size());
-  const std::string rest = end == std::string::npos ? "" : url.substr(end, url.find('#', end) - end);
-  out->target = rest.starts_with('/') ? rest : "/" + rest;
-  const std::string& a = out->authority;
-  if (a.empty() || a.find('@') != std::string::npos) return false;
-  const size_t host_end = a.front() == '[' ? a.find(']') : a.rfind(':');
-  if (a.front() == '[' && host_end == std::string::npos) return false;
-  out->host = a.front() == '[' ? a.substr(1, host_end - 1) : a.substr(0, host_end);
-  const size_t colon = a.find(':', a.front() == '[' ? host_end : 0);
-  if (colon == std::string::npos) return !out->host.empty();
-  const std::string port = a.substr(colon + 1);
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return false;
-  const int n = std::atoi(port.c_str());
-  out->port = uint16_t(n);
-  return !out->host.empty() && n > 0 && n < 65536;
-}
-
 }  // namespace
 
 RelayHttp::RelayHttp() = default;
@@ -115,25 +88,26 @@ HttpAnswer RelayHttp::call(const std::string& method, const std::string& url, co
 
 HttpAnswer RelayHttp::call_plain(const std::string& method, const std::string& url, const Headers& headers,
                                  const std::string& body) {
-  PlainUrl at;
-  if (!parse_plain_url(url, &at)) return call_curl(method, url, headers, body);
+  // What the own client does not take (another scheme, user:password@) goes to libcurl.
+  const std::optional<client::UrlParts> at = client::split_url(url, "http://");
+  if (!at) return call_curl(method, url, headers, body);
   const auto deadline = std::chrono::steady_clock::now() + kRequestTimeout;
   auto failed = [&](const std::string& why) {
     plain_.reset();
     return CliError(Category::kNetwork, "request to " + url + " failed: " + why);
   };
-  if (plain_ && (plain_authority_ != at.authority || !plain_->reusable())) plain_.reset();
+  if (plain_ && (plain_authority_ != at->authority || !plain_->reusable())) plain_.reset();
   if (!plain_) {
     try {
-      plain_ = std::make_unique<client::HttpClient>(at.host, at.port, at.authority,
+      plain_ = std::make_unique<client::HttpClient>(at->host, at->port, at->authority,
                                                     std::min(deadline, std::chrono::steady_clock::now() + kConnectTimeout));
     } catch (const std::runtime_error& e) {
       throw failed(e.what());
     }
-    plain_authority_ = at.authority;
+    plain_authority_ = at->authority;
   }
   plain_->set_deadline(deadline);
-  client::HttpReply reply = plain_->call(method, at.target, headers, body);
+  client::HttpReply reply = plain_->call(method, at->target, headers, body);
   if (reply.status == 0) {
     const bool late = std::chrono::steady_clock::now() >= deadline;
     throw failed(late ? "no answer within " + std::to_string(kRequestTimeout.count()) + " s" : plain_->error());

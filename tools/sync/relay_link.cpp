@@ -17,6 +17,7 @@
 #include "engine/event_parse.h"
 #include "engine/json_text.h"
 #include "engine/kind_numbers.h"
+#include "tools/client/url.h"
 
 namespace buzz::sync {
 namespace {
@@ -57,25 +58,16 @@ std::optional<std::string_view> event_text(std::string_view msg, const std::stri
 engine::Result<RelayAddress> parse_relay_url(const std::string& url) {
   if (url.starts_with("wss://")) return Error{"wss:// is not supported: run buzz sync on the relay's side of its TLS proxy"};
   if (!url.starts_with("ws://")) return Error{"relay URL must start with ws://: " + url};
-  std::string rest = url.substr(5);
+  const std::optional<client::UrlParts> parts = client::split_url(url, "ws://");
+  if (!parts) return Error{"bad relay URL (host, or a port from 1 to 65535): " + url};
   RelayAddress a;
-  if (size_t slash = rest.find('/'); slash != std::string::npos) {
-    a.path = rest.substr(slash);
-    rest.resize(slash);
-  }
-  if (size_t colon = rest.rfind(':'); colon != std::string::npos) {
-    const std::string port = rest.substr(colon + 1);
-    char* end = nullptr;
-    const long p = std::strtol(port.c_str(), &end, 10);
-    if (port.empty() || *end || p <= 0 || p > 65535) return Error{"bad port in " + url};
-    a.port = uint16_t(p);
-    rest.resize(colon);
-  }
+  a.port = parts->port;
+  a.path = parts->target;
   addrinfo hints{};
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* res = nullptr;
-  if (getaddrinfo(rest.c_str(), nullptr, &hints, &res) != 0 || !res) return Error{"cannot resolve " + rest};
+  if (getaddrinfo(parts->host.c_str(), nullptr, &hints, &res) != 0 || !res) return Error{"cannot resolve " + parts->host};
   char text[INET_ADDRSTRLEN];
   inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(res->ai_addr)->sin_addr, text, sizeof text);
   freeaddrinfo(res);

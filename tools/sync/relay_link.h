@@ -77,7 +77,7 @@ class RelayLink {
   uint64_t subs_ = 0;
 };
 
-// Splits ws://host[:port][/path]; the host is resolved to an IPv4 address.
+// Splits ws://host[:port][/path] (client::split_url); the host is resolved to an IPv4 address.
 struct RelayAddress {
   std::string host;
   uint16_t port = 80;
