@@ -34,6 +34,31 @@ const rosterIs = (person, names) => person.page.waitForFunction((want) =>
   JSON.stringify([...document.querySelectorAll('#huddle-roster li')].map((e) => e.textContent).sort()) === want,
 { timeout: 30000 }, JSON.stringify([...names].sort()));
 
+// Resolves when the relay has answered (EOSE or CLOSED) the first REQ the page sends
+// from now on whose filter contains `filterText`: proof that a refused subscription
+// has come back empty, where waiting a fixed time could pass with the answer still on
+// its way. (The page's socket is already open, so it is watched from its own `send`.)
+// Call it before the page subscribes; await the function it returns after.
+async function watchAnswer(page, filterText) {
+  await page.evaluate((text) => {
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+      const m = typeof data === 'string' && !window.__watchedSub && data.startsWith('["REQ"') && data.includes(text)
+        && data.match(/^\["REQ","([^"]+)"/);
+      if (m) {
+        window.__watchedSub = m[1];
+        this.addEventListener('message', (e) => {
+          const [type, id] = JSON.parse(e.data);
+          if ((type === 'EOSE' || type === 'CLOSED') && id === m[1]) window.__watchedAnswer = type;
+        });
+      }
+      return send.call(this, data);
+    };
+  }, filterText);
+  // Polled: a page in the background gets no animation frames to poll on.
+  return () => page.waitForFunction(() => window.__watchedAnswer, { polling: 50, timeout: 30000 });
+}
+
 test('two members of a channel hear each other in its huddle; a non-member is refused', async () => {
   const { gina, hank, ivy } = people;
 
@@ -201,9 +226,10 @@ test('the huddle\'s owner records it and everyone in the call sees so; a member 
   assert.equal((await rest(world, ivy, 'GET', path)).status, 404);
   assert.equal((await fetch(world.base + path)).status, 401);
   await ivy.page.click('#huddle-dismiss');  // her page's refusal of the first test
+  const answered = await watchAnswer(ivy.page, '"kinds":[48111]');
   await openChannel(ivy, 'retro', { join: false });
   await waitText(ivy.page, '#huddle-join', 'Join huddle (2)');
-  await new Promise((r) => setTimeout(r, 1500));  // her 48111 subscription's CLOSED, well past
+  await answered();  // her recordings subscription's EOSE or CLOSED: no 48111 came before it
   assert.equal(await ivy.page.$('#toggle-recordings'), null);
 
   await hank.page.click('#huddle-leave');
