@@ -102,7 +102,14 @@ class PgEventStore final : public engine::EventStore {
   // Inside write()'s transaction, sent with its COMMIT: the state rows (the
   // last write of each key), and the next team version for the channels
   // these writes change.
-  std::vector<PgConnection::Statement> state_statements(std::span<const engine::StateWrite> writes) const;
+  // With `mirror`, the channels, members and workflows among them go to the
+  // original's tables too (pg_team_rows.h, pg_workflow_rows.h), so an
+  // original relay on this database reads the same team.
+  std::vector<PgConnection::Statement> state_statements(std::span<const engine::StateWrite> writes,
+                                                        bool mirror = true) const;
+  static void append_mirror(std::vector<PgConnection::Statement>& out, std::span<const engine::StateWrite> writes);
+  // The channel, member and workflow records of buzz_state, for the one-time mirror.
+  engine::Result<std::vector<engine::StateWrite>> mirrored_state(PgConnection& pg) const;
   static std::optional<PgConnection::Statement> team_change_statement(std::span<const engine::StateWrite> writes);
 
   const std::string url_;
