@@ -13,20 +13,38 @@ struct Column {
 };
 
 constexpr Column kChannelColumns[] = {
-    {"id", "uuid"},           {"name", "varchar"},           {"channel_type", "channel_type"},
-    {"visibility", "channel_visibility"}, {"description", "text"}, {"canvas", "text"},
-    {"created_by", "bytea"},  {"created_at", "timestamptz"}, {"updated_at", "timestamptz"},
-    {"archived_at", "timestamptz"}, {"deleted_at", "timestamptz"}, {"topic", "text"},
-    {"topic_set_by", "bytea"}, {"topic_set_at", "timestamptz"}, {"purpose", "text"},
-    {"purpose_set_by", "bytea"}, {"purpose_set_at", "timestamptz"}, {"participant_hash", "bytea"},
-    {"ttl_seconds", "int"},   {"ttl_deadline", "timestamptz"},
+    {"id", "uuid"},
+    {"name", "varchar"},
+    {"channel_type", "channel_type"},
+    {"visibility", "channel_visibility"},
+    {"description", "text"},
+    {"canvas", "text"},
+    {"created_by", "bytea"},
+    {"created_at", "timestamptz"},
+    {"updated_at", "timestamptz"},
+    {"archived_at", "timestamptz"},
+    {"deleted_at", "timestamptz"},
+    {"topic", "text"},
+    {"topic_set_by", "bytea"},
+    {"topic_set_at", "timestamptz"},
+    {"purpose", "text"},
+    {"purpose_set_by", "bytea"},
+    {"purpose_set_at", "timestamptz"},
+    {"participant_hash", "bytea"},
+    {"ttl_seconds", "int"},
+    {"ttl_deadline", "timestamptz"},
 };
 constexpr size_t kHashColumn = 17;  // participant_hash, 0-based
 
 constexpr Column kMemberColumns[] = {
-    {"channel_id", "uuid"},   {"pubkey", "bytea"},           {"role", "member_role"},
-    {"joined_at", "timestamptz"}, {"invited_by", "bytea"},   {"removed_at", "timestamptz"},
-    {"removed_by", "bytea"},  {"hidden_at", "timestamptz"},
+    {"channel_id", "uuid"},
+    {"pubkey", "bytea"},
+    {"role", "member_role"},
+    {"joined_at", "timestamptz"},
+    {"invited_by", "bytea"},
+    {"removed_at", "timestamptz"},
+    {"removed_by", "bytea"},
+    {"hidden_at", "timestamptz"},
 };
 
 template <size_t N>
@@ -96,11 +114,12 @@ std::vector<PgConnection::Statement> team_mirror_statements(std::span<const engi
   }
   std::vector<PgConnection::Statement> out;
   if (channels.empty() && members.empty()) return out;
-  const std::string hash = "$" + std::to_string(kHashColumn + 1) + "::bytea";
-  static const std::string channel_sql = upsert_sql(
-      "channels", kChannelColumns, 1, "",
-      {{kHashColumn, "CASE WHEN EXISTS (SELECT 1 FROM channels o WHERE o.participant_hash = " + hash +
-                         " AND o.id <> $1::uuid) THEN NULL ELSE " + hash + " END"}});
+  static const std::string channel_sql = [] {
+    const std::string hash = "$" + std::to_string(kHashColumn + 1) + "::bytea";
+    return upsert_sql("channels", kChannelColumns, 1, "",
+                      {{kHashColumn, "CASE WHEN EXISTS (SELECT 1 FROM channels o WHERE o.participant_hash = " + hash +
+                                         " AND o.id <> $1::uuid) THEN NULL ELSE " + hash + " END"}});
+  }();
   static const std::string member_sql =
       upsert_sql("channel_members", kMemberColumns, 2, " WHERE EXISTS (SELECT 1 FROM channels WHERE id = $1::uuid)");
   for (const auto& [key, value] : channels) {
