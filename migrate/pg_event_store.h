@@ -9,7 +9,9 @@
 // tokens, users, workflows, audit_pending) lives in buzz_state as the same
 // (key, value) records, changed in the same transaction as the events; on the
 // first start over an original's database it is adopted from the upstream
-// tables (channels, channel_members, users, thread_metadata, api_tokens).
+// tables (channels, channel_members, users, thread_metadata, api_tokens). The
+// channels, members and workflows are written to the original's tables as well,
+// in the same transaction, so an original relay on the database reads them.
 // audit_pending rows belong to one node (its own tickets), the rest is shared.
 //
 // Threads: as EventStore says. Each thread has its own connection
