@@ -106,6 +106,17 @@ Result<std::vector<Pubkey>> RocksDeliveryLog::delivered_to(const Id& event, uint
   return members;
 }
 
+Result<std::vector<std::vector<Pubkey>>> DeliveryLog::delivered_to_each(std::span<const DeliveredQuery> events) {
+  std::vector<std::vector<Pubkey>> out;
+  out.reserve(events.size());
+  for (const DeliveredQuery& q : events) {
+    auto members = delivered_to(q.event, q.created_at);
+    if (!members) return Error{members.error()};
+    out.push_back(std::move(*members));
+  }
+  return out;
+}
+
 Status RocksDeliveryLog::scan(std::string_view after, const RunVisitor& visit) {
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
   std::vector<Pubkey> members;

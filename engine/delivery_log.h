@@ -11,7 +11,7 @@
 // the store's data format does not change with them.
 //
 // Threads: record() and drop_before() from one thread (the flusher);
-// delivered_to() and scan() from any thread.
+// delivered_to(), delivered_to_each() and scan() from any thread.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +40,12 @@ struct Delivery {
   uint32_t day = 0;  // the event's created_at / kSecondsPerDay: its partition
 };
 
+// An event whose deliveries are asked, and its created_at (its partition).
+struct DeliveredQuery {
+  Id event{};
+  uint64_t created_at = 0;
+};
+
 class DeliveryLog {
  public:
   virtual ~DeliveryLog() = default;
@@ -47,6 +53,10 @@ class DeliveryLog {
   virtual Status record(std::span<const Delivery> deliveries) = 0;
   // The members an event was sent to, each once, sorted; `created_at` names its partition.
   virtual Result<std::vector<Pubkey>> delivered_to(const Id& event, uint64_t created_at) = 0;
+  // delivered_to() of each event, in the order asked, in one read where the
+  // store allows it (a page of receipts): here one delivered_to() per event,
+  // which RocksDB answers from memory or its block cache.
+  virtual Result<std::vector<std::vector<Pubkey>>> delivered_to_each(std::span<const DeliveredQuery> events);
   // Drops every partition before `day`.
   virtual Status drop_before(uint32_t day) = 0;
 };

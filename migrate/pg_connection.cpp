@@ -73,9 +73,9 @@ std::vector<PgRow> rows_of(PGresult* r) {
 
 bool succeeded(PGresult* r) { return PQresultStatus(r) == PGRES_TUPLES_OK || PQresultStatus(r) == PGRES_COMMAND_OK; }
 
-std::vector<const char*> param_pointers(const std::vector<std::string>& params) {
+std::vector<const char*> param_pointers(const std::vector<std::string>& params, const std::vector<bool>& nulls = {}) {
   std::vector<const char*> p;
-  for (const std::string& s : params) p.push_back(s.c_str());
+  for (size_t i = 0; i < params.size(); ++i) p.push_back(i < nulls.size() && nulls[i] ? nullptr : params[i].c_str());
   return p;
 }
 
@@ -99,7 +99,7 @@ engine::Result<std::vector<std::vector<PgRow>>> PgConnection::pipeline(const std
   std::optional<std::string> error;
   size_t sent = 0;
   for (const Statement& s : statements) {
-    std::vector<const char*> p = param_pointers(s.params);
+    std::vector<const char*> p = param_pointers(s.params, s.nulls);
     if (PQsendQueryParams(conn_, s.sql.c_str(), int(p.size()), nullptr, p.data(), nullptr, nullptr, 0) != 1) {
       error = error_text(nullptr);
       break;

@@ -50,9 +50,11 @@ class PgConnection {
   // Several statements sent at once and answered in one round trip (libpq's
   // pipeline mode), each one's rows in order. The first failure is the error:
   // the statements after it are not run (inside BEGIN, the caller rolls back).
+  // `nulls`, when given, marks the parameters sent as NULL.
   struct Statement {
     std::string sql;
     std::vector<std::string> params{};
+    std::vector<bool> nulls{};
   };
   engine::Result<std::vector<std::vector<PgRow>>> pipeline(const std::vector<Statement>& statements);
   // `copy_sql` is a "COPY … FROM STDIN" statement; `block` its rows in text format.

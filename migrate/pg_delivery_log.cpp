@@ -5,9 +5,11 @@
 #include <cstdlib>
 #include <limits>
 #include <regex>
+#include <unordered_map>
 
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "migrate/pg_event_row.h"
 
 namespace buzz::migrate {
 
@@ -181,21 +183,41 @@ Status PgDeliveryLog::record(std::span<const engine::Delivery> deliveries) {
   return {};
 }
 
-engine::Result<std::vector<engine::Pubkey>> PgDeliveryLog::delivered_to(const engine::Id& event, uint64_t) {
+engine::Result<std::vector<engine::Pubkey>> PgDeliveryLog::delivered_to(const engine::Id& event, uint64_t created_at) {
+  const engine::DeliveredQuery q{event, created_at};
+  auto each = delivered_to_each({&q, 1});
+  if (!each) return Error{each.error()};
+  return std::move(each->front());
+}
+
+engine::Result<std::vector<std::vector<engine::Pubkey>>> PgDeliveryLog::delivered_to_each(
+    std::span<const engine::DeliveredQuery> events) {
+  std::vector<std::vector<engine::Pubkey>> out(events.size());
+  if (events.empty()) return out;
+  std::vector<std::string_view> ids;
+  std::unordered_map<engine::Id, std::vector<size_t>, engine::KeyBytesHash> at;  // event -> its places in `out`
+  for (size_t i = 0; i < events.size(); ++i) {
+    auto& places = at[events[i].event];
+    if (places.empty()) ids.emplace_back(reinterpret_cast<const char*>(events[i].event.data()), 32);
+    places.push_back(i);
+  }
   // Every node's rows (buzz_delivery_log_event, an index of Buzz's own: the original has none on event_id).
   auto rows = with_connection(conns_, [&](PgConnection& pg) {
-    return pg.query("SELECT DISTINCT subscription_id FROM delivery_log WHERE event_id = decode($1, 'hex') "
-                    "AND method = 'websocket'",
-                    {engine::to_hex(event)});
+    return pg.query("SELECT DISTINCT encode(event_id, 'hex'), subscription_id FROM delivery_log "
+                    "WHERE event_id = ANY($1::bytea[]) AND method = 'websocket'",
+                    {bytea_array(ids)});
   });
   if (!rows) return Error{"error: delivery_log read failed: " + rows.error()};
-  std::vector<engine::Pubkey> members;
   for (const PgRow& r : *rows) {
+    engine::Id event;
     engine::Pubkey pk;
-    if (!r.nulls[0] && engine::from_hex(r.values[0], &pk)) members.push_back(pk);
+    if (r.nulls[1] || !engine::from_hex(r.values[0], &event) || !engine::from_hex(r.values[1], &pk)) continue;
+    if (auto it = at.find(event); it != at.end()) {
+      for (size_t i : it->second) out[i].push_back(pk);
+    }
   }
-  std::sort(members.begin(), members.end());
-  return members;
+  for (auto& members : out) std::sort(members.begin(), members.end());
+  return out;
 }
 
 Status PgDeliveryLog::drop_before(uint32_t day) {

@@ -21,7 +21,7 @@
 // fixed partitions, the month the cut-off falls in).
 //
 // Threads: record() and drop_before() from one thread (the recorder's flusher);
-// delivered_to() from any; each on its own connection (pg_thread_connections.h).
+// delivered_to() and delivered_to_each() from any; each on its own connection (pg_thread_connections.h).
 #pragma once
 
 #include <cstdint>
@@ -48,6 +48,9 @@ class PgDeliveryLog final : public engine::DeliveryLog {
 
   engine::Status record(std::span<const engine::Delivery> deliveries) override;
   engine::Result<std::vector<engine::Pubkey>> delivered_to(const engine::Id& event, uint64_t created_at) override;
+  // One query for them all (event_id = ANY(…), on the index of delivered_to()).
+  engine::Result<std::vector<std::vector<engine::Pubkey>>> delivered_to_each(
+      std::span<const engine::DeliveredQuery> events) override;
   // The partitions ahead, then the rows delivered before `day` (in days since
   // the epoch) removed: on this table a row's time is its delivery's, not its
   // event's, which lies within a flush of it for a live message.

@@ -20,6 +20,7 @@
 #include "migrate/pg_filter_sql.h"
 #include "migrate/pg_import.h"
 #include "migrate/pg_schema.h"
+#include "migrate/pg_team_rows.h"
 #include "migrate/pg_workflow_rows.h"
 
 namespace buzz::migrate {
@@ -342,16 +343,29 @@ Status PgEventStore::adopt_original_team_state() {
   if (!pg) return Error{pg.error()};
   if (Status s = (*pg)->exec(kSetupLock); !s) return Error{s.error()};
   auto adopt = [&]() -> Status {
-    auto adopted = (*pg)->query("SELECT 1 FROM buzz_serve_meta WHERE key = 'team_state_adopted'");
-    if (!adopted) return Error{adopted.error()};
-    if (!adopted->empty()) return {};
-    auto rows = original_team_state(**pg, *this, TeamTables::kAll);
-    if (!rows) return Error{"adopting the team state: " + rows.error()};
-    // The records and the mark in one transaction: all of them or none.
+    auto marks = (*pg)->query("SELECT key FROM buzz_serve_meta WHERE key IN ('team_state_adopted', 'team_mirrored')");
+    if (!marks) return Error{marks.error()};
+    bool adopted = false, mirrored = false;
+    for (const PgRow& r : *marks) (r.values[0] == "team_mirrored" ? mirrored : adopted) = true;
+    if (adopted && mirrored) return {};
     std::vector<PgConnection::Statement> tx = {{"BEGIN"}};
-    for (auto& st : state_statements(*rows)) tx.push_back(std::move(st));
-    if (auto team = team_change_statement(*rows)) tx.push_back(std::move(*team));
-    tx.push_back({"INSERT INTO buzz_serve_meta (key, value) VALUES ('team_state_adopted', now()::text)"});
+    if (!adopted) {
+      // The records and the marks in one transaction: all of them or none. They
+      // came from the original's tables, which need not be written again.
+      auto rows = original_team_state(**pg, *this, TeamTables::kAll);
+      if (!rows) return Error{"adopting the team state: " + rows.error()};
+      for (auto& st : state_statements(*rows, false)) tx.push_back(std::move(st));
+      if (auto team = team_change_statement(*rows)) tx.push_back(std::move(*team));
+      tx.push_back({"INSERT INTO buzz_serve_meta (key, value) VALUES ('team_state_adopted', now()::text)"});
+    } else {
+      // A database an earlier Buzz served, which kept the channels made while
+      // serving in buzz_state only: they (and the workflows' channel_id) go to
+      // the original's tables once.
+      auto rows = mirrored_state(**pg);
+      if (!rows) return Error{"writing the team to the original's tables: " + rows.error()};
+      append_mirror(tx, *rows);
+    }
+    tx.push_back({"INSERT INTO buzz_serve_meta (key, value) VALUES ('team_mirrored', now()::text)"});
     tx.push_back({"COMMIT"});
     if (auto done = (*pg)->pipeline(tx); !done) {
       (void)(*pg)->exec("ROLLBACK");
@@ -362,6 +376,19 @@ Status PgEventStore::adopt_original_team_state() {
   Status s = adopt();
   (void)(*pg)->exec(kSetupUnlock);
   return s;
+}
+
+engine::Result<std::vector<engine::StateWrite>> PgEventStore::mirrored_state(PgConnection& pg) const {
+  using engine::StateTable;
+  // The workflows without their runs and approvals (keys 'r…', 'a…'): only a workflow's row names a channel.
+  auto rows = pg.query("SELECT tbl, encode(key, 'hex'), encode(value, 'hex') FROM buzz_state WHERE node = '' AND "
+                       "(tbl IN ($1, $2) OR (tbl = $3 AND substr(key, 1, 1) = 'w'::bytea)) ORDER BY tbl, key",
+                       {std::to_string(int(StateTable::kChannels)), std::to_string(int(StateTable::kChannelMembers)),
+                        std::to_string(int(StateTable::kWorkflows))});
+  if (!rows) return Error{rows.error()};
+  std::vector<engine::StateWrite> out;
+  for (const PgRow& r : *rows) out.push_back({StateTable(std::stoi(r.values[0])), unhex(r.values[1]), unhex(r.values[2])});
+  return out;
 }
 
 engine::Result<std::vector<engine::StateWrite>> PgEventStore::original_channels() {
@@ -406,7 +433,8 @@ engine::Result<std::vector<WriteResult>> PgEventStore::write(std::span<const eng
   return results;
 }
 
-std::vector<PgConnection::Statement> PgEventStore::state_statements(std::span<const engine::StateWrite> writes) const {
+std::vector<PgConnection::Statement> PgEventStore::state_statements(std::span<const engine::StateWrite> writes,
+                                                                     bool mirror) const {
   std::vector<PgConnection::Statement> out;
   if (writes.empty()) return out;
   // In order, so a later write of the same key wins: deletes and upserts one by one would
@@ -433,9 +461,14 @@ std::vector<PgConnection::Statement> PgEventStore::state_statements(std::span<co
                    "ON CONFLICT (tbl, node, key) DO UPDATE SET value = EXCLUDED.value",
                    {text_array(put_t), text_array(put_n), text_array(put_k), text_array(put_v)}});
   }
-  // Workflows also as the original's rows, so an original relay on this database reads them.
-  for (PgConnection::Statement& s : workflow_mirror_statements(writes)) out.push_back(std::move(s));
+  if (mirror) append_mirror(out, writes);
   return out;
+}
+
+void PgEventStore::append_mirror(std::vector<PgConnection::Statement>& out, std::span<const engine::StateWrite> writes) {
+  // The channels and members first: a workflow's row names its channel's.
+  for (PgConnection::Statement& s : team_mirror_statements(writes)) out.push_back(std::move(s));
+  for (PgConnection::Statement& s : workflow_mirror_statements(writes)) out.push_back(std::move(s));
 }
 
 std::optional<PgConnection::Statement> PgEventStore::team_change_statement(std::span<const engine::StateWrite> writes) {

@@ -9,7 +9,9 @@
 // tokens, users, workflows, audit_pending) lives in buzz_state as the same
 // (key, value) records, changed in the same transaction as the events; on the
 // first start over an original's database it is adopted from the upstream
-// tables (channels, channel_members, users, thread_metadata, api_tokens).
+// tables (channels, channel_members, users, thread_metadata, api_tokens). The
+// channels, members and workflows are written to the original's tables as well,
+// in the same transaction, so an original relay on the database reads them.
 // audit_pending rows belong to one node (its own tickets), the rest is shared.
 //
 // Threads: as EventStore says. Each thread has its own connection
@@ -102,7 +104,14 @@ class PgEventStore final : public engine::EventStore {
   // Inside write()'s transaction, sent with its COMMIT: the state rows (the
   // last write of each key), and the next team version for the channels
   // these writes change.
-  std::vector<PgConnection::Statement> state_statements(std::span<const engine::StateWrite> writes) const;
+  // With `mirror`, the channels, members and workflows among them go to the
+  // original's tables too (pg_team_rows.h, pg_workflow_rows.h), so an
+  // original relay on this database reads the same team.
+  std::vector<PgConnection::Statement> state_statements(std::span<const engine::StateWrite> writes,
+                                                        bool mirror = true) const;
+  static void append_mirror(std::vector<PgConnection::Statement>& out, std::span<const engine::StateWrite> writes);
+  // The channel, member and workflow records of buzz_state, for the one-time mirror.
+  engine::Result<std::vector<engine::StateWrite>> mirrored_state(PgConnection& pg) const;
   static std::optional<PgConnection::Statement> team_change_statement(std::span<const engine::StateWrite> writes);
 
   const std::string url_;

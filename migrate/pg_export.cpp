@@ -33,6 +33,7 @@
 #include "migrate/pg_delivery_log.h"
 #include "migrate/pg_event_row.h"
 #include "migrate/pg_schema.h"
+#include "migrate/pg_team_rows.h"
 #include "migrate/pg_workflow_rows.h"
 #include "migrate/record_split.h"
 #include "migrate/step_writer.h"
@@ -203,55 +204,36 @@ Status export_users(Context& cx) {
 // --- channels and members -------------------------------------------------------
 
 Status export_channels(Context& cx) {
-  return run_step(cx, "channels",
-                  {"channels (id, name, channel_type, visibility, description, canvas, created_by, created_at, "
-                   "updated_at, archived_at, deleted_at, topic, topic_set_by, topic_set_at, purpose, purpose_set_by, "
-                   "purpose_set_at, participant_hash, ttl_seconds, ttl_deadline)"},
-                  [&](StepWriter& w, const std::string& after) -> Status {
-                    Status inner;
-                    Status s = cx.store.scan_state(engine::StateTable::kChannels, [&](std::string_view key, std::string_view v) {
-                      if (!inner || (!after.empty() && key <= after)) return;
-                      engine::Channel c;
-                      if (!engine::decode_channel(v, &c)) return void(inner = Error{"unreadable channel " + std::string(key)});
-                      CopyRow r(w.row(0, "id=" + c.id));
-                      r.text(c.id).text(c.name).text(engine::channel_type_name(c.type)).text(engine::visibility_name(c.visibility));
-                      r.text_or_null(c.description).text_or_null(c.canvas).key(c.created_by).time(c.created_at);
-                      r.time(c.updated_at()).time_or_null(c.archived_at).time_or_null(c.deleted_at);
-                      r.text_or_null(c.topic).key_or_null(c.topic_set_by).time_or_null(c.topic_set_at);
-                      r.text_or_null(c.purpose).key_or_null(c.purpose_set_by).time_or_null(c.purpose_set_at);
-                      engine::Id hash;
-                      engine::from_hex(c.participant_hash, &hash) ? r.key(hash) : r.null();
-                      c.ttl_seconds ? r.number(c.ttl_seconds) : r.null();
-                      r.time_or_null(c.ttl_deadline);
-                      cx.summary.channels++;
-                      inner = w.item_done(key);
-                    });
-                    return s ? inner : s;
-                  });
+  return run_step(cx, "channels", {channels_copy()}, [&](StepWriter& w, const std::string& after) -> Status {
+    Status inner;
+    Status s = cx.store.scan_state(engine::StateTable::kChannels, [&](std::string_view key, std::string_view v) {
+      if (!inner || (!after.empty() && key <= after)) return;
+      engine::Channel c;
+      if (!engine::decode_channel(v, &c)) return void(inner = Error{"unreadable channel " + std::string(key)});
+      CopyRow r(w.row(0, "id=" + c.id));
+      append_channel(r, c);
+      cx.summary.channels++;
+      inner = w.item_done(key);
+    });
+    return s ? inner : s;
+  });
 }
 
 Status export_members(Context& cx) {
-  return run_step(cx, "channel_members",
-                  {"channel_members (channel_id, pubkey, role, joined_at, invited_by, removed_at, removed_by, hidden_at)"},
-                  [&](StepWriter& w, const std::string& after) -> Status {
-                    Status inner;
-                    Status s = cx.store.scan_state(engine::StateTable::kChannelMembers, [&](std::string_view key, std::string_view v) {
-                      if (!inner || (!after.empty() && key <= after)) return;
-                      engine::ChannelMember m;
-                      if (key.size() != 36 + 32 || !engine::decode_member(v, &m)) {
-                        return void(inner = Error{"unreadable channel member record"});
-                      }
-                      const std::string channel(key.substr(0, 36));
-                      CopyRow r(w.row(0, "channel_id=" + channel + " " + hex_label("pubkey", m.pubkey.data(), 32)));
-                      // The join order rides in joined_at's microseconds (upstream's NOW() has
-                      // them too), so members who joined in one second keep their order.
-                      r.text(channel).key(m.pubkey).text(engine::channel_role_name(m.role)).time_us(m.joined_at, uint32_t(m.join_seq % 1000000));
-                      r.key_or_null(m.invited_by).time_or_null(m.removed_at).key_or_null(m.removed_by).time_or_null(m.hidden_at);
-                      cx.summary.members++;
-                      inner = w.item_done(key);
-                    });
-                    return s ? inner : s;
-                  });
+  return run_step(cx, "channel_members", {channel_members_copy()}, [&](StepWriter& w, const std::string& after) -> Status {
+    Status inner;
+    Status s = cx.store.scan_state(engine::StateTable::kChannelMembers, [&](std::string_view key, std::string_view v) {
+      if (!inner || (!after.empty() && key <= after)) return;
+      engine::ChannelMember m;
+      if (key.size() != 36 + 32 || !engine::decode_member(v, &m)) return void(inner = Error{"unreadable channel member record"});
+      const std::string channel(key.substr(0, 36));
+      CopyRow r(w.row(0, "channel_id=" + channel + " " + hex_label("pubkey", m.pubkey.data(), 32)));
+      append_member(r, channel, m);
+      cx.summary.members++;
+      inner = w.item_done(key);
+    });
+    return s ? inner : s;
+  });
 }
 
 // --- events -------------------------------------------------------------------

@@ -184,7 +184,8 @@ std::vector<PgConnection::Statement> workflow_mirror_statements(std::span<const 
                      "enabled, created_at, updated_at) VALUES ($1::uuid, $2, decode($3, 'hex'), "
                      "(SELECT id FROM channels WHERE id = NULLIF($4, '')::uuid), $5::jsonb, decode($6, 'hex'), "
                      "$7::workflow_status, TRUE, to_timestamp($8::bigint), to_timestamp($9::bigint)) "
-                     "ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, definition = EXCLUDED.definition, "
+                     "ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, channel_id = COALESCE(EXCLUDED.channel_id, workflows.channel_id), "
+                     "definition = EXCLUDED.definition, "
                      "definition_hash = EXCLUDED.definition_hash, status = EXCLUDED.status, updated_at = EXCLUDED.updated_at",
                      {r.id, r.name, engine::to_hex(r.owner), r.channel_id, r.definition, r.definition_hash, r.status,
                       secs(r.created_at), secs(r.updated_at)}});

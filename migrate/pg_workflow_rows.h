@@ -48,9 +48,10 @@ engine::Result<engine::ApprovalRecord> approval_from_row(const std::vector<std::
 // `buzz serve --store postgres://…`: the statements that write a batch's
 // workflow records (StateTable::kWorkflows) to the original's three tables as
 // well, in the batch's transaction, so an original relay on the same database
-// reads them. A workflow's owner gets a stub `users` row; a channel the
-// `channels` table does not hold (the live relay keeps its team in buzz_state)
-// is written as NULL; a run or approval whose parent row is missing is skipped.
+// reads them. A workflow's owner gets a stub `users` row; its channel_id is its
+// channel's row, which the same relay wrote (pg_team_rows.h), or NULL while
+// the `channels` table lacks it (filled in by a later write of the workflow);
+// a run or approval whose parent row is missing is skipped.
 std::vector<PgConnection::Statement> workflow_mirror_statements(std::span<const engine::StateWrite> writes);
 
 }  // namespace buzz::migrate

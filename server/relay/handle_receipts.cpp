@@ -3,6 +3,7 @@
 // an admin or owner of its channel), one relay-signed event, then EOSE. It
 // registers nothing: receipts are read when asked, never pushed.
 #include <unordered_set>
+#include <vector>
 
 #include "engine/canonical.h"
 #include "engine/clock.h"
@@ -21,24 +22,26 @@ void Relay::handle_receipt_req(Context& c, const ReqMessage& req) {
   std::string prefix = "[\"EVENT\",";
   engine::append_json_string(prefix, req.sub_id);
   prefix += ",";
-  std::unordered_set<engine::Id, engine::KeyBytesHash> asked;
-  ReceiptReader receipts(s_.store, s_.team, deliveries_->log());
+  std::unordered_set<engine::Id, engine::KeyBytesHash> seen;
+  std::vector<engine::Id> asked;
   for (const engine::Filter& f : req.filters) {
     const engine::TagFilter* e = f.tag('e');
     if (!e) continue;
     for (const std::string& hex : e->values) {
       engine::Id id;
-      if (asked.size() >= kMaxReceiptsPerReq || !engine::from_hex(hex, &id) || !asked.insert(id).second) continue;
-      const Receipt r = receipts.of(id, c.session.pubkey, c.session.grant);
-      if (r.access != Receipt::Access::kShown) continue;  // never says why: as if there were none
-      engine::Event ev;
-      ev.kind = kind::kDeliveryReceipt;
-      ev.created_at = engine::unix_now();
-      ev.tags = {{"e", hex}, {"h", r.channel}, {"p", engine::to_hex(r.author)}};
-      ev.content = receipt_json(r);
-      engine::sign_event(key_, &ev);
-      if (!c.loop.send_history(c.conn, prefix + ev.raw + "]")) return;  // a full queue ends it, without EOSE
+      if (asked.size() < kMaxReceiptsPerReq && engine::from_hex(hex, &id) && seen.insert(id).second) asked.push_back(id);
     }
+  }
+  ReceiptReader receipts(s_.store, s_.team, deliveries_->log());
+  for (const Receipt& r : receipts.of(asked, c.session.pubkey, c.session.grant)) {
+    if (r.access != Receipt::Access::kShown) continue;  // never says why: as if there were none
+    engine::Event ev;
+    ev.kind = kind::kDeliveryReceipt;
+    ev.created_at = engine::unix_now();
+    ev.tags = {{"e", engine::to_hex(r.id)}, {"h", r.channel}, {"p", engine::to_hex(r.author)}};
+    ev.content = receipt_json(r);
+    engine::sign_event(key_, &ev);
+    if (!c.loop.send_history(c.conn, prefix + ev.raw + "]")) return;  // a full queue ends it, without EOSE
   }
   std::string eose = "[\"EOSE\",";
   engine::append_json_string(eose, req.sub_id);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <unordered_map>
 
 #include "engine/event_parse.h"
@@ -46,35 +47,65 @@ const ReceiptReader::Positions& ReceiptReader::positions(const std::string& chan
   return it->second;
 }
 
-Receipt ReceiptReader::of(const engine::Id& id, const engine::Pubkey& caller, const Grant& grant) {
-  Receipt r;
-  r.id = id;
-  std::optional<engine::StoredEvent> stored = store_.lookup(id);
-  // Only a live channel message the caller may read has receipts to ask about.
-  if (!stored || stored->deleted || stored->channel.empty()) return r;
-  if (!grant.allows_channel(stored->channel)) return r;
-  const engine::ChannelAccess access = team_.access(stored->channel, caller);
-  if (!access.can_read()) return r;
-  const bool manages = access.role && *access.role >= engine::ChannelRole::kAdmin;
-  if (stored->pubkey != caller && !manages) {
-    r.access = Receipt::Access::kNotYours;
-    return r;
+std::vector<Receipt> ReceiptReader::of(std::span<const engine::Id> ids, const engine::Pubkey& caller, const Grant& grant) {
+  std::vector<Receipt> out(ids.size());
+  // The live messages among them (a deleted or expired one has no receipt), in one query.
+  engine::Filter f;
+  f.ids = std::vector<engine::Id>(ids.begin(), ids.end());
+  std::sort(f.ids->begin(), f.ids->end());
+  f.ids->erase(std::unique(f.ids->begin(), f.ids->end()), f.ids->end());
+  struct Message {
+    std::string channel;
+    engine::Pubkey author{};
+    uint64_t created_at = 0;
+  };
+  std::unordered_map<engine::Id, Message, engine::KeyBytesHash> messages;
+  engine::QueryOptions options;
+  options.limit = f.ids->size();
+  (void)store_.query(f, options, [&](std::string_view, const engine::EventFields& fields) {
+    Message& m = messages[engine::id_of(fields)];
+    m.channel = fields.channel;
+    std::memcpy(m.author.data(), fields.pubkey, m.author.size());
+    m.created_at = fields.created_at;
+  });
+  std::vector<engine::DeliveredQuery> shown;  // the receipts shown, in `out`'s order
+  std::vector<size_t> shown_at;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    Receipt& r = out[i];
+    r.id = ids[i];
+    auto it = messages.find(ids[i]);
+    // Only a channel message the caller may read has receipts to ask about.
+    if (it == messages.end() || it->second.channel.empty() || !grant.allows_channel(it->second.channel)) continue;
+    const Message& m = it->second;
+    const engine::ChannelAccess access = team_.access(m.channel, caller);
+    if (!access.can_read()) continue;
+    const bool manages = access.role && *access.role >= engine::ChannelRole::kAdmin;
+    if (m.author != caller && !manages) {
+      r.access = Receipt::Access::kNotYours;
+      continue;
+    }
+    r.access = Receipt::Access::kShown;
+    r.channel = m.channel;
+    r.author = m.author;
+    r.created_at = m.created_at;
+    shown.push_back({r.id, r.created_at});
+    shown_at.push_back(i);
   }
-  r.access = Receipt::Access::kShown;
-  r.channel = stored->channel;
-  r.author = stored->pubkey;
-  r.created_at = stored->created_at;
-  std::vector<engine::Pubkey> sent;
-  if (auto got = log_.delivered_to(id, stored->created_at)) sent = std::move(*got);
-  const Positions& read = positions(stored->channel);
-  for (const engine::ChannelMember& m : team_.members_of(stored->channel)) {
-    if (m.pubkey == stored->pubkey) continue;
-    ++r.members;
-    if (std::binary_search(sent.begin(), sent.end(), m.pubkey)) ++r.delivered;
-    auto at = read.find(m.pubkey);
-    if (at != read.end() && at->second >= stored->created_at) ++r.read;
+  auto sent = log_.delivered_to_each(shown);  // unreadable: counted as delivered to none
+  for (size_t k = 0; k < shown.size(); ++k) {
+    Receipt& r = out[shown_at[k]];
+    static const std::vector<engine::Pubkey> none;
+    const std::vector<engine::Pubkey>& to = sent ? (*sent)[k] : none;
+    const Positions& read = positions(r.channel);
+    for (const engine::ChannelMember& m : team_.members_of(r.channel)) {
+      if (m.pubkey == r.author) continue;
+      ++r.members;
+      if (std::binary_search(to.begin(), to.end(), m.pubkey)) ++r.delivered;
+      auto at = read.find(m.pubkey);
+      if (at != read.end() && at->second >= r.created_at) ++r.read;
+    }
   }
-  return r;
+  return out;
 }
 
 std::string receipt_json(const Receipt& r) {

@@ -12,9 +12,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "engine/delivery_log.h"
 #include "engine/event.h"
@@ -49,7 +51,12 @@ class ReceiptReader {
  public:
   ReceiptReader(engine::EventStore& store, const engine::TeamState& team, engine::DeliveryLog& log)
       : store_(store), team_(team), log_(log) {}
-  Receipt of(const engine::Id& id, const engine::Pubkey& caller, const Grant& grant);
+  // Each message's receipt, in the order asked: the messages in one store
+  // query, their deliveries in one read of the log (DeliveryLog::delivered_to_each).
+  std::vector<Receipt> of(std::span<const engine::Id> ids, const engine::Pubkey& caller, const Grant& grant);
+  Receipt of(const engine::Id& id, const engine::Pubkey& caller, const Grant& grant) {
+    return std::move(of({&id, 1}, caller, grant).front());
+  }
 
  private:
   using Positions = std::unordered_map<engine::Pubkey, uint64_t, engine::KeyBytesHash>;

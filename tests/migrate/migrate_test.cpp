@@ -459,6 +459,121 @@ TEST(Migrate, ARelayOnPostgresKeepsTheOriginalsWorkflowTablesCurrent) {
   EXPECT_EQ(pg.scalar("SELECT count(*) FROM workflow_runs WHERE id = '" + run + "'"), "0");
 }
 
+// A relay serving PostgreSQL keeps the original's channels and channel_members
+// rows current as its team changes (besides its own buzz_state), so an
+// original relay on the same database reads the same team, and a workflow of a
+// channel made while serving names it. What the relay refuses changes no row.
+TEST(Migrate, ARelayOnPostgresKeepsTheOriginalsChannelTablesCurrent) {
+  PgTestDb pg("channels_live");
+  TempDir d;
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair(), carol = engine::generate_keypair(),
+          mallory = engine::generate_keypair();
+  std::string error;
+  auto relay = RelayProcess::start(RelayOptions{{"--store", pg.url(), "--open", "--rate-limits", "false"}, {}, d.path}, &error);
+  ASSERT_TRUE(relay) << error;
+  auto a = NostrClient::connect_authed(*relay, alice, &error), b = NostrClient::connect_authed(*relay, bob, &error),
+       m = NostrClient::connect_authed(*relay, mallory, &error);
+  ASSERT_TRUE(a && b && m) << error;
+  const std::string ch = uuid(), hb = engine::to_hex(bob.pubkey), hc = engine::to_hex(carol.pubkey);
+  auto row = [&](const std::string& cols) { return pg.scalar("SELECT " + cols + " FROM channels WHERE id = '" + ch + "'"); };
+  auto member = [&](const Keypair& k, const std::string& cols) {
+    return pg.scalar("SELECT " + cols + " FROM channel_members WHERE channel_id = '" + ch + "' AND pubkey = decode('" +
+                     engine::to_hex(k.pubkey) + "', 'hex')");
+  };
+  const std::string gone = "coalesce(removed_at::text, 'active')";
+
+  publish(*a, make_event(alice, 9007, "", {{"h", ch}, {"name", "team"}, {"about", "plans"}, {"visibility", "private"}}));
+  EXPECT_EQ(row("name || ' ' || channel_type || ' ' || visibility || ' ' || description || ' ' || "
+                "(created_by = decode('" + engine::to_hex(alice.pubkey) + "', 'hex')) || ' ' || (deleted_at IS NULL)"),
+            "team stream private plans true true");
+  EXPECT_EQ(member(alice, "role || ' ' || " + gone), "owner active");
+
+  publish(*a, make_event(alice, 9000, "", {{"h", ch}, {"p", hb}}));
+  publish(*a, make_event(alice, 9000, "", {{"h", ch}, {"p", hc}, {"role", "admin"}}));
+  EXPECT_EQ(member(bob, "role || ' ' || " + gone + " || ' ' || (invited_by = decode('" + engine::to_hex(alice.pubkey) + "', 'hex'))"),
+            "member active true");
+  EXPECT_EQ(member(carol, "role || ' ' || " + gone), "admin active");
+
+  // Refused: a plain member renames, an outsider adds herself to the private channel.
+  EXPECT_FALSE(b->publish(make_event(bob, 9002, "", {{"h", ch}, {"name", "bob's"}})).accepted);
+  EXPECT_FALSE(m->publish(make_event(mallory, 9000, "", {{"h", ch}, {"p", engine::to_hex(mallory.pubkey)}})).accepted);
+  EXPECT_FALSE(m->publish(make_event(mallory, 9021, "", {{"h", ch}})).accepted);
+  EXPECT_EQ(row("name"), "team");
+  EXPECT_EQ(member(mallory, "count(*)"), "0");
+
+  // A role change, a removal, a rename.
+  publish(*a, make_event(alice, 9000, "", {{"h", ch}, {"p", hb}, {"role", "admin"}}));
+  EXPECT_EQ(member(bob, "role::text"), "admin");
+  publish(*a, make_event(alice, 9001, "", {{"h", ch}, {"p", hc}}));
+  EXPECT_EQ(member(carol, "(removed_at IS NOT NULL) || ' ' || (removed_by = decode('" + engine::to_hex(alice.pubkey) + "', 'hex'))"),
+            "true true");
+  publish(*a, make_event(alice, 9002, "", {{"h", ch}, {"name", "renamed"}, {"topic", "q3"}}));
+  EXPECT_EQ(row("name || ' ' || topic"), "renamed q3");
+  EXPECT_EQ(pg.scalar("SELECT count(*) FROM channel_members WHERE channel_id = '" + ch + "' AND removed_at IS NULL"), "2");
+
+  // A workflow of this channel, made while serving, names it in the original's row.
+  HttpReply made = rest(*relay, alice, "POST", "/api/channels/" + ch + "/workflows", workflow_body(
+      "name: Echo\ntrigger:\n  on: message_posted\nsteps:\n  - id: say\n    action: send_message\n    text: hi\n"));
+  ASSERT_EQ(made.status, 200) << made.body;
+  EXPECT_EQ(pg.scalar("SELECT channel_id FROM workflows WHERE id = '" + field(made.body, "id") + "'"), ch);
+
+  // A DM: its participant hash, both members.
+  OkReply dm = a->publish(make_event(alice, 41010, "", {{"p", hb}}));
+  ASSERT_TRUE(dm.accepted) << dm.reason;
+  EXPECT_EQ(pg.scalar("SELECT count(*) || ' ' || min(length(participant_hash)) || ' ' || "
+                      "min((SELECT count(*) FROM channel_members cm WHERE cm.channel_id = c.id)) "
+                      "FROM channels c WHERE channel_type = 'dm'"),
+            "1 32 2");
+
+  // Archived and back, then deleted (the original's soft delete).
+  publish(*a, make_event(alice, 9002, "", {{"h", ch}, {"archived", "true"}}));
+  EXPECT_EQ(row("(archived_at IS NOT NULL) || ' ' || (deleted_at IS NULL)"), "true true");
+  publish(*a, make_event(alice, 9002, "", {{"h", ch}, {"archived", "false"}}));
+  EXPECT_EQ(row("(archived_at IS NULL)::text"), "true");
+  EXPECT_FALSE(b->publish(make_event(bob, 9008, "", {{"h", ch}})).accepted) << "only the owner deletes";
+  EXPECT_EQ(row("(deleted_at IS NULL)::text"), "true");
+  publish(*a, make_event(alice, 9008, "", {{"h", ch}}));
+  EXPECT_EQ(row("(deleted_at IS NOT NULL)::text"), "true");
+}
+
+// A database an earlier Buzz served holds channels made while serving only in
+// buzz_state: the next start writes them, their members and their workflows'
+// channel_id to the original's tables, once.
+TEST(Migrate, ARelayOnPostgresWritesTheChannelsAnEarlierVersionKeptToItself) {
+  PgTestDb pg("channels_backfill");
+  TempDir d;
+  Keypair alice = engine::generate_keypair(), bob = engine::generate_keypair();
+  const std::string ch = uuid();
+  std::string workflow;
+  RelayOptions opts{{"--store", pg.url(), "--open", "--rate-limits", "false"}, {}, d.path};
+  {
+    std::string error;
+    auto relay = RelayProcess::start(opts, &error);
+    ASSERT_TRUE(relay) << error;
+    auto a = NostrClient::connect_authed(*relay, alice, &error);
+    ASSERT_TRUE(a) << error;
+    publish(*a, make_event(alice, 9007, "", {{"h", ch}, {"name", "older"}}));
+    publish(*a, make_event(alice, 9000, "", {{"h", ch}, {"p", engine::to_hex(bob.pubkey)}}));
+    HttpReply made = rest(*relay, alice, "POST", "/api/channels/" + ch + "/workflows", workflow_body(
+        "name: Echo\ntrigger:\n  on: message_posted\nsteps:\n  - id: say\n    action: send_message\n    text: hi\n"));
+    ASSERT_EQ(made.status, 200) << made.body;
+    workflow = field(made.body, "id");
+    ASSERT_TRUE(relay->terminate());
+  }
+  // As an earlier version left it: the team in buzz_state only.
+  auto c = pg.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->exec("UPDATE workflows SET channel_id = NULL; DELETE FROM channel_members; DELETE FROM channels; "
+                      "DELETE FROM buzz_serve_meta WHERE key = 'team_mirrored'"));
+  std::string error;
+  auto relay = RelayProcess::start(opts, &error);
+  ASSERT_TRUE(relay) << error;
+  EXPECT_EQ(pg.scalar("SELECT name FROM channels WHERE id = '" + ch + "'"), "older");
+  EXPECT_EQ(pg.scalar("SELECT string_agg(role::text, ',' ORDER BY role) FROM channel_members WHERE channel_id = '" + ch + "'"),
+            "owner,member");
+  EXPECT_EQ(pg.scalar("SELECT channel_id FROM workflows WHERE id = '" + workflow + "'"), ch);
+}
+
 // A forged signature in the source stops the import with the row named; every
 // event before it is stored, and once the row is right a rerun into the same
 // directory finishes with nothing lost and nothing doubled.
