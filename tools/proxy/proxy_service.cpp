@@ -2,8 +2,6 @@
 // guest's AUTH, and its EVENT, REQ and CLOSE (docs/reference/proxy.md §2, §3, §6).
 #include "tools/proxy/proxy_service.h"
 
-#include <chrono>
-
 #include "engine/canonical.h"
 #include "engine/channel.h"
 #include "engine/clock.h"

@@ -2,7 +2,6 @@
 // subscriptions (history per client, live shared), the replay after a
 // reconnect, and each upstream message routed to the sessions it is for
 // (docs/reference/proxy.md §4, §6.3, §6.4).
-#include <chrono>
 #include <cstdio>
 
 #include "engine/clock.h"
