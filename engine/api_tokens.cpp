@@ -18,13 +18,13 @@ namespace {
 
 constexpr uint8_t kTokenRecordVersion = 1;
 
-void put_str(std::string* out, std::string_view s) {
+void put_str16(std::string* out, std::string_view s) {
   put_u16(out, uint16_t(s.size()));
   out->append(s);
 }
 
 // A bounds-checked reader over a record.
-struct Reader {
+struct TokenReader {
   std::string_view in;
   bool ok = true;
 
@@ -54,15 +54,15 @@ struct Reader {
 
 std::string encode_token(const ApiToken& t) {
   std::string out(1, char(kTokenRecordVersion));
-  put_str(&out, t.id);
+  put_str16(&out, t.id);
   out.append(reinterpret_cast<const char*>(t.owner.data()), 32);
-  put_str(&out, t.name);
+  put_str16(&out, t.name);
   put_u16(&out, uint16_t(t.scopes.size()));
-  for (const std::string& s : t.scopes) put_str(&out, s);
+  for (const std::string& s : t.scopes) put_str16(&out, s);
   out.push_back(t.channels ? 1 : 0);
   if (t.channels) {
     put_u16(&out, uint16_t(t.channels->size()));
-    for (const std::string& c : *t.channels) put_str(&out, c);
+    for (const std::string& c : *t.channels) put_str16(&out, c);
   }
   put_u64(&out, t.created_at);
   put_u64(&out, t.expires_at);
@@ -74,7 +74,7 @@ std::string encode_token(const ApiToken& t) {
 }
 
 bool decode_token(std::string_view value, ApiToken* out) {
-  Reader r{value};
+  TokenReader r{value};
   if (r.u8() != kTokenRecordVersion) return false;
   out->id = r.str();
   r.bytes(out->owner.data(), 32);

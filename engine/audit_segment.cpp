@@ -25,10 +25,6 @@ uint32_t frame_crc(uint8_t type, std::string_view payload) {
   return crc32c(payload.data(), payload.size(), crc32c(&type, 1));
 }
 
-Error errno_error(const char* what, const std::string& path) {
-  return Error{std::string(what) + " " + path + ": " + std::strerror(errno)};
-}
-
 }  // namespace
 
 std::string encode_segment_header(const SegmentHeader& h) {
@@ -185,15 +181,6 @@ Status write_at(int fd, std::string_view data, uint64_t offset) {
     offset += uint64_t(n);
   }
   return {};
-}
-
-Status fsync_dir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return errno_error("cannot open", dir);
-  const bool ok = ::fsync(fd) == 0;
-  Status s = ok ? Status{} : Status(errno_error("cannot fsync", dir));
-  ::close(fd);
-  return s;
 }
 
 Result<std::string> create_segment(const std::string& dir, const SegmentHeader& header) {

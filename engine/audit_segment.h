@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/file_digest.h"
 #include "engine/hex.h"
 #include "engine/result.h"
 
@@ -90,7 +91,6 @@ Result<SegmentTrailer> read_segment_trailer(const std::string& path);
 
 // pwrite until all of data is written.
 Status write_at(int fd, std::string_view data, uint64_t offset);
-Status fsync_dir(const std::string& dir);
 
 // Writes `<name>.tmp` with the header, fsyncs it, renames it to the segment name
 // and fsyncs the directory (§8.4 steps 3–5). Returns the segment's path.

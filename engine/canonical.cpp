@@ -1,6 +1,8 @@
 // Canonical serialization; see canonical.h.
 #include "engine/canonical.h"
 
+#include "engine/hex.h"
+
 namespace buzz::engine {
 
 void append_json_string(std::string& out, std::string_view s) {
@@ -67,6 +69,12 @@ Id compute_id(const Event& e) {
   Id id;
   sha256(buf.data(), buf.size(), id.data());
   return id;
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  uint8_t digest[32];
+  sha256(bytes.data(), bytes.size(), digest);
+  return to_hex(digest, sizeof digest);
 }
 
 }  // namespace buzz::engine

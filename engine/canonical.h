@@ -27,4 +27,7 @@ Id compute_id(const Event& e);
 
 void sha256(const void* data, size_t len, uint8_t out[32]);
 
+// SHA-256 of the bytes as lowercase hex.
+std::string sha256_hex(std::string_view bytes);
+
 }  // namespace buzz::engine

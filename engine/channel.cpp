@@ -25,7 +25,7 @@ constexpr std::string_view kTypeNames[] = {"stream", "forum", "dm", "workflow"};
 constexpr std::string_view kVisibilityNames[] = {"open", "private"};
 constexpr std::string_view kRoleNames[] = {"bot", "guest", "member", "admin", "owner"};
 
-void put_str(std::string* out, std::string_view s) {
+void put_str32(std::string* out, std::string_view s) {
   put_u32(out, uint32_t(s.size()));
   out->append(s);
 }
@@ -33,9 +33,9 @@ void put_str(std::string* out, std::string_view s) {
 void put_key(std::string* out, const Pubkey& pk) { out->append(reinterpret_cast<const char*>(pk.data()), pk.size()); }
 
 // Reads the fields back in the order they were put; any short read fails the whole decode.
-class Reader {
+class ChannelReader {
  public:
-  explicit Reader(std::string_view v) : v_(v) {}
+  explicit ChannelReader(std::string_view v) : v_(v) {}
   bool ok() const { return ok_; }
   bool done() const { return ok_ && v_.empty(); }
   uint8_t u8() { return take(1) ? uint8_t(last_[0]) : 0; }
@@ -78,7 +78,7 @@ std::optional<ChannelRole> parse_channel_role(std::string_view s) { return parse
 std::string encode_channel(const Channel& c) {
   std::string v(1, char(kChannelVersion));
   for (const std::string* s : {&c.id, &c.name, &c.description, &c.topic, &c.purpose, &c.canvas, &c.participant_hash}) {
-    put_str(&v, *s);
+    put_str32(&v, *s);
   }
   put_key(&v, c.topic_set_by);
   put_key(&v, c.purpose_set_by);
@@ -93,7 +93,7 @@ std::string encode_channel(const Channel& c) {
 }
 
 bool decode_channel(std::string_view value, Channel* c) {
-  Reader r(value);
+  ChannelReader r(value);
   if (r.u8() != kChannelVersion) return false;
   for (std::string* s : {&c->id, &c->name, &c->description, &c->topic, &c->purpose, &c->canvas, &c->participant_hash}) {
     *s = r.str();
@@ -122,7 +122,7 @@ std::string encode_member(const ChannelMember& m) {
 }
 
 bool decode_member(std::string_view value, ChannelMember* m) {
-  Reader r(value);
+  ChannelReader r(value);
   if (r.u8() != kMemberVersion) return false;
   r.key(&m->pubkey);
   uint8_t role = r.u8();

@@ -2,6 +2,7 @@
 // day by day, then hour, minute and second within a matching day, so the cost
 // is bounded by the days searched (at most the years the field allows).
 #include "engine/cron.h"
+#include "engine/text.h"
 
 #include <array>
 #include <cctype>
@@ -36,12 +37,6 @@ constexpr FieldSpec kDaysOfMonth{"days of month", 1, 31, Names::kNone, true};
 constexpr FieldSpec kMonths{"months", 1, 12, Names::kMonths, false};
 constexpr FieldSpec kDaysOfWeek{"days of week", 1, 7, Names::kDays, true};
 constexpr FieldSpec kYears{"years", CronSchedule::kMinYear, CronSchedule::kMaxYear, Names::kNone, false};
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = char(std::tolower(uint8_t(c)));
-  return out;
-}
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> parts;

@@ -13,7 +13,7 @@
 namespace buzz::engine {
 namespace {
 
-constexpr size_t kBatchRecords = 10'000;
+constexpr size_t kExpiryBatchRecords = 10'000;
 
 }  // namespace
 
@@ -43,7 +43,7 @@ Status upgrade_expiry_index(RocksDatabase& db) {
       put_u16(&kind, e->kind);
       (void)batch.Put(db.events(family), it->key(), value);
       (void)batch.Put(db.family(Family::kIndexExpiry), expiry_key(*expires_at, e->created_at, e->id.data()), kind);
-      if (++indexed % kBatchRecords == 0) {
+      if (++indexed % kExpiryBatchRecords == 0) {
         if (rocksdb::Status s = db.db()->Write(db.write_options(), &batch); !s.ok()) {
           return Error{"error: indexing expirations: " + s.ToString()};
         }

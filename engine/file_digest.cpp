@@ -14,13 +14,22 @@
 namespace buzz::engine {
 namespace {
 
+constexpr uint64_t kWritebackBytes = 8 << 20;  // copy_file_sha256's writeback step
+
+}  // namespace
+
 Error errno_error(const char* what, const std::string& path) {
   return Error{std::string(what) + " " + path + ": " + std::strerror(errno)};
 }
 
-constexpr uint64_t kWritebackBytes = 8 << 20;  // copy_file_sha256's writeback step
-
-}  // namespace
+Status fsync_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open", dir);
+  const bool ok = ::fsync(fd) == 0;
+  Status s = ok ? Status{} : Status(errno_error("cannot fsync", dir));
+  ::close(fd);
+  return s;
+}
 
 Status read_file_chunks(const std::string& path, const std::function<void(std::string_view)>& chunk) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

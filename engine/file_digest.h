@@ -1,5 +1,6 @@
 // A file read as a stream: its bytes chunk by chunk, and its SHA-256 without
-// ever holding the whole file (an audit segment is 64 MiB).
+// ever holding the whole file (an audit segment is 64 MiB); and the file errors
+// and directory syncs the audit log, the media store and a backup share.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,12 @@
 #include "engine/result.h"
 
 namespace buzz::engine {
+
+// "<what> <path>: <strerror(errno)>".
+Error errno_error(const char* what, const std::string& path);
+
+// fsync of a directory, so that a file created or renamed in it survives a crash.
+Status fsync_dir(const std::string& dir);
 
 // Calls `chunk` with the file's bytes in order, 64 KiB at a time.
 Status read_file_chunks(const std::string& path, const std::function<void(std::string_view)>& chunk);

@@ -27,6 +27,9 @@ struct KeyBytesHash {
   }
 };
 
+// A pubkey's 32 raw bytes, as a store key or a record field.
+inline std::string_view pubkey_bytes(const Pubkey& pk) { return {reinterpret_cast<const char*>(pk.data()), pk.size()}; }
+
 // Writes 2*len lowercase hex characters to out.
 void hex_encode(const uint8_t* data, size_t len, char* out);
 std::string to_hex(const uint8_t* data, size_t len);

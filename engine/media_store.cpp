@@ -14,6 +14,7 @@
 #include <filesystem>
 
 #include "engine/canonical.h"
+#include "engine/file_digest.h"
 #include "engine/hex.h"
 #include "engine/signature.h"
 
@@ -54,15 +55,6 @@ Status write_all(int fd, std::string_view bytes, const std::string& path) {
     if (n <= 0) return io_error("cannot write", path);
     bytes.remove_prefix(size_t(n));
   }
-  return {};
-}
-
-Status fsync_dir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return io_error("cannot open", dir);
-  int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return io_error("cannot fsync", dir);
   return {};
 }
 

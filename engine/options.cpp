@@ -44,9 +44,9 @@ const Option* find_short(std::span<const Option> table, char c) {
 }
 
 // One argv reading, kept apart from the answer it builds.
-class Reader {
+class ArgvReader {
  public:
-  Reader(std::span<const Option> table, int argc, char* const* argv, const Rules& rules)
+  ArgvReader(std::span<const Option> table, int argc, char* const* argv, const Rules& rules)
       : table_(table), argc_(argc), argv_(argv), rules_(rules) {}
 
   Parsed read(int first) {
@@ -212,7 +212,7 @@ Parsed parse(std::span<const Option> table, int argc, char* const* argv, int fir
     const std::string_view a = argv[i];
     if (rules.version && (a == "--version" || a == "-V")) return Parsed{.outcome = Parsed::Outcome::kVersion, .next = i};
   }
-  return Reader(table, argc, argv, rules).read(first);
+  return ArgvReader(table, argc, argv, rules).read(first);
 }
 
 std::string apply_environment(std::span<const Option> table, const Parsed& parsed) {

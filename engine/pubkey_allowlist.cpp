@@ -10,7 +10,7 @@
 namespace buzz::engine {
 namespace {
 
-constexpr size_t kFixedBytes = 1 + 32 + 8;
+constexpr size_t kAllowedFixedBytes = 1 + 32 + 8;
 
 std::string encode(const AllowedPubkey& a) {
   std::string v(1, a.added_by ? 1 : 0);
@@ -21,18 +21,16 @@ std::string encode(const AllowedPubkey& a) {
 }
 
 bool decode(rocksdb::Slice key, rocksdb::Slice v, AllowedPubkey* a) {
-  if (key.size() != 32 || v.size() < kFixedBytes || uint8_t(v[0]) > 1) return false;
+  if (key.size() != 32 || v.size() < kAllowedFixedBytes || uint8_t(v[0]) > 1) return false;
   std::memcpy(a->pubkey.data(), key.data(), 32);
   if (v[0]) {
     a->added_by.emplace();
     std::memcpy(a->added_by->data(), v.data() + 1, 32);
   }
   a->added_at = get_u64(v.data() + 33);
-  a->note.assign(v.data() + kFixedBytes, v.size() - kFixedBytes);
+  a->note.assign(v.data() + kAllowedFixedBytes, v.size() - kAllowedFixedBytes);
   return true;
 }
-
-rocksdb::Slice key_of(const Pubkey& pk) { return {reinterpret_cast<const char*>(pk.data()), 32}; }
 
 }  // namespace
 
@@ -53,17 +51,17 @@ Result<std::vector<AllowedPubkey>> PubkeyAllowlist::list() const {
 }
 
 Status PubkeyAllowlist::put(const AllowedPubkey& entry) {
-  auto s = db_.db()->Put(db_.write_options(), db_.family(Family::kPubkeyAllowlist), key_of(entry.pubkey), encode(entry));
+  auto s = db_.db()->Put(db_.write_options(), db_.family(Family::kPubkeyAllowlist), pubkey_bytes(entry.pubkey), encode(entry));
   if (!s.ok()) return Error{"error: writing the pubkey allow-list: " + s.ToString()};
   return {};
 }
 
 Result<bool> PubkeyAllowlist::remove(const Pubkey& pk) {
   std::string v;
-  auto found = db_.db()->Get(rocksdb::ReadOptions(), db_.family(Family::kPubkeyAllowlist), key_of(pk), &v);
+  auto found = db_.db()->Get(rocksdb::ReadOptions(), db_.family(Family::kPubkeyAllowlist), pubkey_bytes(pk), &v);
   if (found.IsNotFound()) return false;
   if (!found.ok()) return Error{"error: reading the pubkey allow-list: " + found.ToString()};
-  auto s = db_.db()->Delete(db_.write_options(), db_.family(Family::kPubkeyAllowlist), key_of(pk));
+  auto s = db_.db()->Delete(db_.write_options(), db_.family(Family::kPubkeyAllowlist), pubkey_bytes(pk));
   if (!s.ok()) return Error{"error: writing the pubkey allow-list: " + s.ToString()};
   return true;
 }

@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kLayoutKey = "record_layout";
 constexpr const char* kLayoutByTime = "2";  // records keyed by ~created_at | id
-constexpr size_t kBatchRecords = 10'000;
+constexpr size_t kKeyUpgradeBatchRecords = 10'000;
 constexpr size_t kOldKeyBytes = 32;  // the first layout: the id alone
 
 }  // namespace
@@ -45,7 +45,7 @@ Status upgrade_record_keys(RocksDatabase& db) {
       (void)batch.Put(db.events(family), key, it->value());
       (void)batch.Put(db.family(Family::kEventIds), it->key(), event_id_entry(family, rec.fields.created_at));
       (void)batch.Delete(db.events(family), it->key());
-      if (++moved % kBatchRecords == 0) {
+      if (++moved % kKeyUpgradeBatchRecords == 0) {
         if (Status s = flush(); !s) return s;
         if (moved % 100'000 == 0) std::fprintf(stderr, "buzz: moving event records to the time-ordered layout: %llu\n", (unsigned long long)moved);
       }

@@ -36,8 +36,6 @@ bool decode(rocksdb::Slice key, rocksdb::Slice v, RelayMember* m) {
   return true;
 }
 
-rocksdb::Slice key_of(const Pubkey& pk) { return {reinterpret_cast<const char*>(pk.data()), 32}; }
-
 }  // namespace
 
 std::string_view relay_role_name(RelayRole r) {
@@ -73,20 +71,20 @@ Result<std::vector<RelayMember>> RelayMembers::list() const {
 std::optional<RelayMember> RelayMembers::get(const Pubkey& pk) const {
   std::string v;
   RelayMember m;
-  if (!db_.db()->Get(rocksdb::ReadOptions(), db_.family(Family::kRelayMembers), key_of(pk), &v).ok()) return {};
-  if (!decode(key_of(pk), v, &m)) return {};
+  if (!db_.db()->Get(rocksdb::ReadOptions(), db_.family(Family::kRelayMembers), pubkey_bytes(pk), &v).ok()) return {};
+  if (!decode(pubkey_bytes(pk), v, &m)) return {};
   return m;
 }
 
 Status RelayMembers::put(const RelayMember& m) {
-  auto s = db_.db()->Put(db_.write_options(), db_.family(Family::kRelayMembers), key_of(m.pubkey), encode(m));
+  auto s = db_.db()->Put(db_.write_options(), db_.family(Family::kRelayMembers), pubkey_bytes(m.pubkey), encode(m));
   if (!s.ok()) return Error{"error: writing relay member: " + s.ToString()};
   return {};
 }
 
 Result<bool> RelayMembers::remove(const Pubkey& pk) {
   if (!get(pk)) return false;
-  auto s = db_.db()->Delete(db_.write_options(), db_.family(Family::kRelayMembers), key_of(pk));
+  auto s = db_.db()->Delete(db_.write_options(), db_.family(Family::kRelayMembers), pubkey_bytes(pk));
   if (!s.ok()) return Error{"error: removing relay member: " + s.ToString()};
   return true;
 }
@@ -116,7 +114,7 @@ Status RelayMembers::set_owner(const Pubkey& owner, uint64_t now) {
   if (!all) return Error{all.error()};
   rocksdb::WriteBatch batch;
   for (const RelayMember& m : owner_changes(*all, owner, now)) {
-    (void)batch.Put(db_.family(Family::kRelayMembers), key_of(m.pubkey), encode(m));
+    (void)batch.Put(db_.family(Family::kRelayMembers), pubkey_bytes(m.pubkey), encode(m));
   }
   auto s = db_.db()->Write(db_.write_options(), &batch);
   if (!s.ok()) return Error{"error: writing relay owner: " + s.ToString()};

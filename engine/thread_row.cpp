@@ -11,7 +11,7 @@
 namespace buzz::engine {
 namespace {
 
-constexpr size_t kFixedBytes = 64 + 32 + 1;
+constexpr size_t kThreadRowFixedBytes = 64 + 32 + 1;
 
 }  // namespace
 
@@ -32,7 +32,7 @@ std::string ThreadRow::encode() const {
 }
 
 std::optional<ThreadRow> ThreadRow::decode(std::string_view v) {
-  if (v.size() < kFixedBytes) return std::nullopt;
+  if (v.size() < kThreadRowFixedBytes) return std::nullopt;
   ThreadRow r;
   std::memcpy(r.parent.data(), v.data(), 32);
   std::memcpy(r.root.data(), v.data() + 32, 32);
@@ -41,11 +41,11 @@ std::optional<ThreadRow> ThreadRow::decode(std::string_view v) {
   r.descendant_count = get_u64(v.data() + 80);
   r.last_reply_at = get_u64(v.data() + 88);
   r.broadcast = v[96] != 0;
-  if (v.size() == kFixedBytes) return r;
-  const size_t n = uint8_t(v[kFixedBytes]);
-  if (n > kMaxThreadParticipants || v.size() != kFixedBytes + 1 + n * 32) return std::nullopt;
+  if (v.size() == kThreadRowFixedBytes) return r;
+  const size_t n = uint8_t(v[kThreadRowFixedBytes]);
+  if (n > kMaxThreadParticipants || v.size() != kThreadRowFixedBytes + 1 + n * 32) return std::nullopt;
   r.participants.resize(n);
-  for (size_t i = 0; i < n; ++i) std::memcpy(r.participants[i].data(), v.data() + kFixedBytes + 1 + i * 32, 32);
+  for (size_t i = 0; i < n; ++i) std::memcpy(r.participants[i].data(), v.data() + kThreadRowFixedBytes + 1 + i * 32, 32);
   return r;
 }
 

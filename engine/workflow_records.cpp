@@ -48,7 +48,7 @@ class Writer {
 };
 
 // Reads fields of one parsed object; missing fields keep their defaults.
-struct Reader {
+struct FieldReader {
   simdjson::dom::object obj;
   std::string str(const char* key) const {
     std::string_view v;
@@ -75,7 +75,7 @@ bool read_object(std::string_view value, Fill fill) {
   thread_local simdjson::dom::parser parser;
   simdjson::dom::object obj;
   if (parser.parse(value.data(), value.size()).get_object().get(obj)) return false;
-  fill(Reader{obj});
+  fill(FieldReader{obj});
   return true;
 }
 
@@ -101,7 +101,7 @@ std::string encode_workflow(const WorkflowRecord& w) {
 }
 
 bool decode_workflow(std::string_view value, WorkflowRecord* w) {
-  return read_object(value, [&](const Reader& r) {
+  return read_object(value, [&](const FieldReader& r) {
     w->id = r.str("id");
     w->name = r.str("name");
     from_hex(r.str("owner"), &w->owner);
@@ -126,7 +126,7 @@ std::string encode_run(const RunRecord& r) {
 
 bool decode_run(std::string_view value, RunRecord* r) {
   bool status_ok = true;
-  bool ok = read_object(value, [&](const Reader& in) {
+  bool ok = read_object(value, [&](const FieldReader& in) {
     r->id = in.str("id");
     r->workflow_id = in.str("workflow_id");
     auto s = parse_run_status(in.str("status"));
@@ -157,7 +157,7 @@ std::string encode_approval(const ApprovalRecord& a) {
 }
 
 bool decode_approval(std::string_view value, ApprovalRecord* a) {
-  return read_object(value, [&](const Reader& r) {
+  return read_object(value, [&](const FieldReader& r) {
     a->token_hash = r.str("token");
     a->workflow_id = r.str("workflow_id");
     a->run_id = r.str("run_id");

@@ -65,7 +65,7 @@ std::string uuid_hex(std::string_view uuid) {
 constexpr const char* kExportSessionSql = "SET synchronous_commit = off";
 
 // What one export needs at hand.
-struct Context {
+struct ExportContext {
   PgConnection& pg;
   std::string url;  // for a second connection (the index builds)
   engine::RocksDatabase& db;
@@ -79,7 +79,7 @@ struct Context {
 
 // Runs one step unless a previous run finished it; `body` gets the resume key.
 template <class Body>
-Status run_step(Context& cx, const std::string& step, std::vector<std::string> tables, Body body) {
+Status run_step(ExportContext& cx, const std::string& step, std::vector<std::string> tables, Body body) {
   StepWriter w(cx.pg, step, std::move(tables), cx.progress, cx.batch_rows);
   auto resume = w.resume();
   if (!resume) return Error{resume.error()};
@@ -106,7 +106,7 @@ struct UserRow {
 
 // Every user: those REST knows, the authors of profiles, and the owners that
 // api_tokens and users.agent_owner_pubkey point at (stub rows, §1.4).
-engine::Result<std::map<engine::Pubkey, UserRow>> collect_users(Context& cx) {
+engine::Result<std::map<engine::Pubkey, UserRow>> collect_users(ExportContext& cx) {
   std::map<engine::Pubkey, UserRow> users;
   std::string bad;
   Status s = cx.store.scan_state(engine::StateTable::kUsers, [&](std::string_view key, std::string_view value) {
@@ -164,7 +164,7 @@ engine::Result<std::map<engine::Pubkey, UserRow>> collect_users(Context& cx) {
   return users;
 }
 
-Status export_users(Context& cx) {
+Status export_users(ExportContext& cx) {
   auto users = collect_users(cx);
   if (!users) return Error{users.error()};
   Status s = run_step(cx, "users",
@@ -203,7 +203,7 @@ Status export_users(Context& cx) {
 
 // --- channels and members -------------------------------------------------------
 
-Status export_channels(Context& cx) {
+Status export_channels(ExportContext& cx) {
   return run_step(cx, "channels", {channels_copy()}, [&](StepWriter& w, const std::string& after) -> Status {
     Status inner;
     Status s = cx.store.scan_state(engine::StateTable::kChannels, [&](std::string_view key, std::string_view v) {
@@ -219,7 +219,7 @@ Status export_channels(Context& cx) {
   });
 }
 
-Status export_members(Context& cx) {
+Status export_members(ExportContext& cx) {
   return run_step(cx, "channel_members", {channel_members_copy()}, [&](StepWriter& w, const std::string& after) -> Status {
     Status inner;
     Status s = cx.store.scan_state(engine::StateTable::kChannelMembers, [&](std::string_view key, std::string_view v) {
@@ -246,7 +246,7 @@ Status export_members(Context& cx) {
 // once every partition's index is attached to it. An index that already
 // exists whole (a database that kept its indexes) is left as it is; a rerun
 // after an interruption builds what is missing.
-Status build_event_indexes(Context& cx) {
+Status build_event_indexes(ExportContext& cx) {
   auto indexes = cx.pg.query("SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
                              "WHERE i.indrelid = 'events'::regclass");
   if (!indexes) return Error{indexes.error()};
@@ -311,7 +311,7 @@ struct EventStream {
   std::string stop_before;
 };
 
-Status stream_events(Context& cx, PgConnection& pg, const EventStream& stream, ExportSummary& sum,
+Status stream_events(ExportContext& cx, PgConnection& pg, const EventStream& stream, ExportSummary& sum,
                      const std::atomic<bool>& stop) {
   StepWriter w(pg, stream.step,
                {"events (id, pubkey, created_at, kind, tags, content, sig, received_at, channel_id, deleted_at, d_tag)",
@@ -404,7 +404,7 @@ Status stream_events(Context& cx, PgConnection& pg, const EventStream& stream, E
 // meet is decided once and kept in buzz_migrate_progress ("events split"), so
 // a rerun resumes each half where it stopped. An export begun by a version
 // that sent one stream (an "events" row and no split) finishes as one.
-Status export_events(Context& cx) {
+Status export_events(ExportContext& cx) {
   auto rows = cx.pg.query(
       "SELECT step, encode(last_key, 'hex') FROM buzz_migrate_progress WHERE step IN ('events', 'events split')");
   if (!rows) return Error{"table buzz_migrate_progress: " + rows.error()};
@@ -471,7 +471,7 @@ Status export_events(Context& cx) {
 
 // --- threads, tokens, relay members ---------------------------------------------
 
-Status export_threads(Context& cx) {
+Status export_threads(ExportContext& cx) {
   std::set<std::string> channels;
   Status s = cx.store.scan_state(engine::StateTable::kChannels, [&](std::string_view key, std::string_view) {
     channels.emplace(key);
@@ -508,7 +508,7 @@ Status export_threads(Context& cx) {
       });
 }
 
-Status export_tokens(Context& cx) {
+Status export_tokens(ExportContext& cx) {
   return run_step(cx, "api_tokens",
                   {"api_tokens (id, token_hash, owner_pubkey, name, scopes, channel_ids, created_at, expires_at, "
                    "last_used_at, revoked_at, revoked_by, created_by_self_mint)"},
@@ -531,7 +531,7 @@ Status export_tokens(Context& cx) {
                   });
 }
 
-Status export_relay_members(Context& cx) {
+Status export_relay_members(ExportContext& cx) {
   auto members = engine::RelayMembers(cx.db).list();
   if (!members) return Error{members.error()};
   return run_step(cx, "relay_members", {"relay_members (pubkey, role, added_by, created_at, updated_at)"},
@@ -558,7 +558,7 @@ Status export_relay_members(Context& cx) {
 // event's created_at (the embedded log keeps no time of its own: a live
 // message is sent within a moment of it). One item per run; the monthly
 // partitions the rows need are made first.
-Status export_deliveries(Context& cx) {
+Status export_deliveries(ExportContext& cx) {
   std::error_code ec;
   if (!std::filesystem::exists(cx.data_dir + "/deliveries", ec)) return {};
   auto log = engine::RocksDeliveryLog::open(cx.data_dir + "/deliveries");
@@ -596,7 +596,7 @@ Status export_deliveries(Context& cx) {
 
 // One item per workflow: its row, its runs' and its approvals' (the three
 // blocks go in this order in each batch, so every foreign key holds).
-Status export_workflows(Context& cx) {
+Status export_workflows(ExportContext& cx) {
   engine::WorkflowTables tables(cx.store);
   auto workflows = tables.workflows();
   auto runs = tables.all_runs();
@@ -649,7 +649,7 @@ Status export_workflows(Context& cx) {
 
 // --- audit log (docs/reference/audit.md §8.8) ------------------------------------------------
 
-Status export_audit(Context& cx) {
+Status export_audit(ExportContext& cx) {
   const std::string dir = cx.data_dir + "/audit";
   return run_step(
       cx, "audit_log",
@@ -712,8 +712,8 @@ engine::Result<ExportSummary> export_to_postgres(const PgExportOptions& options,
   }
   if (Status s = (*pg)->exec(head_schema_sql()); !s) return Error{"creating the schema: " + s.error()};
   if (Status s = (*pg)->exec(kExportSessionSql); !s) return Error{s.error()};
-  Context cx{**pg, options.url, **db, store, progress, options.batch_rows, options.data_dir, engine::unix_now(), {}};
-  for (Status (*step)(Context&) : {export_users, export_channels, export_members, export_events, export_threads,
+  ExportContext cx{**pg, options.url, **db, store, progress, options.batch_rows, options.data_dir, engine::unix_now(), {}};
+  for (Status (*step)(ExportContext&) : {export_users, export_channels, export_members, export_events, export_threads,
                                     export_tokens, export_relay_members, export_workflows, export_deliveries,
                                     export_audit}) {
     if (Status s = step(cx); !s) return Error{s.error()};

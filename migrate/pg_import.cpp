@@ -39,7 +39,7 @@ namespace {
 using engine::Error;
 using engine::Status;
 
-struct Context {
+struct ImportContext {
   PgConnection& pg;
   engine::RocksDatabase* db;  // the data directory's (relay members), null when adopting
   engine::EventStore& store;
@@ -64,7 +64,7 @@ struct Fields {
 };
 
 // Streams `select` through COPY; `row` returns an error to stop.
-Status each_row(Context& cx, const std::string& table, const std::string& select,
+Status each_row(ImportContext& cx, const std::string& table, const std::string& select,
                 const std::function<Status(const Fields&)>& row) {
   Fields f;
   Status inner;
@@ -78,7 +78,7 @@ Status each_row(Context& cx, const std::string& table, const std::string& select
   return {};
 }
 
-Status put_batch(Context& cx, std::vector<engine::StateWrite>& writes, bool force) {
+Status put_batch(ImportContext& cx, std::vector<engine::StateWrite>& writes, bool force) {
   if (cx.collect) {
     std::move(writes.begin(), writes.end(), std::back_inserter(*cx.collect));
     writes.clear();
@@ -93,7 +93,7 @@ Status put_batch(Context& cx, std::vector<engine::StateWrite>& writes, bool forc
 // Copies one upstream table into a state table: `to_state` turns a row into
 // the (key, value) stored, or an error naming the row.
 using StateRow = std::pair<std::string, std::string>;
-Status import_state(Context& cx, const std::string& table, const std::string& select, engine::StateTable target,
+Status import_state(ImportContext& cx, const std::string& table, const std::string& select, engine::StateTable target,
                     uint64_t& count, const std::function<engine::Result<StateRow>(const Fields&)>& to_state) {
   cx.progress.begin(table, 0);
   std::vector<engine::StateWrite> writes;
@@ -115,7 +115,7 @@ std::string epoch(const std::string& col) { return "extract(epoch from " + col +
 
 // --- events -------------------------------------------------------------------
 
-Status import_events(Context& cx) {
+Status import_events(ImportContext& cx) {
   // Our exports keep an event's JSON in buzz_event_raw only when the columns do
   // not rebuild it byte for byte: usually none, and then no row needs the join.
   auto raw_table = cx.pg.query("SELECT to_regclass('buzz_event_raw') IS NOT NULL");
@@ -162,7 +162,7 @@ Status import_events(Context& cx) {
 
 // --- team state ---------------------------------------------------------------
 
-Status import_channels(Context& cx) {
+Status import_channels(ImportContext& cx) {
   const std::string ttl = cx.head ? "ttl_seconds, " + epoch("ttl_deadline") : "NULL, NULL";
   return import_state(
       cx, "channels",
@@ -198,7 +198,7 @@ Status import_channels(Context& cx) {
       });
 }
 
-Status import_members(Context& cx) {
+Status import_members(ImportContext& cx) {
   uint64_t join_seq = 0;  // join order: joined_at to the microsecond (pg_export.cpp), then pubkey
   return import_state(cx, "channel_members",
                       "SELECT channel_id::text, encode(pubkey, 'hex'), role::text, " + epoch("joined_at") +
@@ -220,7 +220,7 @@ Status import_members(Context& cx) {
                       });
 }
 
-Status import_users(Context& cx) {
+Status import_users(ImportContext& cx) {
   return import_state(cx, "users",
                       "SELECT encode(pubkey, 'hex'), encode(agent_owner_pubkey, 'hex'), channel_add_policy::text, "
                       "(extract(epoch from updated_at) * 1000)::bigint FROM users ORDER BY pubkey",
@@ -239,7 +239,7 @@ Status import_users(Context& cx) {
 
 // Upstream keeps no participant list: it is rebuilt from the replies, as the
 // relay builds it (each reply's author joins its parent's and its root's list).
-Status import_threads(Context& cx) {
+Status import_threads(ImportContext& cx) {
   cx.progress.begin("thread_metadata", 0);
   std::map<engine::Id, engine::ThreadRow> rows;
   Status s = each_row(cx, "thread_metadata",
@@ -296,7 +296,7 @@ bool string_array(simdjson::dom::parser& parser, const std::string& json, std::v
   return true;
 }
 
-Status import_tokens(Context& cx) {
+Status import_tokens(ImportContext& cx) {
   simdjson::dom::parser parser;
   return import_state(cx, "api_tokens",
                       "SELECT id::text, encode(token_hash, 'hex'), encode(owner_pubkey, 'hex'), name, scopes::text, "
@@ -323,7 +323,7 @@ Status import_tokens(Context& cx) {
                       });
 }
 
-Status import_relay_members(Context& cx) {
+Status import_relay_members(ImportContext& cx) {
   if (!cx.head) return {};  // the seed era had none
   cx.progress.begin("relay_members", 0);
   engine::RelayMembers members(*cx.db);
@@ -355,7 +355,7 @@ Status import_relay_members(Context& cx) {
 // a pubkey: what the live store writes, pg_delivery_log.h) into
 // <data-dir>/deliveries, under their event's day. Others (an original's webhook
 // rows, which it never writes) and rows of events not in `events` are left out.
-Status import_deliveries(Context& cx) {
+Status import_deliveries(ImportContext& cx) {
   auto table = cx.pg.query("SELECT to_regclass('delivery_log') IS NOT NULL");
   if (!table) return Error{"table delivery_log: " + table.error()};
   if (table->empty() || (*table)[0].values[0] != "t") return {};
@@ -397,7 +397,7 @@ Status import_deliveries(Context& cx) {
 
 // A table's rows as records written one by one through `put`.
 template <class Record>
-Status import_records(Context& cx, const std::string& table, const std::string& select, uint64_t& count,
+Status import_records(ImportContext& cx, const std::string& table, const std::string& select, uint64_t& count,
                       engine::Result<Record> (*from_row)(const std::vector<std::string>&, const std::vector<bool>&),
                       const std::function<Status(const Record&)>& put) {
   cx.progress.begin(table, 0);
@@ -413,7 +413,7 @@ Status import_records(Context& cx, const std::string& table, const std::string& 
   return s;
 }
 
-Status import_workflows(Context& cx) {
+Status import_workflows(ImportContext& cx) {
   if (!cx.head) return {};  // the seed era stored none (its engine never wrote a run)
   engine::WorkflowTables tables(cx.store);
   Status s = import_records<engine::WorkflowRecord>(cx, "workflows", workflows_select(), cx.summary.workflows,
@@ -434,7 +434,7 @@ Status import_workflows(Context& cx) {
 // --- audit log (docs/reference/audit.md §8.9) ------------------------------------------------
 
 // Frames appended to one segment file written aside, then moved into place.
-Status import_audit(Context& cx) {
+Status import_audit(ImportContext& cx) {
   const std::string dir = cx.options.data_dir + "/audit";
   const std::string aside = cx.options.data_dir + "/audit.import";
   std::error_code ec;
@@ -492,10 +492,10 @@ engine::Result<std::vector<engine::StateWrite>> original_team_state(PgConnection
   Progress quiet(Progress::Mode::kQuiet);
   PgImportOptions options;
   std::vector<engine::StateWrite> rows;
-  Context cx{pg, nullptr, store, quiet, options, true, {}, &rows};
-  std::vector<Status (*)(Context&)> steps = {import_channels, import_members};
+  ImportContext cx{pg, nullptr, store, quiet, options, true, {}, &rows};
+  std::vector<Status (*)(ImportContext&)> steps = {import_channels, import_members};
   if (tables == TeamTables::kAll) steps = {import_users, import_channels, import_members, import_threads, import_tokens};
-  for (Status (*step)(Context&) : steps) {
+  for (Status (*step)(ImportContext&) : steps) {
     if (Status s = step(cx); !s) return Error{"reading the team tables: " + s.error()};
   }
   return rows;
@@ -514,10 +514,10 @@ engine::Result<ImportSummary> import_from_postgres(const PgImportOptions& option
   engine::RocksEventStore store(**db);
   // One snapshot for every table, so rows written meanwhile cannot tear the copy.
   if (Status s = (*pg)->exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); !s) return Error{s.error()};
-  Context cx{**pg, db->get(), store, progress, options, true, {}};
+  ImportContext cx{**pg, db->get(), store, progress, options, true, {}};
   cx.head = *version == SchemaVersion::kHead;
   cx.summary.schema = cx.head ? "head" : "seed";
-  for (Status (*step)(Context&) : {import_users, import_channels, import_members, import_events, import_threads,
+  for (Status (*step)(ImportContext&) : {import_users, import_channels, import_members, import_events, import_threads,
                                     import_tokens, import_relay_members, import_workflows, import_deliveries,
                                     import_audit}) {
     if (Status s = step(cx); !s) return Error{s.error()};

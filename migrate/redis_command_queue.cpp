@@ -8,7 +8,6 @@ namespace {
 
 constexpr size_t kMaxPipeline = 1024;  // commands per round trip
 constexpr std::chrono::milliseconds kIoTimeout{2000};
-constexpr std::chrono::seconds kMaxBackoff{30};
 
 }  // namespace
 
@@ -67,11 +66,11 @@ void RedisCommandQueue::send(std::vector<Job>& jobs) {
     if (!c) {
       retry_at_ = std::chrono::steady_clock::now() + backoff_;
       warn_("Redis unreachable, retrying in " + std::to_string(backoff_.count()) + " s: " + c.error());
-      backoff_ = std::min(backoff_ * 2, kMaxBackoff);
+      backoff_ = std::min(backoff_ * 2, kRedisMaxBackoff);
       return fail_all(jobs, c.error());
     }
     conn_ = std::move(*c);
-    backoff_ = std::chrono::seconds(1);
+    backoff_ = kRedisFirstBackoff;
   }
   for (const Job& j : jobs) conn_->append(j.args);
   engine::Status sent = conn_->flush();

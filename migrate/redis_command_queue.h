@@ -62,7 +62,7 @@ class RedisCommandQueue {
   std::deque<Job> queue_;
   bool stopping_ = false;
   std::unique_ptr<RedisConnection> conn_;  // the queue thread's only
-  std::chrono::seconds backoff_{1};
+  std::chrono::seconds backoff_ = kRedisFirstBackoff;
   std::chrono::steady_clock::time_point retry_at_{};
   std::atomic<uint64_t> failed_{0};
   std::thread thread_;

@@ -21,6 +21,10 @@ struct redisContext;
 
 namespace buzz::migrate {
 
+// A lost Redis connection is tried again after 1 s, the wait doubling up to 30 s.
+inline constexpr std::chrono::seconds kRedisFirstBackoff{1};
+inline constexpr std::chrono::seconds kRedisMaxBackoff{30};
+
 // redis://[[user]:password@]host[:port][/db]
 struct RedisUrl {
   std::string host = "127.0.0.1";

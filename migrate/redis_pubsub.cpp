@@ -12,8 +12,6 @@ namespace buzz::migrate {
 namespace {
 
 constexpr std::chrono::milliseconds kConnectTimeout{2000};
-constexpr std::chrono::seconds kFirstBackoff{1};
-constexpr std::chrono::seconds kMaxBackoff{30};
 constexpr size_t kMaxBatch = 256;  // events handed to the sink at once
 
 }  // namespace
@@ -64,12 +62,12 @@ bool RedisPubSub::pause(std::chrono::seconds d) {
 }
 
 void RedisPubSub::run() {
-  std::chrono::seconds backoff = kFirstBackoff;
+  std::chrono::seconds backoff = kRedisFirstBackoff;
   for (bool first = true;; first = false) {
     if (!first) {
       counters_.reconnects.fetch_add(1, std::memory_order_relaxed);
       if (!pause(backoff)) return;
-      backoff = std::min(backoff * 2, kMaxBackoff);
+      backoff = std::min(backoff * 2, kRedisMaxBackoff);
     }
     auto conn = RedisConnection::connect(url_, kConnectTimeout, /*io_timeout=*/false);
     if (!conn) {
@@ -88,7 +86,7 @@ void RedisPubSub::run() {
       listening_ = nullptr;
       if (stopping_) return;
     }
-    if (clean) backoff = kFirstBackoff;  // only a cleanly ended stream resets the wait
+    if (clean) backoff = kRedisFirstBackoff;  // only a cleanly ended stream resets the wait
     warn_(std::string("Redis subscription ") + (clean ? "ended" : "failed") + ", resubscribing in " +
           std::to_string(backoff.count()) + " s");
   }

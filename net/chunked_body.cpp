@@ -3,24 +3,19 @@
 
 #include <algorithm>
 
+#include "net/http.h"
+
 namespace buzz::net {
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // "1a3f" or "1a3f;name=value": the size, or false. At most 15 hex digits, so
 // the size cannot overflow (and is far above any body limit).
 bool parse_size_line(std::string_view line, uint64_t* size) {
   size_t digits = 0;
   uint64_t n = 0;
-  while (digits < line.size() && hex_value(line[digits]) >= 0) {
+  while (digits < line.size() && hex_digit_value(line[digits]) >= 0) {
     if (digits == 15) return false;
-    n = n * 16 + uint64_t(hex_value(line[digits]));
+    n = n * 16 + uint64_t(hex_digit_value(line[digits]));
     ++digits;
   }
   if (digits == 0) return false;

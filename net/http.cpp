@@ -33,20 +33,13 @@ bool contains_token(std::string_view value, std::string_view token) {
   return false;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::string percent_decode(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '+') {
       out.push_back(' ');
-    } else if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
-      out.push_back(char(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2])));
+    } else if (s[i] == '%' && i + 2 < s.size() && hex_digit_value(s[i + 1]) >= 0 && hex_digit_value(s[i + 2]) >= 0) {
+      out.push_back(char(hex_digit_value(s[i + 1]) * 16 + hex_digit_value(s[i + 2])));
       i += 2;
     } else {
       out.push_back(s[i]);
@@ -78,6 +71,14 @@ bool is_visible_ascii(std::string_view s) {
 bool has_line_break_or_nul(std::string_view s) { return s.find_first_of(std::string_view("\r\n\0", 3)) != s.npos; }
 
 }  // namespace
+
+int hex_digit_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 
 std::string_view HttpRequest::header(std::string_view name) const {
   for (const auto& [k, v] : headers) {

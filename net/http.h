@@ -85,4 +85,7 @@ std::string serialize_response(const HttpResponse& r, bool keep_alive, bool head
 
 std::string_view status_text(int status);
 
+// A hex digit's value (either case), or -1.
+int hex_digit_value(char c);
+
 }  // namespace buzz::net

@@ -14,8 +14,6 @@
 namespace buzz::server {
 namespace {
 
-engine::Error fail(std::string reason) { return engine::Error{std::move(reason)}; }
-
 bool is_blank(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); });
 }
@@ -62,38 +60,38 @@ namespace {
 engine::Result<engine::Event> verify_blossom_event(std::string_view authorization, std::string_view verb,
                                                    std::string_view server_authority, uint64_t now, uint64_t max_age_secs) {
   constexpr std::string_view kScheme = "Nostr ";
-  if (authorization.empty()) return fail("missing authorization header");
-  if (!authorization.starts_with(kScheme)) return fail("invalid authorization scheme");
+  if (authorization.empty()) return engine::Error{"missing authorization header"};
+  if (!authorization.starts_with(kScheme)) return engine::Error{"invalid authorization scheme"};
   std::string_view token = authorization.substr(kScheme.size());
   std::optional<std::string> json = engine::decode_base64url_unpadded(token);
   if (!json) json = engine::decode_base64_padded(token);
-  if (!json) return fail("invalid base64 encoding");
+  if (!json) return engine::Error{"invalid base64 encoding"};
   auto parsed = engine::parse_event_json(*json);
-  if (!parsed) return fail("invalid auth event");
+  if (!parsed) return engine::Error{"invalid auth event"};
   engine::Event& e = *parsed;
   std::string why;
-  if (engine::check_event(e, &why) != engine::EventCheck::kOk) return fail("invalid signature");
-  if (e.kind != kind::kBlossomAuth) return fail("invalid auth event kind");
-  if (is_blank(e.content)) return fail("invalid auth event");
+  if (engine::check_event(e, &why) != engine::EventCheck::kOk) return engine::Error{"invalid signature"};
+  if (e.kind != kind::kBlossomAuth) return engine::Error{"invalid auth event kind"};
+  if (is_blank(e.content)) return engine::Error{"invalid auth event"};
 
   bool has_verb = false;
   for (const engine::Tag& t : e.tags) {
     if (t.size() < 2 || t[0] != "t") continue;
-    if (t[1] != verb) return fail("invalid auth verb");
+    if (t[1] != verb) return engine::Error{"invalid auth verb"};
     has_verb = true;
   }
-  if (!has_verb) return fail("missing required tag: t");
+  if (!has_verb) return engine::Error{"missing required tag: t"};
 
   const engine::Tag* expiration = e.first_tag("expiration");
-  if (!expiration) return fail("missing required tag: expiration");
-  if (expiration_of((*expiration)[1]) <= int64_t(now)) return fail("token expired");
+  if (!expiration) return engine::Error{"missing required tag: expiration"};
+  if (expiration_of((*expiration)[1]) <= int64_t(now)) return engine::Error{"token expired"};
   int64_t age = -engine::seconds_from(now, e.created_at);
   if (age < -kBlossomFutureSkewSecs || age > int64_t(max_age_secs)) {
-    return fail("timestamp out of window");
+    return engine::Error{"timestamp out of window"};
   }
 
   bool any_server = e.first_tag("server") != nullptr;
-  if (any_server && (server_authority.empty() || !has_tag(e, "server", server_authority))) return fail("server mismatch");
+  if (any_server && (server_authority.empty() || !has_tag(e, "server", server_authority))) return engine::Error{"server mismatch"};
   return std::move(e);
 }
 
@@ -104,9 +102,9 @@ engine::Result<engine::Pubkey> verify_blossom_upload(const BlossomUpload& u, std
   auto checked = verify_blossom_event(u.authorization, "upload", server_authority, now, max_age_secs);
   if (!checked) return engine::Error{checked.error()};
   const engine::Event& e = *checked;
-  if (u.declared_sha256.empty()) return fail("missing required tag: x-sha-256");
-  if (!engine::is_lower_hex(u.declared_sha256, 32) || !has_tag(e, "x", u.declared_sha256)) return fail("hash mismatch");
-  if (!u.body_sha256.empty() && !has_tag(e, "x", u.body_sha256)) return fail("hash mismatch");
+  if (u.declared_sha256.empty()) return engine::Error{"missing required tag: x-sha-256"};
+  if (!engine::is_lower_hex(u.declared_sha256, 32) || !has_tag(e, "x", u.declared_sha256)) return engine::Error{"hash mismatch"};
+  if (!u.body_sha256.empty() && !has_tag(e, "x", u.body_sha256)) return engine::Error{"hash mismatch"};
   return e.pubkey;
 }
 
@@ -114,7 +112,7 @@ engine::Result<engine::Pubkey> verify_blossom_get(std::string_view authorization
                                                   std::string_view server_authority, uint64_t now) {
   auto checked = verify_blossom_event(authorization, "get", server_authority, now, kBlossomMaxAgeBeforeBody);
   if (!checked) return engine::Error{checked.error()};
-  if (!has_tag(*checked, "x", sha256)) return fail("hash mismatch");
+  if (!has_tag(*checked, "x", sha256)) return engine::Error{"hash mismatch"};
   return checked->pubkey;
 }
 

@@ -21,8 +21,6 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
          });
 }
 
-engine::Error fail(std::string reason) { return engine::Error{std::move(reason)}; }
-
 }  // namespace
 
 std::string nip98_base_url(std::string_view relay_url) {
@@ -36,29 +34,29 @@ std::string nip98_base_url(std::string_view relay_url) {
 
 engine::Result<Nip98Signer> verify_nip98(const Nip98Request& r, std::string_view base_url, uint64_t now) {
   std::string_view header = r.authorization;
-  if (header.size() < 6 || !equals_ignoring_case(header.substr(0, 6), "Nostr ")) return fail("missing Nostr auth");
+  if (header.size() < 6 || !equals_ignoring_case(header.substr(0, 6), "Nostr ")) return engine::Error{"missing Nostr auth"};
   auto json = engine::decode_base64(header.substr(6));
-  if (!json) return fail("invalid base64 in Nostr auth");
+  if (!json) return engine::Error{"invalid base64 in Nostr auth"};
   auto event = engine::parse_event_json(*json);
-  if (!event) return fail("invalid NIP-98 event JSON");
+  if (!event) return engine::Error{"invalid NIP-98 event JSON"};
   const engine::Event& e = *event;
-  if (e.kind != kind::kHttpAuth) return fail("NIP-98: kind must be 27235");
+  if (e.kind != kind::kHttpAuth) return engine::Error{"NIP-98: kind must be 27235"};
   std::string why;
-  if (engine::check_event(e, &why) != engine::EventCheck::kOk) return fail("NIP-98: " + why);
-  if (std::llabs(engine::seconds_from(now, e.created_at)) > kNip98MaxSkewSecs) return fail("NIP-98: event too old or too new");
+  if (engine::check_event(e, &why) != engine::EventCheck::kOk) return engine::Error{"NIP-98: " + why};
+  if (std::llabs(engine::seconds_from(now, e.created_at)) > kNip98MaxSkewSecs) return engine::Error{"NIP-98: event too old or too new"};
   const engine::Tag* u = e.first_tag("u");
   if (!u || normalize_relay_url((*u)[1]) != normalize_relay_url(std::string(base_url) + std::string(r.path))) {
-    return fail("NIP-98: u tag does not match the request URL");
+    return engine::Error{"NIP-98: u tag does not match the request URL"};
   }
   const engine::Tag* method = e.first_tag("method");
-  if (!method || !equals_ignoring_case((*method)[1], r.method)) return fail("NIP-98: method tag does not match the request");
+  if (!method || !equals_ignoring_case((*method)[1], r.method)) return engine::Error{"NIP-98: method tag does not match the request"};
   const engine::Tag* payload = e.first_tag("payload");
-  if (!payload && r.payload_required) return fail("NIP-98: payload tag required");
+  if (!payload && r.payload_required) return engine::Error{"NIP-98: payload tag required"};
   if (payload && !r.body.empty()) {
     uint8_t digest[32];
     engine::sha256(r.body.data(), r.body.size(), digest);
     if (!equals_ignoring_case((*payload)[1], engine::to_hex(digest, sizeof digest))) {
-      return fail("NIP-98: payload hash does not match the body");
+      return engine::Error{"NIP-98: payload hash does not match the body"};
     }
   }
   return Nip98Signer{e.pubkey, e.id, e.created_at};

@@ -12,7 +12,7 @@ namespace {
 
 using engine::RelayRole;
 
-RelayMembership::Outcome fail(std::string reason) { return {false, "invalid: " + std::move(reason), {}, {}}; }
+RelayMembership::Outcome invalid(std::string reason) { return {false, "invalid: " + std::move(reason), {}, {}}; }
 
 }  // namespace
 
@@ -78,11 +78,11 @@ RelayMembership::Outcome RelayMembership::apply(const engine::Event& e, uint64_t
 RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, uint64_t now) {
   int64_t d = engine::seconds_from(now, e.created_at);
   if (std::llabs(d) > 120) {
-    return fail("event timestamp out of range: created_at=" + std::to_string(e.created_at) + ", now=" +
+    return invalid("event timestamp out of range: created_at=" + std::to_string(e.created_at) + ", now=" +
                 std::to_string(now) + ", delta=" + std::to_string(d) + "s (max ±120s)");
   }
   auto target = e.first_pubkey_tag();
-  if (!target) return fail("missing or invalid p tag");
+  if (!target) return invalid("missing or invalid p tag");
   auto actor_role = role(e.pubkey);
   auto target_row = table_.get(*target);
   std::string target_hex = engine::to_hex(*target);
@@ -90,13 +90,13 @@ RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, ui
   Outcome out{true, "", {}, {}};
 
   if (e.kind == kind::kAddRelayMember) {
-    if (!actor_role || *actor_role == RelayRole::kMember) return fail("actor not authorized: must be admin or owner");
+    if (!actor_role || *actor_role == RelayRole::kMember) return invalid("actor not authorized: must be admin or owner");
     std::string role_text = role_tag.empty() ? "member" : std::string(role_tag);
-    if (role_text == "owner") return fail("invalid role: use kind:9032 to promote to owner");
+    if (role_text == "owner") return invalid("invalid role: use kind:9032 to promote to owner");
     auto new_role = engine::parse_relay_role(role_text);
-    if (!new_role) return fail("invalid role: " + role_text);
+    if (!new_role) return invalid("invalid role: " + role_text);
     if (*new_role == RelayRole::kAdmin && *actor_role != RelayRole::kOwner) {
-      return fail("actor not authorized: only owner can grant admin role");
+      return invalid("actor not authorized: only owner can grant admin role");
     }
     if (target_row) return out;  // already present: a silent no-op, role unchanged
     engine::RelayMember m{*target, *new_role, e.pubkey, now, now};
@@ -107,12 +107,12 @@ RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, ui
     return out;
   }
   if (e.kind == kind::kRemoveRelayMember) {
-    if (!actor_role || *actor_role == RelayRole::kMember) return fail("actor not authorized: must be admin or owner");
-    if (*target == e.pubkey) return fail("cannot remove yourself");
-    if (target_row && target_row->role == RelayRole::kOwner) return fail("cannot remove the relay owner");
-    if (!target_row) return fail("member not found: " + target_hex);
+    if (!actor_role || *actor_role == RelayRole::kMember) return invalid("actor not authorized: must be admin or owner");
+    if (*target == e.pubkey) return invalid("cannot remove yourself");
+    if (target_row && target_row->role == RelayRole::kOwner) return invalid("cannot remove the relay owner");
+    if (!target_row) return invalid("member not found: " + target_hex);
     if (*actor_role == RelayRole::kAdmin && target_row->role != RelayRole::kMember) {
-      return fail("actor not authorized: admins can only remove members");
+      return invalid("actor not authorized: admins can only remove members");
     }
     if (auto r = table_.remove(*target); !r) return {false, "error: internal server error", {}, {}};
     cache(*target, std::nullopt);
@@ -122,14 +122,14 @@ RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, ui
     return out;
   }
   // 9032 change role
-  if (!actor_role || *actor_role != RelayRole::kOwner) return fail("actor not authorized: must be owner");
-  if (*target == e.pubkey) return fail("cannot change your own role");
-  if (role_tag.empty()) return fail("missing role tag");
-  if (role_tag == "owner") return fail("cannot set role to owner");
+  if (!actor_role || *actor_role != RelayRole::kOwner) return invalid("actor not authorized: must be owner");
+  if (*target == e.pubkey) return invalid("cannot change your own role");
+  if (role_tag.empty()) return invalid("missing role tag");
+  if (role_tag == "owner") return invalid("cannot set role to owner");
   auto new_role = engine::parse_relay_role(role_tag);
-  if (!new_role) return fail("invalid role: " + std::string(role_tag));
-  if (target_row && target_row->role == RelayRole::kOwner) return fail("cannot change the relay owner's role");
-  if (!target_row) return fail("member not found: " + target_hex);
+  if (!new_role) return invalid("invalid role: " + std::string(role_tag));
+  if (target_row && target_row->role == RelayRole::kOwner) return invalid("cannot change the relay owner's role");
+  if (!target_row) return invalid("member not found: " + target_hex);
   target_row->role = *new_role;
   target_row->updated_at = now;
   if (auto s = table_.put(*target_row); !s) return {false, "error: internal server error", {}, {}};
@@ -139,17 +139,17 @@ RelayMembership::Outcome RelayMembership::apply_admin(const engine::Event& e, ui
 }
 
 RelayMembership::Outcome RelayMembership::apply_leave(const engine::Event& e, uint64_t now) {
-  if (!enforced_) return fail("relay membership is not enabled");
+  if (!enforced_) return invalid("relay membership is not enabled");
   int64_t d = engine::seconds_from(now, e.created_at);
   if (std::llabs(d) > 120) {
-    return fail("leave request timestamp out of range (delta=" + std::to_string(d) + "s, max ±120s)");
+    return invalid("leave request timestamp out of range (delta=" + std::to_string(d) + "s, max ±120s)");
   }
   bool is_protected = false;
   for (const engine::Tag& t : e.tags) is_protected |= t.size() >= 1 && t[0] == "-";
-  if (!is_protected) return fail("leave request must include NIP-70 protected event tag [\"-\"]");
+  if (!is_protected) return invalid("leave request must include NIP-70 protected event tag [\"-\"]");
   auto row = table_.get(e.pubkey);
-  if (!row) return fail("you are not a relay member");
-  if (row->role == RelayRole::kOwner) return fail("relay owner cannot leave");
+  if (!row) return invalid("you are not a relay member");
+  if (row->role == RelayRole::kOwner) return invalid("relay owner cannot leave");
   if (auto r = table_.remove(e.pubkey); !r) return {false, "error: internal server error", {}, {}};
   cache(e.pubkey, std::nullopt);
   Outcome out{true, "info: you have left this relay", {}, e.pubkey};

@@ -74,11 +74,6 @@ Options:
   --json           machine-readable output
 )";
 
-int usage_error(const std::string& why) {
-  std::fprintf(stderr, "buzz admin: %s\n\n%s", why.c_str(), kAdminUsage);
-  return kExitUsage;
-}
-
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   for (size_t start = 0; start <= s.size();) {
@@ -93,23 +88,23 @@ std::vector<std::string> split_list(const std::string& s) {
 // admin scopes and proxy:submit, but still only scopes the relay knows.
 int mint_token(const ParsedArgs& args, const engine::Pubkey& owner, engine::RocksDatabase& db, bool json) {
   auto name = args.get("name");
-  if (!name || name->empty() || name->size() > 100) return usage_error("--name must be 1-100 characters");
+  if (!name || name->empty() || name->size() > 100) return usage_error("admin", kAdminUsage, "--name must be 1-100 characters");
   std::vector<std::string> scopes = split_list(args.get("scopes").value_or(""));
-  if (scopes.empty()) return usage_error("--scopes needs at least one scope, e.g. messages:read,messages:write");
+  if (scopes.empty()) return usage_error("admin", kAdminUsage, "--scopes needs at least one scope, e.g. messages:read,messages:write");
   for (const std::string& s : scopes) {
-    if (!parse_scope(s)) return usage_error("unknown scope '" + s + "'");
+    if (!parse_scope(s)) return usage_error("admin", kAdminUsage, "unknown scope '" + s + "'");
   }
   engine::ApiToken t;
   if (auto channels = args.get("channels")) {
     t.channels = split_list(*channels);
     for (const std::string& c : *t.channels) {
-      if (!engine::is_canonical_uuid(c)) return usage_error("--channels must list lowercase channel UUIDs, got '" + c + "'");
+      if (!engine::is_canonical_uuid(c)) return usage_error("admin", kAdminUsage, "--channels must list lowercase channel UUIDs, got '" + c + "'");
     }
   }
   const uint64_t now = engine::unix_now();
   if (auto days = args.get("expires-days")) {
     int64_t n = std::atoll(days->c_str());
-    if (n < 1 || n > 365) return usage_error("--expires-days must be 1-365");
+    if (n < 1 || n > 365) return usage_error("admin", kAdminUsage, "--expires-days must be 1-365");
     t.expires_at = now + uint64_t(n) * 86400;
   }
   engine::RocksEventStore store(db);
@@ -185,7 +180,7 @@ int reconcile(const ParsedArgs& args, const std::string& data_dir, engine::Rocks
   } else if (auto parsed = engine::parse_secret_key(given)) {
     key = *parsed;
   } else {
-    return usage_error("--relay-key must be a 64-hex or nsec secret key");
+    return usage_error("admin", kAdminUsage, "--relay-key must be a 64-hex or nsec secret key");
   }
   if (!key) return failed(key.error());
   engine::RocksEventStore store(db);
@@ -353,9 +348,9 @@ int policy_list(AdminTarget& target, RelayPolicy::List which, bool json) {
 
 int policy_change(AdminTarget& target, const PolicyCommand& cmd, const ParsedArgs& args, bool json) {
   auto subject = args.get(cmd.arg);
-  if (!subject) return usage_error(std::string(cmd.name) + " needs --" + cmd.arg);
+  if (!subject) return usage_error("admin", kAdminUsage, std::string(cmd.name) + " needs --" + cmd.arg);
   auto change = RelayPolicy::make(cmd.op, *subject, args.get("reason").value_or(""));
-  if (!change) return usage_error(change.error());
+  if (!change) return usage_error("admin", kAdminUsage, change.error());
   if (auto s = target.change(*change); !s) return failed(s.error());
   if (json) {
     std::printf("%s\n", json_object({{cmd.done, json_string(change->subject)}}).c_str());
@@ -374,12 +369,12 @@ int set_relay_info(AdminTarget& target, const ParsedArgs& args, bool json) {
     auto value = args.get(field);
     if (!value) continue;
     auto change = RelayPolicy::make(op, *value, "");
-    if (!change) return usage_error(change.error());
+    if (!change) return usage_error("admin", kAdminUsage, change.error());
     if (auto s = target.change(*change); !s) return failed(s.error());
     set.emplace_back(field, json_string(*value));
     if (!json) std::printf("%s set to \"%s\"\n", field, value->c_str());
   }
-  if (set.empty()) return usage_error("set-relay-info needs --name, --description or --icon");
+  if (set.empty()) return usage_error("admin", kAdminUsage, "set-relay-info needs --name, --description or --icon");
   if (json) std::printf("%s\n", json_object(set).c_str());
   return kExitOk;
 }
@@ -390,7 +385,7 @@ int run_admin(int argc, char** argv) {
   ParsedArgs args = parse_args(argc, argv, 2, {"json"},
                                {"channels", "data-dir", "description", "expires-days", "icon", "id", "ip", "key", "name",
                                 "note", "pubkey", "reason", "relay", "relay-key", "role", "scopes"});
-  if (!args.error.empty()) return usage_error(args.error);
+  if (!args.error.empty()) return usage_error("admin", kAdminUsage, args.error);
   if (args.has("help") || args.positional.empty()) {
     std::fputs(kAdminUsage, args.has("help") ? stdout : stderr);
     return args.has("help") ? kExitOk : kExitUsage;
@@ -416,7 +411,7 @@ int run_admin(int argc, char** argv) {
   const std::optional<RelayPolicy::List> list_cmd = list_command(cmd);
   const bool online_capable = member_cmd || policy_cmd || list_cmd || cmd == "set-relay-info";
   if (!online_capable && cmd != "mint-token" && cmd != "reconcile-channels" && !allowlist_cmd) {
-    return usage_error("unknown command '" + cmd + "'");
+    return usage_error("admin", kAdminUsage, "unknown command '" + cmd + "'");
   }
 
   const char* env_dir = std::getenv("BUZZ_DATA_DIR");
@@ -426,13 +421,13 @@ int run_admin(int argc, char** argv) {
       cmd == "allowlist-remove") {
     auto hex = args.get("pubkey");
     if (!hex || !engine::from_hex_any_case(*hex, pk.data(), pk.size())) {
-      return usage_error("pubkey must be 32 bytes (64 hex chars)");
+      return usage_error("admin", kAdminUsage, "pubkey must be 32 bytes (64 hex chars)");
     }
   }
   engine::RelayRole role = engine::RelayRole::kMember;
   if (auto r = args.get("role")) {
     auto parsed = engine::parse_relay_role(*r);
-    if (!parsed) return usage_error("--role must be member, admin or owner");
+    if (!parsed) return usage_error("admin", kAdminUsage, "--role must be member, admin or owner");
     role = *parsed;
   }
   // The same commands run on whichever target answers: a running relay, or the tables.
@@ -444,7 +439,7 @@ int run_admin(int argc, char** argv) {
     return set_relay_info(target, args, json);
   };
   if (args.has("relay")) {
-    if (!online_capable) return usage_error(cmd + " works on a stopped data directory only, not with --relay");
+    if (!online_capable) return usage_error("admin", kAdminUsage, cmd + " works on a stopped data directory only, not with --relay");
     auto target = online_admin(args, data_dir, std::nullopt);
     if (!target) return failed(target.error());
     return run(**target);

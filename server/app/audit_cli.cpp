@@ -30,11 +30,6 @@ Options:
   --store URL      the chain of `buzz serve --store postgres://…` (env BUZZ_STORE): its audit_log table
 )";
 
-int usage_error(const std::string& why) {
-  std::fprintf(stderr, "buzz audit: %s\n\n%s", why.c_str(), kAuditUsage);
-  return kExitUsage;
-}
-
 // A whole decimal number, or nothing.
 std::optional<uint64_t> parse_count(const std::string& text) {
   if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos) return {};
@@ -76,12 +71,12 @@ int run_audit(int argc, char** argv) {
     if (std::string(a) == "-n") a = kLines;
   }
   ParsedArgs parsed = parse_args(int(args.size()), args.data(), 2, {}, {"data-dir", "store", "from", "to", "lines"});
-  if (!parsed.error.empty()) return usage_error(parsed.error);
+  if (!parsed.error.empty()) return usage_error("audit", kAuditUsage, parsed.error);
   if (parsed.has("help") || parsed.positional.empty()) {
     std::fputs(kAuditUsage, parsed.has("help") ? stdout : stderr);
     return parsed.has("help") ? kExitOk : kExitUsage;
   }
-  if (parsed.positional.size() > 1) return usage_error("unexpected argument '" + parsed.positional[1] + "'");
+  if (parsed.positional.size() > 1) return usage_error("audit", kAuditUsage, "unexpected argument '" + parsed.positional[1] + "'");
   const std::string cmd = parsed.positional[0];
   const char* env_dir = std::getenv("BUZZ_DATA_DIR");
   const char* env_store = std::getenv("BUZZ_STORE");
@@ -92,7 +87,7 @@ int run_audit(int argc, char** argv) {
   for (const auto& [key, value] : parsed.options) {
     const bool known = key == "data-dir" || key == "store" || (cmd == "verify" && (key == "from" || key == "to")) ||
                        (cmd == "tail" && key == "lines");
-    if (!known) return usage_error("unknown option --" + key + " for '" + cmd + "'");
+    if (!known) return usage_error("audit", kAuditUsage, "unknown option --" + key + " for '" + cmd + "'");
   }
   if (!store.empty()) {
     auto pg = migrate::PgConnection::connect(store, "buzz-audit");
@@ -102,17 +97,17 @@ int run_audit(int argc, char** argv) {
   if (cmd == "verify") {
     auto from = parse_count(parsed.get("from").value_or("1"));
     auto to = parsed.has("to") ? parse_count(*parsed.get("to")) : std::optional<uint64_t>(UINT64_MAX);
-    if (!from || *from == 0) return usage_error("--from must be a seq of 1 or more");
-    if (!to || *to < *from) return usage_error("--to must be a seq no smaller than --from");
+    if (!from || *from == 0) return usage_error("audit", kAuditUsage, "--from must be a seq of 1 or more");
+    if (!to || *to < *from) return usage_error("audit", kAuditUsage, "--to must be a seq no smaller than --from");
     return verify(chain, *from, *to);
   }
   if (cmd == "tail") {
     auto n = parse_count(parsed.get("lines").value_or("20"));
-    if (!n) return usage_error("-n/--lines must be a whole number");
+    if (!n) return usage_error("audit", kAuditUsage, "-n/--lines must be a whole number");
     return tail(chain, *n, false);
   }
   if (cmd == "head") return tail(chain, 1, true);
-  return usage_error("unknown command '" + cmd + "'");
+  return usage_error("audit", kAuditUsage, "unknown command '" + cmd + "'");
 }
 
 }  // namespace buzz::server

@@ -285,10 +285,7 @@ std::optional<BackupManifest> checked_backup(const char* cmd, const std::string&
 int run_backup(int argc, char** argv) {
   ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"to", "data-dir"});
   if (args.has("help")) return std::fputs(kBackupUsage, stdout), kExitOk;
-  auto usage = [](const std::string& why) {
-    std::fprintf(stderr, "buzz backup: %s\n\n%s", why.c_str(), kBackupUsage);
-    return kExitUsage;
-  };
+  auto usage = [](const std::string& why) { return usage_error("backup", kBackupUsage, why); };
   if (!args.error.empty()) return usage(args.error);
   if (!args.positional.empty() && args.positional[0] == "verify") {
     if (args.positional.size() != 2) return usage("backup verify takes one directory");
@@ -305,10 +302,7 @@ int run_backup(int argc, char** argv) {
 int run_restore(int argc, char** argv) {
   ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir"});
   if (args.has("help")) return std::fputs(kRestoreUsage, stdout), kExitOk;
-  auto usage = [](const std::string& why) {
-    std::fprintf(stderr, "buzz restore: %s\n\n%s", why.c_str(), kRestoreUsage);
-    return kExitUsage;
-  };
+  auto usage = [](const std::string& why) { return usage_error("restore", kRestoreUsage, why); };
   if (!args.error.empty()) return usage(args.error);
   if (args.positional.size() != 1) return usage("restore takes one backup directory");
   if (!args.has("data-dir")) return usage("--data-dir NEW is required");

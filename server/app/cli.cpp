@@ -1,6 +1,8 @@
 // The command-line plumbing of cli.h.
 #include "server/app/cli.h"
 
+#include <cstdio>
+
 #include "engine/options.h"
 
 namespace buzz::server {
@@ -9,6 +11,11 @@ std::optional<std::string> ParsedArgs::get(const std::string& k) const {
   auto it = options.find(k);
   if (it == options.end()) return std::nullopt;
   return it->second;
+}
+
+int usage_error(const char* command, const char* usage, const std::string& why) {
+  std::fprintf(stderr, "buzz %s: %s\n\n%s", command, why.c_str(), usage);
+  return kExitUsage;
 }
 
 ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::string>& switches,

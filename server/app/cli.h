@@ -31,6 +31,9 @@ struct ParsedArgs {
 ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::string>& switches,
                       const std::vector<std::string>& values);
 
+// "buzz <command>: <why>", a blank line and the command's usage, on stderr; returns kExitUsage.
+int usage_error(const char* command, const char* usage, const std::string& why);
+
 int run_serve(int argc, char** argv);
 int run_admin(int argc, char** argv);
 int run_audit(int argc, char** argv);

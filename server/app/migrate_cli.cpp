@@ -56,11 +56,6 @@ Options:
 Exit status: 0 done, 1 failed (the message names the table and row), 2 usage.
 )";
 
-int usage_error(const std::string& why) {
-  std::fprintf(stderr, "buzz migrate: %s\n\n%s", why.c_str(), kMigrateUsage);
-  return kExitUsage;
-}
-
 bool is_postgres_url(const std::string& s) { return s.rfind("postgres://", 0) == 0 || s.rfind("postgresql://", 0) == 0; }
 
 // The result: one JSON line, or one plain line.
@@ -89,8 +84,8 @@ int failure(bool json, const std::string& why) {
 int run_migrate(int argc, char** argv) {
   ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir", "to", "from", "batch", "collection"});
   if (args.has("help")) return std::fputs(kMigrateUsage, stdout), kExitOk;
-  if (!args.error.empty()) return usage_error(args.error);
-  if (args.positional.empty()) return usage_error("export or import?");
+  if (!args.error.empty()) return usage_error("migrate", kMigrateUsage, args.error);
+  if (args.positional.empty()) return usage_error("migrate", kMigrateUsage, "export or import?");
   const std::string cmd = args.positional[0];
   const bool json = args.has("json");
   migrate::Progress progress(migrate::Progress::mode_for(json));
@@ -100,13 +95,13 @@ int run_migrate(int argc, char** argv) {
   size_t batch = 0;
   auto [end, ec] = std::from_chars(batch_text.data(), batch_text.data() + batch_text.size(), batch);
   if (ec != std::errc() || end != batch_text.data() + batch_text.size() || batch == 0) {
-    return usage_error("--batch must be a whole number above 0, not '" + batch_text + "'");
+    return usage_error("migrate", kMigrateUsage, "--batch must be a whole number above 0, not '" + batch_text + "'");
   }
   // "--to jsonl FILE": the format, then its path as the one extra argument.
   const std::string where = cmd == "export" ? args.get("to").value_or("") : args.get("from").value_or("");
   const bool needs_path = where == "jsonl" || where == "typesense-jsonl";
   if (args.positional.size() != (needs_path ? 2u : 1u)) {
-    return usage_error(needs_path ? "--" + std::string(cmd == "export" ? "to " : "from ") + where + " needs a path"
+    return usage_error("migrate", kMigrateUsage, needs_path ? "--" + std::string(cmd == "export" ? "to " : "from ") + where + " needs a path"
                                   : "unexpected argument '" + args.positional.back() + "'");
   }
   const std::string path = needs_path ? args.positional[1] : "";
@@ -139,7 +134,7 @@ int run_migrate(int argc, char** argv) {
       if (!r) return failure(json, r.error());
       return report(json, "exported to " + path, {{"documents", *r}});
     }
-    return usage_error("--to must be postgres://…, jsonl FILE or typesense-jsonl DIR");
+    return usage_error("migrate", kMigrateUsage, "--to must be postgres://…, jsonl FILE or typesense-jsonl DIR");
   }
   if (cmd == "import") {
     if (is_postgres_url(where)) {
@@ -158,9 +153,9 @@ int run_migrate(int argc, char** argv) {
       if (!r) return failure(json, r.error());
       return report(json, "imported into " + data_dir, {{"events", r->events}, {"not_stored", r->not_stored}});
     }
-    return usage_error("--from must be postgres://… or jsonl FILE");
+    return usage_error("migrate", kMigrateUsage, "--from must be postgres://… or jsonl FILE");
   }
-  return usage_error("unknown command '" + cmd + "'");
+  return usage_error("migrate", kMigrateUsage, "unknown command '" + cmd + "'");
 }
 
 }  // namespace buzz::server

@@ -40,10 +40,7 @@ Options:
 Exit codes: 0 done, 1 a relay failed or refused, 2 bad usage.
 )";
 
-int usage(const std::string& why) {
-  std::fprintf(stderr, "buzz sync: %s\n\n%s", why.c_str(), kSyncUsage);
-  return kExitUsage;
-}
+int usage(const std::string& why) { return usage_error("sync", kSyncUsage, why); }
 
 std::string env_or(const char* name, const std::optional<std::string>& given) {
   if (given) return *given;

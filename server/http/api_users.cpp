@@ -12,6 +12,7 @@
 #include "engine/event_parse.h"
 #include "engine/json_text.h"
 #include "engine/kind_numbers.h"
+#include "engine/text.h"
 #include "server/common/api_error.h"
 #include "server/http/http_api.h"
 #include "server/http/rest_params.h"
@@ -47,12 +48,6 @@ std::string profile_json(const Profile& p) {
                      {"about", json_string_or_null(p.about)},
                      {"agent_owner_pubkey", p.agent_owner ? json_string(engine::to_hex(*p.agent_owner)) : "null"}});
   return json_object(std::move(f));
-}
-
-std::string trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t\r\n"));
-  s.erase(s.find_last_not_of(" \t\r\n") + 1);
-  return s;
 }
 
 }  // namespace
@@ -98,7 +93,7 @@ net::HttpResponse HttpApi::batch_profiles(const Caller&, const net::HttpRequest&
 
 net::HttpResponse HttpApi::search_users(const Caller&, const net::HttpRequest& req) {
   if (!has_query_param(req, "q")) return api_error(400, "Failed to deserialize query string: missing field `q`");
-  const std::string q = trim(req.query_param("q"));
+  const std::string q(engine::trim(req.query_param("q")));
   if (q.size() > kMaxSearchBytes) return api_error(400, "search query too long (max 200 characters)");
   std::optional<int64_t> limit = query_int(req, "limit", kSearchLimit, 1, kMaxSearchLimit);
   if (!limit) return api_error(400, "invalid limit");

@@ -7,6 +7,7 @@
 #include "engine/base64.h"
 #include "engine/json_text.h"
 #include "engine/mime_sniff.h"
+#include "engine/text.h"
 #include "server/common/api_error.h"
 #include "server/media/thumbnail.h"
 
@@ -20,12 +21,6 @@ constexpr uint64_t kMaxPicturePixels = 8'000'000;  // 32 MB of RGBA a worker at 
 constexpr auto kKeep = std::chrono::hours(1);
 constexpr auto kKeepFailure = std::chrono::minutes(5);
 constexpr const char* kUserAgent = "buzz-link-preview";
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = char(std::tolower(uint8_t(c)));
-  return out;
-}
 
 // &amp; &lt; &gt; &quot; &#39; &#NN; &#xNN; and runs of white space as one space.
 std::string decode_text(std::string_view s, size_t max) {
@@ -87,7 +82,7 @@ std::string decode_text(std::string_view s, size_t max) {
 
 // The value of one attribute in a tag's text (`<meta property="og:title" content="…">`).
 std::string attribute(std::string_view tag, std::string_view name) {
-  const std::string low = lower(tag);
+  const std::string low = engine::lower(tag);
   for (size_t at = low.find(name); at != std::string::npos; at = low.find(name, at + 1)) {
     if (at == 0 || !std::isspace(uint8_t(low[at - 1]))) continue;
     size_t i = at + name.size();
@@ -127,7 +122,7 @@ std::string resolve_url(std::string_view base, std::string_view ref) {
   std::string r(ref);
   r.erase(0, r.find_first_not_of(" \t\r\n"));
   if (const size_t e = r.find_last_not_of(" \t\r\n"); e != std::string::npos) r.erase(e + 1);
-  const std::string low = lower(r);
+  const std::string low = engine::lower(r);
   if (low.starts_with("http://") || low.starts_with("https://")) return r;
   const size_t scheme_end = base.find("://");
   if (scheme_end == std::string_view::npos || r.empty()) return {};
@@ -143,13 +138,13 @@ std::string resolve_url(std::string_view base, std::string_view ref) {
 PagePreview parse_page_preview(std::string_view html, std::string_view page_url) {
   PagePreview p;
   std::string og_title, og_description, og_image, meta_description, tw_image;
-  const std::string low = lower(html);
+  const std::string low = engine::lower(html);
   for (size_t at = low.find("<meta"); at != std::string::npos; at = low.find("<meta", at + 5)) {
     const size_t end = low.find('>', at);
     if (end == std::string::npos) break;
     const std::string_view tag = html.substr(at, end - at);
-    std::string key = lower(attribute(tag, "property"));
-    if (key.empty()) key = lower(attribute(tag, "name"));
+    std::string key = engine::lower(attribute(tag, "property"));
+    if (key.empty()) key = engine::lower(attribute(tag, "name"));
     if (key.empty()) continue;
     const std::string content = attribute(tag, "content");
     if (key == "og:title" && og_title.empty()) og_title = content;
@@ -266,7 +261,7 @@ net::HttpResponse LinkPreviews::fetch(const std::string& url) const {
       continue;
     }
     if (page->status != 200) return refusal(502, "the page answered HTTP " + std::to_string(page->status));
-    if (!lower(page->content_type).starts_with("text/html") && !lower(page->content_type).starts_with("application/xhtml")) {
+    if (!engine::lower(page->content_type).starts_with("text/html") && !engine::lower(page->content_type).starts_with("application/xhtml")) {
       return refusal(502, "not a web page (" + (page->content_type.empty() ? "no type" : page->content_type) + ")");
     }
     PagePreview p = parse_page_preview(page->body, at);

@@ -63,12 +63,6 @@ net::HttpResponse internal_error(std::string_view what, const std::string& why) 
   return api_error(500, "internal error");
 }
 
-std::string sha256_hex(std::string_view bytes) {
-  uint8_t digest[32];
-  engine::sha256(bytes.data(), bytes.size(), digest);
-  return engine::to_hex(digest, sizeof digest);
-}
-
 // The BUD-02 blob descriptor (§5.4). `size` is this upload's; the rest comes
 // from the sidecar, which holds the first upload's time.
 std::string descriptor_json(std::string_view base_url, std::string_view sha, uint64_t size, const engine::MediaMeta& meta) {
@@ -221,7 +215,7 @@ net::HttpResponse Media::upload_file(const net::HttpRequest& req, const std::str
     if (denied_file_type(mime)) return api_error(415, "disallowed content type: " + mime);
     ext = file_extension(mime);
   }
-  const std::string sha = sha256_hex(body);
+  const std::string sha = engine::sha256_hex(body);
   return commit_upload(req, sha, body.size(), [&]() -> StoredOrRefused {
     engine::MediaMeta meta{"", "", "", std::string(ext), mime, body.size(), 0, std::nullopt, ""};
     std::string thumbnail;

@@ -3,18 +3,13 @@
 #include <algorithm>
 
 #include "engine/kind_numbers.h"
+#include "engine/text.h"
 
 namespace buzz::server {
 namespace {
 
 constexpr std::array<std::string_view, kTierCount> kTierNames = {"human", "agent-standard", "agent-elevated",
                                                                  "agent-platform"};
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 }  // namespace
 
@@ -42,13 +37,13 @@ engine::Status parse_tier_assignments(std::string_view text,
   out->clear();
   while (!text.empty()) {
     size_t comma = text.find(',');
-    std::string_view entry = trim(text.substr(0, comma));
+    std::string_view entry = engine::trim(text.substr(0, comma), " \t");
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     if (entry.empty()) continue;
     size_t eq = entry.find('=');
     engine::Pubkey pk;
-    std::optional<Tier> tier = eq == std::string_view::npos ? std::nullopt : parse_tier(trim(entry.substr(eq + 1)));
-    if (!tier || !engine::from_hex_any_case(trim(entry.substr(0, eq)), pk.data(), pk.size())) {
+    std::optional<Tier> tier = eq == std::string_view::npos ? std::nullopt : parse_tier(engine::trim(entry.substr(eq + 1), " \t"));
+    if (!tier || !engine::from_hex_any_case(engine::trim(entry.substr(0, eq), " \t"), pk.data(), pk.size())) {
       return engine::Error{"'" + std::string(entry) + "' is not HEX_PUBKEY=TIER (tiers: human, agent-standard, "
                            "agent-elevated, agent-platform)"};
     }

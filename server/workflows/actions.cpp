@@ -8,6 +8,7 @@
 #include "engine/hex.h"
 #include "engine/json_text.h"
 #include "engine/kind_numbers.h"
+#include "engine/text.h"
 #include "server/common/log.h"
 #include "server/workflows/workflows.h"
 
@@ -23,13 +24,6 @@ const engine::Tag kWorkflowTag = {"buzz:workflow", "true"};
 // Which workflow said it, and its name for people to read (a Buzz third
 // element; docs/reference/workflows.md §12).
 engine::Tag workflow_tag(const engine::WorkflowRecord& w) { return {"workflow", w.id, w.name}; }
-
-std::string trim(std::string_view s) {
-  const char* ws = " \t\n\r";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  return std::string(s.substr(b, s.find_last_not_of(ws) - b + 1));
-}
 
 std::string_view dm_status_text(DmStatus s) {
   switch (s) {
@@ -80,7 +74,7 @@ engine::Result<StepOutput> Workflows::send_message(RunJob& job, const std::strin
                                                    const std::string& channel_override) {
   const engine::WorkflowRecord& w = job.workflow->record;
   std::string channel = w.channel_id;
-  const std::string override_id = trim(channel_override);
+  const std::string override_id(engine::trim(channel_override));
   if (!w.channel_id.empty() && !override_id.empty()) {
     if (!engine::parses_as_uuid(override_id)) {
       return engine::Error{"invalid definition: SendMessage: invalid channel override UUID: " + override_id};
@@ -96,7 +90,7 @@ engine::Result<StepOutput> Workflows::send_message(RunJob& job, const std::strin
                            "and no channel override was specified)"};
     }
   }
-  if (trim(text).empty()) return engine::Error{"webhook error: empty message content"};
+  if (engine::trim(text).empty()) return engine::Error{"webhook error: empty message content"};
   if (text.size() > kMaxMessageBytes) {
     return engine::Error{"webhook error: message content exceeds " + std::to_string(kMaxMessageBytes) + " bytes"};
   }
@@ -143,12 +137,12 @@ engine::Result<std::string> Workflows::open_dm(const engine::Pubkey& opener, con
 engine::Result<StepOutput> Workflows::send_dm(RunJob& job, const std::string& to_text, const std::string& text) {
   const engine::WorkflowRecord& w = job.workflow->record;
   engine::Pubkey to;
-  const std::string to_trimmed = trim(to_text);
+  const std::string to_trimmed(engine::trim(to_text));
   if (to_trimmed.size() != 64 || !engine::from_hex_any_case(to_trimmed, to.data(), to.size())) {
     return engine::Error{"invalid definition: SendDm: 'to' must be a 64-char hex pubkey"};
   }
   if (to == w.owner) return engine::Error{"invalid definition: SendDm: cannot DM the workflow owner"};
-  if (trim(text).empty()) return engine::Error{"webhook error: empty message content"};
+  if (engine::trim(text).empty()) return engine::Error{"webhook error: empty message content"};
   if (text.size() > kMaxMessageBytes) {
     return engine::Error{"webhook error: message content exceeds " + std::to_string(kMaxMessageBytes) + " bytes"};
   }

@@ -14,6 +14,7 @@
 #include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "engine/nip19.h"
+#include "engine/text.h"
 #include "server/common/api_error.h"
 #include "server/common/log.h"
 #include "server/workflows/duration.h"
@@ -25,12 +26,6 @@ namespace {
 
 constexpr std::string_view kDefaultTimeout = "24h";
 
-std::string sha256_hex(std::string_view s) {
-  uint8_t digest[32];
-  engine::sha256(s.data(), s.size(), digest);
-  return engine::to_hex(digest, sizeof digest);
-}
-
 // An npub (NIP-19) as lowercase hex, or "".
 std::string npub_to_hex(std::string_view npub) {
   auto key = engine::decode_bech32_key(npub, "npub");
@@ -39,12 +34,6 @@ std::string npub_to_hex(std::string_view npub) {
 
 bool is_hex64(std::string_view s) {
   return s.size() == 64 && s.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = char(std::tolower(uint8_t(c)));
-  return out;
 }
 
 std::string decision_output(bool approved, const std::string& approver, const std::optional<std::string>& note) {
@@ -70,7 +59,7 @@ std::optional<std::string> Workflows::request_approval(RunJob& job, size_t step_
   if (spec.empty() || spec == "any") {
     spec = "any";
   } else if (is_hex64(spec)) {
-    spec = lower(spec);
+    spec = engine::lower(spec);
   } else if (std::string hex = npub_to_hex(spec); !hex.empty()) {
     spec = hex;
   } else {
@@ -80,7 +69,7 @@ std::optional<std::string> Workflows::request_approval(RunJob& job, size_t step_
   const std::string raw_token = engine::random_uuid();
   const uint64_t now = engine::unix_now();
   engine::ApprovalRecord a;
-  a.token_hash = sha256_hex(raw_token);
+  a.token_hash = engine::sha256_hex(raw_token);
   a.workflow_id = job.workflow->record.id;
   a.run_id = job.run.id;
   a.step_id = step.id;
@@ -162,9 +151,9 @@ net::HttpResponse Workflows::act_on_approval(const WorkflowCaller& who, std::str
   std::string hash;
   if (by_hash) {
     if (!is_hex64(key)) return api_error(400, "invalid hex token hash");
-    hash = lower(key);
+    hash = engine::lower(key);
   } else {
-    hash = sha256_hex(key);
+    hash = engine::sha256_hex(key);
   }
   std::optional<std::string> note;
   if (!req.body.empty()) {

@@ -11,6 +11,7 @@
 #include "engine/condition.h"
 #include "engine/cron.h"
 #include "engine/json_text.h"
+#include "engine/text.h"
 #include "server/workflows/duration.h"
 
 namespace buzz::server {
@@ -164,21 +165,14 @@ bool valid_step_id(std::string_view id) {
   return true;
 }
 
-std::string trim(std::string_view s) {
-  const char* ws = " \t\n\r";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  return std::string(s.substr(b, s.find_last_not_of(ws) - b + 1));
-}
-
 // The rules of §3, in order, then the Buzz save-time checks; the first failure wins.
 engine::Status validate(const Definition& d) {
   auto bad = [](std::string m) { return engine::Error{"invalid definition: " + std::move(m)}; };
-  if (trim(d.name).empty()) return bad("name is required and must not be empty");
+  if (engine::trim(d.name).empty()) return bad("name is required and must not be empty");
   if (d.steps.empty()) return bad("at least one step is required");
   std::set<std::string> ids;
   for (const Step& s : d.steps) {
-    if (trim(s.id).empty()) return bad("step id must not be empty");
+    if (engine::trim(s.id).empty()) return bad("step id must not be empty");
     if (!valid_step_id(s.id)) {
       return bad("step id '" + s.id + "' is invalid: must contain only alphanumeric characters and underscores");
     }

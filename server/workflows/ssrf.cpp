@@ -1,5 +1,6 @@
 // Address rules for outbound webhooks; see ssrf.h.
 #include "server/workflows/ssrf.h"
+#include "engine/text.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -32,12 +33,6 @@ bool private_v4(const uint8_t* a) {
          || (a[0] == 192 && a[1] == 0 && a[2] == 0)  // IETF protocol assignments
          || in_v4(a, 224, 0, 4)    // multicast
          || in_v4(a, 240, 0, 4);   // reserved, broadcast 255.255.255.255
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = char(std::tolower(uint8_t(c)));
-  return out;
 }
 
 struct CurlUrl {
@@ -126,8 +121,8 @@ std::optional<std::vector<IpAddress>> resolve_host(const std::string& host, std:
 }
 
 bool host_allowed(std::string_view host, const std::vector<std::string>& allow_hosts) {
-  const std::string h = lower(host);
-  return std::any_of(allow_hosts.begin(), allow_hosts.end(), [&](const std::string& a) { return lower(a) == h; });
+  const std::string h = engine::lower(host);
+  return std::any_of(allow_hosts.begin(), allow_hosts.end(), [&](const std::string& a) { return engine::lower(a) == h; });
 }
 
 std::optional<std::string> check_webhook_url(std::string_view url, std::string_view step_id,
@@ -139,11 +134,11 @@ std::optional<std::string> check_webhook_url(std::string_view url, std::string_v
   if (CURLUcode rc = curl_url_set(u.h, CURLUPART_URL, text.c_str(), CURLU_NON_SUPPORT_SCHEME); rc != CURLUE_OK) {
     return "invalid webhook URL in " + step + ": " + curl_url_strerror(rc);
   }
-  const std::string scheme = lower(u.part(CURLUPART_SCHEME).value_or(""));
+  const std::string scheme = engine::lower(u.part(CURLUPART_SCHEME).value_or(""));
   if (scheme != "http" && scheme != "https") {
     return "webhook URL scheme '" + scheme + "' not allowed in " + step + " (only http/https)";
   }
-  const std::string host = lower(u.part(CURLUPART_HOST).value_or(""));
+  const std::string host = engine::lower(u.part(CURLUPART_HOST).value_or(""));
   if (host.empty()) return "invalid webhook URL in " + step + ": empty host";
   if (host_allowed(host, allow_hosts)) return std::nullopt;
   static const char* kLoopback[] = {"localhost", "127.0.0.1", "::1", "[::1]", "::", "[::]"};

@@ -1,16 +1,11 @@
 // Rendering templates; see template.h.
 #include "server/workflows/template.h"
+#include "engine/text.h"
 
 #include <optional>
 
 namespace buzz::server {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 std::optional<std::string> resolve(std::string_view path, const RunContext& c) {
   if (path.starts_with("trigger.")) {
@@ -74,7 +69,7 @@ engine::Result<std::string> apply_filter(std::string_view filter, std::string va
     return head + "..." + value.substr(cut);
   }
   if (filter.starts_with("truncate(") && filter.ends_with(")")) {
-    std::string_view arg = trim(filter.substr(9, filter.size() - 10));
+    std::string_view arg = engine::trim(filter.substr(9, filter.size() - 10));
     uint64_t n = 0;
     bool ok = !arg.empty();
     for (char ch : arg) ok = ok && ch >= '0' && ch <= '9' && !__builtin_mul_overflow(n, 10, &n) &&
@@ -103,11 +98,11 @@ engine::Result<std::string> render_template(std::string_view text, const RunCont
       out += text.substr(open);
       break;
     }
-    std::string_view expr = trim(text.substr(open + 2, close - open - 2));
+    std::string_view expr = engine::trim(text.substr(open + 2, close - open - 2));
     std::string_view path = expr, filter;
     if (size_t bar = expr.find('|'); bar != std::string_view::npos) {
-      path = trim(expr.substr(0, bar));
-      filter = trim(expr.substr(bar + 1));
+      path = engine::trim(expr.substr(0, bar));
+      filter = engine::trim(expr.substr(bar + 1));
     }
     std::optional<std::string> value = resolve(path, context);
     if (!value) {

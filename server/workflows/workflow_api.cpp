@@ -26,12 +26,6 @@ namespace {
 constexpr size_t kMaxListed = 100;
 constexpr std::string_view kArchived = "workflow is archived";
 
-std::string sha256_hex(std::string_view s) {
-  uint8_t digest[32];
-  engine::sha256(s.data(), s.size(), digest);
-  return engine::to_hex(digest, sizeof digest);
-}
-
 std::string num_or_null(uint64_t n) { return n ? std::to_string(n) : "null"; }
 
 std::string run_json(const engine::RunRecord& r) {
@@ -177,7 +171,7 @@ engine::Result<Workflows::Created> Workflows::store_new(const engine::Pubkey& ow
   w.record.owner = owner;
   w.record.channel_id = channel;
   w.record.definition = definition_json(def, /*with_secret=*/true);
-  w.record.definition_hash = sha256_hex(w.record.definition);
+  w.record.definition_hash = engine::sha256_hex(w.record.definition);
   w.record.created_at = w.record.updated_at = engine::unix_now();
   w.def = std::move(def);
   if (auto s = tables_.put_workflow(w.record); !s) return engine::Error{"database error: " + s.error()};
@@ -245,7 +239,7 @@ std::optional<net::HttpResponse> Workflows::update_workflow(const WorkflowCaller
       w.def = std::move(def);
       w.record.name = w.def.name;
       w.record.definition = definition_json(w.def, /*with_secret=*/true);
-      w.record.definition_hash = sha256_hex(w.record.definition);
+      w.record.definition_hash = engine::sha256_hex(w.record.definition);
       w.record.updated_at = engine::unix_now();
     });
     if (!stored) return api_error(stored.error() == "workflow not found" ? 404 : 500, stored.error());

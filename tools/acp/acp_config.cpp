@@ -12,6 +12,7 @@
 
 #include "engine/hex.h"
 #include "engine/nip19.h"
+#include "engine/text.h"
 #include "tools/cli/session.h"
 
 namespace buzz::acp {
@@ -162,22 +163,11 @@ struct ConfigError {
 
 void warn(const std::string& text) { std::fprintf(stderr, "buzz acp: warning: %s\n", text.c_str()); }
 
-std::string trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t\r\n"));
-  s.erase(s.find_last_not_of(" \t\r\n") + 1);
-  return s;
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);
   for (std::string part; std::getline(in, part, ',');) {
-    part = trim(part);
+    part = engine::trim(part);
     if (!part.empty()) out.push_back(part);
   }
   return out;
@@ -213,8 +203,8 @@ Config build(Raw& r) {
   c.rest_url = cli::normalize_relay_url(c.relay_url);
 
   std::optional<std::string>& key = r.private_key;
-  if (!key || trim(*key).empty()) throw ConfigError{"a private key is required: --private-key or BUZZ_PRIVATE_KEY"};
-  std::string key_text = trim(*key);
+  if (!key || engine::trim(*key).empty()) throw ConfigError{"a private key is required: --private-key or BUZZ_PRIVATE_KEY"};
+  std::string key_text(engine::trim(*key));
   std::fill(key->begin(), key->end(), '\0');  // the secret does not linger in the raw options
   auto kp = engine::parse_secret_key(key_text);
   std::fill(key_text.begin(), key_text.end(), '\0');
@@ -222,9 +212,9 @@ Config build(Raw& r) {
   c.key = *kp;
   c.private_key_hex = engine::to_hex(kp->secret);
 
-  if (auto& t = r.api_token; t && !trim(*t).empty()) c.api_token = trim(*t);
+  if (auto& t = r.api_token; t && !engine::trim(*t).empty()) c.api_token = engine::trim(*t);
 
-  if (r.agent_command) c.agent_command = trim(*r.agent_command);
+  if (r.agent_command) c.agent_command = engine::trim(*r.agent_command);
   if (c.agent_command.empty()) throw ConfigError{"agent_command must not be empty"};
   c.agent_args = normalize_agent_args(c.agent_command, split_list(r.agent_args.value_or("")));
 
@@ -280,7 +270,7 @@ Config build(Raw& r) {
   if (auto& f = r.heartbeat_prompt_file) c.heartbeat_prompt = read_file("heartbeat-prompt-file", *f);
   if (auto& s = r.initial_message; s && !s->empty()) c.initial_message = *s;
 
-  const std::string mode = lower(trim(r.subscribe.value_or("mentions")));
+  const std::string mode = engine::lower(engine::trim(r.subscribe.value_or("mentions")));
   if (mode == "mentions") c.subscribe = SubscribeMode::kMentions;
   else if (mode == "all") c.subscribe = SubscribeMode::kAll;
   else if (mode == "config") c.subscribe = SubscribeMode::kConfig;
@@ -296,7 +286,7 @@ Config build(Raw& r) {
   }
   if (auto& s = r.channels) {
     for (std::string ch : split_list(*s)) {
-      ch = lower(ch);
+      ch = engine::lower(ch);
       if (is_uuid(ch)) c.channels.push_back(ch);
       else warn("ignoring invalid channel id in --channels: " + ch);
     }
@@ -312,11 +302,11 @@ Config build(Raw& r) {
     c.no_mention_filter = false;
   }
 
-  const std::string dedup = lower(trim(r.dedup.value_or("queue")));
+  const std::string dedup = engine::lower(engine::trim(r.dedup.value_or("queue")));
   if (dedup == "queue") c.dedup = Dedup::kQueue;
   else if (dedup == "drop") c.dedup = Dedup::kDrop;
   else throw ConfigError{"--dedup must be queue or drop, got '" + dedup + "'"};
-  const std::string multiple = lower(trim(r.multiple.value_or("queue")));
+  const std::string multiple = engine::lower(engine::trim(r.multiple.value_or("queue")));
   if (multiple == "queue") c.multiple = MultipleEvents::kQueue;
   else if (multiple == "interrupt") c.multiple = MultipleEvents::kInterrupt;
   else if (multiple == "owner-interrupt") c.multiple = MultipleEvents::kOwnerInterrupt;
@@ -332,7 +322,7 @@ Config build(Raw& r) {
   if (auto n = r.max_turns_per_session) c.max_turns_per_session = int(std::min<uint64_t>(*n, 1u << 30));
   c.presence = !r.no_presence;
   c.typing = !r.no_typing;
-  if (auto& s = r.model; s && !trim(*s).empty()) c.model = trim(*s);
+  if (auto& s = r.model; s && !engine::trim(*s).empty()) c.model = engine::trim(*s);
 
   static const std::map<std::string, std::string> kModes = {
       {"default", "default"},          {"accept-edits", "acceptEdits"},
@@ -340,7 +330,7 @@ Config build(Raw& r) {
       {"bypasspermissions", "bypassPermissions"}, {"dont-ask", "dontAsk"},
       {"dontask", "dontAsk"},          {"plan", "plan"}};
   if (auto& s = r.permission_mode) {
-    auto it = kModes.find(lower(trim(*s)));
+    auto it = kModes.find(engine::lower(engine::trim(*s)));
     if (it == kModes.end()) {
       throw ConfigError{"--permission-mode must be default, accept-edits, bypass-permissions, dont-ask or plan, got '" +
                         *s + "'"};
@@ -348,7 +338,7 @@ Config build(Raw& r) {
     c.permission_mode = it->second;
   }
 
-  const std::string respond = lower(trim(r.respond_to.value_or("owner-only")));
+  const std::string respond = engine::lower(engine::trim(r.respond_to.value_or("owner-only")));
   if (respond == "owner-only") c.respond_to = RespondTo::kOwnerOnly;
   else if (respond == "allowlist") c.respond_to = RespondTo::kAllowlist;
   else if (respond == "anyone") c.respond_to = RespondTo::kAnyone;
@@ -357,7 +347,7 @@ Config build(Raw& r) {
   auto& allow = r.respond_to_allowlist;
   if (c.respond_to == RespondTo::kAllowlist) {
     for (std::string p : split_list(allow.value_or(""))) {
-      p = lower(p);
+      p = engine::lower(p);
       if (!engine::is_lower_hex(p, 32)) {
         throw ConfigError{"invalid pubkey in --respond-to-allowlist: '" + p + "' (must be exactly 64 hex characters)"};
       }
@@ -369,8 +359,8 @@ Config build(Raw& r) {
   } else if (allow) {
     warn("--respond-to-allowlist is ignored unless --respond-to=allowlist");
   }
-  if (auto& o = r.agent_owner; o && !trim(*o).empty()) {
-    const std::string owner = lower(trim(*o));
+  if (auto& o = r.agent_owner; o && !engine::trim(*o).empty()) {
+    const std::string owner = engine::lower(engine::trim(*o));
     if (engine::is_lower_hex(owner, 32)) {
       c.agent_owner = owner;
     } else if (auto pk = engine::decode_bech32_key(owner, "npub")) {
@@ -387,7 +377,7 @@ Config build(Raw& r) {
 
 std::vector<std::string> normalize_agent_args(const std::string& command, const std::vector<std::string>& given) {
   std::string id = command.substr(command.find_last_of('/') == std::string::npos ? 0 : command.find_last_of('/') + 1);
-  id = lower(id);
+  id = engine::lower(id);
   if (id.ends_with(".exe")) id.resize(id.size() - 4);
   std::replace(id.begin(), id.end(), ' ', '-');
   std::replace(id.begin(), id.end(), '_', '-');
@@ -396,7 +386,7 @@ std::vector<std::string> normalize_agent_args(const std::string& command, const 
                         std::end(kZeroArg);
   std::vector<std::string> args;
   for (const std::string& a : given) {
-    if (!trim(a).empty()) args.push_back(trim(a));
+    if (!engine::trim(a).empty()) args.emplace_back(engine::trim(a));
   }
   if (zero_arg && args == std::vector<std::string>{"acp"}) return {};  // the old goose default, left over
   if (!args.empty()) return args;

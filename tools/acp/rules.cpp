@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "engine/kind_numbers.h"
+#include "engine/text.h"
 
 namespace buzz::acp {
 namespace {
@@ -142,11 +143,6 @@ class TomlReader {
   size_t at_ = 0;
 };
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 bool mentions(const engine::Event& e, const std::string& agent_hex) {
   return std::any_of(e.tags.begin(), e.tags.end(),
                      [&](const engine::Tag& t) { return t.size() >= 2 && t[0] == "p" && t[1] == agent_hex; });
@@ -184,7 +180,7 @@ engine::Result<std::vector<Rule>> parse_rules(const std::string& toml) {
           r.all_channels = false;
           for (const Value& c : v.items) {
             if (c.type != Value::kString) return bad("\"all\" or a list of channel UUIDs");
-            r.channels.push_back(lower(c.s));
+            r.channels.push_back(engine::lower(c.s));
           }
         } else {
           return bad("\"all\" or a list");

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "engine/base64.h"
+#include "engine/text.h"
 
 namespace buzz::client {
 namespace {
@@ -195,12 +196,6 @@ bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && ::strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
-std::string_view trim(std::string_view s) {
-  const size_t first = s.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
 // Value of the first header `name` in an HTTP head (status line + headers).
 std::optional<std::string> header_value(std::string_view head, std::string_view name) {
   for (size_t pos = head.find("\r\n"); pos != std::string_view::npos;) {
@@ -208,8 +203,8 @@ std::optional<std::string> header_value(std::string_view head, std::string_view 
     pos = head.find("\r\n", start);
     const std::string_view line = head.substr(start, pos - start);  // npos clamps
     const size_t colon = line.find(':');
-    if (colon != std::string_view::npos && iequals(trim(line.substr(0, colon)), name)) {
-      return std::string(trim(line.substr(colon + 1)));
+    if (colon != std::string_view::npos && iequals(engine::trim(line.substr(0, colon), " \t"), name)) {
+      return std::string(engine::trim(line.substr(colon + 1), " \t"));
     }
   }
   return std::nullopt;
@@ -218,7 +213,7 @@ std::optional<std::string> header_value(std::string_view head, std::string_view 
 bool contains_token(std::string_view list, std::string_view token) {
   while (!list.empty()) {
     const size_t comma = list.find(',');
-    if (iequals(trim(list.substr(0, comma)), token)) return true;
+    if (iequals(engine::trim(list.substr(0, comma), " \t"), token)) return true;
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }

@@ -20,17 +20,17 @@
 namespace buzz::load {
 namespace {
 
-struct Sample {
+struct OkSample {
   double sent = 0;     // steady-clock seconds
   double latency = 0;  // seconds from the send to its OK
 };
 
 // Each connection publishes at rate ÷ connections a second and times every OK,
 // until `stop` is set and every EVENT sent has its answer.
-std::vector<Sample> paced_ingest(const std::vector<std::unique_ptr<client::WsClient>>& conns,
+std::vector<OkSample> paced_ingest(const std::vector<std::unique_ptr<client::WsClient>>& conns,
                                  const std::vector<engine::Keypair>& keys, int rate, std::atomic<bool>& stop) {
   std::mutex mu;
-  std::vector<Sample> samples;
+  std::vector<OkSample> samples;
   std::vector<std::thread> threads;
   for (size_t c = 0; c < conns.size(); ++c) {
     threads.emplace_back([&, c] {
@@ -38,7 +38,7 @@ std::vector<Sample> paced_ingest(const std::vector<std::unique_ptr<client::WsCli
       const double interval = double(conns.size()) / double(rate);
       double due = now_s() + interval * double(c) / double(conns.size());
       std::unordered_map<std::string, double> sent_at;
-      std::vector<Sample> mine;
+      std::vector<OkSample> mine;
       for (uint64_t n = 0;;) {
         const double now = now_s();
         if (!stop && now >= due) {
@@ -68,9 +68,9 @@ std::vector<Sample> paced_ingest(const std::vector<std::unique_ptr<client::WsCli
   return samples;
 }
 
-std::vector<double> latencies(const std::vector<Sample>& samples, double from, double to) {
+std::vector<double> latencies(const std::vector<OkSample>& samples, double from, double to) {
   std::vector<double> out;
-  for (const Sample& s : samples) {
+  for (const OkSample& s : samples) {
     if (s.sent >= from && s.sent <= to) out.push_back(s.latency);
   }
   std::sort(out.begin(), out.end());
@@ -114,7 +114,7 @@ void run_backup_load(const Options& o) {
     std::this_thread::sleep_for(std::chrono::seconds(o.seconds));
     stop = true;
   });
-  const std::vector<Sample> alone = paced_ingest(conns, keys, o.rate, stop);
+  const std::vector<OkSample> alone = paced_ingest(conns, keys, o.rate, stop);
   alone_timer.join();
   const std::vector<double> without = latencies(alone, 0, 1e18);
 
@@ -138,7 +138,7 @@ void run_backup_load(const Options& o) {
     std::this_thread::sleep_for(std::chrono::duration<double>(rest));
     stop = true;
   });
-  const std::vector<Sample> with = paced_ingest(conns, keys, o.rate, stop);
+  const std::vector<OkSample> with = paced_ingest(conns, keys, o.rate, stop);
   backup.join();
   std::ifstream in(out_path);
   const std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

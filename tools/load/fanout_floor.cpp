@@ -22,7 +22,7 @@
 namespace buzz::load {
 namespace {
 
-constexpr int kSenders = 2;
+constexpr int kFloorSenders = 2;
 
 // Hands the events, in order, from the publishing thread to the sending threads.
 class Announcements {
@@ -68,11 +68,11 @@ Deliveries fanout_latency_floor(const FanoutFloorOptions& o, const engine::Event
 
   Announcements announced;
   std::vector<std::thread> senders;
-  for (int s = 0; s < kSenders; ++s) {
+  for (int s = 0; s < kFloorSenders; ++s) {
     senders.emplace_back([&, s] {
       for (int event = 0; announced.wait_for(event); ++event) {
         const std::string frame = delivery_frame(event, o.frame_bytes);
-        for (size_t c = size_t(s); c < pairs.senders.size(); c += kSenders) {
+        for (size_t c = size_t(s); c < pairs.senders.size(); c += kFloorSenders) {
           (void)::send(pairs.senders[c], frame.data(), frame.size(), MSG_NOSIGNAL);
         }
       }

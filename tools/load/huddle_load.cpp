@@ -18,7 +18,7 @@
 namespace buzz::load {
 namespace {
 
-constexpr int kSenders = 2;  // sending threads; two more read
+constexpr int kHuddleSenders = 2;  // sending threads; two more read
 
 // The JSON field `key` of an object text ("" when absent): its last
 // occurrence, which in the relay's sorted keys is the top-level one ("pubkey"
@@ -89,10 +89,10 @@ std::map<std::string, double> run_huddle_load(const ServerProcess& server, const
   auto before = read_usage(server.pid());
   const double start = now_s() + 0.1;
   std::vector<std::thread> senders;
-  for (int t = 0; t < kSenders; ++t) {
+  for (int t = 0; t < kHuddleSenders; ++t) {
     senders.emplace_back([&, t] {
       std::vector<size_t> mine;
-      for (size_t i = size_t(t); i < socks.size(); i += kSenders) mine.push_back(i);
+      for (size_t i = size_t(t); i < socks.size(); i += kHuddleSenders) mine.push_back(i);
       const double period = 1.0 / load.rate;
       std::string frame;
       for (size_t f = 0; f < frames_each; ++f) {

@@ -24,7 +24,7 @@
 namespace buzz::load {
 namespace {
 
-constexpr int kPublishers = 8;
+constexpr int kSoakPublishers = 8;
 constexpr int kHistoryReaders = 8;
 constexpr int kRestConnections = 4;
 constexpr int kSubscriberThreads = 2;
@@ -44,7 +44,7 @@ struct Tally {
   }
 };
 
-struct Sample {
+struct SoakSample {
   double second = 0;
   double rss_mib = 0;
   double cpu_pct = 0;
@@ -71,9 +71,9 @@ struct Drift {
   double growth_pct() const { return warm > 0 ? 100 * (max - warm) / warm : 0; }
 };
 
-Drift drift(const std::vector<Sample>& samples, double warmup_s, double (*of)(const Sample&)) {
+Drift drift(const std::vector<SoakSample>& samples, double warmup_s, double (*of)(const SoakSample&)) {
   std::vector<double> after;
-  for (const Sample& s : samples) {
+  for (const SoakSample& s : samples) {
     if (s.second >= warmup_s) after.push_back(of(s));
   }
   Drift d;
@@ -110,7 +110,7 @@ void publish(int p, const SoakRun& run, double deadline, client::WsClient& conn,
     unanswered.erase(it);
   };
   const double start = now_s();
-  for (size_t i = size_t(p); i < sent_at.size(); i += kPublishers) {
+  for (size_t i = size_t(p); i < sent_at.size(); i += kSoakPublishers) {
     const double due = start + double(i) / run.rate;
     if (due > deadline) break;
     sleep_until_s(due);
@@ -197,7 +197,7 @@ void read_rest(const SoakRun& run, double deadline, const ServerProcess& server,
 }  // namespace
 
 std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& server) {
-  const int subscribers = run.connections - kPublishers - kHistoryReaders;
+  const int subscribers = run.connections - kSoakPublishers - kHistoryReaders;
   if (subscribers < 1 || run.channels < 1 || run.rate < 1 || run.queries_per_s < 1 || run.rest_per_s < 1) {
     throw std::runtime_error("soak: --connections must exceed 16, and every rate be at least 1");
   }
@@ -229,7 +229,7 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
   }
   if (run.progress && tty) std::fprintf(stderr, "\n");
   std::vector<std::unique_ptr<client::WsClient>> publishers, readers;
-  for (int i = 0; i < kPublishers; ++i) publishers.push_back(connect_authed(server, owner));
+  for (int i = 0; i < kSoakPublishers; ++i) publishers.push_back(connect_authed(server, owner));
   for (int i = 0; i < kHistoryReaders; ++i) readers.push_back(connect_authed(server, engine::generate_keypair()));
 
   const double seconds = run.minutes * 60.0;
@@ -238,7 +238,7 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
   const ProcessUsage first = read_usage(server.pid());
   const double t0 = now_s(), deadline = t0 + seconds;
   std::vector<std::thread> workers;
-  for (int p = 0; p < kPublishers; ++p) {
+  for (int p = 0; p < kSoakPublishers; ++p) {
     workers.emplace_back([&, p] { publish(p, run, deadline, *publishers[size_t(p)], owner, channels, followers, sent_at, tally); });
   }
   workers.emplace_back([&] { read_history(run, deadline, readers, channels, tally); });
@@ -254,7 +254,7 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
   }
 
   // Once a second: the relay's RSS and CPU, to the CSV and the progress line.
-  std::vector<Sample> samples;
+  std::vector<SoakSample> samples;
   std::ofstream csv;
   if (!run.csv.empty()) {
     csv.open(run.csv);
@@ -269,7 +269,7 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
     const ProcessUsage now = read_usage(server.pid());
     const double t = now_s();
     const std::string page = metrics.call("GET", "/metrics").body;
-    const Sample sample{t - t0,
+    const SoakSample sample{t - t0,
                         double(now.rss_bytes) / 1048576,
                         100 * (now.cpu_seconds - last.cpu_seconds) / (t - last_t),
                         metric_value(page, "buzz_store_block_cache_bytes") / 1048576,
@@ -311,17 +311,17 @@ std::map<std::string, double> run_soak(const SoakRun& run, const ServerProcess& 
   for (auto& part : latencies) all.insert(all.end(), part.begin(), part.end());
   std::sort(all.begin(), all.end());
   // Only the samples of the run itself: the drain after it is idle.
-  std::vector<Sample> during;
-  for (const Sample& s : samples) {
+  std::vector<SoakSample> during;
+  for (const SoakSample& s : samples) {
     if (s.second <= seconds) during.push_back(s);
   }
   const double warmup_s = seconds * kWarmupShare;
-  const Drift rss = drift(during, warmup_s, [](const Sample& s) { return s.rss_mib; });
-  const Drift beyond = drift(during, warmup_s, [](const Sample& s) { return s.beyond_pools(); });
+  const Drift rss = drift(during, warmup_s, [](const SoakSample& s) { return s.rss_mib; });
+  const Drift beyond = drift(during, warmup_s, [](const SoakSample& s) { return s.beyond_pools(); });
   // Split of what is beyond the pools: live heap outside them, and what malloc keeps besides.
-  const Drift heap = drift(during, warmup_s, [](const Sample& s) { return s.allocated_mib - s.block_cache_mib - s.memtables_mib; });
-  const Drift kept = drift(during, warmup_s, [](const Sample& s) { return s.held_mib - s.allocated_mib; });
-  const Sample last_sample = samples.empty() ? Sample{} : samples.back();
+  const Drift heap = drift(during, warmup_s, [](const SoakSample& s) { return s.allocated_mib - s.block_cache_mib - s.memtables_mib; });
+  const Drift kept = drift(during, warmup_s, [](const SoakSample& s) { return s.held_mib - s.allocated_mib; });
+  const SoakSample last_sample = samples.empty() ? SoakSample{} : samples.back();
   if (!tally.first_error.empty()) std::fprintf(stderr, "first error: %s\n", tally.first_error.c_str());
   const double expected = double(tally.expected.load()), delivered = double(tally.delivered.load());
   return {{"connections", double(run.connections)},

@@ -17,7 +17,7 @@
 namespace buzz::load {
 namespace {
 
-constexpr int kPublishers = 8;
+constexpr int kWorkflowPublishers = 8;
 
 std::vector<std::string> open_channels(const ServerProcess& server, const engine::Keypair& owner, int n) {
   std::vector<std::string> ids, frames;
@@ -59,19 +59,19 @@ std::map<std::string, double> run_workflow_overhead(const ServerProcess& server,
                           "    action: send_message\n    text: \"seen {{trigger.text}}\"\n");
     }
   }
-  std::vector<std::vector<std::string>> frames(kPublishers);
+  std::vector<std::vector<std::string>> frames(kWorkflowPublishers);
   for (int i = 0; i < load.messages; ++i) {
-    frames[size_t(i % kPublishers)].push_back("[\"EVENT\"," +
+    frames[size_t(i % kWorkflowPublishers)].push_back("[\"EVENT\"," +
                                               note(owner, "status update " + std::to_string(i),
                                                    {{"h", channels[size_t(i) % channels.size()]}}, kind::kStreamMessage)
                                                   .raw +
                                               "]");
   }
   std::vector<std::unique_ptr<client::WsClient>> conns;
-  for (int p = 0; p < kPublishers; ++p) conns.push_back(connect_authed(server, owner));
+  for (int p = 0; p < kWorkflowPublishers; ++p) conns.push_back(connect_authed(server, owner));
   const ProcessUsage before = read_usage(server.pid());
   std::vector<std::thread> senders;
-  for (int p = 0; p < kPublishers; ++p) senders.emplace_back([&, p] { send_all(*conns[size_t(p)], frames[size_t(p)], 50); });
+  for (int p = 0; p < kWorkflowPublishers; ++p) senders.emplace_back([&, p] { send_all(*conns[size_t(p)], frames[size_t(p)], 50); });
   for (auto& s : senders) s.join();
   const ProcessUsage after = read_usage(server.pid());
   return {{"messages", double(load.messages)},

@@ -6,6 +6,7 @@
 #include "engine/channel.h"
 #include "engine/hex.h"
 #include "engine/json_text.h"
+#include "engine/text.h"
 #include "tools/proxy/translate.h"
 
 namespace buzz::proxy {
@@ -24,12 +25,6 @@ std::optional<std::string> pubkey_problem(std::string_view pk) {
   if (pk.size() != 64) return "expected 64 hex characters, got " + std::to_string(pk.size());
   if (!is_hex64(pk)) return std::string("not hex");
   return std::nullopt;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = char(std::tolower(uint8_t(c)));
-  return out;
 }
 
 }  // namespace
@@ -74,7 +69,7 @@ net::HttpResponse AdminApi::add_guest(const std::string& body) {
   if (doc["channels"].get_string().get(channels_csv)) channels_csv = {};
   std::vector<std::string> channels = parse_channel_list_csv(channels_csv);
   if (channels.empty()) return error(400, "at least one valid channel UUID required");
-  book_.add_guest(lower(pk), channels);
+  book_.add_guest(engine::lower(pk), channels);
   std::string out = "{\"pubkey\":";
   engine::append_json_string(out, pk);
   out += ",\"channels\":" + json_string_array(channels) + '}';
@@ -88,7 +83,7 @@ net::HttpResponse AdminApi::remove_guest(const std::string& body) {
   std::string_view pk;
   if (doc["pubkey"].get_string().get(pk)) return error(400, "invalid pubkey: missing");
   if (auto problem = pubkey_problem(pk)) return error(400, "invalid pubkey: " + *problem);
-  const std::string key = lower(pk);
+  const std::string key = engine::lower(pk);
   if (!book_.remove_guest(key)) return error(404, "pubkey not registered");
   if (on_revoke_) on_revoke_(key);
   return net::HttpResponse::json(200, "{\"revoked\":true}");

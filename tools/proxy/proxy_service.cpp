@@ -2,10 +2,9 @@
 // guest's AUTH, and its EVENT, REQ and CLOSE (docs/reference/proxy.md §2, §3, §6).
 #include "tools/proxy/proxy_service.h"
 
-#include <chrono>
-
 #include "engine/canonical.h"
 #include "engine/channel.h"
+#include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "tools/proxy/client_auth.h"
 #include "tools/proxy/proxy_messages.h"
@@ -16,10 +15,6 @@
 namespace buzz::proxy {
 
 namespace {
-
-uint64_t unix_now() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-}
 
 constexpr size_t kMaxPending = 1000;         // un-answered EVENTs per session (§2.3)
 constexpr size_t kMaxSubscriptions = 1024;   // per client, as the relay (§2.2 decision)
@@ -40,7 +35,7 @@ void ProxyService::attach(net::Loop& loop, UpstreamLink& link, RelayFetch& fetch
   loop_ = &loop;
   link_ = &link;
   fetch_ = &fetch;
-  last_refresh_ = unix_now();
+  last_refresh_ = engine::unix_now();
 }
 
 ProxyService::Session* ProxyService::session_of(net::Connection& conn) {
@@ -70,7 +65,7 @@ std::optional<net::HttpResponse> ProxyService::nip11(const net::HttpRequest&) co
 }
 
 std::optional<net::HttpResponse> ProxyService::on_http(net::Loop&, net::Connection&, const net::HttpRequest& req) {
-  if (auto r = admin_.handle(req, unix_now())) return r;
+  if (auto r = admin_.handle(req, engine::unix_now())) return r;
   if (req.path == "/" && (req.method == "GET" || req.method == "HEAD")) return nip11(req);
   return net::HttpResponse::json(404, R"({"error":"not found"})");
 }
@@ -93,7 +88,7 @@ void ProxyService::on_open(net::Loop& loop, net::Connection& conn, const net::Ht
   s->challenge = engine::random_uuid();
   s->prefix = engine::random_uuid().substr(0, 8);
   s->token = std::exchange(upgrade_token_, {});
-  s->opened_at = unix_now();
+  s->opened_at = engine::unix_now();
   sessions_[s->key] = s.get();
   ++stats_.sessions;
   const std::string challenge = s->challenge;
@@ -115,7 +110,7 @@ void ProxyService::on_close(net::Loop&, net::Connection& conn) {
 }
 
 void ProxyService::on_tick(net::Loop& loop) {
-  const uint64_t now = unix_now();
+  const uint64_t now = engine::unix_now();
   std::vector<net::ConnId> late;
   for (const auto& [key, s] : sessions_) {
     if (!s->authed && now - s->opened_at >= uint64_t(config_.auth_timeout_secs)) late.push_back(s->conn);
@@ -202,7 +197,7 @@ void ProxyService::handle_auth(Session& s, net::Connection& conn, simdjson::dom:
   auto parsed = engine::parse_event(ev, raw);
   if (!parsed) return;  // not an event: ignored, like any unparseable frame before AUTH
   const engine::Event& e = *parsed;
-  AuthExpectation x{s.challenge, unix_now(), config_.auth_window_secs,
+  AuthExpectation x{s.challenge, engine::unix_now(), config_.auth_window_secs,
                     config_.relay_url_enforced ? config_.relay_url : std::string()};
   if (auto refused = check_client_auth(e, x)) return (void)loop_->send_text(conn, ok_msg(e.id_hex(), false, *refused));
   const std::string pubkey = e.pubkey_hex();
@@ -210,7 +205,7 @@ void ProxyService::handle_auth(Session& s, net::Connection& conn, simdjson::dom:
   if (const auto* registered = guests_.guest_channels(pubkey)) {
     channels = *registered;
   } else if (!s.token.empty()) {
-    auto redeemed = guests_.redeem(s.token, unix_now());
+    auto redeemed = guests_.redeem(s.token, engine::unix_now());
     if (!redeemed) {
       loop_->send_text(conn, notice_msg("error: token invalid: " + redeemed.error()));
       return loop_->close(conn);

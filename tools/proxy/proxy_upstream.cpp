@@ -2,9 +2,9 @@
 // subscriptions (history per client, live shared), the replay after a
 // reconnect, and each upstream message routed to the sessions it is for
 // (docs/reference/proxy.md §4, §6.3, §6.4).
-#include <chrono>
 #include <cstdio>
 
+#include "engine/clock.h"
 #include "engine/event_parse.h"
 #include "engine/kind_numbers.h"
 #include "tools/proxy/proxy_messages.h"
@@ -16,10 +16,6 @@
 namespace buzz::proxy {
 
 namespace {
-
-uint64_t unix_now() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-}
 
 constexpr const char* kMembersSub = "proxy:members";  // 44100/44101 naming the proxy: its channels changed
 constexpr size_t kTranslatedCache = 4096;
@@ -53,7 +49,7 @@ void ProxyService::upstream_closed(const std::string& why) {
     return;
   }
   std::fprintf(stderr, "buzz proxy: upstream connection lost (%s); reconnecting\n", why.c_str());
-  disconnected_at_ = unix_now();
+  disconnected_at_ = engine::unix_now();
   // What was sent and not answered never will be.
   for (const auto& [internal, p] : pending_ok_) {
     send(p.session, ok_msg(p.client_id, false, "error: upstream unavailable"));
@@ -65,7 +61,7 @@ void ProxyService::upstream_closed(const std::string& why) {
 void ProxyService::on_upstream_auth(const std::string& challenge) {
   engine::Event auth;
   auth.kind = kind::kAuth;
-  auth.created_at = unix_now();
+  auth.created_at = engine::unix_now();
   auth.tags = {{"relay", config_.upstream_url}, {"challenge", challenge}, {"auth_token", config_.api_token}};
   engine::sign_event(config_.server_key, &auth);
   upstream_auth_id_ = auth.id_hex();
@@ -268,7 +264,7 @@ void ProxyService::leave_live_sub(uint64_t session, const std::string& client_su
 }
 
 void ProxyService::refresh_channels() {
-  last_refresh_ = unix_now();
+  last_refresh_ = engine::unix_now();
   fetch_->get("/api/channels", [this](FetchAnswer a) {
     loop_->post([this, a = std::move(a)] {
       if (a.status != 200) {

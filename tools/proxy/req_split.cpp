@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "engine/canonical.h"
+#include "engine/text.h"
 #include "tools/proxy/kind_map.h"
 
 namespace buzz::proxy {
@@ -31,11 +32,6 @@ void append_string_array(std::string& out, const std::vector<std::string>& value
     engine::append_json_string(out, values[i]);
   }
   out += ']';
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(uint8_t(c)));
-  return s;
 }
 
 // One filter, split into its local part and its upstream filters.
@@ -70,12 +66,12 @@ engine::Status split_filter(simdjson::dom::element filter, const ChannelMap& cha
         auto v = strings_of(field.value, key);
         if (!v) return engine::Error{v.error()};
         std::set<std::string> values;
-        for (auto& s : *v) values.insert(lower(s));
+        for (auto& s : *v) values.insert(engine::lower(s));
         (key == "ids" ? local.ids : local.authors) = values;
         if (key == "ids") {
           // An id the client has seen is the relay's under another name.
           for (auto& s : *v) {
-            if (auto internal = ids.external_to_internal.get(lower(s))) s = *internal;
+            if (auto internal = ids.external_to_internal.get(engine::lower(s))) s = *internal;
           }
           std::string mapped;
           append_string_array(mapped, *v);
@@ -121,11 +117,11 @@ engine::Status split_filter(simdjson::dom::element filter, const ChannelMap& cha
   bool named_any_channel = false;
   if (e_values) {
     for (const std::string& v : *e_values) {
-      if (const NipChannel* c = channels.by_create_id(lower(v))) {
+      if (const NipChannel* c = channels.by_create_id(engine::lower(v))) {
         named_any_channel = true;
         if (allowed.count(c->info.uuid)) named_channels.push_back(c->info.uuid);
       } else {
-        auto internal = ids.external_to_internal.get(lower(v));
+        auto internal = ids.external_to_internal.get(engine::lower(v));
         other_e.push_back(internal ? *internal : v);
       }
     }

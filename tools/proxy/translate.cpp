@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "engine/kind_numbers.h"
+#include "engine/text.h"
 #include "tools/proxy/kind_map.h"
 
 namespace buzz::proxy {
@@ -17,12 +18,6 @@ bool is_hex64(std::string_view s) {
 namespace {
 
 engine::Error denied(std::string_view detail) { return engine::Error{"error: permission denied: " + std::string(detail)}; }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = char(std::tolower(uint8_t(c)));
-  return out;
-}
 
 // The `text` field of a 40002's JSON content, or the content unchanged.
 std::string rich_text(const std::string& content) {
@@ -62,7 +57,7 @@ engine::Result<engine::Event> Translator::inbound_message(const engine::Event& e
       if (t[1] == channel->id) continue;  // the channel itself, now the h tag
       if (is_hex64(t[1])) {
         // A reply or edit target: the relay knows it by its internal id.
-        auto internal = ids.external_to_internal.get(lower(t[1]));
+        auto internal = ids.external_to_internal.get(engine::lower(t[1]));
         if (!internal) return denied("referenced event is unknown to the proxy; fetch it first");
         engine::Tag mapped = t;
         mapped[1] = *internal;
@@ -82,7 +77,7 @@ engine::Result<engine::Event> Translator::inbound_message(const engine::Event& e
 engine::Result<engine::Event> Translator::inbound_target(const engine::Event& e, const ChannelSet& allowed) {
   std::vector<std::string> targets;
   for (const engine::Tag& t : e.tags) {
-    if (t.size() >= 2 && t[0] == "e" && is_hex64(t[1])) targets.push_back(lower(t[1]));
+    if (t.size() >= 2 && t[0] == "e" && is_hex64(t[1])) targets.push_back(engine::lower(t[1]));
   }
   if (targets.empty()) return denied("kind:7 event must reference a target message via #e");
   std::unordered_map<std::string, std::string> internal_of;
@@ -107,7 +102,7 @@ engine::Result<engine::Event> Translator::inbound_target(const engine::Event& e,
   for (const engine::Tag& t : e.tags) {
     if (t.empty() || t[0] == "h" || t[0] == "actor") continue;
     engine::Tag copy = t;
-    if (t[0] == "e" && t.size() >= 2 && is_hex64(t[1])) copy[1] = internal_of[lower(t[1])];
+    if (t[0] == "e" && t.size() >= 2 && is_hex64(t[1])) copy[1] = internal_of[engine::lower(t[1])];
     out.tags.push_back(std::move(copy));
   }
   auto key = shadows.of(e.pubkey_hex(), true);
@@ -129,7 +124,7 @@ bool Translator::sign_as_author(const engine::Event& e, engine::Event* out) {
   if (e.pubkey == relay_pubkey) {
     auto named = [&](std::string_view tag) -> std::optional<std::string> {
       for (const engine::Tag& t : e.tags) {
-        if (t.size() >= 2 && t[0] == tag && is_hex64(t[1])) return lower(t[1]);
+        if (t.size() >= 2 && t[0] == tag && is_hex64(t[1])) return engine::lower(t[1]);
       }
       return std::nullopt;
     };
@@ -166,7 +161,7 @@ Translator::Outbound Translator::outbound_message(const engine::Event& e) {
     engine::Tag copy = t;
     // A reply or edit target the client has seen goes back under its id.
     if (t.size() >= 2 && t[0] == "e" && is_hex64(t[1])) {
-      if (auto external = ids.internal_to_external.get(lower(t[1]))) copy[1] = *external;
+      if (auto external = ids.internal_to_external.get(engine::lower(t[1]))) copy[1] = *external;
     }
     out.tags.push_back(std::move(copy));
   }
@@ -180,7 +175,7 @@ Translator::Outbound Translator::outbound_target(const engine::Event& e) {
   Outbound result;
   std::vector<std::string> targets;
   for (const engine::Tag& t : e.tags) {
-    if (t.size() >= 2 && t[0] == "e" && is_hex64(t[1])) targets.push_back(lower(t[1]));
+    if (t.size() >= 2 && t[0] == "e" && is_hex64(t[1])) targets.push_back(engine::lower(t[1]));
   }
   for (const engine::Tag& t : e.tags) {
     if (t.size() >= 2 && t[0] == "h" && channels.by_uuid(t[1])) {
@@ -212,7 +207,7 @@ Translator::Outbound Translator::outbound_target(const engine::Event& e) {
   for (const engine::Tag& t : e.tags) {
     if (t.empty() || t[0] == "h" || t[0] == "actor") continue;
     engine::Tag copy = t;
-    if (t[0] == "e" && t.size() >= 2 && is_hex64(t[1])) copy[1] = external_of[lower(t[1])];
+    if (t[0] == "e" && t.size() >= 2 && is_hex64(t[1])) copy[1] = external_of[engine::lower(t[1])];
     out.tags.push_back(std::move(copy));
   }
   if (!sign_as_author(e, &out)) return {};
