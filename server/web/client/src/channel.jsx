@@ -479,7 +479,12 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
       loadMembers().catch(() => {});
       onChanged();
     });
-    const t = setInterval(() => setTyping((t) => Object.fromEntries(Object.entries(t).filter(([, at]) => Date.now() - at < 5000))), 1000);
+    // Typing older than 5 s goes; the same object when none did, so an idle
+    // channel is not drawn again every second.
+    const t = setInterval(() => setTyping((t) => {
+      const kept = Object.entries(t).filter(([, at]) => Date.now() - at < 5000);
+      return kept.length === Object.keys(t).length ? t : Object.fromEntries(kept);
+    }), 1000);
     return () => { ended = true; unsub(); unsubState(); clearInterval(t); };
   }, [channel.id]);
 

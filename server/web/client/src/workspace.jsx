@@ -100,7 +100,9 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const refresh = useCallback(() => api.get('/api/channels').then((all) => {
     marks.list ??= performance.now();
     if (!all.some((c) => c.is_member)) rendered();  // no unread counts to wait for
-    setChannels(all.filter((c) => !huddleRoom(c)));
+    // The same list as before keeps its objects: the open channel is not drawn again.
+    const next = all.filter((c) => !huddleRoom(c));
+    setChannels((prev) => (JSON.stringify(prev) === JSON.stringify(next) ? prev : next));
     setError(offlineOnly);
   }, (e) => setError(e.message)), [api]);
   useEffect(() => { if (status === 'online') setError(offlineOnly); }, [status]);
