@@ -95,6 +95,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const [error, setError] = useState('');
   const [menu, setMenu] = useState(false);
   const relayRole = useRelayRole(api);
+  const myNpub = useMemo(() => npub(signer.pubkey), [signer]);  // bech32, not again at every render
   const operator = relayRole === 'owner' || relayRole === 'admin';
 
   const refresh = useCallback(() => api.get('/api/channels').then((all) => {
@@ -200,7 +201,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const unreadIds = useRef(new Map());  // channel id -> Map of its unread messages' ids to their created_at
   const counted = useRef(new Set());    // live events already counted for the feed
   const [more, setMore] = useState(new Set());  // channels with more unread than were read
-  useEffect(() => {
+  // A layout effect: the REQ goes out as the list is drawn, not a frame later.
+  useLayoutEffect(() => {
     if (!followed.length) return;
     const listed = followed.map((c) => c.id);
     // The counts at once, from this browser's last reads; my read markers beside
@@ -438,7 +440,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
           <button type="submit">DM</button>
         </form>
         <footer>
-          <button class="me" id="my-name" title={'Change your name · ' + npub(signer.pubkey)} onClick={editName}>
+          <button class="me" id="my-name" title={'Change your name · ' + myNpub} onClick={editName}>
             <Avatar pubkey={signer.pubkey} people={people} size={22} /><span class={'dot ' + people.presence(signer.pubkey)} />{people.name(signer.pubkey)}
           </button>
           <button id="open-profile" title="Your picture, appearance, notifications" onClick={() => { setView({ type: 'profile' }); setMenu(false); }}>Settings</button>
