@@ -11,6 +11,7 @@ import { Avatar } from './avatar.jsx';
 import { EmojiButton, EmojiPicker, emojiSuggestions, emojiTags, emojiOf, CustomEmoji, ReactionEmoji, useTeamEmoji } from './emoji.jsx';
 import { useHuddle, useRecordings, HuddleButton, RecordingsPane } from './huddle.jsx';
 import { ours } from './api.js';
+import { firstRender } from './startup.js';
 
 const CLOCK = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
 const FULL = new Intl.DateTimeFormat([], { dateStyle: 'full', timeStyle: 'short' });
@@ -445,6 +446,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     let scheduled = false;
     let live = false;
     let stored = 0;
+    let ended = false;
     const flush = () => { scheduled = false; apply(state.current, batch); batch = []; setVersion((v) => v + 1); };
     const unsub = relay.subscribe(
       [{ kinds: KINDS, '#h': [channel.id], limit: PAGE }, { kinds: [20002], '#h': [channel.id] }],
@@ -458,7 +460,10 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
         batch.push(ev);
         if (live && !scheduled) { scheduled = true; requestAnimationFrame(flush); }
       },
-      () => {
+      // A channel open at start (reopened on reload) is drawn after the
+      // workspace's first frame, the sidebar and its counts, not before it.
+      () => firstRender.then(() => {
+        if (ended) return;
         live = true;
         historyAt.current = performance.now();
         flush();
@@ -466,7 +471,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
         if (readUntil) firstNew.current = timeline(state.current).find((ev) => ev.created_at > readUntil && ev.pubkey !== me)?.id ?? null;
         setLoaded(true);
         setHistory({ more: stored >= PAGE, loading: false });
-      },
+      }),
       (reason) => { setGone(reason || 'closed'); onChanged(); },
     );
     // The channel's group state changing (members, roles, name, topic) is re-read.
@@ -474,8 +479,13 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
       loadMembers().catch(() => {});
       onChanged();
     });
-    const t = setInterval(() => setTyping((t) => Object.fromEntries(Object.entries(t).filter(([, at]) => Date.now() - at < 5000))), 1000);
-    return () => { unsub(); unsubState(); clearInterval(t); };
+    // Typing older than 5 s goes; the same object when none did, so an idle
+    // channel is not drawn again every second.
+    const t = setInterval(() => setTyping((t) => {
+      const kept = Object.entries(t).filter(([, at]) => Date.now() - at < 5000);
+      return kept.length === Object.keys(t).length ? t : Object.fromEntries(kept);
+    }), 1000);
+    return () => { ended = true; unsub(); unsubState(); clearInterval(t); };
   }, [channel.id]);
 
   // Receipts of my messages (kind 28990, docs/reference/kinds.md §4): the newest
@@ -518,7 +528,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
     people.want(r.members.map((m) => m.pubkey));
   };
   useEffect(() => {
-    loadMembers().catch((e) => onError(e.message));
+    firstRender.then(loadMembers).catch((e) => onError(e.message));  // a NIP-98 signature and a request, off the start
     const t = setInterval(() => loadMembers().catch(() => {}), 30000);
     return () => clearInterval(t);
   }, [channel.id]);
@@ -538,7 +548,7 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
   useEffect(() => {
     if (!loaded) return;
     requestAnimationFrame(() => {
-      window.__buzzFirstRender = { channel: channel.id, messages: items.length, ms: performance.now() - started.current,
+      window.__buzzFirstRender = { channel: channel.id, messages: items.length, ms: performance.now() - started.current, at: performance.now(),
         history: historyAt.current - started.current };
     });
   }, [loaded]);

@@ -5,6 +5,8 @@
 // visit, with the same id (a copy the relay already stored is a "duplicate:",
 // which counts as sent). A refusal is kept with the relay's reason until the
 // person retries or discards it.
+import { firstRender } from './startup.js';
+
 const DB = 'buzz-outbox';
 const STORE = 'events';
 
@@ -23,7 +25,9 @@ export class Outbox {
     this.pubkey = pubkey;
     this.items = new Map();  // event id -> {id, event, channel, state: 'sending' | 'refused', reason}
     this.listeners = new Set();
-    this.db = open().catch(() => null);  // no IndexedDB (private mode): kept in memory only
+    // Opened after the workspace's first render: its first transaction held
+    // the page's thread for milliseconds on the start's path.
+    this.db = firstRender.then(open).catch(() => null);  // no IndexedDB (private mode): kept in memory only
     this.db.then((db) => db && this.tx(db, 'readonly', (s) => s.getAll())).then((all) => {
       for (const item of all || []) {
         if (item.event.pubkey !== this.pubkey || this.items.has(item.id)) continue;

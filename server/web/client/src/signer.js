@@ -2,8 +2,8 @@
 // a secret key kept in this browser's localStorage (generated or pasted nsec).
 // A signer is {pubkey, kind, sign(template) -> signed event}; its errors are
 // sentences a person can read.
-import { generateSecretKey, getPublicKey, getEventHash, verifyEvent } from 'nostr-tools/pure';
-import { schnorr } from '@noble/curves/secp256k1.js';
+import { generateSecretKey, getEventHash, verifyEvent } from 'nostr-tools/pure';
+import { schnorrKey } from './schnorr.js';
 import * as nip19 from 'nostr-tools/nip19';
 import { bytesToHex, hexToBytes } from 'nostr-tools/utils';
 
@@ -11,18 +11,17 @@ const KEY = 'buzz.secret';
 const EXTENSION = 'nip07';  // stored instead of a key: "signed in with the extension"
 
 // The public key is derived once, when first asked for (a kept key's page
-// opens its WebSocket first), and each signature reuses it: nostr-tools'
-// finalizeEvent derives it again for every event, a third more curve work.
+// opens its WebSocket first), and each signature reuses it (schnorr.js).
 function localSigner(sk) {
-  let pubkey;
-  const mine = () => (pubkey ??= getPublicKey(sk));
+  let key;
+  const mine = () => (key ??= schnorrKey(sk));
   const sign = async (t) => {
-    const ev = { ...t, pubkey: mine() };
+    const ev = { ...t, pubkey: mine().pubkey };
     ev.id = getEventHash(ev);
-    ev.sig = bytesToHex(schnorr.sign(hexToBytes(ev.id), sk));
+    ev.sig = bytesToHex(mine().sign(hexToBytes(ev.id)));
     return ev;
   };
-  return { get pubkey() { return mine(); }, kind: 'local', sign, remember: () => localStorage.setItem(KEY, bytesToHex(sk)),
+  return { get pubkey() { return mine().pubkey; }, kind: 'local', sign, remember: () => localStorage.setItem(KEY, bytesToHex(sk)),
     nsec: () => nip19.nsecEncode(sk) };
 }
 

@@ -95,12 +95,15 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const [error, setError] = useState('');
   const [menu, setMenu] = useState(false);
   const relayRole = useRelayRole(api);
+  const myNpub = useMemo(() => npub(signer.pubkey), [signer]);  // bech32, not again at every render
   const operator = relayRole === 'owner' || relayRole === 'admin';
 
   const refresh = useCallback(() => api.get('/api/channels').then((all) => {
     marks.list ??= performance.now();
     if (!all.some((c) => c.is_member)) rendered();  // no unread counts to wait for
-    setChannels(all.filter((c) => !huddleRoom(c)));
+    // The same list as before keeps its objects: the open channel is not drawn again.
+    const next = all.filter((c) => !huddleRoom(c));
+    setChannels((prev) => (JSON.stringify(prev) === JSON.stringify(next) ? prev : next));
     setError(offlineOnly);
   }, (e) => setError(e.message)), [api]);
   useEffect(() => { if (status === 'online') setError(offlineOnly); }, [status]);
@@ -198,7 +201,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const unreadIds = useRef(new Map());  // channel id -> Map of its unread messages' ids to their created_at
   const counted = useRef(new Set());    // live events already counted for the feed
   const [more, setMore] = useState(new Set());  // channels with more unread than were read
-  useEffect(() => {
+  // A layout effect: the REQ goes out as the list is drawn, not a frame later.
+  useLayoutEffect(() => {
     if (!followed.length) return;
     const listed = followed.map((c) => c.id);
     // The counts at once, from this browser's last reads; my read markers beside
@@ -269,9 +273,10 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
       show();
       // The workspace's first render (its channels and unread counts drawn),
       // from the page's navigation: recorded for docs/performance.md.
+      // What waits for it starts in a task of its own, after that frame is painted.
       if (!window.__buzzWorkspace) requestAnimationFrame(() => {
         window.__buzzWorkspace = { ms: performance.now(), channels: listed.length, auth: relay.readyAt, ...marks };
-        rendered();
+        setTimeout(rendered);
       });
     });
     return stop;
@@ -435,7 +440,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
           <button type="submit">DM</button>
         </form>
         <footer>
-          <button class="me" id="my-name" title={'Change your name · ' + npub(signer.pubkey)} onClick={editName}>
+          <button class="me" id="my-name" title={'Change your name · ' + myNpub} onClick={editName}>
             <Avatar pubkey={signer.pubkey} people={people} size={22} /><span class={'dot ' + people.presence(signer.pubkey)} />{people.name(signer.pubkey)}
           </button>
           <button id="open-profile" title="Your picture, appearance, notifications" onClick={() => { setView({ type: 'profile' }); setMenu(false); }}>Settings</button>
