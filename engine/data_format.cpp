@@ -8,6 +8,7 @@
 #include "engine/expiry_upgrade.h"
 #include "engine/record_key_upgrade.h"
 #include "engine/rocks_database.h"
+#include "engine/tag_kind_upgrade.h"
 
 namespace buzz::engine {
 namespace {
@@ -41,7 +42,10 @@ Status upgrade_data_format(RocksDatabase& db) {
   if (*found < 2) {
     if (Status s = upgrade_record_keys(db); !s) return s;  // 1 -> 2
   }
-  if (Status s = upgrade_expiry_index(db); !s) return s;  // 2 -> 3
+  if (*found < 3) {
+    if (Status s = upgrade_expiry_index(db); !s) return s;  // 2 -> 3
+  }
+  if (Status s = upgrade_tag_kind_index(db); !s) return s;  // 3 -> 4
   rocksdb::WriteBatch batch;
   (void)batch.Put(db.defaults(), kDataFormatKey, std::to_string(kDataFormatVersion));
   (void)batch.Put(db.defaults(), kDataFormatWriterKey, binary_version);

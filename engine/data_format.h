@@ -5,8 +5,9 @@
 // Runs inside RocksDatabase::open, before anything reads the store: a
 // directory of an older format is upgraded in place, step by step (format 1,
 // records keyed by id, becomes 2 through record_key_upgrade.h, 2 becomes 3,
-// records with their NIP-40 expiration, through expiry_upgrade.h); a directory of
-// a newer format is refused with the version it needs, and nothing is written.
+// records with their NIP-40 expiration, through expiry_upgrade.h, 3 becomes 4,
+// tags indexed with their kind, through tag_kind_upgrade.h); a directory of a
+// newer format is refused with the version it needs, and nothing is written.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@ namespace buzz::engine {
 class RocksDatabase;
 
 // The format this binary reads and writes.
-inline constexpr uint32_t kDataFormatVersion = 3;
+inline constexpr uint32_t kDataFormatVersion = 4;
 
 // The default family's keys.
 inline constexpr const char* kDataFormatKey = "data_format";

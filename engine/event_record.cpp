@@ -168,4 +168,10 @@ std::string tag_prefix(char name, std::string_view value) {
   return k;
 }
 
+std::string tag_kind_prefix(char name, std::string_view value, uint16_t kind) {
+  std::string k = tag_prefix(name, value);
+  put_u16(&k, kind);
+  return k;
+}
+
 }  // namespace buzz::engine

@@ -72,6 +72,7 @@ std::string kind_prefix(uint16_t kind);
 std::string author_prefix(const uint8_t* pubkey);
 std::string author_kind_prefix(const uint8_t* pubkey, uint16_t kind);
 std::string tag_prefix(char name, std::string_view value);
+std::string tag_kind_prefix(char name, std::string_view value, uint16_t kind);
 
 // The index.expiry key of a record: expires_at (8, not inverted: the earliest
 // first) | the record's key (~created_at | id).

@@ -24,7 +24,7 @@ constexpr const char* kFamilyNames[] = {
     "index.tag",      "pointers",           "relay_members",      "channels",
     "channel_members", "threads",           "audit_pending",
     "api_tokens",     "users",              "pubkey_allowlist",   "workflows",
-    "event_ids",      "relay_policy",       "index.expiry",
+    "event_ids",      "relay_policy",       "index.expiry",       "index.tag_kind",
 };
 static_assert(std::size(kFamilyNames) == size_t(Family::kCount));
 
@@ -38,6 +38,7 @@ std::optional<size_t> index_prefix_bytes(Family f) {
     case Family::kIndexAuthor: return author_prefix(pubkey).size();
     case Family::kIndexAuthorKind: return author_kind_prefix(pubkey, 0).size();
     case Family::kIndexTag: return tag_prefix('t', "").size();
+    case Family::kIndexTagKind: return tag_kind_prefix('t', "", 0).size();
     default: return std::nullopt;
   }
 }

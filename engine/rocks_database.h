@@ -42,6 +42,7 @@ enum class Family : uint8_t {
   kEventIds,         // id -> storage family (1) | ~created_at (8): where an event's record is
   kRelayPolicy,      // bans, blocked addresses, the relay's own NIP-11 texts (server/access/relay_policy.h)
   kIndexExpiry,      // expires_at | ~created_at | id -> kind: NIP-40's reaper, earliest first (data format 3)
+  kIndexTagKind,     // letter | xxh3(value) | kind | ~created_at | id: a tag asked with kinds (data format 4)
   kCount,
 };
 

@@ -20,8 +20,10 @@ namespace {
 // How many index entries one query or count may examine before it stops.
 constexpr size_t kQueryScanBudget = 100'000;
 constexpr size_t kCountScanBudget = 10'000'000;
-// Above this many (author, kind) pairs the planner scans by author alone.
+// Above this many (author, kind) pairs the planner scans by author alone, and
+// above this many (tag value, kind) pairs by tag alone: a cursor a pair.
 constexpr size_t kMaxAuthorKindPairs = 256;
+constexpr size_t kMaxTagKindPairs = 256;
 
 rocksdb::Slice as_slice(const uint8_t* p, size_t n) { return {reinterpret_cast<const char*>(p), n}; }
 
@@ -90,14 +92,22 @@ class RocksEventStore::Batch {
     apply(Family::kIndexKind, kind_prefix(f.kind));
     apply(Family::kIndexAuthor, author_prefix(f.pubkey));
     apply(Family::kIndexAuthorKind, author_kind_prefix(f.pubkey, f.kind));
+    // Each tag twice: alone, and with the kind for the filters that name kinds
+    // too, which then read only their matches (docs/storage.md).
+    auto apply_tag = [&](char name, std::string_view value) {
+      std::string key = tag_prefix(name, value);
+      apply(Family::kIndexTag, key);
+      put_u16(&key, f.kind);
+      apply(Family::kIndexTagKind, std::move(key));
+    };
     bool channel_tagged = false;
     for (const TagRef& t : f.tags) {
-      apply(Family::kIndexTag, tag_prefix(t.name, t.value));
+      apply_tag(t.name, t.value);
       channel_tagged |= t.name == 'h' && t.value == f.channel;
     }
     // #h matches the stored channel (Filter::matches), so index that channel
     // under h even when no h tag names it (kinds 5 and 7 inherit their target's).
-    if (!channel_tagged && !f.channel.empty()) apply(Family::kIndexTag, tag_prefix('h', f.channel));
+    if (!channel_tagged && !f.channel.empty()) apply_tag('h', f.channel);
   }
 
   // True if the record exists and is not deleted.
@@ -449,7 +459,14 @@ Status RocksEventStore::scan(const Filter& filter, size_t budget,
   for (const TagFilter& t : filter.tags) {
     if (!best_tag || t.values.size() < best_tag->values.size()) best_tag = &t;
   }
-  if (best_tag) {
+  if (best_tag && filter.kinds && best_tag->values.size() * filter.kinds->size() <= kMaxTagKindPairs) {
+    // Every entry scanned is a match but for the rare hash collision: the
+    // tag's entries of other kinds are never passed over.
+    fam = Family::kIndexTagKind;
+    for (const std::string& v : best_tag->values) {
+      for (uint16_t k : *filter.kinds) prefixes.push_back(tag_kind_prefix(best_tag->name, v, k));
+    }
+  } else if (best_tag) {
     fam = Family::kIndexTag;
     for (const std::string& v : best_tag->values) prefixes.push_back(tag_prefix(best_tag->name, v));
   } else {

@@ -31,8 +31,12 @@ constexpr unsigned kRingEntries = 4096;
 // above it still work, named by number.
 constexpr rlim_t kMaxFileTable = 1 << 16;
 constexpr uint16_t kBufferGroup = 0;
-constexpr unsigned kBufferCount = 512;   // power of two
+constexpr unsigned kBufferCount = 512;   // power of two: the ring's size, the most buffers a loop provides
 constexpr size_t kBufferBytes = 4096;
+// Buffers provided at start. The kernel takes them in ring order, so every
+// buffer provided is soon resident however few receives are in flight: the
+// pool starts small and doubles only when receives run out (Loop::run).
+constexpr unsigned kFirstBuffers = 32;
 constexpr size_t kMaxFramesPerSend = 256;
 constexpr uint32_t kCloseGraceTicks = 5;  // seconds a closing connection may go without progress
 // Seconds a lingering HTTP connection may keep sending a refused body: a 50 MiB
@@ -118,12 +122,11 @@ Loop::Loop(uint16_t index, const LoopOptions& options, Service& service)
     throw std::runtime_error(std::string("io_uring_register_buf_ring: ") + strerror(-r));
   }
   io_uring_buf_ring_init(buf_ring_);
-  buffers_ = static_cast<char*>(::operator new(kBufferCount * kBufferBytes));
-  for (unsigned i = 0; i < kBufferCount; ++i) {
-    io_uring_buf_ring_add(buf_ring_, buffers_ + i * kBufferBytes, kBufferBytes, uint16_t(i),
-                          io_uring_buf_ring_mask(kBufferCount), int(i));
-  }
-  io_uring_buf_ring_advance(buf_ring_, kBufferCount);
+  // Reserved whole, resident only where a receive has written.
+  void* buffers = mmap(nullptr, kBufferCount * kBufferBytes, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (buffers == MAP_FAILED) throw std::runtime_error("mmap for the receive buffers failed");
+  buffers_ = static_cast<char*>(buffers);
+  provide_buffers(kFirstBuffers);
 
   // Best effort: without a file table every operation names the plain fd.
   rlimit files{};
@@ -144,7 +147,17 @@ Loop::~Loop() {
   if (inbox_fd_ >= 0) ::close(inbox_fd_);
   io_uring_queue_exit(&ring_);
   if (buf_ring_) munmap(buf_ring_, buf_ring_bytes_);
-  ::operator delete(buffers_);
+  if (buffers_) munmap(buffers_, kBufferCount * kBufferBytes);
+}
+
+void Loop::provide_buffers(unsigned n) {
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned bid = buffers_provided_ + i;
+    io_uring_buf_ring_add(buf_ring_, buffers_ + size_t(bid) * kBufferBytes, kBufferBytes, uint16_t(bid),
+                          io_uring_buf_ring_mask(kBufferCount), int(i));
+  }
+  io_uring_buf_ring_advance(buf_ring_, n);
+  buffers_provided_ += n;
 }
 
 io_uring_sqe* Loop::sqe() {
@@ -220,9 +233,10 @@ void Loop::run() {
     }
     io_uring_cq_advance(&ring_, seen);
     // Receives that stopped for lack of buffers resume once this batch has
-    // given its buffers back.
+    // given its buffers back, with twice the buffers while the ring has room.
     if (recv_starved_) {
       recv_starved_ = false;
+      if (buffers_provided_ < kBufferCount) provide_buffers(std::min(buffers_provided_, kBufferCount - buffers_provided_));
       for (Connection* c : starved_) {
         if (c->phase_ != Connection::Phase::kDead && !c->recv_armed_ && !c->read_paused_) arm_recv(*c);
       }

@@ -173,6 +173,7 @@ class Loop {
   // lookup per operation.
   static void use_file_table(io_uring_sqe* s, const Connection& c);
   void arm_accept();
+  void provide_buffers(unsigned n);  // the next n of the receive buffers into the ring
   void arm_recv(Connection& c);
   void arm_tick();
   void arm_inbox();
@@ -272,10 +273,12 @@ class Loop {
   std::function<void()> on_reading_stopped_;
   uint32_t turn_ = 0;  // turns of run()'s loop: one batch of completions and posted tasks
 
-  // Provided receive buffers: kBufferCount × kBufferBytes, shared by every connection.
+  // Provided receive buffers: up to kBufferCount × kBufferBytes, shared by
+  // every connection; the first buffers_provided_ of them are in the ring.
   io_uring_buf_ring* buf_ring_ = nullptr;
   char* buffers_ = nullptr;
   size_t buf_ring_bytes_ = 0;
+  unsigned buffers_provided_ = 0;
   bool recv_starved_ = false;  // some receives stopped for lack of buffers
 
   // Registered files: connection sockets live in the ring's sparse file table

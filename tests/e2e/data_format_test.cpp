@@ -1,11 +1,13 @@
 // End-to-end tests of the data directory's format version (engine/data_format.h,
 // docs/storage.md "Format version") against the real binary, on a directory
 // written by the binary of format 2 and kept as a fixture (fixtures/data-format-2,
-// made by its make.sh: a channel and five messages): upgraded to format 3 and served, its messages read; without its format
-// record (a format-1 directory) it is upgraded in place through 2 to 3; at a higher format
+// made by its make.sh: a channel and five messages): upgraded to format 4 and served, its messages read; without its format
+// record (a format-1 directory) it is upgraded in place through 2 and 3 to 4; at a higher format
 // than the binary's it is refused with the version it needs. A format-2 directory holding
 // events with NIP-40 expirations (fixtures/data-format-2-expiration) has them indexed by
-// the upgrade: the expired one is never served and the reaper erases it.
+// the upgrade: the expired one is never served and the reaper erases it. Format 3's
+// fixture gains its tags by kind (index.tag_kind), which the messages' query by kind and
+// channel reads; format 4's is served as it is.
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 
@@ -100,18 +102,18 @@ class DataFormatTest : public ::testing::Test {
 };
 
 TEST_F(DataFormatTest, TheFormat2FixtureIsUpgradedAndServed) {
-  EXPECT_NE(version_json().find(dir_format(2) + ",\"written_by\":\"0.1.0\"},\"data_format\":3,"), std::string::npos)
+  EXPECT_NE(version_json().find(dir_format(2) + ",\"written_by\":\"0.1.0\"},\"data_format\":4,"), std::string::npos)
       << version_json();
   expect_served();
-  EXPECT_NE(version_json().find(dir_format(3)), std::string::npos);
-  expect_served();  // and again, as format 3
+  EXPECT_NE(version_json().find(dir_format(4)), std::string::npos);
+  expect_served();  // and again, as format 4
 }
 
 TEST_F(DataFormatTest, ADirectoryWithoutItsFormatRecordIsUpgradedInPlace) {
   edit_format({}, {"data_format", "data_format_written_by", "record_layout"});
   EXPECT_NE(version_json().find(dir_format(1) + ",\"written_by\":null}"), std::string::npos) << version_json();
   expect_served();
-  EXPECT_NE(version_json().find(dir_format(3)), std::string::npos) << version_json();
+  EXPECT_NE(version_json().find(dir_format(4)), std::string::npos) << version_json();
 }
 
 TEST_F(DataFormatTest, ANewerFormatIsRefusedWithTheVersionItNeeds) {
@@ -121,7 +123,7 @@ TEST_F(DataFormatTest, ANewerFormatIsRefusedWithTheVersionItNeeds) {
   std::string out = run_buzz("serve --open --bind 127.0.0.1:0 --data-dir " + dir_, &status);
   EXPECT_EQ(status, 1) << out;
   EXPECT_NE(out.find("format 99 (written by buzz 9.9.9)"), std::string::npos) << out;
-  EXPECT_NE(out.find("reads format 3 or older"), std::string::npos) << out;
+  EXPECT_NE(out.find("reads format 4 or older"), std::string::npos) << out;
   // Offline commands refuse it the same way, and nothing was changed.
   out = run_buzz("reindex --data-dir " + dir_, &status);
   EXPECT_EQ(status, 1) << out;
@@ -134,11 +136,25 @@ class DataFormat3Test : public DataFormatTest {
   std::string fixture() const override { return BUZZ_DATA_FORMAT_3_FIXTURE; }
 };
 
-TEST_F(DataFormat3Test, TheCurrentFormatsFixtureIsServedAsItIs) {
-  EXPECT_NE(version_json().find(dir_format(3) + ",\"written_by\":\"0.1.0\"},\"data_format\":3,"), std::string::npos)
+// Its messages are asked by kind and channel, which reads index.tag_kind
+// alone: served only if the 3 -> 4 step wrote their entries (engine/tag_kind_upgrade.h).
+TEST_F(DataFormat3Test, TheFormat3FixtureGainsItsTagsByKindAndIsServed) {
+  EXPECT_NE(version_json().find(dir_format(3) + ",\"written_by\":\"0.1.0\"},\"data_format\":4,"), std::string::npos)
       << version_json();
   expect_served();
-  EXPECT_NE(version_json().find(dir_format(3)), std::string::npos);
+  EXPECT_NE(version_json().find(dir_format(4)), std::string::npos);
+}
+
+class DataFormat4Test : public DataFormatTest {
+ protected:
+  std::string fixture() const override { return BUZZ_DATA_FORMAT_4_FIXTURE; }
+};
+
+TEST_F(DataFormat4Test, TheCurrentFormatsFixtureIsServedAsItIs) {
+  EXPECT_NE(version_json().find(dir_format(4) + ",\"written_by\":\"0.1.0\"},\"data_format\":4,"), std::string::npos)
+      << version_json();
+  expect_served();
+  EXPECT_NE(version_json().find(dir_format(4)), std::string::npos);
 }
 
 // Format 2 stored events with an expiration tag as any other; the upgrade to 3

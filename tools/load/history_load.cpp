@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -68,12 +69,26 @@ void run_history(const Options& o) {
     engine::RocksEventStore store(**db);
     uint64_t base = engine::unix_now() - uint64_t(o.events);
     std::vector<engine::Event> batch;
+    // Two topics cut across the others, as an outside load tool's did: one
+    // eighth of the events, of ten kinds in turn, carry "spread" too (a tenth of
+    // them kind 1); another eighth carry "old", kind 1 in the oldest 40 % of the
+    // store and kind 7 after it. Asked by kind 1 and topic, the first must pass
+    // over nine entries of other kinds for each match, the second over the
+    // newer 60 % of its entries before its first match.
+    static constexpr uint16_t kSpreadKinds[] = {1, 6, 7, 16, 1063, 1068, 1111, 1984, 9735, 9802};
     for (int i = 0; i < o.events; ++i) {
       engine::Event e;
       e.kind = uint16_t(i % 4 == 0 ? 7 : 1);
       e.created_at = base + uint64_t(i);
       e.pubkey = authors[size_t(i % 100)].pubkey;
       e.tags = {{"t", "tag" + std::to_string(i % 200)}};
+      if (i % 8 == 5) {
+        e.kind = kSpreadKinds[size_t(i / 8) % std::size(kSpreadKinds)];
+        e.tags.push_back({"t", "spread"});
+      } else if (i % 8 == 7) {
+        e.kind = uint16_t(i < o.events / 10 * 4 ? 1 : 7);
+        e.tags.push_back({"t", "old"});
+      }
       e.content = "history event " + std::to_string(i);
       e.id = engine::compute_id(e);
       e.raw = engine::serialize_event(e);
@@ -102,6 +117,8 @@ void run_history(const Options& o) {
       {"kind", R"({"kinds":[1],"limit":500})"},
       {"author", "{\"kinds\":[1],\"authors\":[\"" + engine::to_hex(authors[7].pubkey) + "\"],\"limit\":500}"},
       {"tag", R"({"kinds":[1],"#t":["tag42"],"limit":500})"},
+      {"tag_spread", R"({"kinds":[1],"#t":["spread"],"limit":500})"},
+      {"tag_old", R"({"kinds":[1],"#t":["old"],"limit":500})"},
   };
   for (const auto& [name, filter] : shapes) {
     std::vector<double> lat;
