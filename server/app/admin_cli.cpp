@@ -30,7 +30,7 @@
 namespace buzz::server {
 namespace {
 
-constexpr const char* kAdminUsage = R"(Usage: buzz admin <command> [options]
+constexpr const char* kAdminHead = R"(Usage: buzz admin <command> [options]
 
 Commands that work offline and on a running relay (NIP-86; docs/reference/nip86.md):
   add-member --pubkey HEX [--role member|admin|owner]   add (or change) a relay member; online the
@@ -62,20 +62,37 @@ Offline only (the data directory must not be in use):
   reconcile-channels [--relay-key HEX|nsec] [--json]   give each channel without group state its 39000,
                                                        39001 and 39002 (after importing a database),
                                                        signed with the relay's key
-
-Options:
-  --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data)
-  --relay URL      a running relay (ws://, wss://, http:// or https://): its NIP-86 API. Without it,
-                   a data directory a relay is serving is reached at the address in <data-dir>/serving
-  --key K          the owner's or an admin's secret key, hex or nsec, for NIP-86 (env BUZZ_PRIVATE_KEY;
-                   default: <data-dir>/owner.key when the relay made one)
-  --relay-key K    the relay's secret key, hex or nsec (env BUZZ_RELAY_PRIVATE_KEY,
-                   default the data directory's relay.key, as `buzz serve` uses)
-  --json           machine-readable output
 )";
 
+const options::Option kAdminOptions[] = {
+    {.name = "data-dir", .env = "BUZZ_DATA_DIR", .value = "DIR", .default_text = "./data", .help = "data directory"},
+    {.name = "relay", .value = "URL",
+     .help = "a running relay (ws://, wss://, http:// or https://): its NIP-86 API. Without it, a data directory a "
+             "relay is serving is reached at the address in <data-dir>/serving"},
+    {.name = "key", .env = "BUZZ_PRIVATE_KEY", .value = "K", .default_text = "<data-dir>/owner.key when the relay made one",
+     .help = "the owner's or an admin's secret key, hex or nsec, for NIP-86"},
+    {.name = "relay-key", .env = "BUZZ_RELAY_PRIVATE_KEY", .value = "K",
+     .default_text = "the data directory's relay.key, as `buzz serve` uses", .help = "the relay's secret key, hex or nsec"},
+    {.name = "json", .help = "machine-readable output"},
+    options::section("Options of the commands above:"),
+    {.name = "pubkey", .value = "HEX", .help = "the member's, banned or allowed pubkey, or the token's owner"},
+    {.name = "role", .value = "ROLE", .default_text = "member", .help = "add-member: member, admin or owner"},
+    {.name = "reason", .value = "TEXT", .help = "why a pubkey, event or address is refused"},
+    {.name = "id", .value = "HEX", .help = "the event's id"},
+    {.name = "ip", .value = "ADDRESS", .help = "the address to block or unblock"},
+    {.name = "note", .value = "TEXT", .help = "allowlist-add: a note kept beside the pubkey"},
+    {.name = "name", .value = "T", .help = "set-relay-info: the NIP-11 name; mint-token: the token's name"},
+    {.name = "description", .value = "T", .help = "set-relay-info: the NIP-11 description"},
+    {.name = "icon", .value = "URL", .help = "set-relay-info: the NIP-11 icon"},
+    {.name = "scopes", .value = "S,S", .help = "mint-token: the token's scopes"},
+    {.name = "channels", .value = "ID,ID", .help = "mint-token: the channels the token is limited to"},
+    {.name = "expires-days", .value = "N", .help = "mint-token: days until the token expires (1-365)"},
+};
+
+std::string admin_usage() { return usage_text(kAdminHead, kAdminOptions); }
+
 int usage_error(const std::string& why) {
-  std::fprintf(stderr, "buzz admin: %s\n\n%s", why.c_str(), kAdminUsage);
+  std::fprintf(stderr, "buzz admin: %s\n\n%s", why.c_str(), admin_usage().c_str());
   return kExitUsage;
 }
 
@@ -177,8 +194,7 @@ int allowlist(const std::string& cmd, const ParsedArgs& args, const engine::Pubk
 // the relay's own pubkey (NIP-11 `self`).
 int reconcile(const ParsedArgs& args, const std::string& data_dir, engine::RocksDatabase& db, bool json) {
   auto failed = [](const std::string& why) { return std::fprintf(stderr, "buzz admin: %s\n", why.c_str()), kExitFailure; };
-  const char* env_key = std::getenv("BUZZ_RELAY_PRIVATE_KEY");
-  std::string given = args.get("relay-key").value_or(env_key ? env_key : "");
+  std::string given = args.get("relay-key").value_or("");
   engine::Result<engine::Keypair> key = engine::Error{""};
   if (given.empty()) {
     key = load_relay_key(data_dir, "");
@@ -225,8 +241,7 @@ engine::Result<std::unique_ptr<AdminTarget>> online_admin(const ParsedArgs& args
     if (listen.starts_with("0.0.0.0:")) listen = "127.0.0.1" + listen.substr(7);
     endpoint = "http://" + listen + "/";
   }
-  const char* env_key = std::getenv("BUZZ_PRIVATE_KEY");
-  std::string given = args.get("key").value_or(env_key ? env_key : "");
+  std::string given = args.get("key").value_or("");
   engine::Result<engine::Keypair> key = engine::Error{""};
   if (!given.empty()) {
     auto parsed = engine::parse_secret_key(given);
@@ -387,12 +402,10 @@ int set_relay_info(AdminTarget& target, const ParsedArgs& args, bool json) {
 }  // namespace
 
 int run_admin(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"json"},
-                               {"channels", "data-dir", "description", "expires-days", "icon", "id", "ip", "key", "name",
-                                "note", "pubkey", "reason", "relay", "relay-key", "role", "scopes"});
+  ParsedArgs args = parse_args(argc, argv, 2, kAdminOptions);
   if (!args.error.empty()) return usage_error(args.error);
   if (args.has("help") || args.positional.empty()) {
-    std::fputs(kAdminUsage, args.has("help") ? stdout : stderr);
+    std::fputs(admin_usage().c_str(), args.has("help") ? stdout : stderr);
     return args.has("help") ? kExitOk : kExitUsage;
   }
   const std::string cmd = args.positional[0];
@@ -419,8 +432,7 @@ int run_admin(int argc, char** argv) {
     return usage_error("unknown command '" + cmd + "'");
   }
 
-  const char* env_dir = std::getenv("BUZZ_DATA_DIR");
-  std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
+  std::string data_dir = args.get("data-dir").value_or("./data");
   engine::Pubkey pk{};
   if (cmd == "add-member" || cmd == "remove-member" || cmd == "mint-token" || cmd == "allowlist-add" ||
       cmd == "allowlist-remove") {

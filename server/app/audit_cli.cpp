@@ -18,20 +18,28 @@
 namespace buzz::server {
 namespace {
 
-constexpr const char* kAuditUsage = R"(Usage: buzz audit <command> [options]
+constexpr const char* kAuditHead = R"(Usage: buzz audit <command> [options]
 
 Commands:
   verify [--from SEQ] [--to SEQ]   check the chain; prints one JSON line, exit 1 if damaged
   tail [-n N | --lines N]          print the last N entries (default 20) as JSON lines
   head                             print the newest entry's {"seq":N,"hash":"…"} for external anchoring
-
-Options:
-  --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data); the log is DIR/audit
-  --store URL      the chain of `buzz serve --store postgres://…` (env BUZZ_STORE): its audit_log table
 )";
 
+const options::Option kAuditOptions[] = {
+    {.name = "data-dir", .env = "BUZZ_DATA_DIR", .value = "DIR", .default_text = "./data",
+     .help = "data directory; the log is DIR/audit"},
+    {.name = "store", .env = "BUZZ_STORE", .value = "URL",
+     .help = "the chain of `buzz serve --store postgres://…`: its audit_log table"},
+    {.name = "from", .value = "SEQ", .default_text = "1", .help = "verify: the first entry checked"},
+    {.name = "to", .value = "SEQ", .help = "verify: the last entry checked (default the head)"},
+    {.name = "lines", .short_name = 'n', .value = "N", .default_text = "20", .help = "tail: the entries printed"},
+};
+
+std::string audit_usage() { return usage_text(kAuditHead, kAuditOptions); }
+
 int usage_error(const std::string& why) {
-  std::fprintf(stderr, "buzz audit: %s\n\n%s", why.c_str(), kAuditUsage);
+  std::fprintf(stderr, "buzz audit: %s\n\n%s", why.c_str(), audit_usage().c_str());
   return kExitUsage;
 }
 
@@ -69,27 +77,19 @@ int tail(const Chain& chain, size_t n, bool head_only) {
 }  // namespace
 
 int run_audit(int argc, char** argv) {
-  // `-n N` is the one short option; it means --lines.
-  std::vector<char*> args(argv, argv + argc);
-  static char kLines[] = "--lines";
-  for (char*& a : args) {
-    if (std::string(a) == "-n") a = kLines;
-  }
-  ParsedArgs parsed = parse_args(int(args.size()), args.data(), 2, {}, {"data-dir", "store", "from", "to", "lines"});
+  ParsedArgs parsed = parse_args(argc, argv, 2, kAuditOptions);
   if (!parsed.error.empty()) return usage_error(parsed.error);
   if (parsed.has("help") || parsed.positional.empty()) {
-    std::fputs(kAuditUsage, parsed.has("help") ? stdout : stderr);
+    std::fputs(audit_usage().c_str(), parsed.has("help") ? stdout : stderr);
     return parsed.has("help") ? kExitOk : kExitUsage;
   }
   if (parsed.positional.size() > 1) return usage_error("unexpected argument '" + parsed.positional[1] + "'");
   const std::string cmd = parsed.positional[0];
-  const char* env_dir = std::getenv("BUZZ_DATA_DIR");
-  const char* env_store = std::getenv("BUZZ_STORE");
   Chain chain;
-  chain.dir = parsed.get("data-dir").value_or(env_dir ? env_dir : "./data") + "/audit";
-  const std::string store = parsed.get("store").value_or(env_store ? env_store : "");
+  chain.dir = parsed.get("data-dir").value_or("./data") + "/audit";
+  const std::string store = parsed.get("store").value_or("");
 
-  for (const auto& [key, value] : parsed.options) {
+  for (const std::string& key : parsed.given) {
     const bool known = key == "data-dir" || key == "store" || (cmd == "verify" && (key == "from" || key == "to")) ||
                        (cmd == "tail" && key == "lines");
     if (!known) return usage_error("unknown option --" + key + " for '" + cmd + "'");
