@@ -332,8 +332,9 @@ int run_serve(int argc, char** argv) {
   const std::string media_url =
       cfg.media_base_url.empty() ? nip98_base_url(cfg.effective_relay_url()) + "/media" : cfg.media_base_url;
   const engine::ImetaChecker imeta(*media_store, media_url);
-  const Services services{store,      team,    membership, presence, tokens, profiles, gatekeeper,
-                          throttle,   history, writer,     stats,    imeta};
+  KeyProver prover(tokens, gatekeeper, membership);
+  const Services services{store,  team,     membership, presence, tokens, profiles, gatekeeper,
+                          prover, throttle, history,    writer,   stats,  imeta};
   NegLimits neg_limits;
   neg_limits.frame_bytes = neg_frame_bytes(size_t(cfg.max_message_bytes));
   neg_limits.idle_ms = cfg.neg_idle_timeout * 1000;
@@ -346,7 +347,7 @@ int run_serve(int argc, char** argv) {
                uint64_t(cfg.upload_bytes_per_pubkey), uint32_t(cfg.min_upload_rate), media_store->root() + "/tmp",
                media_url, blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url()),
                nip98_base_url(cfg.effective_relay_url())},
-              {*media_store, team, membership, tokens, gatekeeper, throttle, writer, stats});
+              {*media_store, team, membership, tokens, gatekeeper, prover, throttle, writer, stats});
   Workflows::Options workflow_options;
   workflow_options.max_concurrent = uint32_t(cfg.workflow_max_concurrent);
   workflow_options.tick = std::chrono::seconds(cfg.workflow_tick);

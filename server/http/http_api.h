@@ -229,7 +229,6 @@ class HttpApi final : public HttpAnswers {
   const engine::Keypair key_;
   CorsPolicy cors_;
   RateLimiter mint_limiter_;
-  Nip98ReplayCache nip98_replays_;
   LinkPreviews previews_;
   std::unique_ptr<AuditReads> audit_;  // null without an AuditSource
   // Per loop, the requests waiting for the writer's answer: their Origin, for
