@@ -63,13 +63,12 @@ std::optional<net::HttpResponse> HttpApi::authenticate_http(const net::HttpReque
     // The bridge speaks NIP-98 only, in upstream HEAD's words (docs/reference/rest-api.md §1.3).
     return api_error(401, "missing Nostr auth");
   } else {
-    const std::string base_url = nip98_base_url(options_.relay_url);
-    auto proven = s_.prover.prove(req, {.url = base_url, .body = req.body, .payload_required = minting}, now);
+    auto proven = s_.prover.prove(req, {.url = signed_url_, .body = req.body, .payload_required = minting}, now);
     if (const ProofError* e = std::get_if<ProofError>(&proven)) return refused_proof(*e, minting);
     proof = std::move(std::get<KeyProof>(proven));
   }
   who->pubkey = proof.pubkey;
-  who->grant = proof.grant;
+  who->grant = std::move(proof.grant);
   who->token = proof.token;
   who->unverified = by_header;
   // Calls that change state are audited like a WebSocket AUTH (docs/reference/audit.md §5.2).

@@ -220,6 +220,7 @@ class HttpApi final : public HttpAnswers {
   std::function<void(net::HttpResponse)> answer_later(net::Loop& loop, net::ConnId to);
 
   const Options options_;
+  const std::string signed_url_;  // what a NIP-98 signature names: RELAY_URL as http(s), made once
   const Services& s_;
   Relay& relay_;
   Media& media_;

@@ -66,8 +66,7 @@ std::optional<net::HttpResponse> HttpApi::nip86_call(net::Loop& loop, net::Conne
   const uint64_t now = engine::unix_now();
   std::string_view auth = req.header("authorization");
   if (!auth.starts_with("Nostr ")) return rpc_error(401, "unauthorized: a NIP-98 Authorization header is required");
-  const std::string base_url = nip98_base_url(options_.relay_url);
-  auto proven = s_.prover.prove(req, {.url = base_url, .body = req.body, .payload_required = true}, now);
+  auto proven = s_.prover.prove(req, {.url = signed_url_, .body = req.body, .payload_required = true}, now);
   if (const ProofError* e = std::get_if<ProofError>(&proven)) return rpc_error(401, "unauthorized: " + e->detail);
   const std::optional<Nip98Signer>& signer = std::get<KeyProof>(proven).signed_request;
   const std::optional<RelayRole> role = s_.membership.role(signer->pubkey);
