@@ -92,7 +92,7 @@ class ArgvReader {
       if (i + 1 >= argc_) return refuse("a value is required for '" + spelled(o) + "' but none was supplied"), i;
       value = argv_[++i];
     }
-    if (!out_.given.insert(o.name).second && !o.repeatable) {
+    if (!out_.given.insert(o.name).second && !o.repeatable && !o.last_wins) {
       return refuse("the argument '--" + std::string(o.name) + "' cannot be used multiple times"), i;
     }
     if (std::string why = o.parse(*value); !why.empty()) {

@@ -40,6 +40,7 @@ struct Option {
   bool repeatable = false;             // given again, parsed again (else refused the second time)
   bool hidden = false;                 // parsed, but not listed by help
   const char* env_alias = nullptr;     // an older variable, read when env is unset
+  bool last_wins = false;              // given again, the last value stands (neither refused nor listed as repeatable)
 };
 
 // A heading in help's list: a row with neither name nor variable.

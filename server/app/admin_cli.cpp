@@ -30,7 +30,7 @@
 namespace buzz::server {
 namespace {
 
-constexpr const char* kAdminUsage = R"(Usage: buzz admin <command> [options]
+constexpr const char* kAdminHead = R"(Usage: buzz admin <command> [options]
 
 Commands that work offline and on a running relay (NIP-86; docs/reference/nip86.md):
   add-member --pubkey HEX [--role member|admin|owner]   add (or change) a relay member; online the
@@ -62,17 +62,34 @@ Offline only (the data directory must not be in use):
   reconcile-channels [--relay-key HEX|nsec] [--json]   give each channel without group state its 39000,
                                                        39001 and 39002 (after importing a database),
                                                        signed with the relay's key
-
-Options:
-  --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data)
-  --relay URL      a running relay (ws://, wss://, http:// or https://): its NIP-86 API. Without it,
-                   a data directory a relay is serving is reached at the address in <data-dir>/serving
-  --key K          the owner's or an admin's secret key, hex or nsec, for NIP-86 (env BUZZ_PRIVATE_KEY;
-                   default: <data-dir>/owner.key when the relay made one)
-  --relay-key K    the relay's secret key, hex or nsec (env BUZZ_RELAY_PRIVATE_KEY,
-                   default the data directory's relay.key, as `buzz serve` uses)
-  --json           machine-readable output
 )";
+
+const options::Option kAdminOptions[] = {
+    {.name = "data-dir", .env = "BUZZ_DATA_DIR", .value = "DIR", .default_text = "./data", .help = "data directory"},
+    {.name = "relay", .value = "URL",
+     .help = "a running relay (ws://, wss://, http:// or https://): its NIP-86 API. Without it, a data directory a "
+             "relay is serving is reached at the address in <data-dir>/serving"},
+    {.name = "key", .env = "BUZZ_PRIVATE_KEY", .value = "K", .default_text = "<data-dir>/owner.key when the relay made one",
+     .help = "the owner's or an admin's secret key, hex or nsec, for NIP-86"},
+    {.name = "relay-key", .env = "BUZZ_RELAY_PRIVATE_KEY", .value = "K",
+     .default_text = "the data directory's relay.key, as `buzz serve` uses", .help = "the relay's secret key, hex or nsec"},
+    {.name = "json", .help = "machine-readable output"},
+    options::section("Options of the commands above:"),
+    {.name = "pubkey", .value = "HEX", .help = "the member's, banned or allowed pubkey, or the token's owner"},
+    {.name = "role", .value = "ROLE", .default_text = "member", .help = "add-member: member, admin or owner"},
+    {.name = "reason", .value = "TEXT", .help = "why a pubkey, event or address is refused"},
+    {.name = "id", .value = "HEX", .help = "the event's id"},
+    {.name = "ip", .value = "ADDRESS", .help = "the address to block or unblock"},
+    {.name = "note", .value = "TEXT", .help = "allowlist-add: a note kept beside the pubkey"},
+    {.name = "name", .value = "T", .help = "set-relay-info: the NIP-11 name; mint-token: the token's name"},
+    {.name = "description", .value = "T", .help = "set-relay-info: the NIP-11 description"},
+    {.name = "icon", .value = "URL", .help = "set-relay-info: the NIP-11 icon"},
+    {.name = "scopes", .value = "S,S", .help = "mint-token: the token's scopes"},
+    {.name = "channels", .value = "ID,ID", .help = "mint-token: the channels the token is limited to"},
+    {.name = "expires-days", .value = "N", .help = "mint-token: days until the token expires (1-365)"},
+};
+
+std::string admin_usage() { return usage_text(kAdminHead, kAdminOptions); }
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
@@ -88,23 +105,23 @@ std::vector<std::string> split_list(const std::string& s) {
 // admin scopes and proxy:submit, but still only scopes the relay knows.
 int mint_token(const ParsedArgs& args, const engine::Pubkey& owner, engine::RocksDatabase& db, bool json) {
   auto name = args.get("name");
-  if (!name || name->empty() || name->size() > 100) return usage_error("admin", kAdminUsage, "--name must be 1-100 characters");
+  if (!name || name->empty() || name->size() > 100) return usage_error("admin", admin_usage(), "--name must be 1-100 characters");
   std::vector<std::string> scopes = split_list(args.get("scopes").value_or(""));
-  if (scopes.empty()) return usage_error("admin", kAdminUsage, "--scopes needs at least one scope, e.g. messages:read,messages:write");
+  if (scopes.empty()) return usage_error("admin", admin_usage(), "--scopes needs at least one scope, e.g. messages:read,messages:write");
   for (const std::string& s : scopes) {
-    if (!parse_scope(s)) return usage_error("admin", kAdminUsage, "unknown scope '" + s + "'");
+    if (!parse_scope(s)) return usage_error("admin", admin_usage(), "unknown scope '" + s + "'");
   }
   engine::ApiToken t;
   if (auto channels = args.get("channels")) {
     t.channels = split_list(*channels);
     for (const std::string& c : *t.channels) {
-      if (!engine::is_canonical_uuid(c)) return usage_error("admin", kAdminUsage, "--channels must list lowercase channel UUIDs, got '" + c + "'");
+      if (!engine::is_canonical_uuid(c)) return usage_error("admin", admin_usage(), "--channels must list lowercase channel UUIDs, got '" + c + "'");
     }
   }
   const uint64_t now = engine::unix_now();
   if (auto days = args.get("expires-days")) {
     int64_t n = std::atoll(days->c_str());
-    if (n < 1 || n > 365) return usage_error("admin", kAdminUsage, "--expires-days must be 1-365");
+    if (n < 1 || n > 365) return usage_error("admin", admin_usage(), "--expires-days must be 1-365");
     t.expires_at = now + uint64_t(n) * 86400;
   }
   engine::RocksEventStore store(db);
@@ -172,15 +189,14 @@ int allowlist(const std::string& cmd, const ParsedArgs& args, const engine::Pubk
 // the relay's own pubkey (NIP-11 `self`).
 int reconcile(const ParsedArgs& args, const std::string& data_dir, engine::RocksDatabase& db, bool json) {
   auto failed = [](const std::string& why) { return std::fprintf(stderr, "buzz admin: %s\n", why.c_str()), kExitFailure; };
-  const char* env_key = std::getenv("BUZZ_RELAY_PRIVATE_KEY");
-  std::string given = args.get("relay-key").value_or(env_key ? env_key : "");
+  std::string given = args.get("relay-key").value_or("");
   engine::Result<engine::Keypair> key = engine::Error{""};
   if (given.empty()) {
     key = load_relay_key(data_dir, "");
   } else if (auto parsed = engine::parse_secret_key(given)) {
     key = *parsed;
   } else {
-    return usage_error("admin", kAdminUsage, "--relay-key must be a 64-hex or nsec secret key");
+    return usage_error("admin", admin_usage(), "--relay-key must be a 64-hex or nsec secret key");
   }
   if (!key) return failed(key.error());
   engine::RocksEventStore store(db);
@@ -220,8 +236,7 @@ engine::Result<std::unique_ptr<AdminTarget>> online_admin(const ParsedArgs& args
     if (listen.starts_with("0.0.0.0:")) listen = "127.0.0.1" + listen.substr(7);
     endpoint = "http://" + listen + "/";
   }
-  const char* env_key = std::getenv("BUZZ_PRIVATE_KEY");
-  std::string given = args.get("key").value_or(env_key ? env_key : "");
+  std::string given = args.get("key").value_or("");
   engine::Result<engine::Keypair> key = engine::Error{""};
   if (!given.empty()) {
     auto parsed = engine::parse_secret_key(given);
@@ -348,9 +363,9 @@ int policy_list(AdminTarget& target, RelayPolicy::List which, bool json) {
 
 int policy_change(AdminTarget& target, const PolicyCommand& cmd, const ParsedArgs& args, bool json) {
   auto subject = args.get(cmd.arg);
-  if (!subject) return usage_error("admin", kAdminUsage, std::string(cmd.name) + " needs --" + cmd.arg);
+  if (!subject) return usage_error("admin", admin_usage(), std::string(cmd.name) + " needs --" + cmd.arg);
   auto change = RelayPolicy::make(cmd.op, *subject, args.get("reason").value_or(""));
-  if (!change) return usage_error("admin", kAdminUsage, change.error());
+  if (!change) return usage_error("admin", admin_usage(), change.error());
   if (auto s = target.change(*change); !s) return failed(s.error());
   if (json) {
     std::printf("%s\n", json_object({{cmd.done, json_string(change->subject)}}).c_str());
@@ -369,12 +384,12 @@ int set_relay_info(AdminTarget& target, const ParsedArgs& args, bool json) {
     auto value = args.get(field);
     if (!value) continue;
     auto change = RelayPolicy::make(op, *value, "");
-    if (!change) return usage_error("admin", kAdminUsage, change.error());
+    if (!change) return usage_error("admin", admin_usage(), change.error());
     if (auto s = target.change(*change); !s) return failed(s.error());
     set.emplace_back(field, json_string(*value));
     if (!json) std::printf("%s set to \"%s\"\n", field, value->c_str());
   }
-  if (set.empty()) return usage_error("admin", kAdminUsage, "set-relay-info needs --name, --description or --icon");
+  if (set.empty()) return usage_error("admin", admin_usage(), "set-relay-info needs --name, --description or --icon");
   if (json) std::printf("%s\n", json_object(set).c_str());
   return kExitOk;
 }
@@ -382,12 +397,10 @@ int set_relay_info(AdminTarget& target, const ParsedArgs& args, bool json) {
 }  // namespace
 
 int run_admin(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"json"},
-                               {"channels", "data-dir", "description", "expires-days", "icon", "id", "ip", "key", "name",
-                                "note", "pubkey", "reason", "relay", "relay-key", "role", "scopes"});
-  if (!args.error.empty()) return usage_error("admin", kAdminUsage, args.error);
+  ParsedArgs args = parse_args(argc, argv, 2, kAdminOptions);
+  if (!args.error.empty()) return usage_error("admin", admin_usage(), args.error);
   if (args.has("help") || args.positional.empty()) {
-    std::fputs(kAdminUsage, args.has("help") ? stdout : stderr);
+    std::fputs(admin_usage().c_str(), args.has("help") ? stdout : stderr);
     return args.has("help") ? kExitOk : kExitUsage;
   }
   const std::string cmd = args.positional[0];
@@ -411,23 +424,22 @@ int run_admin(int argc, char** argv) {
   const std::optional<RelayPolicy::List> list_cmd = list_command(cmd);
   const bool online_capable = member_cmd || policy_cmd || list_cmd || cmd == "set-relay-info";
   if (!online_capable && cmd != "mint-token" && cmd != "reconcile-channels" && !allowlist_cmd) {
-    return usage_error("admin", kAdminUsage, "unknown command '" + cmd + "'");
+    return usage_error("admin", admin_usage(), "unknown command '" + cmd + "'");
   }
 
-  const char* env_dir = std::getenv("BUZZ_DATA_DIR");
-  std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
+  std::string data_dir = args.get("data-dir").value_or("./data");
   engine::Pubkey pk{};
   if (cmd == "add-member" || cmd == "remove-member" || cmd == "mint-token" || cmd == "allowlist-add" ||
       cmd == "allowlist-remove") {
     auto hex = args.get("pubkey");
     if (!hex || !engine::from_hex_any_case(*hex, pk.data(), pk.size())) {
-      return usage_error("admin", kAdminUsage, "pubkey must be 32 bytes (64 hex chars)");
+      return usage_error("admin", admin_usage(), "pubkey must be 32 bytes (64 hex chars)");
     }
   }
   engine::RelayRole role = engine::RelayRole::kMember;
   if (auto r = args.get("role")) {
     auto parsed = engine::parse_relay_role(*r);
-    if (!parsed) return usage_error("admin", kAdminUsage, "--role must be member, admin or owner");
+    if (!parsed) return usage_error("admin", admin_usage(), "--role must be member, admin or owner");
     role = *parsed;
   }
   // The same commands run on whichever target answers: a running relay, or the tables.
@@ -439,7 +451,7 @@ int run_admin(int argc, char** argv) {
     return set_relay_info(target, args, json);
   };
   if (args.has("relay")) {
-    if (!online_capable) return usage_error("admin", kAdminUsage, cmd + " works on a stopped data directory only, not with --relay");
+    if (!online_capable) return usage_error("admin", admin_usage(), cmd + " works on a stopped data directory only, not with --relay");
     auto target = online_admin(args, data_dir, std::nullopt);
     if (!target) return failed(target.error());
     return run(**target);

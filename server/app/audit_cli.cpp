@@ -18,17 +18,25 @@
 namespace buzz::server {
 namespace {
 
-constexpr const char* kAuditUsage = R"(Usage: buzz audit <command> [options]
+constexpr const char* kAuditHead = R"(Usage: buzz audit <command> [options]
 
 Commands:
   verify [--from SEQ] [--to SEQ]   check the chain; prints one JSON line, exit 1 if damaged
   tail [-n N | --lines N]          print the last N entries (default 20) as JSON lines
   head                             print the newest entry's {"seq":N,"hash":"…"} for external anchoring
-
-Options:
-  --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data); the log is DIR/audit
-  --store URL      the chain of `buzz serve --store postgres://…` (env BUZZ_STORE): its audit_log table
 )";
+
+const options::Option kAuditOptions[] = {
+    {.name = "data-dir", .env = "BUZZ_DATA_DIR", .value = "DIR", .default_text = "./data",
+     .help = "data directory; the log is DIR/audit"},
+    {.name = "store", .env = "BUZZ_STORE", .value = "URL",
+     .help = "the chain of `buzz serve --store postgres://…`: its audit_log table"},
+    {.name = "from", .value = "SEQ", .default_text = "1", .help = "verify: the first entry checked"},
+    {.name = "to", .value = "SEQ", .help = "verify: the last entry checked (default the head)"},
+    {.name = "lines", .short_name = 'n', .value = "N", .default_text = "20", .help = "tail: the entries printed"},
+};
+
+std::string audit_usage() { return usage_text(kAuditHead, kAuditOptions); }
 
 // A whole decimal number, or nothing.
 std::optional<uint64_t> parse_count(const std::string& text) {
@@ -64,30 +72,22 @@ int tail(const Chain& chain, size_t n, bool head_only) {
 }  // namespace
 
 int run_audit(int argc, char** argv) {
-  // `-n N` is the one short option; it means --lines.
-  std::vector<char*> args(argv, argv + argc);
-  static char kLines[] = "--lines";
-  for (char*& a : args) {
-    if (std::string(a) == "-n") a = kLines;
-  }
-  ParsedArgs parsed = parse_args(int(args.size()), args.data(), 2, {}, {"data-dir", "store", "from", "to", "lines"});
-  if (!parsed.error.empty()) return usage_error("audit", kAuditUsage, parsed.error);
+  ParsedArgs parsed = parse_args(argc, argv, 2, kAuditOptions);
+  if (!parsed.error.empty()) return usage_error("audit", audit_usage(), parsed.error);
   if (parsed.has("help") || parsed.positional.empty()) {
-    std::fputs(kAuditUsage, parsed.has("help") ? stdout : stderr);
+    std::fputs(audit_usage().c_str(), parsed.has("help") ? stdout : stderr);
     return parsed.has("help") ? kExitOk : kExitUsage;
   }
-  if (parsed.positional.size() > 1) return usage_error("audit", kAuditUsage, "unexpected argument '" + parsed.positional[1] + "'");
+  if (parsed.positional.size() > 1) return usage_error("audit", audit_usage(), "unexpected argument '" + parsed.positional[1] + "'");
   const std::string cmd = parsed.positional[0];
-  const char* env_dir = std::getenv("BUZZ_DATA_DIR");
-  const char* env_store = std::getenv("BUZZ_STORE");
   Chain chain;
-  chain.dir = parsed.get("data-dir").value_or(env_dir ? env_dir : "./data") + "/audit";
-  const std::string store = parsed.get("store").value_or(env_store ? env_store : "");
+  chain.dir = parsed.get("data-dir").value_or("./data") + "/audit";
+  const std::string store = parsed.get("store").value_or("");
 
-  for (const auto& [key, value] : parsed.options) {
+  for (const std::string& key : parsed.given) {
     const bool known = key == "data-dir" || key == "store" || (cmd == "verify" && (key == "from" || key == "to")) ||
                        (cmd == "tail" && key == "lines");
-    if (!known) return usage_error("audit", kAuditUsage, "unknown option --" + key + " for '" + cmd + "'");
+    if (!known) return usage_error("audit", audit_usage(), "unknown option --" + key + " for '" + cmd + "'");
   }
   if (!store.empty()) {
     auto pg = migrate::PgConnection::connect(store, "buzz-audit");
@@ -97,17 +97,17 @@ int run_audit(int argc, char** argv) {
   if (cmd == "verify") {
     auto from = parse_count(parsed.get("from").value_or("1"));
     auto to = parsed.has("to") ? parse_count(*parsed.get("to")) : std::optional<uint64_t>(UINT64_MAX);
-    if (!from || *from == 0) return usage_error("audit", kAuditUsage, "--from must be a seq of 1 or more");
-    if (!to || *to < *from) return usage_error("audit", kAuditUsage, "--to must be a seq no smaller than --from");
+    if (!from || *from == 0) return usage_error("audit", audit_usage(), "--from must be a seq of 1 or more");
+    if (!to || *to < *from) return usage_error("audit", audit_usage(), "--to must be a seq no smaller than --from");
     return verify(chain, *from, *to);
   }
   if (cmd == "tail") {
     auto n = parse_count(parsed.get("lines").value_or("20"));
-    if (!n) return usage_error("audit", kAuditUsage, "-n/--lines must be a whole number");
+    if (!n) return usage_error("audit", audit_usage(), "-n/--lines must be a whole number");
     return tail(chain, *n, false);
   }
   if (cmd == "head") return tail(chain, 1, true);
-  return usage_error("audit", kAuditUsage, "unknown command '" + cmd + "'");
+  return usage_error("audit", audit_usage(), "unknown command '" + cmd + "'");
 }
 
 }  // namespace buzz::server

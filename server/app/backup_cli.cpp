@@ -36,7 +36,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kBackupUsage = R"(Usage: buzz backup --to DIR [options]
+constexpr const char* kBackupHead = R"(Usage: buzz backup --to DIR [options]
        buzz backup verify DIR [--json]
 
 Copies the data directory at one point in time into DIR (new or empty): the
@@ -50,35 +50,34 @@ with pg_dump instead (README, "Back up and restore").
 
 `backup verify DIR` checks every file against the manifest and the audit chain
 against its head; exit 1 if anything differs.
-
-Options:
-  --to DIR         where the backup goes (must not exist, or be empty)
-  --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data)
-  --json           JSON lines (progress, then the result) instead of a progress bar
 )";
 
-constexpr const char* kRestoreUsage = R"(Usage: buzz restore BACKUP --data-dir NEW [--json]
+const options::Option kBackupOptions[] = {
+    {.name = "to", .value = "DIR", .help = "where the backup goes (must not exist, or be empty)"},
+    {.name = "data-dir", .env = "BUZZ_DATA_DIR", .value = "DIR", .default_text = "./data", .help = "data directory"},
+    {.name = "json", .help = "JSON lines (progress, then the result) instead of a progress bar"},
+};
+
+constexpr const char* kRestoreHead = R"(Usage: buzz restore BACKUP --data-dir NEW [--json]
 
 Makes NEW (which must not exist, or be empty) a data directory from a backup
 made by `buzz backup`: verifies the backup first (as `buzz backup verify`),
 copies it, checking every digest again, and rebuilds the search index. Then
 `buzz serve --data-dir NEW` serves it; `buzz audit head --data-dir NEW` shows
 the audit head the manifest recorded.
-
-Options:
-  --data-dir NEW   the new data directory
-  --json           JSON lines instead of a progress bar
 )";
+
+const options::Option kRestoreOptions[] = {
+    {.name = "data-dir", .value = "NEW", .help = "the new data directory (required)"},
+    {.name = "json", .help = "JSON lines instead of a progress bar"},
+};
 
 int fail(const char* cmd, const std::string& why, int code = kExitFailure) {
   std::fprintf(stderr, "buzz %s: %s\n", cmd, why.c_str());
   return code;
 }
 
-std::string data_dir_of(const ParsedArgs& args) {
-  const char* env_dir = std::getenv("BUZZ_DATA_DIR");
-  return args.get("data-dir").value_or(env_dir ? env_dir : "./data");
-}
+std::string data_dir_of(const ParsedArgs& args) { return args.get("data-dir").value_or("./data"); }
 
 // A directory to fill: made (owner-only) if missing, refused if it holds anything.
 engine::Status empty_target(const std::string& dir) {
@@ -283,13 +282,14 @@ std::optional<BackupManifest> checked_backup(const char* cmd, const std::string&
 }  // namespace
 
 int run_backup(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"to", "data-dir"});
-  if (args.has("help")) return std::fputs(kBackupUsage, stdout), kExitOk;
-  auto usage = [](const std::string& why) { return usage_error("backup", kBackupUsage, why); };
+  ParsedArgs args = parse_args(argc, argv, 2, kBackupOptions);
+  const std::string text = usage_text(kBackupHead, kBackupOptions);
+  if (args.has("help")) return std::fputs(text.c_str(), stdout), kExitOk;
+  auto usage = [&text](const std::string& why) { return usage_error("backup", text, why); };
   if (!args.error.empty()) return usage(args.error);
   if (!args.positional.empty() && args.positional[0] == "verify") {
     if (args.positional.size() != 2) return usage("backup verify takes one directory");
-    for (const auto& [key, value] : args.options) {
+    for (const std::string& key : args.given) {
       if (key != "json") return usage("unknown option --" + key + " for 'verify'");
     }
     return checked_backup("backup verify", args.positional[1], args.has("json")) ? kExitOk : kExitFailure;
@@ -300,9 +300,10 @@ int run_backup(int argc, char** argv) {
 }
 
 int run_restore(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir"});
-  if (args.has("help")) return std::fputs(kRestoreUsage, stdout), kExitOk;
-  auto usage = [](const std::string& why) { return usage_error("restore", kRestoreUsage, why); };
+  ParsedArgs args = parse_args(argc, argv, 2, kRestoreOptions);
+  const std::string text = usage_text(kRestoreHead, kRestoreOptions);
+  if (args.has("help")) return std::fputs(text.c_str(), stdout), kExitOk;
+  auto usage = [&text](const std::string& why) { return usage_error("restore", text, why); };
   if (!args.error.empty()) return usage(args.error);
   if (args.positional.size() != 1) return usage("restore takes one backup directory");
   if (!args.has("data-dir")) return usage("--data-dir NEW is required");

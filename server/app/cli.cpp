@@ -1,8 +1,6 @@
 // The command-line plumbing of cli.h.
 #include "server/app/cli.h"
 
-#include <cstdio>
-
 #include "engine/options.h"
 
 namespace buzz::server {
@@ -13,30 +11,34 @@ std::optional<std::string> ParsedArgs::get(const std::string& k) const {
   return it->second;
 }
 
-int usage_error(const char* command, const char* usage, const std::string& why) {
-  std::fprintf(stderr, "buzz %s: %s\n\n%s", command, why.c_str(), usage);
+int usage_error(const char* command, std::string_view usage, const std::string& why) {
+  std::fprintf(stderr, "buzz %s: %s\n\n%.*s", command, why.c_str(), int(usage.size()), usage.data());
   return kExitUsage;
 }
 
-ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::string>& switches,
-                      const std::vector<std::string>& values) {
+ParsedArgs parse_args(int argc, char** argv, int first, OptionRows rows) {
   ParsedArgs out;
-  auto into = [&out](const std::string& name) {
-    return [&out, name](const std::string& v) {
+  std::vector<options::Option> bound(rows.begin(), rows.end());
+  for (options::Option& row : bound) {
+    if (!row.name) continue;  // a heading
+    const std::string name = row.name;
+    row.last_wins = true;
+    row.parse = [&out, name](const std::string& v) {
       out.options[name] = v;
       return std::string();
     };
-  };
-  std::vector<options::Option> rows;
-  for (const std::string& s : switches) rows.push_back({.name = s.c_str(), .parse = into(s), .repeatable = true});
-  for (const std::string& v : values) {
-    rows.push_back({.name = v.c_str(), .value = "VALUE", .parse = into(v), .repeatable = true});
   }
-  options::Parsed parsed = options::parse(rows, argc, argv, first, {.positional = true});
+  options::Parsed parsed = options::parse(bound, argc, argv, first, {.positional = true});
   if (parsed.outcome == options::Parsed::Outcome::kHelp) out.options["help"] = "true";
+  if (parsed.ok()) (void)options::apply_environment(bound, parsed);  // recording refuses nothing
   out.error = std::move(parsed.error);
+  out.given = std::move(parsed.given);
   out.positional = std::move(parsed.positional);
   return out;
+}
+
+std::string usage_text(std::string_view head, OptionRows rows, std::string_view tail) {
+  return std::string(head) + "\nOptions:\n" + options::help(rows) + std::string(tail);
 }
 
 }  // namespace buzz::server

@@ -1,14 +1,19 @@
-// Command-line plumbing shared by the `buzz` subcommands: their options, read
-// through the tools' option table (engine/options.h), and the exit codes (0 ok,
+// Command-line plumbing shared by the `buzz` subcommands: their options, rows of
+// the tools' option table (engine/options.h) from which parse_args reads argv
+// and usage_text writes the list --help prints, and the exit codes (0 ok,
 // 1 failure, 2 usage or configuration error — nothing was started).
 #pragma once
 
 #include <map>
 #include <optional>
+#include <set>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/data_format.h"
+#include "engine/options.h"
 
 namespace buzz::server {
 
@@ -17,7 +22,8 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
 struct ParsedArgs {
-  std::map<std::string, std::string> options;  // without the leading dashes
+  std::map<std::string, std::string> options;  // without the leading dashes; argv, then the rows' variables
+  std::set<std::string> given;                 // the options argv gave
   std::vector<std::string> positional;
   std::string error;                           // set if the command line is malformed
 
@@ -25,14 +31,22 @@ struct ParsedArgs {
   std::optional<std::string> get(const std::string& k) const;
 };
 
-// `switches` names the options that take no value (--json, --open), `values` those
-// that take one; --help or -h anywhere sets "help". Any other option is refused
-// (error), in the option table's words; given twice, an option keeps the last value.
-ParsedArgs parse_args(int argc, char** argv, int first, const std::vector<std::string>& switches,
-                      const std::vector<std::string>& values);
+// A subcommand's options: rows without parsers (parse_args supplies them). A row
+// without a value placeholder is a switch (--json); a row with a variable (.env)
+// is read from it when argv did not give the option.
+using OptionRows = std::span<const options::Option>;
+
+// Reads argv[first..) against the rows, keeping bare words in positional;
+// --help or -h anywhere sets "help". Any other option is refused (error), in the
+// option table's words; given twice, an option keeps the last value.
+ParsedArgs parse_args(int argc, char** argv, int first, OptionRows rows);
+
+// What --help prints: `head` (the synopsis and what the command does), then
+// "Options:" and the rows' list (engine/options.h help()), then `tail`.
+std::string usage_text(std::string_view head, OptionRows rows, std::string_view tail = "");
 
 // "buzz <command>: <why>", a blank line and the command's usage, on stderr; returns kExitUsage.
-int usage_error(const char* command, const char* usage, const std::string& why);
+int usage_error(const char* command, std::string_view usage, const std::string& why);
 
 int run_serve(int argc, char** argv);
 int run_admin(int argc, char** argv);

@@ -17,7 +17,7 @@ namespace {
 using engine::Error;
 using engine::Status;
 
-using Setter = ConfigKey::Setter;
+using Value = ConfigKey::Value;
 
 // What a setter answers for a refused value: the rest of the message after
 // "config: KEY (SOURCE)", showing the value as `shown`.
@@ -49,77 +49,77 @@ constexpr const char* kCountOrNone = "a count from 0 (no limit) to 10000000";
 // The setters, by the type of what they set. `field` is a pointer to a member of
 // Config or a function of a Config returning a reference to the target.
 template <class Field>
-Setter number(Field field, int64_t lo, int64_t hi, std::string_view what) {
-  return [=](Config& c, const std::string& v) -> std::string {
+Value number(Field field, int64_t lo, int64_t hi, std::string_view what) {
+  return {"N", [=](Config& c, const std::string& v) -> std::string {
     int64_t n;
     if (!parse_int(v, lo, hi, &n)) return expected(v, what);
     auto& target = std::invoke(field, c);
     target = std::remove_reference_t<decltype(target)>(n);
     return {};
-  };
+  }};
 }
 
 template <class Field>
-Setter flag(Field field) {
-  return [=](Config& c, const std::string& v) -> std::string {
+Value flag(Field field) {
+  return {"BOOL", [=](Config& c, const std::string& v) -> std::string {
     return parse_bool(v, &std::invoke(field, c)) ? "" : expected(v, "true or false");
-  };
+  }};
 }
 
 // The original turns it on by the variable's presence, whatever its value.
-Setter presence_flag(bool Config::*field) {
-  return [=](Config& c, const std::string& v) -> std::string {
+Value presence_flag(bool Config::*field) {
+  return {"BOOL", [=](Config& c, const std::string& v) -> std::string {
     if (!parse_bool(v, &(c.*field))) c.*field = true;
     return {};
-  };
+  }};
 }
 
-Setter text(std::string Config::*field) {
-  return [=](Config& c, const std::string& v) -> std::string {
+Value text(const char* placeholder, std::string Config::*field) {
+  return {placeholder, [=](Config& c, const std::string& v) -> std::string {
     c.*field = v;
     return {};
-  };
+  }};
 }
 
-Setter path(std::string Config::*field) {
-  return [=](Config& c, const std::string& v) -> std::string {
+Value path(std::string Config::*field) {
+  return {"DIR", [=](Config& c, const std::string& v) -> std::string {
     if (v.empty()) return expected(v, "a directory path");
     c.*field = v;
     return {};
-  };
+  }};
 }
 
 // NIP-11 texts: bounded, as the document is sent to every client that asks.
-Setter nip11_text(std::string Config::*field) {
-  return [=](Config& c, const std::string& v) -> std::string {
+Value nip11_text(const char* placeholder, std::string Config::*field) {
+  return {placeholder, [=](Config& c, const std::string& v) -> std::string {
     if (v.size() > 4096) return expected(v.substr(0, 32) + "…", "at most 4096 bytes");
     c.*field = v;
     return {};
-  };
+  }};
 }
 
-Setter pubkey(std::optional<engine::Pubkey> Config::*field) {
-  return [=](Config& c, const std::string& v) -> std::string {
+Value pubkey(std::optional<engine::Pubkey> Config::*field) {
+  return {"HEX", [=](Config& c, const std::string& v) -> std::string {
     engine::Pubkey pk;
     if (!engine::from_hex_any_case(trimmed(v), pk.data(), pk.size())) return expected(v, "64 hex characters");
     c.*field = pk;
     return {};
-  };
+  }};
 }
 
 // A secret is never repeated in a message.
-Setter secret_key(std::string Config::*field) {
-  return [=](Config& c, const std::string& v) -> std::string {
+Value secret_key(std::string Config::*field) {
+  return {"HEX", [=](Config& c, const std::string& v) -> std::string {
     uint8_t sk[32];
     if (!engine::from_hex_any_case(v, sk, 32)) return expected("<hidden>", "64 hex characters");
     c.*field = v;
     return {};
-  };
+  }};
 }
 
 // A comma list, each entry trimmed, empty entries dropped.
-Setter host_list(std::vector<std::string> Config::*field) {
-  return [=](Config& c, const std::string& v) -> std::string {
+Value host_list(std::vector<std::string> Config::*field) {
+  return {"HOST,HOST", [=](Config& c, const std::string& v) -> std::string {
     std::vector<std::string>& hosts = c.*field;
     hosts.clear();
     for (size_t start = 0; start <= v.size();) {
@@ -128,7 +128,7 @@ Setter host_list(std::vector<std::string> Config::*field) {
       start = comma + 1;
     }
     return {};
-  };
+  }};
 }
 
 // The rate-limit counts (0 = no limit), by tier or per connection.
@@ -142,19 +142,19 @@ auto frames(uint32_t RateLimitConfig::*field) {
   return [field](Config& c) -> uint32_t& { return c.rate_limits.*field; };
 }
 template <class Field>
-Setter limit(Field field) {
+Value limit(Field field) {
   return number(field, 0, 100'000'000, "a count from 0 (no limit) to 100000000");
 }
 
-Setter tier_assignments() {
-  return [](Config& c, const std::string& v) -> std::string {
+Value tier_assignments() {
+  return {"HEX=TIER,...", [](Config& c, const std::string& v) -> std::string {
     engine::Status s = parse_tier_assignments(v, &c.rate_limits.assigned);
     return s ? "" : ": " + s.error();
-  };
+  }};
 }
 
-Setter store_url() {
-  return [](Config& c, const std::string& v) -> std::string {
+Value store_url() {
+  return {"URL", [](Config& c, const std::string& v) -> std::string {
     if (!v.empty() && !v.starts_with("postgres://") && !v.starts_with("postgresql://")) {
       // Only the scheme: the rest may hold a password.
       return expected(v.substr(0, v.find("://")) + "://…",
@@ -162,11 +162,11 @@ Setter store_url() {
     }
     c.store = v;
     return {};
-  };
+  }};
 }
 
-Setter bind_address() {
-  return [](Config& c, const std::string& v) -> std::string {
+Value bind_address() {
+  return {"HOST:PORT", [](Config& c, const std::string& v) -> std::string {
     size_t colon = v.rfind(':');
     int64_t port;
     if (colon == std::string::npos || !parse_int(v.substr(colon + 1), 0, 65535, &port)) {
@@ -176,50 +176,50 @@ Setter bind_address() {
     if (c.bind_host == "localhost") c.bind_host = "127.0.0.1";
     c.bind_port = uint16_t(port);
     return {};
-  };
+  }};
 }
 
-Setter relay_url() {
-  return [](Config& c, const std::string& v) -> std::string {
+Value relay_url() {
+  return {"URL", [](Config& c, const std::string& v) -> std::string {
     if (!v.starts_with("ws://") && !v.starts_with("wss://")) return expected(v, "a ws:// or wss:// URL");
     c.relay_url = v;
     return {};
-  };
+  }};
 }
 
-Setter media_base_url() {
-  return [](Config& c, const std::string& v) -> std::string {
+Value media_base_url() {
+  return {"URL", [](Config& c, const std::string& v) -> std::string {
     if (!(v.starts_with("http://") || v.starts_with("https://")) || !v.ends_with("/media")) {
       return expected(v, "an http(s) URL ending in /media, e.g. https://buzz.example.com/media");
     }
     c.media_base_url = v;
     return {};
-  };
+  }};
 }
 
 // false set explicitly is the original's X-Pubkey development mode (check_config bounds it).
-Setter auth_token_rule() {
-  return [](Config& c, const std::string& v) -> std::string {
+Value auth_token_rule() {
+  return {"BOOL", [](Config& c, const std::string& v) -> std::string {
     if (!parse_bool(v, &c.require_auth_token)) return expected(v, "true or false");
     c.pubkey_header_auth = !c.require_auth_token;
     return {};
-  };
+  }};
 }
 
-Setter redis_url() {
-  return [](Config& c, const std::string& v) -> std::string {
+Value redis_url() {
+  return {"URL", [](Config& c, const std::string& v) -> std::string {
     if (!v.empty() && !migrate::parse_redis_url(v)) return expected(v, "redis://[:password@]host[:port][/db]");
     c.pubsub_url = v;
     return {};
-  };
+  }};
 }
 
-Setter log_level() {
-  return [](Config& c, const std::string& v) -> std::string {
+Value log_level() {
+  return {"LEVEL", [](Config& c, const std::string& v) -> std::string {
     if (v != "debug" && v != "info" && v != "warn" && v != "error") return expected(v, "debug, info, warn or error");
     c.log_level = v;
     return {};
-  };
+  }};
 }
 
 const std::vector<ConfigKey> kKeys = {
@@ -372,7 +372,7 @@ const std::vector<ConfigKey> kKeys = {
      "rate limits; unset = a lone node",
      redis_url()},
     {"cors-origins", "BUZZ_CORS_ORIGINS", "", "browser origins allowed to call the API (comma list); empty = any",
-     text(&Config::cors_origins)},
+     text("ORIGIN,ORIGIN", &Config::cors_origins)},
     {"log-level", "BUZZ_LOG", "info", "debug, info, warn or error", log_level()},
     {"require-auth-token", "BUZZ_REQUIRE_AUTH_TOKEN", "",
      "true: media uploads need an API token (X-Auth-Token); unset: they do not; false (set explicitly): the original's "
@@ -381,7 +381,7 @@ const std::vector<ConfigKey> kKeys = {
     {"media-base-url", "BUZZ_MEDIA_BASE_URL", "<relay-url as http(s)>/media",
      "public URL of /media, used in upload descriptors", media_base_url()},
     {"media-server-domain", "BUZZ_MEDIA_SERVER_DOMAIN", "<relay-url host[:port]>",
-     "the server that Blossom auth `server` tags must name", text(&Config::media_server_domain)},
+     "the server that Blossom auth `server` tags must name", text("HOST[:PORT]", &Config::media_server_domain)},
     {"max-image-bytes", "BUZZ_MAX_IMAGE_BYTES", "52428800", "largest image upload (JPEG, PNG, WebP)",
      number(&Config::max_image_bytes, 1, kTiB, kPositiveBytes)},
     {"max-gif-bytes", "BUZZ_MAX_GIF_BYTES", "10485760", "largest GIF upload; at most max-image-bytes",
@@ -415,18 +415,18 @@ const std::vector<ConfigKey> kKeys = {
     // Native TLS (docs/tls.md).
     {"tls-cert", "BUZZ_TLS_CERT", "",
      "PEM certificate chain (leaf first): the port serves wss:// and https:// itself; SIGHUP reloads it; needs tls-key",
-     text(&Config::tls_cert)},
-    {"tls-key", "BUZZ_TLS_KEY", "", "PEM private key of tls-cert", text(&Config::tls_key)},
+     text("FILE", &Config::tls_cert)},
+    {"tls-key", "BUZZ_TLS_KEY", "", "PEM private key of tls-cert", text("FILE", &Config::tls_key)},
     // NIP-11, from the operator; NIP-86's changerelayname / …description / …icon override the first three.
-    {"relay-name", "BUZZ_RELAY_NAME", "Buzz Relay", "NIP-11 name", nip11_text(&Config::relay_name)},
+    {"relay-name", "BUZZ_RELAY_NAME", "Buzz Relay", "NIP-11 name", nip11_text("TEXT", &Config::relay_name)},
     {"relay-description", "BUZZ_RELAY_DESCRIPTION", "Buzz — private team communication relay", "NIP-11 description",
-     nip11_text(&Config::relay_description)},
-    {"relay-icon", "BUZZ_RELAY_ICON", "", "NIP-11 icon: an image URL", nip11_text(&Config::relay_icon)},
-    {"relay-banner", "BUZZ_RELAY_BANNER", "", "NIP-11 banner: an image URL", nip11_text(&Config::relay_banner)},
+     nip11_text("TEXT", &Config::relay_description)},
+    {"relay-icon", "BUZZ_RELAY_ICON", "", "NIP-11 icon: an image URL", nip11_text("URL", &Config::relay_icon)},
+    {"relay-banner", "BUZZ_RELAY_BANNER", "", "NIP-11 banner: an image URL", nip11_text("URL", &Config::relay_banner)},
     {"relay-contact", "BUZZ_RELAY_CONTACT", "", "NIP-11 contact: a mailto: or https: URI",
-     nip11_text(&Config::relay_contact)},
+     nip11_text("URI", &Config::relay_contact)},
     {"relay-terms-of-service", "BUZZ_RELAY_TERMS_OF_SERVICE", "", "NIP-11 terms_of_service: a URL",
-     nip11_text(&Config::relay_terms_of_service)},
+     nip11_text("URL", &Config::relay_terms_of_service)},
     {"relay-operator-pubkey", "BUZZ_RELAY_OPERATOR_PUBKEY", "<owner>", "NIP-11 pubkey: the operator's hex pubkey",
      pubkey(&Config::relay_operator)},
 };
@@ -434,6 +434,34 @@ const std::vector<ConfigKey> kKeys = {
 }  // namespace
 
 const std::vector<ConfigKey>& config_keys() { return kKeys; }
+
+std::vector<options::Option> serve_options(ServeFlags* flags) {
+  std::vector<options::Option> rows = {
+      {.name = "config", .env = kConfigFileEnv, .value = "FILE",
+       .help = "a YAML file of the keys below (dashed or snake_case), read first", .parse = options::text(&flags->config_file),
+       .last_wins = true},
+      {.name = "open", .help = "shorthand for --require-membership false", .parse = options::flag(&flags->open),
+       .last_wins = true},
+  };
+  for (const ConfigKey& k : kKeys) {
+    // Given twice, the last value wins, as in the file.
+    rows.push_back({.name = k.name, .env = k.env, .value = k.value.placeholder,
+                    .default_text = *k.default_text ? k.default_text : nullptr, .help = k.description,
+                    .parse = [flags, name = k.name](const std::string& v) {
+                      flags->keys.emplace_back(name, v);
+                      return std::string();
+                    },
+                    .last_wins = true});
+  }
+  return rows;
+}
+
+std::string serve_help() {
+  ServeFlags unused;
+  return "Usage: buzz serve [--config FILE] [--open] [--KEY VALUE ...]\n\n"
+         "Runs the relay. Settings come from the YAML file (--config or " + std::string(kConfigFileEnv) +
+         "), then\nthe environment, then flags; later sources win.\n\nOptions:\n" + options::help(serve_options(&unused));
+}
 
 std::string Config::effective_relay_url() const {
   if (!relay_url.empty()) return relay_url;
@@ -443,7 +471,7 @@ std::string Config::effective_relay_url() const {
 Status set_config(Config* c, const std::string& key, const std::string& v, const char* source) {
   auto k = std::find_if(kKeys.begin(), kKeys.end(), [&](const ConfigKey& row) { return row.name == key; });
   if (k == kKeys.end()) return Error{"config: unknown key '" + key + "' (" + source + "); see buzz serve --help"};
-  if (std::string refused = k->set(*c, v); !refused.empty())
+  if (std::string refused = k->value.set(*c, v); !refused.empty())
     return Error{"config: " + key + " (" + source + ")" + refused};
   return {};
 }

@@ -1,7 +1,9 @@
 // Server configuration: one typed table of keys (config.cpp), read from a YAML file,
 // then the environment (the original's variable names), then flags — each
 // later source overriding the earlier. A bad value names the key and what it
-// expects; `buzz serve` then exits with code 2 before starting anything.
+// expects; `buzz serve` then exits with code 2 before starting anything. The
+// flags are rows of the tools' option table (engine/options.h) made from the
+// same keys, so `buzz serve --help` is written as every other command's.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "engine/hex.h"
+#include "engine/options.h"
 #include "engine/result.h"
 #include "server/pipeline/rate_limits.h"
 
@@ -94,16 +97,36 @@ struct ConfigKey {
   // Sets the field from the value; "" when accepted, else the rest of the message
   // after "config: KEY (SOURCE)", e.g. " = 'x': expected a positive integer".
   using Setter = std::function<std::string(Config&, const std::string& value)>;
+  // What the key takes: the placeholder --help shows ("N", "URL"), and its setter.
+  struct Value {
+    const char* placeholder;
+    Setter set;
+  };
 
-  const char* name;         // YAML key and --flag (with dashes)
+  const char* name;          // YAML key and --flag (with dashes)
   const char* env;
-  const char* default_text;
+  const char* default_text;  // "" = unset
   const char* description;
-  Setter set;
+  Value value;
 };
 
 // Every key, in the order --help and docs/configuration.md list them.
 const std::vector<ConfigKey>& config_keys();
+
+// `buzz serve`'s command line, as option rows: --config FILE, --open, then a
+// --KEY VALUE row per key, with its variable, default and help. The rows only
+// record what argv gives, in `flags`: the keys are set after the file and the
+// environment (set_config, source "flag"), so a flag wins.
+struct ServeFlags {
+  std::optional<std::string> config_file;
+  bool open = false;  // --require-membership false
+  std::vector<std::pair<std::string, std::string>> keys;  // in argv's order
+};
+inline constexpr const char* kConfigFileEnv = "BUZZ_CONFIG";
+std::vector<options::Option> serve_options(ServeFlags* flags);
+
+// What `buzz serve --help` prints.
+std::string serve_help();
 
 // Sets one key from text. The error names the key and what it expects.
 engine::Status set_config(Config* config, const std::string& key, const std::string& value, const char* source);

@@ -22,7 +22,7 @@
 namespace buzz::server {
 namespace {
 
-constexpr const char* kMigrateUsage = R"(Usage:
+constexpr const char* kMigrateHead = R"(Usage:
   buzz migrate export --data-dir DIR --to postgres://USER:PASS@HOST:PORT/DB
   buzz migrate export --data-dir DIR --to jsonl FILE
   buzz migrate export --data-dir DIR --to typesense-jsonl OUTDIR [--collection NAME]
@@ -44,17 +44,22 @@ Run it with the server stopped.
                     stdin/stdout. Import checks each signature; it stores events only.
   typesense-jsonl   OUTDIR/collection.json and OUTDIR/documents.jsonl for Typesense
                     (load commands in migrate/README.md).
-
-Options:
-  --data-dir DIR      data directory (env BUZZ_DATA_DIR, default ./data)
-  --batch N           rows per PostgreSQL batch/transaction (default 5000; an import
-                      writes at most 2000 per store batch)
-  --collection NAME   Typesense collection name (env TYPESENSE_COLLECTION, default events)
-  --json              progress and the result as JSON lines on stdout
-  --help              this text
-
-Exit status: 0 done, 1 failed (the message names the table and row), 2 usage.
 )";
+
+const options::Option kMigrateOptions[] = {
+    {.name = "data-dir", .env = "BUZZ_DATA_DIR", .value = "DIR", .default_text = "./data", .help = "data directory"},
+    {.name = "to", .value = "WHERE", .help = "export: postgres://…, jsonl FILE or typesense-jsonl OUTDIR"},
+    {.name = "from", .value = "WHERE", .help = "import: postgres://… or jsonl FILE"},
+    {.name = "batch", .value = "N", .default_text = "5000",
+     .help = "rows per PostgreSQL batch/transaction (an import writes at most 2000 per store batch)"},
+    {.name = "collection", .env = "TYPESENSE_COLLECTION", .value = "NAME", .default_text = "events",
+     .help = "Typesense collection name"},
+    {.name = "json", .help = "progress and the result as JSON lines on stdout"},
+};
+
+constexpr const char* kMigrateTail = "\nExit status: 0 done, 1 failed (the message names the table and row), 2 usage.\n";
+
+std::string migrate_usage() { return usage_text(kMigrateHead, kMigrateOptions, kMigrateTail); }
 
 bool is_postgres_url(const std::string& s) { return s.rfind("postgres://", 0) == 0 || s.rfind("postgresql://", 0) == 0; }
 
@@ -82,26 +87,25 @@ int failure(bool json, const std::string& why) {
 }  // namespace
 
 int run_migrate(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir", "to", "from", "batch", "collection"});
-  if (args.has("help")) return std::fputs(kMigrateUsage, stdout), kExitOk;
-  if (!args.error.empty()) return usage_error("migrate", kMigrateUsage, args.error);
-  if (args.positional.empty()) return usage_error("migrate", kMigrateUsage, "export or import?");
+  ParsedArgs args = parse_args(argc, argv, 2, kMigrateOptions);
+  if (args.has("help")) return std::fputs(migrate_usage().c_str(), stdout), kExitOk;
+  if (!args.error.empty()) return usage_error("migrate", migrate_usage(), args.error);
+  if (args.positional.empty()) return usage_error("migrate", migrate_usage(), "export or import?");
   const std::string cmd = args.positional[0];
   const bool json = args.has("json");
   migrate::Progress progress(migrate::Progress::mode_for(json));
-  const char* env_dir = std::getenv("BUZZ_DATA_DIR");
-  const std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
+  const std::string data_dir = args.get("data-dir").value_or("./data");
   const std::string batch_text = args.get("batch").value_or("5000");
   size_t batch = 0;
   auto [end, ec] = std::from_chars(batch_text.data(), batch_text.data() + batch_text.size(), batch);
   if (ec != std::errc() || end != batch_text.data() + batch_text.size() || batch == 0) {
-    return usage_error("migrate", kMigrateUsage, "--batch must be a whole number above 0, not '" + batch_text + "'");
+    return usage_error("migrate", migrate_usage(), "--batch must be a whole number above 0, not '" + batch_text + "'");
   }
   // "--to jsonl FILE": the format, then its path as the one extra argument.
   const std::string where = cmd == "export" ? args.get("to").value_or("") : args.get("from").value_or("");
   const bool needs_path = where == "jsonl" || where == "typesense-jsonl";
   if (args.positional.size() != (needs_path ? 2u : 1u)) {
-    return usage_error("migrate", kMigrateUsage, needs_path ? "--" + std::string(cmd == "export" ? "to " : "from ") + where + " needs a path"
+    return usage_error("migrate", migrate_usage(), needs_path ? "--" + std::string(cmd == "export" ? "to " : "from ") + where + " needs a path"
                                   : "unexpected argument '" + args.positional.back() + "'");
   }
   const std::string path = needs_path ? args.positional[1] : "";
@@ -128,13 +132,12 @@ int run_migrate(int argc, char** argv) {
       return report(json, "exported to " + path, {{"events", r->events}});
     }
     if (where == "typesense-jsonl") {
-      const char* env_collection = std::getenv("TYPESENSE_COLLECTION");
-      const std::string collection = args.get("collection").value_or(env_collection ? env_collection : "events");
+      const std::string collection = args.get("collection").value_or("events");
       auto r = migrate::export_typesense(data_dir, path, collection, progress);
       if (!r) return failure(json, r.error());
       return report(json, "exported to " + path, {{"documents", *r}});
     }
-    return usage_error("migrate", kMigrateUsage, "--to must be postgres://…, jsonl FILE or typesense-jsonl DIR");
+    return usage_error("migrate", migrate_usage(), "--to must be postgres://…, jsonl FILE or typesense-jsonl DIR");
   }
   if (cmd == "import") {
     if (is_postgres_url(where)) {
@@ -153,9 +156,9 @@ int run_migrate(int argc, char** argv) {
       if (!r) return failure(json, r.error());
       return report(json, "imported into " + data_dir, {{"events", r->events}, {"not_stored", r->not_stored}});
     }
-    return usage_error("migrate", kMigrateUsage, "--from must be postgres://… or jsonl FILE");
+    return usage_error("migrate", migrate_usage(), "--from must be postgres://… or jsonl FILE");
   }
-  return usage_error("migrate", kMigrateUsage, "unknown command '" + cmd + "'");
+  return usage_error("migrate", migrate_usage(), "unknown command '" + cmd + "'");
 }
 
 }  // namespace buzz::server

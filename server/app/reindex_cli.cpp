@@ -21,15 +21,16 @@
 namespace buzz::server {
 namespace {
 
-constexpr const char* kReindexUsage = R"(Usage: buzz reindex [options]
+constexpr const char* kReindexHead = R"(Usage: buzz reindex [options]
 
 Rebuilds the full-text search index from the stored events. Run it with the
 server stopped; searches answer from the new index at the next start.
-
-Options:
-  --data-dir DIR   data directory (env BUZZ_DATA_DIR, default ./data)
-  --json           one JSON line with the result instead of a progress bar
 )";
+
+const options::Option kReindexOptions[] = {
+    {.name = "data-dir", .env = "BUZZ_DATA_DIR", .value = "DIR", .default_text = "./data", .help = "data directory"},
+    {.name = "json", .help = "one JSON line with the result instead of a progress bar"},
+};
 
 // The kinds the index takes, in one list for both passes.
 std::vector<uint16_t> searchable_kinds() {
@@ -85,16 +86,14 @@ engine::Result<ReindexReport> rebuild_search_index(const std::string& data_dir, 
 }
 
 int run_reindex(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir"});
-  if (args.has("help")) return std::fputs(kReindexUsage, stdout), kExitOk;
+  ParsedArgs args = parse_args(argc, argv, 2, kReindexOptions);
+  const std::string usage = usage_text(kReindexHead, kReindexOptions);
+  if (args.has("help")) return std::fputs(usage.c_str(), stdout), kExitOk;
   if (!args.error.empty() || !args.positional.empty()) {
-    std::fprintf(stderr, "buzz reindex: %s\n\n%s", args.error.empty() ? "unexpected argument" : args.error.c_str(),
-                 kReindexUsage);
-    return kExitUsage;
+    return usage_error("reindex", usage, args.error.empty() ? "unexpected argument" : args.error);
   }
   const bool json = args.has("json");
-  const char* env_dir = std::getenv("BUZZ_DATA_DIR");
-  const std::string data_dir = args.get("data-dir").value_or(env_dir ? env_dir : "./data");
+  const std::string data_dir = args.get("data-dir").value_or("./data");
   const auto started = std::chrono::steady_clock::now();
   auto report = rebuild_search_index(data_dir, !json && isatty(STDERR_FILENO));
   if (!report) return std::fprintf(stderr, "buzz reindex: %s\n", report.error().c_str()), kExitFailure;

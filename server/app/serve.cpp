@@ -59,18 +59,6 @@
 namespace buzz::server {
 namespace {
 
-void print_serve_help() {
-  std::printf(
-      "Usage: buzz serve [--config FILE] [--open] [--KEY VALUE ...]\n\n"
-      "Runs the relay. Settings come from the YAML file (--config or BUZZ_CONFIG), then\n"
-      "the environment, then flags; later sources win.\n\n"
-      "  %-26s %-32s %s\n", "flag", "environment", "default — meaning");
-  for (const ConfigKey& k : config_keys()) {
-    std::printf("  --%-24s %-32s %s — %s\n", k.name, k.env, *k.default_text ? k.default_text : "(unset)", k.description);
-  }
-  std::printf("  --%-24s %-32s %s\n", "open", "", "shorthand for --require-membership false");
-}
-
 // BUZZ_HEALTH_PORT and BUZZ_METRICS_PORT, when set; one port may serve both.
 engine::Result<std::unique_ptr<OpsListener>> open_side_ports(const Config& cfg, const Health& probes,
                                                              const MetricsSources& sources) {
@@ -221,29 +209,21 @@ void reload_tls(net::TlsCertificate* tls) {
 }  // namespace
 
 int run_serve(int argc, char** argv) {
-  std::vector<std::string> keys = {"config"};  // and every key of the configuration table
-  for (const ConfigKey& k : config_keys()) keys.push_back(k.name);
-  ParsedArgs args = parse_args(argc, argv, 2, {"open"}, keys);
-  if (args.has("help")) {
-    print_serve_help();
-    return kExitOk;
-  }
-  if (!args.error.empty()) return fail(args.error, kExitUsage);
-  if (!args.positional.empty()) return fail("unexpected argument '" + args.positional[0] + "'", kExitUsage);
+  ServeFlags flags;
+  const options::Parsed parsed = options::parse(serve_options(&flags), argc, argv, 2, {.positional = true});
+  if (parsed.outcome == options::Parsed::Outcome::kHelp) return std::fputs(serve_help().c_str(), stdout), kExitOk;
+  if (!parsed.error.empty()) return fail(parsed.error, kExitUsage);
+  if (!parsed.positional.empty()) return fail("unexpected argument '" + parsed.positional[0] + "'", kExitUsage);
 
   Config cfg;
-  const char* env_file = std::getenv("BUZZ_CONFIG");
-  std::string file = args.get("config").value_or(env_file ? env_file : "");
+  const char* env_file = std::getenv(kConfigFileEnv);
+  const std::string file = flags.config_file.value_or(env_file ? env_file : "");
   if (!file.empty()) {
     if (auto s = load_config_file(&cfg, file); !s) return fail(s.error(), kExitUsage);
   }
   if (auto s = load_config_env(&cfg); !s) return fail(s.error(), kExitUsage);
-  for (const auto& [k, v] : args.options) {
-    if (k == "config" || k == "help") continue;
-    if (k == "open") {
-      cfg.require_membership = false;
-      continue;
-    }
+  if (flags.open) cfg.require_membership = false;
+  for (const auto& [k, v] : flags.keys) {
     if (auto s = set_config(&cfg, k, v, "flag"); !s) return fail(s.error(), kExitUsage);
   }
   if (auto s = check_config(cfg); !s) return fail(s.error(), kExitUsage);
@@ -352,8 +332,9 @@ int run_serve(int argc, char** argv) {
   const std::string media_url =
       cfg.media_base_url.empty() ? nip98_base_url(cfg.effective_relay_url()) + "/media" : cfg.media_base_url;
   const engine::ImetaChecker imeta(*media_store, media_url);
-  const Services services{store,      team,    membership, presence, tokens, profiles, gatekeeper,
-                          throttle,   history, writer,     stats,    imeta};
+  KeyProver prover(tokens, gatekeeper, membership);
+  const Services services{store,  team,     membership, presence, tokens, profiles, gatekeeper,
+                          prover, throttle, history,    writer,   stats,  imeta};
   NegLimits neg_limits;
   neg_limits.frame_bytes = neg_frame_bytes(size_t(cfg.max_message_bytes));
   neg_limits.idle_ms = cfg.neg_idle_timeout * 1000;
@@ -366,7 +347,7 @@ int run_serve(int argc, char** argv) {
                uint64_t(cfg.upload_bytes_per_pubkey), uint32_t(cfg.min_upload_rate), media_store->root() + "/tmp",
                media_url, blossom_server_authority(cfg.media_server_domain, cfg.effective_relay_url()),
                nip98_base_url(cfg.effective_relay_url())},
-              {*media_store, team, membership, tokens, gatekeeper, throttle, writer, stats});
+              {*media_store, team, membership, tokens, gatekeeper, prover, throttle, writer, stats});
   Workflows::Options workflow_options;
   workflow_options.max_concurrent = uint32_t(cfg.workflow_max_concurrent);
   workflow_options.tick = std::chrono::seconds(cfg.workflow_tick);

@@ -13,47 +13,41 @@
 namespace buzz::server {
 namespace {
 
-constexpr const char* kSyncUsage = R"(Usage: buzz sync --from ws://HOST:PORT (--to ws://HOST:PORT | --data-dir DIR) [options]
+constexpr const char* kSyncHead = R"(Usage: buzz sync --from ws://HOST:PORT (--to ws://HOST:PORT | --data-dir DIR) [options]
 
 Brings the destination up to date with the source, moving only what is
 missing: NIP-77 (negentropy) finds the difference, the missing events are
 fetched in batches and published to the other relay, whose ingest checks
 signatures and team rules as for any client. Each run starts by reconciling,
 so a run cut short is finished by the next.
-
-Options:
-  --from URL         the source relay (ws://; the central one)
-  --to URL           the destination relay (ws://), already running
-  --data-dir DIR     instead of --to: run `buzz serve` on DIR on loopback while
-                     syncing (the appliance's relay must be stopped)
-  --filter JSON      NIP-01 filter of what to sync (default {}; no limit/until)
-  --direction D      down (from → to, default), up (to → from) or both
-  --key HEX          secret key for NIP-42 AUTH on both relays (env BUZZ_SYNC_KEY)
-  --key-file PATH    the secret key in a file instead
-  --from-token T     API token for the source (env BUZZ_SYNC_FROM_TOKEN)
-  --to-token T       API token for the destination (env BUZZ_SYNC_TO_TOKEN);
-                     publishing events others signed needs the proxy:submit scope
-  --watch            after catching up, keep copying new events (down only)
-  --json             the report as JSON on stdout
-  --help             this help
-
-Exit codes: 0 done, 1 a relay failed or refused, 2 bad usage.
 )";
 
-int usage(const std::string& why) { return usage_error("sync", kSyncUsage, why); }
+const options::Option kSyncOptions[] = {
+    {.name = "from", .value = "URL", .help = "the source relay (ws://; the central one)"},
+    {.name = "to", .value = "URL", .help = "the destination relay (ws://), already running"},
+    {.name = "data-dir", .value = "DIR",
+     .help = "instead of --to: run `buzz serve` on DIR on loopback while syncing (the appliance's relay must be stopped)"},
+    {.name = "filter", .value = "JSON", .default_text = "{}", .help = "NIP-01 filter of what to sync (no limit/until)"},
+    {.name = "direction", .value = "D", .default_text = "down",
+     .help = "down (from → to), up (to → from) or both"},
+    {.name = "key", .env = "BUZZ_SYNC_KEY", .value = "HEX", .help = "secret key for NIP-42 AUTH on both relays"},
+    {.name = "key-file", .value = "PATH", .help = "the secret key in a file instead"},
+    {.name = "from-token", .env = "BUZZ_SYNC_FROM_TOKEN", .value = "T", .help = "API token for the source"},
+    {.name = "to-token", .env = "BUZZ_SYNC_TO_TOKEN", .value = "T",
+     .help = "API token for the destination; publishing events others signed needs the proxy:submit scope"},
+    {.name = "watch", .help = "after catching up, keep copying new events (down only)"},
+    {.name = "json", .help = "the report as JSON on stdout"},
+};
 
-std::string env_or(const char* name, const std::optional<std::string>& given) {
-  if (given) return *given;
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
+constexpr const char* kSyncTail = "\nExit codes: 0 done, 1 a relay failed or refused, 2 bad usage.\n";
+
+int usage(const std::string& why) { return usage_error("sync", usage_text(kSyncHead, kSyncOptions, kSyncTail), why); }
 
 }  // namespace
 
 int run_sync(int argc, char** argv) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"json", "watch"},
-                               {"from", "to", "data-dir", "filter", "direction", "key", "key-file", "from-token", "to-token"});
-  if (args.has("help")) return std::fputs(kSyncUsage, stdout), kExitOk;
+  ParsedArgs args = parse_args(argc, argv, 2, kSyncOptions);
+  if (args.has("help")) return std::fputs(usage_text(kSyncHead, kSyncOptions, kSyncTail).c_str(), stdout), kExitOk;
   if (!args.error.empty()) return usage(args.error);
   if (!args.positional.empty()) return usage("unexpected argument '" + args.positional[0] + "'");
 
@@ -74,7 +68,7 @@ int run_sync(int argc, char** argv) {
   else if (direction == "both") o.direction = sync::Direction::kBoth;
   else return usage("--direction must be down, up or both");
 
-  std::string key_hex = env_or("BUZZ_SYNC_KEY", args.get("key"));
+  std::string key_hex = args.get("key").value_or("");
   if (auto path = args.get("key-file")) {
     std::ifstream in(*path);
     if (!(in >> key_hex)) return usage("--key-file: cannot read " + *path);
@@ -85,8 +79,8 @@ int run_sync(int argc, char** argv) {
   }
   auto key = engine::keypair_from_secret(secret);
   if (!key) return usage("the secret key is not a valid key");
-  o.from_identity = {*key, env_or("BUZZ_SYNC_FROM_TOKEN", args.get("from-token"))};
-  o.to_identity = {*key, env_or("BUZZ_SYNC_TO_TOKEN", args.get("to-token"))};
+  o.from_identity = {*key, args.get("from-token").value_or("")};
+  o.to_identity = {*key, args.get("to-token").value_or("")};
   o.watch = args.has("watch");
   if (o.watch && o.direction != sync::Direction::kDown) return usage("--watch copies down only");
   o.json = args.has("json");

@@ -12,7 +12,7 @@
 namespace buzz::server {
 namespace {
 
-constexpr const char* kVersionUsage = R"(Usage: buzz version [--json] [--data-dir DIR]
+constexpr const char* kVersionHead = R"(Usage: buzz version [--json] [--data-dir DIR]
 
 Prints the version. With --json, one JSON object: the version, the data format
 this binary reads and writes, and with --data-dir the format DIR is in (a
@@ -20,14 +20,19 @@ directory of an older format is upgraded when a relay opens it; a newer one is
 refused).
 )";
 
+const options::Option kVersionOptions[] = {
+    {.name = "json", .help = "one JSON object instead of the version line"},
+    {.name = "data-dir", .value = "DIR", .help = "also the data format of this data directory (with --json)"},
+};
+
 }  // namespace
 
 std::optional<int> run_version(int argc, char** argv, DataFormatReader read_format) {
-  ParsedArgs args = parse_args(argc, argv, 2, {"json"}, {"data-dir"});
-  if (args.has("help")) return std::fputs(kVersionUsage, stdout), kExitOk;
+  ParsedArgs args = parse_args(argc, argv, 2, kVersionOptions);
+  const std::string usage = usage_text(kVersionHead, kVersionOptions);
+  if (args.has("help")) return std::fputs(usage.c_str(), stdout), kExitOk;
   if (!args.error.empty() || !args.positional.empty()) {
-    std::fprintf(stderr, "buzz version: %s\n\n%s", args.error.empty() ? "unexpected argument" : args.error.c_str(), kVersionUsage);
-    return kExitUsage;
+    return usage_error("version", usage, args.error.empty() ? "unexpected argument" : args.error);
   }
   if (!args.has("json")) {
     std::printf("buzz %s\n", BUZZ_VERSION);

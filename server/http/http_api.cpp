@@ -25,6 +25,7 @@ net::HttpResponse public_cors(net::HttpResponse r) {
 HttpApi::HttpApi(Options options, const Services& services, const Rooms& rooms, const engine::Keypair& key,
                  size_t loops)
     : options_(std::move(options)),
+      signed_url_(nip98_base_url(options_.relay_url)),
       s_(services),
       relay_(rooms.relay),
       media_(rooms.media),

@@ -220,6 +220,7 @@ class HttpApi final : public HttpAnswers {
   std::function<void(net::HttpResponse)> answer_later(net::Loop& loop, net::ConnId to);
 
   const Options options_;
+  const std::string signed_url_;  // what a NIP-98 signature names: RELAY_URL as http(s), made once
   const Services& s_;
   Relay& relay_;
   Media& media_;
@@ -229,7 +230,6 @@ class HttpApi final : public HttpAnswers {
   const engine::Keypair key_;
   CorsPolicy cors_;
   RateLimiter mint_limiter_;
-  Nip98ReplayCache nip98_replays_;
   LinkPreviews previews_;
   std::unique_ptr<AuditReads> audit_;  // null without an AuditSource
   // Per loop, the requests waiting for the writer's answer: their Origin, for

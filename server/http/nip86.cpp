@@ -66,15 +66,15 @@ std::optional<net::HttpResponse> HttpApi::nip86_call(net::Loop& loop, net::Conne
   const uint64_t now = engine::unix_now();
   std::string_view auth = req.header("authorization");
   if (!auth.starts_with("Nostr ")) return rpc_error(401, "unauthorized: a NIP-98 Authorization header is required");
-  auto signer = verify_nip98({auth, req.method, req.target, req.body, /*payload_required=*/true},
-                             nip98_base_url(options_.relay_url), now);
-  if (!signer) return rpc_error(401, "unauthorized: " + signer.error());
+  auto proven = s_.prover.prove(req, {.url = signed_url_, .body = req.body, .payload_required = true}, now);
+  if (const ProofError* e = std::get_if<ProofError>(&proven)) return rpc_error(401, "unauthorized: " + e->detail);
+  const std::optional<Nip98Signer>& signer = std::get<KeyProof>(proven).signed_request;
   const std::optional<RelayRole> role = s_.membership.role(signer->pubkey);
   if (s_.gatekeeper.banned(signer->pubkey) || !role || *role == RelayRole::kMember) {
     return rpc_error(403, "forbidden: only the relay owner and admins may manage the relay");
   }
   if (auto refused = s_.throttle.admit_api_call(signer->pubkey)) return refused;
-  Nip98ReplayCache::Use use = nip98_replays_.first_use(*signer, now);
+  Nip98ReplayCache::Use use = s_.prover.first_use(*signer, now);
   if (use == Nip98ReplayCache::Use::kReplay) return rpc_error(401, "unauthorized: NIP-98: replay detected");
   if (use == Nip98ReplayCache::Use::kFull) return rpc_error(503, "NIP-98: too many signed requests in flight, retry");
 

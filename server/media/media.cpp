@@ -13,6 +13,7 @@ Media::Media(Options options, const Services& s)
       membership_(s.membership),
       tokens_(s.tokens),
       gatekeeper_(s.gatekeeper),
+      prover_(s.prover),
       throttle_(s.throttle),
       writer_(s.writer),
       stats_(s.stats),

@@ -29,6 +29,7 @@
 #include "net/http.h"
 #include "net/service.h"
 #include "server/access/gatekeeper.h"
+#include "server/access/key_proof.h"
 #include "server/access/nip98.h"
 #include "server/access/relay_membership.h"
 #include "server/media/upload_budget.h"
@@ -62,6 +63,7 @@ class Media {
     const RelayMembership& membership;
     engine::ApiTokens& tokens;
     Gatekeeper& gatekeeper;
+    KeyProver& prover;  // a channel blob's reader, as REST proves a caller
     Throttle& throttle;
     StoreWriter& writer;
     RelayStats& stats;
@@ -127,11 +129,11 @@ class Media {
   const RelayMembership& membership_;
   engine::ApiTokens& tokens_;
   Gatekeeper& gatekeeper_;
+  KeyProver& prover_;
   Throttle& throttle_;
   StoreWriter& writer_;
   RelayStats& stats_;
   UploadBudget budget_;
-  Nip98ReplayCache nip98_replays_;  // a signed GET of a channel's blob is good once, as a REST call is
 
   std::mutex mu_;  // guards the queue and stopping_
   std::condition_variable cv_;

@@ -122,67 +122,43 @@ net::HttpResponse Media::serve(const net::HttpRequest& req, std::string_view nam
   return r;
 }
 
-// A reader proves a key by an API token with files:read, a NIP-98 signature
-// of this very request (once), or a Blossom `get` naming the blob (until it
-// expires: a player's range requests); then the key must be allowed on the
-// relay and read the channel by the rule REQ applies, at this moment. A key
-// without that right gets the missing blob's 404, so whether the blob exists
-// is told only to its readers and to a caller already holding its hash.
+// A reader proves a key as a REST caller does (server/access/key_proof.h): an
+// API token with files:read, or a NIP-98 signature of this very request
+// (once); or by a Blossom `get` naming the blob (until it expires: a player's
+// range requests). Then the key must read the channel by the rule REQ applies
+// and stand on the relay (not banned; a member or vouched for), at this
+// moment. Any failed proof is 401; a key without that right gets the missing
+// blob's 404, so whether the blob exists is told only to its readers and to a
+// caller already holding its hash.
 std::optional<net::HttpResponse> Media::authorize_read(const net::HttpRequest& req, std::string_view sha,
                                                        std::string_view channel) {
   auto unproven = [&](const std::string& reason) {
     log_info("media read refused", {{"reason", reason}, {"peer", req.peer}});
     return api_error(401, kAuthFailed);
   };
-  const std::string_view auth = req.header("authorization");
   const uint64_t now = engine::unix_now();
-  engine::Pubkey reader{};
-  Grant grant;  // a signature is a session: every scope, no channel list
-  std::optional<Nip98Signer> signed_request;
-  std::optional<uint32_t> proof_kind;  // for a NIP-OA vouch: the event that proved the key
-  if (auth.starts_with("Bearer ")) {
-    const std::string_view token = auth.substr(7);
-    if (!token.starts_with(engine::kTokenPrefix)) return unproven("not an API token");
-    auto found = tokens_.find(engine::hash_token(token));
-    if (!found) return internal_error(found.error());
-    const std::optional<engine::ApiToken>& t = *found;
-    if (!t || !t->active(now)) return unproven("unknown, revoked or expired API token");
-    tokens_.touch(*t, now);
-    reader = t->owner;
-    grant = grant_of(*t);
-  } else if (auth.starts_with("Nostr ")) {
-    // The URL signed is the relay's or the media base's (they differ when
-    // BUZZ_MEDIA_BASE_URL names another host), never one the request claims.
-    const Nip98Request request{auth, req.method, req.target, "", false};
-    auto signer = verify_nip98(request, options_.relay_http_url, now);
-    const std::string_view media_host = std::string_view(options_.base_url).substr(0, options_.base_url.size() - 6);
-    if (!signer && media_host != options_.relay_http_url) signer = verify_nip98(request, media_host, now);
-    if (signer) {
-      reader = signer->pubkey;
-      signed_request = *signer;
-      proof_kind = kind::kHttpAuth;
-    } else {
-      auto blossom = verify_blossom_get(auth, sha, options_.authority, now);
-      if (!blossom) return unproven(signer.error() + "; blossom get: " + blossom.error());
-      reader = *blossom;
-      proof_kind = kind::kBlossomAuth;
-    }
-  } else {
-    return unproven(auth.empty() ? "no authorization" : "unknown authorization scheme");
+  // The URL signed is the relay's or the media base's (they differ when
+  // BUZZ_MEDIA_BASE_URL names another host).
+  const std::string_view media_host = std::string_view(options_.base_url).substr(0, options_.base_url.size() - 6);
+  auto proven = prover_.prove(req, {.url = options_.relay_http_url, .other_url = media_host}, now);
+  if (const ProofError* e = std::get_if<ProofError>(&proven)) {
+    if (e->failure == ProofFailure::kTokenStore) return internal_error(e->detail);
+    if (e->failure != ProofFailure::kSignature) return unproven(e->detail);
+    auto blossom = verify_blossom_get(req.header("authorization"), sha, options_.authority, now);
+    if (!blossom) return unproven(e->detail + "; blossom get: " + blossom.error());
+    proven = KeyProof{.pubkey = *blossom, .event_kind = kind::kBlossomAuth};
   }
-  bool may = grant.has(Scope::kFilesRead) && !gatekeeper_.banned(reader) && may_read_channel(channel, team_, grant, reader);
-  if (may && membership_.enforced() && !membership_.role(reader)) {
-    may = gatekeeper_.vouched_by_header(req, reader, {proof_kind, now}) == Gatekeeper::HeaderVouch::kVouched;
-  }
-  if (!may) {
+  const KeyProof& reader = std::get<KeyProof>(proven);
+  if (!reader.grant.has(Scope::kFilesRead) || !may_read_channel(channel, team_, reader.grant, reader.pubkey) ||
+      prover_.standing(req, reader, now) != KeyProver::Standing::kAdmitted) {
     log_info("media read refused", {{"reason", "may not read channel " + std::string(channel)},
-                                    {"pubkey", engine::to_hex(reader)}, {"peer", req.peer}});
+                                    {"pubkey", engine::to_hex(reader.pubkey)}, {"peer", req.peer}});
     return not_found();
   }
   // Only a reader takes a place in the rate and the replay cache (as REST: docs/access.md).
-  if (auto refused = throttle_.admit_api_call(reader)) return refused;
-  if (signed_request) {
-    Nip98ReplayCache::Use use = nip98_replays_.first_use(*signed_request, now);
+  if (auto refused = throttle_.admit_api_call(reader.pubkey)) return refused;
+  if (reader.signed_request) {
+    Nip98ReplayCache::Use use = prover_.first_use(*reader.signed_request, now);
     if (use == Nip98ReplayCache::Use::kReplay) return unproven("NIP-98 replay");
     if (use == Nip98ReplayCache::Use::kFull) return api_error(503, "NIP-98: too many signed requests in flight, retry");
   }

@@ -9,6 +9,7 @@
 #include "engine/imeta.h"
 #include "engine/team_state.h"
 #include "server/access/gatekeeper.h"
+#include "server/access/key_proof.h"
 #include "server/access/relay_membership.h"
 #include "server/pipeline/relay_stats.h"
 #include "server/pipeline/store_writer.h"
@@ -27,6 +28,7 @@ struct Services {
   engine::ApiTokens& tokens;
   ProfileDirectory& profiles;
   Gatekeeper& gatekeeper;
+  KeyProver& prover;  // an HTTP caller's key, and the one NIP-98 replay cache
   Throttle& throttle;
   History& history;
   StoreWriter& writer;

@@ -75,7 +75,8 @@ TEST(ToolOptions, BuzzLoadListsItsFlagsAndRefusesAnUnknownOneWithExit2) {
                        "(buzz-load --help lists the options)\n");
 }
 
-// The relay's own subcommands name their options to the same table (server/app/cli.h).
+// The relay's own subcommands declare their options as rows of the same table (server/app/cli.h),
+// each with its placeholder, which the refusal shows.
 TEST(ToolOptions, ServerSubcommandsRefuseAnUnknownOptionWithExit2) {
   for (const char* command : {"serve", "admin", "audit", "reindex", "sync", "migrate", "backup", "restore", "version"}) {
     SCOPED_TRACE(command);
@@ -86,7 +87,7 @@ TEST(ToolOptions, ServerSubcommandsRefuseAnUnknownOptionWithExit2) {
   }
   const CliRun missing = run_cli({"backup", "--to"});
   EXPECT_EQ(missing.status, 2);
-  EXPECT_TRUE(shows(missing.err, "a value is required for '--to VALUE' but none was supplied")) << missing.err;
+  EXPECT_TRUE(shows(missing.err, "a value is required for '--to DIR' but none was supplied")) << missing.err;
 }
 
 // The agent commands: the same table, the reference's error line and exit code.

@@ -99,6 +99,18 @@ TEST(OptionTable, RefusesInClapsWords) {
   }
 }
 
+// A setting given twice where the last one stands (buzz serve's keys, as in a
+// configuration file): parsed both times, not refused, not listed as repeatable.
+TEST(OptionTable, ALastWinsRowTakesItsLastValueAndHelpDoesNotCallItRepeatable) {
+  std::string level = "info";
+  const std::vector<Option> rows = {
+      {.name = "log-level", .value = "LEVEL", .help = "how much", .parse = text(&level), .last_wins = true}};
+  const Parsed p = parse_words(rows, {"--log-level", "debug", "--log-level=warn"});
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(level, "warn");
+  EXPECT_EQ(help(rows), "  --log-level LEVEL  how much\n");
+}
+
 TEST(OptionTable, ANumbersTargetBoundsItsRange) {
   int small = 0;
   const std::vector<Option> rows = {{.name = "n", .value = "N", .parse = number(&small)}};

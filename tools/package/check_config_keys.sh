@@ -7,8 +7,8 @@
 set -euo pipefail
 buzz=$1 file=$2
 
-# `--open` is a flag only, not a key of the file.
-mapfile -t keys < <("$buzz" serve --help | sed -n 's/^  --\([a-z0-9-]*\) .*/\1/p' | grep -vx open)
+# `--config` and `--open` are flags only, not keys of the file.
+mapfile -t keys < <("$buzz" serve --help | sed -n 's/^  --\([a-z0-9-]*\) .*/\1/p' | grep -vx -e config -e open)
 ((${#keys[@]} > 10)) || { echo "no keys read from '$buzz serve --help'" >&2; exit 1; }
 mapfile -t listed < <(sed -n 's/^#\{0,1\}\([a-z0-9-]*\):.*/\1/p' "$file")
 

@@ -370,6 +370,37 @@ TEST(ConfigKeys, TableIsConsistent) {
   }
 }
 
+// `buzz serve --help` is written from the table: every key is a row with its
+// variable, and the rows parse as the file's keys do.
+TEST(ConfigKeys, EveryKeyHasHelpAnEnvironmentNameAndAHelpLine) {
+  const std::string help = serve_help();
+  for (const ConfigKey& k : config_keys()) {
+    SCOPED_TRACE(k.name);
+    EXPECT_NE(std::string(k.description), "");
+    ASSERT_NE(k.env, nullptr);
+    EXPECT_NE(std::string(k.env), "");
+    EXPECT_NE(help.find("\n  --" + std::string(k.name) + " " + k.value.placeholder), std::string::npos);
+    EXPECT_NE(help.find("[env: " + std::string(k.env) + "]"), std::string::npos);
+  }
+  EXPECT_NE(help.find("  --open "), std::string::npos);
+  EXPECT_NE(help.find("[env: BUZZ_CONFIG]"), std::string::npos);
+  EXPECT_NE(help.find("[default: 0.0.0.0:3000]"), std::string::npos);
+}
+
+TEST(ConfigKeys, ServeFlagsRecordKeysInOrderForSetConfig) {
+  ServeFlags flags;
+  const std::vector<options::Option> rows = serve_options(&flags);
+  const char* argv[] = {"buzz", "serve", "--threads", "3", "--open", "--config=/etc/buzz.yaml", "--threads=4", "--bind", "127.0.0.1:1"};
+  options::Parsed parsed = options::parse(rows, int(std::size(argv)), const_cast<char* const*>(argv), 2);
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_TRUE(flags.open);
+  EXPECT_EQ(flags.config_file, "/etc/buzz.yaml");
+  const std::vector<std::pair<std::string, std::string>> expected = {{"threads", "3"}, {"threads", "4"}, {"bind", "127.0.0.1:1"}};
+  EXPECT_EQ(flags.keys, expected);
+  const char* unknown[] = {"buzz", "serve", "--colour", "blue"};
+  EXPECT_EQ(options::parse(rows, 4, const_cast<char* const*>(unknown), 2).error, "unexpected argument '--colour' found");
+}
+
 // ---------------------------------------------------------------------------
 // sources
 
