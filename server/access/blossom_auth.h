@@ -5,8 +5,8 @@
 //
 // The checks run in the spec's order and the first failure is returned as an
 // internal reason for the log; the client only ever sees the generic 401
-// (§7), so the answer cannot be used as an oracle. Scope and relay membership
-// (steps 15–16) are the caller's.
+// (§7), so the answer cannot be used as an oracle. Scope, a ban and relay membership
+// (steps 15–17) are the caller's.
 #pragma once
 
 #include <cstdint>

@@ -90,7 +90,7 @@ class Media {
   static constexpr uint64_t kBufferedUploadBytes = 256 << 10;
 
  private:
-  // Steps 1–16 of docs/reference/media.md §2.2 (and 17 given the body's hash): the refusal,
+  // Steps 1–17 of docs/reference/media.md §2.2 (and 18 given the body's hash): the refusal,
   // or nullopt with *who set to the signer.
   std::optional<net::HttpResponse> authorize_upload(const net::HttpRequest& req, uint64_t max_age,
                                                     std::string_view body_sha256, engine::Pubkey* who);

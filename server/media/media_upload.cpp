@@ -166,6 +166,7 @@ std::optional<net::HttpResponse> Media::authorize_upload(const net::HttpRequest&
   if (std::find(scopes->begin(), scopes->end(), "files:write") == scopes->end()) {
     return refuse(403, "insufficient scope", "no files:write scope");
   }
+  if (gatekeeper_.banned(*signer)) return refuse(403, "pubkey is banned", "pubkey is banned");  // as at AUTH, EVENT, REST
   if (membership_.enforced() && !membership_.role(*signer)) {
     Gatekeeper::HeaderVouch vouch = gatekeeper_.vouched_by_header(req, *signer, {24242, engine::unix_now()});
     if (vouch == Gatekeeper::HeaderVouch::kMultipleHeaders) {

@@ -1,7 +1,7 @@
 // NIP-86, the relay management API (docs/reference/nip86.md), against the real
 // binary: who is refused (no or a bad NIP-98 header, a replay, a non-member, a
 // plain member, an admin doing what NIP-43 keeps for the owner), then what each
-// method does at once — a banned pubkey's session closed and its AUTH refused,
+// method does at once — a banned pubkey's session closed, its AUTH and uploads refused,
 // a banned event gone from every read and refused again, a blocked address
 // refused at the door — and the relay name in NIP-11, after a restart too.
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "engine/signature.h"
+#include "tests/e2e/media_fixture.h"
 #include "tests/e2e/nostr_client.h"
 #include "tests/e2e/raw_connection.h"
 #include "tests/e2e/relay_process.h"
@@ -190,6 +191,16 @@ TEST_F(Nip86Test, ABannedPubkeysSessionClosesAndItIsRefusedEverywhere) {
   const std::string api = "http://127.0.0.1:" + std::to_string(relay_->port()) + "/api/relay/members/me";
   EXPECT_EQ(http_call(relay_->port(), "GET", "/api/relay/members/me", {{"Authorization", nip98_header(banned, api, "GET")}}).status,
             403);
+  // A Blossom upload, refused before its body is stored; taken again once unbanned (below).
+  const std::string blob = "a file of the banned key's";
+  const auto upload = [&] {
+    const std::string sha = sha256_hex(blob);
+    return http_call(relay_->port(), "PUT", "/media/upload", {{"Authorization", blossom_auth(banned, sha)}, {"X-SHA-256", sha}},
+                     blob);
+  };
+  const HttpReply refused = upload();
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_NE(refused.body.find("pubkey is banned"), std::string::npos) << refused.body;
   auto owner = client(owner_);
   ASSERT_TRUE(owner);
   EXPECT_EQ(owner->publish(make_event(banned, 1, "relayed by someone else")).reason, "blocked: pubkey is banned");
@@ -197,6 +208,7 @@ TEST_F(Nip86Test, ABannedPubkeysSessionClosesAndItIsRefusedEverywhere) {
             std::string::npos);
   EXPECT_EQ(call(owner_, "unbanpubkey", {hex(banned)}).body, R"({"result":true})");
   EXPECT_TRUE(auth_reply(banned).accepted);
+  EXPECT_EQ(upload().status, 200);
 }
 
 TEST_F(Nip86Test, ABannedEventIsGoneFromEveryReadAndCannotBePublishedAgain) {
