@@ -418,10 +418,9 @@ TEST_P(RocksStoredHistoryTest, RecordsKeyedByIdAreMovedToTheTimeOrderedLayoutOnO
 // and a tag, which read it alone, find what they found before.
 TEST_P(RocksStoredHistoryTest, TagsAreIndexedByKindWhenAFormat3DirectoryIsOpened) {
   store_history();
-  rocksdb::DB* raw = db_->db();
-  auto entries = [&](Family f) {
+  auto entries = [&](Family f) {  // db_ itself: reopen() replaces the database
     std::vector<std::string> keys;
-    std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), db_->family(f)));
+    std::unique_ptr<rocksdb::Iterator> it(db_->db()->NewIterator(rocksdb::ReadOptions(), db_->family(f)));
     for (it->SeekToFirst(); it->Valid(); it->Next()) keys.push_back(it->key().ToString());
     return keys;
   };
@@ -431,7 +430,7 @@ TEST_P(RocksStoredHistoryTest, TagsAreIndexedByKindWhenAFormat3DirectoryIsOpened
   rocksdb::WriteBatch format3;
   for (const std::string& k : tag_kind) ASSERT_TRUE(format3.Delete(db_->family(Family::kIndexTagKind), k).ok());
   ASSERT_TRUE(format3.Put(db_->defaults(), kDataFormatKey, "3").ok());
-  ASSERT_TRUE(raw->Write(rocksdb::WriteOptions(), &format3).ok());
+  ASSERT_TRUE(db_->db()->Write(rocksdb::WriteOptions(), &format3).ok());
   EXPECT_TRUE(query(R"({"kinds":[1],"#t":["x"]})").empty()) << "the entries are gone";
 
   reopen();
