@@ -10,7 +10,6 @@ Media::Media(Options options, const Services& s)
     : options_(std::move(options)),
       blobs_(s.blobs),
       team_(s.team),
-      membership_(s.membership),
       tokens_(s.tokens),
       gatekeeper_(s.gatekeeper),
       prover_(s.prover),

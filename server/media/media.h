@@ -126,7 +126,6 @@ class Media {
   const Options options_;
   engine::MediaStore& blobs_;
   const engine::TeamState& team_;
-  const RelayMembership& membership_;
   engine::ApiTokens& tokens_;
   Gatekeeper& gatekeeper_;
   KeyProver& prover_;

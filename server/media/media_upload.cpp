@@ -30,6 +30,7 @@
 #include "engine/clock.h"
 #include "engine/image_info.h"
 #include "engine/json_text.h"
+#include "engine/kind_numbers.h"
 #include "engine/mime_sniff.h"
 #include "server/access/blossom_auth.h"
 #include "server/common/api_error.h"
@@ -166,15 +167,16 @@ std::optional<net::HttpResponse> Media::authorize_upload(const net::HttpRequest&
   if (std::find(scopes->begin(), scopes->end(), "files:write") == scopes->end()) {
     return refuse(403, "insufficient scope", "no files:write scope");
   }
-  if (gatekeeper_.banned(*signer)) return refuse(403, "pubkey is banned", "pubkey is banned");  // as at AUTH, EVENT, REST
-  if (membership_.enforced() && !membership_.role(*signer)) {
-    Gatekeeper::HeaderVouch vouch = gatekeeper_.vouched_by_header(req, *signer, {24242, engine::unix_now()});
-    if (vouch == Gatekeeper::HeaderVouch::kMultipleHeaders) {
+  // Its standing on the relay, as every HTTP caller's (server/access/key_proof.h):
+  // not banned, and on a closed relay a member or vouched for.
+  const KeyProof proof{.pubkey = *signer, .event_kind = kind::kBlossomAuth};
+  switch (prover_.standing(req, proof, engine::unix_now())) {
+    case KeyProver::Standing::kAdmitted: break;
+    case KeyProver::Standing::kBanned: return refuse(403, "pubkey is banned", "pubkey is banned");
+    case KeyProver::Standing::kMultipleVouchHeaders:
       return api_error(400, "invalid_auth_tag", "multiple X-Auth-Tag headers not allowed");
-    }
-    if (vouch == Gatekeeper::HeaderVouch::kNot) {
+    case KeyProver::Standing::kNotMember:
       return refuse(403, "relay membership required", "not a relay member: " + engine::to_hex(*signer));
-    }
   }
   *who = *signer;
   return std::nullopt;
