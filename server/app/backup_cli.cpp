@@ -220,8 +220,9 @@ int backup(const ParsedArgs& args) {
   manifest.audit = point->audit;
   migrate::Progress progress(migrate::Progress::mode_for(json), migrate::Progress::Unit::kBytes);
   engine::Status copied = copy_items("copying", backup_items(data_dir, *point), to, progress, &manifest.files);
-  // The staging files go: the relay drops them when the connection closes.
-  if (connection >= 0) ::close(connection);
+  // The staging files go: the relay drops them when the connection closes, before it
+  // closes its side, so they are gone when this command ends.
+  if (connection >= 0) hang_up(connection, 10'000);
   else remove_backup_staging(data_dir, point->staging);
   db.reset();
   if (!copied) return fail("backup", copied.error());

@@ -55,6 +55,11 @@ bool read_line(int fd, std::string* line);
 // Until the peer closes the connection (or `stop_fd`, if not -1, is written).
 void wait_for_close(int fd, int stop_fd = -1);
 
+// The client side: says it is done (a half-close) and waits, at most `timeout_ms`, for the
+// relay to close in turn, which it does once it has dropped what it kept for this
+// connection (a backup's staging files); then closes `fd`.
+void hang_up(int fd, int timeout_ms);
+
 // The client side: a connection to the control socket at `path`, or -1 with
 // errno as connect(2) left it (ENOENT or ECONNREFUSED: no relay listens there).
 int connect_control_socket(const std::string& path);

@@ -213,12 +213,12 @@ TEST_P(TwoNodeTest, AnEventAcceptedOnAReachesASubscriberOnBExactlyOnce) {
   const double p50 = latency_ms[latency_ms.size() / 2], p99 = latency_ms[latency_ms.size() * 99 / 100];
   std::printf("publish on A -> delivery on B over %d events: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", kEvents, p50,
               p99, latency_ms.back());
-  // The target is p99 < 20 ms (12–13 ms here on a quiet machine, docs/performance.md); a
-  // 2-core CI box busy with a parallel build or test measures its scheduler instead, so
-  // the gate here only catches a stalled path (a loop waiting on Redis would show seconds).
-  // On PostgreSQL each event also waits for A's commit, one WAL flush (38–47 ms p99 at load 8, 300 ms with the
-  // suite beside it; docs/performance.md has the breakdown).
-  EXPECT_LT(p99, on_postgres() ? 1000.0 : 250.0) << "p99 publish->delivery";
+  // The target is p99 < 20 ms (12–13 ms here on a quiet machine, docs/performance.md, with
+  // buzz-load); a 2-core CI box busy with a parallel build or test measures its scheduler
+  // instead (430 ms at load 15 on the embedded store, 300 ms on PostgreSQL whose every event
+  // also waits for A's commit), so the gate here only catches a stalled path: a loop waiting
+  // on Redis would show seconds.
+  EXPECT_LT(p99, 1000.0) << "p99 publish->delivery";
 }
 
 TEST_P(TwoNodeTest, PresenceSetOnAIsReadOnB) {
