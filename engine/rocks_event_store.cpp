@@ -48,6 +48,31 @@ class RocksEventStore::Batch {
   void put(Family f, rocksdb::Slice key, rocksdb::Slice value) { (void)wb_.Put(db_.family(f), key, value); }
   rocksdb::WriteBatch* batch() { return wb_.GetWriteBatch(); }
 
+  // The batch to write: what it holds, then its index entries sorted by family
+  // and key. A family's memtable inserts a key from the previous one of its
+  // prefix (the insert hint, rocks_database.cpp), so in key order each insert
+  // searches only the gap to the one before; in arrival order each landed at a
+  // random place among the keys of the same second. The sort is stable: an
+  // add then a removal of one key still apply in that order.
+  rocksdb::WriteBatch* finish() {
+    std::stable_sort(index_entries_.begin(), index_entries_.end(), [](const IndexEntry& a, const IndexEntry& b) {
+      return a.family != b.family ? a.family < b.family : a.key < b.key;
+    });
+    rocksdb::WriteBatch* raw = batch();
+    std::string kind_value;
+    for (const IndexEntry& e : index_entries_) {
+      if (!e.add) {
+        (void)raw->Delete(db_.family(e.family), e.key);
+        continue;
+      }
+      kind_value.clear();
+      put_u16(&kind_value, e.kind);
+      (void)raw->Put(db_.family(e.family), e.key, kind_value);
+    }
+    index_entries_.clear();
+    return raw;
+  }
+
   // The event_ids entry of an id, this batch's included.
   bool get_id(const uint8_t* id, std::string* entry) {
     Id key;
@@ -77,16 +102,12 @@ class RocksEventStore::Batch {
   void index(const EventFields& f, bool add) {
     std::string suffix;
     put_key_suffix(&suffix, f.created_at, f.id);
-    std::string kind_value;
-    put_u16(&kind_value, f.kind);
-    // Index entries go to the batch without the read index: nothing reads
-    // them back before the write, and an add then a removal of the same key
-    // in one batch still applies in order. Most of an event's keys are index
-    // entries, so this spares most of the batch's own skip-list inserts.
-    rocksdb::WriteBatch* raw = batch();
+    // Index entries skip the batch's read index: nothing reads them back
+    // before the write. Most of an event's keys are index entries, so this
+    // spares most of the batch's own skip-list inserts. They wait for finish().
     auto apply = [&](Family fam, std::string key) {
       key += suffix;
-      add ? (void)raw->Put(db_.family(fam), key, kind_value) : (void)raw->Delete(db_.family(fam), key);
+      index_entries_.push_back({fam, f.kind, add, std::move(key)});
     };
     apply(Family::kIndexTime, {});
     apply(Family::kIndexKind, kind_prefix(f.kind));
@@ -135,6 +156,13 @@ class RocksEventStore::Batch {
   rocksdb::ReadOptions read_;
   rocksdb::WriteBatchWithIndex wb_;
   std::unordered_map<Id, std::string, KeyBytesHash> added_ids_;
+  struct IndexEntry {
+    Family family;
+    uint16_t kind;  // the entry's value
+    bool add;       // false: a removal
+    std::string key;
+  };
+  std::vector<IndexEntry> index_entries_;  // in arrival order until finish()
 };
 
 // The write rules' view of a batch (write_rules.h).
@@ -209,7 +237,7 @@ Result<std::vector<WriteResult>> RocksEventStore::write(std::span<const WriteReq
   add_state(batch.batch(), finished);
   // The batch is durable (WAL) when Write returns: only then may the caller
   // send OK true for any event in it.
-  rocksdb::Status s = db_.db()->Write(db_.write_options(), batch.batch());
+  rocksdb::Status s = db_.db()->Write(db_.write_options(), batch.finish());
   if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
   return results;
 }
@@ -666,7 +694,7 @@ Status RocksEventStore::erase_expired(std::span<const ExpiredEvent> events, std:
     (void)wb->Delete(db_.family(Family::kIndexExpiry), expiry_key(e.expires_at, e.created_at, e.id.data()));
   }
   add_state(wb, state);
-  rocksdb::Status s = db_.db()->Write(db_.write_options(), wb);
+  rocksdb::Status s = db_.db()->Write(db_.write_options(), batch.finish());
   if (!s.ok()) return Error{"error: database write failed: " + s.ToString()};
   return {};
 }

@@ -268,10 +268,13 @@ TEST_F(OpenRelayTest, AnEventAcknowledgedBeforeAReqReachesItOnce) {
   ASSERT_TRUE(pub->publish(marker).accepted);
   for (size_t i = 0; i < subs.size(); ++i) {
     std::map<std::string, int> copies;  // of each round's event, by sub id
-    int markers = 0;
-    while (markers < kRounds) {
+    // Every subscription's history too: a last REQ read after the marker's
+    // fan-out replays the marker, newest first, ahead of its round's event.
+    int markers = 0, eoses = 0;
+    while (markers < kRounds || eoses < kRounds) {
       auto m = subs[i]->next_message();
-      ASSERT_TRUE(m) << "subscriber " << i << ": " << markers << " of " << kRounds << " markers";
+      ASSERT_TRUE(m) << "subscriber " << i << ": " << markers << " markers and " << eoses << " EOSEs of " << kRounds;
+      eoses += m->type == "EOSE";
       if (m->type != "EVENT") continue;
       if (m->event.id == marker.id) ++markers;
       else ++copies[m->id];
