@@ -15,4 +15,6 @@ cmake --preset ci >/dev/null
 cmake --build --preset ci
 # The Debian package from this build: lintian, installed, run as its service would (tools/package/).
 bash tools/package/check_install.sh build-ci
-ctest --preset ci -j2 --timeout 300
+# Four tests at a time on two cores: most of a test's time is spent waiting on a
+# relay's sockets and timers, not computing (docs/performance.md, "Build and test time").
+ctest --preset ci -j4 --timeout 300
