@@ -23,7 +23,7 @@ net::HttpResponse error(int status, std::string_view text) {
 // The pubkey field: 64 hex characters; the error follows "invalid pubkey: ".
 std::optional<std::string> pubkey_problem(std::string_view pk) {
   if (pk.size() != 64) return "expected 64 hex characters, got " + std::to_string(pk.size());
-  if (!is_hex64(pk)) return std::string("not hex");
+  if (!engine::is_hex64(pk)) return std::string("not hex");
   return std::nullopt;
 }
 
