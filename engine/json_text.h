@@ -1,10 +1,13 @@
 // Small JSON writers for every body built by hand: relay-signed event contents, REST
-// bodies, CLI and agent-tool output, export files. Objects come out with their keys in
-// lexicographic order, as upstream's JSON library writes them. An event's canonical
+// bodies, CLI and agent-tool output, export files. json_object writes its keys in
+// lexicographic order, as upstream's JSON library does; JsonFields writes them in the
+// order given, for the shapes whose order is fixed elsewhere. An event's canonical
 // serialisation (its id) is not built here but in canonical.h, whose string escaping
 // these share. In namespace buzz so that every layer calls them unqualified.
 #pragma once
 
+#include <charconv>
+#include <concepts>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,5 +37,34 @@ std::string json_string_array(const Strings& strings) {
   for (const auto& s : strings) quoted.push_back(json_string(s));
   return json_array(quoted);
 }
+
+// An object written field by field, its keys in the order written: for the bodies
+// whose order is fixed elsewhere (a hash-chained audit entry, a JSON-RPC envelope, a
+// log line, an export file's rows, output that scripts and tests read byte for byte).
+// Keys and string values are escaped here; `json` takes a value that is JSON already.
+class JsonFields {
+ public:
+  JsonFields& string(std::string_view key, std::string_view value);
+  // null when value is empty (the nullable text fields).
+  JsonFields& string_or_null(std::string_view key, std::string_view value);
+  JsonFields& boolean(std::string_view key, bool value) { return json(key, value ? "true" : "false"); }
+  template <std::integral N>
+    requires(!std::same_as<N, bool>)
+  JsonFields& number(std::string_view key, N value) {
+    char digits[24];
+    return json(key, std::string_view(digits, size_t(std::to_chars(digits, digits + sizeof digits, value).ptr - digits)));
+  }
+  // value with `places` digits after the point (seconds, rates); null when not finite.
+  JsonFields& decimal(std::string_view key, double value, int places);
+  JsonFields& json(std::string_view key, std::string_view value);
+
+  // The object so far, closed.
+  std::string str() const { return out_ + '}'; }
+
+ private:
+  // out_ with `,"key":` written, for the value to follow.
+  std::string& field(std::string_view key);
+  std::string out_ = "{";
+};
 
 }  // namespace buzz
