@@ -49,10 +49,11 @@ class JsonFields {
   JsonFields& string_or_null(std::string_view key, std::string_view value);
   JsonFields& boolean(std::string_view key, bool value) { return json(key, value ? "true" : "false"); }
   template <std::integral N>
-    requires(!std::same_as<N, bool>)
   JsonFields& number(std::string_view key, N value) {
+    static_assert(!std::same_as<N, bool>, "a bool is written by boolean()");
     char digits[24];
-    return json(key, std::string_view(digits, size_t(std::to_chars(digits, digits + sizeof digits, value).ptr - digits)));
+    const char* end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    return json(key, std::string_view(digits, size_t(end - digits)));
   }
   // value with `places` digits after the point (seconds, rates); null when not finite.
   JsonFields& decimal(std::string_view key, double value, int places);

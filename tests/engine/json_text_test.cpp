@@ -31,7 +31,8 @@ TEST(JsonFields, KeepTheOrderGivenAndEscape) {
                               .string_or_null("note", "")
                               .json("meta", R"({"k":[]})")
                               .str();
-  EXPECT_EQ(out, R"({"seq":18446744073709551615,"from":"ws://h/\"x\\","delta":-3,"ok":false,"note":null,"meta":{"k":[]}})");
+  EXPECT_EQ(out,
+            R"({"seq":18446744073709551615,"from":"ws://h/\"x\\","delta":-3,"ok":false,"note":null,"meta":{"k":[]}})");
   EXPECT_EQ(JsonFields().str(), "{}");
   EXPECT_EQ(JsonFields().string("k\"", "v").str(), R"({"k\"":"v"})");
 }
