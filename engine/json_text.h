@@ -44,6 +44,10 @@ std::string json_string_array(const Strings& strings) {
 // Keys and string values are escaped here; `json` takes a value that is JSON already.
 class JsonFields {
  public:
+  JsonFields() = default;
+  // Room for `capacity` bytes up front, where the body is written per event.
+  explicit JsonFields(size_t capacity) { out_.reserve(capacity); }
+
   JsonFields& string(std::string_view key, std::string_view value);
   // null when value is empty (the nullable text fields).
   JsonFields& string_or_null(std::string_view key, std::string_view value);
@@ -59,8 +63,11 @@ class JsonFields {
   JsonFields& decimal(std::string_view key, double value, int places);
   JsonFields& json(std::string_view key, std::string_view value);
 
-  // The object so far, closed.
-  std::string str() const { return out_ + '}'; }
+  // Closes the object and hands it over; the writer is spent after.
+  std::string str() {
+    out_ += '}';
+    return std::move(out_);
+  }
 
  private:
   // out_ with `,"key":` written, for the value to follow.
