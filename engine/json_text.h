@@ -9,6 +9,7 @@
 #include <charconv>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,6 +52,10 @@ class JsonFields {
   JsonFields& string(std::string_view key, std::string_view value);
   // null when value is empty (the nullable text fields).
   JsonFields& string_or_null(std::string_view key, std::string_view value);
+  // null when value is absent.
+  JsonFields& nullable(std::string_view key, const std::optional<std::string>& value) {
+    return value ? string(key, *value) : json(key, "null");
+  }
   JsonFields& boolean(std::string_view key, bool value) { return json(key, value ? "true" : "false"); }
   template <std::integral N>
   JsonFields& number(std::string_view key, N value) {

@@ -18,9 +18,6 @@ std::string run_key(std::string_view workflow_id, std::string_view run_id) {
 }
 std::string approval_key(std::string_view hash) { return "a" + std::string(hash); }
 
-// An optional text: quoted, or null.
-std::string optional_json(const std::optional<std::string>& s) { return s ? json_string(*s) : "null"; }
-
 // Reads fields of one parsed object; missing fields keep their defaults.
 struct FieldReader {
   simdjson::dom::object obj;
@@ -107,7 +104,7 @@ std::string encode_run(const RunRecord& r) {
       .string("trigger_event_id", r.trigger_event_id)
       .number("started_at", r.started_at)
       .number("completed_at", r.completed_at)
-      .json("error_message", optional_json(r.error_message))
+      .nullable("error_message", r.error_message)
       .number("created_at", r.created_at)
       .number("created_at_ms", r.created_at_ms)
       .number("resume_at", r.resume_at)
@@ -147,7 +144,7 @@ std::string encode_approval(const ApprovalRecord& a) {
       .string("approver_spec", a.approver_spec)
       .string("status", approval_status_name(a.status))
       .string("approver_pubkey", a.approver_pubkey)
-      .json("note", optional_json(a.note))
+      .nullable("note", a.note)
       .number("granted_at", a.granted_at)
       .number("denied_at", a.denied_at)
       .number("expires_at", a.expires_at)

@@ -33,6 +33,8 @@ TEST(JsonFields, KeepTheOrderGivenAndEscape) {
                               .str();
   EXPECT_EQ(out,
             R"({"seq":18446744073709551615,"from":"ws://h/\"x\\","delta":-3,"ok":false,"note":null,"meta":{"k":[]}})");
+  EXPECT_EQ(JsonFields().nullable("a", std::nullopt).nullable("b", "x").nullable("c", "").str(),
+            R"({"a":null,"b":"x","c":""})");
   EXPECT_EQ(JsonFields().str(), "{}");
   EXPECT_EQ(JsonFields().string("k\"", "v").str(), R"({"k\"":"v"})");
 }
