@@ -407,11 +407,7 @@ int set_relay_info(AdminTarget& target, const ParsedArgs& args, bool json) {
 
 int run_admin(int argc, char** argv) {
   ParsedArgs args = parse_args(argc, argv, 2, kAdminOptions);
-  if (!args.error.empty()) return usage_error("admin", admin_usage(), args.error);
-  if (args.has("help") || args.positional.empty()) {
-    std::fputs(admin_usage().c_str(), args.has("help") ? stdout : stderr);
-    return args.has("help") ? kExitOk : kExitUsage;
-  }
+  if (auto done = without_subcommand("admin", admin_usage(), args)) return *done;
   const std::string cmd = args.positional[0];
   const bool json = args.has("json");
 

@@ -76,11 +76,7 @@ int tail(const Chain& chain, size_t n, bool head_only) {
 
 int run_audit(int argc, char** argv) {
   ParsedArgs parsed = parse_args(argc, argv, 2, kAuditOptions);
-  if (!parsed.error.empty()) return usage_error("audit", audit_usage(), parsed.error);
-  if (parsed.has("help") || parsed.positional.empty()) {
-    std::fputs(audit_usage().c_str(), parsed.has("help") ? stdout : stderr);
-    return parsed.has("help") ? kExitOk : kExitUsage;
-  }
+  if (auto done = without_subcommand("audit", audit_usage(), parsed)) return *done;
   if (parsed.positional.size() > 1) return usage_error("audit", audit_usage(), "unexpected argument '" + parsed.positional[1] + "'");
   const std::string cmd = parsed.positional[0];
   Chain chain;
