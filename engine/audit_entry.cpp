@@ -13,6 +13,7 @@
 #include "engine/canonical.h"
 #include "engine/event_record.h"
 #include "engine/hex.h"
+#include "engine/json_text.h"
 
 namespace buzz::engine {
 namespace {
@@ -177,34 +178,19 @@ Result<std::string> canonical_json(std::string_view json) {
 }
 
 std::string encode_audit_payload(const AuditEntry& e) {
-  std::string out;
-  out.reserve(256 + e.event_id.size() + e.actor.size() + e.meta.size());
-  out += "{\"seq\":";
-  out += std::to_string(e.seq);
-  out += ",\"ts\":";
-  append_json_string(out, e.ts);
-  out += ",\"event_id\":";
-  append_json_string(out, e.event_id);
-  out += ",\"kind\":";
-  out += std::to_string(e.kind);
-  out += ",\"actor\":";
-  append_json_string(out, e.actor);
-  out += ",\"action\":";
-  append_json_string(out, e.action);
-  out += ",\"channel\":";
-  if (e.channel.empty()) {
-    out += "null";
-  } else {
-    append_json_string(out, e.channel);
-  }
-  out += ",\"meta\":";
-  out += e.meta;
-  out += ",\"prev\":";
-  append_json_string(out, e.prev_hash);
-  out += ",\"hash\":";
-  append_json_string(out, e.hash);
-  out.push_back('}');
-  return out;
+  // The segment payload's key order (docs/reference/audit.md §8.3).
+  return JsonFields(256 + e.event_id.size() + e.actor.size() + e.meta.size())
+      .number("seq", e.seq)
+      .string("ts", e.ts)
+      .string("event_id", e.event_id)
+      .number("kind", e.kind)
+      .string("actor", e.actor)
+      .string("action", e.action)
+      .string_or_null("channel", e.channel)
+      .json("meta", e.meta)
+      .string("prev", e.prev_hash)
+      .string("hash", e.hash)
+      .str();
 }
 
 Result<AuditEntry> decode_audit_payload(std::string_view payload) {

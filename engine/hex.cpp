@@ -54,6 +54,15 @@ bool is_lower_hex(std::string_view text, size_t len) {
   return true;
 }
 
+bool is_hex64(std::string_view text) {
+  if (text.size() != 64) return false;
+  for (char c : text) {
+    const char lower = c >= 'A' && c <= 'F' ? char(c - 'A' + 'a') : c;
+    if (lower_nibble(lower) < 0) return false;
+  }
+  return true;
+}
+
 bool from_hex_any_case(std::string_view text, uint8_t* out, size_t len) {
   std::string lower(text);
   for (char& c : lower) {

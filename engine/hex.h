@@ -49,6 +49,10 @@ bool from_hex(std::string_view text, std::array<uint8_t, N>* out) {
 // True if text is exactly 2*len lowercase hex characters: what hex_decode accepts.
 bool is_lower_hex(std::string_view text, size_t len);
 
+// True if text is 64 hex characters in either case: an id or a pubkey as a person, a
+// config file or another relay may write it (compare after engine::lower).
+bool is_hex64(std::string_view text);
+
 // Like from_hex but accepts either case (config values, CLI input).
 bool from_hex_any_case(std::string_view text, uint8_t* out, size_t len);
 

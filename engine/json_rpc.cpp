@@ -3,7 +3,7 @@
 
 #include <simdjson.h>
 
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 
 namespace buzz::engine {
 
@@ -34,37 +34,33 @@ Result<RpcCall> parse_rpc_call(std::string_view body) {
   return call;
 }
 
-std::string nip86_result(std::string_view result_json) {
-  return "{\"result\":" + std::string(result_json) + "}";
-}
+// Each envelope's keys in the order the dialect's peers have always been sent them.
+std::string nip86_result(std::string_view result_json) { return JsonFields().json("result", result_json).str(); }
 
 std::string nip86_error(std::string_view message) {
-  std::string out = "{\"result\":null,\"error\":";
-  append_json_string(out, message);
-  return out + "}";
+  return JsonFields().json("result", "null").string("error", message).str();
 }
 
 std::string jsonrpc_result(std::string_view id, std::string_view result_json) {
-  return "{\"jsonrpc\":\"2.0\",\"id\":" + std::string(id) + ",\"result\":" + std::string(result_json) + "}";
+  return JsonFields().string("jsonrpc", "2.0").json("id", id).json("result", result_json).str();
 }
 
 std::string jsonrpc_error(std::string_view id, int code, std::string_view message) {
-  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":" + std::string(id.empty() ? "null" : id) +
-                    ",\"error\":{\"code\":" + std::to_string(code) + ",\"message\":";
-  append_json_string(out, message);
-  return out + "}}";
+  const std::string error = JsonFields().number("code", code).string("message", message).str();
+  return JsonFields().string("jsonrpc", "2.0").json("id", id.empty() ? "null" : id).json("error", error).str();
 }
 
 std::string jsonrpc_request(int64_t id, std::string_view method, std::string_view params_json) {
-  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) + ",\"method\":";
-  append_json_string(out, method);
-  return out + ",\"params\":" + std::string(params_json) + "}";
+  return JsonFields()
+      .string("jsonrpc", "2.0")
+      .number("id", id)
+      .string("method", method)
+      .json("params", params_json)
+      .str();
 }
 
 std::string jsonrpc_notification(std::string_view method, std::string_view params_json) {
-  std::string out = "{\"jsonrpc\":\"2.0\",\"method\":";
-  append_json_string(out, method);
-  return out + ",\"params\":" + std::string(params_json) + "}";
+  return JsonFields().string("jsonrpc", "2.0").string("method", method).json("params", params_json).str();
 }
 
 }  // namespace buzz::engine

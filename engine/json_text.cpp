@@ -2,6 +2,8 @@
 #include "engine/json_text.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "engine/canonical.h"
 #include "engine/channel.h"
@@ -37,6 +39,34 @@ std::string json_array(const std::vector<std::string>& values) {
     out += v;
   }
   return out + "]";
+}
+
+JsonFields& JsonFields::string(std::string_view key, std::string_view value) {
+  engine::append_json_string(field(key), value);
+  return *this;
+}
+
+JsonFields& JsonFields::string_or_null(std::string_view key, std::string_view value) {
+  return value.empty() ? json(key, "null") : string(key, value);
+}
+
+JsonFields& JsonFields::decimal(std::string_view key, double value, int places) {
+  if (!std::isfinite(value)) return json(key, "null");
+  char text[64];
+  const int n = std::snprintf(text, sizeof text, "%.*f", places, value);
+  return json(key, std::string_view(text, size_t(std::clamp(n, 0, int(sizeof text) - 1))));
+}
+
+JsonFields& JsonFields::json(std::string_view key, std::string_view value) {
+  field(key) += value;
+  return *this;
+}
+
+std::string& JsonFields::field(std::string_view key) {
+  if (out_.size() > 1) out_ += ',';
+  engine::append_json_string(out_, key);
+  out_ += ':';
+  return out_;
 }
 
 }  // namespace buzz

@@ -16,6 +16,7 @@
 #include "engine/canonical.h"
 #include "engine/file_digest.h"
 #include "engine/hex.h"
+#include "engine/json_text.h"
 #include "engine/signature.h"
 
 namespace buzz::engine {
@@ -73,23 +74,17 @@ std::string media_duration_json(double secs) {
 }
 
 std::string media_meta_json(const MediaMeta& m) {
-  std::string out = "{\"dim\":";
-  append_json_string(out, m.dim);
-  out += ",\"blurhash\":";
-  append_json_string(out, m.blurhash);
-  out += ",\"thumb_url\":";
-  append_json_string(out, m.thumb_url);
-  out += ",\"ext\":";
-  append_json_string(out, m.ext);
-  out += ",\"mime_type\":";
-  append_json_string(out, m.mime_type);
-  out += ",\"size\":" + std::to_string(m.size) + ",\"uploaded_at\":" + std::to_string(m.uploaded_at);
-  if (m.duration_secs) out += ",\"duration_secs\":" + media_duration_json(*m.duration_secs);
-  if (!m.channel.empty()) {
-    out += ",\"channel\":";
-    append_json_string(out, m.channel);
-  }
-  return out + "}";
+  JsonFields out;
+  out.string("dim", m.dim)
+      .string("blurhash", m.blurhash)
+      .string("thumb_url", m.thumb_url)
+      .string("ext", m.ext)
+      .string("mime_type", m.mime_type)
+      .number("size", m.size)
+      .number("uploaded_at", m.uploaded_at);
+  if (m.duration_secs) out.json("duration_secs", media_duration_json(*m.duration_secs));
+  if (!m.channel.empty()) out.string("channel", m.channel);
+  return out.str();
 }
 
 Result<MediaMeta> parse_media_meta(std::string_view json) {

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "engine/canonical.h"
 #include "engine/hex.h"
+#include "engine/json_text.h"
 
 namespace buzz::engine {
 namespace {
@@ -17,35 +17,6 @@ std::string run_key(std::string_view workflow_id, std::string_view run_id) {
   return run_prefix(workflow_id) + std::string(run_id);
 }
 std::string approval_key(std::string_view hash) { return "a" + std::string(hash); }
-
-// A JSON object written field by field.
-class Writer {
- public:
-  Writer& str(std::string_view key, std::string_view value) {
-    sep(key);
-    append_json_string(out_, value);
-    return *this;
-  }
-  Writer& opt(std::string_view key, const std::optional<std::string>& value) {
-    if (!value) return raw(key, "null");
-    return str(key, *value);
-  }
-  Writer& num(std::string_view key, uint64_t value) { return raw(key, std::to_string(value)); }
-  Writer& raw(std::string_view key, std::string_view json) {
-    sep(key);
-    out_ += json;
-    return *this;
-  }
-  std::string done() { return out_ + "}"; }
-
- private:
-  void sep(std::string_view key) {
-    out_ += out_.size() == 1 ? "" : ",";
-    append_json_string(out_, key);
-    out_ += ":";
-  }
-  std::string out_ = "{";
-};
 
 // Reads fields of one parsed object; missing fields keep their defaults.
 struct FieldReader {
@@ -94,10 +65,17 @@ std::optional<RunStatus> parse_run_status(std::string_view s) {
 std::string_view approval_status_name(ApprovalStatus s) { return kApprovalStatus[size_t(s)]; }
 
 std::string encode_workflow(const WorkflowRecord& w) {
-  return Writer()
-      .str("id", w.id).str("name", w.name).str("owner", to_hex(w.owner)).str("channel_id", w.channel_id)
-      .str("definition", w.definition).str("definition_hash", w.definition_hash).str("status", w.status)
-      .num("created_at", w.created_at).num("updated_at", w.updated_at).done();
+  return JsonFields()
+      .string("id", w.id)
+      .string("name", w.name)
+      .string("owner", to_hex(w.owner))
+      .string("channel_id", w.channel_id)
+      .string("definition", w.definition)
+      .string("definition_hash", w.definition_hash)
+      .string("status", w.status)
+      .number("created_at", w.created_at)
+      .number("updated_at", w.updated_at)
+      .str();
 }
 
 bool decode_workflow(std::string_view value, WorkflowRecord* w) {
@@ -115,13 +93,22 @@ bool decode_workflow(std::string_view value, WorkflowRecord* w) {
 }
 
 std::string encode_run(const RunRecord& r) {
-  return Writer()
-      .str("id", r.id).str("workflow_id", r.workflow_id).str("status", run_status_name(r.status))
-      .num("current_step", r.current_step).raw("execution_trace", r.execution_trace)
-      .raw("trigger_context", r.trigger_context).str("trigger_kind", r.trigger_kind)
-      .str("trigger_event_id", r.trigger_event_id).num("started_at", r.started_at)
-      .num("completed_at", r.completed_at).opt("error_message", r.error_message).num("created_at", r.created_at)
-      .num("created_at_ms", r.created_at_ms).num("resume_at", r.resume_at).done();
+  return JsonFields()
+      .string("id", r.id)
+      .string("workflow_id", r.workflow_id)
+      .string("status", run_status_name(r.status))
+      .number("current_step", r.current_step)
+      .json("execution_trace", r.execution_trace)
+      .json("trigger_context", r.trigger_context)
+      .string("trigger_kind", r.trigger_kind)
+      .string("trigger_event_id", r.trigger_event_id)
+      .number("started_at", r.started_at)
+      .number("completed_at", r.completed_at)
+      .nullable("error_message", r.error_message)
+      .number("created_at", r.created_at)
+      .number("created_at_ms", r.created_at_ms)
+      .number("resume_at", r.resume_at)
+      .str();
 }
 
 bool decode_run(std::string_view value, RunRecord* r) {
@@ -148,12 +135,21 @@ bool decode_run(std::string_view value, RunRecord* r) {
 }
 
 std::string encode_approval(const ApprovalRecord& a) {
-  return Writer()
-      .str("token", a.token_hash).str("workflow_id", a.workflow_id).str("run_id", a.run_id)
-      .str("step_id", a.step_id).num("step_index", a.step_index).str("approver_spec", a.approver_spec)
-      .str("status", approval_status_name(a.status)).str("approver_pubkey", a.approver_pubkey).opt("note", a.note)
-      .num("granted_at", a.granted_at).num("denied_at", a.denied_at).num("expires_at", a.expires_at)
-      .num("created_at", a.created_at).done();
+  return JsonFields()
+      .string("token", a.token_hash)
+      .string("workflow_id", a.workflow_id)
+      .string("run_id", a.run_id)
+      .string("step_id", a.step_id)
+      .number("step_index", a.step_index)
+      .string("approver_spec", a.approver_spec)
+      .string("status", approval_status_name(a.status))
+      .string("approver_pubkey", a.approver_pubkey)
+      .nullable("note", a.note)
+      .number("granted_at", a.granted_at)
+      .number("denied_at", a.denied_at)
+      .number("expires_at", a.expires_at)
+      .number("created_at", a.created_at)
+      .str();
 }
 
 bool decode_approval(std::string_view value, ApprovalRecord* a) {

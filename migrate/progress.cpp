@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 
 namespace buzz::migrate {
 
@@ -62,18 +62,13 @@ void Progress::print(bool final, const std::string& note) {
   switch (mode_) {
     case Mode::kQuiet: return;
     case Mode::kJson: {
-      std::string line = "{\"step\":";
-      engine::append_json_string(line, step_);
-      line += std::string(",\"") + unit + "\":" + std::to_string(done_) + ",\"" + unit + "_per_s\":" +
-              std::to_string(uint64_t(rate()));
-      char secs[32];
-      std::snprintf(secs, sizeof secs, ",\"seconds\":%.3f", seconds());
-      line += secs;
-      if (!note.empty()) {
-        line += ",\"note\":";
-        engine::append_json_string(line, note);
-      }
-      std::printf("%s}\n", line.c_str());
+      JsonFields line;
+      line.string("step", step_)
+          .number(unit, done_)
+          .number(std::string(unit) + "_per_s", uint64_t(rate()))
+          .decimal("seconds", seconds(), 3);
+      if (!note.empty()) line.string("note", note);
+      std::printf("%s\n", line.str().c_str());
       std::fflush(stdout);
       return;
     }

@@ -7,13 +7,19 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/canonical.h"
 #include "engine/event_parse.h"
+#include "engine/json_text.h"
 #include "engine/kinds.h"
 #include "engine/rocks_event_store.h"
 
 namespace buzz::migrate {
 namespace {
+
+// The collection's fields: what each document below carries, and which are facets.
+constexpr std::string_view kTypesenseFields =
+    R"([{"name":"id","type":"string"},{"name":"content","type":"string"},{"name":"kind","type":"int32"},)"
+    R"({"name":"pubkey","type":"string","facet":true},{"name":"channel_id","type":"string","facet":true,"optional":true},)"
+    R"({"name":"created_at","type":"int64"},{"name":"tags_flat","type":"string[]","optional":true}])";
 
 // Kind 0: the raw content, then the trimmed non-empty display_name, name and nip05 (§4.3).
 std::string profile_text(const engine::Event& e) {
@@ -39,19 +45,19 @@ std::string typesense_document(const engine::Event& e, std::string_view channel)
   if (e.kind == kind::kGiftWrap || e.kind == kind::kDmVisibility ||
       engine::kind_class(e.kind) == engine::KindClass::kEphemeral)
     return {};
-  std::string out = "{\"id\":\"" + e.id_hex() + "\",\"content\":";
-  engine::append_json_string(out, e.kind == kind::kProfile ? profile_text(e) : e.content);
-  out += ",\"kind\":" + std::to_string(e.kind) + ",\"pubkey\":\"" + e.pubkey_hex() + "\",\"channel_id\":";
-  engine::append_json_string(out, channel.empty() ? "__global__" : channel);
-  out += ",\"created_at\":" + std::to_string(e.created_at) + ",\"tags_flat\":[";
-  bool first = true;
+  std::vector<std::string> tags_flat;
   for (const engine::Tag& t : e.tags) {
-    if (t.empty()) continue;
-    if (!first) out.push_back(',');
-    first = false;
-    engine::append_json_string(out, t.size() == 1 ? t[0] : t[0] + '\x1f' + t[1]);
+    if (!t.empty()) tags_flat.push_back(t.size() == 1 ? t[0] : t[0] + '\x1f' + t[1]);
   }
-  return out + "]}";
+  return JsonFields()
+      .string("id", e.id_hex())
+      .string("content", e.kind == kind::kProfile ? profile_text(e) : e.content)
+      .number("kind", e.kind)
+      .string("pubkey", e.pubkey_hex())
+      .string("channel_id", channel.empty() ? "__global__" : channel)
+      .number("created_at", e.created_at)
+      .json("tags_flat", json_string_array(tags_flat))
+      .str();
 }
 
 engine::Result<uint64_t> export_typesense(const std::string& data_dir, const std::string& out_dir,
@@ -62,14 +68,12 @@ engine::Result<uint64_t> export_typesense(const std::string& data_dir, const std
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   std::ofstream schema(out_dir + "/collection.json", std::ios::binary);
-  std::string name;
-  engine::append_json_string(name, collection);
-  schema << "{\"name\":" << name
-         << ",\"fields\":[{\"name\":\"id\",\"type\":\"string\"},{\"name\":\"content\",\"type\":\"string\"},"
-            "{\"name\":\"kind\",\"type\":\"int32\"},{\"name\":\"pubkey\",\"type\":\"string\",\"facet\":true},"
-            "{\"name\":\"channel_id\",\"type\":\"string\",\"facet\":true,\"optional\":true},"
-            "{\"name\":\"created_at\",\"type\":\"int64\"},{\"name\":\"tags_flat\",\"type\":\"string[]\",\"optional\":true}],"
-            "\"default_sorting_field\":\"created_at\"}\n";
+  schema << JsonFields()
+                .string("name", collection)
+                .json("fields", kTypesenseFields)
+                .string("default_sorting_field", "created_at")
+                .str()
+         << "\n";
   std::ofstream docs(out_dir + "/documents.jsonl", std::ios::binary);
   if (!schema || !docs) return engine::Error{"cannot write into " + out_dir};
   uint64_t n = 0;

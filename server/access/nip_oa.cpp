@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "engine/canonical.h"
+#include "engine/json_text.h"
 
 namespace buzz::server {
 namespace {
@@ -93,9 +94,8 @@ OwnerAttestation sign_attestation(const engine::Keypair& owner, const engine::Pu
 }
 
 std::string attestation_json(const OwnerAttestation& a) {
-  std::string out = "[\"auth\",\"" + engine::to_hex(a.owner) + "\",";
-  engine::append_json_string(out, a.conditions);
-  return out + ",\"" + engine::to_hex(a.sig) + "\"]";
+  return json_string_array(
+      std::vector<std::string>{"auth", engine::to_hex(a.owner), a.conditions, engine::to_hex(a.sig)});
 }
 
 }  // namespace buzz::server

@@ -101,6 +101,17 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+// What a change to one subject (a key, an address, an event) reports: `done subject`,
+// or {"done":"subject"} with --json.
+int print_change(bool json, const std::string& done, const std::string& subject) {
+  if (json) {
+    std::printf("%s\n", json_object({{done, json_string(subject)}}).c_str());
+  } else {
+    std::printf("%s %s\n", done.c_str(), subject.c_str());
+  }
+  return kExitOk;
+}
+
 // The operator's mint (docs/reference/rest-api.md §1.2): unlike POST /api/tokens it may grant
 // admin scopes and proxy:submit, but still only scopes the relay knows.
 int mint_token(const ParsedArgs& args, const engine::Pubkey& owner, engine::RocksDatabase& db, bool json) {
@@ -176,12 +187,10 @@ int allowlist(const std::string& cmd, const ParsedArgs& args, const engine::Pubk
     auto removed = list.remove(pk);
     if (!removed) return failed(removed.error());
     if (!*removed) return failed(engine::to_hex(pk) + " is not on the allow-list");
-    std::printf(json ? "{\"removed\":\"%s\"}\n" : "removed %s\n", engine::to_hex(pk).c_str());
-    return kExitOk;
+    return print_change(json, "removed", engine::to_hex(pk));
   }
   if (auto s = list.put({pk, std::nullopt, engine::unix_now(), args.get("note").value_or("")}); !s) return failed(s.error());
-  std::printf(json ? "{\"allowed\":\"%s\"}\n" : "allowed %s\n", engine::to_hex(pk).c_str());
-  return kExitOk;
+  return print_change(json, "allowed", engine::to_hex(pk));
 }
 
 // Part C's reconcile-channels. The key defaults to the one `buzz serve` signs
@@ -205,8 +214,12 @@ int reconcile(const ParsedArgs& args, const std::string& data_dir, engine::Rocks
   auto report = reconcile_channels(store, team, *key, engine::unix_now());
   if (!report) return failed(report.error());
   if (json) {
-    std::printf("{\"reconciled\":%zu,\"already\":%zu,\"total\":%zu}\n", report->reconciled, report->already,
-                report->total());
+    const std::string line = JsonFields()
+                                 .number("reconciled", report->reconciled)
+                                 .number("already", report->already)
+                                 .number("total", report->total())
+                                 .str();
+    std::printf("%s\n", line.c_str());
   } else if (report->total() == 0) {
     std::printf("No channels in database.\n");
   } else {
@@ -267,8 +280,9 @@ int list_members(AdminTarget& target, bool json) {
     std::string hex = engine::to_hex(m.pubkey);
     std::string role_name(relay_role_name(m.role));
     if (json) {
-      std::printf("%s{\"pubkey\":\"%s\",\"role\":\"%s\",\"created_at\":%llu}", i ? "," : "", hex.c_str(),
-                  role_name.c_str(), static_cast<unsigned long long>(m.created_at));
+      const std::string row =
+          JsonFields().string("pubkey", hex).string("role", role_name).number("created_at", m.created_at).str();
+      std::printf("%s%s", i ? "," : "", row.c_str());
     } else {
       std::printf("%-66s  %-10s\n", hex.c_str(), role_name.c_str());
     }
@@ -293,8 +307,7 @@ int change_member(AdminTarget& target, const std::string& cmd, const engine::Pub
   if (cmd == "remove-member") {
     if (!existing) return failed(hex + " is not a relay member");
     if (auto s = target.remove_member(pk); !s) return failed(s.error());
-    std::printf(json ? "{\"removed\":\"%s\"}\n" : "removed %s\n", hex.c_str());
-    return kExitOk;
+    return print_change(json, "removed", hex);
   }
   const bool unchanged = existing && existing->role == role;
   // Nothing to write when unchanged; said plainly, where the original printed "Added" again.
@@ -303,8 +316,9 @@ int change_member(AdminTarget& target, const std::string& cmd, const engine::Pub
   }
   const std::string role_name(relay_role_name(role));
   if (json) {
-    std::printf("{\"pubkey\":\"%s\",\"role\":\"%s\",\"already_member\":%s}\n", hex.c_str(), role_name.c_str(),
-                unchanged ? "true" : "false");
+    const std::string line =
+        JsonFields().string("pubkey", hex).string("role", role_name).boolean("already_member", unchanged).str();
+    std::printf("%s\n", line.c_str());
   } else if (unchanged) {
     std::printf("%s is already a relay member as %s.\n", hex.c_str(), role_name.c_str());
   } else if (existing) {
@@ -367,12 +381,7 @@ int policy_change(AdminTarget& target, const PolicyCommand& cmd, const ParsedArg
   auto change = RelayPolicy::make(cmd.op, *subject, args.get("reason").value_or(""));
   if (!change) return usage_error("admin", admin_usage(), change.error());
   if (auto s = target.change(*change); !s) return failed(s.error());
-  if (json) {
-    std::printf("%s\n", json_object({{cmd.done, json_string(change->subject)}}).c_str());
-  } else {
-    std::printf("%s %s\n", cmd.done, change->subject.c_str());
-  }
-  return kExitOk;
+  return print_change(json, cmd.done, change->subject);
 }
 
 int set_relay_info(AdminTarget& target, const ParsedArgs& args, bool json) {
@@ -398,19 +407,18 @@ int set_relay_info(AdminTarget& target, const ParsedArgs& args, bool json) {
 
 int run_admin(int argc, char** argv) {
   ParsedArgs args = parse_args(argc, argv, 2, kAdminOptions);
-  if (!args.error.empty()) return usage_error("admin", admin_usage(), args.error);
-  if (args.has("help") || args.positional.empty()) {
-    std::fputs(admin_usage().c_str(), args.has("help") ? stdout : stderr);
-    return args.has("help") ? kExitOk : kExitUsage;
-  }
+  if (auto done = without_subcommand("admin", admin_usage(), args)) return *done;
   const std::string cmd = args.positional[0];
   const bool json = args.has("json");
 
   if (cmd == "generate-key") {
     engine::Keypair kp = engine::generate_keypair();
     if (json) {
-      std::printf("{\"secret_key\":\"%s\",\"pubkey\":\"%s\"}\n", engine::to_hex(kp.secret).c_str(),
-                  engine::to_hex(kp.pubkey).c_str());
+      const std::string line = JsonFields()
+                                   .string("secret_key", engine::to_hex(kp.secret))
+                                   .string("pubkey", engine::to_hex(kp.pubkey))
+                                   .str();
+      std::printf("%s\n", line.c_str());
     } else {
       // The original's words (docs/reference/agents-and-cli.md Part C), so its operators' scripts still read it.
       std::printf("Public key:  %s\nSecret key:  %s\n\nSet BUZZ_PRIVATE_KEY to the secret key to use this identity.\n",

@@ -61,8 +61,11 @@ int tail(const Chain& chain, size_t n, bool head_only) {
   if (!entries) return std::fprintf(stderr, "buzz audit: %s\n", entries.error().c_str()), kExitFailure;
   if (head_only) {
     const bool empty = entries->empty();
-    std::printf("{\"seq\":%llu,\"hash\":\"%s\"}\n", empty ? 0ull : static_cast<unsigned long long>(entries->back().seq),
-                empty ? std::string(engine::kAuditGenesisHash).c_str() : entries->back().hash.c_str());
+    const std::string head = JsonFields()
+                                 .number("seq", empty ? 0 : entries->back().seq)
+                                 .string("hash", empty ? std::string(engine::kAuditGenesisHash) : entries->back().hash)
+                                 .str();
+    std::printf("%s\n", head.c_str());
     return kExitOk;
   }
   for (const engine::AuditEntry& e : *entries) std::printf("%s\n", engine::encode_audit_payload(e).c_str());
@@ -73,11 +76,7 @@ int tail(const Chain& chain, size_t n, bool head_only) {
 
 int run_audit(int argc, char** argv) {
   ParsedArgs parsed = parse_args(argc, argv, 2, kAuditOptions);
-  if (!parsed.error.empty()) return usage_error("audit", audit_usage(), parsed.error);
-  if (parsed.has("help") || parsed.positional.empty()) {
-    std::fputs(audit_usage().c_str(), parsed.has("help") ? stdout : stderr);
-    return parsed.has("help") ? kExitOk : kExitUsage;
-  }
+  if (auto done = without_subcommand("audit", audit_usage(), parsed)) return *done;
   if (parsed.positional.size() > 1) return usage_error("audit", audit_usage(), "unexpected argument '" + parsed.positional[1] + "'");
   const std::string cmd = parsed.positional[0];
   Chain chain;

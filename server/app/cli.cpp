@@ -16,6 +16,13 @@ int usage_error(const char* command, std::string_view usage, const std::string& 
   return kExitUsage;
 }
 
+std::optional<int> without_subcommand(const char* command, const std::string& usage, const ParsedArgs& args) {
+  if (!args.error.empty()) return usage_error(command, usage, args.error);
+  if (!args.has("help") && !args.positional.empty()) return std::nullopt;
+  std::fputs(usage.c_str(), args.has("help") ? stdout : stderr);
+  return args.has("help") ? kExitOk : kExitUsage;
+}
+
 ParsedArgs parse_args(int argc, char** argv, int first, OptionRows rows) {
   ParsedArgs out;
   std::vector<options::Option> bound(rows.begin(), rows.end());

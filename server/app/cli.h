@@ -48,6 +48,11 @@ std::string usage_text(std::string_view head, OptionRows rows, std::string_view 
 // "buzz <command>: <why>", a blank line and the command's usage, on stderr; returns kExitUsage.
 int usage_error(const char* command, std::string_view usage, const std::string& why);
 
+// For a command of subcommands, the exit when there is none to run: a bad option
+// (usage_error), --help (the usage on stdout, 0), no subcommand (the usage on stderr,
+// kExitUsage); nullopt when args name one.
+std::optional<int> without_subcommand(const char* command, const std::string& usage, const ParsedArgs& args);
+
 int run_serve(int argc, char** argv);
 int run_admin(int argc, char** argv);
 int run_audit(int argc, char** argv);

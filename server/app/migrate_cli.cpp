@@ -79,7 +79,7 @@ int report(bool json, const std::string& what, const std::vector<std::pair<std::
 }
 
 int failure(bool json, const std::string& why) {
-  if (json) std::printf("{\"ok\":false,\"error\":%s}\n", json_string(why).c_str());
+  if (json) std::printf("%s\n", JsonFields().boolean("ok", false).string("error", why).str().c_str());
   std::fprintf(stderr, "buzz migrate: %s\n", why.c_str());
   return kExitFailure;
 }

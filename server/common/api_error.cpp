@@ -3,22 +3,17 @@
 
 #include <string>
 
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 
 namespace buzz::server {
 
 net::HttpResponse api_error(int status, std::string_view message) {
-  std::string body = "{\"error\":";
-  engine::append_json_string(body, message);
-  return net::HttpResponse::json(status, body + "}");
+  return net::HttpResponse::json(status, json_object({{"error", json_string(message)}}));
 }
 
 net::HttpResponse api_error(int status, std::string_view code, std::string_view message) {
-  std::string body = "{\"error\":";
-  engine::append_json_string(body, code);
-  body += ",\"message\":";
-  engine::append_json_string(body, message);
-  return net::HttpResponse::json(status, body + "}");
+  return net::HttpResponse::json(status,
+                                 json_object({{"error", json_string(code)}, {"message", json_string(message)}}));
 }
 
 }  // namespace buzz::server

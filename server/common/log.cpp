@@ -7,7 +7,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 
 namespace buzz::server {
 namespace {
@@ -53,15 +53,10 @@ bool parse_log_level(std::string_view s, LogLevel* out) {
 
 void log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields) {
   if (level < g_level.load(std::memory_order_relaxed)) return;
-  std::string line = "{\"ts\":\"" + timestamp() + "\",\"level\":\"" + level_name(level) + "\",\"msg\":";
-  engine::append_json_string(line, msg);
-  for (const auto& [k, v] : fields) {
-    line.push_back(',');
-    engine::append_json_string(line, k);
-    line.push_back(':');
-    engine::append_json_string(line, v);
-  }
-  line += "}\n";
+  JsonFields record;
+  record.string("ts", timestamp()).string("level", level_name(level)).string("msg", msg);
+  for (const auto& [k, v] : fields) record.string(k, v);
+  const std::string line = record.str() + "\n";
   ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
   (void)n;
 }

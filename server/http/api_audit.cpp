@@ -14,11 +14,21 @@ namespace buzz::server {
 std::string verify_report_json(const engine::VerifyReport& r) {
   // "ok" first, in the order `buzz audit verify` has always printed, for scripts that read it as text.
   if (!r.ok) {
-    return "{\"ok\":false,\"seq\":" + std::to_string(r.failure.seq) + ",\"segment\":" + json_string(r.failure.segment) +
-           ",\"offset\":" + std::to_string(r.failure.offset) + ",\"error\":" + json_string(r.failure.error) + "}";
+    return JsonFields()
+        .boolean("ok", false)
+        .number("seq", r.failure.seq)
+        .string("segment", r.failure.segment)
+        .number("offset", r.failure.offset)
+        .string("error", r.failure.error)
+        .str();
   }
-  return "{\"ok\":true,\"entries\":" + std::to_string(r.entries) + ",\"first_seq\":" + std::to_string(r.first_seq) +
-         ",\"last_seq\":" + std::to_string(r.last_seq) + ",\"last_hash\":" + json_string(r.last_hash) + "}";
+  return JsonFields()
+      .boolean("ok", true)
+      .number("entries", r.entries)
+      .number("first_seq", r.first_seq)
+      .number("last_seq", r.last_seq)
+      .string("last_hash", r.last_hash)
+      .str();
 }
 
 bool AuditReads::tail(size_t n, Answer answer) {

@@ -140,7 +140,7 @@ net::HttpResponse HttpApi::bridge_count(const Caller& who, const std::vector<Bri
     if (!rows) return bridge_failure(rows.error());
     total += rows->size();
   }
-  return net::HttpResponse::json(200, "{\"count\":" + std::to_string(total) + "}");
+  return net::HttpResponse::json(200, json_object({{"count", std::to_string(total)}}));
 }
 
 net::HttpResponse HttpApi::bridge_query(const Caller& who, const std::vector<BridgeFilter>& filters) {

@@ -67,27 +67,18 @@ net::HttpResponse internal_error(std::string_view what, const std::string& why) 
 // The BUD-02 blob descriptor (§5.4). `size` is this upload's; the rest comes
 // from the sidecar, which holds the first upload's time.
 std::string descriptor_json(std::string_view base_url, std::string_view sha, uint64_t size, const engine::MediaMeta& meta) {
-  std::string out = "{\"url\":";
-  engine::append_json_string(out, std::string(base_url) + "/" + std::string(sha) + "." + meta.ext);
-  out += ",\"sha256\":";
-  engine::append_json_string(out, sha);
-  out += ",\"size\":" + std::to_string(size) + ",\"type\":";
-  engine::append_json_string(out, meta.mime_type);
-  out += ",\"uploaded\":" + std::to_string(meta.uploaded_at);
-  if (!meta.dim.empty()) {
-    out += ",\"dim\":";
-    engine::append_json_string(out, meta.dim);
-  }
-  if (!meta.blurhash.empty()) {
-    out += ",\"blurhash\":";
-    engine::append_json_string(out, meta.blurhash);
-  }
-  if (!meta.thumb_url.empty()) {  // the sidecar keeps the key; the URL follows today's base (§4, Buzz)
-    out += ",\"thumb\":";
-    engine::append_json_string(out, std::string(base_url) + "/" + meta.thumb_url);
-  }
-  if (meta.duration_secs) out += ",\"duration\":" + engine::media_duration_json(*meta.duration_secs);
-  return out + "}";
+  JsonFields out;
+  out.string("url", std::string(base_url) + "/" + std::string(sha) + "." + meta.ext)
+      .string("sha256", sha)
+      .number("size", size)
+      .string("type", meta.mime_type)
+      .number("uploaded", meta.uploaded_at);
+  if (!meta.dim.empty()) out.string("dim", meta.dim);
+  if (!meta.blurhash.empty()) out.string("blurhash", meta.blurhash);
+  // The sidecar keeps the key; the URL follows today's base (§4, Buzz).
+  if (!meta.thumb_url.empty()) out.string("thumb", std::string(base_url) + "/" + meta.thumb_url);
+  if (meta.duration_secs) out.json("duration", engine::media_duration_json(*meta.duration_secs));
+  return out.str();
 }
 
 engine::AuditRecord upload_audit_record(std::string_view sha, const engine::Pubkey& signer, std::string_view mime,

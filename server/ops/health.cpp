@@ -3,7 +3,12 @@
 
 #include <string>
 
+#include "engine/json_text.h"
+
 namespace buzz::server {
+
+Health::Health(std::string_view storage)
+    : ready_(json_object({{"status", json_string("ready")}, {"storage", json_string(storage)}})) {}
 
 std::optional<net::HttpResponse> Health::check(std::string_view path, bool health_port) const {
   if (path == "/health" || path == "/_liveness") return net::HttpResponse::text(200, "ok");
@@ -14,8 +19,11 @@ std::optional<net::HttpResponse> Health::check(std::string_view path, bool healt
   }
   if (health_port && path == "/_status") {
     auto uptime = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_);
-    return net::HttpResponse::json(200, R"({"service":"buzz-relay","version":")" BUZZ_VERSION R"(","uptime_seconds":)" +
-                                            std::to_string(uptime.count()) + "}");
+    return net::HttpResponse::json(200, JsonFields()
+                                            .string("service", "buzz-relay")
+                                            .string("version", BUZZ_VERSION)
+                                            .number("uptime_seconds", uptime.count())
+                                            .str());
   }
   return std::nullopt;
 }

@@ -15,7 +15,7 @@ namespace buzz::server {
 class Health {
  public:
   // `storage`: what readiness names as the store, "rocksdb" or "postgres".
-  explicit Health(std::string storage = "rocksdb") : ready_(R"({"status":"ready","storage":")" + storage + R"("})") {}
+  explicit Health(std::string_view storage = "rocksdb");
   // The answer for a probe path, or nullopt if `path` is not one.
   std::optional<net::HttpResponse> check(std::string_view path, bool health_port) const;
   // SIGTERM handling began: readiness answers 503 from now until exit.

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "engine/thread_role.h"
 #include "server/common/log.h"
@@ -400,8 +401,8 @@ void StoreWriter::reap_expired(uint64_t now, WriteBatchOutcome& out) {
   if (expired->size() == kExpiredPerPass) next_expiry_reap_ = std::chrono::steady_clock::now();
   // The author set the expiration: the deletion is theirs, as a kind 5's is (docs/audit.md).
   for (const engine::ExpiredEvent& e : *expired) {
-    audit_.add({engine::to_hex(e.id), e.kind, engine::to_hex(e.pubkey), std::string(engine::kActionEventDeleted), e.channel,
-                "{\"expired_at\":" + std::to_string(e.expires_at) + "}"});
+    audit_.add({engine::to_hex(e.id), e.kind, engine::to_hex(e.pubkey), std::string(engine::kActionEventDeleted),
+                e.channel, json_object({{"expired_at", std::to_string(e.expires_at)}})});
   }
   std::vector<engine::StateWrite> state;
   if (auto w = audit_.pending_write()) state.push_back(std::move(*w));
@@ -426,7 +427,7 @@ void StoreWriter::audit_records(const Batch& batch, std::span<const engine::Writ
     for (const engine::Id& gone : results[r].removed) {
       auto target = store_.lookup(gone);
       audit_.add({engine::to_hex(gone), target ? target->kind : 0u, actor, std::string(engine::kActionEventDeleted),
-                  target ? target->channel : "", "{\"deleted_by_event\":\"" + e.id_hex() + "\"}"});
+                  target ? target->channel : "", json_object({{"deleted_by_event", json_string(e.id_hex())}})});
     }
   }
 }

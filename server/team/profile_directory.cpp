@@ -44,6 +44,25 @@ JsonObject content_object(simdjson::dom::parser& parser, const engine::Event& e)
   return obj;
 }
 
+// What a kind 0 or 10100 updates: the profile, whose part's time (`at`) is now e's, and e's
+// content (read before the next call on this thread).
+struct ProfilePart {
+  Profile& profile;
+  JsonObject content;
+};
+
+// nullopt when e is older than the part it would replace: each part is the newest event's.
+std::optional<ProfilePart> newer_part(std::unordered_map<engine::Pubkey, Profile, engine::KeyBytesHash>& profiles,
+                                      const engine::Event& e, uint64_t Profile::*at) {
+  auto it = profiles.find(e.pubkey);
+  if (it != profiles.end() && e.created_at < it->second.*at) return std::nullopt;
+  Profile& p = profiles[e.pubkey];
+  p.pubkey = e.pubkey;
+  p.*at = e.created_at;
+  thread_local simdjson::dom::parser parser;
+  return ProfilePart{p, content_object(parser, e)};
+}
+
 // A string field, or "" when absent or not a string.
 std::string text_field(const JsonObject& obj, std::string_view key) {
   std::string_view v;
@@ -95,13 +114,9 @@ void ProfileDirectory::apply(const engine::Event& e) {
 }
 
 void ProfileDirectory::apply_profile(const engine::Event& e) {
-  auto it = profiles_.find(e.pubkey);
-  if (it != profiles_.end() && e.created_at < it->second.profile_at) return;
-  thread_local simdjson::dom::parser parser;
-  const JsonObject obj = content_object(parser, e);
-  Profile& p = profiles_[e.pubkey];
-  p.pubkey = e.pubkey;
-  p.profile_at = e.created_at;
+  auto part = newer_part(profiles_, e, &Profile::profile_at);
+  if (!part) return;
+  auto& [p, obj] = *part;
   // The whole event replaces the last one: absent fields are cleared (docs/reference/kinds.md §2.1).
   p.display_name = text_field(obj, "display_name");
   if (p.display_name.empty()) p.display_name = text_field(obj, "name");
@@ -124,13 +139,9 @@ void ProfileDirectory::apply_profile(const engine::Event& e) {
 }
 
 void ProfileDirectory::apply_agent_profile(const engine::Event& e) {
-  auto it = profiles_.find(e.pubkey);
-  if (it != profiles_.end() && e.created_at < it->second.agent_profile_at) return;
-  thread_local simdjson::dom::parser parser;
-  const JsonObject obj = content_object(parser, e);
-  Profile& p = profiles_[e.pubkey];
-  p.pubkey = e.pubkey;
-  p.agent_profile_at = e.created_at;
+  auto part = newer_part(profiles_, e, &Profile::agent_profile_at);
+  if (!part) return;
+  auto& [p, obj] = *part;
   p.agent_type = text_field(obj, "agent_type");
   p.capabilities.clear();
   simdjson::dom::array caps;

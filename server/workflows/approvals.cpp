@@ -32,10 +32,6 @@ std::string npub_to_hex(std::string_view npub) {
   return key ? engine::to_hex(key->data(), key->size()) : std::string();
 }
 
-bool is_hex64(std::string_view s) {
-  return s.size() == 64 && s.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
-}
-
 std::string decision_output(bool approved, const std::string& approver, const std::optional<std::string>& note) {
   return output_json({{"approved", OutputValue::boolean(approved)},
                       {"approver", OutputValue::string(approver)},
@@ -58,7 +54,7 @@ std::optional<std::string> Workflows::request_approval(RunJob& job, size_t step_
   spec.erase(spec.find_last_not_of(" \t\r\n") + 1);
   if (spec.empty() || spec == "any") {
     spec = "any";
-  } else if (is_hex64(spec)) {
+  } else if (engine::is_hex64(spec)) {
     spec = engine::lower(spec);
   } else if (std::string hex = npub_to_hex(spec); !hex.empty()) {
     spec = hex;
@@ -122,7 +118,7 @@ std::optional<Workflows::ApprovalRefusal> Workflows::record_decision(const engin
     const ApprovalRefusal not_approver{403, "you are not the designated approver for this request",
                                        "forbidden: not the designated approver for this request"};
     if (a.approver_spec != "any") {
-      if (!is_hex64(a.approver_spec)) {
+      if (!engine::is_hex64(a.approver_spec)) {
         const std::string unsupported = "approver spec '" + a.approver_spec +
                                         "' is not yet supported — only 'any' or a specific pubkey hex are currently accepted";
         return ApprovalRefusal{403, unsupported, "forbidden: " + unsupported};
@@ -150,7 +146,7 @@ net::HttpResponse Workflows::act_on_approval(const WorkflowCaller& who, std::str
                                              const net::HttpRequest& req) {
   std::string hash;
   if (by_hash) {
-    if (!is_hex64(key)) return api_error(400, "invalid hex token hash");
+    if (!engine::is_hex64(key)) return api_error(400, "invalid hex token hash");
     hash = engine::lower(key);
   } else {
     hash = engine::sha256_hex(key);

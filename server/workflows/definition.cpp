@@ -218,23 +218,6 @@ engine::Status validate(const Definition& d) {
   return {};
 }
 
-// An object written key by key, in the order given (canonical order, unlike json_object).
-class OrderedObject {
- public:
-  OrderedObject& add(std::string_view key, std::string json) {
-    out_ += out_.size() == 1 ? "" : ",";
-    out_ += json_string(key) + ":" + json;
-    return *this;
-  }
-  OrderedObject& text(std::string_view key, const std::optional<std::string>& s) {
-    return add(key, s ? json_string(*s) : std::string("null"));
-  }
-  std::string done() const { return out_ + "}"; }
-
- private:
-  std::string out_ = "{";
-};
-
 }  // namespace
 
 std::string_view trigger_name(TriggerKind k) { return kTriggerNames[size_t(k)]; }
@@ -272,41 +255,48 @@ engine::Result<Definition> parse_definition(std::string_view yaml) {
   return d;
 }
 
+// The keys in canonical order (JsonFields), unlike json_object's sorted ones.
 std::string definition_json(const Definition& d, bool with_secret) {
-  OrderedObject trigger;
-  trigger.add("on", json_string(trigger_name(d.trigger.on)));
+  JsonFields trigger;
+  trigger.string("on", trigger_name(d.trigger.on));
   switch (d.trigger.on) {
     case TriggerKind::kMessagePosted:
-    case TriggerKind::kDiffPosted: trigger.text("filter", d.trigger.filter); break;
-    case TriggerKind::kReactionAdded: trigger.text("emoji", d.trigger.emoji); break;
-    case TriggerKind::kSchedule: trigger.text("cron", d.trigger.cron).text("interval", d.trigger.interval); break;
+    case TriggerKind::kDiffPosted:
+      trigger.nullable("filter", d.trigger.filter);
+      break;
+    case TriggerKind::kReactionAdded:
+      trigger.nullable("emoji", d.trigger.emoji);
+      break;
+    case TriggerKind::kSchedule:
+      trigger.nullable("cron", d.trigger.cron).nullable("interval", d.trigger.interval);
+      break;
     case TriggerKind::kWebhook: break;
   }
   std::vector<std::string> steps;
   for (const Step& s : d.steps) {
-    OrderedObject o;
-    o.add("id", json_string(s.id)).text("name", s.name).text("if", s.condition);
-    o.add("timeout_secs", s.timeout_secs ? std::to_string(*s.timeout_secs) : std::string("null"));
-    o.add("action", json_string(action_name(s.action)));
+    JsonFields o;
+    o.string("id", s.id).nullable("name", s.name).nullable("if", s.condition);
+    o.json("timeout_secs", s.timeout_secs ? std::to_string(*s.timeout_secs) : std::string("null"));
+    o.string("action", action_name(s.action));
     for (const auto& [k, v] : s.fields) {
       if (k == "body" && s.action == ActionKind::kCallWebhook) {
         std::string headers = "null";
         if (s.headers) {
-          OrderedObject h;
-          for (const auto& [hk, hv] : *s.headers) h.add(hk, json_string(hv));
-          headers = h.done();
+          JsonFields h;
+          for (const auto& [hk, hv] : *s.headers) h.string(hk, hv);
+          headers = h.str();
         }
-        o.add("headers", headers);
+        o.json("headers", headers);
       }
-      o.text(k, v);
+      o.nullable(k, v);
     }
-    steps.push_back(o.done());
+    steps.push_back(o.str());
   }
-  OrderedObject root;
-  root.add("name", json_string(d.name)).text("description", d.description).add("trigger", trigger.done());
-  root.add("steps", json_array(steps)).add("enabled", std::string(d.enabled ? "true" : "false"));
-  if (with_secret && !d.webhook_secret.empty()) root.add("_webhook_secret", json_string(d.webhook_secret));
-  return root.done();
+  JsonFields root;
+  root.string("name", d.name).nullable("description", d.description).json("trigger", trigger.str());
+  root.json("steps", json_array(steps)).boolean("enabled", d.enabled);
+  if (with_secret && !d.webhook_secret.empty()) root.string("_webhook_secret", d.webhook_secret);
+  return root.str();
 }
 
 }  // namespace buzz::server

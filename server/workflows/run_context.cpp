@@ -31,12 +31,9 @@ std::string value_json(const OutputValue& v) {
 }  // namespace
 
 std::string output_json(const StepOutput& output) {
-  std::string out = "{";
-  for (const auto& [k, v] : output) {
-    if (out.size() > 1) out += ',';
-    out += json_string(k) + ":" + value_json(v);
-  }
-  return out + "}";
+  JsonFields out;
+  for (const auto& [k, v] : output) out.json(k, value_json(v));
+  return out.str();
 }
 
 StepOutput parse_output(std::string_view json) {
@@ -63,19 +60,15 @@ std::map<std::string, StepOutput> outputs_from_trace(std::string_view trace_json
 }
 
 std::string TriggerContext::to_json() const {
-  std::string fields = "{";
-  for (const auto& [k, v] : webhook_fields) {
-    if (fields.size() > 1) fields += ',';
-    fields += json_string(k) + ":" + json_string(v);
-  }
-  fields += "}";
+  JsonFields fields;
+  for (const auto& [k, v] : webhook_fields) fields.string(k, v);
   return json_object({{"text", json_string(text)},
                       {"author", json_string(author)},
                       {"channel_id", json_string(channel_id)},
                       {"timestamp", json_string(timestamp)},
                       {"emoji", json_string(emoji)},
                       {"message_id", json_string(message_id)},
-                      {"webhook_fields", fields}});
+                      {"webhook_fields", fields.str()}});
 }
 
 TriggerContext TriggerContext::from_json(std::string_view json) {

@@ -112,6 +112,17 @@ TEST(Hex, AnyCaseAcceptsUppercaseAndMixed) {
   EXPECT_FALSE(from_hex_any_case("ABcd", b, 3));
 }
 
+TEST(Hex, Hex64TakesEitherCaseAndNothingElse) {
+  const std::string lower(64, 'a');
+  EXPECT_TRUE(is_hex64(lower));
+  EXPECT_TRUE(is_hex64(std::string(32, 'F') + std::string(32, '0')));
+  EXPECT_FALSE(is_hex64(lower.substr(1)));
+  EXPECT_FALSE(is_hex64(lower + "a"));
+  EXPECT_FALSE(is_hex64(std::string(63, 'a') + "g"));
+  EXPECT_FALSE(is_hex64(std::string(63, 'a') + "G"));
+  EXPECT_FALSE(is_hex64(std::string(63, 'a') + "\x11"));  // a control byte is no digit in any case
+}
+
 // ---------------------------------------------------------------------------
 // canonical escaping (docs/reference/protocol.md §2.2)
 

@@ -7,7 +7,6 @@
 #include <cctype>
 #include <cstdio>
 
-#include "engine/canonical.h"
 #include "engine/json_rpc.h"
 #include "engine/json_text.h"
 
@@ -78,11 +77,24 @@ Answer AcpConnection::request(const std::string& method, const std::string& para
   return await(id, timeout, deadline, -1, Ending::kTimeout, Ending::kTimeout);
 }
 
+Answer AcpConnection::initialize(Clock::duration timeout) {
+  const std::string client = JsonFields().string("name", "buzz-acp").string("version", BUZZ_VERSION).str();
+  return request(
+      "initialize",
+      JsonFields().number("protocolVersion", 1).json("clientCapabilities", "{}").json("clientInfo", client).str(),
+      timeout);
+}
+
+Answer AcpConnection::new_session(const std::string& cwd, const std::string& mcp_servers_json,
+                                  Clock::duration timeout) {
+  return request("session/new", JsonFields().string("cwd", cwd).json("mcpServers", mcp_servers_json).str(), timeout);
+}
+
 Answer AcpConnection::prompt(const std::string& session_id, const std::string& text, Clock::duration idle_timeout,
                              Clock::time_point hard_deadline, int cancel_fd) {
   const long id = next_id_++;
-  const std::string params = R"({"sessionId":)" + json_string(session_id) + R"(,"prompt":[{"type":"text","text":)" +
-                             json_string(text) + "}]}";
+  const std::string block = JsonFields().string("type", "text").string("text", text).str();
+  const std::string params = JsonFields().string("sessionId", session_id).json("prompt", json_array({block})).str();
   if (!process_.write_line(engine::jsonrpc_request(id, "session/prompt", params))) {
     return {Ending::kTransport, "", "cannot write session/prompt to the agent", ""};
   }
@@ -91,7 +103,7 @@ Answer AcpConnection::prompt(const std::string& session_id, const std::string& t
   if (woken || a.ending == Ending::kIdleTimeout || a.ending == Ending::kHardTimeout) {
     // Cancel, then drain until the prompt answers (§A.6.4 cancel cleanup).
     const Ending why = woken ? Ending::kCancelled : a.ending;
-    if (!notify("session/cancel", R"({"sessionId":)" + json_string(session_id) + "}")) {
+    if (!notify("session/cancel", json_object({{"sessionId", json_string(session_id)}}))) {
       return {Ending::kTransport, "", "cannot write session/cancel", ""};
     }
     const auto drain_deadline = std::max(hard_deadline, Clock::now() + kCancelDrainIdle);
@@ -141,8 +153,9 @@ Answer AcpConnection::await(long id, Clock::duration idle, Clock::time_point dea
       const std::string rid = simdjson::minify(id_element);
       std::string reply;
       if (method == "session/request_permission") {
-        reply = engine::jsonrpc_result(rid, R"({"outcome":{"outcome":"selected","optionId":)" +
-                                                json_string(has_params ? permission_choice(params) : "reject") + "}}");
+        const std::string choice = has_params ? permission_choice(params) : "reject";
+        const std::string outcome = JsonFields().string("outcome", "selected").string("optionId", choice).str();
+        reply = engine::jsonrpc_result(rid, json_object({{"outcome", outcome}}));
       } else {
         reply = engine::jsonrpc_error(rid, -32601, "Method not found: " + std::string(method));
       }

@@ -44,6 +44,10 @@ class AcpConnection {
   // A request and its answer; ordinary requests wait `timeout` (§A.6.1: 60 s).
   Answer request(const std::string& method, const std::string& params_json, Clock::duration timeout);
   bool notify(const std::string& method, const std::string& params_json);
+  // initialize, naming buzz-acp and its version; and session/new in `cwd` with
+  // these MCP servers (a JSON array). Both wait `timeout`.
+  Answer initialize(Clock::duration timeout);
+  Answer new_session(const std::string& cwd, const std::string& mcp_servers_json, Clock::duration timeout);
 
   // session/prompt with one text block. Any line from the agent restarts the
   // idle timer; `hard_deadline` caps the turn. When `cancel_fd` becomes

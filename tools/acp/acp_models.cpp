@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 #include "tools/acp/acp_config.h"
 #include "tools/acp/acp_connection.h"
 #include "tools/acp/agent_process.h"
@@ -103,14 +103,9 @@ int run_acp_models(int argc, char** argv) {
   const std::string agent = command.value_or("goose");
   if (!process.start(agent, normalize_agent_args(agent, given), &error)) return fail(error);
   AcpConnection acp(process);
-  const Answer init = acp.request(
-      "initialize", R"({"protocolVersion":1,"clientCapabilities":{},"clientInfo":{"name":"buzz-acp","version":")" +
-                        std::string(BUZZ_VERSION) + "\"}}",
-      kTimeout);
+  const Answer init = acp.initialize(kTimeout);
   if (init.ending != Ending::kOk) return fail(std::string("initialize: ") + ending_name(init.ending) + " " + init.detail);
-  std::string cwd_json;
-  engine::append_json_string(cwd_json, std::filesystem::current_path().string());
-  const Answer session = acp.request("session/new", R"({"cwd":)" + cwd_json + R"(,"mcpServers":[]})", kTimeout);
+  const Answer session = acp.new_session(std::filesystem::current_path().string(), "[]", kTimeout);
   process.stop();
   if (session.ending != Ending::kOk) {
     return fail(std::string("session/new: ") + ending_name(session.ending) + " " + session.detail);
@@ -140,19 +135,18 @@ int run_acp_models(int argc, char** argv) {
   const bool has_available = has_models && !models["availableModels"].get(available);
 
   if (json) {
-    std::string out = R"({"agent":{"name":)";
-    engine::append_json_string(out, name);
-    out += R"(,"version":)";
-    engine::append_json_string(out, version);
-    out += R"(},"stable":{"configOptions":)" + options + R"(},"unstable":)";
-    if (has_models) {
-      out += R"({"currentModelId":)";
-      engine::append_json_string(out, current);
-      out += R"(,"availableModels":)" + (has_available ? simdjson::minify(available) : std::string("[]")) + "}";
-    } else {
-      out += "null";
-    }
-    std::printf("%s\n", pretty(out + "}").c_str());
+    const std::string unstable =
+        has_models ? JsonFields()
+                         .string("currentModelId", current)
+                         .json("availableModels", has_available ? simdjson::minify(available) : std::string("[]"))
+                         .str()
+                   : "null";
+    const std::string out = JsonFields()
+                                .json("agent", JsonFields().string("name", name).string("version", version).str())
+                                .json("stable", json_object({{"configOptions", options}}))
+                                .json("unstable", unstable)
+                                .str();
+    std::printf("%s\n", pretty(out).c_str());
     return 0;
   }
   std::printf("Agent: %s %s\n", name.c_str(), version.c_str());

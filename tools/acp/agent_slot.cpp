@@ -8,7 +8,6 @@
 
 #include <cstdio>
 
-#include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/json_text.h"
 #include "tools/acp/rest_client.h"
@@ -109,10 +108,7 @@ SlotReport AgentSlot::spawn(const SlotJob& job) {
     return r;
   }
   running_pid_ = process_.pid();
-  const Answer a = acp_.request("initialize",
-                                R"({"protocolVersion":1,"clientCapabilities":{},"clientInfo":{"name":"buzz-acp","version":")" +
-                                    std::string(BUZZ_VERSION) + "\"}}",
-                                kRequestTimeout);
+  const Answer a = acp_.initialize(kRequestTimeout);
   if (a.ending != Ending::kOk) {
     r.detail = std::string("initialize: ") + ending_name(a.ending) + (a.detail.empty() ? "" : ": " + a.detail);
     running_pid_ = -1;
@@ -128,9 +124,7 @@ Ending AgentSlot::ensure_session(const std::string& key, Session** out, std::str
     *out = &it->second;
     return Ending::kOk;
   }
-  const Answer a = acp_.request("session/new",
-                                R"({"cwd":)" + json_string(settings_.cwd) + R"(,"mcpServers":)" + settings_.mcp_servers_json + "}",
-                                kRequestTimeout);
+  const Answer a = acp_.new_session(settings_.cwd, settings_.mcp_servers_json, kRequestTimeout);
   if (a.ending != Ending::kOk) {
     *detail = "session/new: " + a.detail;
     return a.ending;
@@ -169,11 +163,12 @@ Ending AgentSlot::ensure_session(const std::string& key, Session** out, std::str
     }
     Answer set;
     if (!config_id.empty()) {
-      set = acp_.request("session/set_config_option", R"({"sessionId":)" + json_string(sid) + R"(,"configId":)" +
-                                                          json_string(config_id) + R"(,"value":)" + json_string(want) + "}",
-                         kConfigTimeout);
+      set =
+          acp_.request("session/set_config_option",
+                       JsonFields().string("sessionId", sid).string("configId", config_id).string("value", want).str(),
+                       kConfigTimeout);
     } else if (listed) {
-      set = acp_.request("session/set_model", R"({"sessionId":)" + json_string(sid) + R"(,"modelId":)" + json_string(want) + "}",
+      set = acp_.request("session/set_model", JsonFields().string("sessionId", sid).string("modelId", want).str(),
                          kConfigTimeout);
     } else {
       log(index_, "model " + want + " is not offered by the agent; keeping its default");
@@ -195,10 +190,12 @@ Ending AgentSlot::ensure_session(const std::string& key, Session** out, std::str
       }
     }
     if (offered) {
-      const Answer set = acp_.request("session/set_config_option", R"({"sessionId":)" + json_string(sid) +
-                                                                       R"(,"configId":"mode","value":)" +
-                                                                       json_string(settings_.permission_mode) + "}",
-                                      kConfigTimeout);
+      const std::string params = JsonFields()
+                                     .string("sessionId", sid)
+                                     .string("configId", "mode")
+                                     .string("value", settings_.permission_mode)
+                                     .str();
+      const Answer set = acp_.request("session/set_config_option", params, kConfigTimeout);
       if (needs_respawn(set.ending)) {
         *detail = "setting the permission mode: " + set.detail;
         return set.ending;

@@ -4,6 +4,7 @@
 // sessions forgotten). A notification older than one applied is ignored.
 #include <algorithm>
 
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "tools/acp/harness_loop.h"
 #include "tools/acp/rest_client.h"
@@ -34,7 +35,7 @@ void Loop::on_membership(const engine::Event& e) {
     return;
   }
   log("removed from channel " + channel);
-  if (ch.subscribed) send("[\"CLOSE\",\"ch-" + channel + "\"]");
+  if (ch.subscribed) send(json_array({json_string("CLOSE"), json_string("ch-" + channel)}));
   ch.subscribed = false;
   ch.removed = true;
   ch.cancelled.clear();

@@ -22,15 +22,15 @@ void Loop::send(const std::string& text) {
 
 std::string Loop::filter_for(const std::string& channel_id, uint64_t since) const {
   const ChannelFilter merged = *channel_filter(rules_, channel_id);
-  std::string f = "{";
+  JsonFields f;
   if (!merged.kinds.empty()) {
-    f += "\"kinds\":[";
-    for (size_t i = 0; i < merged.kinds.size(); ++i) f += (i ? "," : "") + std::to_string(merged.kinds[i]);
-    f += "],";
+    std::vector<std::string> kinds;
+    for (auto k : merged.kinds) kinds.push_back(std::to_string(k));
+    f.json("kinds", json_array(kinds));
   }
-  f += "\"#h\":[" + json_string(channel_id) + "],";
-  if (merged.require_mention) f += "\"#p\":[\"" + self_hex_ + "\"],";
-  return f + "\"since\":" + std::to_string(since) + "}";
+  f.json("#h", json_string_array(std::vector{channel_id}));
+  if (merged.require_mention) f.json("#p", json_string_array(std::vector{self_hex_}));
+  return f.number("since", since).str();
 }
 
 uint64_t Loop::since_for(const ChannelState& ch) const {
@@ -45,7 +45,7 @@ void Loop::subscribe(ChannelState& ch) {
   if (!channel_filter(rules_, ch.info.id)) return;  // no rule covers it
   if (!ch.first_subscribed) ch.first_subscribed = engine::unix_now();
   ch.subscribed = true;
-  send("[\"REQ\",\"ch-" + ch.info.id + "\"," + filter_for(ch.info.id, since_for(ch)) + "]");
+  send(json_array({json_string("REQ"), json_string("ch-" + ch.info.id), filter_for(ch.info.id, since_for(ch))}));
 }
 
 void Loop::connect_now() {

@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "engine/json_text.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/command.h"
 
@@ -158,10 +159,8 @@ std::map<std::string, std::string> RestClient::labels(const std::vector<std::str
   }
   if (ask.empty()) return out;
   if (ask.size() > 200) ask.resize(200);  // the relay's batch limit
-  std::string body = R"({"pubkeys":[)";
-  for (size_t i = 0; i < ask.size(); ++i) body += (i ? ",\"" : "\"") + ask[i] + "\"";
-  body += "]}";
-  cli::HttpAnswer a = call("POST", "/api/users/batch", body);
+  // Quoted: a p tag's value is anyone's text, not always a key.
+  cli::HttpAnswer a = call("POST", "/api/users/batch", json_object({{"pubkeys", json_string_array(ask)}}));
   if (a.status / 100 != 2) return out;
   simdjson::dom::parser parser;
   simdjson::dom::object profiles;

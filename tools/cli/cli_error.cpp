@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 
 namespace buzz::cli {
 
@@ -31,11 +31,7 @@ int exit_code(Category c) {
 }
 
 std::string error_json(const CliError& e) {
-  std::string line = "{\"error\":";
-  engine::append_json_string(line, category_name(e.category));
-  line += ",\"message\":";
-  engine::append_json_string(line, e.what());
-  return line + "}";
+  return json_object({{"error", json_string(category_name(e.category))}, {"message", json_string(e.what())}});
 }
 
 int report(const CliError& e) {

@@ -1,5 +1,5 @@
 // People: DMs, profiles, presence, the channel-add policy and the feed (§B.2).
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/command.h"
@@ -12,22 +12,13 @@ namespace {
 
 // {"pubkeys":[...]} of checked, lowercased keys.
 std::string pubkeys_body(const std::vector<std::string>& keys) {
-  std::string body = "{\"pubkeys\":[";
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (i) body += ',';
-    engine::append_json_string(body, checked_hex64(keys[i]));
-  }
-  return body + "]}";
+  std::vector<std::string> checked;
+  for (const std::string& k : keys) checked.push_back(checked_hex64(k));
+  return json_object({{"pubkeys", json_string_array(checked)}});
 }
 
 // {"<field>":"<value>"}
-std::string one_field(const char* field, const std::string& value) {
-  std::string body = "{";
-  engine::append_json_string(body, field);
-  body += ':';
-  engine::append_json_string(body, value);
-  return body + "}";
-}
+std::string one_field(const char* field, const std::string& value) { return json_object({{field, json_string(value)}}); }
 
 std::string list_dms(Session& s, const Args& a) {
   std::optional<std::string> limit;
@@ -72,18 +63,13 @@ std::string set_profile(Session& s, const Args& a) {
       {"picture", field("avatar", "picture")},
       {"about", field("about", "about")},
       {"nip05", field("nip05", "nip05")}};
-  std::string content = "{";
+  JsonFields content;
   for (const auto& [name, value] : fields) {
-    if (!value) continue;
-    if (content.size() > 1) content += ',';
-    engine::append_json_string(content, name);
-    content += ':';
-    engine::append_json_string(content, *value);
+    if (value) content.string(name, *value);
   }
-  content += "}";
   engine::Event e;
   e.kind = kind::kProfile;
-  e.content = std::move(content);
+  e.content = content.str();
   return s.post_event(std::move(e));
 }
 

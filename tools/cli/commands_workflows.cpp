@@ -1,5 +1,5 @@
 // Workflows and approvals (§B.2): plain REST calls, no signed events.
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/command.h"
 #include "tools/cli/session.h"
@@ -9,9 +9,7 @@ namespace buzz::cli {
 namespace {
 
 std::string yaml_body(const Args& a) {
-  std::string body = "{\"yaml_definition\":";
-  engine::append_json_string(body, a.text("yaml"));
-  return body + "}";
+  return json_object({{"yaml_definition", json_string(a.text("yaml"))}});
 }
 
 std::string workflow_path(const Args& a) { return "/api/workflows/" + checked_uuid(a.value("workflow")); }
@@ -45,12 +43,9 @@ std::string approve_step(Session& s, const Args& a) {
   if (approved != "true" && approved != "false") {
     throw CliError(Category::kUser, "--approved must be 'true' or 'false' (got: " + approved + ")");
   }
-  std::string body = "{";
-  if (auto note = a.get("note")) {
-    body += "\"note\":";
-    engine::append_json_string(body, *note);
-  }
-  body += "}";
+  std::vector<std::pair<std::string, std::string>> fields;
+  if (auto note = a.get("note")) fields.emplace_back("note", json_string(*note));
+  const std::string body = json_object(std::move(fields));
   return s.request("POST", "/api/approvals/" + token + (approved == "true" ? "/grant" : "/deny"), body);
 }
 

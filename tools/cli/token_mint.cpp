@@ -4,6 +4,7 @@
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/json_read.h"
@@ -32,9 +33,11 @@ std::string nip98_authorization(const engine::Keypair& key, const std::string& u
 }
 
 MintedToken mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request) {
-  std::string body = "{\"name\":";
-  engine::append_json_string(body, request.name);
-  body += ",\"scopes\":" + std::string(kScopes) + ",\"expires_in_days\":" + std::to_string(request.expires_in_days) + "}";
+  const std::string body = JsonFields()
+                               .string("name", request.name)
+                               .json("scopes", kScopes)
+                               .number("expires_in_days", request.expires_in_days)
+                               .str();
   const std::string url = relay + "/api/tokens";
   const Headers headers = {{"Authorization", nip98_authorization(key, url, "POST", body)},
                            {"Content-Type", "application/json"},

@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "engine/json_text.h"
 #include "tools/load/load_client.h"
 
 namespace buzz::load {
@@ -69,9 +70,8 @@ size_t count_stored(const ServerProcess& server, const std::unordered_set<std::s
   std::vector<std::string> all(ids.begin(), ids.end());
   size_t found = 0;
   for (size_t at = 0; at < all.size(); at += kIdsPerQuery) {
-    std::string filter = "{\"ids\":[";
-    for (size_t i = at; i < std::min(all.size(), at + kIdsPerQuery); ++i) filter += (i > at ? ",\"" : "\"") + all[i] + "\"";
-    c->send_text("[\"REQ\",\"q\"," + filter + "]}]");
+    const std::vector<std::string> page(all.begin() + at, all.begin() + std::min(all.size(), at + kIdsPerQuery));
+    c->send_text("[\"REQ\",\"q\"," + json_object({{"ids", json_string_array(page)}}) + "]");
     for (;;) {
       auto m = c->recv(10000);
       if (!m) throw std::runtime_error("no EOSE from the restarted relay");

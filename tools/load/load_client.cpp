@@ -13,6 +13,7 @@
 #include "engine/canonical.h"
 #include "engine/clock.h"
 #include "engine/hex.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "tools/client/http_client.h"
 
@@ -68,7 +69,8 @@ std::string nip98(const engine::Keypair& key, const std::string& url, const std:
 }
 
 std::string mint_bearer(const ServerProcess& server, const engine::Keypair& key, const std::string& scope) {
-  const std::string body = R"({"name":"load","scopes":[")" + scope + R"("]})";
+  const std::string body =
+      json_object({{"name", json_string("load")}, {"scopes", json_string_array(std::vector{scope})}});
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + "/api/tokens";
   client::HttpClient http(server.port());
   const client::HttpReply minted = http.call("POST", "/api/tokens", {{"Authorization", nip98(key, url, "POST", body)}}, body);

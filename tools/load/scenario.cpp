@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "engine/clock.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "engine/signature.h"
 #include "tools/client/http_client.h"
@@ -79,9 +80,10 @@ void add_cpu_shares(const ProcessUsage& before, const ProcessUsage& after, const
 
 void report(const Options& o, const std::map<std::string, double>& figures) {
   if (o.json) {
-    std::printf("{\"scenario\":\"%s\"", o.scenario.c_str());
-    for (auto& [k, v] : figures) std::printf(",\"%s\":%.3f", k.c_str(), v);
-    std::printf("}\n");
+    JsonFields line;
+    line.string("scenario", o.scenario);
+    for (auto& [k, v] : figures) line.decimal(k, v, 3);
+    std::printf("%s\n", line.str().c_str());
     return;
   }
   std::printf("scenario: %s\n", o.scenario.c_str());

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "tools/client/http_client.h"
 #include "tools/load/load_client.h"
@@ -34,9 +34,7 @@ std::vector<std::string> open_channels(const ServerProcess& server, const engine
 void create_workflow(client::HttpClient& http, const ServerProcess& server, const engine::Keypair& owner,
                      const std::string& channel, const std::string& yaml) {
   const std::string path = "/api/channels/" + channel + "/workflows";
-  std::string body = "{\"yaml_definition\":";
-  engine::append_json_string(body, yaml);
-  body += "}";
+  const std::string body = json_object({{"yaml_definition", json_string(yaml)}});
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + path;
   const client::HttpReply r = http.call("POST", path, {{"Authorization", nip98(owner, url, "POST", body)}}, body);
   if (r.status != 200) throw std::runtime_error("workflow not created: " + std::to_string(r.status) + " " + r.body);

@@ -4,14 +4,14 @@
 
 #include <chrono>
 #include <cstdio>
-#include <utility>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "engine/canonical.h"
 #include "engine/json_rpc.h"
+#include "engine/json_text.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/session.h"
 #include "tools/mcp/tool_schema.h"
@@ -52,9 +52,8 @@ void send_error(const std::string& id, int code, const std::string& message) {
 }
 
 std::string text_result(const std::string& text, bool is_error) {
-  std::string out = R"({"content":[{"type":"text","text":)";
-  engine::append_json_string(out, text);
-  return out + "}],\"isError\":" + (is_error ? "true" : "false") + "}";
+  const std::string content = JsonFields().string("type", "text").string("text", text).str();
+  return json_object({{"content", json_array({content})}, {"isError", is_error ? "true" : "false"}});
 }
 
 std::string initialize_result(simdjson::dom::element params) {
@@ -65,21 +64,20 @@ std::string initialize_result(simdjson::dom::element params) {
       if (asked == v) version = v;
     }
   }
-  std::string out = R"({"protocolVersion":")" + std::string(version) +
-                    R"(","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"buzz","version":")" +
-                    BUZZ_VERSION + R"("},"instructions":)";
-  engine::append_json_string(out, "Tools for a Buzz team-communication relay: channels are UUIDs (list_channels), "
-                                  "events are 64-hex ids; every tool answers the relay's JSON.");
-  return out + "}";
+  return JsonFields()
+      .string("protocolVersion", version)
+      .json("capabilities", R"({"tools":{"listChanged":false}})")
+      .json("serverInfo", JsonFields().string("name", "buzz").string("version", BUZZ_VERSION).str())
+      .string("instructions",
+              "Tools for a Buzz team-communication relay: channels are UUIDs (list_channels), "
+              "events are 64-hex ids; every tool answers the relay's JSON.")
+      .str();
 }
 
 std::string tools_list() {
-  std::string out = R"({"tools":[)";
-  for (const cli::Command& c : cli::tool_commands()) {
-    if (out.back() != '[') out += ',';
-    out += tool_json(c);
-  }
-  return out + "]}";
+  std::vector<std::string> tools;
+  for (const cli::Command& c : cli::tool_commands()) tools.push_back(tool_json(c));
+  return json_object({{"tools", json_array(tools)}});
 }
 
 class Server {

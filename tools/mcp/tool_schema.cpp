@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 #include "tools/cli/cli_error.h"
 
 namespace buzz::mcp {
@@ -26,15 +26,19 @@ std::string description(std::string help) {
 }
 
 std::string property_schema(const Flag& f) {
-  std::string out = "{";
+  JsonFields out;
   switch (f.kind) {
-    case Flag::kSwitch: out += R"("type":"boolean")"; break;
-    case Flag::kRepeated: out += R"("type":"array","items":{"type":"string"})"; break;
-    case Flag::kValue: out += R"("type":"string")"; break;
+    case Flag::kSwitch:
+      out.string("type", "boolean");
+      break;
+    case Flag::kRepeated:
+      out.string("type", "array").json("items", R"({"type":"string"})");
+      break;
+    case Flag::kValue:
+      out.string("type", "string");
+      break;
   }
-  out += ",\"description\":";
-  engine::append_json_string(out, description(f.help));
-  return out + "}";
+  return out.string("description", description(f.help)).str();
 }
 
 // A scalar's text: a string as is, a number or boolean as written in JSON.
@@ -54,24 +58,21 @@ std::string snake_case(std::string_view name) {
 }
 
 std::string tool_json(const cli::Command& c) {
-  std::string out = "{\"name\":";
-  engine::append_json_string(out, snake_case(c.name));
-  out += ",\"description\":";
-  engine::append_json_string(out, c.summary);
-  out += R"(,"inputSchema":{"type":"object","properties":{)";
-  std::string required;
+  JsonFields properties;
+  std::vector<std::string> required;
   for (const Flag& f : c.flags) {
-    if (out.back() != '{') out += ',';
-    engine::append_json_string(out, snake_case(f.name));
-    out += ':' + property_schema(f);
-    if (f.required) {
-      if (!required.empty()) required += ',';
-      engine::append_json_string(required, snake_case(f.name));
-    }
+    properties.json(snake_case(f.name), property_schema(f));
+    if (f.required) required.push_back(snake_case(f.name));
   }
-  out += "}";
-  if (!required.empty()) out += ",\"required\":[" + required + "]";
-  return out + R"(,"additionalProperties":false}})";
+  JsonFields schema;
+  schema.string("type", "object").json("properties", properties.str());
+  if (!required.empty()) schema.json("required", json_string_array(required));
+  schema.boolean("additionalProperties", false);
+  return JsonFields()
+      .string("name", snake_case(c.name))
+      .string("description", c.summary)
+      .json("inputSchema", schema.str())
+      .str();
 }
 
 const cli::Command* find_tool(std::string_view name) {

@@ -14,16 +14,13 @@ namespace buzz::proxy {
 namespace {
 
 net::HttpResponse error(int status, std::string_view text) {
-  std::string body = "{\"error\":";
-  engine::append_json_string(body, text);
-  body += '}';
-  return net::HttpResponse::json(status, std::move(body));
+  return net::HttpResponse::json(status, json_object({{"error", json_string(text)}}));
 }
 
 // The pubkey field: 64 hex characters; the error follows "invalid pubkey: ".
 std::optional<std::string> pubkey_problem(std::string_view pk) {
   if (pk.size() != 64) return "expected 64 hex characters, got " + std::to_string(pk.size());
-  if (!is_hex64(pk)) return std::string("not hex");
+  if (!engine::is_hex64(pk)) return std::string("not hex");
   return std::nullopt;
 }
 
@@ -70,10 +67,7 @@ net::HttpResponse AdminApi::add_guest(const std::string& body) {
   std::vector<std::string> channels = parse_channel_list_csv(channels_csv);
   if (channels.empty()) return error(400, "at least one valid channel UUID required");
   book_.add_guest(engine::lower(pk), channels);
-  std::string out = "{\"pubkey\":";
-  engine::append_json_string(out, pk);
-  out += ",\"channels\":" + json_string_array(channels) + '}';
-  return net::HttpResponse::json(200, std::move(out));
+  return net::HttpResponse::json(200, JsonFields().string("pubkey", pk).json("channels", json_string_array(channels)).str());
 }
 
 net::HttpResponse AdminApi::remove_guest(const std::string& body) {
@@ -86,18 +80,15 @@ net::HttpResponse AdminApi::remove_guest(const std::string& body) {
   const std::string key = engine::lower(pk);
   if (!book_.remove_guest(key)) return error(404, "pubkey not registered");
   if (on_revoke_) on_revoke_(key);
-  return net::HttpResponse::json(200, "{\"revoked\":true}");
+  return net::HttpResponse::json(200, JsonFields().boolean("revoked", true).str());
 }
 
 net::HttpResponse AdminApi::list_guests() const {
-  std::string out = "{\"guests\":[";
-  bool first = true;
+  std::vector<std::string> guests;
   for (const auto& [pk, channels] : book_.guests()) {
-    if (!first) out += ',';
-    first = false;
-    out += "{\"pubkey\":\"" + pk + "\",\"channels\":" + json_string_array(channels) + '}';
+    guests.push_back(JsonFields().string("pubkey", pk).json("channels", json_string_array(channels)).str());
   }
-  return net::HttpResponse::json(200, out + "]}");
+  return net::HttpResponse::json(200, json_object({{"guests", json_array(guests)}}));
 }
 
 net::HttpResponse AdminApi::create_invite(const std::string& body, uint64_t now) {
@@ -120,9 +111,12 @@ net::HttpResponse AdminApi::create_invite(const std::string& body, uint64_t now)
   }
   const uint64_t expires = now + uint64_t(hours) * 3600;
   std::string token = book_.create_invite(channels, expires, uint32_t(max_uses));
-  std::string out = "{\"token\":\"" + token + "\",\"channels\":" + json_string_array(channels) + ",\"expires_at\":\"" +
-                    engine::rfc3339(expires) + "\",\"max_uses\":" + std::to_string(max_uses) + '}';
-  return net::HttpResponse::json(200, std::move(out));
+  return net::HttpResponse::json(200, JsonFields()
+                                          .string("token", token)
+                                          .json("channels", json_string_array(channels))
+                                          .string("expires_at", engine::rfc3339(expires))
+                                          .number("max_uses", max_uses)
+                                          .str());
 }
 
 }  // namespace buzz::proxy

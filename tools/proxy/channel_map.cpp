@@ -4,7 +4,7 @@
 
 #include <ctime>
 
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 
 namespace buzz::proxy {
@@ -73,12 +73,7 @@ namespace {
 
 // {"about":…,"name":…,"picture":""}: the keys sorted, as NIP-28 clients see them.
 std::string channel_content(std::string_view about, std::string_view name) {
-  std::string out = "{\"about\":";
-  engine::append_json_string(out, about);
-  out += ",\"name\":";
-  engine::append_json_string(out, name);
-  out += ",\"picture\":\"\"}";
-  return out;
+  return json_object({{"about", json_string(about)}, {"name", json_string(name)}, {"picture", json_string("")}});
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "engine/canonical.h"
+#include "engine/json_text.h"
 #include "engine/text.h"
 #include "tools/proxy/kind_map.h"
 
@@ -23,15 +23,6 @@ engine::Result<std::vector<std::string>> strings_of(simdjson::dom::element v, st
     out.emplace_back(s);
   }
   return out;
-}
-
-void append_string_array(std::string& out, const std::vector<std::string>& values) {
-  out += '[';
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ',';
-    engine::append_json_string(out, values[i]);
-  }
-  out += ']';
 }
 
 // One filter, split into its local part and its upstream filters.
@@ -73,9 +64,7 @@ engine::Status split_filter(simdjson::dom::element filter, const ChannelMap& cha
           for (auto& s : *v) {
             if (auto internal = ids.external_to_internal.get(engine::lower(s))) s = *internal;
           }
-          std::string mapped;
-          append_string_array(mapped, *v);
-          rest.emplace_back(key, mapped);
+          rest.emplace_back(key, json_string_array(*v));
           continue;
         }
       } else if (key == "since" || key == "until" || key == "limit") {
@@ -143,19 +132,13 @@ engine::Status split_filter(simdjson::dom::element filter, const ChannelMap& cha
     f.since = local_since;
     f.wants_history = local_limit != 0;
     if (upstream_kinds) {
-      std::string k = "[";
-      for (size_t i = 0; i < upstream_kinds->size(); ++i) k += (i ? "," : "") + std::to_string((*upstream_kinds)[i]);
-      f.fields.emplace_back("kinds", k + "]");
+      std::vector<std::string> kinds;
+      for (auto k : *upstream_kinds) kinds.push_back(std::to_string(k));
+      f.fields.emplace_back("kinds", json_array(kinds));
     }
     for (const auto& kv : rest) f.fields.push_back(kv);
-    if (!other_e.empty()) {
-      std::string e;
-      append_string_array(e, other_e);
-      f.fields.emplace_back("#e", e);
-    }
-    std::string hv;
-    append_string_array(hv, {channel});
-    f.fields.emplace_back("#h", hv);
+    if (!other_e.empty()) f.fields.emplace_back("#e", json_string_array(other_e));
+    f.fields.emplace_back("#h", json_string_array(std::vector{channel}));
     out->upstream[channel].push_back(std::move(f));
   }
   return {};
@@ -166,25 +149,17 @@ engine::Status split_filter(simdjson::dom::element filter, const ChannelMap& cha
 namespace {
 
 std::string render(const UpstreamFilter& f, bool live, std::optional<uint64_t> catch_up_from) {
-  std::string out = "{";
-  bool first = true;
-  auto put = [&](std::string_view k, std::string_view v) {
-    if (!first) out += ',';
-    first = false;
-    engine::append_json_string(out, k);
-    out += ':';
-    out += v;
-  };
+  JsonFields out;
   for (const auto& [k, v] : f.fields) {
     if (live && (k == "limit" || (catch_up_from && k == "since"))) continue;
-    put(k, v);
+    out.json(k, v);
   }
   if (live && catch_up_from) {
-    put("since", std::to_string(std::max(*catch_up_from, f.since.value_or(0))));
+    out.number("since", std::max(*catch_up_from, f.since.value_or(0)));
   } else if (live) {
-    put("limit", "0");
+    out.number("limit", 0);
   }
-  return out + '}';
+  return out.str();
 }
 
 }  // namespace

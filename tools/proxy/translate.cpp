@@ -2,18 +2,12 @@
 
 #include <simdjson.h>
 
-#include <algorithm>
-#include <cctype>
-
+#include "engine/hex.h"
 #include "engine/kind_numbers.h"
 #include "engine/text.h"
 #include "tools/proxy/kind_map.h"
 
 namespace buzz::proxy {
-
-bool is_hex64(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(uint8_t(c)) != 0; });
-}
 
 namespace {
 
@@ -55,7 +49,7 @@ engine::Result<engine::Event> Translator::inbound_message(const engine::Event& e
     if (t.empty() || t[0] == "h") continue;
     if (t[0] == "e" && t.size() >= 2) {
       if (t[1] == channel->id) continue;  // the channel itself, now the h tag
-      if (is_hex64(t[1])) {
+      if (engine::is_hex64(t[1])) {
         // A reply or edit target: the relay knows it by its internal id.
         auto internal = ids.external_to_internal.get(engine::lower(t[1]));
         if (!internal) return denied("referenced event is unknown to the proxy; fetch it first");
@@ -77,7 +71,7 @@ engine::Result<engine::Event> Translator::inbound_message(const engine::Event& e
 engine::Result<engine::Event> Translator::inbound_target(const engine::Event& e, const ChannelSet& allowed) {
   std::vector<std::string> targets;
   for (const engine::Tag& t : e.tags) {
-    if (t.size() >= 2 && t[0] == "e" && is_hex64(t[1])) targets.push_back(engine::lower(t[1]));
+    if (t.size() >= 2 && t[0] == "e" && engine::is_hex64(t[1])) targets.push_back(engine::lower(t[1]));
   }
   if (targets.empty()) return denied("kind:7 event must reference a target message via #e");
   std::unordered_map<std::string, std::string> internal_of;
@@ -102,7 +96,7 @@ engine::Result<engine::Event> Translator::inbound_target(const engine::Event& e,
   for (const engine::Tag& t : e.tags) {
     if (t.empty() || t[0] == "h" || t[0] == "actor") continue;
     engine::Tag copy = t;
-    if (t[0] == "e" && t.size() >= 2 && is_hex64(t[1])) copy[1] = internal_of[engine::lower(t[1])];
+    if (t[0] == "e" && t.size() >= 2 && engine::is_hex64(t[1])) copy[1] = internal_of[engine::lower(t[1])];
     out.tags.push_back(std::move(copy));
   }
   auto key = shadows.of(e.pubkey_hex(), true);
@@ -124,7 +118,7 @@ bool Translator::sign_as_author(const engine::Event& e, engine::Event* out) {
   if (e.pubkey == relay_pubkey) {
     auto named = [&](std::string_view tag) -> std::optional<std::string> {
       for (const engine::Tag& t : e.tags) {
-        if (t.size() >= 2 && t[0] == tag && is_hex64(t[1])) return engine::lower(t[1]);
+        if (t.size() >= 2 && t[0] == tag && engine::is_hex64(t[1])) return engine::lower(t[1]);
       }
       return std::nullopt;
     };
@@ -160,7 +154,7 @@ Translator::Outbound Translator::outbound_message(const engine::Event& e) {
     if (i == h_index || (!t.empty() && t[0] == "actor")) continue;
     engine::Tag copy = t;
     // A reply or edit target the client has seen goes back under its id.
-    if (t.size() >= 2 && t[0] == "e" && is_hex64(t[1])) {
+    if (t.size() >= 2 && t[0] == "e" && engine::is_hex64(t[1])) {
       if (auto external = ids.internal_to_external.get(engine::lower(t[1]))) copy[1] = *external;
     }
     out.tags.push_back(std::move(copy));
@@ -175,7 +169,7 @@ Translator::Outbound Translator::outbound_target(const engine::Event& e) {
   Outbound result;
   std::vector<std::string> targets;
   for (const engine::Tag& t : e.tags) {
-    if (t.size() >= 2 && t[0] == "e" && is_hex64(t[1])) targets.push_back(engine::lower(t[1]));
+    if (t.size() >= 2 && t[0] == "e" && engine::is_hex64(t[1])) targets.push_back(engine::lower(t[1]));
   }
   for (const engine::Tag& t : e.tags) {
     if (t.size() >= 2 && t[0] == "h" && channels.by_uuid(t[1])) {
@@ -207,7 +201,7 @@ Translator::Outbound Translator::outbound_target(const engine::Event& e) {
   for (const engine::Tag& t : e.tags) {
     if (t.empty() || t[0] == "h" || t[0] == "actor") continue;
     engine::Tag copy = t;
-    if (t[0] == "e" && t.size() >= 2 && is_hex64(t[1])) copy[1] = external_of[engine::lower(t[1])];
+    if (t[0] == "e" && t.size() >= 2 && engine::is_hex64(t[1])) copy[1] = external_of[engine::lower(t[1])];
     out.tags.push_back(std::move(copy));
   }
   if (!sign_as_author(e, &out)) return {};

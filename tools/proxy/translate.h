@@ -56,7 +56,4 @@ struct Translator {
   bool sign_as_author(const engine::Event& e, engine::Event* out);
 };
 
-// True for a 64-character hex string (an event id or a pubkey, either case).
-bool is_hex64(std::string_view s);
-
 }  // namespace buzz::proxy

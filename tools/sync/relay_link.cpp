@@ -216,10 +216,10 @@ engine::Result<std::vector<engine::Event>> RelayLink::fetch(const std::vector<en
   std::unordered_set<std::string> open;  // the REQs in flight
   size_t asked = 0;
   auto ask_next = [&] {
-    std::string filter = "{\"ids\":[";
     const size_t end = std::min(ids.size(), asked + kIdsPerFetch);
-    for (size_t i = asked; i < end; ++i) filter += (i > asked ? ",\"" : "\"") + engine::to_hex(ids[i]) + "\"";
-    filter += "]}";
+    std::vector<std::string> batch;
+    for (size_t i = asked; i < end; ++i) batch.push_back(engine::to_hex(ids[i]));
+    const std::string filter = json_object({{"ids", json_string_array(batch)}});
     asked = end;
     std::string sub = next_sub_id();
     ws_->send_text(array_frame({"\"REQ\"", json_string(sub), filter}));

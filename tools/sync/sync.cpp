@@ -59,15 +59,31 @@ struct Phases {
 void report(const SyncOptions& o, const std::string& to, size_t listed, const ReconcileResult& r, const Copied& down,
             const Copied& up, const Phases& p, double seconds) {
   if (o.json) {
-    std::printf(
-        "{\"from\":\"%s\",\"to\":\"%s\",\"destination_events\":%zu,\"missing_on_destination\":%zu,"
-        "\"missing_on_source\":%zu,\"rounds\":%zu,\"neg_bytes_up\":%zu,\"neg_bytes_down\":%zu,"
-        "\"downloaded\":%zu,\"stored_down\":%zu,\"refused_down\":%zu,\"uploaded\":%zu,\"stored_up\":%zu,"
-        "\"refused_up\":%zu,\"last_refusal_down\":%s,\"last_refusal_up\":%s,\"seconds\":%.3f,"
-        "\"seconds_list\":%.3f,\"seconds_reconcile\":%.3f,\"seconds_first_reply\":%.3f,\"seconds_down\":%.3f,\"seconds_up\":%.3f}\n",
-        o.from.c_str(), to.c_str(), listed, r.need.size(), r.have.size(), r.rounds, r.bytes_up, r.bytes_down,
-        down.fetched, down.stored, down.refused, up.fetched, up.stored, up.refused, json_string(down.last_refusal).c_str(),
-        json_string(up.last_refusal).c_str(), seconds, p.list, p.reconcile, r.first_reply_seconds, p.down, p.up);
+    const std::string line = JsonFields()
+                                 .string("from", o.from)
+                                 .string("to", to)
+                                 .number("destination_events", listed)
+                                 .number("missing_on_destination", r.need.size())
+                                 .number("missing_on_source", r.have.size())
+                                 .number("rounds", r.rounds)
+                                 .number("neg_bytes_up", r.bytes_up)
+                                 .number("neg_bytes_down", r.bytes_down)
+                                 .number("downloaded", down.fetched)
+                                 .number("stored_down", down.stored)
+                                 .number("refused_down", down.refused)
+                                 .number("uploaded", up.fetched)
+                                 .number("stored_up", up.stored)
+                                 .number("refused_up", up.refused)
+                                 .string("last_refusal_down", down.last_refusal)
+                                 .string("last_refusal_up", up.last_refusal)
+                                 .decimal("seconds", seconds, 3)
+                                 .decimal("seconds_list", p.list, 3)
+                                 .decimal("seconds_reconcile", p.reconcile, 3)
+                                 .decimal("seconds_first_reply", r.first_reply_seconds, 3)
+                                 .decimal("seconds_down", p.down, 3)
+                                 .decimal("seconds_up", p.up, 3)
+                                 .str();
+    std::printf("%s\n", line.c_str());
     return;
   }
   std::printf("reconciled %zu events on %s with %s in %zu rounds (%zu bytes up, %zu down)\n", listed, to.c_str(),
@@ -162,7 +178,7 @@ int run_sync(const SyncOptions& o) {
     auto tally = to->publish({e});
     if (!tally) return false;
     if (o.json) {
-      std::printf("{\"event\":\"%s\",\"stored\":%s}\n", e.id_hex().c_str(), tally->accepted ? "true" : "false");
+      std::printf("%s\n", JsonFields().string("event", e.id_hex()).boolean("stored", tally->accepted).str().c_str());
     } else {
       std::printf("%s %s%s\n", e.id_hex().c_str(), tally->accepted ? "stored" : "refused: ", tally->last_refusal.c_str());
     }

@@ -147,6 +147,22 @@ test('a mention gets the agent\'s answer in its thread, with the prompt of §A.7
   assert.ok(seen.some((e) => e.kind === 20002 && e.tags.some((t) => t[0] === 'h' && t[1] === channel)), 'typing');
 });
 
+test('a p tag that is no key (a quote in it) costs no one their label in the prompt', async () => {
+  // The harness asks the relay for every mentioned key's profile in one JSON body; a
+  // 64-character tag value with a quote in it once broke that body, and every label with it.
+  const carol = generateSecretKey();
+  const carolHex = getPublicKey(carol);
+  const carolConn = await Conn.open(url, carol);
+  await publish(carolConn, sign(carol, 0, [], JSON.stringify({ name: 'carol', display_name: 'Carol' })));
+  carolConn.close();
+  const odd = 'x"'.padEnd(64, 'z');
+  const asked = await publish(aliceConn, sign(alice, 9, [['h', channel], ['p', agentHex], ['p', carolHex], ['p', odd]],
+                                              'who is carol?'));
+  await replyTo(asked);
+  const [p] = await turnsWith(asked.id);
+  assert.ok(p.prompt.includes(`Carol (${carolHex})`), p.prompt);
+});
+
 test('a second mention while the agent works waits for the first turn, then gets its own', async () => {
   const first = await publish(aliceConn, mention(alice, 'please wait 1500 then answer'));
   await new Promise((r) => setTimeout(r, 300));
