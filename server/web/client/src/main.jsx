@@ -9,8 +9,7 @@ import { Relay } from './relay.js';
 import { Workspace } from './workspace.jsx';
 import { markBackedUp } from './backup.jsx';
 import { applyTheme } from './theme.jsx';
-
-const relayUrl = () => location.origin.replace(/^http/, 'ws');
+import { relayUrl } from './kept.js';
 
 // An extension injects window.nostr when it likes: often after this script
 // ran (at the document's end, or later). Look again until it is there.
