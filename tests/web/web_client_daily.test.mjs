@@ -441,7 +441,6 @@ test('first render of the workspace, from navigation to its channels and unread 
   for (let i = 0; i < 9; i++) {
     const r = await reload();
     assert.ok(r.channels >= 3, 'the channels he is in');
-    assert.ok(r.booted, 'signed in on the socket the page\'s boot script opened');
     runs.push(r);
   }
   runs.sort((a, b) => a.ms - b.ms);

@@ -1,10 +1,9 @@
-// Bundles the client into OUTDIR (default ./dist): index.html, app/boot.js
-// (the page's first script: a returning page's WebSocket opened before the
-// app's is evaluated), app/app.js, app/app.css, and app/huddle.js (the
-// huddle's audio, imported only on joining one); each also precompressed (.br,
-// .gz). index.html names the others by their content hash (app/app-<hash>.js…,
-// cached for good by browsers), and app.js imports huddle.js by its own.
-// manifest.txt lists "file hashed-name" for embed.cmake, which turns it all into C++.
+// Bundles the client into OUTDIR (default ./dist): index.html, app/app.js,
+// app/app.css, and app/huddle.js (the huddle's audio, imported only on
+// joining one); each also precompressed (.br, .gz). index.html names the
+// others by their content hash (app/app-<hash>.js…, cached for good by
+// browsers), and app.js imports huddle.js by its own. manifest.txt lists
+// "file hashed-name" for embed.cmake, which turns it all into C++.
 //   node build.mjs [OUTDIR]
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +15,6 @@ const out = process.argv[2] ?? 'dist';
 mkdirSync(join(out, 'app'), { recursive: true });
 const common = { bundle: true, minify: true, format: 'esm', target: 'es2020', legalComments: 'none', logLevel: 'warning' };
 await build({ ...common, entryPoints: ['src/huddle_audio.js'], outfile: join(out, 'app', 'huddle.js') });
-await build({ ...common, format: 'iife', entryPoints: ['src/boot.js'], outfile: join(out, 'app', 'boot.js') });
 await build({
   ...common,
   entryPoints: ['src/main.jsx'],
@@ -33,13 +31,13 @@ const hashed = (name) => {
   return name.replace(/\.(\w+)$/, `-${hash}.$1`);
 };
 const rewrite = (name, from, to) => writeFileSync(join(out, name), readFileSync(join(out, name), 'utf8').replaceAll(from, to));
-const names = { 'app/huddle.js': hashed('app/huddle.js'), 'app/app.css': hashed('app/app.css'), 'app/boot.js': hashed('app/boot.js') };
+const names = { 'app/huddle.js': hashed('app/huddle.js'), 'app/app.css': hashed('app/app.css') };
 rewrite('app/app.js', '"/app/huddle.js"', `"/${names['app/huddle.js']}"`);
 names['app/app.js'] = hashed('app/app.js');
 copyFileSync('src/index.html', join(out, 'index.html'));
-for (const name of ['app/boot.js', 'app/app.js', 'app/app.css']) rewrite('index.html', `"/${name}"`, `"/${names[name]}"`);
+for (const name of ['app/app.js', 'app/app.css']) rewrite('index.html', `"/${name}"`, `"/${names[name]}"`);
 
-for (const name of ['index.html', 'app/boot.js', 'app/app.js', 'app/app.css', 'app/huddle.js']) {
+for (const name of ['index.html', 'app/app.js', 'app/app.css', 'app/huddle.js']) {
   const bytes = readFileSync(join(out, name));
   writeFileSync(join(out, name + '.br'), zlib.brotliCompressSync(bytes, { params: {
     [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));

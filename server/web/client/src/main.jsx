@@ -9,7 +9,8 @@ import { Relay } from './relay.js';
 import { Workspace } from './workspace.jsx';
 import { markBackedUp } from './backup.jsx';
 import { applyTheme } from './theme.jsx';
-import { relayUrl } from './kept.js';
+
+const relayUrl = () => location.origin.replace(/^http/, 'ws');
 
 // An extension injects window.nostr when it likes: often after this script
 // ran (at the document's end, or later). Look again until it is there.

@@ -26,9 +26,7 @@ export class Relay {
 
   connect() {
     if (this.closed) return;
-    const early = takeEarlySocket(this.url);
-    this.booted ??= !!early;  // the first socket was the boot script's (docs/performance.md)
-    const ws = early?.ws ?? new WebSocket(this.url);
+    const ws = new WebSocket(this.url);
     this.ws = ws;
     this.authed = false;
     ws.onmessage = (m) => this.receive(JSON.parse(m.data));
@@ -36,7 +34,6 @@ export class Relay {
       this.setStatus('offline');
       if (!this.closed) setTimeout(() => this.connect(), 1500);
     };
-    for (const data of early?.messages ?? []) this.receive(JSON.parse(data));
   }
 
   async receive(msg) {
@@ -141,12 +138,4 @@ export class Relay {
     if (this.authed && this.ws.readyState === 1) this.ws.send(frame);
     return { ...(await answer), event };
   }
-}
-
-// The socket the page's boot script opened to this address (boot.js), taken
-// once and only while it is open or opening, with the messages it got meanwhile.
-function takeEarlySocket(url) {
-  const early = window.__buzzSocket;
-  delete window.__buzzSocket;
-  return early && early.url === url && !early.closed ? early : null;
 }

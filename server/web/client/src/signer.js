@@ -6,7 +6,9 @@ import { generateSecretKey, getEventHash, verifyEvent } from 'nostr-tools/pure';
 import { schnorrKey } from './schnorr.js';
 import * as nip19 from 'nostr-tools/nip19';
 import { bytesToHex, hexToBytes } from 'nostr-tools/utils';
-import { KEY, EXTENSION, keptHex } from './kept.js';
+
+const KEY = 'buzz.secret';
+const EXTENSION = 'nip07';  // stored instead of a key: "signed in with the extension"
 
 // The public key is derived once, when first asked for (a kept key's page
 // opens its WebSocket first), and each signature reuses it (schnorr.js).
@@ -25,8 +27,8 @@ function localSigner(sk) {
 
 // The key kept in this browser, or null (none, or the extension was used last).
 export function savedSigner() {
-  const hex = keptHex();
-  return hex ? localSigner(hexToBytes(hex)) : null;
+  const hex = localStorage.getItem(KEY);
+  return hex && hex !== EXTENSION ? localSigner(hexToBytes(hex)) : null;
 }
 
 // The extension signed in last time: sign in with it again once it is there.
@@ -77,8 +79,8 @@ export async function extensionSigner() {
 export function signOut() { localStorage.removeItem(KEY); }
 
 export function secretAsNsec() {
-  const hex = keptHex();
-  return hex ? nip19.nsecEncode(hexToBytes(hex)) : '';
+  const hex = localStorage.getItem(KEY);
+  return hex && hex !== EXTENSION ? nip19.nsecEncode(hexToBytes(hex)) : '';
 }
 
 export const npub = (hex) => nip19.npubEncode(hex);

@@ -295,7 +295,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
       // from the page's navigation: recorded for docs/performance.md.
       // What waits for it starts in a task of its own, after that frame is painted.
       if (!window.__buzzWorkspace) requestAnimationFrame(() => {
-        window.__buzzWorkspace = { ms: performance.now(), channels: listed.length, auth: relay.readyAt, booted: relay.booted, ...marks };
+        window.__buzzWorkspace = { ms: performance.now(), channels: listed.length, auth: relay.readyAt, ...marks };
         setTimeout(rendered);
       });
     });
