@@ -119,10 +119,12 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   // deleted, or turned private while I am not in it; what went by while the
   // socket was down) is caught up when the page is shown again and on
   // reconnecting. No poll: each read is a NIP-98 signature, which an
-  // extension may prompt for. A layout effect: the first read is on the first
-  // render's path, so it goes as the workspace is drawn, not a frame later.
+  // extension may prompt for, so a hidden page asks for none and catches up
+  // when shown. A layout effect: the first read is on the first render's path,
+  // so it goes as the workspace is drawn, not a frame later.
   const soon = useRef(0);
   const refreshSoon = useCallback(() => {
+    if (document.hidden) return;
     clearTimeout(soon.current);
     soon.current = setTimeout(refresh, 100);
   }, [refresh]);
@@ -131,9 +133,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
     let ended = false;
     let stop = () => {};
     firstRender.then(() => { if (!ended) stop = relay.subscribe([{ kinds: [39000], since: OPENED }], refreshSoon); });
-    const shown = () => { if (!document.hidden) refreshSoon(); };
-    document.addEventListener('visibilitychange', shown);
-    return () => { ended = true; stop(); clearTimeout(soon.current); document.removeEventListener('visibilitychange', shown); };
+    document.addEventListener('visibilitychange', refreshSoon);
+    return () => { ended = true; stop(); clearTimeout(soon.current); document.removeEventListener('visibilitychange', refreshSoon); };
   }, [refresh]);
   const wasOffline = useRef(false);
   useEffect(() => {
