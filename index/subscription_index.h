@@ -8,7 +8,9 @@
 // A global subscription naming several channels is also filed in tiers 1–2 of
 // each channel it lists in `channels` (which its caller may read).
 // Invariant (security): an event with a channel is offered only to tiers 1–2 of
-// that channel, a global event only to tier 3. Never look elsewhere.
+// that channel, a global event only to tier 3. Never look elsewhere. The one
+// exception is the relay's group state (is_group_state): offered to tiers 3a–3b
+// as well, each delivery then passing the channel's read rule (Relay::fanout).
 #pragma once
 
 #include <cstdint>
@@ -18,9 +20,17 @@
 #include <vector>
 
 #include "engine/filter.h"
+#include "engine/kind_numbers.h"
 #include "index/replay_horizon.h"
 
 namespace buzz::index {
+
+// The relay's NIP-29 group state (39000–39002, docs/reference/kinds.md §4.1): stored in
+// its channel, yet also offered to the global subscriptions naming its kind, so one
+// subscription learns of every channel opened, renamed or archived that its caller may
+// read (it is emitted again after each change). Who may read the channel is checked on
+// each delivery, as for every channel event of a private channel.
+constexpr bool is_group_state(uint16_t kind) { return kind >= kind::kGroupMetadata && kind <= kind::kGroupMembers; }
 
 struct Subscription {
   uint64_t owner = 0;             // the owning connection (opaque to the index)
@@ -86,13 +96,13 @@ void SubscriptionIndex::match(const engine::EventFields& e, Visit&& visit) {
   if (!e.channel.empty()) {
     offer(find(channel_kind_key(key_, e.channel, e.kind)), e, visit);
     offer(find(channel_key(key_, e.channel)), e, visit);
-    return;
+    if (!is_group_state(e.kind)) return;
   }
   for (const engine::TagRef& t : e.tags) {
     if (t.name == 'p') offer(find(kind_p_key(key_, e.kind, t.value)), e, visit);
   }
   offer(find(kind_key(key_, e.kind)), e, visit);
-  offer(find(kWildcardKey), e, visit);
+  if (e.channel.empty()) offer(find(kWildcardKey), e, visit);  // a wildcard never gets a channel's group state
 }
 
 }  // namespace buzz::index

@@ -303,13 +303,17 @@ void Relay::fanout(net::Loop& loop, const std::vector<CommittedEvent>& events, u
   if (deliveries_) record.emplace(*deliveries_, loop.index());
   for (const CommittedEvent& ev : events) {
     fields.assign(*ev.event, ev.channel);
-    // A stored channel event's deliveries to other members' sessions are recorded (receipts.h).
-    const bool recorded = record && !ev.channel.empty() && engine::kind_class(ev.event->kind) != engine::KindClass::kEphemeral;
+    // A stored channel event's deliveries to other members' sessions are recorded
+    // (receipts.h); not the relay's group state, which no receipt asks about.
+    const bool recorded = record && !ev.channel.empty() && !index::is_group_state(ev.event->kind) &&
+                          engine::kind_class(ev.event->kind) != engine::KindClass::kEphemeral;
     const uint32_t day = uint32_t(ev.event->created_at / engine::kSecondsPerDay);
     // A read marker goes to its author's sessions only (engine::is_self_only).
     const bool self_only = engine::is_self_only(ev.event->kind);
     // A private channel's event goes to its current members only, checked per
-    // delivery: a subscription that outlived its access never sees it.
+    // delivery: a subscription that outlived its access never sees it, nor a
+    // global one its group state reaches (index::is_group_state), which no REQ
+    // admitted to the channel: with the token's reach below, the read rule.
     const bool members_only = !ev.channel.empty() && s_.team.is_private(ev.channel);
     // Presence is visible to the members sharing a channel with the pubkey it reports.
     std::optional<std::unordered_set<engine::Pubkey, engine::KeyBytesHash>> audience;

@@ -393,6 +393,64 @@ TEST_F(ChannelTest, GlobalReplayIncludesOnlyReadableChannels) {
   EXPECT_EQ(read(b, "g7", R"({"kinds":[39000],"#d":[")" + priv + R"("]})").size(), 1u);
 }
 
+// The relay's group state (39000–39002) reaches a global subscription naming
+// its kinds live, for the channels its caller may read and no other: how a
+// client learns of the channels opened, renamed or archived with one REQ
+// (docs/reference/protocol.md §9.5). A private channel's never reaches a
+// non-member: not live, not a removed member, not in history, not counted.
+TEST_F(ChannelTest, GroupStateReachesGlobalSubscriptionsOfItsReadersOnly) {
+  Peer a = user(), b = user(), c = user();
+  ASSERT_TRUE(a.c && b.c && c.c);
+  const std::string state = R"({"kinds":[39000,39001,39002],"since":)" + std::to_string(unix_now()) + "}";
+  subscribe(a, "state", state);
+  subscribe(b, "state", state);
+  subscribe(c, "state", state);
+  subscribe(c, "wildcard", R"({"since":)" + std::to_string(unix_now()) + "}");
+  auto named = [](const std::string& channel, const std::string& name) {
+    return [=](const RelayMessage& m) {
+      return m.type == "EVENT" && m.id == "state" && m.event.kind == 39000 && has_tag(m.event, {"d", channel}) &&
+             has_tag(m.event, {"name", name});
+    };
+  };
+  auto of_channel = [](const std::string& channel) {
+    return [=](const RelayMessage& m) {
+      return m.type == "EVENT" && (has_tag(m.event, {"d", channel}) || has_tag(m.event, {"h", channel}));
+    };
+  };
+  const std::string priv = create(a, "private");
+  add(a, priv, b);
+  const std::string open = create(a, "open");
+  ASSERT_TRUE(edit_meta(a, priv, {{"name", "secret plans"}}).accepted);
+  ASSERT_TRUE(edit_meta(a, open, {{"name", "lobby renamed"}}).accepted);
+  EXPECT_TRUE(b->wait_for(named(priv, "secret plans")));
+  EXPECT_TRUE(b->wait_for(named(open, "lobby renamed")));
+  EXPECT_TRUE(c->wait_for(named(open, "lobby renamed"))) << "an open channel's rename reaches every reader";
+  EXPECT_FALSE(c->wait_for(of_channel(priv), kQuietMs)) << "a private channel's state reached a non-member";
+  EXPECT_FALSE(c->wait_for([](const RelayMessage& m) { return m.type == "EVENT" && m.id == "wildcard" && m.event.kind == 39000; }, 0))
+      << "a wildcard subscription got a channel's group state";
+
+  // The open channel turned private, and b removed from the private one: the
+  // owner sees both channels' next state, which reaches no one else.
+  ASSERT_TRUE(edit_meta(a, open, {{"visibility", "private"}, {"name", "lobby closed"}}).accepted);
+  ASSERT_TRUE(remove(a, priv, b.hex).accepted);
+  ASSERT_TRUE(edit_meta(a, priv, {{"name", "after b left"}}).accepted);
+  EXPECT_TRUE(a->wait_for(named(priv, "after b left")));
+  EXPECT_TRUE(a->wait_for(named(open, "lobby closed")));
+  for (Peer* p : {&b, &c}) {
+    EXPECT_FALSE((*p)->wait_for(named(priv, "after b left"), kQuietMs)) << "a removed member or a non-member got the state";
+    EXPECT_FALSE((*p)->wait_for(named(open, "lobby closed"), 0)) << "a channel turned private showed its state to a non-member";
+  }
+  EXPECT_FALSE(c->wait_for(of_channel(priv), 0));
+
+  // History and COUNT read by the same rule.
+  const std::string by_d = R"({"kinds":[39000,39001,39002],"#d":[")" + priv + R"(",")" + open + R"("]})";
+  EXPECT_TRUE(read(c, "history", by_d).empty());
+  EXPECT_EQ(read(a, "history", by_d).size(), 6u);
+  auto counted = c->count("n", by_d);
+  ASSERT_TRUE(counted);
+  EXPECT_EQ(counted->count, 0) << counted->raw;
+}
+
 TEST_F(ChannelTest, CountOnPrivateChannelIsZeroForNonMembers) {
   Peer a = user(), b = user(), c = user();
   ASSERT_TRUE(a.c && b.c && c.c);

@@ -3,7 +3,8 @@
 // value domains (so that matches are common), and for every event the index
 // must offer exactly the subscriptions a linear walk picks — the membership
 // boundary (a channel's event reaches only that channel's subscriptions and
-// the global ones listing it) and then Filter::matches. Subscriptions come and
+// the global ones listing it; the relay's group state also the global ones
+// naming its kind) and then Filter::matches. Subscriptions come and
 // go between events, so removal is checked too.
 #include "index/subscription_index.h"
 
@@ -17,7 +18,7 @@
 namespace buzz::index {
 namespace {
 
-constexpr uint16_t kKinds[] = {1, 7, 9, 1059, 40002};
+constexpr uint16_t kKinds[] = {1, 7, 9, 1059, 40002, 39000, 39002};
 const std::string kChannels[] = {"c0000000-0000-4000-8000-000000000000", "c1111111-1111-4111-8111-111111111111",
                                  "c2222222-2222-4222-8222-222222222222"};
 const std::string kPeople[] = {std::string(64, 'a'), std::string(64, 'b'), std::string(64, 'c')};
@@ -104,10 +105,13 @@ class World {
 
 // The rule the index implements, written as plainly as it can be.
 bool should_see(const Subscription& s, const engine::EventFields& e) {
+  auto names_kinds = [](const engine::Filter& f) { return f.kinds.has_value(); };
+  const bool global_naming_kinds = s.channel.empty() && std::all_of(s.filters.begin(), s.filters.end(), names_kinds);
   const bool in_scope = e.channel.empty()
                             ? s.channel.empty()
                             : s.channel == e.channel ||
-                                  std::find(s.channels.begin(), s.channels.end(), e.channel) != s.channels.end();
+                                  std::find(s.channels.begin(), s.channels.end(), e.channel) != s.channels.end() ||
+                                  (is_group_state(e.kind) && global_naming_kinds);
   return in_scope && std::any_of(s.filters.begin(), s.filters.end(), [&](const engine::Filter& f) { return f.matches(e); });
 }
 
@@ -167,6 +171,40 @@ TEST(SubscriptionIndexTest, AChannelEventNeverReachesAGlobalSubscriptionThatDoes
   std::vector<const Subscription*> got;
   index.match(e, [&](const Subscription& s) { got.push_back(&s); });
   EXPECT_EQ(got, std::vector<const Subscription*>{&listing});
+}
+
+// A channel's group state reaches the global subscriptions naming its kind (a
+// client's one subscription for the whole channel list), never a wildcard one
+// nor one scoped to another channel; a channel's other kinds stay in its tiers.
+TEST(SubscriptionIndexTest, AChannelsGroupStateAlsoReachesGlobalSubscriptionsNamingItsKind) {
+  SubscriptionIndex index;
+  Subscription by_kind, by_kind_and_p, wildcard, elsewhere, messages;
+  by_kind.filters.push_back({});
+  by_kind.filters.back().kinds = std::vector<uint16_t>{kind::kGroupMetadata, kind::kGroupMembers};
+  by_kind_and_p.filters.push_back(by_kind.filters.back());
+  by_kind_and_p.filters.back().tags.push_back({'p', {std::string(64, 'a')}});
+  wildcard.filters.push_back({});
+  elsewhere.filters.push_back(by_kind.filters.back());
+  elsewhere.channel = "c1111111-1111-4111-8111-111111111111";
+  messages.filters.push_back({});
+  messages.filters.back().kinds = std::vector<uint16_t>{9};
+  for (Subscription* s : {&by_kind, &by_kind_and_p, &wildcard, &elsewhere, &messages}) index.add(s);
+  engine::Id id{};
+  engine::Pubkey pk{};
+  const std::string member(64, 'a');
+  engine::EventFields e;
+  e.id = id.data();
+  e.pubkey = pk.data();
+  e.kind = kind::kGroupMetadata;
+  e.channel = "c0000000-0000-4000-8000-000000000000";
+  e.tags.push_back({'p', member});
+  std::set<const Subscription*> got;
+  index.match(e, [&](const Subscription& s) { got.insert(&s); });
+  EXPECT_EQ(got, (std::set<const Subscription*>{&by_kind, &by_kind_and_p}));
+  got.clear();
+  e.kind = 9;
+  index.match(e, [&](const Subscription& s) { got.insert(&s); });
+  EXPECT_TRUE(got.empty()) << "a channel's message reached a global subscription";
 }
 
 }  // namespace

@@ -182,7 +182,7 @@ export async function addMember(person, name, count) {
   await waitText(person.page, '.members h2', `Members (${count})`);
 }
 
-// Opens a channel from the sidebar once it is listed (the list refreshes every 5 s).
+// Opens a channel from the sidebar once it is listed (the list follows the channels' live metadata).
 // The sidebar lists the channels one is in: another is joined in the channel
 // browser (or opened there, once a member), as a person does; on a phone, behind ☰.
 // `join: false` reads an open channel from the browser without joining it.

@@ -425,18 +425,31 @@ test('the bundle is served compressed, the page revalidated and its hashed asset
 
 test('first render of the workspace, from navigation to its channels and unread counts drawn', async () => {
   const { bob } = people;
-  const runs = [];
-  for (let i = 0; i < 5; i++) {
+  // Nine reloads after one that warms the caches up (the browser's, the
+  // relay's), each once the page before has done what follows its first
+  // render: the median, and beside each run when the relay accepted the
+  // sign-in, the floor no client change moves, which says how loaded the
+  // machine was (docs/performance.md).
+  const reload = async () => {
     await bob.page.reload();
     const r = await (await bob.page.waitForFunction(() => window.__buzzWorkspace, { timeout: 30000 })).jsonValue();
+    await new Promise((settled) => setTimeout(settled, 300));
+    return r;
+  };
+  await reload();
+  const runs = [];
+  for (let i = 0; i < 9; i++) {
+    const r = await reload();
     assert.ok(r.channels >= 3, 'the channels he is in');
     runs.push(r);
   }
   runs.sort((a, b) => a.ms - b.ms);
   const ms = (k) => runs.map((r) => r[k].toFixed(0)).join(', ');
-  console.log(`first render of the workspace: median ${runs[2].ms.toFixed(0)} ms (runs: ${ms('ms')} ms; ` +
-    `signed in at ${ms('auth')}, channel list at ${ms('list')})`);
-  assert.ok(runs[2].ms < 2000, 'under two seconds even on a loaded CI machine');
+  const median = runs[4].ms;
+  const auth = runs.map((r) => r.auth).sort((a, b) => a - b)[4];
+  console.log(`first render of the workspace: median ${median.toFixed(0)} ms, signed in at a median ${auth.toFixed(0)} ms ` +
+    `(runs: ${ms('ms')} ms; signed in at ${ms('auth')}, channel list at ${ms('list')})`);
+  assert.ok(median < 2000, 'under two seconds even on a loaded CI machine');
 });
 
 test('no serious or critical accessibility violation on any main screen (axe-core)', async () => {

@@ -138,6 +138,75 @@ test('the channel browser lists the open channels one is not in, finds them by n
   await bob.page.waitForSelector('#channel-list [data-channel="ops-oncall"]');
 });
 
+// The list learns of channels from the relay's live channel metadata (kind
+// 39000, one subscription), never from a poll: what another opens or renames
+// shows within about a second, a private channel never reaches a non-member
+// (not one frame of it), and a channel turned private goes when the page is
+// shown again.
+test('the channel list follows what others open, rename and make private, live and without a poll', async () => {
+  const { alice } = people;
+  const frames = [];  // every frame the relay sends Dora's page
+  const reads = [];   // when her page read the channel list
+  const dora = await signIn(world, 'Dora', undefined, async (page) => {
+    const cdp = await page.createCDPSession();
+    await cdp.send('Network.enable');
+    cdp.on('Network.webSocketFrameReceived', (f) => frames.push(f.response.payloadData));
+    page.on('request', (r) => { if (new URL(r.url()).pathname === '/api/channels') reads.push(Date.now()); });
+  });
+  const relay = await connect(world, alice.secret);
+  const publish = (kind, tags) => relay.publish(finalizeEvent({ kind, created_at: Math.floor(Date.now() / 1000), content: '', tags }, alice.secret));
+  const browsed = (name) => dora.page.$(`#channel-browser li[data-browse="${name}"]`);
+  const listedWithin = async (selector, started) => {
+    await dora.page.waitForSelector(selector, { timeout: 30000 });
+    return Date.now() - started;
+  };
+  try {
+    await dora.page.click('#browse-channels');
+    // Opened by another: in her channel browser within about a second.
+    const roadmap = crypto.randomUUID();
+    let started = Date.now();
+    await publish(9007, [['h', roadmap], ['name', 'roadmap'], ['visibility', 'open']]);
+    const opened = await listedWithin('#channel-browser li[data-browse="roadmap"]', started);
+    await dora.page.click('#channel-browser li[data-browse="roadmap"] button.join');
+    await dora.page.waitForSelector('#channel-list [data-channel="roadmap"]');
+    // Renamed by another: her sidebar follows.
+    started = Date.now();
+    await publish(9002, [['h', roadmap], ['name', 'roadmap-2027']]);
+    const renamed = await listedWithin('#channel-list [data-channel="roadmap-2027"]', started);
+    console.log(`live channel list: opened shown in ${opened} ms, renamed in ${renamed} ms`);
+    assert.ok(opened < 3000 && renamed < 3000, `opened ${opened} ms, renamed ${renamed} ms`);
+
+    // A private channel she is not in: never listed, and not one frame names it.
+    await dora.page.click('#browse-channels');
+    const secret = crypto.randomUUID();
+    await publish(9007, [['h', secret], ['name', 'exec-only'], ['visibility', 'private']]);
+    await publish(9002, [['h', secret], ['name', 'exec-only-renamed']]);
+    const town = crypto.randomUUID();
+    await publish(9007, [['h', town], ['name', 'town-hall'], ['visibility', 'open']]);  // after it, so its events came first
+    await dora.page.waitForSelector('#channel-browser li[data-browse="town-hall"]', { timeout: 30000 });
+    assert.equal(await browsed('exec-only'), null);
+    assert.equal(await browsed('exec-only-renamed'), null);
+    assert.deepEqual(frames.filter((f) => f.includes(secret)), [], 'a private channel reached a non-member');
+
+    // No poll: a quiet page reads the list no more (once the reads those
+    // changes started are done).
+    while (Date.now() - reads.at(-1) < 1000) await new Promise((r) => setTimeout(r, 200));
+    const quiet = reads.length;
+    await new Promise((r) => setTimeout(r, 6000));
+    assert.equal(reads.length, quiet, 'the list was read with nothing changed');
+
+    // Turned private: no metadata of it reaches her any more; the list catches
+    // up when the page is shown again.
+    await publish(9002, [['h', town], ['visibility', 'private']]);
+    await new Promise((r) => setTimeout(r, 1000));
+    await dora.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await dora.page.waitForFunction(() => !document.querySelector('#channel-browser li[data-browse="town-hall"]'), { timeout: 30000 });
+  } finally {
+    relay.close();
+    await dora.page.browserContext().close();
+  }
+});
+
 test('a team emoji: added in Settings, completed in the composer, drawn in messages and reactions; one without its tag, or from elsewhere, stays text', async () => {
   const { alice, bob } = people;
   // Alice adds :partyparrot: (a picture uploaded to the relay, her emoji set 30030).

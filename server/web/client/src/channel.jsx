@@ -474,10 +474,10 @@ export function ChannelView({ channel, starred, muted, onStar, onMute, readUntil
       }),
       (reason) => { setGone(reason || 'closed'); onChanged(); },
     );
-    // The channel's group state changing (members, roles, name, topic) is re-read.
+    // The channel's group state changing (members, roles) re-reads its members;
+    // the channel list follows the same 39000 on its own (workspace.jsx).
     const unsubState = relay.subscribe([{ kinds: [39000, 39002], '#h': [channel.id], limit: 0 }], () => {
       loadMembers().catch(() => {});
-      onChanged();
     });
     // Typing older than 5 s goes; the same object when none did, so an idle
     // channel is not drawn again every second.

@@ -110,16 +110,37 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   // The huddle I am in, kept while I read other channels: {channel, active, at}.
   const [call, setCall] = useState(null);
   const [taken, setTaken] = useState(null);  // a channel already called the name asked for
-  // Re-read every 5 s while the page is shown (channels others opened, renames):
-  // each read is a NIP-98 signature, which an extension may prompt for, so a
-  // hidden page asks for none and catches up when shown again.
-  useEffect(() => {
-    refresh();
-    const t = setInterval(() => { if (!document.hidden) refresh(); }, 5000);
-    const shown = () => { if (!document.hidden) refresh(); };
-    document.addEventListener('visibilitychange', shown);
-    return () => { clearInterval(t); document.removeEventListener('visibilitychange', shown); };
+  // The list follows the relay's channel metadata: a 39000, emitted again after
+  // every change to a channel (opened, renamed, archived, joined, left), comes
+  // live for each channel I may read, in one subscription whatever their
+  // number (docs/reference/protocol.md §9.5); a burst of them is one read. It
+  // starts after the first render, from the page's opening, so a change made
+  // in between comes back in its replay. What no 39000 tells (a channel
+  // deleted, or turned private while I am not in it; what went by while the
+  // socket was down) is caught up when the page is shown again and on
+  // reconnecting. No poll: each read is a NIP-98 signature, which an
+  // extension may prompt for, so a hidden page asks for none and catches up
+  // when shown. A layout effect: the first read is on the first render's path,
+  // so it goes as the workspace is drawn, not a frame later.
+  const soon = useRef(0);
+  const refreshSoon = useCallback(() => {
+    if (document.hidden) return;
+    clearTimeout(soon.current);
+    soon.current = setTimeout(refresh, 100);
   }, [refresh]);
+  useLayoutEffect(() => {
+    refresh();
+    let ended = false;
+    let stop = () => {};
+    firstRender.then(() => { if (!ended) stop = relay.subscribe([{ kinds: [39000], since: OPENED }], refreshSoon); });
+    document.addEventListener('visibilitychange', refreshSoon);
+    return () => { ended = true; stop(); clearTimeout(soon.current); document.removeEventListener('visibilitychange', refreshSoon); };
+  }, [refresh]);
+  const wasOffline = useRef(false);
+  useEffect(() => {
+    if (status === 'offline') wasOffline.current = true;
+    else if (status === 'online' && wasOffline.current) { wasOffline.current = false; refreshSoon(); }
+  }, [status]);
 
   useEffect(() => watchTeamEmoji(relay), [relay]);
   // My membership changing (added, removed) refreshes the list at once.
