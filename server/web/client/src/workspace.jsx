@@ -179,8 +179,10 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   // The tab's title and icon count what is unread outside muted channels.
   useEffect(() => { showUnread(Object.entries(unread).reduce((n, [id, k]) => n + (muted.has(id) ? 0 : k), 0)); }, [unread, muted]);
   // The channel open at the last visit opens again (once the list is known);
-  // one left for the feed, search or settings does not.
-  useEffect(() => {
+  // one left for the feed, search or settings does not. Written as the view is
+  // drawn, not after the paint: a reload right after a switch must not reopen
+  // the channel left (whose messages would then be read as they came).
+  useLayoutEffect(() => {
     if (view.type === 'channel') localStorage.setItem(OPEN, view.id);
     else if (view.type !== 'none') localStorage.removeItem(OPEN);
   }, [view]);
