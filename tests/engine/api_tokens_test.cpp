@@ -9,6 +9,7 @@
 
 #include "engine/api_tokens.h"
 #include "engine/rocks_event_store.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::engine {
 namespace {
@@ -70,9 +71,8 @@ std::optional<ApiToken> found(const ApiTokens& tokens, const TokenHash& hash) {
 class ApiTokensTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "buzz-tokens-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("buzz-tokens");
+    ASSERT_FALSE(dir_.empty());
     open();
   }
   void TearDown() override {

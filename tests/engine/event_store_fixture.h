@@ -34,6 +34,7 @@
 #include "engine/signature.h"
 #include "migrate/pg_event_store.h"
 #include "tests/migrate/pg_test_db.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::engine {
 
@@ -80,13 +81,6 @@ inline std::string backend_name(Backend b) { return b == Backend::kRocksDB ? "Ro
 inline void PrintTo(Backend b, std::ostream* os) { *os << backend_name(b); }
 inline std::string backend_param_name(const ::testing::TestParamInfo<Backend>& info) { return backend_name(info.param); }
 
-inline std::string make_temp_dir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "buzz_store_test_XXXXXX").string();
-  char* dir = mkdtemp(tmpl.data());
-  EXPECT_NE(dir, nullptr);
-  return tmpl;
-}
-
 class EventStoreFixture : public ::testing::Test {
  protected:
   virtual Backend backend() const { return Backend::kRocksDB; }
@@ -96,7 +90,7 @@ class EventStoreFixture : public ::testing::Test {
       static int databases = 0;
       pg_ = std::make_unique<test::PgTestDb>("buzz_store_" + std::to_string(getpid()) + "_" + std::to_string(++databases));
     } else {
-      dir_ = make_temp_dir();
+      dir_ = make_temp_dir("buzz_store_test");
     }
     open();
   }

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "tests/test_images.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::engine {
 namespace {
@@ -20,9 +21,8 @@ const std::string kBase = "https://buzz.example.com/media";
 class ImetaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "buzz_imeta_test_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("buzz_imeta_test");
+    ASSERT_FALSE(dir_.empty());
     auto store = MediaStore::open(dir_ + "/media");
     ASSERT_TRUE(store) << store.error();
     store_.emplace(std::move(*store));

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "tests/test_images.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::engine {
 namespace {
@@ -24,9 +25,8 @@ namespace fs = std::filesystem;
 class MediaStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "buzz_media_test_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("buzz_media_test");
+    ASSERT_FALSE(dir_.empty());
     auto store = MediaStore::open(dir_ + "/media");
     ASSERT_TRUE(store.ok()) << store.error();
     store_.emplace(std::move(*store));

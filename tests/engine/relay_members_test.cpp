@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "engine/relay_members.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::engine {
 namespace {
@@ -21,9 +22,8 @@ Pubkey member_pk(uint8_t n) {
 class RelayMembersTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "buzz_members_test_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("buzz_members_test");
+    ASSERT_FALSE(dir_.empty());
     open();
   }
   void TearDown() override {

@@ -10,6 +10,7 @@
 
 #include "engine/rocks_event_store.h"
 #include "engine/team_state.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::engine {
 namespace {
@@ -104,9 +105,8 @@ TEST(ChannelRecordTest, UuidForms) {
 class TeamStateTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "buzz_team_test_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("buzz_team_test");
+    ASSERT_FALSE(dir_.empty());
     open();
   }
   void TearDown() override {

@@ -17,6 +17,7 @@
 #include "index/clucene.h"
 #include "index/clucene_search_index.h"
 #include "index/search_document.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::index {
 namespace {
@@ -47,12 +48,6 @@ engine::Event indexed_event(uint16_t kind, std::string content, uint64_t created
   return e;
 }
 
-std::string make_temp_dir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "buzz_search_test_XXXXXX").string();
-  EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
-  return tmpl;
-}
-
 std::vector<engine::Id> ids(const SearchResult& r) {
   std::vector<engine::Id> out;
   for (const SearchHit& h : r.hits) out.push_back(h.id);
@@ -62,7 +57,7 @@ std::vector<engine::Id> ids(const SearchResult& r) {
 class SearchIndexTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = make_temp_dir();
+    dir_ = make_temp_dir("buzz_search_test");
     open();
   }
   void TearDown() override {

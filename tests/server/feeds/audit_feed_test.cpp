@@ -18,6 +18,7 @@
 #include "engine/rocks_database.h"
 #include "engine/rocks_event_store.h"
 #include "server/feeds/audit_feed.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::server {
 namespace {
@@ -103,9 +104,8 @@ engine::AuditRecord feed_record(int i) {
 class AuditFeedTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "buzz_audit_feed_test_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("buzz_audit_feed_test");
+    ASSERT_FALSE(dir_.empty());
     engine::DatabaseOptions options;
     options.block_cache_bytes = 8 << 20;
     auto db = engine::RocksDatabase::open(dir_ + "/db", options);

@@ -17,6 +17,7 @@
 #include "engine/signature.h"
 #include "index/clucene_search_index.h"
 #include "server/feeds/search_feeder.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::server {
 namespace {
@@ -25,16 +26,10 @@ using namespace std::chrono_literals;
 
 const std::string kChannel = "2f1e0d9c-8b7a-4c5d-9e8f-0a1b2c3d4e5f";
 
-std::string make_feeder_dir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "buzz_feeder_test_XXXXXX").string();
-  EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
-  return tmpl;
-}
-
 class SearchFeederTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = make_feeder_dir();
+    dir_ = make_temp_dir("buzz_feeder_test");
     engine::DatabaseOptions options;
     options.block_cache_bytes = 8 << 20;
     auto db = engine::RocksDatabase::open(dir_ + "/db", options);

@@ -23,6 +23,7 @@
 #include "engine/team_state.h"
 #include "server/feeds/audit_feed.h"
 #include "server/team/team_model.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::server {
 namespace {
@@ -43,9 +44,8 @@ RateLimitConfig small_limits() {
 class ThrottleTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "buzz_throttle_test_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("buzz_throttle_test");
+    ASSERT_FALSE(dir_.empty());
     auto db = engine::RocksDatabase::open(dir_ + "/db", {});
     ASSERT_TRUE(db) << db.error();
     db_ = std::move(*db);

@@ -16,6 +16,7 @@
 #include "engine/rocks_event_store.h"
 #include "engine/signature.h"
 #include "server/team/profile_directory.h"
+#include "tests/temp_dir.h"
 
 namespace buzz::server {
 namespace {
@@ -42,9 +43,8 @@ engine::Event profile_event(const engine::Keypair& k, uint16_t kind, std::string
 class ProfileDirectoryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "buzz_profiles_test_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("buzz_profiles_test");
+    ASSERT_FALSE(dir_.empty());
     open();
   }
   void TearDown() override {
