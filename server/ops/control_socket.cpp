@@ -124,13 +124,18 @@ bool read_line(int fd, std::string* line) {
   }
 }
 
-void wait_for_close(int fd, int stop_fd) {
+void wait_for_close(int fd, int stop_fd, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
-    pollfd fds[2] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
-    if (::poll(fds, stop_fd >= 0 ? 2 : 1, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
+    int wait_ms = -1;
+    if (timeout_ms >= 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      wait_ms = int(std::max<int64_t>(left.count(), 0));
     }
+    pollfd fds[2] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+    const int ready = ::poll(fds, stop_fd >= 0 ? 2 : 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return;  // an error, or the time is up
     if (stop_fd >= 0 && fds[1].revents) return;
     char buf[256];
     ssize_t n = ::read(fd, buf, sizeof buf);
@@ -140,17 +145,7 @@ void wait_for_close(int fd, int stop_fd) {
 
 void hang_up(int fd, int timeout_ms) {
   ::shutdown(fd, SHUT_WR);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  char buf[256];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, int(std::max<int64_t>(left.count(), 0)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) break;
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n == 0 || (n < 0 && errno != EINTR)) break;
-  }
+  wait_for_close(fd, -1, timeout_ms);
   ::close(fd);
 }
 

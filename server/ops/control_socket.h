@@ -52,8 +52,9 @@ class ControlSocket {
 bool write_line(int fd, std::string_view line);
 // Both sides: reads up to a newline (not kept); false at the end or on an error.
 bool read_line(int fd, std::string* line);
-// Until the peer closes the connection (or `stop_fd`, if not -1, is written).
-void wait_for_close(int fd, int stop_fd = -1);
+// Until the peer closes the connection (or `stop_fd`, if not -1, is written, or
+// `timeout_ms`, if not -1, has passed).
+void wait_for_close(int fd, int stop_fd = -1, int timeout_ms = -1);
 
 // The client side: says it is done (a half-close) and waits, at most `timeout_ms`, for the
 // relay to close in turn, which it does once it has dropped what it kept for this
