@@ -111,17 +111,13 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const [call, setCall] = useState(null);
   const [taken, setTaken] = useState(null);  // a channel already called the name asked for
   // The list follows the relay's channel metadata: a 39000, emitted again after
-  // every change to a channel (opened, renamed, archived, joined, left), comes
-  // live for each channel I may read, in one subscription whatever their
-  // number (docs/reference/protocol.md §9.5); a burst of them is one read. It
-  // starts after the first render, from the page's opening, so a change made
-  // in between comes back in its replay. What no 39000 tells (a channel
-  // deleted, or turned private while I am not in it; what went by while the
-  // socket was down) is caught up when the page is shown again and on
-  // reconnecting. No poll: each read is a NIP-98 signature, which an
-  // extension may prompt for, so a hidden page asks for none and catches up
-  // when shown. A layout effect: the first read is on the first render's path,
-  // so it goes as the workspace is drawn, not a frame later.
+  // every change to a channel, comes live for each channel I may read, in one
+  // subscription from the page's opening (docs/reference/protocol.md §9.5); a
+  // burst of them is one read. What no 39000 tells (a channel deleted, or turned
+  // private while I am not in it) is caught up when the page is shown again and
+  // on reconnecting. No poll: each read is a NIP-98 signature, which an extension
+  // may prompt for, so a hidden page reads nothing. A layout effect: the first
+  // read goes as the workspace is drawn, not a frame later.
   const soon = useRef(0);
   const refreshSoon = useCallback(() => {
     if (document.hidden) return;
