@@ -335,12 +335,13 @@ void StoreWriter::plan_membership(WriteJob& job, RunMembership& work, uint64_t n
 void StoreWriter::plan_event(WriteJob& job, StoreEvent& work, uint64_t now, Batch& batch,
                              std::unordered_set<engine::Id, engine::KeyBytesHash>& admitted) {
   const engine::Event& e = *work.event;
-  const WriteJob* waiting = job.origin.loop != kNoReply ? &job : nullptr;
+  const bool relay_signed = job.origin.loop == kNoReply;
+  const WriteJob* waiting = !relay_signed || work.answer ? &job : nullptr;
   if (work.ran) {
     batch.pending.push_back({work.event, std::move(work.channel), waiting, std::move(*work.ran), false, {}, job.actor});
     return;
   }
-  if ((!waiting && !work.admit) || !TeamModel::handles(e.kind)) {
+  if ((relay_signed && !work.admit) || !TeamModel::handles(e.kind)) {
     batch.pending.push_back({work.event, std::move(work.channel), waiting, {}, true, {}, job.actor});
     return;
   }

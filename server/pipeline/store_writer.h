@@ -49,6 +49,9 @@ struct StoreEvent {
   // A relay-signed event (origin.loop == kNoReply) that still runs the channel rules: a
   // workflow's 9002 acting for its owner. A refusal comes back in the outcome's replies.
   bool admit = false;
+  // A relay-signed event whose submitter waits for it (a workflow's action):
+  // answered in the outcome's replies, a duplicate as OK, like a client's.
+  bool answer = false;
   // A command a CommandRunner already ran: stored in `channel` as it is, never
   // fanned out, answered OK with this message.
   std::optional<std::string> ran{};

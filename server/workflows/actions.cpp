@@ -50,22 +50,26 @@ engine::Status Workflows::store_event(engine::Event e, const std::string& channe
                                       bool admit) {
   auto event = std::make_shared<const engine::Event>(std::move(e));
   const engine::Id id = event->id;
-  {
-    std::lock_guard lock(commit_mu_);
-    commit_waiters_[id] = {};
-  }
+  std::unique_lock lock(commit_mu_);
+  ++commit_waiters_[id].waiters;
+  // The last waiter of an event takes its entry away, whichever way it ends.
+  auto leave = [&] {
+    CommitWait result = commit_waiters_[id];
+    if (--commit_waiters_[id].waiters == 0) commit_waiters_.erase(id);
+    return result;
+  };
+  lock.unlock();
   // proxy: the action checked the owner's access itself.
-  StoreEvent work{.event = event, .channel = channel, .proxy = true, .admit = admit};
-  if (!writer_.submit({std::move(work), kUnanswered, actor})) {
-    std::lock_guard lock(commit_mu_);
-    commit_waiters_.erase(id);
+  StoreEvent work{.event = event, .channel = channel, .proxy = true, .admit = admit, .answer = true};
+  const bool submitted = writer_.submit({std::move(work), kUnanswered, actor});
+  lock.lock();
+  if (!submitted) {
+    leave();
     return engine::Error{"webhook error: the relay is busy, retry later"};
   }
-  std::unique_lock lock(commit_mu_);
-  const bool done = commit_cv_.wait_for(lock, kCommitWait, [&] { return commit_waiters_[id].done || stopping_now(); });
-  CommitWait result = commit_waiters_[id];
-  commit_waiters_.erase(id);
-  if (!done || !result.done) return engine::Error{"webhook error: the event was not stored in time"};
+  commit_cv_.wait_for(lock, kCommitWait, [&] { return commit_waiters_[id].done || stopping_now(); });
+  const CommitWait result = leave();
+  if (!result.done) return engine::Error{"webhook error: the event was not stored in time"};
   if (!result.refusal.empty()) return engine::Error{"webhook error: " + result.refusal};
   return {};
 }
@@ -100,7 +104,7 @@ engine::Result<StepOutput> Workflows::send_message(RunJob& job, const std::strin
   if (!access.can_post()) {
     return engine::Error{"webhook error: invalid input: workflow owner does not have access to destination channel"};
   }
-  engine::Event e = relay_event(9, {{"p", engine::to_hex(w.owner)}, {"h", channel}, workflow_tag(w), kWorkflowTag}, text);
+  engine::Event e = relay_event(9, {{"p", engine::to_hex(w.owner)}, {"h", channel}, workflow_tag(w), {"run", job.run.id}, kWorkflowTag}, text);
   const std::string id = e.id_hex();
   if (auto s = store_event(std::move(e), channel, w.owner); !s) return engine::Error{s.error()};
   return StepOutput{{"sent", OutputValue::boolean(true)}, {"event_id", OutputValue::string(id)}};
@@ -148,7 +152,7 @@ engine::Result<StepOutput> Workflows::send_dm(RunJob& job, const std::string& to
   }
   auto dm = open_dm(w.owner, to);
   if (!dm) return engine::Error{dm.error()};
-  engine::Event e = relay_event(9, {{"p", engine::to_hex(w.owner)}, {"h", *dm}, workflow_tag(w), kWorkflowTag}, text);
+  engine::Event e = relay_event(9, {{"p", engine::to_hex(w.owner)}, {"h", *dm}, workflow_tag(w), {"run", job.run.id}, kWorkflowTag}, text);
   const std::string id = e.id_hex();
   if (auto s = store_event(std::move(e), *dm, w.owner); !s) return engine::Error{s.error()};
   return StepOutput{{"sent", OutputValue::boolean(true)}, {"event_id", OutputValue::string(id)},

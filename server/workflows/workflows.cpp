@@ -229,7 +229,8 @@ void Workflows::observe(WriteBatchOutcome& outcome) {
       for (const OkReply& r : outcome.replies) {
         if (r.to.loop != kNoReply) continue;
         if (auto it = commit_waiters_.find(r.event_id); it != commit_waiters_.end()) {
-          it->second = {true, r.accepted ? std::string() : r.reason};
+          it->second.done = true;
+          if (!r.accepted) it->second.refusal = r.reason;
           any = true;
         }
       }

@@ -306,7 +306,8 @@ class Workflows final : public CommandRunner {
   std::condition_variable commit_cv_;
   struct CommitWait {
     bool done = false;
-    std::string refusal;  // the channel rules' reason, for an admitted job they refused
+    std::string refusal;  // the channel rules' reason, for a job they refused
+    int waiters = 0;      // two runs may write one event (the same reaction in the same second)
   };
   std::unordered_map<engine::Id, CommitWait, engine::KeyBytesHash> commit_waiters_;
   std::unordered_map<uint32_t, std::optional<DmOutcome>> dm_waiters_;

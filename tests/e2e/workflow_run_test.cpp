@@ -119,6 +119,43 @@ TEST_F(WorkflowTest, ANonMembersWorkflowCannotPostToAPrivateChannel) {
   for (const engine::Event& e : msgs.events) EXPECT_NE(e.content, "hello");
 }
 
+// Two reactions in one instant fire two runs that write the same reaction event:
+// the one that finds it stored already ends at once, not after the commit wait.
+TEST_F(WorkflowTest, TwoRunsWritingOneReactionBothEndAtOnce) {
+  Peer owner = user(), a = user(), b = user();
+  std::string channel = create_channel(owner);
+  add_member(owner, channel, a);
+  add_member(owner, channel, b);
+  std::string id = create_workflow(owner, channel, R"(name: Seen
+trigger:
+  on: reaction_added
+  emoji: "👀"
+steps:
+  - id: react
+    action: add_reaction
+    emoji: "✅"
+)");
+  engine::Event msg = post(owner, channel, "look at this");
+  const engine::Event ra = make_event(a.key, 7, "👀", {{"e", msg.id_hex()}});
+  const engine::Event rb = make_event(b.key, 7, "👀", {{"e", msg.id_hex()}});
+  ASSERT_TRUE(a->send(R"(["EVENT",)" + ra.raw + "]"));
+  ASSERT_TRUE(b->send(R"(["EVENT",)" + rb.raw + "]"));
+  ASSERT_TRUE(a->wait_ok(ra.id_hex()).accepted);
+  ASSERT_TRUE(b->wait_ok(rb.id_hex()).accepted);
+  auto both = wait_newest(owner, id, [&](const RunView&) {
+    auto all = runs(owner, id);
+    return all.size() == 2 && all[0].status == "completed" && all[1].status == "completed";
+  }, 5000);
+  ASSERT_TRUE(both.has_value());
+  const std::vector<RunView> all = runs(owner, id);
+  ASSERT_EQ(all.size(), 2u);
+  for (const RunView& r : all) EXPECT_EQ(r.status, "completed") << r.error;
+  ReqResult reactions = owner->req("r", R"({"kinds":[7],"#e":[")" + msg.id_hex() + R"("]})");
+  int checks = 0;
+  for (const engine::Event& e : reactions.events) checks += e.content == "✅";
+  EXPECT_EQ(checks, 1);
+}
+
 TEST_F(WorkflowTest, ManualTriggerAndWebhookTriggerBothPaths) {
   Peer owner = user();
   std::string channel = create_channel(owner);
@@ -145,8 +182,13 @@ steps:
   auto m = owner->wait_for([&](const RelayMessage& r) { return r.type == "EVENT" && r.event.content.starts_with("Deploy of"); });
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->event.content, "Deploy of api finished with status ok by [].");
+  // The same body again within the second: a second message, not the first one stored twice.
   HttpReply hooked = http_call(relay().port(), "POST", "/hooks/" + id + "?secret=" + secret, {}, body);
   EXPECT_EQ(hooked.status, 202) << hooked.body;
+  auto again = owner->wait_for([&](const RelayMessage& r) {
+    return r.type == "EVENT" && r.event.content.starts_with("Deploy of api") && r.event.id != m->event.id;
+  });
+  ASSERT_TRUE(again.has_value());
   // Manual trigger: author is the caller (Buzz decision).
   HttpReply manual = rest(owner.key, "POST", "/api/workflows/" + id + "/trigger", R"({"service":"web","status":"x"})");
   ASSERT_EQ(manual.status, 202) << manual.body;
@@ -157,7 +199,9 @@ steps:
   EXPECT_EQ(m2->event.content, "Deploy of web finished with status x by [" + owner.hex + "].");
   auto run = wait_run(owner, id, 3);
   ASSERT_TRUE(run.has_value());
-  EXPECT_EQ(runs(owner, id).size(), 3u);
+  const std::vector<RunView> all = runs(owner, id);
+  ASSERT_EQ(all.size(), 3u);
+  for (const RunView& r : all) EXPECT_EQ(r.status, "completed") << r.error;
   // /metrics counts runs by trigger and steps by action.
   const std::string metrics = http_get(relay().port(), "/metrics").body;
   EXPECT_GE(metric_value(metrics, R"(buzz_workflow_runs_total{trigger="webhook"})"), 2);
