@@ -56,6 +56,11 @@ void RedisPubSub::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool RedisPubSub::wait_subscribed(std::chrono::milliseconds limit) {
+  std::unique_lock lock(mu_);
+  return wake_.wait_for(lock, limit, [&] { return stopping_ || subscribed(); }) && subscribed();
+}
+
 bool RedisPubSub::pause(std::chrono::seconds d) {
   std::unique_lock lock(mu_);
   return !wake_.wait_for(lock, d, [&] { return stopping_; });
@@ -102,7 +107,11 @@ bool RedisPubSub::listen(RedisConnection& conn) {
     warn_("Redis PSUBSCRIBE refused" + (confirmed ? ": " + confirmed->str : ""));
     return false;
   }
-  subscribed_.store(true, std::memory_order_release);
+  {
+    std::lock_guard lock(mu_);  // so wait_subscribed cannot miss the wake-up
+    subscribed_.store(true, std::memory_order_release);
+  }
+  wake_.notify_all();
   std::vector<engine::RemoteEvent> batch;
   for (;;) {
     auto message = conn.read_reply();

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -55,6 +56,9 @@ class RedisPubSub final : public engine::PubSub {
   const Counters& counters() const { return counters_; }
   // True once the subscriber connection has confirmed its PSUBSCRIBE (tests wait for it).
   bool subscribed() const { return subscribed_.load(std::memory_order_acquire); }
+  // Waits up to `limit` for that confirmation; whether it came. A node serves
+  // only after it, or it would miss what other nodes publish meanwhile.
+  bool wait_subscribed(std::chrono::milliseconds limit);
 
  private:
   void run();
@@ -72,7 +76,7 @@ class RedisPubSub final : public engine::PubSub {
   Counters counters_;
   std::atomic<bool> subscribed_{false};
   std::mutex mu_;  // guards stopping_ and listening_ (shutdown() from stop())
-  std::condition_variable wake_;
+  std::condition_variable wake_;  // stop(), and the subscription confirmed
   bool stopping_ = false;
   RedisConnection* listening_ = nullptr;
   std::thread thread_;

@@ -431,6 +431,11 @@ int run_serve(int argc, char** argv) {
   if (redis) {
     relay.set_pubsub(&redis->pubsub());
     redis->pubsub().start([&relay](std::vector<engine::RemoteEvent>&& events) { relay.on_remote_events(std::move(events)); });
+    // Clients come only once this node hears the others: a ban or an event
+    // published on another node in between would never reach it.
+    if (!redis->pubsub().wait_subscribed(std::chrono::seconds(5))) {
+      log_warn("serving before the Redis subscription is confirmed: other nodes' events reach this node once it is");
+    }
   }
   // The order each batch's outcome takes is the writer's (StoreWriter::Sinks).
   writer.start({.observe = [&workflows](WriteBatchOutcome& o) { workflows.observe(o); },

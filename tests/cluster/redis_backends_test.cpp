@@ -54,7 +54,7 @@ struct Node {
       std::lock_guard lock(mu);
       for (auto& e : events) received.push_back(std::move(e));
     });
-    EXPECT_TRUE(eventually([&] { return redis->pubsub().subscribed(); })) << "PSUBSCRIBE not confirmed";
+    EXPECT_TRUE(redis->pubsub().wait_subscribed(3000ms)) << "PSUBSCRIBE not confirmed";
   }
   size_t count(const engine::Id& id) {
     std::lock_guard lock(mu);
@@ -165,7 +165,7 @@ TEST(RedisPubSubTest, TheSubscriberComesBackAfterItsConnectionIsKilled) {
   const std::string id = clients->str.substr(line + 3, clients->str.find(' ', line) - line - 3);
   ASSERT_TRUE(raw->command({"CLIENT", "KILL", "ID", id}));
   ASSERT_TRUE(eventually([&] { return b.redis->pubsub().counters().reconnects.load() >= 1; }));
-  ASSERT_TRUE(eventually([&] { return b.redis->pubsub().subscribed(); }, 5000ms)) << "not resubscribed after 1 s";
+  ASSERT_TRUE(b.redis->pubsub().wait_subscribed(5000ms)) << "not resubscribed after 1 s";
   engine::Event e = make_event(engine::generate_keypair(), 1, "after the reconnect");
   ASSERT_TRUE(raw->command({"PUBLISH", "buzz:channel:00000000-0000-0000-0000-000000000000", e.raw}));
   EXPECT_TRUE(eventually([&] { return b.count(e.id) == 1; }));
