@@ -35,9 +35,9 @@ void Relay::handle_receipt_req(Context& c, const ReqMessage& req) {
   ReceiptReader receipts(s_.store, s_.team, deliveries_->log());
   for (const Receipt& r : receipts.of(asked, c.session.pubkey, c.session.grant)) {
     if (r.access != Receipt::Access::kShown) continue;  // never says why: as if there were none
+    std::vector<engine::Tag> tags = {{"e", engine::to_hex(r.id)}, {"h", r.channel}, {"p", engine::to_hex(r.author)}};
     const engine::Event ev =
-        engine::signed_event(key_, kind::kDeliveryReceipt, engine::unix_now(),
-                             {{"e", engine::to_hex(r.id)}, {"h", r.channel}, {"p", engine::to_hex(r.author)}}, receipt_json(r));
+        engine::signed_event(key_, kind::kDeliveryReceipt, engine::unix_now(), std::move(tags), receipt_json(r));
     if (!c.loop.send_history(c.conn, prefix + ev.raw + "]")) return;  // a full queue ends it, without EOSE
   }
   std::string eose = "[\"EOSE\",";

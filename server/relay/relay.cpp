@@ -375,7 +375,8 @@ void Relay::announce_offline(const engine::Pubkey& pk) {
   std::vector<engine::Tag> tags = {{"p", engine::to_hex(pk)}};
   // A proxy guest's channels, so their members hear it as they heard it come online.
   for (std::string& ch : s_.presence.guest_channels(pk, now)) tags.push_back({"h", std::move(ch)});
-  broadcast(std::make_shared<engine::Event>(engine::signed_event(key_, kind::kPresence, now, std::move(tags), "offline")), "");
+  auto e = std::make_shared<engine::Event>(engine::signed_event(key_, kind::kPresence, now, std::move(tags), "offline"));
+  broadcast(std::move(e), "");
 }
 
 void Relay::on_tick(net::Loop& loop) {
