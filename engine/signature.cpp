@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "engine/canonical.h"
 
@@ -136,6 +137,16 @@ void sign_event(const Keypair& key, Event* e) {
   e->id = compute_id(*e);
   e->sig = sign_digest(key, e->id);
   e->raw = serialize_event(*e);
+}
+
+Event signed_event(const Keypair& key, uint16_t kind, uint64_t created_at, std::vector<Tag> tags, std::string content) {
+  Event e;
+  e.kind = kind;
+  e.created_at = created_at;
+  e.tags = std::move(tags);
+  e.content = std::move(content);
+  sign_event(key, &e);
+  return e;
 }
 
 }  // namespace buzz::engine

@@ -9,6 +9,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/event.h"
 
@@ -41,6 +42,13 @@ Sig sign_digest(const Keypair& key, const Id& digest);
 
 // Fills id, pubkey, sig and raw of e from its created_at, kind, tags and content.
 void sign_event(const Keypair& key, Event* e);
+
+// A new event of key's: kind, created_at, tags and content as given, signed by
+// sign_event. created_at is the caller's to choose: the relay and the tools stamp
+// engine::unix_now() (engine/clock.h, which a test relay runs ahead), a
+// translated or replayed event keeps its source's.
+Event signed_event(const Keypair& key, uint16_t kind, uint64_t created_at, std::vector<Tag> tags = {},
+                   std::string content = {});
 
 // The event object as compact JSON with fields in NIP-01 order.
 std::string serialize_event(const Event& e);

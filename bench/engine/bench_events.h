@@ -15,13 +15,10 @@ inline std::vector<engine::Event> make_events(size_t n, size_t authors = 16, uin
   std::vector<engine::Event> out;
   out.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    engine::Event e;
-    e.kind = 1;
-    e.created_at = start + i;
-    e.tags = {{"t", "topic" + std::to_string(i % 50)}, {"p", engine::to_hex(keys[(i + 1) % authors].pubkey)}};
-    e.content = "message number " + std::to_string(i) + " about the release plan and the next steps";
-    engine::sign_event(keys[i % authors], &e);
-    out.push_back(std::move(e));
+    out.push_back(engine::signed_event(
+        keys[i % authors], 1, start + i,
+        {{"t", "topic" + std::to_string(i % 50)}, {"p", engine::to_hex(keys[(i + 1) % authors].pubkey)}},
+        "message number " + std::to_string(i) + " about the release plan and the next steps"));
   }
   return out;
 }

@@ -48,11 +48,8 @@ int main(int argc, char** argv) {
     batch[side].clear();
   };
   for (size_t i = 0; i < n; ++i) {
-    Event e;
-    e.kind = 1;
-    e.created_at = now - span + span * i / n;
-    e.content = "note " + std::to_string(i) + " from the sync fill, about the length of a chat message";
-    sign_event(authors[rng() % authors.size()], &e);
+    const Event e = signed_event(authors[rng() % authors.size()], 1, now - span + span * i / n, {},
+                                 "note " + std::to_string(i) + " from the sync fill, about the length of a chat message");
     const bool differs = rng() % 1000 < percent * 10;
     const size_t side = rng() % 2;
     for (size_t s = 0; s < 2; ++s) {

@@ -53,12 +53,7 @@ void RelayMembership::cache(const engine::Pubkey& pk, std::optional<RelayRole> r
 }
 
 engine::Event RelayMembership::signed_event(uint16_t kind, uint64_t created_at, std::vector<engine::Tag> tags) {
-  engine::Event e;
-  e.kind = kind;
-  e.created_at = created_at;
-  e.tags = std::move(tags);
-  engine::sign_event(relay_key_, &e);
-  return e;
+  return engine::signed_event(relay_key_, kind, created_at, std::move(tags));
 }
 
 engine::Event RelayMembership::membership_list(uint64_t now) {

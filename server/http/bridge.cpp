@@ -229,13 +229,7 @@ std::vector<engine::Event> HttpApi::presence_events(const Caller& who, const eng
     if (pk != who.pubkey && !sees_presence(who, audience, pk, now)) continue;
     std::optional<std::string> status = s_.presence.status(pk, now);
     if (!status) continue;
-    engine::Event e;
-    e.kind = kind::kPresence;
-    e.created_at = now;
-    e.tags = {{"p", engine::to_hex(pk)}};
-    e.content = std::move(*status);
-    engine::sign_event(key_, &e);
-    out.push_back(std::move(e));
+    out.push_back(engine::signed_event(key_, kind::kPresence, now, {{"p", engine::to_hex(pk)}}, std::move(*status)));
   }
   return out;
 }

@@ -78,12 +78,9 @@ void Huddle::end_room(net::Loop& loop, const std::string& channel, const std::sh
 
 void Huddle::emit(uint16_t kind, const std::string& parent, const std::string& huddle_channel,
                   const engine::Pubkey& who) {
-  auto e = std::make_shared<engine::Event>();
-  e->kind = kind;
-  e->created_at = engine::unix_now();
-  e->tags = {{"h", parent}, {"p", engine::to_hex(who)}};
-  e->content = json_object({{"ephemeral_channel_id", json_string(huddle_channel)}});
-  engine::sign_event(key_, e.get());
+  auto e = std::make_shared<engine::Event>(
+      engine::signed_event(key_, kind, engine::unix_now(), {{"h", parent}, {"p", engine::to_hex(who)}},
+                           json_object({{"ephemeral_channel_id", json_string(huddle_channel)}})));
   if (!s_.writer.submit({StoreEvent{std::move(e), parent}, kUnanswered, key_.pubkey})) {
     log_warn("huddle lifecycle event dropped: the store writer is full", {{"kind", std::to_string(kind)}});
   }

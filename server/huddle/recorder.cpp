@@ -399,13 +399,9 @@ std::optional<engine::Tag> Recorder::publish(const Recording& r, const engine::P
 }
 
 void Recorder::emit(uint16_t kind, const std::string& channel, std::string content, std::vector<engine::Tag> tags) {
-  auto e = std::make_shared<engine::Event>();
-  e->kind = kind;
-  e->created_at = engine::unix_now();
-  e->tags.push_back({"h", channel});
-  for (engine::Tag& t : tags) e->tags.push_back(std::move(t));
-  e->content = std::move(content);
-  engine::sign_event(s_.key, e.get());
+  tags.insert(tags.begin(), {"h", channel});
+  auto e = std::make_shared<engine::Event>(
+      engine::signed_event(s_.key, kind, engine::unix_now(), std::move(tags), std::move(content)));
   if (!s_.writer.submit({StoreEvent{std::move(e), channel}, kUnanswered, s_.key.pubkey})) {
     log_warn("huddle recording event dropped: the store writer is full", {{"kind", std::to_string(kind)}});
   }

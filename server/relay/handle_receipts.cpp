@@ -35,12 +35,9 @@ void Relay::handle_receipt_req(Context& c, const ReqMessage& req) {
   ReceiptReader receipts(s_.store, s_.team, deliveries_->log());
   for (const Receipt& r : receipts.of(asked, c.session.pubkey, c.session.grant)) {
     if (r.access != Receipt::Access::kShown) continue;  // never says why: as if there were none
-    engine::Event ev;
-    ev.kind = kind::kDeliveryReceipt;
-    ev.created_at = engine::unix_now();
-    ev.tags = {{"e", engine::to_hex(r.id)}, {"h", r.channel}, {"p", engine::to_hex(r.author)}};
-    ev.content = receipt_json(r);
-    engine::sign_event(key_, &ev);
+    std::vector<engine::Tag> tags = {{"e", engine::to_hex(r.id)}, {"h", r.channel}, {"p", engine::to_hex(r.author)}};
+    const engine::Event ev =
+        engine::signed_event(key_, kind::kDeliveryReceipt, engine::unix_now(), std::move(tags), receipt_json(r));
     if (!c.loop.send_history(c.conn, prefix + ev.raw + "]")) return;  // a full queue ends it, without EOSE
   }
   std::string eose = "[\"EOSE\",";

@@ -371,14 +371,11 @@ engine::Pubkey Relay::presence_subject(const engine::Event& e) const {
 }
 
 void Relay::announce_offline(const engine::Pubkey& pk) {
-  auto e = std::make_shared<engine::Event>();
-  e->kind = kind::kPresence;
-  e->created_at = engine::unix_now();
-  e->tags = {{"p", engine::to_hex(pk)}};
+  const uint64_t now = engine::unix_now();
+  std::vector<engine::Tag> tags = {{"p", engine::to_hex(pk)}};
   // A proxy guest's channels, so their members hear it as they heard it come online.
-  for (std::string& ch : s_.presence.guest_channels(pk, e->created_at)) e->tags.push_back({"h", std::move(ch)});
-  e->content = "offline";
-  engine::sign_event(key_, e.get());
+  for (std::string& ch : s_.presence.guest_channels(pk, now)) tags.push_back({"h", std::move(ch)});
+  auto e = std::make_shared<engine::Event>(engine::signed_event(key_, kind::kPresence, now, std::move(tags), "offline"));
   broadcast(std::move(e), "");
 }
 
@@ -493,11 +490,8 @@ void Relay::on_policy_change(const RelayPolicy::Change& change, bool here) {
   }
   if (!here || !pubsub_) return;
   // The other nodes hear of it as a relay-signed event of a kind no client may send.
-  engine::Event notice;
-  notice.kind = kind::kPolicyNotice;
-  notice.created_at = engine::unix_now();
-  notice.content = RelayPolicy::encode(change);
-  engine::sign_event(key_, &notice);
+  const engine::Event notice =
+      engine::signed_event(key_, kind::kPolicyNotice, engine::unix_now(), {}, RelayPolicy::encode(change));
   pubsub_->publish(notice.id, "", notice.raw);
 }
 

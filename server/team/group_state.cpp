@@ -67,10 +67,7 @@ engine::Result<ReconcileReport> reconcile_channels(engine::EventStore& store, co
                                                               {kind::kGroupMembers, &tags.members}};
     std::vector<engine::WriteRequest> requests;
     for (int i = 0; i < 3; ++i) {
-      events[i].kind = shapes[i].first;
-      events[i].created_at = now;
-      events[i].tags = std::move(*shapes[i].second);
-      engine::sign_event(relay_key, &events[i]);
+      events[i] = engine::signed_event(relay_key, shapes[i].first, now, std::move(*shapes[i].second));
       requests.push_back({&events[i], id});
     }
     auto written = store.write(requests);

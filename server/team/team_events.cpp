@@ -26,13 +26,7 @@ void TeamModel::audit(Admission& a, const AuditCause& cause, std::string_view ac
 }
 
 engine::Event TeamModel::sign(uint16_t kind, uint64_t created_at, std::vector<Tag> tags, std::string content) {
-  engine::Event e;
-  e.kind = kind;
-  e.created_at = created_at;
-  e.tags = std::move(tags);
-  e.content = std::move(content);
-  engine::sign_event(relay_key_, &e);
-  return e;
+  return engine::signed_event(relay_key_, kind, created_at, std::move(tags), std::move(content));
 }
 
 uint64_t TeamModel::state_time(const std::string& key, uint64_t now) {

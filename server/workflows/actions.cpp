@@ -37,13 +37,7 @@ std::string_view dm_status_text(DmStatus s) {
 }  // namespace
 
 engine::Event Workflows::relay_event(uint16_t kind, std::vector<engine::Tag> tags, std::string content) const {
-  engine::Event e;
-  e.kind = kind;
-  e.created_at = engine::unix_now();
-  e.tags = std::move(tags);
-  e.content = std::move(content);
-  engine::sign_event(key_, &e);
-  return e;
+  return engine::signed_event(key_, kind, engine::unix_now(), std::move(tags), std::move(content));
 }
 
 engine::Status Workflows::store_event(engine::Event e, const std::string& channel, const engine::Pubkey& actor,

@@ -707,7 +707,7 @@ TEST_F(SharedStoreTest, ATokenRevokedOnAIsRefusedOnBAtItsNextUse) {
     std::string error;
     auto c = NostrClient::connect(node, &error);
     EXPECT_NE(c, nullptr) << error;
-    return c->send_auth(make_event(user, 22242, "", {{"relay", c->relay_url()}, {"challenge", c->challenge()}, {"auth_token", token}}));
+    return c->send_auth(client::auth_event(user, c->relay_url(), c->challenge(), token));
   };
   EXPECT_EQ(bearer(*b_, "GET", "/api/tokens").status, 200) << "a token minted on A is unknown on B";
   EXPECT_TRUE(ws_auth(*b_).accepted);

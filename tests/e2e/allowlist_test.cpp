@@ -68,8 +68,7 @@ TEST_F(AllowlistTest, OnlyListedPubkeysAuthenticateByKeyButTokensStillWork) {
   EXPECT_EQ(refused.reason, "auth-required: verification failed");
   auto t = NostrClient::connect(*relay, &error);
   ASSERT_TRUE(t) << error;
-  engine::Event with_token = make_event(other, 22242, "", {{"relay", t->relay_url()}, {"challenge", t->challenge()},
-                                                          {"auth_token", token}});
+  engine::Event with_token = client::auth_event(other, t->relay_url(), t->challenge(), token);
   OkReply by_token = t->send_auth(with_token);
   EXPECT_TRUE(by_token.accepted) << by_token.reason;
 }

@@ -86,7 +86,7 @@ TEST_F(ApiWriteTest, PostedEventRefusals) {
 
   // The HTTP order (docs/reference/rest-api.md §4): 22242 at step 1 in its own words, the
   // signature (2) before the author (3).
-  HttpReply auth = post_event(author, make_event(author, 22242, "", {{"relay", "ws://x"}, {"challenge", "c"}}));
+  HttpReply auth = post_event(author, client::auth_event(author, "ws://x", "c"));
   EXPECT_EQ(auth.status, 400);
   EXPECT_EQ(auth.body, R"({"error":"invalid: AUTH events cannot be submitted"})");
   // A Blossom upload authorization is never relayed (docs/reference/media.md §8.4).
@@ -340,7 +340,7 @@ TEST_F(ApiWriteTest, TokenInAWebSocketAuthNarrowsTheSession) {
   std::string error;
   auto with_token = [&](const Keypair& key, const std::string& t) {
     auto c = NostrClient::connect(*relay_, &error);
-    Event auth = make_event(key, 22242, "", {{"relay", c->relay_url()}, {"challenge", c->challenge()}, {"auth_token", t}});
+    Event auth = client::auth_event(key, c->relay_url(), c->challenge(), t);
     return std::pair(std::move(c), auth);
   };
   auto [c, auth] = with_token(user, token);

@@ -154,7 +154,7 @@ TEST(AuditE2eTest, AFailedAuthNamesAnUnprovenPubkeyAsClaimedAndEachAddressIsBoun
       std::string error;
       auto c = NostrClient::connect(*relay, &error);
       ASSERT_TRUE(c) << error;
-      Event forged = make_auth_event(victim, c->relay_url(), c->challenge());
+      Event forged = client::auth_event(victim, c->relay_url(), c->challenge());
       const size_t sig = forged.raw.find("\"sig\":\"") + 7;
       forged.raw[sig] = forged.raw[sig] == '0' ? '1' : '0';  // the victim's key, a signature that fails
       OkReply refused = c->send_auth(forged);

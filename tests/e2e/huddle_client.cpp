@@ -27,8 +27,8 @@ std::unique_ptr<HuddleClient> HuddleClient::connect(const RelayProcess& relay, c
 }
 
 bool HuddleClient::send_auth(const engine::Keypair& key, const HuddleAuth& auth) {
-  engine::Event e = make_auth_event(key, auth.relay_url.value_or(relay_url_), auth.challenge.value_or(challenge_),
-                                    auth.created_at.value_or(0));
+  engine::Event e = client::auth_event(key, auth.relay_url.value_or(relay_url_), auth.challenge.value_or(challenge_), {},
+                                       auth.created_at.value_or(unix_now()));
   std::string msg = R"({"type":"auth","event":)" + e.raw;
   if (auth.parent) msg += R"(,"parent_channel_id":)" + json_quote(*auth.parent);
   if (auth.version) msg += R"(,"protocol_version":)" + std::to_string(*auth.version);

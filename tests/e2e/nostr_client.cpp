@@ -52,24 +52,13 @@ std::string nip_oa_header(const engine::Tag& t) {
 
 engine::Event make_event(const engine::Keypair& key, uint16_t kind, std::string content,
                          std::vector<engine::Tag> tags, uint64_t created_at) {
-  engine::Event e;
-  e.kind = kind;
-  e.content = std::move(content);
-  e.tags = std::move(tags);
-  e.created_at = created_at != 0 ? created_at : unix_now();
-  engine::sign_event(key, &e);
-  return e;
+  return engine::signed_event(key, kind, created_at != 0 ? created_at : unix_now(), std::move(tags), std::move(content));
 }
 
 engine::Event with_bad_signature(engine::Event e) {
   e.sig[0] ^= 0x01;
   e.raw = engine::serialize_event(e);
   return e;
-}
-
-engine::Event make_auth_event(const engine::Keypair& key, const std::string& relay_url,
-                              const std::string& challenge, uint64_t created_at) {
-  return make_event(key, 22242, "", {{"relay", relay_url}, {"challenge", challenge}}, created_at);
 }
 
 std::string json_quote(std::string_view s) {
@@ -140,7 +129,7 @@ std::unique_ptr<NostrClient> NostrClient::connect_authed(const RelayProcess& rel
 }
 
 OkReply NostrClient::authenticate(const engine::Keypair& key) {
-  return send_auth(make_auth_event(key, relay_url_, challenge_));
+  return send_auth(client::auth_event(key, relay_url_, challenge_));
 }
 
 OkReply NostrClient::send_auth(const engine::Event& auth_event) {

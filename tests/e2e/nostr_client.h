@@ -21,6 +21,7 @@
 #include "engine/signature.h"
 #include "tests/e2e/relay_process.h"
 #include "tools/client/http_client.h"
+#include "tools/client/relay_auth.h"
 #include "tools/client/ws_client.h"
 
 namespace buzz::test {
@@ -63,10 +64,6 @@ engine::Event make_event(const engine::Keypair& key, uint16_t kind, std::string 
 // e with one bit of its signature flipped (and its raw JSON to match): the id
 // still checks, the Schnorr signature does not.
 engine::Event with_bad_signature(engine::Event e);
-
-// A signed kind-22242 event with ["relay", url] and ["challenge", c].
-engine::Event make_auth_event(const engine::Keypair& key, const std::string& relay_url,
-                              const std::string& challenge, uint64_t created_at = 0);
 
 // A NIP-OA owner attestation tag ["auth", owner, conditions, sig] for agent
 // (docs/reference/protocol.md §6.7), and the same as the JSON an X-Auth-Tag header carries.

@@ -43,8 +43,7 @@ TEST(ProxySubmitTest, AProxyTokenSubmitsForShadowKeysButNoAdminCommands) {
 
     auto p = NostrClient::connect(*relay, &error);
     ASSERT_TRUE(p) << error;
-    OkReply auth = p->send_auth(make_event(proxy, 22242, "", {{"relay", p->relay_url()}, {"challenge", p->challenge()},
-                                                              {"auth_token", token}}));
+    OkReply auth = p->send_auth(client::auth_event(proxy, p->relay_url(), p->challenge(), token));
     ASSERT_TRUE(auth.accepted) << auth.reason;
 
     Event bridged = make_event(shadow, 9, "from a NIP-28 guest", {{"h", ch}}, unix_now() - 7200);

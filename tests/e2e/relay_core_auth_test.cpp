@@ -45,7 +45,7 @@ TEST_F(OpenRelayTest, AuthRelayTagIsComparedAfterUrlNormalization) {
   auto c = connect_client(relay());
   ASSERT_TRUE(c);
   const std::string url = "WS://LOCALHOST:" + std::to_string(relay().port()) + "/";
-  OkReply ok = c->send_auth(make_auth_event(engine::generate_keypair(), url, c->challenge()));
+  OkReply ok = c->send_auth(client::auth_event(engine::generate_keypair(), url, c->challenge()));
   EXPECT_TRUE(ok.accepted) << ok.reason;
 }
 
@@ -54,7 +54,7 @@ TEST_F(OpenRelayTest, AuthWithWrongChallengeFailsVerification) {
   auto other = connect_client(relay());
   ASSERT_TRUE(c && other);
   ASSERT_NE(c->challenge(), other->challenge());
-  OkReply ok = c->send_auth(make_auth_event(engine::generate_keypair(), c->relay_url(), other->challenge()));
+  OkReply ok = c->send_auth(client::auth_event(engine::generate_keypair(), c->relay_url(), other->challenge()));
   ASSERT_TRUE(ok.received);
   EXPECT_FALSE(ok.accepted);
   EXPECT_EQ(ok.reason, "auth-required: verification failed");
@@ -63,7 +63,7 @@ TEST_F(OpenRelayTest, AuthWithWrongChallengeFailsVerification) {
 TEST_F(OpenRelayTest, AuthWithWrongRelayTagFailsVerification) {
   auto c = connect_client(relay());
   ASSERT_TRUE(c);
-  OkReply ok = c->send_auth(make_auth_event(engine::generate_keypair(), "wss://other.example.com", c->challenge()));
+  OkReply ok = c->send_auth(client::auth_event(engine::generate_keypair(), "wss://other.example.com", c->challenge()));
   ASSERT_TRUE(ok.received);
   EXPECT_FALSE(ok.accepted);
   EXPECT_EQ(ok.reason, "auth-required: verification failed");
@@ -75,7 +75,7 @@ TEST_F(OpenRelayTest, AuthCreatedAtMoreThan60SecondsAwayFailsVerification) {
     auto c = connect_client(relay());
     ASSERT_TRUE(c);
     OkReply ok = c->send_auth(
-        make_auth_event(engine::generate_keypair(), c->relay_url(), c->challenge(), unix_now() + offset));
+        client::auth_event(engine::generate_keypair(), c->relay_url(), c->challenge(), {}, unix_now() + offset));
     // Once seen to fail under a loaded CI run: say whether the connection had closed, and how.
     ASSERT_TRUE(ok.received) << "connection closed: " << c->ws().closed() << ", close code " << c->ws().close_code()
                              << "\nrelay log:\n" << relay().stderr_text();
@@ -89,7 +89,7 @@ TEST_F(OpenRelayTest, AuthCreatedAtBeyond2To63FailsVerification) {
     SCOPED_TRACE("created_at " + std::to_string(created_at));
     auto c = connect_client(relay());
     ASSERT_TRUE(c);
-    OkReply ok = c->send_auth(make_auth_event(engine::generate_keypair(), c->relay_url(), c->challenge(), created_at));
+    OkReply ok = c->send_auth(client::auth_event(engine::generate_keypair(), c->relay_url(), c->challenge(), {}, created_at));
     ASSERT_TRUE(ok.received);
     EXPECT_FALSE(ok.accepted);
     EXPECT_EQ(ok.reason, "auth-required: verification failed");
@@ -123,7 +123,7 @@ TEST_F(OpenRelayTest, AuthAfterFailureIsRefusedAndConnectionStaysUnauthenticated
   Keypair key = engine::generate_keypair();
   auto c = connect_client(relay());
   ASSERT_TRUE(c);
-  OkReply bad = c->send_auth(make_auth_event(key, c->relay_url(), std::string(64, '0')));
+  OkReply bad = c->send_auth(client::auth_event(key, c->relay_url(), std::string(64, '0')));
   ASSERT_TRUE(bad.received);
   EXPECT_FALSE(bad.accepted);
   OkReply good = c->authenticate(key);

@@ -83,7 +83,7 @@ TEST_F(OpenRelayTest, AuthKindSentAsEventIsRejected) {
   Keypair key = engine::generate_keypair();
   auto c = authed_client(relay(), key);
   ASSERT_TRUE(c);
-  OkReply ok = c->publish(make_auth_event(key, c->relay_url(), c->challenge()));
+  OkReply ok = c->publish(client::auth_event(key, c->relay_url(), c->challenge()));
   ASSERT_TRUE(ok.received);
   EXPECT_FALSE(ok.accepted);
   EXPECT_EQ(ok.reason, "invalid: AUTH events cannot be submitted via EVENT");
@@ -134,7 +134,7 @@ TEST_F(OpenRelayTest, IngestChecksAnswerInTheSpecifiedOrder) {
   Keypair key = engine::generate_keypair(), other = engine::generate_keypair();
   auto c = authed_client(relay(), key);
   ASSERT_TRUE(c);
-  OkReply foreign_auth = c->publish(make_auth_event(other, c->relay_url(), c->challenge()));
+  OkReply foreign_auth = c->publish(client::auth_event(other, c->relay_url(), c->challenge()));
   EXPECT_EQ(foreign_auth.reason, "invalid: event pubkey does not match authenticated identity");
 
   EXPECT_EQ(c->publish(with_bad_signature(make_event(key, 1617, ""))).reason, "invalid: invalid schnorr signature");

@@ -41,8 +41,7 @@ class TokenSessionTest : public ApiFixture<TokenSessionTest> {
     auto c = NostrClient::connect(*relay_, &error);
     EXPECT_NE(c, nullptr) << error;
     if (!c) return c;
-    OkReply ok = c->send_auth(make_event(key, 22242, "",
-                                         {{"relay", c->relay_url()}, {"challenge", c->challenge()}, {"auth_token", token}}));
+    OkReply ok = c->send_auth(client::auth_event(key, c->relay_url(), c->challenge(), token));
     EXPECT_TRUE(ok.accepted) << ok.reason;
     EXPECT_TRUE(c->req("live", R"({"kinds":[1],"authors":[")" + hex(key) + R"("]})").eose);
     return c;

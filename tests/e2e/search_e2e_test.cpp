@@ -126,9 +126,8 @@ TEST_F(SearchE2eTest, AnEditedMessageIsFoundByItsNewestTextOnly) {
   ASSERT_TRUE(c->publish(note).accepted);
   Event first = make_event(owner, 40003, "the egret nests by the weir", {{"h", ch}, {"e", note.id_hex()}});
   ASSERT_TRUE(c->publish(first).accepted);
-  Event second = make_event(owner, 40003, "the stork nests by the weir", {{"h", ch}, {"e", note.id_hex()}});
-  second.created_at = first.created_at + 1;
-  engine::sign_event(owner, &second);
+  Event second =
+      make_event(owner, 40003, "the stork nests by the weir", {{"h", ch}, {"e", note.id_hex()}}, first.created_at + 1);
   ASSERT_TRUE(c->publish(second).accepted);
   ASSERT_NE(search_until(owner, "/api/search?q=stork", second.id_hex()).body.find(second.id_hex()), std::string::npos);
   EXPECT_EQ(get(owner, "/api/search?q=heron").body, R"({"found":0,"hits":[]})");

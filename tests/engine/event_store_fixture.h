@@ -55,13 +55,8 @@ inline Keypair key(uint8_t n) {
 inline Event make_event(const Keypair& k, uint16_t kind, uint64_t created_at, std::vector<Tag> tags = {},
                         std::string content = {}) {
   static int counter = 0;
-  Event e;
-  e.kind = kind;
-  e.created_at = created_at;
-  e.tags = std::move(tags);
-  e.content = content.empty() ? "event " + std::to_string(++counter) : std::move(content);
-  sign_event(k, &e);
-  return e;
+  if (content.empty()) content = "event " + std::to_string(++counter);
+  return signed_event(k, kind, created_at, std::move(tags), std::move(content));
 }
 
 inline std::string hex(const Event& e) { return e.id_hex(); }

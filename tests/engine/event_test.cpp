@@ -322,19 +322,14 @@ TEST(Signature, GeneratedKeypairsAreValidAndDistinct) {
   EXPECT_EQ(again->pubkey, a.pubkey);
 }
 
-Event signed_event(const Keypair& key) {
-  Event e;
-  e.created_at = 1700000123;
-  e.kind = 9;
-  e.tags = {{"h", "0b9a2d3c-2a0c-4a4e-9b7e-1f2d3c4b5a69"}, {"p", to_hex(key.pubkey)}};
-  e.content = "hello \"team\"\n/é";
-  sign_event(key, &e);
-  return e;
-}
+const std::vector<Tag> kMessageTags = {{"h", "0b9a2d3c-2a0c-4a4e-9b7e-1f2d3c4b5a69"}, {"p", std::string(64, 'a')}};
+const std::string kMessageContent = "hello \"team\"\n/é";
+
+Event team_message(const Keypair& key) { return signed_event(key, 9, 1700000123, kMessageTags, kMessageContent); }
 
 TEST(Signature, SignThenVerifyRoundTrip) {
   Keypair key = *keypair_from_secret(secret_from_int(7));
-  Event e = signed_event(key);
+  Event e = team_message(key);
   EXPECT_EQ(e.pubkey, key.pubkey);
   EXPECT_EQ(e.id, compute_id(e));
   EXPECT_TRUE(verify_signature(e.id, e.pubkey, e.sig));
@@ -355,9 +350,43 @@ TEST(Signature, SignThenVerifyRoundTrip) {
   EXPECT_EQ(check_event(*back, &reason), EventCheck::kOk) << reason;
 }
 
+// signed_event keeps the fields as given and signs the same bytes as sign_event
+// over an event filled field by field: only the signature's random aux differs.
+TEST(Signature, SignedEventIsTheFieldsAsGivenSigned) {
+  Keypair key = *keypair_from_secret(secret_from_int(7));
+  Event e = signed_event(key, 9, 1700000123, kMessageTags, kMessageContent);
+  EXPECT_EQ(e.kind, 9);
+  EXPECT_EQ(e.created_at, 1700000123u);
+  EXPECT_EQ(e.tags, kMessageTags);
+  EXPECT_EQ(e.content, kMessageContent);
+  EXPECT_EQ(e.pubkey, key.pubkey);
+  EXPECT_EQ(e.id, compute_id(e));
+  EXPECT_EQ(e.raw, serialize_event(e));
+  EXPECT_TRUE(verify_signature(e.id, e.pubkey, e.sig));
+
+  Event by_hand;
+  by_hand.kind = 9;
+  by_hand.created_at = 1700000123;
+  by_hand.tags = kMessageTags;
+  by_hand.content = kMessageContent;
+  sign_event(key, &by_hand);
+  EXPECT_EQ(e.id, by_hand.id);
+  by_hand.sig = e.sig;
+  EXPECT_EQ(e.raw, serialize_event(by_hand));
+
+  // No tags and no content unless given.
+  Event bare = signed_event(key, 20001, 5);
+  EXPECT_TRUE(bare.tags.empty());
+  EXPECT_TRUE(bare.content.empty());
+  EXPECT_EQ(bare.raw, R"({"id":")" + bare.id_hex() + R"(","pubkey":")" + bare.pubkey_hex() +
+                          R"(","created_at":5,"kind":20001,"tags":[],"content":"","sig":")" + to_hex(bare.sig) + R"("})");
+  std::string reason;
+  EXPECT_EQ(check_event(bare, &reason), EventCheck::kOk) << reason;
+}
+
 TEST(Signature, EveryFlippedSignatureBitFails) {
   Keypair key = *keypair_from_secret(secret_from_int(7));
-  Event e = signed_event(key);
+  Event e = team_message(key);
   for (size_t bit = 0; bit < 512; ++bit) {
     Sig bad = e.sig;
     bad[bit / 8] ^= uint8_t(1u << (bit % 8));
@@ -368,7 +397,7 @@ TEST(Signature, EveryFlippedSignatureBitFails) {
 TEST(Signature, WrongIdOrPubkeyFails) {
   Keypair key = *keypair_from_secret(secret_from_int(7));
   Keypair other = *keypair_from_secret(secret_from_int(8));
-  Event e = signed_event(key);
+  Event e = team_message(key);
   Id id = e.id;
   id[0] ^= 1;
   EXPECT_FALSE(verify_signature(id, e.pubkey, e.sig));
@@ -380,7 +409,7 @@ TEST(Signature, WrongIdOrPubkeyFails) {
 
 TEST(Signature, CheckEventReportsBadIdBeforeSignature) {
   Keypair key = *keypair_from_secret(secret_from_int(7));
-  Event e = signed_event(key);
+  Event e = team_message(key);
   Id computed = e.id;
   e.content += "!";  // changes the computed id; the claimed id and sig stay
   std::string reason;
@@ -393,7 +422,7 @@ TEST(Signature, CheckEventReportsBadIdBeforeSignature) {
 
 TEST(Signature, CheckEventReportsBadSignature) {
   Keypair key = *keypair_from_secret(secret_from_int(7));
-  Event e = signed_event(key);
+  Event e = team_message(key);
   e.sig[63] ^= 0x80;
   std::string reason;
   EXPECT_EQ(check_event(e, &reason), EventCheck::kBadSignature);

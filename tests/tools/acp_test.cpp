@@ -125,13 +125,7 @@ TEST(AcpConfig, TheHeadAdditions) {
 }
 
 engine::Event message(const std::string& content, std::vector<engine::Tag> tags, uint64_t at = 1767268800) {
-  engine::Event e;
-  e.kind = 9;
-  e.content = content;
-  e.tags = std::move(tags);
-  e.created_at = at;
-  engine::sign_event(engine::generate_keypair(), &e);
-  return e;
+  return engine::signed_event(engine::generate_keypair(), 9, at, std::move(tags), content);
 }
 
 TEST(AcpPrompt, OneMentionInAChannel) {

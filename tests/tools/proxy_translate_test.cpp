@@ -29,13 +29,7 @@ const std::string kSecret = "22222222-2222-4222-8222-222222222222";
 
 Event signed_event(const Keypair& k, uint16_t kind, std::string content, std::vector<engine::Tag> tags,
                    uint64_t at = 1700000000) {
-  Event e;
-  e.kind = kind;
-  e.content = std::move(content);
-  e.tags = std::move(tags);
-  e.created_at = at;
-  engine::sign_event(k, &e);
-  return e;
+  return engine::signed_event(k, kind, at, std::move(tags), std::move(content));
 }
 
 struct World {

@@ -17,12 +17,7 @@ void Loop::send_typing() {
 }
 
 void Loop::send_typing_in(const std::string& channel) {
-  engine::Event e;
-  e.kind = kind::kTyping;
-  e.created_at = engine::unix_now();
-  e.tags = {{"h", channel}};
-  engine::sign_event(cfg_.key, &e);
-  send("[\"EVENT\"," + e.raw + "]");
+  send("[\"EVENT\"," + engine::signed_event(cfg_.key, kind::kTyping, engine::unix_now(), {{"h", channel}}).raw + "]");
 }
 
 }  // namespace buzz::acp::harness

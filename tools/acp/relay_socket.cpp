@@ -4,7 +4,7 @@
 #include <simdjson.h>
 
 #include "engine/clock.h"
-#include "engine/kind_numbers.h"
+#include "tools/client/relay_auth.h"
 #include "tools/sync/relay_link.h"
 
 namespace buzz::acp {
@@ -34,12 +34,7 @@ std::unique_ptr<client::WsClient> connect_relay(const std::string& relay_url, co
     if (parser.parse(*msg).get(arr) || arr.size() < 2 || arr.at(0).get(verb) || verb != "AUTH" || arr.at(1).get(text)) continue;
     challenge = std::string(text);
   }
-  engine::Event auth;
-  auth.kind = kind::kAuth;
-  auth.created_at = engine::unix_now();
-  auth.tags = {{"relay", relay_url}, {"challenge", challenge}};
-  if (!token.empty()) auth.tags.push_back({"auth_token", token});
-  engine::sign_event(key, &auth);
+  const engine::Event auth = client::auth_event(key, relay_url, challenge, token);
   ws->send_text("[\"AUTH\"," + auth.raw + "]");
   const std::string id = auth.id_hex();
   const auto ok_deadline = engine::unix_now_ms() + 5000;

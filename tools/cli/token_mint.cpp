@@ -1,13 +1,10 @@
 #include "tools/cli/token_mint.h"
 
-#include "engine/base64.h"
-#include "engine/canonical.h"
-#include "engine/clock.h"
 #include "engine/hex.h"
 #include "engine/json_text.h"
-#include "engine/kind_numbers.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/json_read.h"
+#include "tools/client/relay_auth.h"
 
 namespace buzz::cli {
 namespace {
@@ -19,17 +16,9 @@ constexpr const char* kScopes =
 
 std::string nip98_authorization(const engine::Keypair& key, const std::string& url, const std::string& method,
                                 const std::string& body) {
-  uint8_t digest[32];
-  engine::sha256(body.data(), body.size(), digest);
   uint8_t nonce[8];
   engine::random_bytes(nonce, sizeof nonce);
-  engine::Event e;
-  e.kind = kind::kHttpAuth;
-  e.created_at = engine::unix_now();
-  e.tags = {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, sizeof digest)},
-            {"nonce", engine::to_hex(nonce, sizeof nonce)}};
-  engine::sign_event(key, &e);
-  return "Nostr " + engine::encode_base64(e.raw);
+  return client::nip98_authorization(key, url, method, body, engine::to_hex(nonce, sizeof nonce));
 }
 
 MintedToken mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request) {

@@ -23,9 +23,8 @@ struct MintedToken {
 // The minted token, or auth_error `<failure> (<status>): <body>`.
 MintedToken mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request);
 
-// `Nostr <base64 of a kind 27235>` for one request: u, method, payload (sha256
-// of the body). A nonce tag keeps two identical requests within a second from
-// signing the same event, which the relay's replay cache would refuse.
+// client::nip98_authorization with a random nonce: the CLI may send the same
+// request twice within a second.
 std::string nip98_authorization(const engine::Keypair& key, const std::string& url, const std::string& method,
                                 const std::string& body);
 

@@ -11,6 +11,7 @@
 #include "engine/kind_numbers.h"
 #include "engine/signature.h"
 #include "tools/audio/opus_audio.h"
+#include "tools/client/relay_auth.h"
 #include "tools/load/load_client.h"
 #include "tools/load/ready_set.h"
 #include "tools/load/send_floor.h"
@@ -40,8 +41,7 @@ std::unique_ptr<client::WsClient> join(const ServerProcess& server, const std::s
   if (!c) throw std::runtime_error("huddle connect: " + error);
   auto challenge = c->recv(5000);
   if (!challenge) throw std::runtime_error("huddle: no challenge");
-  engine::Event auth =
-      note(key, "", {{"relay", server.url()}, {"challenge", field(*challenge, "challenge")}}, kind::kAuth);
+  const engine::Event auth = client::auth_event(key, server.url(), field(*challenge, "challenge"));
   c->send_text(R"({"type":"auth","protocol_version":2,"event":)" + auth.raw + "}");
   const std::string me = engine::to_hex(key.pubkey);
   for (;;) {

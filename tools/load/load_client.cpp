@@ -9,13 +9,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include "engine/base64.h"
-#include "engine/canonical.h"
 #include "engine/clock.h"
-#include "engine/hex.h"
 #include "engine/json_text.h"
-#include "engine/kind_numbers.h"
 #include "tools/client/http_client.h"
+#include "tools/client/relay_auth.h"
 
 namespace buzz::load {
 
@@ -26,25 +23,14 @@ std::unique_ptr<client::WsClient> connect_authed(const ServerProcess& server, co
   auto first = c->recv(5000);
   if (!first || first->rfind("[\"AUTH\",\"", 0) != 0) throw std::runtime_error("no AUTH challenge");
   std::string challenge = first->substr(9, 64);
-  engine::Event auth;
-  auth.kind = kind::kAuth;
-  auth.created_at = engine::unix_now();
-  auth.tags = {{"relay", server.url()}, {"challenge", challenge}};
-  engine::sign_event(key, &auth);
-  c->send_text("[\"AUTH\"," + auth.raw + "]");
+  c->send_text("[\"AUTH\"," + client::auth_event(key, server.url(), challenge).raw + "]");
   auto ok = c->recv(5000);
   if (!ok || ok->find("true") == std::string::npos) throw std::runtime_error("AUTH refused: " + ok.value_or("timeout"));
   return c;
 }
 
 engine::Event note(const engine::Keypair& key, std::string content, std::vector<engine::Tag> tags, uint16_t kind) {
-  engine::Event e;
-  e.kind = kind;
-  e.created_at = engine::unix_now();
-  e.tags = std::move(tags);
-  e.content = std::move(content);
-  engine::sign_event(key, &e);
-  return e;
+  return engine::signed_event(key, kind, engine::unix_now(), std::move(tags), std::move(content));
 }
 
 std::string channel_uuid(int i) {
@@ -60,20 +46,12 @@ double metric_value(const std::string& page, const std::string& name) {
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-std::string nip98(const engine::Keypair& key, const std::string& url, const std::string& method, const std::string& body) {
-  uint8_t digest[32];
-  engine::sha256(body.data(), body.size(), digest);
-  const engine::Event e =
-      note(key, "", {{"u", url}, {"method", method}, {"payload", engine::to_hex(digest, 32)}}, kind::kHttpAuth);
-  return "Nostr " + engine::encode_base64(e.raw);
-}
-
 std::string mint_bearer(const ServerProcess& server, const engine::Keypair& key, const std::string& scope) {
   const std::string body =
       json_object({{"name", json_string("load")}, {"scopes", json_string_array(std::vector{scope})}});
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + "/api/tokens";
   client::HttpClient http(server.port());
-  const client::HttpReply minted = http.call("POST", "/api/tokens", {{"Authorization", nip98(key, url, "POST", body)}}, body);
+  const client::HttpReply minted = http.call("POST", "/api/tokens", {{"Authorization", client::nip98_authorization(key, url, "POST", body)}}, body);
   const size_t at = minted.body.find("\"token\":\"");
   if (minted.status != 201 || at == std::string::npos) throw std::runtime_error("mint failed: " + minted.body);
   return "Bearer " + minted.body.substr(at + 9, minted.body.find('"', at + 9) - (at + 9));

@@ -1,5 +1,5 @@
 // What every buzz-load scenario says to the relay: an authenticated
-// connection (NIP-42), a signed event, a NIP-98 header, a history query.
+// connection (NIP-42), a signed event, a minted token, a history query.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +21,6 @@ engine::Event note(const engine::Keypair& key, std::string content, std::vector<
                    uint16_t kind = 1);
 // The i-th channel id of this load run: a UUID holding the process id and i.
 std::string channel_uuid(int i);
-// A NIP-98 Authorization header value for one request (docs/reference/rest-api.md §1.3).
-std::string nip98(const engine::Keypair& key, const std::string& url, const std::string& method, const std::string& body);
 // A bearer token minted over REST with NIP-98 (POST /api/tokens) holding one
 // scope: "Bearer buzz_…". Throws std::runtime_error if the relay refuses.
 std::string mint_bearer(const ServerProcess& server, const engine::Keypair& key, const std::string& scope);

@@ -24,14 +24,11 @@ void run_messages(const Options& o) {
   auto at = [&](int i) { return start + uint64_t(i) * 800 / uint64_t(o.events); };
   std::vector<std::string> posts, follow_ups;
   for (int i = 0; i < o.events; ++i) {
-    engine::Event m = note(owner, "message " + std::to_string(i) + " about the quarterly plan", {{"h", channel}}, 9);
-    m.created_at = at(i);
-    engine::sign_event(owner, &m);
+    const engine::Event m =
+        engine::signed_event(owner, 9, at(i), {{"h", channel}}, "message " + std::to_string(i) + " about the quarterly plan");
     posts.push_back("[\"EVENT\"," + m.raw + "]");
     if (i % 10 == 0) {
-      engine::Event r = note(owner, "a reply", {{"h", channel}, {"e", m.id_hex(), "", "root"}}, 9);
-      r.created_at = at(i) + 1;
-      engine::sign_event(owner, &r);
+      const engine::Event r = engine::signed_event(owner, 9, at(i) + 1, {{"h", channel}, {"e", m.id_hex(), "", "root"}}, "a reply");
       follow_ups.push_back("[\"EVENT\"," + r.raw + "]");
     }
     if (i % 5 == 0)

@@ -33,11 +33,7 @@ std::string temp_dir() {
 ServerProcess start_relay(const Options& o) { return ServerProcess(o.binary, temp_dir(), pick_port(), false, o.tls); }
 
 double verify_us() {
-  engine::Event e;
-  e.kind = kind::kTextNote;
-  e.created_at = engine::unix_now();
-  e.content = "x";
-  engine::sign_event(engine::generate_keypair(), &e);
+  const engine::Event e = engine::signed_event(engine::generate_keypair(), kind::kTextNote, engine::unix_now(), {}, "x");
   const int rounds = 11, n = 200;
   std::vector<double> per_verify;
   for (int r = 0; r < rounds; ++r) {

@@ -12,6 +12,7 @@
 #include "engine/json_text.h"
 #include "engine/kind_numbers.h"
 #include "tools/client/http_client.h"
+#include "tools/client/relay_auth.h"
 #include "tools/load/load_client.h"
 
 namespace buzz::load {
@@ -36,7 +37,7 @@ void create_workflow(client::HttpClient& http, const ServerProcess& server, cons
   const std::string path = "/api/channels/" + channel + "/workflows";
   const std::string body = json_object({{"yaml_definition", json_string(yaml)}});
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + path;
-  const client::HttpReply r = http.call("POST", path, {{"Authorization", nip98(owner, url, "POST", body)}}, body);
+  const client::HttpReply r = http.call("POST", path, {{"Authorization", client::nip98_authorization(owner, url, "POST", body)}}, body);
   if (r.status != 200) throw std::runtime_error("workflow not created: " + std::to_string(r.status) + " " + r.body);
 }
 

@@ -79,22 +79,13 @@ std::string channel_content(std::string_view about, std::string_view name) {
 }  // namespace
 
 engine::Event channel_create_event(const engine::Keypair& key, const ChannelInfo& c) {
-  engine::Event e;
-  e.kind = kind::kChannelCreation;
-  e.created_at = c.created_at;
-  e.content = channel_content("", c.uuid);  // the UUID, not the name: the id survives renames
-  engine::sign_event(key, &e);
-  return e;
+  // The UUID, not the name: the id survives renames.
+  return engine::signed_event(key, kind::kChannelCreation, c.created_at, {}, channel_content("", c.uuid));
 }
 
 engine::Event channel_metadata_event(const engine::Keypair& key, const ChannelInfo& c, const std::string& create_id) {
-  engine::Event e;
-  e.kind = kind::kChannelMetadata;
-  e.created_at = c.created_at;
-  e.tags = {{"e", create_id}};
-  e.content = channel_content(c.description, c.name);
-  engine::sign_event(key, &e);
-  return e;
+  return engine::signed_event(key, kind::kChannelMetadata, c.created_at, {{"e", create_id}},
+                              channel_content(c.description, c.name));
 }
 
 size_t ChannelMap::update(const std::vector<ChannelInfo>& rows) {

@@ -45,15 +45,12 @@ void ProxyService::announce_presence(const std::string& guest, std::string_view 
   if (channels.empty()) return;
   auto shadow = shadows_.of(guest, /*guest=*/true);
   if (!shadow) return;
-  engine::Event e;
-  e.kind = kind::kPresence;
-  e.created_at = engine::unix_now();
-  e.content = std::string(status);
+  std::vector<engine::Tag> tags;
   for (const std::string& ch : channels) {
-    if (e.tags.size() == kMaxPresenceChannels) break;
-    e.tags.push_back({"h", ch});
+    if (tags.size() == kMaxPresenceChannels) break;
+    tags.push_back({"h", ch});
   }
-  engine::sign_event(*shadow, &e);
+  const engine::Event e = engine::signed_event(*shadow, kind::kPresence, engine::unix_now(), std::move(tags), std::string(status));
   to_upstream("[\"EVENT\"," + e.raw + "]");
 }
 

@@ -6,7 +6,7 @@
 
 #include "engine/clock.h"
 #include "engine/event_parse.h"
-#include "engine/kind_numbers.h"
+#include "tools/client/relay_auth.h"
 #include "tools/proxy/proxy_messages.h"
 #include "tools/proxy/proxy_service.h"
 #include "tools/proxy/proxy_state.h"
@@ -59,11 +59,7 @@ void ProxyService::upstream_closed(const std::string& why) {
 }
 
 void ProxyService::on_upstream_auth(const std::string& challenge) {
-  engine::Event auth;
-  auth.kind = kind::kAuth;
-  auth.created_at = engine::unix_now();
-  auth.tags = {{"relay", config_.upstream_url}, {"challenge", challenge}, {"auth_token", config_.api_token}};
-  engine::sign_event(config_.server_key, &auth);
+  const engine::Event auth = client::auth_event(config_.server_key, config_.upstream_url, challenge, config_.api_token);
   upstream_auth_id_ = auth.id_hex();
   link_->send("[\"AUTH\"," + auth.raw + "]");
 }

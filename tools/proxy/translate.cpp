@@ -40,11 +40,7 @@ engine::Result<engine::Event> Translator::inbound_message(const engine::Event& e
   const std::string uuid = channel->info.uuid;
   if (!allowed.count(uuid)) return denied("channel " + uuid + " not in invite scope");
 
-  engine::Event out;
-  out.kind = to_buzz(e.kind);
-  out.created_at = e.created_at;
-  out.content = e.content;
-  out.tags.push_back({"h", uuid});
+  std::vector<engine::Tag> tags = {{"h", uuid}};
   for (const engine::Tag& t : e.tags) {
     if (t.empty() || t[0] == "h") continue;
     if (t[0] == "e" && t.size() >= 2) {
@@ -55,15 +51,15 @@ engine::Result<engine::Event> Translator::inbound_message(const engine::Event& e
         if (!internal) return denied("referenced event is unknown to the proxy; fetch it first");
         engine::Tag mapped = t;
         mapped[1] = *internal;
-        out.tags.push_back(std::move(mapped));
+        tags.push_back(std::move(mapped));
         continue;
       }
     }
-    out.tags.push_back(t);
+    tags.push_back(t);
   }
   auto key = shadows.of(e.pubkey_hex(), true);
   if (!key) return engine::Error{"error: " + key.error()};
-  engine::sign_event(*key, &out);
+  engine::Event out = engine::signed_event(*key, to_buzz(e.kind), e.created_at, std::move(tags), e.content);
   ids.remember(out.id_hex(), e.id_hex(), uuid);
   return out;
 }
@@ -88,20 +84,16 @@ engine::Result<engine::Event> Translator::inbound_target(const engine::Event& e,
   }
   if (!allowed.count(uuid)) return denied("reaction target channel not in invite scope");
 
-  engine::Event out;
-  out.kind = kind::kReaction;
-  out.created_at = e.created_at;
-  out.content = e.content;
-  out.tags.push_back({"h", uuid});
+  std::vector<engine::Tag> tags = {{"h", uuid}};
   for (const engine::Tag& t : e.tags) {
     if (t.empty() || t[0] == "h" || t[0] == "actor") continue;
     engine::Tag copy = t;
     if (t[0] == "e" && t.size() >= 2 && engine::is_hex64(t[1])) copy[1] = internal_of[engine::lower(t[1])];
-    out.tags.push_back(std::move(copy));
+    tags.push_back(std::move(copy));
   }
   auto key = shadows.of(e.pubkey_hex(), true);
   if (!key) return engine::Error{"error: " + key.error()};
-  engine::sign_event(*key, &out);
+  engine::Event out = engine::signed_event(*key, kind::kReaction, e.created_at, std::move(tags), e.content);
   ids.remember(out.id_hex(), e.id_hex(), uuid);
   return out;
 }

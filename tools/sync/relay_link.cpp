@@ -17,6 +17,7 @@
 #include "engine/event_parse.h"
 #include "engine/json_text.h"
 #include "engine/kind_numbers.h"
+#include "tools/client/relay_auth.h"
 #include "tools/client/url.h"
 
 namespace buzz::sync {
@@ -109,13 +110,7 @@ engine::Status RelayLink::authenticate(const Identity& who) {
   if (!challenge_msg) return Error{"no NIP-42 challenge: " + challenge_msg.error()};
   std::string_view challenge;
   if (parser.parse(*challenge_msg).at(1).get(challenge)) return Error{"malformed AUTH challenge"};
-  engine::Event auth;
-  auth.kind = kind::kAuth;
-  auth.created_at = engine::unix_now();
-  auth.tags = {{"relay", url_}, {"challenge", std::string(challenge)}};
-  if (!who.token.empty()) auth.tags.push_back({"auth_token", who.token});
-  engine::sign_event(who.key, &auth);
-  ws_->send_text(array_frame({"\"AUTH\"", auth.raw}));
+  ws_->send_text(array_frame({"\"AUTH\"", client::auth_event(who.key, url_, std::string(challenge), who.token).raw}));
   auto ok = next({"OK"}, {}, 10000);
   if (!ok) return Error{"no answer to AUTH: " + ok.error()};
   simdjson::dom::array arr;

@@ -31,13 +31,7 @@ struct AuthEvent {
 };
 
 engine::Event sign(const AuthEvent& a) {
-  engine::Event e;
-  e.kind = a.kind;
-  e.content = a.content;
-  e.created_at = a.created_at;
-  e.tags = a.tags;
-  engine::sign_event(engine::generate_keypair(), &e);
-  return e;
+  return engine::signed_event(engine::generate_keypair(), a.kind, a.created_at, a.tags, a.content);
 }
 
 std::string header(const engine::Event& e, bool url_safe = true) { return "Nostr " + base64(e.raw, url_safe); }

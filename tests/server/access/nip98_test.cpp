@@ -39,10 +39,7 @@ struct Signed {
 
 Signed sign_request(std::vector<engine::Tag> tags, uint16_t kind = kind::kHttpAuth, uint64_t at = kNip98Now) {
   Signed s;
-  s.event.kind = kind;
-  s.event.created_at = at;
-  s.event.tags = std::move(tags);
-  engine::sign_event(s.key, &s.event);
+  s.event = engine::signed_event(s.key, kind, at, std::move(tags));
   s.header = "Nostr " + engine::encode_base64(s.event.raw);
   return s;
 }

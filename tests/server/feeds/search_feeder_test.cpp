@@ -56,13 +56,9 @@ class SearchFeederTest : public ::testing::Test {
   // Signs and stores an event, as the store writer does before offering it.
   std::shared_ptr<const engine::Event> store(uint16_t kind, std::string content, std::vector<engine::Tag> tags = {},
                                              const std::string& channel = kChannel) {
-    auto e = std::make_shared<engine::Event>();
-    e->kind = kind;
-    e->created_at = 1'700'000'000 + uint64_t(++counter_);
-    e->tags = std::move(tags);
-    if (kind != 5) e->tags.push_back({"h", channel});
-    e->content = std::move(content);
-    engine::sign_event(key_, e.get());
+    if (kind != 5) tags.push_back({"h", channel});
+    auto e = std::make_shared<engine::Event>(
+        engine::signed_event(key_, kind, 1'700'000'000 + uint64_t(++counter_), std::move(tags), std::move(content)));
     engine::WriteRequest request{e.get(), channel};
     auto written = store_->write(std::span(&request, 1));
     EXPECT_TRUE(written.ok()) << written.error();

@@ -12,12 +12,7 @@ namespace buzz::server::huddle {
 namespace {
 
 std::string signed_auth_event() {
-  engine::Event e;
-  e.kind = 22242;
-  e.created_at = 1'700'000'000;
-  e.tags = {{"challenge", std::string(64, 'a')}};
-  engine::sign_event(engine::generate_keypair(), &e);
-  return e.raw;
+  return engine::signed_event(engine::generate_keypair(), 22242, 1'700'000'000, {{"challenge", std::string(64, 'a')}}).raw;
 }
 
 TEST(HuddleMessages, AnAuthMessageCarriesItsEventParentAndVersion) {

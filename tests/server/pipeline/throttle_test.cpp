@@ -85,12 +85,7 @@ class ThrottleTest : public ::testing::Test {
 
   // A kind 9 channel message by k (counts as a message).
   engine::Event message(const engine::Keypair& k) {
-    engine::Event e;
-    e.kind = 9;
-    e.created_at = engine::unix_now();
-    e.content = "hello " + std::to_string(++sent_);
-    engine::sign_event(k, &e);
-    return e;
+    return engine::signed_event(k, 9, engine::unix_now(), {}, "hello " + std::to_string(++sent_));
   }
 
   const engine::Keypair relay_key_ = engine::generate_keypair();

@@ -18,13 +18,8 @@ const std::string kPrefix = "invalid message: Invalid message format: ";
 engine::Event client_event(uint16_t kind = 1) {
   engine::SecretKey s{};
   s[31] = 9;
-  engine::Event e;
-  e.kind = kind;
-  e.created_at = 1700000000;
-  e.tags = {{"t", "x]}\"["}};
-  e.content = "brackets ] } [ { and \"quotes\" and \\ backslash";
-  engine::sign_event(*engine::keypair_from_secret(s), &e);
-  return e;
+  return engine::signed_event(*engine::keypair_from_secret(s), kind, 1700000000, {{"t", "x]}\"["}},
+                              "brackets ] } [ { and \"quotes\" and \\ backslash");
 }
 
 ParseFailure failure(const std::string& text) {

@@ -32,12 +32,7 @@ engine::Keypair profile_key(uint16_t n) {
 }
 
 engine::Event profile_event(const engine::Keypair& k, uint16_t kind, std::string content, uint64_t created_at) {
-  engine::Event e;
-  e.kind = kind;
-  e.created_at = created_at;
-  e.content = std::move(content);
-  engine::sign_event(k, &e);
-  return e;
+  return engine::signed_event(k, kind, created_at, {}, std::move(content));
 }
 
 class ProfileDirectoryTest : public ::testing::Test {
