@@ -161,7 +161,7 @@ void Workflows::send_approval_dm(const RunJob& job, const engine::Pubkey& approv
   }
   // No `p`: the request itself (46010) is already in the approver's feed,
   // and this DM would count there a second time.
-  engine::Event e = relay_event(9, {{"h", *dm}, workflow_tag(job.workflow->record), kWorkflowTag},
+  engine::Event e = relay_event(9, {{"h", *dm}, workflow_tag(job.workflow->record), {"run", job.run.id}, kWorkflowTag},
                                 "Workflow \"" + job.workflow->record.name + "\" asks for your approval: " + text);
   if (auto s = store_event(std::move(e), *dm, key_.pubkey); !s) {
     log_warn("approval DM not sent", {{"run_id", job.run.id}, {"error", s.error()}});
