@@ -232,7 +232,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(std::move(outcome.committed));
   auto lost = std::make_shared<const std::vector<engine::Pubkey>>(std::move(outcome.lost_membership));
   auto revoked = std::make_shared<const std::vector<Revocation>>(std::move(outcome.revoked));
-  auto notices = std::make_shared<const std::vector<std::shared_ptr<const engine::Event>>>(group_state_gone(*revoked));
+  auto notices = std::make_shared<const std::vector<std::shared_ptr<const engine::Event>>>(sign_gone_notices(*revoked));
   auto remote = std::make_shared<const std::vector<CommittedEvent>>(std::move(remote_events));
   for (size_t i = 0; i < loops_.size(); ++i) {
     net::Loop* loop = loops_[i];
@@ -425,13 +425,14 @@ void Relay::drop_subscription(LoopState& st, Session& session, const std::string
   s_.stats.subscriptions_active.fetch_sub(1, std::memory_order_relaxed);
 }
 
-std::vector<std::shared_ptr<const engine::Event>> Relay::group_state_gone(const std::vector<Revocation>& revoked) const {
+std::vector<std::shared_ptr<const engine::Event>> Relay::sign_gone_notices(
+    const std::vector<Revocation>& revoked) const {
   std::vector<std::shared_ptr<const engine::Event>> out;
   std::unordered_map<std::string, std::shared_ptr<const engine::Event>> signed_for;  // one per channel and reason
   const uint64_t now = engine::unix_now();
   for (const Revocation& r : revoked) {
     auto& gone = signed_for[r.channel + '\n' + r.reason];
-    if (!gone) gone = std::make_shared<const engine::Event>(server::group_state_gone(key_, r.channel, r.reason, now));
+    if (!gone) gone = std::make_shared<const engine::Event>(group_state_gone(key_, r.channel, r.reason, now));
     out.push_back(gone);
   }
   return out;

@@ -233,7 +233,7 @@ class Relay final {
   void revoke(net::Loop& loop, const Revocation& r, const std::shared_ptr<const engine::Event>& gone);
   // Writer thread: for each revocation, the kind 5 its channel's former readers
   // get (server::group_state_gone), signed once per channel and reason.
-  std::vector<std::shared_ptr<const engine::Event>> group_state_gone(const std::vector<Revocation>& revoked) const;
+  std::vector<std::shared_ptr<const engine::Event>> sign_gone_notices(const std::vector<Revocation>& revoked) const;
 
   static std::string ok_frame(std::string_view id_hex, bool accepted, std::string_view reason);
   void send_ok(Context& c, const engine::Id& id, bool accepted, std::string_view reason);

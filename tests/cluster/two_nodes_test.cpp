@@ -472,7 +472,8 @@ TEST_F(SharedStoreTest, AChannelGoneOnAIsToldOnBToItsFormerReadersOnly) {
   ASSERT_TRUE(a);
   const std::string priv = "c5000000-0000-4000-8000-" + hex(owner).substr(0, 12);
   const std::string open = "c6000000-0000-4000-8000-" + hex(owner).substr(0, 12);
-  ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", priv}, {"name", "p"}, {"visibility", "private"}})).accepted);
+  ASSERT_TRUE(
+      a->publish(make_event(owner, 9007, "", {{"h", priv}, {"name", "p"}, {"visibility", "private"}})).accepted);
   ASSERT_TRUE(a->publish(make_event(owner, 9000, "", {{"h", priv}, {"p", hex(member)}})).accepted);
   ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", open}, {"name", "o"}, {"visibility", "open"}})).accepted);
   auto m = authed(*b_, member), x = authed(*b_, outsider);

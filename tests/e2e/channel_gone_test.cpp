@@ -2,7 +2,7 @@
 // channel deleted (9008), or turned private (9002) while she is not in it. No
 // new 39000 tells her (she may not read it), so the relay sends her global
 // subscriptions naming kind 5 one relay-signed, unstored kind 5 deleting the
-// channel's 39000–39002 (docs/reference/kinds.md §4.13): only to whom could
+// channel's 39000–39002 (docs/reference/kinds.md §4.13): only to those who could
 // read the channel before and cannot after. The fixture is in channel_fixture.h.
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -31,7 +31,8 @@ std::unique_ptr<NostrClient> token_session(const RelayProcess& relay, const Peer
   const std::string path = "/api/tokens";
   const std::string body = R"({"name":"one channel","scopes":["messages:read"],"channel_ids":[")" + channel + R"("]})";
   const std::string url = "http://127.0.0.1:" + std::to_string(relay.port()) + path;
-  HttpReply r = http_call(relay.port(), "POST", path, {{"Authorization", nip98_header(user.key, url, "POST", body)}}, body);
+  HttpReply r =
+      http_call(relay.port(), "POST", path, {{"Authorization", nip98_header(user.key, url, "POST", body)}}, body);
   EXPECT_EQ(r.status, 201) << r.body;
   simdjson::dom::parser parser;
   std::string_view token;
@@ -86,7 +87,8 @@ TEST_F(ChannelGoneTest, TurnedPrivateReachesItsFormerReadersOnly) {
   EXPECT_TRUE(c->wait_for(gone(lobby, "kind5"))) << "a global subscription naming kind 5 did not get it";
   for (Peer* member : {&a, &b}) {
     EXPECT_TRUE((*member)->wait_for([&](const RelayMessage& m) {
-      return m.type == "EVENT" && m.event.kind == 39000 && has_tag(m.event, {"d", lobby}) && has_tag(m.event, {"private"});
+      return m.type == "EVENT" && m.event.kind == 39000 && has_tag(m.event, {"d", lobby}) &&
+             has_tag(m.event, {"private"});
     })) << "a member did not get the channel's new state";
     EXPECT_FALSE((*member)->wait_for(any_gone(lobby), kQuietMs)) << "a member was told the channel is gone";
   }
@@ -117,7 +119,9 @@ TEST_F(ChannelGoneTest, DeletedReachesItsFormerReadersOnly) {
   EXPECT_FALSE(c->wait_for(any_gone(priv), kQuietMs)) << "a private channel's deletion reached a non-member";
 
   ASSERT_TRUE(a->publish(make_event(a.key, 9008, "", {{"h", open}})).accepted);
-  for (Peer* p : {&a, &b, &c}) EXPECT_TRUE((*p)->wait_for(gone(open))) << "a reader of a deleted open channel was not told";
+  for (Peer* p : {&a, &b, &c}) {
+    EXPECT_TRUE((*p)->wait_for(gone(open))) << "a reader of a deleted open channel was not told";
+  }
 
   // Never stored: history and COUNT have nothing to show, to anyone.
   const std::string by_address = R"({"kinds":[5],"#k":["39000"],"authors":[")" + relay_pubkey() + R"("]})";

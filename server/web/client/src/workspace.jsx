@@ -131,6 +131,7 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   const [gone, setGone] = useState(null);  // the open channel, gone for me: {id, name, deleted}
   const channelsNow = useRef(channels);
   channelsNow.current = channels;
+  // Reads only refs and stable values: the subscription below keeps the first render's.
   const drop = (ev) => {
     if (ev.pubkey !== people.relayKey) return;  // only the relay speaks for its group state
     const prefix = `39000:${ev.pubkey}:`;
@@ -523,7 +524,8 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
         )}
         {view.type === 'channel' && !current && <p class="empty" id="channel-gone">{gone?.id !== openId
           ? 'You no longer have access to this channel, or it is gone.'
-          : gone.deleted ? `#${gone.name} was deleted.` : `You no longer have access to #${gone.name}: it is private now, or you were removed.`}</p>}
+          : gone.deleted ? `#${gone.name} was deleted.`
+            : `You no longer have access to #${gone.name}: it is private now, or you were removed.`}</p>}
         {view.type === 'search' && <SearchView key={view.q + view.at} q={view.q} api={api} onOpen={open} />}
         {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open}
           onAnswered={() => setWaiting((w) => ({ ...w, approvals: Math.max(0, w.approvals - 1) }))} />}
