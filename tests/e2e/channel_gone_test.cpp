@@ -135,15 +135,23 @@ TEST_F(ChannelGoneTest, DeletedReachesItsFormerReadersOnly) {
   EXPECT_EQ(counted->count, 0) << counted->raw;
 }
 
-// Removed from an open channel, one still reads it: nothing is gone.
-TEST_F(ChannelGoneTest, RemovalFromAnOpenChannelTellsNothing) {
-  Peer a = user(), b = user();
-  ASSERT_TRUE(a.c && b.c);
+// A removal tells whom it leaves without the channel: removed from a private
+// channel, one is told; removed from an open one, one still reads it, and
+// nothing is gone; a non-member of the private channel hears nothing of it.
+TEST_F(ChannelGoneTest, RemovalTellsOnlyWhomItLeavesWithoutTheChannel) {
+  Peer a = user(), b = user(), c = user();
+  ASSERT_TRUE(a.c && b.c && c.c);
   const std::string lobby = create(a, "open");
+  const std::string priv = create(a, "private");
   add(a, lobby, b);
+  add(a, priv, b);
   subscribe(b, "list", list_filter());
+  subscribe(c, "list", list_filter());
   ASSERT_TRUE(remove(a, lobby, b.hex).accepted);
-  EXPECT_FALSE(b->wait_for(any_gone(lobby), kQuietMs));
+  ASSERT_TRUE(remove(a, priv, b.hex).accepted);
+  EXPECT_TRUE(b->wait_for(gone(priv))) << "one removed from a private channel was not told";
+  EXPECT_FALSE(b->wait_for(any_gone(lobby), kQuietMs)) << "one removed from an open channel was told it is gone";
+  EXPECT_FALSE(c->wait_for(any_gone(priv), 0)) << "a non-member heard of a private channel";
 }
 
 }  // namespace
