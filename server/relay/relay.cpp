@@ -12,6 +12,7 @@
 #include "server/access/read_access.h"
 #include "server/common/log.h"
 #include "server/common/relay_url.h"
+#include "server/team/group_state.h"
 
 namespace buzz::server {
 namespace {
@@ -23,6 +24,12 @@ void forget(ConnsByKey& map, const engine::Pubkey& pk, net::ConnId id) {
   if (it == map.end()) return;
   std::erase(it->second, id);
   if (it->second.empty()) map.erase(it);
+}
+
+// Whether every filter lists kinds: a subscription of the live index's tiers
+// 3a–3b, never the wildcard (docs/reference/protocol.md §9.5).
+bool names_kinds_in_every_filter(const std::vector<engine::Filter>& filters) {
+  return std::all_of(filters.begin(), filters.end(), [](const engine::Filter& f) { return f.kinds.has_value(); });
 }
 
 }  // namespace
@@ -225,6 +232,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
   auto committed = std::make_shared<const std::vector<CommittedEvent>>(std::move(outcome.committed));
   auto lost = std::make_shared<const std::vector<engine::Pubkey>>(std::move(outcome.lost_membership));
   auto revoked = std::make_shared<const std::vector<Revocation>>(std::move(outcome.revoked));
+  auto notices = std::make_shared<const std::vector<std::shared_ptr<const engine::Event>>>(sign_gone_notices(*revoked));
   auto remote = std::make_shared<const std::vector<CommittedEvent>>(std::move(remote_events));
   for (size_t i = 0; i < loops_.size(); ++i) {
     net::Loop* loop = loops_[i];
@@ -233,7 +241,8 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
         !outcome.relieved) {
       continue;
     }
-    loop->post([this, loop, replies = std::move(by_loop[i]), committed, remote, lost, revoked, batch = outcome.batch] {
+    loop->post([this, loop, replies = std::move(by_loop[i]), committed, remote, lost, revoked, notices,
+                batch = outcome.batch] {
       resume_paused(*loop);
       for (const OkReply& r : replies) {
         net::Connection* conn = loop->find(r.to);
@@ -249,7 +258,7 @@ void Relay::on_write_batch(WriteBatchOutcome&& outcome) {
       if (!committed->empty()) fanout(*loop, *committed, batch);
       if (batch) settle_replays(*loop, batch);
       if (!remote->empty()) fanout(*loop, *remote, 0);
-      for (const Revocation& r : *revoked) revoke(*loop, r);
+      for (size_t r = 0; r < revoked->size(); ++r) revoke(*loop, (*revoked)[r], (*notices)[r]);
       static const std::vector<engine::Pubkey> kNobody;
       const std::vector<engine::Pubkey>& gone = s_.membership.enforced() ? *lost : kNobody;
       for (const engine::Pubkey& pk : gone) close_pubkey(*loop, pk);
@@ -416,15 +425,43 @@ void Relay::drop_subscription(LoopState& st, Session& session, const std::string
   s_.stats.subscriptions_active.fetch_sub(1, std::memory_order_relaxed);
 }
 
-void Relay::revoke(net::Loop& loop, const Revocation& r) {
+std::vector<std::shared_ptr<const engine::Event>> Relay::sign_gone_notices(
+    const std::vector<Revocation>& revoked) const {
+  std::vector<std::shared_ptr<const engine::Event>> out;
+  std::unordered_map<std::string, std::shared_ptr<const engine::Event>> signed_for;  // one per channel and reason
+  const uint64_t now = engine::unix_now();
+  for (const Revocation& r : revoked) {
+    auto& gone = signed_for[r.channel + '\n' + r.reason];
+    if (!gone) gone = std::make_shared<const engine::Event>(group_state_gone(key_, r.channel, r.reason, now));
+    out.push_back(gone);
+  }
+  return out;
+}
+
+void Relay::revoke(net::Loop& loop, const Revocation& r, const std::shared_ptr<const engine::Event>& gone) {
   LoopState& st = state(loop);
+  engine::EventFields fields;
+  fields.assign(*gone, "");
   auto revoke_conn = [&](net::ConnId id) {
     net::Connection* conn = loop.find(id);
     auto* session = conn ? static_cast<Session*>(conn->context()) : nullptr;
     if (!session) return;
+    // The revocation names only sessions that could read the channel before
+    // (its member, or everyone when it was open); the grant is each session's
+    // own. Those the read rule now refuses lost its group state, and are told
+    // on their global subscriptions naming the kind (never a wildcard, as
+    // for the group state itself: index/subscription_index.h).
+    const bool lost = session->grant.allows_channel(r.channel) &&
+                      !may_read_channel(r.channel, s_.team, session->grant, session->pubkey);
     std::vector<std::string> ended;
     for (const auto& [sub_id, sub] : session->subs) {
-      if (sub->channel == r.channel) ended.push_back(sub_id);
+      if (sub->channel == r.channel) {
+        ended.push_back(sub_id);
+      } else if (lost && sub->channel.empty() && names_kinds_in_every_filter(sub->filters) && sub->matches(fields)) {
+        if (loop.send_shared(*conn, sub->event_prefix, raw_of(gone), "]")) {
+          s_.stats.events_delivered.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
     }
     Context c{loop, *conn, *session, st};
     for (const std::string& sub_id : ended) {

@@ -228,8 +228,12 @@ class Relay final {
   bool release_session(const engine::Pubkey& pk);
   // Closes this loop's sessions whose AUTH deadline passed unauthenticated.
   void expire_unauthenticated(net::Loop& loop);
-  // Ends the channel subscriptions a membership change took away (docs/reference/protocol.md §9.7).
-  void revoke(net::Loop& loop, const Revocation& r);
+  // Ends the channel subscriptions a membership change took away (docs/reference/protocol.md §9.7),
+  // and tells those who lost the channel's group state by it (`gone`, docs/reference/kinds.md §4.13).
+  void revoke(net::Loop& loop, const Revocation& r, const std::shared_ptr<const engine::Event>& gone);
+  // Writer thread: for each revocation, the kind 5 its channel's former readers
+  // get (server::group_state_gone), signed once per channel and reason.
+  std::vector<std::shared_ptr<const engine::Event>> sign_gone_notices(const std::vector<Revocation>& revoked) const;
 
   static std::string ok_frame(std::string_view id_hex, bool accepted, std::string_view reason);
   void send_ok(Context& c, const engine::Id& id, bool accepted, std::string_view reason);

@@ -326,13 +326,21 @@ Admission TeamModel::delete_channel(const engine::Event& e, const Channel& curre
   (void)store_.query(state, {}, [&](std::string_view, const engine::EventFields& f) {
     a.deletes.push_back(engine::id_of(f));
   });
-  // The last message reaches current subscribers; then their subscriptions end.
+  // The last message reaches current subscribers; then their subscriptions end,
+  // and all who could read the channel are told its group state is gone: every
+  // relay user for an open channel, its members for a private one (Revocation).
   emit_system(a, current.id, {{"actor", json_string(e.pubkey_hex())}, {"type", json_string("channel_deleted")}}, now);
+  if (current.is_private()) {
+    for (const ChannelMember* m : team_.active_members(current.id)) {
+      a.revoked.push_back({current.id, m->pubkey, "restricted: channel deleted"});
+    }
+  } else {
+    a.revoked.push_back({current.id, std::nullopt, "restricted: channel deleted"});
+  }
   Channel ch = current;
   ch.deleted_at = now;
   a.state.push_back(team_.put_channel(ch));
   audit(a, e, engine::kActionChannelDeleted, ch.id, {});
-  a.revoked.push_back({ch.id, std::nullopt, "restricted: channel deleted"});
   return a;
 }
 

@@ -37,6 +37,16 @@ GroupStateTags group_state_tags(const engine::Channel& ch, const std::vector<con
   return g;
 }
 
+engine::Event group_state_gone(const engine::Keypair& relay_key, const std::string& channel, std::string reason,
+                               uint64_t now) {
+  const std::string address = ":" + engine::to_hex(relay_key.pubkey) + ":" + channel;
+  constexpr uint16_t kState[] = {kind::kGroupMetadata, kind::kGroupAdmins, kind::kGroupMembers};
+  std::vector<Tag> tags;
+  for (uint16_t k : kState) tags.push_back({"a", std::to_string(k) + address});
+  for (uint16_t k : kState) tags.push_back({"k", std::to_string(k)});
+  return engine::signed_event(relay_key, kind::kDeletion, now, std::move(tags), std::move(reason));
+}
+
 engine::Result<std::vector<std::string>> channels_without_group_state(engine::EventStore& store,
                                                                       const engine::TeamState& team) {
   std::unordered_set<std::string> described;

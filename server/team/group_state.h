@@ -29,6 +29,13 @@ struct GroupStateTags {
 // `members`: the channel's active members in join order.
 GroupStateTags group_state_tags(const engine::Channel& ch, const std::vector<const engine::ChannelMember*>& members);
 
+// The relay-signed kind 5 that tells a reader the channel's group state is gone
+// for her (the channel deleted, or no longer hers to read; docs/reference/kinds.md §4.13):
+// its 39000–39002 by address (`a`) and kind (`k`), `reason` as its content.
+// Never stored: the relay sends it on the subscriptions of those who lost the channel.
+engine::Event group_state_gone(const engine::Keypair& relay_key, const std::string& channel, std::string reason,
+                               uint64_t now);
+
 struct ReconcileReport {
   size_t reconciled = 0;  // channels given their group state now
   size_t already = 0;     // channels that had a 39000 already

@@ -37,10 +37,14 @@ struct Emitted {
   std::string channel;
 };
 
-// Live channel subscriptions to close with ["CLOSED", sub, reason].
+// Live channel subscriptions to close with ["CLOSED", sub, reason]. It names
+// only those who could read the channel before the change, so the relay may
+// tell each that the read rule now refuses that the channel's group state is
+// gone for her (docs/reference/kinds.md §4.13): a member, or with no pubkey,
+// everyone, which only a channel open until then may name.
 struct Revocation {
   std::string channel;
-  std::optional<engine::Pubkey> pubkey;  // nullopt: every connection that may no longer read the channel
+  std::optional<engine::Pubkey> pubkey;  // nullopt: the channel was open; every connection that may no longer read it
   std::string reason;
 };
 

@@ -461,6 +461,39 @@ TEST_F(SharedStoreTest, AMemberRemovedOnAStopsReceivingOnBAtOnceAndReadsNothingO
   EXPECT_EQ(m2->req("h", channel_filter(ch)).events.size(), 3u);
 }
 
+// A channel gone on A (turned private, deleted) is told on B to those who
+// could read it there and may not now (docs/reference/kinds.md §4.13): B learns
+// of it by its team catch-up, whose revocations carry it as A's own do. A
+// private channel's deletion reaches its member on B, never the outsider.
+TEST_F(SharedStoreTest, AChannelGoneOnAIsToldOnBToItsFormerReadersOnly) {
+  Keypair owner = engine::generate_keypair(), member = engine::generate_keypair(),
+          outsider = engine::generate_keypair();
+  auto a = authed(*a_, owner);
+  ASSERT_TRUE(a);
+  const std::string priv = "c5000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  const std::string open = "c6000000-0000-4000-8000-" + hex(owner).substr(0, 12);
+  ASSERT_TRUE(
+      a->publish(make_event(owner, 9007, "", {{"h", priv}, {"name", "p"}, {"visibility", "private"}})).accepted);
+  ASSERT_TRUE(a->publish(make_event(owner, 9000, "", {{"h", priv}, {"p", hex(member)}})).accepted);
+  ASSERT_TRUE(a->publish(make_event(owner, 9007, "", {{"h", open}, {"name", "o"}, {"visibility", "open"}})).accepted);
+  auto m = authed(*b_, member), x = authed(*b_, outsider);
+  ASSERT_TRUE(m && x);
+  ASSERT_TRUE(can_read_channel(*m, priv) && can_read_channel(*x, open)) << "B never learned of A's channels";
+  for (NostrClient* c : {m.get(), x.get()}) ASSERT_TRUE(c->req("list", R"({"kinds":[5],"#k":["39000"]})").eose);
+  auto gone = [](const std::string& ch) {
+    return [ch](const RelayMessage& e) {
+      return e.type == "EVENT" && e.id == "list" && e.event.kind == 5 && e.event.raw.find(ch) != std::string::npos;
+    };
+  };
+
+  ASSERT_TRUE(a->publish(make_event(owner, 9002, "", {{"h", open}, {"visibility", "private"}})).accepted);
+  EXPECT_TRUE(x->wait_for(gone(open))) << "a reader on B of a channel turned private on A was not told";
+  EXPECT_TRUE(m->wait_for(gone(open)));
+  ASSERT_TRUE(a->publish(make_event(owner, 9008, "", {{"h", priv}})).accepted);
+  EXPECT_TRUE(m->wait_for(gone(priv))) << "a member on B of a channel deleted on A was not told";
+  EXPECT_FALSE(x->wait_for(gone(priv), kQuietMs)) << "a private channel's deletion on A reached a non-member on B";
+}
+
 // docs/reference/compat-backends.md §3.2's lag queue: a fan-out that falls 4096 events behind
 // drops the oldest and counts them; the node keeps serving. B's writer is held
 // (a test transaction locks the table its team catch-up reads) while more than

@@ -141,8 +141,8 @@ test('the channel browser lists the open channels one is not in, finds them by n
 // The list learns of channels from the relay's live channel metadata (kind
 // 39000, one subscription), never from a poll: what another opens or renames
 // shows within about a second, a private channel never reaches a non-member
-// (not one frame of it), and a channel turned private goes when the page is
-// shown again.
+// (not one frame of it), and a channel turned private goes at once (the
+// relay's kind 5 for its metadata, only to those who could read it).
 test('the channel list follows what others open, rename and make private, live and without a poll', async () => {
   const { alice } = people;
   const frames = [];  // every frame the relay sends Dora's page
@@ -195,15 +195,68 @@ test('the channel list follows what others open, rename and make private, live a
     await new Promise((r) => setTimeout(r, 6000));
     assert.equal(reads.length, quiet, 'the list was read with nothing changed');
 
-    // Turned private: no metadata of it reaches her any more; the list catches
-    // up when the page is shown again.
+    // Turned private: no metadata of it reaches her any more, but the relay's
+    // word that it is gone for her does, and it leaves her browser at once.
+    started = Date.now();
     await publish(9002, [['h', town], ['visibility', 'private']]);
-    await new Promise((r) => setTimeout(r, 1000));
-    await dora.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
-    await dora.page.waitForFunction(() => !document.querySelector('#channel-browser li[data-browse="town-hall"]'), { timeout: 30000 });
+    await dora.page.waitForFunction(() => !document.querySelector('#channel-browser li[data-browse="town-hall"]'), { polling: 50, timeout: 30000 });
+    assert.ok(Date.now() - started < 2000, `turned private, gone in ${Date.now() - started} ms`);
   } finally {
     relay.close();
     await dora.page.browserContext().close();
+  }
+});
+
+// A channel deleted, or turned private while one is not in it, leaves the
+// sidebar of everyone who loses it within about a second, without a reload
+// (the relay's kind 5 deleting its 39000, sent only to those who could read
+// it), whether or not it is open; one who had it open is told so in plain
+// words; a member of a channel turned private keeps it.
+test('a channel deleted or turned private leaves the sidebars of those who lose it, live; its members keep it', async () => {
+  const { alice, bob } = people;
+  const relay = await connect(world, alice.secret);
+  const publish = (kind, tags) => relay.publish(finalizeEvent({ kind, created_at: Math.floor(Date.now() / 1000), content: '', tags }, alice.secret));
+  const listed = (page, name) => page.$(`nav [data-channel="${name}"]`);
+  const leaves = async (page, name, started) => {
+    await page.waitForFunction((n) => !document.querySelector(`nav [data-channel="${n}"]`), { polling: 50, timeout: 30000 }, name);
+    return Date.now() - started;
+  };
+  try {
+    const [doomed, closing, kept] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    await publish(9007, [['h', doomed], ['name', 'doomed'], ['visibility', 'open']]);
+    await publish(9007, [['h', closing], ['name', 'closing'], ['visibility', 'open']]);
+    await publish(9007, [['h', kept], ['name', 'kept'], ['visibility', 'open']]);
+    // Bob is in #doomed and #kept, and starred #closing without being in it;
+    // he reads #kept.
+    await openChannel(bob, 'doomed');
+    await openChannel(bob, 'closing', { join: false });
+    await bob.page.click('#star-channel');
+    await waitText(bob.page, '#starred-list', 'closing');
+    await openChannel(bob, 'kept');
+    await alice.page.waitForSelector('nav [data-channel="closing"]', { timeout: 30000 });
+    await bob.page.evaluate(() => { window.__samePage = true; });
+
+    let started = Date.now();
+    await publish(9002, [['h', closing], ['visibility', 'private']]);
+    const closed = await leaves(bob.page, 'closing', started);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.ok(await listed(alice.page, 'closing'), 'a member lost a channel turned private');
+
+    started = Date.now();
+    await publish(9008, [['h', doomed]]);
+    const deleted = await leaves(bob.page, 'doomed', started);
+    await leaves(alice.page, 'doomed', started);
+
+    // The one he reads, deleted: gone from the list, and he is told.
+    started = Date.now();
+    await publish(9008, [['h', kept]]);
+    const open = await leaves(bob.page, 'kept', started);
+    await waitText(bob.page, '#channel-gone', '#kept was deleted.');
+    console.log(`channel gone from the sidebar: turned private in ${closed} ms, deleted in ${deleted} ms, the open one in ${open} ms`);
+    assert.ok(closed < 2000 && deleted < 2000 && open < 2000, `turned private ${closed} ms, deleted ${deleted} ms, open ${open} ms`);
+    assert.ok(await bob.page.evaluate(() => window.__samePage), 'the page was reloaded');
+  } finally {
+    relay.close();
   }
 });
 

@@ -113,22 +113,41 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
   // The list follows the relay's channel metadata: a 39000, emitted again after
   // every change to a channel, comes live for each channel I may read, in one
   // subscription from the page's opening (docs/reference/protocol.md §9.5); a
-  // burst of them is one read. What no 39000 tells (a channel deleted, or turned
-  // private while I am not in it) is caught up when the page is shown again and
-  // on reconnecting. No poll: each read is a NIP-98 signature, which an extension
-  // may prompt for, so a hidden page reads nothing. A layout effect: the first
-  // read goes as the workspace is drawn, not a frame later.
+  // burst of them is one read. A channel whose metadata is gone for me (deleted,
+  // or turned private while I am not in it, or I was removed from a private
+  // one) comes in the same subscription as the relay's kind 5 deleting its
+  // 39000 (docs/reference/kinds.md §4.13), never stored and sent to none who could
+  // not read it: it leaves the list at once, a hidden page's too. What went by
+  // while the socket was down is caught up on reconnecting, and when the page
+  // is shown again. No poll: each read is a NIP-98 signature, which an
+  // extension may prompt for, so a hidden page reads nothing. A layout effect:
+  // the first read goes as the workspace is drawn, not a frame later.
   const soon = useRef(0);
   const refreshSoon = useCallback(() => {
     if (document.hidden) return;
     clearTimeout(soon.current);
     soon.current = setTimeout(refresh, 100);
   }, [refresh]);
+  const [gone, setGone] = useState(null);  // the open channel, gone for me: {id, name, deleted}
+  const channelsNow = useRef(channels);
+  channelsNow.current = channels;
+  // Reads only refs and stable values: the subscription below keeps the first render's.
+  const drop = (ev) => {
+    if (ev.pubkey !== people.relayKey) return;  // only the relay speaks for its group state
+    const prefix = `39000:${ev.pubkey}:`;
+    const ids = ev.tags.filter((t) => t[0] === 'a' && t[1]?.startsWith(prefix)).map((t) => t[1].slice(prefix.length));
+    const open = channelsNow.current.find((c) => c.id === openNow.current && ids.includes(c.id));
+    if (open) setGone({ id: open.id, name: open.name, deleted: /deleted/.test(ev.content) });
+    setChannels((prev) => prev.filter((c) => !ids.includes(c.id)));
+  };
   useLayoutEffect(() => {
     refresh();
     let ended = false;
     let stop = () => {};
-    firstRender.then(() => { if (!ended) stop = relay.subscribe([{ kinds: [39000], since: OPENED }], refreshSoon); });
+    const follow = [{ kinds: [39000], since: OPENED }, { kinds: [5], '#k': ['39000'], since: OPENED }];
+    firstRender.then(() => {
+      if (!ended) stop = relay.subscribe(follow, (ev) => { if (ev.kind === 5) drop(ev); refreshSoon(); });
+    });
     document.addEventListener('visibilitychange', refreshSoon);
     return () => { ended = true; stop(); clearTimeout(soon.current); document.removeEventListener('visibilitychange', refreshSoon); };
   }, [refresh]);
@@ -503,7 +522,10 @@ function Screen({ signer, onSignOut, newName, relay, api, status, outbox }) {
             onDm={(pk) => openDmWith([pk]).catch((e) => setError(e.message))}
             onOpen={(id) => refresh().then(() => open(id))} onHidden={() => { setView({ type: 'none' }); refresh(); }} />
         )}
-        {view.type === 'channel' && !current && <p class="empty" id="channel-gone">You no longer have access to this channel, or it is gone.</p>}
+        {view.type === 'channel' && !current && <p class="empty" id="channel-gone">{gone?.id !== openId
+          ? 'You no longer have access to this channel, or it is gone.'
+          : gone.deleted ? `#${gone.name} was deleted.`
+            : `You no longer have access to #${gone.name}: it is private now, or you were removed.`}</p>}
         {view.type === 'search' && <SearchView key={view.q + view.at} q={view.q} api={api} onOpen={open} />}
         {view.type === 'feed' && <FeedView key={view.at} api={api} relay={relay} onOpen={open}
           onAnswered={() => setWaiting((w) => ({ ...w, approvals: Math.max(0, w.approvals - 1) }))} />}
