@@ -149,7 +149,11 @@ bool RelayProcess::spawn(const std::string& binary, const RelayOptions& opts,
   // A banner per attempt keeps retries readable in the log.
   std::string banner = "=== buzz-e2e: exec";
   for (const auto& a : args) banner += " " + a;
-  std::ofstream(log_path_, std::ios::app) << banner << "\n";
+  {
+    std::ofstream log(log_path_, std::ios::app);
+    log << banner << "\n";
+    attempt_log_start_ = log.tellp();
+  }
   // The child dies with the test process and logs to the shared file.
   const pid_t pid = client::start_child({.args = std::move(args),
                                          .env = opts.env,
@@ -179,9 +183,9 @@ bool RelayProcess::wait_healthy(int timeout_ms, bool* child_exited, std::string*
     }
     if (const int answer = client::http_call(port_, "GET", "/health", {}, "", 1000, tls_ ? &*tls_ : nullptr).status; answer != 0) {
       last = "status " + std::to_string(answer);
-      // Also require our child to be alive: a 200 from a dead child's port
-      // would come from someone else.
-      if (answer == 200 && ::waitpid(pid_, &status, WNOHANG) == 0) return true;
+      // Also require our child to be alive and bound: a 200 from a port it
+      // does not hold comes from someone else.
+      if (answer == 200 && ::waitpid(pid_, &status, WNOHANG) == 0 && says_it_listens()) return true;
     }
     if (Clock::now() >= deadline) {
       *error = "relay did not answer GET /health with 200 within " +
@@ -190,6 +194,14 @@ bool RelayProcess::wait_healthy(int timeout_ms, bool* child_exited, std::string*
     }
     sleep_ms(20);
   }
+}
+
+bool RelayProcess::says_it_listens() const {
+  std::ifstream in(log_path_, std::ios::binary);
+  in.seekg(attempt_log_start_);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str().find(" listening on 127.0.0.1:" + std::to_string(port_) + " ") != std::string::npos;
 }
 
 int RelayProcess::stop(int sig, int grace_ms) {

@@ -78,8 +78,13 @@ class RelayProcess {
              std::string* error);
   // The relay's clock alone (advance-clock on its control socket).
   bool move_relay_clock(uint64_t seconds, std::string* error);
-  // Polls /health until 200, the child exits, or timeout_ms passes.
+  // Polls /health until our child says it listens and 200 comes, the child
+  // exits, or timeout_ms passes.
   bool wait_healthy(int timeout_ms, bool* child_exited, std::string* error);
+  // Whether this attempt's child has printed that it listens on port_: the
+  // port came from free_tcp_port, so another test's relay may hold it, answer
+  // /health, and our child fail to bind only later.
+  bool says_it_listens() const;
   // Sends sig, then reaps; waits up to grace_ms before escalating to SIGKILL.
   // Returns the wait status, or -1 when it had to escalate or nothing ran.
   int stop(int sig, int grace_ms);
@@ -91,6 +96,7 @@ class RelayProcess {
   std::string temp_root_;  // ours: holds the log and maybe the data dir
   std::string data_dir_;
   std::string log_path_;
+  std::streamoff attempt_log_start_ = 0;  // where this attempt's output begins in log_path_
   std::optional<client::TlsOptions> tls_;
   uint64_t clock_advanced_ = 0;  // seconds, this process's share (advance_clock)
 };

@@ -2,7 +2,7 @@
 // headless Chromium (puppeteer-core), people signed in in browser contexts of
 // their own, the steps a person takes (type, wait for text, hover a
 // message and click one of its buttons), and a real PNG to upload.
-import { spawn } from 'node:child_process';
+import { spawnRelay } from '../e2e/js/spawn_relay.mjs';
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,10 +46,11 @@ export async function startWorld({ browserArgs = [], closed = false, rateLimits 
   if (pki) browserArgs = [...browserArgs, `--ignore-certificate-errors-spki-list=${pki.spki}`];
   let server;
   const launch = async () => {
-    server = spawn(binary, ['serve', ...(closed ? [] : ['--open']), ...(rateLimits ? [] : ['--rate-limits', 'false']),
+    server = spawnRelay(binary, [...(closed ? [] : ['--open']), ...(rateLimits ? [] : ['--rate-limits', 'false']),
       ...(owner ? ['--owner', owner] : []), '--bind', `127.0.0.1:${port}`,
       '--relay-url', base.replace('http', 'ws'), '--data-dir', dataDir,
-      ...(pki ? ['--tls-cert', pki.cert, '--tls-key', pki.key] : [])], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
+      ...(pki ? ['--tls-cert', pki.cert, '--tls-key', pki.key] : [])], { env: { ...process.env, ...env } });
+    await server.listening;
     let healthy = false;
     for (let i = 0; i < 100 && !healthy; i++) {
       try { healthy = pki ? (await httpsGet(`${base}/health`, pki.ca)).status === 200 : (await fetch(`${base}/health`)).ok; } catch {}

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
 import { getToken } from 'nostr-tools/nip98';
 import { binary, freePort, waitHealthy, Conn } from './relay_helpers.mjs';
+import { spawnRelay } from './spawn_relay.mjs';
 
 const agentScript = new URL('./acp_agent.mjs', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'buzz-acp-'));
@@ -28,9 +29,8 @@ const agentHex = getPublicKey(agent);
 let port, url, relayProc, harness, harnessErr = '', aliceConn, channel;
 
 function startRelayProcess() {
-  relayProc = spawn(binary, ['serve', '--bind', `127.0.0.1:${port}`, '--relay-url', url, '--data-dir', dataDir, '--open'],
-                    { stdio: ['ignore', 'ignore', 'inherit'] });
-  return waitHealthy(port);
+  relayProc = spawnRelay(binary, ['--bind', `127.0.0.1:${port}`, '--relay-url', url, '--data-dir', dataDir, '--open']);
+  return waitHealthy(port, relayProc);
 }
 
 async function stopRelayProcess() {

@@ -3,7 +3,6 @@
 // certificate is verified, host name included, as a deployed client would.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import WebSocket from 'ws';
 import { useWebSocketImplementation } from 'nostr-tools/relay';
 import { generateSecretKey, getPublicKey, finalizeEvent } from 'nostr-tools/pure';
 import { binary, freePort, connectAuthed } from './relay_helpers.mjs';
+import { spawnRelay } from './spawn_relay.mjs';
 import { makeTestPki, httpsGet } from './tls_helpers.mjs';
 
 let dir, proc, url, pki;
@@ -20,8 +20,9 @@ before(async () => {
   pki = makeTestPki(dir);
   const port = await freePort();
   url = `wss://localhost:${port}`;
-  proc = spawn(binary, ['serve', '--open', '--bind', `127.0.0.1:${port}`, '--data-dir', join(dir, 'data'),
-                        '--tls-cert', pki.cert, '--tls-key', pki.key], { stdio: ['ignore', 'ignore', 'inherit'] });
+  proc = spawnRelay(binary, ['--open', '--bind', `127.0.0.1:${port}`, '--data-dir', join(dir, 'data'),
+                             '--tls-cert', pki.cert, '--tls-key', pki.key]);
+  await proc.listening;
   for (let i = 0; ; i++) {
     try {
       if ((await httpsGet(`https://localhost:${port}/health`, pki.ca)).status === 200) break;

@@ -2,7 +2,7 @@
 // a free loopback port, and Conn, a WebSocket that authenticates (NIP-42) and
 // waits for the message it expects.
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import net from 'node:net';
 import WebSocket from 'ws';
 import { finalizeEvent } from 'nostr-tools/pure';
 import { Relay } from 'nostr-tools/relay';
+import { spawnRelay } from './spawn_relay.mjs';
 
 export const binary = process.env.BUZZ_BINARY ?? new URL('../../../build/buzz', import.meta.url).pathname;
 
@@ -31,7 +32,9 @@ export function freePort() {
   });
 }
 
-export async function waitHealthy(port) {
+// Once `proc` (spawnRelay's) says it listens, until /health answers on its port.
+export async function waitHealthy(port, proc) {
+  await proc.listening;
   for (let i = 0; i < 100; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return;
@@ -47,9 +50,8 @@ export async function startRelay(args = [], prepare = null, dataDir = mkdtempSyn
   const port = await freePort();
   const url = `ws://127.0.0.1:${port}`;
   if (prepare) prepare(dataDir);
-  const proc = spawn(binary, ['serve', '--bind', `127.0.0.1:${port}`, '--relay-url', url, '--data-dir', dataDir, ...args],
-                     { stdio: ['ignore', 'ignore', 'inherit'] });
-  await waitHealthy(port);
+  const proc = spawnRelay(binary, ['--bind', `127.0.0.1:${port}`, '--relay-url', url, '--data-dir', dataDir, ...args]);
+  await waitHealthy(port, proc);
   return {
     url, dataDir,
     // The data directory goes only after the relay has exited.
