@@ -46,23 +46,16 @@ engine::Status Workflows::store_event(engine::Event e, const std::string& channe
   const engine::Id id = event->id;
   std::unique_lock lock(commit_mu_);
   ++commit_waiters_[id].waiters;
-  // The last waiter of an event takes its entry away, whichever way it ends.
-  auto leave = [&] {
-    CommitWait result = commit_waiters_[id];
-    if (--commit_waiters_[id].waiters == 0) commit_waiters_.erase(id);
-    return result;
-  };
   lock.unlock();
   // proxy: the action checked the owner's access itself.
   StoreEvent work{.event = event, .channel = channel, .proxy = true, .admit = admit, .answer = true};
   const bool submitted = writer_.submit({std::move(work), kUnanswered, actor});
   lock.lock();
-  if (!submitted) {
-    leave();
-    return engine::Error{"webhook error: the relay is busy, retry later"};
-  }
-  commit_cv_.wait_for(lock, kCommitWait, [&] { return commit_waiters_[id].done || stopping_now(); });
-  const CommitWait result = leave();
+  if (submitted) commit_cv_.wait_for(lock, kCommitWait, [&] { return commit_waiters_[id].done || stopping_now(); });
+  // The last waiter of an event takes its entry away, whichever way it ended.
+  const CommitWait result = commit_waiters_[id];
+  if (--commit_waiters_[id].waiters == 0) commit_waiters_.erase(id);
+  if (!submitted) return engine::Error{"webhook error: the relay is busy, retry later"};
   if (!result.done) return engine::Error{"webhook error: the event was not stored in time"};
   if (!result.refusal.empty()) return engine::Error{"webhook error: " + result.refusal};
   return {};
