@@ -14,7 +14,7 @@
 #include "server/access/nip98.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/relay_http.h"
-#include "tools/cli/token_mint.h"
+#include "tools/client/relay_auth.h"
 
 namespace buzz::server {
 namespace {
@@ -97,7 +97,7 @@ class RemoteAdmin final : public AdminTarget {
     cli::HttpAnswer answer;
     try {
       answer = http_.call("POST", endpoint_, {{"Content-Type", "application/nostr+json+rpc"},
-                                              {"Authorization", cli::nip98_authorization(key_, signed_url_, "POST", body)}},
+                                              {"Authorization", client::nip98_authorization(key_, signed_url_, "POST", body)}},
                           body);
     } catch (const cli::CliError& e) {
       return Error{e.what()};

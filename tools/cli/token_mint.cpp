@@ -1,6 +1,5 @@
 #include "tools/cli/token_mint.h"
 
-#include "engine/hex.h"
 #include "engine/json_text.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/json_read.h"
@@ -14,13 +13,6 @@ constexpr const char* kScopes =
 
 }  // namespace
 
-std::string nip98_authorization(const engine::Keypair& key, const std::string& url, const std::string& method,
-                                const std::string& body) {
-  uint8_t nonce[8];
-  engine::random_bytes(nonce, sizeof nonce);
-  return client::nip98_authorization(key, url, method, body, engine::to_hex(nonce, sizeof nonce));
-}
-
 MintedToken mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request) {
   const std::string body = JsonFields()
                                .string("name", request.name)
@@ -28,7 +20,7 @@ MintedToken mint_token(RelayHttp& http, const std::string& relay, const engine::
                                .number("expires_in_days", request.expires_in_days)
                                .str();
   const std::string url = relay + "/api/tokens";
-  const Headers headers = {{"Authorization", nip98_authorization(key, url, "POST", body)},
+  const Headers headers = {{"Authorization", client::nip98_authorization(key, url, "POST", body)},
                            {"Content-Type", "application/json"},
                            {"X-Forwarded-Proto", relay.starts_with("https://") ? "https" : "http"}};
   HttpAnswer answer = http.call("POST", url, headers, body);

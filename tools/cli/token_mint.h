@@ -23,9 +23,4 @@ struct MintedToken {
 // The minted token, or auth_error `<failure> (<status>): <body>`.
 MintedToken mint_token(RelayHttp& http, const std::string& relay, const engine::Keypair& key, const MintRequest& request);
 
-// client::nip98_authorization with a random nonce: the CLI may send the same
-// request twice within a second.
-std::string nip98_authorization(const engine::Keypair& key, const std::string& url, const std::string& method,
-                                const std::string& body);
-
 }  // namespace buzz::cli

@@ -6,6 +6,7 @@
 
 #include "engine/base64.h"
 #include "engine/canonical.h"
+#include "engine/hex.h"
 #include "engine/kind_numbers.h"
 
 namespace buzz::client {
@@ -18,9 +19,11 @@ engine::Event auth_event(const engine::Keypair& key, const std::string& relay_ur
 }
 
 std::string nip98_authorization(const engine::Keypair& key, const std::string& url, const std::string& method,
-                                const std::string& body, const std::string& nonce) {
-  std::vector<engine::Tag> tags = {{"u", url}, {"method", method}, {"payload", engine::sha256_hex(body)}};
-  if (!nonce.empty()) tags.push_back({"nonce", nonce});
+                                const std::string& body) {
+  uint8_t nonce[8];
+  engine::random_bytes(nonce, sizeof nonce);
+  std::vector<engine::Tag> tags = {{"u", url}, {"method", method}, {"payload", engine::sha256_hex(body)},
+                                   {"nonce", engine::to_hex(nonce, sizeof nonce)}};
   return "Nostr " + engine::encode_base64(engine::signed_event(key, kind::kHttpAuth, engine::unix_now(), std::move(tags)).raw);
 }
 

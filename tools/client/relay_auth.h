@@ -19,10 +19,10 @@ engine::Event auth_event(const engine::Keypair& key, const std::string& relay_ur
                          const std::string& token = {}, uint64_t created_at = engine::unix_now());
 
 // `Nostr <base64 of a kind 27235>` for one request, created now: ["u", url],
-// ["method", method], ["payload", the body's SHA-256], and ["nonce", nonce]
-// when one is given, which keeps two identical requests within a second from
-// signing the same event (the relay's replay cache would refuse the second).
+// ["method", method], ["payload", the body's SHA-256] and ["nonce", 16 random
+// hex digits], which keeps two identical requests within a second from signing
+// the same event (the relay's replay cache would refuse the second).
 std::string nip98_authorization(const engine::Keypair& key, const std::string& url, const std::string& method,
-                                const std::string& body, const std::string& nonce = {});
+                                const std::string& body);
 
 }  // namespace buzz::client
